@@ -1,0 +1,123 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/idem-cli/idem/report"
+	"github.com/idem-cli/idem/trace"
+	"github.com/spf13/cobra"
+)
+
+// inputFlags are the flags every command that reads logs shares.
+type inputFlags struct {
+	ConfigPath   string
+	Tier         string
+	Format       string
+	Scope        []string
+	Workers      int
+	MaxLineBytes int
+}
+
+func (fl *inputFlags) register(cmd *cobra.Command) {
+	fs := cmd.Flags()
+	fs.StringVar(&fl.ConfigPath, "config", "", "JSON config file: per-source tier, format, field mappings, scope, effects (docs/config.md)")
+	fs.StringVar(&fl.Tier, "input-tier", "", "treat every input as this tier: client, proxy, server, worker or provider")
+	fs.StringVar(&fl.Format, "input-format", "", "treat every input as this format (see 'idem help formats')")
+	fs.StringSliceVar(&fl.Scope, "scope", nil, "extra fields that scope a key, e.g. --scope tenant_id,route")
+	fs.IntVar(&fl.Workers, "workers", 0, "parser goroutines (0: one per CPU); results do not depend on it")
+	fs.IntVar(&fl.MaxLineBytes, "max-line-bytes", trace.DefaultMaxLineBytes, "skip (and count) lines longer than this")
+}
+
+// options turns the flags into reading options.
+func (fl *inputFlags) options(f *Factory) (trace.Options, error) {
+	opts := trace.Options{Workers: fl.Workers, MaxLineBytes: fl.MaxLineBytes, Format: fl.Format, Stdin: f.IO.In}
+	if fl.Workers < 0 {
+		return opts, usagef("--workers must be 0 or more")
+	}
+	if fl.MaxLineBytes < 1024 {
+		return opts, usagef("--max-line-bytes must be at least 1024")
+	}
+	if fl.Tier != "" {
+		t, err := trace.ParseTier(fl.Tier)
+		if err != nil {
+			return opts, &UsageError{Err: err}
+		}
+		opts.Tier = t
+	}
+	if fl.Format != "" && !contains(trace.FormatNames(), fl.Format) {
+		return opts, usagef("unknown --input-format %q (known: %s)", fl.Format, strings.Join(trace.FormatNames(), ", "))
+	}
+	cfg := &trace.Config{}
+	if fl.ConfigPath != "" {
+		c, err := trace.LoadConfig(fl.ConfigPath)
+		if err != nil {
+			return opts, err
+		}
+		cfg = c
+	}
+	cfg.Scope = append(cfg.Scope, fl.Scope...)
+	if err := cfg.Compile(); err != nil {
+		return opts, err
+	}
+	opts.Config = cfg
+	return opts, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// load reads and correlates the inputs, turning "no inputs" into a usage
+// error: reading a terminal by accident would wait forever.
+func load(ctx context.Context, f *Factory, fl *inputFlags, paths []string) (*trace.Set, error) {
+	if len(paths) == 0 {
+		if f.IO.IsStdinTTY() {
+			return nil, usagef("no input files (name files, or - for standard input)")
+		}
+		paths = []string{"-"}
+	}
+	stdin := 0
+	for _, p := range paths {
+		if p == "-" {
+			stdin++
+		}
+	}
+	if stdin > 1 {
+		return nil, usagef("standard input (-) can be named only once")
+	}
+	opts, err := fl.options(f)
+	if err != nil {
+		return nil, err
+	}
+	set, err := trace.Load(ctx, paths, opts)
+	if err != nil {
+		var ie *trace.InputError
+		if errors.As(err, &ie) {
+			return nil, fmt.Errorf("cannot read input %w", err)
+		}
+		return nil, err
+	}
+	return set, nil
+}
+
+// inputProblems reports inputs that were cut short; they make the exit
+// code 2 even though what was read is reported.
+func inputProblems(set *trace.Set) []string {
+	var out []string
+	for _, in := range set.Inputs {
+		if in.Err != nil {
+			out = append(out, fmt.Sprintf("%s: %s", report.Safe(in.Path), report.Safe(in.Err.Error())))
+		}
+	}
+	return out
+}
+
+func safeError(err error) string { return report.Safe(err.Error()) }

@@ -1,0 +1,194 @@
+// Package cmd is idem's command tree. Each command is an options struct, a
+// NewCmdX constructor that binds flags to it, and a runX function that does
+// the work against injected streams and clock, so tests need no globals.
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+	"time"
+
+	"github.com/idem-cli/idem/internal/iostreams"
+	"github.com/spf13/cobra"
+)
+
+// Exit codes, documented in `idem help exit-codes`.
+const (
+	ExitOK          = 0   // no finding at or above --fail-on; every assertion held
+	ExitFindings    = 1   // findings at or above --fail-on; a replay assertion failed
+	ExitError       = 2   // bad usage, unreadable input, network error
+	ExitInterrupted = 130 // stopped by SIGINT
+)
+
+// version is set at build time with -ldflags "-X .../cmd.version=v1.2.3".
+var version = ""
+
+// Factory carries what commands need from the outside world.
+type Factory struct {
+	IO  *iostreams.IOStreams
+	Now func() time.Time
+	// Getenv reads the environment (NO_COLOR and friends).
+	Getenv func(string) string
+}
+
+// UsageError is a mistake in the command line; it exits 2 and shows usage.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+func usagef(format string, a ...any) error { return &UsageError{Err: fmt.Errorf(format, a...)} }
+
+// CodeError carries an exit code out of a command whose output is already
+// written (findings found, an assertion failed).
+type CodeError struct{ Code int }
+
+func (e *CodeError) Error() string { return fmt.Sprintf("exit %d", e.Code) }
+
+// Main runs idem with the process's arguments and streams.
+func Main() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	f := &Factory{IO: iostreams.System(), Now: time.Now, Getenv: os.Getenv}
+	return Run(ctx, f, os.Args[1:])
+}
+
+// Run executes one command line and returns its exit code.
+func Run(ctx context.Context, f *Factory, args []string) int {
+	root := NewCmdRoot(f)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	return exitCode(f, root, err, ctx)
+}
+
+func exitCode(f *Factory, root *cobra.Command, err error, ctx context.Context) int {
+	if err == nil {
+		return ExitOK
+	}
+	var ee *CodeError
+	if errors.As(err, &ee) {
+		return ee.Code
+	}
+	if errors.Is(err, context.Canceled) || ctx.Err() != nil {
+		fmt.Fprintln(f.IO.ErrOut, "idem: interrupted")
+		return ExitInterrupted
+	}
+	fmt.Fprintf(f.IO.ErrOut, "idem: %s\n", safeError(err))
+	var ue *UsageError
+	if errors.As(err, &ue) {
+		fmt.Fprintln(f.IO.ErrOut, "Run 'idem --help' for usage.")
+	}
+	return ExitError
+}
+
+// Version is the build's version: from -ldflags, else the module version.
+func Version() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+// NewCmdRoot builds the command tree.
+func NewCmdRoot(f *Factory) *cobra.Command {
+	var color string
+	root := &cobra.Command{
+		Use:   "idem",
+		Short: "Find out why a retry made a second charge, order or ticket",
+		Long: `idem reads log exports from every tier a request crosses (browser HAR,
+proxy access logs, application and worker JSON logs), puts each retry of one
+user action on one timeline, and says what went wrong with idempotency:
+a lost response, a retry under a new key, a key reused for another payload,
+a race in the key reservation, a duplicate at an external provider.
+
+A delivery is one request id (one trip). An intent is every delivery that
+shares one Idempotency-Key: the retries of one action.`,
+		Example: `  # What went wrong, in the bundled incident
+  idem diagnose fixtures/incident/*
+
+  # The timeline of one intent across client, proxy and server
+  idem trace 0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41 fixtures/incident/*
+
+  # Logs on standard input, compressed or not
+  zcat access.log.gz | idem diagnose -`,
+		Version:       Version(),
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			m, err := iostreams.ParseColorMode(color)
+			if err != nil {
+				return &UsageError{Err: err}
+			}
+			if f.Getenv != nil {
+				f.IO.SetEnv(f.Getenv)
+			}
+			f.IO.SetColorMode(m)
+			return nil
+		},
+	}
+	root.SetOut(f.IO.Out)
+	root.SetErr(f.IO.ErrOut)
+	root.SetIn(f.IO.In)
+	root.PersistentFlags().StringVar(&color, "color", "auto", "colour output: auto, always or never (NO_COLOR is respected)")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &UsageError{Err: err} })
+	root.SetVersionTemplate("idem {{.Version}}\n")
+	root.CompletionOptions.HiddenDefaultCmd = true
+
+	root.AddCommand(NewCmdTrace(f, nil))
+	root.AddCommand(newHelpTopic("exit-codes", "What idem's exit codes mean", exitCodesHelp))
+	root.AddCommand(newHelpTopic("formats", "The log formats idem recognises", formatsHelp))
+	return root
+}
+
+func newHelpTopic(name, short, long string) *cobra.Command {
+	return &cobra.Command{
+		Use:    name,
+		Short:  short,
+		Long:   long,
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		Run: func(c *cobra.Command, _ []string) {
+			fmt.Fprint(c.OutOrStdout(), long)
+		},
+	}
+}
+
+const exitCodesHelp = `idem's exit codes, as in ShellCheck and golangci-lint:
+
+  0    no finding at or above --fail-on (diagnose); every assertion held (replay)
+  1    findings at or above --fail-on (diagnose); the replay contract is broken (replay)
+  2    usage error, an input that cannot be opened or was cut short, a network error
+  130  interrupted (SIGINT)
+
+Scripts should treat 2 and above as "idem could not do its job". Lines that
+cannot be parsed do not change the exit code: they are counted and shown
+with file:line in the summary, and the rest of the input is read.
+`
+
+const formatsHelp = `idem recognises each line by its own shape, so one file may mix formats.
+
+  har         browser HAR 1.2 (Chrome, Firefox): one entry per delivery
+  nginx       JSON access logs keyed by nginx variable names
+  envoy       Envoy / Istio JSON access logs (response_flags)
+  traefik     Traefik JSON access logs
+  caddy       Caddy JSON access logs
+  pino-http   pino-http request logs
+  otlp, otel  OpenTelemetry logs (Collector file exporter batches, flat records)
+  temporal    Temporal worker logs (WorkflowID, ActivityID, Attempt)
+  canonical   idem's own schema (docs/log-schema.md)
+  slog, zap, zerolog, logrus, pino, structlog, json
+              application JSON logs, with the usual aliases for request id,
+              key, status, decision, state, fingerprint and result id
+
+Inputs may be gzip or zstd compressed (detected by magic bytes), JSON lines,
+a JSON array, or a HAR document. Use --input-format and --input-tier to
+override detection for every input, or a --config file per source.
+`

@@ -1,0 +1,139 @@
+// Package iostreams owns a command's standard streams and the facts about
+// them that decide how output looks: whether each is a terminal, whether
+// colour is on, how wide the terminal is. Commands receive one IOStreams
+// and never touch os.Stdout, so tests run them against buffers.
+package iostreams
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/mattn/go-isatty"
+	"golang.org/x/term"
+)
+
+// IOStreams is a command's input, output and error streams.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+
+	inTTY, outTTY, errTTY bool
+	colorOut, colorErr    bool
+	width                 int
+	getenv                func(string) string
+}
+
+// ColorMode is the user's --color choice.
+type ColorMode string
+
+// Colour modes.
+const (
+	ColorAuto   ColorMode = "auto"
+	ColorAlways ColorMode = "always"
+	ColorNever  ColorMode = "never"
+)
+
+// System returns the process's real streams.
+func System() *IOStreams {
+	s := &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, getenv: os.Getenv}
+	s.inTTY = isTerminal(os.Stdin)
+	s.outTTY = isTerminal(os.Stdout)
+	s.errTTY = isTerminal(os.Stderr)
+	s.width = 80
+	if s.outTTY {
+		if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil && w > 0 {
+			s.width = w
+		}
+	} else if c, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && c > 0 {
+		s.width = c
+	}
+	s.SetColorMode(ColorAuto)
+	return s
+}
+
+func isTerminal(f *os.File) bool {
+	return isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())
+}
+
+// Test returns streams backed by buffers: no terminal, no colour.
+func Test() (*IOStreams, *bytes.Buffer, *bytes.Buffer, *bytes.Buffer) {
+	in, out, errOut := &bytes.Buffer{}, &bytes.Buffer{}, &bytes.Buffer{}
+	return &IOStreams{In: in, Out: out, ErrOut: errOut, width: 80, getenv: func(string) string { return "" }}, in, out, errOut
+}
+
+// SetTTY pretends the streams are (or are not) terminals, for tests.
+func (s *IOStreams) SetTTY(in, out, errOut bool) {
+	s.inTTY, s.outTTY, s.errTTY = in, out, errOut
+}
+
+// SetEnv replaces the environment lookup, for tests.
+func (s *IOStreams) SetEnv(getenv func(string) string) { s.getenv = getenv }
+
+// SetColorMode decides colour once for both output streams: --color wins,
+// then NO_COLOR, CLICOLOR_FORCE and TERM=dumb, then whether the stream is a
+// terminal.
+func (s *IOStreams) SetColorMode(m ColorMode) {
+	decide := func(tty bool) bool {
+		switch m {
+		case ColorAlways:
+			return true
+		case ColorNever:
+			return false
+		}
+		env := s.getenv
+		if env == nil {
+			env = func(string) string { return "" }
+		}
+		if env("NO_COLOR") != "" {
+			return false
+		}
+		if v := env("CLICOLOR_FORCE"); v != "" && v != "0" {
+			return true
+		}
+		if env("CLICOLOR") == "0" || env("TERM") == "dumb" {
+			return false
+		}
+		return tty
+	}
+	s.colorOut = decide(s.outTTY)
+	s.colorErr = decide(s.errTTY)
+}
+
+// ParseColorMode validates a --color value.
+func ParseColorMode(v string) (ColorMode, error) {
+	switch ColorMode(v) {
+	case ColorAuto, ColorAlways, ColorNever:
+		return ColorMode(v), nil
+	}
+	return "", fmt.Errorf("invalid --color %q: want auto, always or never", v)
+}
+
+// IsStdinTTY reports whether standard input is a terminal.
+func (s *IOStreams) IsStdinTTY() bool { return s.inTTY }
+
+// IsStdoutTTY reports whether standard output is a terminal.
+func (s *IOStreams) IsStdoutTTY() bool { return s.outTTY }
+
+// IsStderrTTY reports whether standard error is a terminal.
+func (s *IOStreams) IsStderrTTY() bool { return s.errTTY }
+
+// ColorEnabled reports whether standard output gets colour.
+func (s *IOStreams) ColorEnabled() bool { return s.colorOut }
+
+// ColorEnabledErr reports whether standard error gets colour.
+func (s *IOStreams) ColorEnabledErr() bool { return s.colorErr }
+
+// TerminalWidth is the width to lay text out for.
+func (s *IOStreams) TerminalWidth() int {
+	if s.width <= 0 {
+		return 80
+	}
+	return s.width
+}
+
+// SetWidth sets the layout width, for tests.
+func (s *IOStreams) SetWidth(w int) { s.width = w }

@@ -1,0 +1,65 @@
+// Package redact removes credentials from text before it reaches any
+// output: Authorization and Cookie values, bearer tokens, API keys, and
+// token/password query parameters. It works on free text because log
+// fields (messages, URLs, error strings) carry secrets in every shape.
+package redact
+
+import (
+	"net/http"
+	"regexp"
+	"strings"
+)
+
+// Mask replaces every secret value.
+const Mask = "[REDACTED]"
+
+var patterns = []struct {
+	re   *regexp.Regexp
+	repl string
+}{
+	// Header lines and JSON/logfmt fields named after credentials.
+	{regexp.MustCompile(`(?i)((?:proxy-)?authorization|cookie|set-cookie|x-api-key|api[-_]?key|x-auth-token|private[-_]token)("?\s*[:=]\s*"?)([^"\r\n,;}]*)`), "$1$2" + Mask},
+	// Bearer and Basic credentials anywhere.
+	{regexp.MustCompile(`(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{6,}`), "$1 " + Mask},
+	// Query parameters and form fields that carry secrets.
+	{regexp.MustCompile(`(?i)([?&;\s]|^)((?:access_|refresh_|id_)?token|api_?key|apikey|password|passwd|secret|client_secret|sig|signature)=([^&\s"#]*)`), "$1$2=" + Mask},
+	// Well-known key shapes (Stripe, GitHub, AWS, Slack).
+	{regexp.MustCompile(`\b(sk|rk|pk)_(live|test)_[A-Za-z0-9]{8,}`), Mask},
+	{regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{20,}`), Mask},
+	{regexp.MustCompile(`\bAKIA[0-9A-Z]{16}\b`), Mask},
+	{regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9-]{10,}`), Mask},
+}
+
+// String redacts s. Most text has no secret: a cheap test skips the regexps.
+func String(s string) string {
+	if s == "" || !suspicious(s) {
+		return s
+	}
+	for _, p := range patterns {
+		s = p.re.ReplaceAllString(s, p.repl)
+	}
+	return s
+}
+
+func suspicious(s string) bool {
+	l := strings.ToLower(s)
+	for _, w := range []string{"auth", "cookie", "key", "bearer", "basic", "token", "password", "passwd", "secret", "sig", "sk_", "rk_", "pk_", "gh", "akia", "xox"} {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// IsSecretHeader reports whether a header carries credentials and must
+// not be shown or resent.
+func IsSecretHeader(name string) bool {
+	n := strings.ToLower(http.CanonicalHeaderKey(name))
+	switch n {
+	case "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key",
+		"x-auth-token", "x-csrf-token", "x-xsrf-token", "private-token", "x-amz-security-token":
+		return true
+	}
+	return strings.Contains(n, "api-key") || strings.Contains(n, "apikey") || strings.HasSuffix(n, "-token") ||
+		strings.Contains(n, "secret") || strings.Contains(n, "password")
+}

@@ -1,0 +1,287 @@
+package trace
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+)
+
+// Config holds the overrides a user keeps in a file (--config): per source,
+// its tier, format and field mappings; the scope of keys; what counts as an
+// effect. It is JSON; docs/config.md documents every entry.
+type Config struct {
+	Sources []SourceConfig `json:"sources"`
+	// Scope lists gjson paths whose values, with the key, identify an
+	// intent (for example a tenant or account id). "method" and "route"
+	// name the request's method and route.
+	Scope []string `json:"scope"`
+	// Effect marks lines as business effects in every source.
+	Effect *EffectConfig `json:"effect"`
+
+	compiled []*sourceRule
+	effect   *effectRule
+}
+
+// SourceConfig applies to the inputs whose path matches Path (a glob
+// matched against the whole path and against the base name).
+type SourceConfig struct {
+	Path   string            `json:"path"`
+	Tier   string            `json:"tier"`
+	Format string            `json:"format"`
+	Fields map[string]string `json:"fields"`
+	Effect *EffectConfig     `json:"effect"`
+}
+
+// EffectConfig recognises effect lines: a regular expression on the
+// message, and optionally a field (gjson path) that must be present and
+// becomes the result id.
+type EffectConfig struct {
+	Message string `json:"message"`
+	Field   string `json:"field"`
+}
+
+type effectRule struct {
+	msg   *regexp.Regexp
+	field string
+}
+
+type sourceRule struct {
+	glob    string
+	tier    Tier
+	tierSet bool
+	format  *format
+	fields  map[string]string
+	effect  *effectRule
+}
+
+// ConfigError is a problem in the configuration file or flags.
+type ConfigError struct {
+	Path string
+	Err  error
+}
+
+func (e *ConfigError) Error() string {
+	if e.Path == "" {
+		return e.Err.Error()
+	}
+	return fmt.Sprintf("config %s: %v", e.Path, e.Err)
+}
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// LoadConfig reads a configuration file.
+func LoadConfig(path string) (*Config, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &ConfigError{Path: path, Err: err}
+	}
+	var c Config
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return nil, &ConfigError{Path: path, Err: fmt.Errorf("invalid JSON: %w", err)}
+	}
+	if err := c.Compile(); err != nil {
+		return nil, &ConfigError{Path: path, Err: err}
+	}
+	return &c, nil
+}
+
+// mappable names the Observation fields a config may map to a gjson path.
+var mappable = map[string]func(o *Observation, v string){
+	"time":          func(o *Observation, v string) { o.Time, _ = ParseTime(v) },
+	"request_id":    func(o *Observation, v string) { o.RequestID = v },
+	"key":           func(o *Observation, v string) { o.Key = NormalizeKey(v) },
+	"key_hash":      func(o *Observation, v string) { o.KeyHash = v },
+	"method":        func(o *Observation, v string) { o.Method = strings.ToUpper(v) },
+	"route":         func(o *Observation, v string) { o.Route = routePath(v) },
+	"status":        func(o *Observation, v string) { o.Status, _ = intValue(v) },
+	"decision":      func(o *Observation, v string) { o.Decision = strings.ToLower(v) },
+	"state":         func(o *Observation, v string) { o.State = strings.ToLower(v) },
+	"fingerprint":   func(o *Observation, v string) { o.Fingerprint = v },
+	"result_id":     func(o *Observation, v string) { o.ResultID = v },
+	"attempt":       func(o *Observation, v string) { o.Attempt, _ = intValue(v) },
+	"message":       func(o *Observation, v string) { o.Message = v },
+	"client":        func(o *Observation, v string) { o.Client = v },
+	"workflow_id":   func(o *Observation, v string) { o.WorkflowID = v },
+	"activity_id":   func(o *Observation, v string) { o.ActivityID = v },
+	"activity_type": func(o *Observation, v string) { o.ActivityType = v },
+	"duration_ms":   func(o *Observation, v string) { o.Duration, _ = ParseDuration(v, Milliseconds) },
+	"outcome":       func(o *Observation, v string) { o.Outcome = ParseOutcome(v) },
+}
+
+// MappableFields lists the names a config's "fields" may use.
+func MappableFields() []string {
+	var out []string
+	for k := range mappable {
+		out = append(out, k)
+	}
+	return out
+}
+
+// Compile checks the configuration and prepares it for use.
+func (c *Config) Compile() error {
+	c.compiled = nil
+	for i, s := range c.Sources {
+		r := &sourceRule{glob: s.Path, fields: s.Fields}
+		if s.Path == "" {
+			return fmt.Errorf("sources[%d]: path is required (use \"*\" for every input)", i)
+		}
+		if _, err := filepath.Match(s.Path, ""); err != nil {
+			return fmt.Errorf("sources[%d]: bad path pattern %q: %w", i, s.Path, err)
+		}
+		if s.Tier != "" {
+			t, err := ParseTier(s.Tier)
+			if err != nil {
+				return fmt.Errorf("sources[%d]: %w", i, err)
+			}
+			r.tier, r.tierSet = t, true
+		}
+		if s.Format != "" {
+			if r.format = formatByName(s.Format); r.format == nil {
+				return fmt.Errorf("sources[%d]: unknown format %q (known: %s)", i, s.Format, strings.Join(FormatNames(), ", "))
+			}
+		}
+		for name := range s.Fields {
+			if _, ok := mappable[name]; !ok {
+				return fmt.Errorf("sources[%d]: unknown field %q in fields", i, name)
+			}
+		}
+		if s.Effect != nil {
+			e, err := compileEffect(s.Effect)
+			if err != nil {
+				return fmt.Errorf("sources[%d]: %w", i, err)
+			}
+			r.effect = e
+		}
+		c.compiled = append(c.compiled, r)
+	}
+	if c.Effect != nil {
+		e, err := compileEffect(c.Effect)
+		if err != nil {
+			return err
+		}
+		c.effect = e
+	}
+	return nil
+}
+
+func compileEffect(e *EffectConfig) (*effectRule, error) {
+	if e.Message == "" && e.Field == "" {
+		return nil, errors.New("effect: give a message pattern, a field, or both")
+	}
+	r := &effectRule{field: e.Field}
+	if e.Message != "" {
+		re, err := regexp.Compile(e.Message)
+		if err != nil {
+			return nil, fmt.Errorf("effect: bad message pattern: %w", err)
+		}
+		r.msg = re
+	}
+	return r, nil
+}
+
+// ruleFor merges the rules whose pattern matches path, later ones winning,
+// with the command-line overrides (tier, format) applied last.
+func (c *Config) ruleFor(path string, tier Tier, formatName string) (*sourceRule, error) {
+	var out *sourceRule
+	merge := func(r *sourceRule) {
+		if out == nil {
+			out = &sourceRule{fields: map[string]string{}}
+		}
+		if r.tierSet {
+			out.tier, out.tierSet = r.tier, true
+		}
+		if r.format != nil {
+			out.format = r.format
+		}
+		for k, v := range r.fields {
+			out.fields[k] = v
+		}
+		if r.effect != nil {
+			out.effect = r.effect
+		}
+	}
+	if c != nil {
+		for _, r := range c.compiled {
+			if m, _ := filepath.Match(r.glob, path); m {
+				merge(r)
+			} else if m, _ := filepath.Match(r.glob, filepath.Base(path)); m {
+				merge(r)
+			}
+		}
+	}
+	if tier != TierUnknown {
+		merge(&sourceRule{tier: tier, tierSet: true})
+	}
+	if formatName != "" {
+		f := formatByName(formatName)
+		if f == nil {
+			return nil, &ConfigError{Err: fmt.Errorf("unknown format %q (known: %s)", formatName, strings.Join(FormatNames(), ", "))}
+		}
+		merge(&sourceRule{format: f})
+	}
+	return out, nil
+}
+
+// apply maps configured fields onto o; it reports whether it set any.
+func (s *sourceRule) apply(r *record, o *Observation) bool {
+	set := false
+	for name, path := range s.fields {
+		if v := present(r.path(path)); v != "" {
+			mappable[name](o, v)
+			set = true
+		}
+	}
+	if s.effect != nil && s.effect.match(r, o) {
+		set = true
+	}
+	return set
+}
+
+func (e *effectRule) match(r *record, o *Observation) bool {
+	if e.msg != nil && !e.msg.MatchString(o.Message) {
+		return false
+	}
+	if e.field != "" {
+		v := present(r.path(e.field))
+		if v == "" {
+			return false
+		}
+		o.ResultID = v
+	}
+	o.Effect = true
+	return true
+}
+
+func (c *Config) applyEffect(o *Observation) {
+	if c.effect == nil || o.Effect {
+		return
+	}
+	if c.effect.msg != nil && c.effect.msg.MatchString(o.Message) && (c.effect.field == "" || o.ResultID != "") {
+		o.Effect = true
+	}
+}
+
+// scopeOf computes the extra scope values of an observation's line.
+func (c *Config) scopeOf(r *record, o *Observation) string {
+	if c == nil || len(c.Scope) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, s := range c.Scope {
+		switch s {
+		case "method", "route":
+			continue // taken from the delivery when intents are formed
+		default:
+			if v := present(r.path(s)); v != "" {
+				parts = append(parts, s+"="+v)
+			}
+		}
+	}
+	return strings.Join(parts, ",")
+}

@@ -1,0 +1,272 @@
+package trace
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// Skip is a line that could not be read, with why.
+type Skip struct {
+	Source Source `json:"source"`
+	Reason string `json:"reason"`
+}
+
+// batchResult is what one worker made of one batch of lines.
+type batchResult struct {
+	obs     []Observation
+	ignored int
+	skips   []Skip
+	formats map[string]int
+	secrets map[string]int
+}
+
+// parser turns lines into observations. Each worker owns one, so its
+// caches need no locks.
+type parser struct {
+	src    *sourceRule // per-input overrides from flags and config, may be nil
+	cfg    *Config
+	cache  map[uint64]*format
+	rec    record
+	out    *batchResult
+	intern map[string]string
+}
+
+func newParser(cfg *Config, src *sourceRule) *parser {
+	return &parser{cfg: cfg, src: src, cache: map[uint64]*format{}, intern: map[string]string{}}
+}
+
+var bom = []byte{0xEF, 0xBB, 0xBF}
+
+// parseLine reads one line of a JSON-lines input.
+func (p *parser) parseLine(line []byte, src Source) {
+	line = bytes.TrimRight(line, "\r\n")
+	line = bytes.TrimPrefix(line, bom)
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return
+	}
+	if line[0] != '{' {
+		if line[0] == '[' {
+			p.skip(src, "a JSON array on one line, not a JSON object")
+			return
+		}
+		p.skip(src, "not a JSON object")
+		return
+	}
+	if !gjson.ValidBytes(line) {
+		p.skip(src, "invalid JSON (truncated or malformed)")
+		return
+	}
+	p.parseObject(gjson.Parse(bytesToString(line)), src)
+}
+
+// parseObject reads one JSON object: a log line, or an element streamed out
+// of a document (a HAR entry, an element of a JSON array).
+func (p *parser) parseObject(v gjson.Result, src Source) {
+	if !v.IsObject() {
+		p.skip(src, "not a JSON object")
+		return
+	}
+	p.rec.load(v)
+	p.scanSecrets(&p.rec)
+	f := p.formatOf(&p.rec)
+	if f.expand != nil {
+		f.expand(p, &p.rec, src)
+		return
+	}
+	var o Observation
+	o.Source = src
+	o.Format = f.name
+	o.Tier = f.tier
+	ok := f.extract(p, &p.rec, &o)
+	if p.src != nil {
+		ok = p.src.apply(&p.rec, &o) || ok
+	}
+	if p.cfg != nil {
+		p.cfg.applyEffect(&o)
+		o.Scope = p.cfg.scopeOf(&p.rec, &o)
+	}
+	if !ok {
+		p.out.ignored++
+		p.countFormat(f.name)
+		return
+	}
+	p.emit(&o)
+}
+
+// observeArray parses each element of an array value (HAR entries inside a
+// one-line HAR document).
+func (p *parser) observeArray(a gjson.Result, src Source, _ string) {
+	saved := p.rec
+	a.ForEach(func(_, e gjson.Result) bool {
+		p.rec = record{}
+		p.parseObject(e, src)
+		return true
+	})
+	p.rec = saved
+}
+
+func (p *parser) formatOf(r *record) *format {
+	if p.src != nil && p.src.format != nil {
+		return p.src.format
+	}
+	sig := r.signature()
+	if f, ok := p.cache[sig]; ok {
+		return f
+	}
+	for _, f := range formats {
+		if f.match(r) {
+			p.cache[sig] = f
+			return f
+		}
+	}
+	return formats[len(formats)-1]
+}
+
+func (p *parser) countFormat(name string) {
+	if p.out.formats == nil {
+		p.out.formats = map[string]int{}
+	}
+	p.out.formats[name]++
+}
+
+func (p *parser) skip(src Source, reason string) {
+	p.out.skips = append(p.out.skips, Skip{Source: src, Reason: reason})
+}
+
+// emit keeps an observation: its strings still point into the line buffer,
+// so they are copied (and the repetitive ones interned) here.
+func (p *parser) emit(o *Observation) {
+	if p.src != nil && p.src.tierSet {
+		o.Tier = p.src.tier
+	}
+	o.Format = p.in(o.Format)
+	o.Method = p.in(o.Method)
+	o.Route = p.in(capLen(o.Route))
+	o.Decision = p.in(capLen(o.Decision))
+	o.State = p.in(capLen(o.State))
+	o.Detail = p.in(capLen(o.Detail))
+	o.Client = p.in(capLen(o.Client))
+	o.ActivityType = p.in(capLen(o.ActivityType))
+	o.Source.File = p.in(o.Source.File)
+	o.RequestID = clone(o.RequestID)
+	o.Key = clone(o.Key)
+	o.KeyHash = clone(o.KeyHash)
+	o.Scope = clone(o.Scope)
+	o.Fingerprint = clone(o.Fingerprint)
+	o.ResultID = clone(o.ResultID)
+	o.WorkflowID = clone(o.WorkflowID)
+	o.RunID = clone(o.RunID)
+	o.ActivityID = clone(o.ActivityID)
+	o.Message = clone(capLen(o.Message))
+	p.out.obs = append(p.out.obs, *o)
+	p.countFormat(o.Format)
+}
+
+// maxField bounds what one field may cost in memory; ids and keys longer
+// than this are cut (and still compare equal if their first 1 KiB do).
+const maxField = 1024
+
+func capLen(s string) string {
+	if len(s) > maxField {
+		return s[:maxField]
+	}
+	return s
+}
+
+func clone(s string) string {
+	if s == "" {
+		return ""
+	}
+	return strings.Clone(capLen(s))
+}
+
+func (p *parser) in(s string) string {
+	if s == "" {
+		return ""
+	}
+	if v, ok := p.intern[s]; ok {
+		return v
+	}
+	if len(p.intern) > 4096 {
+		return strings.Clone(s)
+	}
+	v := strings.Clone(s)
+	p.intern[v] = v
+	return v
+}
+
+// scanSecrets counts credential-bearing fields by path, never their values,
+// for the secret-in-logs rule.
+func (p *parser) scanSecrets(r *record) {
+	for i, k := range r.keys {
+		v := r.vals[i]
+		if isSecretName(k) && present(v) != "" {
+			p.secret(k)
+			continue
+		}
+		switch {
+		case v.IsObject() && (k == "req" || k == "request" || k == "headers" || k == "res" || k == "response" || k == "resp_headers"):
+			p.scanHeaders(k, v, 0)
+		case v.Type == gjson.String && len(v.Str) > 7 && strings.EqualFold(v.Str[:7], "bearer "):
+			p.secret(k)
+		}
+	}
+	for _, b := range bodyAliases {
+		if r.path(b).Exists() {
+			p.secret(b + " (request body)")
+			break
+		}
+	}
+}
+
+func (p *parser) scanHeaders(prefix string, v gjson.Result, depth int) {
+	if depth > 3 {
+		return
+	}
+	v.ForEach(func(k, val gjson.Result) bool {
+		name := k.Str
+		if val.IsObject() && name != "" {
+			p.scanHeaders(prefix+"."+name, val, depth+1)
+			return true
+		}
+		if val.IsArray() && (name == "headers" || name == "cookies") {
+			// HAR: [{name, value}]
+			val.ForEach(func(_, e gjson.Result) bool {
+				n := e.Get("name").Str
+				if (name == "cookies" || isSecretName(n)) && present(e.Get("value")) != "" {
+					p.secret(prefix + "." + name + "." + strings.ToLower(n))
+				}
+				return true
+			})
+			return true
+		}
+		if isSecretName(name) && present(val) != "" {
+			p.secret(prefix + "." + name)
+		}
+		return true
+	})
+}
+
+func (p *parser) secret(path string) {
+	if p.out.secrets == nil {
+		p.out.secrets = map[string]int{}
+	}
+	p.out.secrets[p.in(path)]++
+}
+
+// isSecretName matches header and field names that carry credentials.
+func isSecretName(name string) bool {
+	n := strings.ToLower(name)
+	n = strings.NewReplacer("-", "_").Replace(n)
+	switch {
+	case strings.Contains(n, "authorization"), strings.Contains(n, "cookie"),
+		strings.Contains(n, "api_key"), strings.Contains(n, "apikey"),
+		strings.Contains(n, "password"), strings.Contains(n, "passwd"),
+		strings.Contains(n, "secret"), strings.HasSuffix(n, "token"), strings.HasSuffix(n, "_token_value"):
+		return true
+	}
+	return false
+}

@@ -1,0 +1,369 @@
+package trace
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"runtime"
+	"sort"
+	"sync"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+)
+
+// Options control reading.
+type Options struct {
+	// Workers parse batches of lines in parallel; results do not depend
+	// on their number. 0 means one per CPU.
+	Workers int
+	// MaxLineBytes bounds one line; a longer one is skipped and counted.
+	MaxLineBytes int
+	// Config holds per-source overrides, scope and effect matchers.
+	Config *Config
+	// Tier and Format, when set, apply to every input (flags).
+	Tier   Tier
+	Format string
+	// Stdin is read for the input named "-".
+	Stdin io.Reader
+	// MaxSkipSamples bounds how many skipped lines are kept per input to
+	// show; all are counted.
+	MaxSkipSamples int
+}
+
+// DefaultMaxLineBytes is generous: real lines with bodies reach megabytes.
+const DefaultMaxLineBytes = 16 << 20
+
+// Input summarises what was read from one file.
+type Input struct {
+	Path         string         `json:"path"`
+	Format       string         `json:"format"` // the dominant format, or "mixed"
+	Tier         string         `json:"tier"`   // the dominant tier
+	Compression  string         `json:"compression,omitempty"`
+	Lines        int            `json:"lines"`
+	Observations int            `json:"observations"`
+	Ignored      int            `json:"ignored"` // valid lines that say nothing about a request
+	Skipped      int            `json:"skipped"`
+	SkipSamples  []Skip         `json:"skip_samples,omitempty"`
+	Formats      map[string]int `json:"formats,omitempty"`
+	Secrets      map[string]int `json:"-"`
+	Err          error          `json:"-"` // a read error after which the rest of the input was lost
+	tiers        map[Tier]int
+}
+
+// InputError is an input that could not be opened or read at all.
+type InputError struct {
+	Path string
+	Err  error
+}
+
+func (e *InputError) Error() string { return fmt.Sprintf("%s: %v", e.Path, e.Err) }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// Read reads every input in order and hands each observation, in input and
+// line order, to sink. It returns the per-input summaries. An input that
+// cannot be opened is an *InputError; the inputs before it are summarised.
+func Read(ctx context.Context, paths []string, opts Options, sink func(*Observation)) ([]*Input, error) {
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	if opts.MaxLineBytes <= 0 {
+		opts.MaxLineBytes = DefaultMaxLineBytes
+	}
+	if opts.MaxSkipSamples <= 0 {
+		opts.MaxSkipSamples = 5
+	}
+	var inputs []*Input
+	for _, path := range paths {
+		rule, err := opts.Config.ruleFor(path, opts.Tier, opts.Format)
+		if err != nil {
+			return inputs, err
+		}
+		in := &Input{Path: path, Formats: map[string]int{}, Secrets: map[string]int{}, tiers: map[Tier]int{}}
+		rc, err := open(path, opts.Stdin)
+		if err != nil {
+			return inputs, &InputError{Path: path, Err: err}
+		}
+		err = readInput(ctx, rc, in, rule, opts, sink)
+		rc.Close()
+		if errors.Is(err, context.Canceled) {
+			return inputs, err
+		}
+		if err != nil {
+			in.Err = err
+		}
+		in.finish()
+		inputs = append(inputs, in)
+	}
+	return inputs, nil
+}
+
+// open opens a named input, refusing what cannot be a log file.
+func open(path string, stdin io.Reader) (io.ReadCloser, error) {
+	if path == "-" {
+		if stdin == nil {
+			stdin = os.Stdin
+		}
+		return io.NopCloser(stdin), nil
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, errors.New("no such file")
+		}
+		if errors.Is(err, fs.ErrPermission) {
+			return nil, errors.New("permission denied")
+		}
+		return nil, err
+	}
+	switch {
+	case st.IsDir():
+		return nil, errors.New("is a directory (name the files in it, e.g. dir/*)")
+	case st.Mode()&fs.ModeNamedPipe != 0:
+		return nil, errors.New("is a named pipe; pipe it to standard input and name - instead")
+	case !st.Mode().IsRegular():
+		return nil, fmt.Errorf("is not a regular file (%s)", st.Mode().Type())
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrPermission) {
+			return nil, errors.New("permission denied")
+		}
+		return nil, err
+	}
+	return f, nil
+}
+
+// readInput detects compression and shape, then reads lines or a document.
+func readInput(ctx context.Context, r io.Reader, in *Input, rule *sourceRule, opts Options, sink func(*Observation)) error {
+	br := bufio.NewReaderSize(r, 1<<20)
+	magic, _ := br.Peek(4)
+	switch {
+	case len(magic) >= 2 && magic[0] == 0x1f && magic[1] == 0x8b:
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return fmt.Errorf("gzip: %w", err)
+		}
+		defer zr.Close()
+		in.Compression = "gzip"
+		br = bufio.NewReaderSize(zr, 1<<20)
+	case len(magic) >= 4 && bytes.Equal(magic, []byte{0x28, 0xb5, 0x2f, 0xfd}):
+		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			return fmt.Errorf("zstd: %w", err)
+		}
+		defer zr.Close()
+		in.Compression = "zstd"
+		br = bufio.NewReaderSize(zr, 1<<20)
+	}
+	if isDocument(br) {
+		return readDocument(ctx, br, in, rule, opts, sink)
+	}
+	return readLines(ctx, br, in, rule, opts, sink)
+}
+
+// isDocument tells a JSON document spread over lines (a HAR file, a JSON
+// array export, pretty-printed objects) from JSON lines: a document's first
+// line is not a complete JSON value on its own.
+func isDocument(br *bufio.Reader) bool {
+	head, _ := br.Peek(64 << 10)
+	head = bytes.TrimPrefix(head, bom)
+	trimmed := bytes.TrimLeft(head, " \t\r\n")
+	if len(trimmed) == 0 {
+		return false
+	}
+	if trimmed[0] == '[' {
+		return true
+	}
+	if trimmed[0] != '{' {
+		return false
+	}
+	first := trimmed
+	if i := bytes.IndexByte(trimmed, '\n'); i >= 0 {
+		first = trimmed[:i]
+	} else if len(head) == 64<<10 {
+		return false // a long first line: treat as lines, the splitter bounds it
+	}
+	return !json.Valid(bytes.TrimSpace(first))
+}
+
+// batch is a run of lines handed to one worker.
+type batch struct {
+	file   string
+	first  int   // line number of the first line
+	data   []byte
+	ends   []int // end offset of each line in data
+	nums   []int // line number of each line (lines may be skipped while splitting)
+	res    batchResult
+	done   chan struct{}
+	parser *parser
+}
+
+const batchBytes = 256 << 10
+
+// readLines splits the input into batches of lines, parses them on
+// opts.Workers goroutines, and consumes the results in order.
+func readLines(ctx context.Context, br *bufio.Reader, in *Input, rule *sourceRule, opts Options, sink func(*Observation)) error {
+	work := make(chan *batch, opts.Workers*2)
+	order := make(chan *batch, opts.Workers*4)
+	var wg sync.WaitGroup
+	for i := 0; i < opts.Workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := newParser(opts.Config, rule)
+			for b := range work {
+				p.out = &b.res
+				start := 0
+				for i, end := range b.ends {
+					p.parseLine(b.data[start:end], Source{File: b.file, Line: b.nums[i]})
+					start = end
+				}
+				close(b.done)
+			}
+		}()
+	}
+
+	var readErr error
+	go func() {
+		defer close(work)
+		defer close(order)
+		readErr = split(ctx, br, in, opts.MaxLineBytes, func(b *batch) {
+			order <- b
+			work <- b
+		})
+	}()
+
+	for b := range order {
+		<-b.done
+		in.absorb(&b.res, sink, opts.MaxSkipSamples)
+	}
+	wg.Wait()
+	return readErr
+}
+
+// split cuts the stream into batches. A line longer than max is skipped
+// while it streams past, never held in memory.
+func split(ctx context.Context, br *bufio.Reader, in *Input, max int, send func(*batch)) error {
+	line := 0
+	var cur *batch
+	flush := func() {
+		if cur != nil && len(cur.ends) > 0 {
+			send(cur)
+		}
+		cur = nil
+	}
+	var long []byte
+	tooLong := false
+	for {
+		chunk, err := br.ReadSlice('\n')
+		atEOF := errors.Is(err, io.EOF)
+		if len(chunk) > 0 || err == nil || atEOF && (len(long) > 0 || tooLong) {
+			complete := err == nil || atEOF
+			if !tooLong {
+				if len(long)+len(chunk) > max {
+					tooLong = true
+					long = long[:0]
+				} else if !complete || len(long) > 0 {
+					long = append(long, chunk...)
+				}
+			}
+			if complete {
+				line++
+				if cur == nil {
+					cur = &batch{file: in.Path, first: line, done: make(chan struct{})}
+				}
+				switch {
+				case tooLong:
+					cur.res.skips = append(cur.res.skips, Skip{Source: Source{File: in.Path, Line: line},
+						Reason: fmt.Sprintf("line longer than %d bytes", max)})
+				case len(long) > 0:
+					cur.data = append(cur.data, long...)
+					cur.ends = append(cur.ends, len(cur.data))
+					cur.nums = append(cur.nums, line)
+				default:
+					cur.data = append(cur.data, chunk...)
+					cur.ends = append(cur.ends, len(cur.data))
+					cur.nums = append(cur.nums, line)
+				}
+				long = long[:0]
+				tooLong = false
+				if len(cur.data) >= batchBytes || len(cur.ends) >= 4096 {
+					flush()
+					if ctx.Err() != nil {
+						return ctx.Err()
+					}
+				}
+			}
+		}
+		if err != nil {
+			if errors.Is(err, bufio.ErrBufferFull) {
+				continue
+			}
+			flush()
+			in.Lines = line
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return fmt.Errorf("read stopped after line %d: %w", line, err)
+		}
+	}
+}
+
+// absorb merges a batch's results into the input summary and hands its
+// observations on.
+func (in *Input) absorb(res *batchResult, sink func(*Observation), maxSamples int) {
+	for i := range res.obs {
+		o := &res.obs[i]
+		in.Observations++
+		in.tiers[o.Tier]++
+		sink(o)
+	}
+	in.Ignored += res.ignored
+	in.Skipped += len(res.skips)
+	for _, s := range res.skips {
+		if len(in.SkipSamples) < maxSamples {
+			in.SkipSamples = append(in.SkipSamples, s)
+		}
+	}
+	for k, v := range res.formats {
+		in.Formats[k] += v
+	}
+	for k, v := range res.secrets {
+		in.Secrets[k] += v
+	}
+}
+
+// finish settles the input's dominant format and tier.
+func (in *Input) finish() {
+	type kv struct {
+		k string
+		v int
+	}
+	var fs []kv
+	for k, v := range in.Formats {
+		fs = append(fs, kv{k, v})
+	}
+	sort.Slice(fs, func(i, j int) bool { return fs[i].v > fs[j].v || fs[i].v == fs[j].v && fs[i].k < fs[j].k })
+	switch {
+	case len(fs) == 0:
+		in.Format = "none"
+	case len(fs) == 1 || fs[0].v*10 >= in.Lines*9:
+		in.Format = fs[0].k
+	default:
+		in.Format = "mixed"
+	}
+	best, n := TierUnknown, 0
+	for t, c := range in.tiers {
+		if c > n || c == n && t < best {
+			best, n = t, c
+		}
+	}
+	in.Tier = best.String()
+}

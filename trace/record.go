@@ -1,0 +1,210 @@
+package trace
+
+import (
+	"hash/fnv"
+	"strconv"
+	"strings"
+	"unsafe"
+
+	"github.com/tidwall/gjson"
+)
+
+// record is one JSON object's top-level members, read in a single pass.
+// Values point into the line's buffer: copy what outlives the line.
+type record struct {
+	keys []string
+	vals []gjson.Result
+}
+
+// bytesToString views b as a string without copying; the string is only
+// valid while b is unchanged.
+func bytesToString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+// load reads the top-level members of obj (which must be a valid JSON object).
+func (r *record) load(obj gjson.Result) {
+	r.keys = r.keys[:0]
+	r.vals = r.vals[:0]
+	obj.ForEach(func(k, v gjson.Result) bool {
+		r.keys = append(r.keys, k.Str)
+		r.vals = append(r.vals, v)
+		return true
+	})
+}
+
+// signature identifies the record's key set (in order) for the format cache.
+func (r *record) signature() uint64 {
+	h := fnv.New64a()
+	for _, k := range r.keys {
+		h.Write([]byte(k))
+		h.Write([]byte{0})
+	}
+	return h.Sum64()
+}
+
+func (r *record) has(key string) bool {
+	for _, k := range r.keys {
+		if k == key {
+			return true
+		}
+	}
+	return false
+}
+
+// hasAny reports whether any of keys is a member.
+func (r *record) hasAny(keys ...string) bool {
+	for _, k := range keys {
+		if r.has(k) {
+			return true
+		}
+	}
+	return false
+}
+
+// count returns how many of keys are members.
+func (r *record) count(keys ...string) int {
+	n := 0
+	for _, k := range keys {
+		if r.has(k) {
+			n++
+		}
+	}
+	return n
+}
+
+// get returns the member named key, or a result that does not exist.
+func (r *record) get(key string) gjson.Result {
+	for i, k := range r.keys {
+		if k == key {
+			return r.vals[i]
+		}
+	}
+	return gjson.Result{}
+}
+
+// path resolves a gjson path whose first segment is a top-level member:
+// "req.headers.x-request-id" looks up "req" here, then the rest in its value.
+func (r *record) path(p string) gjson.Result {
+	first, rest, nested := strings.Cut(p, ".")
+	if strings.Contains(first, `\`) {
+		// An escaped dot belongs to the key itself; let gjson resolve it.
+		return gjson.Get(r.raw(), p)
+	}
+	v := r.get(first)
+	if !nested || !v.Exists() {
+		return v
+	}
+	return v.Get(rest)
+}
+
+// raw rebuilds a JSON text for paths that cannot be resolved member-wise.
+func (r *record) raw() string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, k := range r.keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Quote(k))
+		b.WriteByte(':')
+		b.WriteString(r.vals[i].Raw)
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// str returns the first of paths that holds a present value, as a string.
+// nginx writes "" or "-" for a variable it does not have, Envoy writes "-":
+// both mean absent.
+func (r *record) str(paths ...string) string {
+	for _, p := range paths {
+		if s := present(r.path(p)); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// present turns a value into its string form, or "" when it is absent,
+// empty, "-", null, or a container.
+func present(v gjson.Result) string {
+	switch v.Type {
+	case gjson.String:
+		s := strings.TrimSpace(v.Str)
+		if s == "-" {
+			return ""
+		}
+		return s
+	case gjson.Number:
+		return v.Raw
+	case gjson.True:
+		return "true"
+	case gjson.False:
+		return "false"
+	case gjson.JSON:
+		// A one-element array of strings, as in OTel header attributes
+		// and Caddy's header maps.
+		if v.IsArray() {
+			if a := v.Array(); len(a) > 0 {
+				return present(a[0])
+			}
+		}
+	}
+	return ""
+}
+
+// intValue reads an integer written as a number or a string; for comma or
+// colon lists (nginx $upstream_status "504, 201") it takes the last value,
+// the response that was finally used.
+func intValue(s string) (int, bool) {
+	if i := strings.LastIndexAny(s, ",:"); i >= 0 {
+		s = s[i+1:]
+	}
+	s = strings.TrimSpace(s)
+	if s == "" || s == "-" {
+		return 0, false
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil && f >= -1e9 && f <= 1e9 {
+		return int(f), true
+	}
+	return 0, false
+}
+
+// header finds a header value in the shapes logs use for header maps: an
+// object of name → string or name → [string] (pino-http, Caddy), or an array
+// of {name, value} (HAR). Names compare case-insensitively.
+func header(h gjson.Result, name string) string {
+	var out string
+	if h.IsArray() {
+		h.ForEach(func(_, e gjson.Result) bool {
+			if strings.EqualFold(e.Get("name").Str, name) {
+				out = present(e.Get("value"))
+				return false
+			}
+			return true
+		})
+		return out
+	}
+	h.ForEach(func(k, v gjson.Result) bool {
+		if strings.EqualFold(k.Str, name) {
+			out = present(v)
+			return false
+		}
+		return true
+	})
+	return out
+}
+
+// NormalizeKey removes the quotes of the structured-field string form of
+// the Idempotency-Key header ("\"8e03…\"" → "8e03…").
+func NormalizeKey(k string) string {
+	k = strings.TrimSpace(k)
+	if len(k) >= 2 && k[0] == '"' && k[len(k)-1] == '"' {
+		k = k[1 : len(k)-1]
+	}
+	return k
+}

@@ -1,0 +1,169 @@
+package trace
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ParseTime reads a timestamp in any of the forms real log formats write:
+// RFC 3339 at any precision with Z or an offset, epoch seconds, milliseconds,
+// microseconds or nanoseconds (numbers or strings, e-notation included),
+// nginx/Apache $time_local ("10/Oct/2000:13:55:36 -0700", brackets allowed),
+// HAProxy's "06/Feb/2009:12:14:14.655", Go's log layout "2024/01/15 10:30:45",
+// and Python's "2003-07-08 16:49:45,896". Forms without a zone are read as UTC.
+func ParseTime(s string) (time.Time, bool) {
+	s = strings.TrimSpace(s)
+	s = strings.TrimSuffix(strings.TrimPrefix(s, "["), "]")
+	if s == "" || s == "-" {
+		return time.Time{}, false
+	}
+	c := s[0]
+	if c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' {
+		if t, ok := parseEpoch(s); ok {
+			return t, true
+		}
+	}
+	if len(s) >= 19 && s[4] == '-' && s[7] == '-' {
+		// RFC 3339 (and ISO with a space instead of T, or Python's comma).
+		r := []byte(s)
+		if r[10] == ' ' {
+			r[10] = 'T'
+		}
+		if len(r) > 19 && r[19] == ',' {
+			r[19] = '.'
+		}
+		if t, err := time.Parse(time.RFC3339Nano, string(r)); err == nil {
+			return t, true
+		}
+		for _, layout := range []string{"2006-01-02T15:04:05.999999999", "2006-01-02T15:04:05.999999999Z0700",
+			"2006-01-02T15:04:05.999999999 -0700", "2006-01-02T15:04:05.999999999 MST"} {
+			if t, err := time.Parse(layout, string(r)); err == nil {
+				return t, true
+			}
+		}
+		return time.Time{}, false
+	}
+	if len(s) >= 19 && s[4] == '/' && s[7] == '/' {
+		if t, err := time.Parse("2006/01/02 15:04:05.999999999", s); err == nil {
+			return t, true
+		}
+		return time.Time{}, false
+	}
+	if len(s) >= 20 && s[2] == '/' && s[6] == '/' {
+		for _, layout := range []string{"02/Jan/2006:15:04:05.999999999 -0700", "02/Jan/2006:15:04:05.999999999"} {
+			if t, err := time.Parse(layout, s); err == nil {
+				return t, true
+			}
+		}
+	}
+	return time.Time{}, false
+}
+
+// parseEpoch reads a number of seconds, milliseconds, microseconds or
+// nanoseconds since the epoch, choosing the unit by magnitude: logs from
+// 2001 to 2286 in any of the units fall in disjoint ranges.
+func parseEpoch(s string) (time.Time, bool) {
+	if i := strings.IndexAny(s, "eE."); i < 0 {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n <= 0 {
+			return time.Time{}, false
+		}
+		switch {
+		case n < 1e10:
+			return time.Unix(n, 0).UTC(), true
+		case n < 1e13:
+			return time.UnixMilli(n).UTC(), true
+		case n < 1e16:
+			return time.UnixMicro(n).UTC(), true
+		default:
+			return time.Unix(0, n).UTC(), true
+		}
+	}
+	// Fractional seconds: split at the dot to keep nanosecond precision
+	// that a float64 would round away.
+	if !strings.ContainsAny(s, "eE") {
+		dot := strings.IndexByte(s, '.')
+		sec, err := strconv.ParseInt(s[:dot], 10, 64)
+		if err != nil || sec <= 0 {
+			return time.Time{}, false
+		}
+		frac := s[dot+1:]
+		if len(frac) > 9 {
+			frac = frac[:9]
+		}
+		var ns int64
+		if frac != "" {
+			v, err := strconv.ParseInt(frac, 10, 64)
+			if err != nil || v < 0 {
+				return time.Time{}, false
+			}
+			ns = v * int64(math.Pow10(9-len(frac)))
+		}
+		switch {
+		case sec < 1e10:
+			return time.Unix(sec, ns).UTC(), true
+		case sec < 1e13:
+			return time.UnixMilli(sec).Add(time.Duration(ns / 1e3)).UTC(), true
+		}
+		return time.Time{}, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f <= 0 || math.IsInf(f, 0) || math.IsNaN(f) {
+		return time.Time{}, false
+	}
+	switch {
+	case f < 1e10:
+		sec, frac := math.Modf(f)
+		return time.Unix(int64(sec), int64(frac*1e9)).UTC(), true
+	case f < 1e13:
+		return time.UnixMilli(int64(f)).UTC(), true
+	case f < 1e16:
+		return time.UnixMicro(int64(f)).UTC(), true
+	case f < 1e19:
+		return time.Unix(0, int64(f)).UTC(), true
+	}
+	return time.Time{}, false
+}
+
+// Unit is the unit a format writes bare duration numbers in.
+type Unit time.Duration
+
+// Units of bare durations.
+const (
+	Nanoseconds  = Unit(time.Nanosecond)
+	Microseconds = Unit(time.Microsecond)
+	Milliseconds = Unit(time.Millisecond)
+	Seconds      = Unit(time.Second)
+)
+
+// ParseDuration reads a duration written as a bare number in the given unit
+// ("0.153", "1870") or with its own unit ("0.5s", "12ms", "1.5µs", the
+// protobuf JSON form "0.014512s"). Negative values (HAProxy's -1 for "not
+// reached") and junk give false.
+func ParseDuration(s string, unit Unit) (time.Duration, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" || s == "-" {
+		return 0, false
+	}
+	if last := s[len(s)-1]; last < '0' || last > '9' {
+		if last == '.' {
+			return 0, false
+		}
+		d, err := time.ParseDuration(s)
+		if err != nil || d < 0 {
+			return 0, false
+		}
+		return d, true
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) {
+		return 0, false
+	}
+	v := f * float64(unit)
+	if v > float64(math.MaxInt64) {
+		return 0, false
+	}
+	return time.Duration(v), true
+}
