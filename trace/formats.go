@@ -54,7 +54,7 @@ func init() {
 			return r.hasAny("WorkflowID", "ActivityID", "ActivityType", "workflowId", "activityId", "activityType")
 		}, extract: extractApp},
 		{name: "canonical", tier: TierServer, match: func(r *record) bool {
-			return r.has("tier") || r.has("decision") && r.has("request_id")
+			return r.has("tier") && r.hasAny("time", "ts", "timestamp")
 		}, extract: extractApp},
 		{name: "pino", tier: TierServer, match: func(r *record) bool { return r.has("pid") && r.has("hostname") && r.has("time") && r.has("msg") }, extract: extractApp},
 		{name: "zap", tier: TierServer, match: func(r *record) bool { return r.has("ts") && r.has("msg") && r.has("level") }, extract: extractApp},

@@ -3,6 +3,7 @@ package trace
 import (
 	"bytes"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 )
@@ -56,8 +57,17 @@ func (p *parser) parseLine(line []byte, src Source) {
 		return
 	}
 	if !gjson.ValidBytes(line) {
-		p.skip(src, "invalid JSON (truncated or malformed)")
-		return
+		// Invalid UTF-8 inside strings is common in access logs (nginx
+		// escapes bytes only with escape=json); keep such lines readable.
+		if utf8.Valid(line) {
+			p.skip(src, "invalid JSON (truncated or malformed)")
+			return
+		}
+		line = bytes.ToValidUTF8(line, []byte("\ufffd"))
+		if !gjson.ValidBytes(line) {
+			p.skip(src, "invalid JSON (truncated or malformed)")
+			return
+		}
 	}
 	p.parseObject(gjson.Parse(bytesToString(line)), src)
 }

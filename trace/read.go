@@ -327,6 +327,7 @@ func (in *Input) absorb(res *batchResult, sink func(*Observation), maxSamples in
 	}
 	in.Ignored += res.ignored
 	in.Skipped += len(res.skips)
+	sort.SliceStable(res.skips, func(i, j int) bool { return res.skips[i].Source.Line < res.skips[j].Source.Line })
 	for _, s := range res.skips {
 		if len(in.SkipSamples) < maxSamples {
 			in.SkipSamples = append(in.SkipSamples, s)

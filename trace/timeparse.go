@@ -157,6 +157,9 @@ func ParseDuration(s string, unit Unit) (time.Duration, bool) {
 		}
 		return d, true
 	}
+	if d, ok := exactDecimal(s, unit); ok {
+		return d, true
+	}
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) {
 		return 0, false
@@ -166,4 +169,29 @@ func ParseDuration(s string, unit Unit) (time.Duration, bool) {
 		return 0, false
 	}
 	return time.Duration(v), true
+}
+
+// exactDecimal reads "123" or "2.398" without float rounding, so that
+// "1.001" seconds is exactly 1001ms.
+func exactDecimal(s string, unit Unit) (time.Duration, bool) {
+	ip, fp, _ := strings.Cut(s, ".")
+	if ip == "" || len(ip) > 12 || len(fp) > 18 {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(ip, 10, 64)
+	if err != nil || n < 0 {
+		return 0, false
+	}
+	d := time.Duration(n) * time.Duration(unit)
+	if fp != "" {
+		if len(fp) > 9 {
+			fp = fp[:9]
+		}
+		f, err := strconv.ParseInt(fp, 10, 64)
+		if err != nil || f < 0 {
+			return 0, false
+		}
+		d += time.Duration(f * int64(unit) / int64(math.Pow10(len(fp))))
+	}
+	return d, true
 }

@@ -1,0 +1,153 @@
+package trace
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+)
+
+const goodLine = `{"time":"2026-11-30T09:14:02Z","level":"INFO","msg":"request completed","request_id":"r-%d","method":"POST","route":"/v1/x","status":201}`
+
+func TestHostileLinesAreCountedAndSkipped(t *testing.T) {
+	var in bytes.Buffer
+	in.Write(bom)
+	fmt.Fprintf(&in, goodLine+"\r\n", 1)                      // 1: BOM + CRLF
+	in.WriteString(`{"time":"2026-11-30T09:14:02Z","request_id":` + "\n") // 2: truncated
+	in.WriteString("\x00\x01\x02binary\xff\xfe junk\n")                  // 3: binary
+	in.WriteString("\n")                                                  // 4: blank
+	in.WriteString(`[{"a":1}]` + "\n")                                    // 5: array line
+	in.WriteString(`{"msg":"` + strings.Repeat("x", 3000) + `"}` + "\n")  // 6: longer than the limit below
+	fmt.Fprintf(&in, goodLine+"\n", 7)                                    // 7
+	in.WriteString(`{"msg":"invalid utf8 ` + "\xff\xfe" + `","request_id":"r-8","status":200,"method":"GET"}` + "\n") // 8
+	fmt.Fprintf(&in, goodLine, 9)                                         // 9: no final newline
+
+	obs, info := readString(t, "hostile", in.String(), Options{MaxLineBytes: 2048, Workers: 3})
+	var ids []string
+	for _, o := range obs {
+		ids = append(ids, fmt.Sprintf("%s@%d", o.RequestID, o.Source.Line))
+	}
+	if got, want := strings.Join(ids, " "), "r-1@1 r-7@7 r-8@8 r-9@9"; got != want {
+		t.Errorf("observations %q, want %q", got, want)
+	}
+	if info.Skipped != 4 || info.Lines != 9 {
+		t.Errorf("skipped %d of %d lines, want 4 of 9: %+v", info.Skipped, info.Lines, info.SkipSamples)
+	}
+	wantSkips := map[int]string{2: "invalid JSON", 3: "not a JSON object", 5: "JSON array", 6: "longer than 2048"}
+	for _, s := range info.SkipSamples {
+		if w, ok := wantSkips[s.Source.Line]; !ok || !strings.Contains(s.Reason, w) {
+			t.Errorf("skip at line %d: %q, want one containing %q", s.Source.Line, s.Reason, w)
+		}
+	}
+}
+
+func TestLongLineIsNotBuffered(t *testing.T) {
+	// A line far past the limit and past bufio's buffer still streams by.
+	huge := `{"msg":"` + strings.Repeat("a", 3<<20) + `"}`
+	data := fmt.Sprintf(goodLine+"\n%s\n"+goodLine+"\n", 1, huge, 3)
+	obs, info := readString(t, "huge", data, Options{MaxLineBytes: 1 << 20})
+	if len(obs) != 2 || info.Skipped != 1 || info.SkipSamples[0].Source.Line != 2 {
+		t.Fatalf("obs %d skipped %d %+v", len(obs), info.Skipped, info.SkipSamples)
+	}
+	// Under a generous limit the same line is read (and ignored: no request in it).
+	obs, info = readString(t, "huge", data, Options{})
+	if len(obs) != 2 || info.Skipped != 0 || info.Ignored != 1 {
+		t.Fatalf("generous limit: obs %d skipped %d ignored %d", len(obs), info.Skipped, info.Ignored)
+	}
+}
+
+func TestCompressedInputs(t *testing.T) {
+	var plain bytes.Buffer
+	for i := 1; i <= 500; i++ {
+		fmt.Fprintf(&plain, goodLine+"\n", i)
+	}
+	var gz, zs bytes.Buffer
+	gw := gzip.NewWriter(&gz)
+	gw.Write(plain.Bytes())
+	gw.Close()
+	zw, _ := zstd.NewWriter(&zs)
+	zw.Write(plain.Bytes())
+	zw.Close()
+	for name, data := range map[string][]byte{"gzip": gz.Bytes(), "zstd": zs.Bytes()} {
+		obs, info := readString(t, name, string(data), Options{})
+		if len(obs) != 500 || info.Compression != name || obs[499].Source.Line != 500 {
+			t.Errorf("%s: %d observations, compression %q", name, len(obs), info.Compression)
+		}
+	}
+	// A gzip stream cut short: what was read is kept and the cut is reported.
+	cut := gz.Bytes()[:gz.Len()/2]
+	var got []*Observation
+	inputs, err := Read(context.Background(), []string{"-"}, Options{Stdin: bytes.NewReader(cut)}, func(o *Observation) { got = append(got, o) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inputs[0].Err == nil {
+		t.Errorf("a truncated gzip stream was not reported")
+	}
+	if len(got) == 0 {
+		t.Errorf("nothing kept from the readable half")
+	}
+}
+
+func TestInputErrorsNameTheFile(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		path string
+		want string
+	}{
+		{filepath.Join(dir, "missing.jsonl"), "no such file"},
+		{dir, "is a directory"},
+	} {
+		_, err := Read(context.Background(), []string{tt.path}, Options{}, func(*Observation) {})
+		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), tt.path) {
+			t.Errorf("Read(%s) error = %v, want it to name the file and say %q", tt.path, err, tt.want)
+		}
+	}
+	if os.Geteuid() != 0 {
+		p := filepath.Join(dir, "secret.jsonl")
+		os.WriteFile(p, []byte("{}\n"), 0)
+		if _, err := Read(context.Background(), []string{p}, Options{}, func(*Observation) {}); err == nil || !strings.Contains(err.Error(), "permission denied") {
+			t.Errorf("unreadable file: %v", err)
+		}
+	}
+}
+
+func TestWorkersDoNotChangeResults(t *testing.T) {
+	var data bytes.Buffer
+	for i := 1; i <= 20000; i++ {
+		if i%97 == 0 {
+			data.WriteString("{broken\n")
+			continue
+		}
+		fmt.Fprintf(&data, goodLine+"\n", i)
+	}
+	render := func(workers int) string {
+		obs, info := readString(t, "w", data.String(), Options{Workers: workers})
+		var b strings.Builder
+		for _, o := range obs {
+			fmt.Fprintf(&b, "%s %d\n", o.RequestID, o.Source.Line)
+		}
+		fmt.Fprintf(&b, "skipped %d %v", info.Skipped, info.SkipSamples)
+		return b.String()
+	}
+	one := render(1)
+	for _, w := range []int{2, 4, 8} {
+		if render(w) != one {
+			t.Errorf("results with %d workers differ from one worker", w)
+		}
+	}
+}
+
+func TestJSONArrayDocument(t *testing.T) {
+	data := "[\n  " + fmt.Sprintf(goodLine, 1) + ",\n  " + fmt.Sprintf(goodLine, 2) + "\n]\n"
+	obs, _ := readString(t, "array", data, Options{})
+	if len(obs) != 2 || obs[0].Source.Line != 2 || obs[1].Source.Line != 3 {
+		t.Fatalf("array elements: %d, lines %v", len(obs), obs)
+	}
+}
