@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-
 )
 
 // Config holds the overrides a user keeps in a file (--config): per source,

@@ -18,15 +18,15 @@ const goodLine = `{"time":"2026-11-30T09:14:02Z","level":"INFO","msg":"request c
 func TestHostileLinesAreCountedAndSkipped(t *testing.T) {
 	var in bytes.Buffer
 	in.Write(bom)
-	fmt.Fprintf(&in, goodLine+"\r\n", 1)                      // 1: BOM + CRLF
-	in.WriteString(`{"time":"2026-11-30T09:14:02Z","request_id":` + "\n") // 2: truncated
-	in.WriteString("\x00\x01\x02binary\xff\xfe junk\n")                  // 3: binary
-	in.WriteString("\n")                                                  // 4: blank
-	in.WriteString(`[{"a":1}]` + "\n")                                    // 5: array line
-	in.WriteString(`{"msg":"` + strings.Repeat("x", 3000) + `"}` + "\n")  // 6: longer than the limit below
-	fmt.Fprintf(&in, goodLine+"\n", 7)                                    // 7
+	fmt.Fprintf(&in, goodLine+"\r\n", 1)                                                                              // 1: BOM + CRLF
+	in.WriteString(`{"time":"2026-11-30T09:14:02Z","request_id":` + "\n")                                             // 2: truncated
+	in.WriteString("\x00\x01\x02binary\xff\xfe junk\n")                                                               // 3: binary
+	in.WriteString("\n")                                                                                              // 4: blank
+	in.WriteString(`[{"a":1}]` + "\n")                                                                                // 5: array line
+	in.WriteString(`{"msg":"` + strings.Repeat("x", 3000) + `"}` + "\n")                                              // 6: longer than the limit below
+	fmt.Fprintf(&in, goodLine+"\n", 7)                                                                                // 7
 	in.WriteString(`{"msg":"invalid utf8 ` + "\xff\xfe" + `","request_id":"r-8","status":200,"method":"GET"}` + "\n") // 8
-	fmt.Fprintf(&in, goodLine, 9)                                         // 9: no final newline
+	fmt.Fprintf(&in, goodLine, 9)                                                                                     // 9: no final newline
 
 	obs, info := readString(t, "hostile", in.String(), Options{MaxLineBytes: 2048, Workers: 3})
 	var ids []string
