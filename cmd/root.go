@@ -142,7 +142,9 @@ shares one Idempotency-Key: the retries of one action.`,
 	root.SetVersionTemplate("idem {{.Version}}\n")
 	root.CompletionOptions.HiddenDefaultCmd = true
 
+	root.AddCommand(NewCmdDiagnose(f, nil))
 	root.AddCommand(NewCmdTrace(f, nil))
+	root.AddCommand(NewCmdRules(f))
 	root.AddCommand(newHelpTopic("exit-codes", "What idem's exit codes mean", exitCodesHelp))
 	root.AddCommand(newHelpTopic("formats", "The log formats idem recognises", formatsHelp))
 	return root

@@ -1,0 +1,164 @@
+package cmd
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/idem-cli/idem/diagnose"
+	"github.com/idem-cli/idem/report"
+	"github.com/idem-cli/idem/trace"
+	"github.com/spf13/cobra"
+)
+
+// DiagnoseOptions are the inputs of `idem diagnose`.
+type DiagnoseOptions struct {
+	Factory *Factory
+	Paths   []string
+	Format  string
+	Keys    []string
+	Rules   []string
+	Tier    string
+	Since   string
+	Until   string
+	FailOn  string
+	Rule    diagnose.Options
+	Input   inputFlags
+}
+
+// NewCmdDiagnose builds `idem diagnose [FILE...]`.
+func NewCmdDiagnose(f *Factory, runF func(*DiagnoseOptions) error) *cobra.Command {
+	opts := &DiagnoseOptions{Factory: f, Rule: diagnose.DefaultOptions()}
+	cmd := &cobra.Command{
+		Use:   "diagnose [FILE...]",
+		Short: "Say what went wrong with retries and idempotency, with evidence",
+		Long: `Read logs from any tiers, correlate deliveries into intents, and run every
+rule of the diagnosis table over them (see 'idem rules'). Each finding says
+what happened (with times and ids), the symptom, the hypothesis, how to check
+it, the bounded action to take, and the log lines behind it (file:line).
+
+With no FILE, or with -, standard input is read. Output is styled on a
+terminal and plain when piped; -o markdown is made to paste into an incident,
+-o json is the idem.report/v1 schema (docs/report-json.md).
+
+Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 usage error or
+an input that could not be read (see 'idem help exit-codes').`,
+		Example: `  idem diagnose fixtures/incident/*
+  idem diagnose -o markdown client.har access.log.gz app.jsonl > incident.md
+  idem diagnose --rule response-lost,retry-new-key --since 2026-11-30T09:00:00Z logs.jsonl
+  kubectl logs deploy/api | idem diagnose -o json - | jq '.findings[].rule'`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Paths = args
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runDiagnose(cmd, opts)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVarP(&opts.Format, "format", "o", "text", "output format: text, markdown or json")
+	fs.StringSliceVar(&opts.Keys, "key", nil, "only findings about these keys")
+	fs.StringSliceVar(&opts.Rules, "rule", nil, "only these rules (see 'idem rules')")
+	fs.StringVar(&opts.Tier, "tier", "", "only findings with evidence from this tier")
+	fs.StringVar(&opts.Since, "since", "", "only intents that started at or after this time (RFC 3339, or a duration before now such as 2h)")
+	fs.StringVar(&opts.Until, "until", "", "only intents that started at or before this time (RFC 3339, or a duration before now)")
+	fs.StringVar(&opts.FailOn, "fail-on", "warning", "exit 1 when a finding is at least this severe: info, warning or critical")
+	fs.DurationVar(&opts.Rule.RetryWindow, "retry-window", opts.Rule.RetryWindow, "how far apart two intents may start and be one user's retry")
+	fs.IntVar(&opts.Rule.RetryBudget, "retry-budget", opts.Rule.RetryBudget, "deliveries one intent may take before retry-storm")
+	fs.DurationVar(&opts.Rule.Deadline, "deadline", opts.Rule.Deadline, "how long after its first delivery an intent may be retried")
+	opts.Input.register(cmd)
+	return cmd
+}
+
+func (o *DiagnoseOptions) validate() error {
+	switch o.Format {
+	case "text", "markdown", "md", "json":
+	default:
+		return usagef("invalid --format %q: want text, markdown or json", o.Format)
+	}
+	if _, err := diagnose.ParseSeverity(o.FailOn); err != nil {
+		return &UsageError{Err: fmt.Errorf("--fail-on: %w", err)}
+	}
+	for _, r := range o.Rules {
+		if diagnose.RuleByID(r) == nil {
+			var ids []string
+			for _, x := range diagnose.Rules() {
+				ids = append(ids, x.ID)
+			}
+			return usagef("unknown rule %q (known: %s)", r, strings.Join(ids, ", "))
+		}
+	}
+	if o.Tier != "" {
+		if _, err := trace.ParseTier(o.Tier); err != nil {
+			return &UsageError{Err: fmt.Errorf("--tier: %w", err)}
+		}
+	}
+	if o.Rule.RetryBudget < 1 || o.Rule.RetryWindow <= 0 || o.Rule.Deadline <= 0 {
+		return usagef("--retry-budget, --retry-window and --deadline must be positive")
+	}
+	return nil
+}
+
+// parseWhen reads --since/--until: an RFC 3339 time or a duration before now.
+func parseWhen(s string, now time.Time) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if d, err := time.ParseDuration(s); err == nil {
+		return now.Add(-d), nil
+	}
+	if t, ok := trace.ParseTime(s); ok {
+		return t, nil
+	}
+	return time.Time{}, fmt.Errorf("cannot read time %q: use RFC 3339 (2026-11-30T09:00:00Z) or a duration (2h)", s)
+}
+
+func runDiagnose(cmd *cobra.Command, opts *DiagnoseOptions) error {
+	f := opts.Factory
+	var filter diagnose.Filter
+	var err error
+	if filter.Since, err = parseWhen(opts.Since, f.Now()); err != nil {
+		return &UsageError{Err: fmt.Errorf("--since: %w", err)}
+	}
+	if filter.Until, err = parseWhen(opts.Until, f.Now()); err != nil {
+		return &UsageError{Err: fmt.Errorf("--until: %w", err)}
+	}
+	if opts.Tier != "" {
+		filter.Tier, _ = trace.ParseTier(opts.Tier)
+	}
+	filter.Keys, filter.Rules = opts.Keys, opts.Rules
+
+	set, err := load(cmd.Context(), f, &opts.Input, opts.Paths)
+	if err != nil {
+		return err
+	}
+	res := diagnose.Run(set, opts.Rule)
+	rep := &report.Report{Inputs: set.Inputs, Summary: res.Summary, Findings: filter.Apply(res.Findings)}
+	out := f.IO.Out
+	switch opts.Format {
+	case "json":
+		if err := rep.JSON(out); err != nil {
+			return err
+		}
+	case "markdown", "md":
+		rep.Markdown(out)
+	default:
+		rep.Text(out, report.NewStyles(out, f.IO.ColorEnabled()), f.IO.TerminalWidth())
+	}
+	if problems := inputProblems(set); len(problems) > 0 {
+		for _, p := range problems {
+			fmt.Fprintf(f.IO.ErrOut, "idem: input cut short: %s\n", p)
+		}
+		return &CodeError{Code: ExitError}
+	}
+	failOn, _ := diagnose.ParseSeverity(opts.FailOn)
+	for _, fd := range rep.Findings {
+		if fd.Severity >= failOn {
+			return &CodeError{Code: ExitFindings}
+		}
+	}
+	return nil
+}

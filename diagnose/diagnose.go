@@ -1,0 +1,335 @@
+// Package diagnose turns correlated intents into findings. Each rule is one
+// row (or refinement) of the domain's diagnosis table: it has a stable ID,
+// the four columns — symptom, hypothesis, check, bounded action — and a
+// function that reads intents and returns findings with their evidence.
+//
+// Rules are conservative: a rule that lacks the evidence it needs says
+// nothing rather than guessing, and the result names the tiers that were
+// missing so the reader knows what could not be seen.
+package diagnose
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/idem-cli/idem/trace"
+)
+
+// Severity orders findings.
+type Severity int
+
+// Severities, from least to most urgent.
+const (
+	Info Severity = iota
+	Warning
+	Critical
+)
+
+func (s Severity) String() string {
+	switch s {
+	case Critical:
+		return "critical"
+	case Warning:
+		return "warning"
+	}
+	return "info"
+}
+
+// MarshalText renders a severity by name in JSON.
+func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// ParseSeverity reads a --fail-on value.
+func ParseSeverity(s string) (Severity, error) {
+	switch s {
+	case "info":
+		return Info, nil
+	case "warning":
+		return Warning, nil
+	case "critical":
+		return Critical, nil
+	}
+	return Info, fmt.Errorf("invalid severity %q: want info, warning or critical", s)
+}
+
+// Rule is one entry of the catalog.
+type Rule struct {
+	ID         string
+	Title      string
+	Severity   Severity // the usual severity; a finding may differ
+	Symptom    string
+	Hypothesis string
+	Check      string
+	Action     string
+	// Needs names the tiers without which the rule cannot see its case.
+	Needs []trace.Tier
+	run   func(c *context) []*Finding
+}
+
+// Finding is one diagnosis with its evidence.
+type Finding struct {
+	Rule      *Rule
+	Severity  Severity
+	Intents   []*trace.Intent // the implicated intents, first is the main one
+	Keys      []string
+	Narrative string
+	Evidence  []*trace.Observation
+	// Input names the source for findings about a file (secret-in-logs).
+	Input string
+	// Counts holds per-field counts (secret-in-logs).
+	Counts map[string]int
+}
+
+// Start is when the finding's first intent started (zero for file findings).
+func (f *Finding) Start() time.Time {
+	if len(f.Intents) == 0 {
+		return time.Time{}
+	}
+	return f.Intents[0].Start()
+}
+
+// Options are the thresholds of the rules, with documented defaults.
+type Options struct {
+	// RetryWindow bounds how far apart two intents may start and still be
+	// one user's retry (retry-new-key, unkeyed-retry).
+	RetryWindow time.Duration
+	// RetryBudget is how many deliveries one intent may take (retry-storm).
+	RetryBudget int
+	// Deadline is how long after its first delivery an intent may still be
+	// retried (retry-storm).
+	Deadline time.Duration
+	// ReuseGap is how far apart two observations of one request id at one
+	// tier may be before the id counts as reused (request-id-reused).
+	ReuseGap time.Duration
+}
+
+// DefaultOptions are the documented defaults.
+func DefaultOptions() Options {
+	return Options{RetryWindow: 10 * time.Minute, RetryBudget: 5, Deadline: 60 * time.Second, ReuseGap: 5 * time.Minute}
+}
+
+// Result is what a diagnosis found.
+type Result struct {
+	Findings []*Finding
+	Summary  Summary
+}
+
+// Summary counts what was read and what was found.
+type Summary struct {
+	Inputs       int      `json:"inputs"`
+	Lines        int      `json:"lines"`
+	Skipped      int      `json:"skipped"`
+	Observations int      `json:"observations"`
+	Deliveries   int      `json:"deliveries"`
+	Unkeyed      int      `json:"unkeyed_deliveries"`
+	Intents      int      `json:"intents"`
+	Healthy      int      `json:"healthy"`
+	WithFindings int      `json:"with_findings"`
+	Findings     int      `json:"findings"`
+	Critical     int      `json:"critical"`
+	Warning      int      `json:"warning"`
+	Info         int      `json:"info"`
+	Tiers        []string `json:"tiers"`
+	MissingTiers []string `json:"missing_tiers"`
+}
+
+// context is what a rule reads.
+type context struct {
+	set  *trace.Set
+	opts Options
+	// effectsLogged is false when no input logged an effect line; rules
+	// then count a server's 2xx answer to a write as its effect.
+	effectsLogged bool
+}
+
+// Run applies every rule to the set.
+func Run(set *trace.Set, opts Options) *Result {
+	def := DefaultOptions()
+	if opts.RetryWindow <= 0 {
+		opts.RetryWindow = def.RetryWindow
+	}
+	if opts.RetryBudget <= 0 {
+		opts.RetryBudget = def.RetryBudget
+	}
+	if opts.Deadline <= 0 {
+		opts.Deadline = def.Deadline
+	}
+	if opts.ReuseGap <= 0 {
+		opts.ReuseGap = def.ReuseGap
+	}
+	c := &context{set: set, opts: opts}
+	c.effectsLogged = anyEffect(set)
+	var findings []*Finding
+	for _, r := range Rules() {
+		for _, f := range r.run(c) {
+			f.Rule = r
+			if len(f.Keys) == 0 {
+				for _, in := range f.Intents {
+					f.Keys = append(f.Keys, in.Key)
+				}
+			}
+			findings = append(findings, f)
+		}
+	}
+	sort.SliceStable(findings, func(i, j int) bool {
+		a, b := findings[i], findings[j]
+		if a.Severity != b.Severity {
+			return a.Severity > b.Severity
+		}
+		if sa, sb := a.Start(), b.Start(); !sa.Equal(sb) {
+			return sa.Before(sb)
+		}
+		if a.Rule.ID != b.Rule.ID {
+			return a.Rule.ID < b.Rule.ID
+		}
+		return strings.Join(a.Keys, ",") < strings.Join(b.Keys, ",")
+	})
+	return &Result{Findings: findings, Summary: summarise(set, findings)}
+}
+
+func anyEffect(set *trace.Set) bool {
+	for _, in := range set.Intents {
+		for _, d := range in.Deliveries {
+			if len(d.Effects()) > 0 {
+				return true
+			}
+		}
+	}
+	for _, d := range set.Unkeyed {
+		if len(d.Effects()) > 0 {
+			return true
+		}
+	}
+	return len(set.Orphans) > 0
+}
+
+func summarise(set *trace.Set, findings []*Finding) Summary {
+	s := Summary{Inputs: len(set.Inputs), Intents: len(set.Intents), Unkeyed: len(set.Unkeyed), Findings: len(findings)}
+	for _, in := range set.Inputs {
+		s.Lines += in.Lines
+		s.Skipped += in.Skipped
+		s.Observations += in.Observations
+	}
+	s.Deliveries = len(set.Unkeyed)
+	for _, in := range set.Intents {
+		s.Deliveries += len(in.Deliveries)
+	}
+	flagged := map[*trace.Intent]bool{}
+	for _, f := range findings {
+		switch f.Severity {
+		case Critical:
+			s.Critical++
+		case Warning:
+			s.Warning++
+		default:
+			s.Info++
+		}
+		if f.Severity >= Warning {
+			for _, in := range f.Intents {
+				flagged[in] = true
+			}
+		}
+	}
+	for _, in := range set.Intents {
+		if flagged[in] {
+			s.WithFindings++
+		} else {
+			s.Healthy++
+		}
+	}
+	for t := trace.TierClient; t <= trace.TierProvider; t++ {
+		if set.Tiers[t] {
+			s.Tiers = append(s.Tiers, t.String())
+		} else if t != trace.TierProvider && t != trace.TierWorker {
+			// Workers and providers exist only in some systems; their
+			// absence is not a gap in the evidence.
+			s.MissingTiers = append(s.MissingTiers, t.String())
+		}
+	}
+	if s.Tiers == nil {
+		s.Tiers = []string{}
+	}
+	if s.MissingTiers == nil {
+		s.MissingTiers = []string{}
+	}
+	return s
+}
+
+// Filter keeps the findings that match every given criterion.
+type Filter struct {
+	Keys  []string
+	Rules []string
+	Tier  trace.Tier
+	Since time.Time
+	Until time.Time
+}
+
+// Apply returns the findings that pass the filter.
+func (fl Filter) Apply(findings []*Finding) []*Finding {
+	var out []*Finding
+	for _, f := range findings {
+		if len(fl.Rules) > 0 && !containsStr(fl.Rules, f.Rule.ID) {
+			continue
+		}
+		if len(fl.Keys) > 0 && !anyKey(fl.Keys, f.Keys) {
+			continue
+		}
+		if fl.Tier != trace.TierUnknown && !hasTier(f.Evidence, fl.Tier) {
+			continue
+		}
+		if st := f.Start(); !st.IsZero() {
+			if !fl.Since.IsZero() && st.Before(fl.Since) {
+				continue
+			}
+			if !fl.Until.IsZero() && st.After(fl.Until) {
+				continue
+			}
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+func anyKey(want, have []string) bool {
+	for _, w := range want {
+		w = trace.NormalizeKey(w)
+		for _, h := range have {
+			if h == w || h == "hash:"+w || h == "hash:"+trace.HashKey(w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func hasTier(obs []*trace.Observation, t trace.Tier) bool {
+	for _, o := range obs {
+		if o.Tier == t {
+			return true
+		}
+	}
+	return false
+}
+
+func containsStr(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Rules returns the catalog in its documented order.
+func Rules() []*Rule { return catalog }
+
+// RuleByID finds a rule.
+func RuleByID(id string) *Rule {
+	for _, r := range catalog {
+		if r.ID == id {
+			return r
+		}
+	}
+	return nil
+}

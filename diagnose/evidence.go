@@ -1,0 +1,274 @@
+package diagnose
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/idem-cli/idem/trace"
+)
+
+// isWrite reports whether a method changes state and needs a key.
+func isWrite(method string) bool {
+	switch method {
+	case "POST", "PATCH", "PUT", "DELETE":
+		return true
+	}
+	return false
+}
+
+// effects returns the business effects a delivery made at the server or
+// worker tiers. When no input logs effects at all, a server's 2xx answer to
+// a write that was not a replay stands in for the effect.
+func (c *context) effects(d *trace.Delivery) []*trace.Observation {
+	var out []*trace.Observation
+	for _, o := range d.Observations {
+		if o.Effect && o.Tier != trace.TierProvider && o.Tier != trace.TierClient {
+			out = append(out, o)
+		}
+	}
+	if len(out) > 0 || c.effectsLogged {
+		return out
+	}
+	if replayed(d) || inProgress(d) != nil {
+		return nil
+	}
+	for _, o := range d.Observations {
+		if o.Tier == trace.TierServer && o.Status >= 200 && o.Status < 300 && isWrite(d.Method()) &&
+			(o.Decision == "" || o.Decision == "new") {
+			return []*trace.Observation{o}
+		}
+	}
+	return nil
+}
+
+// providerCalls returns what the provider tier logged for a delivery:
+// each is an external call that may have had an effect.
+func providerCalls(d *trace.Delivery) []*trace.Observation {
+	var out []*trace.Observation
+	for _, o := range d.Observations {
+		if o.Tier == trace.TierProvider && (o.Effect || o.Status == 0 || o.Status < 300) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// replayed reports whether a delivery was answered from the key record.
+func replayed(d *trace.Delivery) bool {
+	for _, o := range d.Observations {
+		if o.Replayed || o.Decision == "replay" || o.Decision == "replayed" {
+			return true
+		}
+	}
+	return false
+}
+
+var inProgressWords = []string{"in_progress", "in-progress", "inprogress", "locked", "busy", "concurrent", "processing"}
+
+// inProgress returns the observation that answered "still in progress".
+func inProgress(d *trace.Delivery) *trace.Observation {
+	for _, o := range d.Observations {
+		if containsStr(inProgressWords, o.Decision) {
+			return o
+		}
+	}
+	for _, o := range d.Observations {
+		if o.Status == 409 && (o.RetryAfter || containsStr(inProgressWords, o.State)) {
+			return o
+		}
+	}
+	return nil
+}
+
+var conflictWords = []string{"conflict", "mismatch", "fingerprint_mismatch", "payload_mismatch", "rejected", "reject"}
+
+// conflict returns the observation where the server refused the delivery
+// for reusing a key with another payload.
+func conflict(d *trace.Delivery) *trace.Observation {
+	for _, o := range d.Observations {
+		if containsStr(conflictWords, o.Decision) {
+			return o
+		}
+	}
+	if inProgress(d) != nil {
+		return nil
+	}
+	for i := len(d.Observations) - 1; i >= 0; i-- {
+		o := d.Observations[i]
+		switch o.Status {
+		case 400, 409, 417, 422:
+			return o
+		}
+	}
+	return nil
+}
+
+// serverObs returns the first server-tier observation, or nil.
+func serverObs(d *trace.Delivery) *trace.Observation { return d.At(trace.TierServer) }
+
+// serverSuccess returns a server (or, without one, proxy) observation that
+// answered 2xx, or nil.
+func serverSuccess(d *trace.Delivery) *trace.Observation {
+	for i := len(d.Observations) - 1; i >= 0; i-- {
+		o := d.Observations[i]
+		if o.Tier >= trace.TierServer && o.Tier != trace.TierProvider && o.Status >= 200 && o.Status < 300 {
+			return o
+		}
+	}
+	return nil
+}
+
+// edgeResponse returns what the outermost tier saw as a response: the
+// observation, or nil when no response reached it.
+func edgeResponse(d *trace.Delivery) *trace.Observation {
+	e := d.Edge()
+	if e == nil || e.Outcome.Lost() || e.Status == 0 {
+		return nil
+	}
+	return e
+}
+
+// completedAt is when a delivery's work was done: its last effect, or the
+// end of its last server observation.
+func completedAt(c *context, d *trace.Delivery) time.Time {
+	var t time.Time
+	for _, o := range c.effects(d) {
+		if o.Time.After(t) {
+			t = o.Time
+		}
+	}
+	if !t.IsZero() {
+		return t
+	}
+	for _, o := range d.Observations {
+		if o.Tier == trace.TierServer && o.End().After(t) {
+			t = o.End()
+		}
+	}
+	return t
+}
+
+// serverStart is when the server began a delivery (its first server
+// observation), falling back to the delivery's start.
+func serverStart(d *trace.Delivery) time.Time {
+	for _, o := range d.Observations {
+		if o.Tier == trace.TierServer && !o.Time.IsZero() {
+			return o.Time
+		}
+	}
+	return d.Start()
+}
+
+// hhmmss writes a time for narratives; evidence tables carry full dates.
+func hhmmss(t time.Time) string {
+	if t.IsZero() {
+		return "an unknown time"
+	}
+	return t.UTC().Format("15:04:05.000Z")
+}
+
+// describeLoss says in words how a response went missing.
+func describeLoss(o *trace.Observation) string {
+	who := o.Tier.String()
+	var what string
+	switch o.Outcome {
+	case trace.OutcomeTimeout:
+		what = "gave up waiting"
+		if o.Duration > 0 {
+			what = fmt.Sprintf("gave up after %s", o.Duration.Round(time.Millisecond))
+		}
+	case trace.OutcomeReset:
+		what = "lost the connection"
+	case trace.OutcomeAborted:
+		what = "aborted the request"
+	case trace.OutcomeClientClosed:
+		what = "saw the client close the connection"
+	case trace.OutcomeUpstreamTimeout:
+		what = "timed out waiting for the server"
+	case trace.OutcomeUpstreamReset:
+		what = "lost the server's connection"
+	default:
+		what = "got no response"
+	}
+	if o.Detail != "" {
+		what += " (" + o.Detail + ")"
+	}
+	return "the " + who + " " + what
+}
+
+// evidence collects observations without duplicates, in tier and time order
+// within each delivery and delivery order across.
+type evidence struct {
+	seen map[*trace.Observation]bool
+	list []*trace.Observation
+}
+
+func (e *evidence) add(obs ...*trace.Observation) {
+	if e.seen == nil {
+		e.seen = map[*trace.Observation]bool{}
+	}
+	for _, o := range obs {
+		if o != nil && !e.seen[o] {
+			e.seen[o] = true
+			e.list = append(e.list, o)
+		}
+	}
+}
+
+// delivery adds a delivery's observations that say something: the edge,
+// losses, decisions, statuses and effects.
+func (e *evidence) delivery(d *trace.Delivery) {
+	for _, o := range d.Observations {
+		if o == d.Edge() || o.Outcome.Lost() || o.Decision != "" || o.Effect || o.Status > 0 || o.Replayed {
+			e.add(o)
+		}
+	}
+}
+
+func (e *evidence) sorted() []*trace.Observation {
+	sort.SliceStable(e.list, func(i, j int) bool {
+		a, b := e.list[i], e.list[j]
+		if !a.Time.Equal(b.Time) {
+			return a.Time.Before(b.Time)
+		}
+		return a.Tier < b.Tier
+	})
+	return e.list
+}
+
+// uniqueResults lists the distinct result ids of effects.
+func uniqueResults(obs []*trace.Observation) []string {
+	var out []string
+	for _, o := range obs {
+		if o.ResultID != "" && !containsStr(out, o.ResultID) {
+			out = append(out, o.ResultID)
+		}
+	}
+	return out
+}
+
+func resultList(ids []string) string {
+	if len(ids) == 0 {
+		return "no result id logged"
+	}
+	return strings.Join(ids, ", ")
+}
+
+// allDeliveries returns every delivery, keyed or not, in a stable order.
+func allDeliveries(set *trace.Set) []*trace.Delivery {
+	var out []*trace.Delivery
+	for _, in := range set.Intents {
+		out = append(out, in.Deliveries...)
+	}
+	out = append(out, set.Unkeyed...)
+	return out
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

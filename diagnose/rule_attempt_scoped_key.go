@@ -1,0 +1,99 @@
+package diagnose
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/idem-cli/idem/trace"
+)
+
+var attemptScopedKey = &Rule{
+	ID:         "attempt-scoped-key",
+	Title:      "A key per attempt",
+	Severity:   Critical,
+	Symptom:    "The keys of one logical operation differ only by an attempt number or a per-attempt id.",
+	Hypothesis: "The key is built from the attempt (or run) id, so each retry became a new operation.",
+	Check:      "Compare the keys across attempts of one activity (WorkflowID, ActivityID); look for Attempt or a run id inside the key.",
+	Action:     "Derive the key from the domain and keep it attempt-free, e.g. submissionId + \":r\" + revision + \":\" + operation.",
+	Needs:      []trace.Tier{trace.TierWorker},
+	run:        runAttemptScopedKey,
+}
+
+// attemptSuffix matches the part of a key that names an attempt.
+var attemptSuffix = regexp.MustCompile(`(?i)[:_./-]?(attempt|try|retry|att)[:_./-]?\d+$`)
+
+func runAttemptScopedKey(c *context) []*Finding {
+	type member struct {
+		key     string
+		attempt int
+		obs     *trace.Observation
+		intent  *trace.Intent
+	}
+	groups := map[string][]member{}
+	var order []string
+	add := func(g string, m member) {
+		if _, ok := groups[g]; !ok {
+			order = append(order, g)
+		}
+		for _, x := range groups[g] {
+			if x.key == m.key {
+				return
+			}
+		}
+		groups[g] = append(groups[g], m)
+	}
+	for _, in := range c.set.Intents {
+		for _, d := range in.Deliveries {
+			for _, o := range d.Observations {
+				if o.Key == "" {
+					continue
+				}
+				if o.ActivityID != "" && o.WorkflowID != "" {
+					add("activity "+o.WorkflowID+"/"+o.ActivityID, member{o.Key, o.Attempt, o, in})
+				}
+				if base := attemptSuffix.ReplaceAllString(o.Key, ""); base != o.Key && base != "" {
+					add("key "+base, member{o.Key, o.Attempt, o, in})
+				}
+			}
+		}
+	}
+	var out []*Finding
+	reported := map[string]bool{}
+	for _, g := range order {
+		ms := groups[g]
+		if len(ms) < 2 {
+			continue
+		}
+		sort.SliceStable(ms, func(i, j int) bool { return ms[i].obs.Time.Before(ms[j].obs.Time) })
+		var keys []string
+		var intents []*trace.Intent
+		var ev evidence
+		var effects []*trace.Observation
+		for _, m := range ms {
+			keys = append(keys, m.key)
+			intents = append(intents, m.intent)
+			ev.add(m.obs)
+			for _, d := range m.intent.Deliveries {
+				e := c.effects(d)
+				effects = append(effects, e...)
+				ev.add(e...)
+			}
+		}
+		id := strings.Join(keys, "\x00")
+		if reported[id] {
+			continue
+		}
+		reported[id] = true
+		sev := Warning
+		if len(uniqueResults(effects)) > 1 || len(effects) > 1 {
+			sev = Critical
+		}
+		what := strings.TrimPrefix(strings.TrimPrefix(g, "activity "), "key ")
+		out = append(out, &Finding{Severity: sev, Intents: intents, Keys: keys, Evidence: ev.sorted(),
+			Narrative: fmt.Sprintf("One operation (%s) ran under %s, one per attempt (%s), and made %s (%s).",
+				what, plural(len(keys), "key", "keys"), strings.Join(keys, ", "), plural(len(effects), "effect", "effects"), resultList(uniqueResults(effects)))})
+	}
+	return out
+}

@@ -1,0 +1,70 @@
+package diagnose
+
+import (
+	"fmt"
+
+	"github.com/idem-cli/idem/trace"
+)
+
+var keyExpired = &Rule{
+	ID:         "key-expired",
+	Title:      "A completed key was treated as new",
+	Severity:   Critical,
+	Symptom:    "A retry of a completed intent ran again instead of getting the stored result.",
+	Hypothesis: "The key record was forgotten (its TTL is shorter than the retry budget) or was never stored or checked.",
+	Check:      "Compare the key's retention with the time between the completion and the retry; look for a 'new' decision after 'completed'.",
+	Action:     "Keep keys for at least the whole retry budget plus late resubmission; answer a late retry with the stored result or an explicit 'expired' error.",
+	Needs:      []trace.Tier{trace.TierServer},
+	run:        runKeyExpired,
+}
+
+func runKeyExpired(c *context) []*Finding {
+	var out []*Finding
+	for _, in := range c.set.Intents {
+		var f *Finding
+		for _, p := range secondEffects(c, in) {
+			if p.concurrent {
+				continue
+			}
+			var ev evidence
+			ev.delivery(p.first)
+			ev.delivery(p.second)
+			gap := serverStart(p.second).Sub(completedAt(c, p.first))
+			f = &Finding{Severity: Critical, Intents: []*trace.Intent{in}, Evidence: ev.sorted(),
+				Narrative: fmt.Sprintf("Key %s completed at %s (%s), and delivery %s %s later was run again and made %s.",
+					in.Key, hhmmss(completedAt(c, p.first)), resultList(uniqueResults(c.effects(p.first))), p.second.RequestID,
+					gap.Round(1e6), resultList(uniqueResults(c.effects(p.second))))}
+			break
+		}
+		if f == nil {
+			f = newAfterCompleted(c, in)
+		}
+		if f != nil {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// newAfterCompleted finds a "new" decision logged for a key that had
+// already completed, where no second effect was logged.
+func newAfterCompleted(c *context, in *trace.Intent) *Finding {
+	var done *trace.Delivery
+	for _, d := range in.Deliveries {
+		dec, o := d.Decision()
+		if done != nil && dec == "new" && serverStart(d).After(completedAt(c, done)) {
+			var ev evidence
+			ev.delivery(done)
+			ev.add(o)
+			return &Finding{Severity: Warning, Intents: []*trace.Intent{in}, Evidence: ev.sorted(),
+				Narrative: fmt.Sprintf("Key %s completed at %s, yet delivery %s at %s was decided 'new' instead of replaying the stored result.",
+					in.Key, hhmmss(completedAt(c, done)), d.RequestID, hhmmss(o.Time))}
+		}
+		if len(c.effects(d)) > 0 || d.At(trace.TierServer) != nil && serverSuccess(d) != nil && !replayed(d) {
+			if done == nil {
+				done = d
+			}
+		}
+	}
+	return nil
+}

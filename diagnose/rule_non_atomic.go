@@ -1,0 +1,79 @@
+package diagnose
+
+import (
+	"fmt"
+
+	"github.com/idem-cli/idem/trace"
+)
+
+var nonAtomicReservation = &Rule{
+	ID:         "non-atomic-reservation",
+	Title:      "Two effects under one key",
+	Severity:   Critical,
+	Symptom:    "Two records appeared for one key and one payload, from deliveries that overlapped in time.",
+	Hypothesis: "The key reservation is not atomic: a check-then-insert let two concurrent deliveries both run the effect.",
+	Check:      "Look for a unique index or transaction on (scope, key); compare the deliveries' server start and commit times.",
+	Action:     "Make the reservation atomic (unique constraint, INSERT … ON CONFLICT, a lock) so only its owner runs the effect.",
+	Needs:      []trace.Tier{trace.TierServer},
+	run:        runNonAtomic,
+}
+
+// effectfulPair describes a second effect under one key and how it relates
+// to the earlier one.
+type effectfulPair struct {
+	first, second *trace.Delivery
+	concurrent    bool
+}
+
+// secondEffects finds, per intent, the deliveries that made an effect
+// after an earlier delivery of the same payload already had: concurrently
+// (the earlier one had not completed when the later reached the server) or
+// sequentially.
+func secondEffects(c *context, in *trace.Intent) []effectfulPair {
+	var effectful []*trace.Delivery
+	for _, d := range in.Deliveries {
+		if len(c.effects(d)) > 0 {
+			effectful = append(effectful, d)
+		}
+	}
+	var out []effectfulPair
+	for i := 1; i < len(effectful); i++ {
+		d := effectful[i]
+		for _, prev := range effectful[:i] {
+			if fa, fb := prev.Fingerprint(), d.Fingerprint(); fa != "" && fb != "" && fa != fb {
+				continue // another payload: payload-mismatch says it
+			}
+			out = append(out, effectfulPair{first: prev, second: d, concurrent: serverStart(d).Before(completedAt(c, prev))})
+			break
+		}
+	}
+	return out
+}
+
+func runNonAtomic(c *context) []*Finding {
+	var out []*Finding
+	for _, in := range c.set.Intents {
+		var pairs []effectfulPair
+		for _, p := range secondEffects(c, in) {
+			if p.concurrent {
+				pairs = append(pairs, p)
+			}
+		}
+		if len(pairs) == 0 {
+			continue
+		}
+		p := pairs[0]
+		var ev evidence
+		ev.delivery(p.first)
+		ev.delivery(p.second)
+		var all []*trace.Observation
+		for _, d := range in.Deliveries {
+			all = append(all, c.effects(d)...)
+		}
+		n := fmt.Sprintf("Key %s made %s (%s): delivery %s reached the server at %s, before delivery %s (server start %s) had completed at %s, and both ran the effect.",
+			in.Key, plural(len(all), "effect", "effects"), resultList(uniqueResults(all)), p.second.RequestID, hhmmss(serverStart(p.second)),
+			p.first.RequestID, hhmmss(serverStart(p.first)), hhmmss(completedAt(c, p.first)))
+		out = append(out, &Finding{Severity: Critical, Intents: []*trace.Intent{in}, Narrative: n, Evidence: ev.sorted()})
+	}
+	return out
+}

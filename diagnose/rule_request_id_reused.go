@@ -1,0 +1,69 @@
+package diagnose
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/idem-cli/idem/trace"
+)
+
+var requestIDReused = &Rule{
+	ID:         "request-id-reused",
+	Title:      "One request id on several deliveries",
+	Severity:   Warning,
+	Symptom:    "One request id appears with different keys, or at times too far apart to be one trip.",
+	Hypothesis: "The client reuses its request id across retries or actions, so deliveries cannot be told apart.",
+	Check:      "Find where the request id is made; it must be new for every delivery (and the key kept).",
+	Action:     "Generate a new request id per delivery and keep the Idempotency-Key for the intent.",
+	run:        runRequestIDReused,
+}
+
+func runRequestIDReused(c *context) []*Finding {
+	var out []*Finding
+	for _, d := range allDeliveries(c.set) {
+		if d.Synthetic || strings.HasPrefix(d.RequestID, "activity:") {
+			continue
+		}
+		var why string
+		var ev evidence
+		if len(d.Keys) > 1 {
+			why = fmt.Sprintf("it carried %d keys (%s)", len(d.Keys), strings.Join(d.Keys, ", "))
+			for _, o := range d.Observations {
+				if o.Key != "" {
+					ev.add(o)
+				}
+			}
+		} else {
+			first := map[trace.Tier]*trace.Observation{}
+			for _, o := range d.Observations {
+				if o.Time.IsZero() {
+					continue
+				}
+				f := first[o.Tier]
+				if f == nil {
+					first[o.Tier] = o
+					continue
+				}
+				if gap := o.Time.Sub(f.Time); gap > c.opts.ReuseGap {
+					why = fmt.Sprintf("the %s saw it at %s and again %s later", o.Tier, hhmmss(f.Time), gap.Round(1e6))
+					ev.add(f, o)
+					break
+				}
+			}
+		}
+		if why == "" {
+			continue
+		}
+		var intents []*trace.Intent
+		for _, in := range c.set.Intents {
+			for _, x := range in.Deliveries {
+				if x == d {
+					intents = append(intents, in)
+				}
+			}
+		}
+		out = append(out, &Finding{Severity: Warning, Intents: intents, Keys: d.Keys, Evidence: ev.sorted(),
+			Narrative: fmt.Sprintf("Request id %s was used for more than one delivery: %s.", d.RequestID, why)})
+	}
+	return out
+}

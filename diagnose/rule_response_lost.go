@@ -1,0 +1,82 @@
+package diagnose
+
+import (
+	"fmt"
+
+	"github.com/idem-cli/idem/trace"
+)
+
+var responseLost = &Rule{
+	ID:         "response-lost",
+	Title:      "Result saved, response lost",
+	Severity:   Warning,
+	Symptom:    "The log has a 2xx (or an effect) but the caller saw an error or a timeout.",
+	Hypothesis: "The server saved the result; only the response was lost between server and client.",
+	Check:      "Line up the commit time, the response and the client's timeout for the delivery.",
+	Action:     "Retry with the same key and return the saved result id; never treat a timeout as proof that nothing happened.",
+	Needs:      []trace.Tier{trace.TierServer},
+	run:        runResponseLost,
+}
+
+func runResponseLost(c *context) []*Finding {
+	var out []*Finding
+	for _, in := range c.set.Intents {
+		var commit *trace.Observation
+		var commitDelivery *trace.Delivery
+		var effects []*trace.Observation
+		for _, d := range in.Deliveries {
+			e := c.effects(d)
+			effects = append(effects, e...)
+			if commit == nil && len(e) > 0 {
+				commit, commitDelivery = e[0], d
+			}
+		}
+		if commit == nil {
+			continue
+		}
+		var lost []*trace.Delivery
+		for _, d := range in.Deliveries {
+			if l := d.Lost(); l != nil && (d == commitDelivery || !d.Start().After(commit.Time) || len(c.effects(d)) > 0) {
+				lost = append(lost, d)
+			}
+		}
+		if len(lost) == 0 {
+			continue
+		}
+		first := lost[0]
+		loss := first.Lost()
+		var ev evidence
+		ev.delivery(first)
+		ev.add(commit)
+		f := &Finding{Severity: Warning, Intents: []*trace.Intent{in}}
+		// Did a later delivery of the same intent get the stored result?
+		var recovered *trace.Delivery
+		for _, d := range in.Deliveries {
+			if d.Start().After(first.Start()) && d.Lost() == nil && edgeResponse(d) != nil &&
+				(replayed(d) || d.ResultID() != "" && d.ResultID() == commit.ResultID) && len(c.effects(d)) == 0 {
+				recovered = d
+				break
+			}
+		}
+		results := uniqueResults(effects)
+		f.Narrative = fmt.Sprintf("At %s delivery %s of key %s reached the server, which committed %s at %s, but %s",
+			hhmmss(first.Start()), first.RequestID, in.Key, resultList(uniqueResults([]*trace.Observation{commit})), hhmmss(commit.Time), describeLoss(loss))
+		switch {
+		case recovered != nil && len(results) <= 1:
+			f.Severity = Info
+			ev.delivery(recovered)
+			f.Narrative += fmt.Sprintf("; the retry %s at %s carried the same key and got the stored result (%d, %s), so the contract held.",
+				recovered.RequestID, hhmmss(recovered.Start()), edgeResponse(recovered).Status, resultList([]string{recovered.ResultID()}))
+		case len(in.Deliveries) == 1:
+			f.Narrative += "; no retry with the same key followed, so the caller was left with an unknown outcome."
+		default:
+			f.Narrative += fmt.Sprintf("; the intent made %s in all (%s).", plural(len(effects), "effect", "effects"), resultList(results))
+		}
+		if len(lost) > 1 {
+			f.Narrative += fmt.Sprintf(" %d deliveries of this intent lost their response.", len(lost))
+		}
+		f.Evidence = ev.sorted()
+		out = append(out, f)
+	}
+	return out
+}

@@ -1,0 +1,165 @@
+package diagnose
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/idem-cli/idem/trace"
+)
+
+var retryNewKey = &Rule{
+	ID:         "retry-new-key",
+	Title:      "Retry under a new key",
+	Severity:   Critical,
+	Symptom:    "Two records appeared after a timeout: the same payload, under different keys.",
+	Hypothesis: "The retry did not carry the first attempt's Idempotency-Key, so the server saw a new intent.",
+	Check:      "Compare the keys, fingerprints and effect records of the intents; find where the client makes its key.",
+	Action:     "Stop blind retries; create the key once per user action, before the first attempt, and reuse it on every retry.",
+	Needs:      []trace.Tier{trace.TierServer},
+	run:        runRetryNewKey,
+}
+
+// intentSignature is what makes two intents look like one user's action:
+// the same method, route and payload fingerprint (at one tier).
+func intentSignatures(in *trace.Intent) []string {
+	var sigs []string
+	for _, d := range in.Deliveries {
+		for tier, fp := range d.Fingerprints() {
+			s := d.Method() + " " + d.Route() + " " + tier.String() + " " + fp
+			if !containsStr(sigs, s) {
+				sigs = append(sigs, s)
+			}
+		}
+	}
+	sort.Strings(sigs)
+	return sigs
+}
+
+func runRetryNewKey(c *context) []*Finding {
+	groups := map[string][]*trace.Intent{}
+	var order []string
+	for _, in := range c.set.Intents {
+		effectful := false
+		for _, d := range in.Deliveries {
+			if len(c.effects(d)) > 0 {
+				effectful = true
+			}
+		}
+		if !effectful {
+			continue
+		}
+		for _, s := range intentSignatures(in) {
+			if _, ok := groups[s]; !ok {
+				order = append(order, s)
+			}
+			groups[s] = append(groups[s], in)
+		}
+	}
+	var out []*Finding
+	reported := map[string]bool{}
+	for _, sig := range order {
+		list := groups[sig]
+		if len(list) < 2 {
+			continue
+		}
+		for _, cluster := range clusterIntents(list, c.opts) {
+			var keys []string
+			for _, in := range cluster {
+				keys = append(keys, in.Key)
+			}
+			id := strings.Join(keys, "\x00")
+			if reported[id] {
+				continue
+			}
+			reported[id] = true
+			out = append(out, newKeyFinding(c, cluster))
+		}
+	}
+	return out
+}
+
+// clusterIntents splits intents (sorted by start) into runs whose
+// neighbours start within the retry window and do not come from clients
+// known to differ.
+func clusterIntents(list []*trace.Intent, opts Options) [][]*trace.Intent {
+	sort.SliceStable(list, func(i, j int) bool { return list[i].Start().Before(list[j].Start()) })
+	var out [][]*trace.Intent
+	var cur []*trace.Intent
+	for _, in := range list {
+		if len(cur) > 0 {
+			prev := cur[len(cur)-1]
+			if in.Start().Sub(prev.Start()) > opts.RetryWindow || !sameClient(prev, in) {
+				if len(cur) > 1 {
+					out = append(out, cur)
+				}
+				cur = nil
+			}
+		}
+		cur = append(cur, in)
+	}
+	if len(cur) > 1 {
+		out = append(out, cur)
+	}
+	return out
+}
+
+func intentClient(in *trace.Intent) string {
+	for _, d := range in.Deliveries {
+		if c := d.Client(); c != "" {
+			return c
+		}
+	}
+	return ""
+}
+
+func sameClient(a, b *trace.Intent) bool {
+	ca, cb := intentClient(a), intentClient(b)
+	return ca == "" || cb == "" || ca == cb
+}
+
+func newKeyFinding(c *context, cluster []*trace.Intent) *Finding {
+	var ev evidence
+	var effects []*trace.Observation
+	var failed *trace.Delivery
+	for _, in := range cluster {
+		for _, d := range in.Deliveries {
+			e := c.effects(d)
+			effects = append(effects, e...)
+			ev.add(d.Edge())
+			ev.add(d.Lost())
+			ev.add(e...)
+			if failed == nil && d.Lost() != nil {
+				failed = d
+			}
+		}
+	}
+	first := cluster[0]
+	d0 := first.Deliveries[0]
+	n := fmt.Sprintf("Between %s and %s the same %s %s payload (fingerprint %s) arrived under %s (%s) and made %s (%s)",
+		hhmmss(first.Start()), hhmmss(cluster[len(cluster)-1].Start()), d0.Method(), d0.Route(), shortFP(d0.Fingerprint()),
+		plural(len(cluster), "key", "different keys"), joinKeys(cluster), plural(len(effects), "effect", "effects"), resultList(uniqueResults(effects)))
+	if failed != nil {
+		n += fmt.Sprintf("; the first failure was delivery %s, where %s", failed.RequestID, describeLoss(failed.Lost()))
+	}
+	return &Finding{Severity: Critical, Intents: cluster, Narrative: n + ".", Evidence: ev.sorted()}
+}
+
+func joinKeys(list []*trace.Intent) string {
+	var keys []string
+	for _, in := range list {
+		keys = append(keys, in.Key)
+	}
+	return strings.Join(keys, ", ")
+}
+
+// shortFP shortens a fingerprint for narratives.
+func shortFP(fp string) string {
+	if fp == "" {
+		return "unknown"
+	}
+	if i := strings.IndexByte(fp, ':'); i >= 0 && len(fp) > i+13 {
+		return fp[:i+13]
+	}
+	return fp
+}

@@ -1,0 +1,38 @@
+package diagnose
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+var secretInLogs = &Rule{
+	ID:         "secret-in-logs",
+	Title:      "Credentials or bodies in the logs",
+	Severity:   Warning,
+	Symptom:    "A log holds Authorization, Cookie, Set-Cookie or API-key values, or whole request bodies.",
+	Hypothesis: "Logging captures headers or payloads wholesale; diagnostics have become a leak.",
+	Check:      "Review the named fields in the named source; check who can read these logs and for how long they are kept.",
+	Action:     "Log only safe fields (time, route, request id, a key hash, decision, state, result id); rotate the exposed credentials.",
+	run:        runSecretInLogs,
+}
+
+func runSecretInLogs(c *context) []*Finding {
+	var out []*Finding
+	for _, in := range c.set.Inputs {
+		if len(in.Secrets) == 0 {
+			continue
+		}
+		var fields []string
+		total := 0
+		for k, n := range in.Secrets {
+			fields = append(fields, fmt.Sprintf("%s (%d)", k, n))
+			total += n
+		}
+		sort.Strings(fields)
+		out = append(out, &Finding{Severity: Warning, Input: in.Path, Counts: in.Secrets, Keys: []string{},
+			Narrative: fmt.Sprintf("%s holds %s in %s: %s. Values are not shown.",
+				in.Path, plural(total, "secret value", "secret values"), plural(len(fields), "field", "fields"), strings.Join(fields, ", "))})
+	}
+	return out
+}

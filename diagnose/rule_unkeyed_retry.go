@@ -1,0 +1,94 @@
+package diagnose
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/idem-cli/idem/trace"
+)
+
+var unkeyedRetry = &Rule{
+	ID:         "unkeyed-retry",
+	Title:      "A write retried without a key",
+	Severity:   Critical,
+	Symptom:    "A POST or PATCH without an Idempotency-Key was sent again after a failure, and both made an effect.",
+	Hypothesis: "The client (or a proxy, or a library) retries non-idempotent requests that carry no key.",
+	Check:      "Find who retried: the client's retry policy, the proxy's retry-on (proxy_next_upstream non_idempotent, Envoy retry_on), a library default.",
+	Action:     "Send an Idempotency-Key with every write, and do not let proxies retry writes without one.",
+	Needs:      []trace.Tier{trace.TierServer},
+	run:        runUnkeyedRetry,
+}
+
+func runUnkeyedRetry(c *context) []*Finding {
+	groups := map[string][]*trace.Delivery{}
+	var order []string
+	for _, d := range c.set.Unkeyed {
+		m := d.Method()
+		if m != "POST" && m != "PATCH" {
+			continue
+		}
+		fp := d.Fingerprint()
+		if fp == "" {
+			continue // without a payload fingerprint two writes are not known to be one
+		}
+		sig := m + " " + d.Route() + " " + fp
+		if _, ok := groups[sig]; !ok {
+			order = append(order, sig)
+		}
+		groups[sig] = append(groups[sig], d)
+	}
+	var out []*Finding
+	for _, sig := range order {
+		list := groups[sig]
+		sort.SliceStable(list, func(i, j int) bool { return list[i].Start().Before(list[j].Start()) })
+		var cluster []*trace.Delivery
+		flush := func() {
+			if f := unkeyedFinding(c, cluster); f != nil {
+				out = append(out, f)
+			}
+			cluster = nil
+		}
+		for _, d := range list {
+			if len(cluster) > 0 {
+				prev := cluster[len(cluster)-1]
+				cp, cd := prev.Client(), d.Client()
+				if d.Start().Sub(prev.Start()) > c.opts.RetryWindow || cp != "" && cd != "" && cp != cd {
+					flush()
+				}
+			}
+			cluster = append(cluster, d)
+		}
+		flush()
+	}
+	return out
+}
+
+func unkeyedFinding(c *context, cluster []*trace.Delivery) *Finding {
+	if len(cluster) < 2 {
+		return nil
+	}
+	var failed *trace.Delivery
+	var effects []*trace.Observation
+	effectful := 0
+	for i, d := range cluster {
+		if failed == nil && i < len(cluster)-1 && d.Lost() != nil {
+			failed = d
+		}
+		if e := c.effects(d); len(e) > 0 {
+			effectful++
+			effects = append(effects, e...)
+		}
+	}
+	if failed == nil || effectful < 2 {
+		return nil
+	}
+	var ev evidence
+	for _, d := range cluster {
+		ev.delivery(d)
+	}
+	d0 := cluster[0]
+	return &Finding{Severity: Critical, Evidence: ev.sorted(), Keys: []string{"(none)"},
+		Narrative: fmt.Sprintf("%s %s without an Idempotency-Key was sent %s between %s and %s with one payload (fingerprint %s); after %s, %s made effects (%s).",
+			d0.Method(), d0.Route(), plural(len(cluster), "time", "times"), hhmmss(d0.Start()), hhmmss(cluster[len(cluster)-1].Start()),
+			shortFP(d0.Fingerprint()), describeLoss(failed.Lost()), plural(effectful, "delivery", "deliveries"), resultList(uniqueResults(effects)))}
+}

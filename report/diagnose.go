@@ -1,0 +1,430 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/idem-cli/idem/diagnose"
+	"github.com/idem-cli/idem/redact"
+	"github.com/idem-cli/idem/trace"
+)
+
+// Report is a diagnosis ready to render.
+type Report struct {
+	Inputs   []*trace.Input
+	Summary  diagnose.Summary
+	Findings []*diagnose.Finding
+	// Shown counts findings after filters; Summary counts them all.
+	Filtered bool
+}
+
+// ReportJSON is the idem.report/v1 document (docs/report-json.md).
+type ReportJSON struct {
+	Schema   string           `json:"schema"`
+	Inputs   []InputJSON      `json:"inputs"`
+	Summary  diagnose.Summary `json:"summary"`
+	Findings []FindingJSON    `json:"findings"`
+}
+
+// InputJSON summarises one input.
+type InputJSON struct {
+	Path        string         `json:"path"`
+	Format      string         `json:"format"`
+	Tier        string         `json:"tier"`
+	Compression string         `json:"compression,omitempty"`
+	Lines       int            `json:"lines"`
+	Skipped     int            `json:"skipped"`
+	SkipSamples []SkipJSON     `json:"skip_samples"`
+	Formats     map[string]int `json:"formats"`
+	Error       string         `json:"error,omitempty"`
+}
+
+// SkipJSON is a skipped line.
+type SkipJSON struct {
+	Source string `json:"source"`
+	Reason string `json:"reason"`
+}
+
+// FindingJSON is one finding.
+type FindingJSON struct {
+	Rule       string         `json:"rule"`
+	Severity   string         `json:"severity"`
+	Intent     string         `json:"intent"`
+	Keys       []string       `json:"keys"`
+	Title      string         `json:"title"`
+	Symptom    string         `json:"symptom"`
+	Hypothesis string         `json:"hypothesis"`
+	Check      string         `json:"check"`
+	Action     string         `json:"action"`
+	Narrative  string         `json:"narrative"`
+	Input      string         `json:"input,omitempty"`
+	Counts     map[string]int `json:"counts,omitempty"`
+	Evidence   []EvidenceJSON `json:"evidence"`
+}
+
+// EvidenceJSON is one observation behind a finding.
+type EvidenceJSON struct {
+	Source    string `json:"source"`
+	Tier      string `json:"tier"`
+	RequestID string `json:"request_id"`
+	Time      string `json:"time"`
+	Status    int    `json:"status"`
+	Outcome   string `json:"outcome"`
+	Decision  string `json:"decision,omitempty"`
+	ResultID  string `json:"result_id,omitempty"`
+	Effect    bool   `json:"effect,omitempty"`
+	Detail    string `json:"detail,omitempty"`
+}
+
+func inputsJSON(inputs []*trace.Input) []InputJSON {
+	out := []InputJSON{}
+	for _, in := range inputs {
+		j := InputJSON{Path: redact.String(in.Path), Format: in.Format, Tier: in.Tier, Compression: in.Compression,
+			Lines: in.Lines, Skipped: in.Skipped, SkipSamples: []SkipJSON{}, Formats: in.Formats}
+		for _, s := range in.SkipSamples {
+			j.SkipSamples = append(j.SkipSamples, SkipJSON{Source: redact.String(s.Source.String()), Reason: s.Reason})
+		}
+		if in.Err != nil {
+			j.Error = redact.String(in.Err.Error())
+		}
+		if j.Formats == nil {
+			j.Formats = map[string]int{}
+		}
+		out = append(out, j)
+	}
+	return out
+}
+
+func evidenceJSON(o *trace.Observation) EvidenceJSON {
+	return EvidenceJSON{Source: redact.String(o.Source.String()), Tier: o.Tier.String(), RequestID: redact.String(o.RequestID),
+		Time: FormatTime(o.Time), Status: o.Status, Outcome: o.Outcome.String(), Decision: redact.String(o.Decision),
+		ResultID: redact.String(o.ResultID), Effect: o.Effect, Detail: redact.String(o.Detail)}
+}
+
+func intentID(f *diagnose.Finding) string {
+	if len(f.Intents) > 0 {
+		return f.Intents[0].ID
+	}
+	return ""
+}
+
+func redactAll(list []string) []string {
+	out := make([]string, 0, len(list))
+	for _, s := range list {
+		out = append(out, redact.String(s))
+	}
+	return out
+}
+
+// JSON writes the report as idem.report/v1.
+func (r *Report) JSON(w io.Writer) error {
+	doc := ReportJSON{Schema: "idem.report/v1", Inputs: inputsJSON(r.Inputs), Summary: r.Summary, Findings: []FindingJSON{}}
+	for _, f := range r.Findings {
+		fj := FindingJSON{Rule: f.Rule.ID, Severity: f.Severity.String(), Intent: redact.String(intentID(f)), Keys: redactAll(f.Keys),
+			Title: f.Rule.Title, Symptom: f.Rule.Symptom, Hypothesis: f.Rule.Hypothesis, Check: f.Rule.Check, Action: f.Rule.Action,
+			Narrative: redact.String(f.Narrative), Input: redact.String(f.Input), Counts: f.Counts, Evidence: []EvidenceJSON{}}
+		for _, o := range f.Evidence {
+			fj.Evidence = append(fj.Evidence, evidenceJSON(o))
+		}
+		doc.Findings = append(doc.Findings, fj)
+	}
+	return WriteJSON(w, doc)
+}
+
+// summaryLine is the one-line count of what was read and found.
+func (r *Report) summaryLine() string {
+	s := r.Summary
+	return fmt.Sprintf("%s, %s (%s skipped), %s, %s: %d healthy, %d with findings",
+		plural(s.Inputs, "input", "inputs"), plural(s.Lines, "line", "lines"), fmt.Sprint(s.Skipped),
+		plural(s.Deliveries, "delivery", "deliveries"), plural(s.Intents, "intent", "intents"), s.Healthy, s.WithFindings)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// Text writes the report for a terminal (styled) or a pipe (plain).
+func (r *Report) Text(w io.Writer, st Styles, width int) {
+	if width < 40 {
+		width = 40
+	}
+	fmt.Fprintf(w, "%s %s\n", st.Title.Render("idem diagnose:"), r.summaryLine())
+	fmt.Fprintf(w, "tiers seen: %s", strings.Join(r.Summary.Tiers, ", "))
+	if len(r.Summary.MissingTiers) > 0 {
+		fmt.Fprintf(w, "; %s", st.Warning.Render("missing: "+strings.Join(r.Summary.MissingTiers, ", ")))
+	}
+	fmt.Fprintln(w)
+	r.skipsText(w, st)
+	if len(r.Findings) == 0 {
+		fmt.Fprintf(w, "\n%s\n", st.OK.Render("No findings."))
+		return
+	}
+	for _, sev := range []diagnose.Severity{diagnose.Critical, diagnose.Warning, diagnose.Info} {
+		var group []*diagnose.Finding
+		for _, f := range r.Findings {
+			if f.Severity == sev {
+				group = append(group, f)
+			}
+		}
+		if len(group) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s\n", sevStyle(st, sev).Render(fmt.Sprintf("%s (%d)", strings.ToUpper(sev.String()), len(group))))
+		for _, f := range group {
+			r.findingText(w, st, f, width)
+		}
+	}
+}
+
+func (r *Report) skipsText(w io.Writer, st Styles) {
+	for _, in := range r.Inputs {
+		if in.Err != nil {
+			fmt.Fprintf(w, "%s %s: %s\n", st.Critical.Render("input cut short:"), Safe(in.Path), Safe(in.Err.Error()))
+		}
+		if in.Skipped == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "%s %s: %s skipped\n", st.Warning.Render("skipped lines:"), Safe(in.Path), plural(in.Skipped, "line", "lines"))
+		for _, s := range in.SkipSamples {
+			fmt.Fprintf(w, "  %s  %s\n", st.Faint.Render(Safe(s.Source.String())), s.Reason)
+		}
+		if in.Skipped > len(in.SkipSamples) {
+			fmt.Fprintf(w, "  %s\n", st.Faint.Render(fmt.Sprintf("… and %d more", in.Skipped-len(in.SkipSamples))))
+		}
+	}
+}
+
+func sevStyle(st Styles, s diagnose.Severity) interface{ Render(...string) string } {
+	switch s {
+	case diagnose.Critical:
+		return st.Critical
+	case diagnose.Warning:
+		return st.Warning
+	}
+	return st.Info
+}
+
+func (r *Report) findingText(w io.Writer, st Styles, f *diagnose.Finding, width int) {
+	head := fmt.Sprintf("%s  %s", st.Label.Render(f.Rule.ID), f.Rule.Title)
+	if len(f.Keys) > 0 {
+		head += st.Faint.Render("  key " + Safe(strings.Join(f.Keys, ", ")))
+	}
+	fmt.Fprintf(w, "\n%s %s\n", sevStyle(st, f.Severity).Render("●"), head)
+	for _, line := range wrap(Safe(f.Narrative), width-2) {
+		fmt.Fprintf(w, "  %s\n", line)
+	}
+	for _, col := range [][2]string{{"symptom", f.Rule.Symptom}, {"hypothesis", f.Rule.Hypothesis}, {"check", f.Rule.Check}, {"action", f.Rule.Action}} {
+		lines := wrap(col[1], width-14)
+		for i, line := range lines {
+			label := ""
+			if i == 0 {
+				label = col[0]
+			}
+			fmt.Fprintf(w, "  %s %s\n", st.Faint.Render(fmt.Sprintf("%-11s", label)), line)
+		}
+	}
+	if len(f.Evidence) > 0 {
+		fmt.Fprintf(w, "  %s\n", st.Faint.Render("evidence"))
+		for _, o := range f.Evidence {
+			fmt.Fprintf(w, "    %s  %-8s %-6s %s%s  %s\n", FormatTime(o.Time), o.Tier, evidenceStatus(o), Safe(shorten(o.RequestID, 36)),
+				observationExtras(st, o), st.Faint.Render(Safe(o.Source.String())))
+		}
+	}
+}
+
+func evidenceStatus(o *trace.Observation) string {
+	switch {
+	case o.Outcome.Lost():
+		return o.Outcome.String()
+	case o.Status > 0:
+		return fmt.Sprint(o.Status)
+	}
+	return "-"
+}
+
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-1] + "…"
+}
+
+// wrap breaks text into lines of at most width columns at spaces.
+func wrap(s string, width int) []string {
+	if width < 20 {
+		width = 20
+	}
+	var lines []string
+	var cur strings.Builder
+	for _, word := range strings.Fields(s) {
+		if cur.Len() > 0 && cur.Len()+1+len(word) > width {
+			lines = append(lines, cur.String())
+			cur.Reset()
+		}
+		if cur.Len() > 0 {
+			cur.WriteByte(' ')
+		}
+		cur.WriteString(word)
+	}
+	if cur.Len() > 0 {
+		lines = append(lines, cur.String())
+	}
+	return lines
+}
+
+// Markdown writes the report to paste into an incident channel or ticket.
+// Every piece of log content goes through MD, so no log line can add rows,
+// links or markup.
+func (r *Report) Markdown(w io.Writer) {
+	s := r.Summary
+	fmt.Fprintf(w, "## idem diagnosis\n\n")
+	fmt.Fprintf(w, "| inputs | lines | skipped | deliveries | intents | healthy | with findings | critical | warning | info |\n")
+	fmt.Fprintf(w, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(w, "| %d | %d | %d | %d | %d | %d | %d | %d | %d | %d |\n\n", s.Inputs, s.Lines, s.Skipped, s.Deliveries, s.Intents,
+		s.Healthy, s.WithFindings, s.Critical, s.Warning, s.Info)
+	fmt.Fprintf(w, "Tiers seen: %s.", strings.Join(s.Tiers, ", "))
+	if len(s.MissingTiers) > 0 {
+		fmt.Fprintf(w, " Missing: %s, so what happened there could not be seen.", strings.Join(s.MissingTiers, ", "))
+	}
+	fmt.Fprintf(w, "\n\n")
+	fmt.Fprintf(w, "| input | format | tier | lines | skipped |\n|---|---|---|---:|---:|\n")
+	for _, in := range r.Inputs {
+		fmt.Fprintf(w, "| %s | %s | %s | %d | %d |\n", MD(in.Path), MD(in.Format), in.Tier, in.Lines, in.Skipped)
+	}
+	for _, in := range r.Inputs {
+		for _, sk := range in.SkipSamples {
+			fmt.Fprintf(w, "\n- skipped %s: %s", MD(sk.Source.String()), MD(sk.Reason))
+		}
+	}
+	fmt.Fprintln(w)
+	if len(r.Findings) == 0 {
+		fmt.Fprintf(w, "\nNo findings.\n")
+		return
+	}
+	fmt.Fprintf(w, "\n### Findings\n\n| # | severity | rule | keys | what happened |\n|---:|---|---|---|---|\n")
+	for i, f := range r.Findings {
+		fmt.Fprintf(w, "| %d | %s | `%s` | %s | %s |\n", i+1, f.Severity, f.Rule.ID, MD(strings.Join(f.Keys, ", ")), MD(f.Narrative))
+	}
+	for i, f := range r.Findings {
+		fmt.Fprintf(w, "\n### %d. %s: `%s` (%s)\n\n", i+1, f.Severity, f.Rule.ID, f.Rule.Title)
+		fmt.Fprintf(w, "**What happened.** %s\n\n", MD(f.Narrative))
+		fmt.Fprintf(w, "| symptom | hypothesis | check | bounded action |\n|---|---|---|---|\n")
+		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", MD(f.Rule.Symptom), MD(f.Rule.Hypothesis), MD(f.Rule.Check), MD(f.Rule.Action))
+		if len(f.Evidence) > 0 {
+			fmt.Fprintf(w, "\n**Evidence**\n\n| time | tier | request id | status | outcome | decision | result | source |\n|---|---|---|---:|---|---|---|---|\n")
+			for _, o := range f.Evidence {
+				result := MD(o.ResultID)
+				if o.Effect {
+					result += " (effect)"
+				}
+				fmt.Fprintf(w, "| %s | %s | %s | %d | %s | %s | %s | %s |\n", FormatTime(o.Time), o.Tier, MD(o.RequestID), o.Status,
+					o.Outcome, MD(o.Decision), result, MD(o.Source.String()))
+			}
+		}
+		if len(f.Intents) > 0 {
+			fmt.Fprintf(w, "\n```mermaid\n%s```\n", SequenceDiagram(f.Intents))
+		}
+	}
+}
+
+// SequenceDiagram draws the deliveries of intents as a Mermaid
+// sequenceDiagram: client → proxy → server → provider, with notes where a
+// response went missing, a conflict or an in-progress answer came back.
+func SequenceDiagram(intents []*trace.Intent) string {
+	var b strings.Builder
+	b.WriteString("sequenceDiagram\n")
+	used := map[trace.Tier]bool{}
+	var deliveries []*trace.Delivery
+	for _, in := range intents {
+		for _, d := range in.Deliveries {
+			deliveries = append(deliveries, d)
+			for _, o := range d.Observations {
+				used[o.Tier] = true
+			}
+		}
+	}
+	sort.SliceStable(deliveries, func(i, j int) bool { return deliveries[i].Start().Before(deliveries[j].Start()) })
+	names := map[trace.Tier]string{trace.TierClient: "C", trace.TierProxy: "P", trace.TierServer: "S", trace.TierWorker: "W", trace.TierProvider: "X"}
+	var tiers []trace.Tier
+	for t := trace.TierClient; t <= trace.TierProvider; t++ {
+		if used[t] {
+			tiers = append(tiers, t)
+			fmt.Fprintf(&b, "    participant %s as %s\n", names[t], t)
+		}
+	}
+	if len(tiers) == 0 {
+		return b.String()
+	}
+	for _, d := range deliveries {
+		present := map[trace.Tier]*trace.Observation{}
+		var path []trace.Tier
+		for _, o := range d.Observations {
+			if _, ok := present[o.Tier]; !ok {
+				present[o.Tier] = o
+				path = append(path, o.Tier)
+			}
+		}
+		label := Mermaid(fmt.Sprintf("%s %s key %s req %s", d.Method(), d.Route(), shorten(d.Key, 24), shorten(d.RequestID, 13)))
+		if len(path) == 1 {
+			fmt.Fprintf(&b, "    Note over %s: %s\n", names[path[0]], label)
+		}
+		for i := 0; i+1 < len(path); i++ {
+			fmt.Fprintf(&b, "    %s->>%s: %s\n", names[path[i]], names[path[i+1]], label)
+		}
+		// Responses travel back; where one was lost, a note says so.
+		for i := len(path) - 1; i > 0; i-- {
+			inner, outer := present[path[i]], present[path[i-1]]
+			msg := responseLabel(d, inner)
+			if outer.Outcome.Lost() {
+				fmt.Fprintf(&b, "    %s--x%s: %s\n", names[path[i]], names[path[i-1]], Mermaid(msg))
+				fmt.Fprintf(&b, "    Note over %s: %s\n", names[path[i-1]], Mermaid(lostLabel(outer)))
+				break
+			}
+			fmt.Fprintf(&b, "    %s-->>%s: %s\n", names[path[i]], names[path[i-1]], Mermaid(msg))
+		}
+		for _, o := range d.Observations {
+			if o.Effect {
+				fmt.Fprintf(&b, "    Note over %s: effect %s\n", names[o.Tier], Mermaid(o.ResultID))
+			}
+		}
+	}
+	return b.String()
+}
+
+func responseLabel(d *trace.Delivery, o *trace.Observation) string {
+	var parts []string
+	status := 0
+	for _, x := range d.Observations {
+		if x.Tier == o.Tier && x.Status > 0 {
+			status = x.Status
+		}
+	}
+	if status > 0 {
+		parts = append(parts, fmt.Sprint(status))
+	} else {
+		parts = append(parts, "no response")
+	}
+	if dec, _ := d.Decision(); dec != "" {
+		parts = append(parts, dec)
+	}
+	if r := d.ResultID(); r != "" {
+		parts = append(parts, r)
+	}
+	return strings.Join(parts, " ")
+}
+
+func lostLabel(o *trace.Observation) string {
+	s := o.Outcome.String()
+	if o.Duration > 0 {
+		s += fmt.Sprintf(" after %s", o.Duration.Round(1e6))
+	}
+	if o.Detail != "" {
+		s += " " + o.Detail
+	}
+	return s
+}
