@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/idem-cli/idem/trace"
 )
@@ -43,7 +44,7 @@ func secondEffects(c *context, in *trace.Intent) []effectfulPair {
 			if fa, fb := prev.Fingerprint(), d.Fingerprint(); fa != "" && fb != "" && fa != fb {
 				continue // another payload: payload-mismatch says it
 			}
-			out = append(out, effectfulPair{first: prev, second: d, concurrent: serverStart(d).Before(completedAt(c, prev))})
+			out = append(out, effectfulPair{first: prev, second: d, concurrent: overlapped(c, prev, d)})
 			break
 		}
 	}
@@ -76,4 +77,37 @@ func runNonAtomic(c *context) []*Finding {
 		out = append(out, &Finding{Severity: Critical, Intents: []*trace.Intent{in}, Narrative: n, Evidence: ev.sorted()})
 	}
 	return out
+}
+
+// overlapped reports whether later started before earlier had finished.
+// Times are compared within one tier (one clock); where a tier logs whole
+// seconds only, equal times count as overlapping.
+func overlapped(c *context, earlier, later *trace.Delivery) bool {
+	for t := trace.TierClient; t <= trace.TierServer; t++ {
+		a, b := tierSpan(earlier, t), tierSpan(later, t)
+		if a.start.IsZero() || b.start.IsZero() || a.end.IsZero() {
+			continue
+		}
+		return !b.start.After(a.end)
+	}
+	return !serverStart(later).After(completedAt(c, earlier))
+}
+
+type span struct{ start, end time.Time }
+
+// tierSpan is when a tier first and last saw a delivery.
+func tierSpan(d *trace.Delivery, t trace.Tier) span {
+	var s span
+	for _, o := range d.Observations {
+		if o.Tier != t || o.Time.IsZero() {
+			continue
+		}
+		if s.start.IsZero() || o.Time.Before(s.start) {
+			s.start = o.Time
+		}
+		if e := o.End(); e.After(s.end) {
+			s.end = e
+		}
+	}
+	return s
 }

@@ -22,21 +22,15 @@ func runResponseLost(c *context) []*Finding {
 	var out []*Finding
 	for _, in := range c.set.Intents {
 		var commit *trace.Observation
-		var commitDelivery *trace.Delivery
 		var effects []*trace.Observation
 		for _, d := range in.Deliveries {
-			e := c.effects(d)
-			effects = append(effects, e...)
-			if commit == nil && len(e) > 0 {
-				commit, commitDelivery = e[0], d
-			}
+			effects = append(effects, c.effects(d)...)
 		}
-		if commit == nil {
-			continue
-		}
+		// A delivery whose response was lost after it committed: its own
+		// effect, or its own success at the server.
 		var lost []*trace.Delivery
 		for _, d := range in.Deliveries {
-			if l := d.Lost(); l != nil && (d == commitDelivery || !d.Start().After(commit.Time) || len(c.effects(d)) > 0) {
+			if d.Lost() != nil && (len(c.effects(d)) > 0 || serverSuccess(d) != nil) {
 				lost = append(lost, d)
 			}
 		}
@@ -44,6 +38,11 @@ func runResponseLost(c *context) []*Finding {
 			continue
 		}
 		first := lost[0]
+		if e := c.effects(first); len(e) > 0 {
+			commit = e[0]
+		} else if s := serverSuccess(first); s != nil {
+			commit = s
+		}
 		loss := first.Lost()
 		var ev evidence
 		ev.delivery(first)
@@ -62,11 +61,11 @@ func runResponseLost(c *context) []*Finding {
 		f.Narrative = fmt.Sprintf("At %s delivery %s of key %s reached the server, which committed %s at %s, but %s",
 			hhmmss(first.Start()), first.RequestID, in.Key, resultList(uniqueResults([]*trace.Observation{commit})), hhmmss(commit.Time), describeLoss(loss))
 		switch {
-		case recovered != nil && len(results) <= 1:
+		case recovered != nil && len(effects) <= 1:
 			f.Severity = Info
 			ev.delivery(recovered)
 			f.Narrative += fmt.Sprintf("; the retry %s at %s carried the same key and got the stored result (%d, %s), so the contract held.",
-				recovered.RequestID, hhmmss(recovered.Start()), edgeResponse(recovered).Status, resultList([]string{recovered.ResultID()}))
+				recovered.RequestID, hhmmss(recovered.Start()), edgeResponse(recovered).Status, resultList(nonEmpty(recovered.ResultID())))
 		case len(in.Deliveries) == 1:
 			f.Narrative += "; no retry with the same key followed, so the caller was left with an unknown outcome."
 		default:

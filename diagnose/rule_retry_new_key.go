@@ -69,7 +69,7 @@ func runRetryNewKey(c *context) []*Finding {
 				keys = append(keys, in.Key)
 			}
 			id := strings.Join(keys, "\x00")
-			if reported[id] {
+			if reported[id] || attemptScoped(cluster) {
 				continue
 			}
 			reported[id] = true
@@ -162,4 +162,22 @@ func shortFP(fp string) string {
 		return fp[:i+13]
 	}
 	return fp
+}
+
+// attemptScoped reports whether the intents are the attempts of one
+// operation with attempt-scoped keys: attempt-scoped-key explains them.
+func attemptScoped(cluster []*trace.Intent) bool {
+	bases := map[string]bool{}
+	activities := map[string]bool{}
+	for _, in := range cluster {
+		bases[attemptSuffix.ReplaceAllString(in.Key, "")] = true
+		for _, d := range in.Deliveries {
+			for _, o := range d.Observations {
+				if o.ActivityID != "" {
+					activities[o.WorkflowID+"/"+o.ActivityID] = true
+				}
+			}
+		}
+	}
+	return len(bases) == 1 || len(activities) == 1
 }

@@ -154,7 +154,11 @@ func (r *Report) Text(w io.Writer, st Styles, width int) {
 		width = 40
 	}
 	fmt.Fprintf(w, "%s %s\n", st.Title.Render("idem diagnose:"), r.summaryLine())
-	fmt.Fprintf(w, "tiers seen: %s", strings.Join(r.Summary.Tiers, ", "))
+	seen := strings.Join(r.Summary.Tiers, ", ")
+	if seen == "" {
+		seen = "none"
+	}
+	fmt.Fprintf(w, "tiers seen: %s", seen)
 	if len(r.Summary.MissingTiers) > 0 {
 		fmt.Fprintf(w, "; %s", st.Warning.Render("missing: "+strings.Join(r.Summary.MissingTiers, ", ")))
 	}
@@ -231,7 +235,7 @@ func (r *Report) findingText(w io.Writer, st Styles, f *diagnose.Finding, width 
 	if len(f.Evidence) > 0 {
 		fmt.Fprintf(w, "  %s\n", st.Faint.Render("evidence"))
 		for _, o := range f.Evidence {
-			fmt.Fprintf(w, "    %s  %-8s %-6s %s%s  %s\n", FormatTime(o.Time), o.Tier, evidenceStatus(o), Safe(shorten(o.RequestID, 36)),
+			fmt.Fprintf(w, "    %s  %-8s %-13s %s%s  %s\n", FormatTime(o.Time), o.Tier, evidenceStatus(o), Safe(shorten(o.RequestID, 36)),
 				observationExtras(st, o), st.Faint.Render(Safe(o.Source.String())))
 		}
 	}
@@ -322,8 +326,8 @@ func (r *Report) Markdown(w io.Writer) {
 				if o.Effect {
 					result += " (effect)"
 				}
-				fmt.Fprintf(w, "| %s | %s | %s | %d | %s | %s | %s | %s |\n", FormatTime(o.Time), o.Tier, MD(o.RequestID), o.Status,
-					o.Outcome, MD(o.Decision), result, MD(o.Source.String()))
+				fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", FormatTime(o.Time), o.Tier, MD(o.RequestID), cellStatus(o),
+					cellOutcome(o), MD(o.Decision), result, MD(o.Source.String()))
 			}
 		}
 		if len(f.Intents) > 0 {
@@ -380,9 +384,9 @@ func SequenceDiagram(intents []*trace.Intent) string {
 		for i := len(path) - 1; i > 0; i-- {
 			inner, outer := present[path[i]], present[path[i-1]]
 			msg := responseLabel(d, inner)
-			if outer.Outcome.Lost() {
+			if witness := lostLeg(inner, outer); witness != nil {
 				fmt.Fprintf(&b, "    %s--x%s: %s\n", names[path[i]], names[path[i-1]], Mermaid(msg))
-				fmt.Fprintf(&b, "    Note over %s: %s\n", names[path[i-1]], Mermaid(lostLabel(outer)))
+				fmt.Fprintf(&b, "    Note over %s: %s\n", names[witness.Tier], Mermaid(lostLabel(witness)))
 				break
 			}
 			fmt.Fprintf(&b, "    %s-->>%s: %s\n", names[path[i]], names[path[i-1]], Mermaid(msg))
@@ -409,6 +413,9 @@ func responseLabel(d *trace.Delivery, o *trace.Observation) string {
 	} else {
 		parts = append(parts, "no response")
 	}
+	if o.Tier < trace.TierServer {
+		return strings.Join(parts, " ")
+	}
 	if dec, _ := d.Decision(); dec != "" {
 		parts = append(parts, dec)
 	}
@@ -427,4 +434,35 @@ func lostLabel(o *trace.Observation) string {
 		s += " " + o.Detail
 	}
 	return s
+}
+
+// lostLeg says whether the response from inner to outer went missing, and
+// returns the observation that witnessed it: a client that timed out or was
+// reset, a proxy that saw its client leave (that leg is the proxy's
+// downstream), or a proxy that gave up on its upstream.
+func lostLeg(inner, outer *trace.Observation) *trace.Observation {
+	switch {
+	case inner.Outcome == trace.OutcomeClientClosed:
+		return inner
+	case outer.Tier == trace.TierClient && outer.Outcome.Lost():
+		return outer
+	case outer.Outcome == trace.OutcomeUpstreamTimeout || outer.Outcome == trace.OutcomeUpstreamReset:
+		return outer
+	}
+	return nil
+}
+
+// cellStatus and cellOutcome show "-" where a line says nothing of a response.
+func cellStatus(o *trace.Observation) string {
+	if o.Status == 0 {
+		return "-"
+	}
+	return fmt.Sprint(o.Status)
+}
+
+func cellOutcome(o *trace.Observation) string {
+	if o.Outcome == trace.OutcomeUnknown {
+		return "-"
+	}
+	return o.Outcome.String()
 }

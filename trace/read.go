@@ -184,13 +184,19 @@ func isDocument(br *bufio.Reader) bool {
 	if trimmed[0] != '{' {
 		return false
 	}
-	first := trimmed
+	first, rest := trimmed, []byte(nil)
 	if i := bytes.IndexByte(trimmed, '\n'); i >= 0 {
-		first = trimmed[:i]
+		first, rest = trimmed[:i], trimmed[i+1:]
 	} else if len(head) == 64<<10 {
 		return false // a long first line: treat as lines, the splitter bounds it
 	}
-	return !json.Valid(bytes.TrimSpace(first))
+	if json.Valid(bytes.TrimSpace(first)) {
+		return false
+	}
+	// A broken first line of JSON lines is followed by another object; a
+	// document's second line continues the first value.
+	next := bytes.TrimLeft(rest, "\r\n")
+	return len(next) > 0 && next[0] != '{'
 }
 
 // batch is a run of lines handed to one worker.

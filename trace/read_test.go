@@ -151,3 +151,16 @@ func TestJSONArrayDocument(t *testing.T) {
 		t.Fatalf("array elements: %d, lines %v", len(obs), obs)
 	}
 }
+
+func TestTruncatedFirstLineIsNotADocument(t *testing.T) {
+	data := `{"time":"2026-11-30T09:14:02Z","requ` + "\n" + fmt.Sprintf(goodLine, 2) + "\n"
+	obs, info := readString(t, "trunc", data, Options{})
+	if len(obs) != 1 || info.Skipped != 1 || info.SkipSamples[0].Source.Line != 1 {
+		t.Fatalf("obs %d, skipped %+v", len(obs), info.SkipSamples)
+	}
+	pretty := "{\n  \"time\": \"2026-11-30T09:14:02Z\",\n  \"request_id\": \"r-1\",\n  \"method\": \"POST\",\n  \"status\": 201\n}\n{\n  \"request_id\": \"r-2\", \"method\": \"GET\", \"status\": 200\n}\n"
+	obs, _ = readString(t, "pretty", pretty, Options{})
+	if len(obs) != 2 || obs[1].Source.Line != 7 {
+		t.Fatalf("pretty-printed objects: %d, %+v", len(obs), obs)
+	}
+}

@@ -1,0 +1,100 @@
+package cmd
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idem-cli/idem/internal/iostreams"
+)
+
+// run executes a command line against test streams.
+func run(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	ios, in, out, errOut := iostreams.Test()
+	in.WriteString(stdin)
+	f := &Factory{IO: ios, Now: func() time.Time { return time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC) }, Getenv: func(string) string { return "" }}
+	code = Run(context.Background(), f, args)
+	return code, out.String(), errOut.String()
+}
+
+// TestExitCodes pins the documented exit codes: testscript can only tell
+// zero from non-zero.
+func TestExitCodes(t *testing.T) {
+	fx := "../fixtures/"
+	tests := []struct {
+		name   string
+		stdin  string
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{"healthy is clean", "", []string{"diagnose", fx + "scenarios/healthy/client.har", fx + "scenarios/healthy/envoy.jsonl", fx + "scenarios/healthy/orders.jsonl"}, 0, "No findings.", ""},
+		{"critical finding", "", []string{"diagnose", fx + "scenarios/retry-new-key/app.jsonl", fx + "scenarios/retry-new-key/client.har", fx + "scenarios/retry-new-key/nginx.jsonl"}, 1, "retry-new-key", ""},
+		{"fail-on critical ignores warnings", "", []string{"diagnose", "--fail-on", "critical", fx + "scenarios/retry-storm/client.har", fx + "scenarios/retry-storm/nginx.jsonl", fx + "scenarios/retry-storm/orders.jsonl"}, 0, "retry-storm", ""},
+		{"info does not fail by default", "", []string{"diagnose", "--rule", "response-lost", fx + "incident/app.jsonl", fx + "incident/client.har", fx + "incident/nginx-access.jsonl"}, 0, "INFO (1)", ""},
+		{"fail-on info", "", []string{"diagnose", "--fail-on", "info", "--rule", "response-lost", fx + "incident/app.jsonl", fx + "incident/client.har", fx + "incident/nginx-access.jsonl"}, 1, "response-lost", ""},
+		{"stdin", `{"time":"2026-11-30T10:00:00Z","level":"INFO","msg":"request completed","request_id":"r1","method":"POST","route":"/x","status":201,"idempotency_key":"k"}` + "\n", []string{"diagnose", "-"}, 0, "1 intent", ""},
+		{"bad line is counted, not fatal", "{broken\n", []string{"diagnose", "-"}, 0, "-:1  invalid JSON", ""},
+		{"missing file", "", []string{"diagnose", fx + "nope.jsonl"}, 2, "", "nope.jsonl: no such file"},
+		{"unknown rule", "", []string{"diagnose", "--rule", "nope", fx + "incident/app.jsonl"}, 2, "", `unknown rule "nope"`},
+		{"bad format", "", []string{"diagnose", "-o", "yaml", fx + "incident/app.jsonl"}, 2, "", `invalid --format "yaml"`},
+		{"bad fail-on", "", []string{"diagnose", "--fail-on", "high", fx + "incident/app.jsonl"}, 2, "", "invalid severity"},
+		{"bad since", "", []string{"diagnose", "--since", "tuesday", fx + "incident/app.jsonl"}, 2, "", "cannot read time"},
+		{"unknown flag", "", []string{"diagnose", "--frobnicate"}, 2, "", "unknown flag"},
+		{"bad color", "", []string{"--color", "purple", "rules"}, 2, "", "invalid --color"},
+		{"rules", "", []string{"rules"}, 0, "non-atomic-reservation", ""},
+		{"one rule", "", []string{"rules", "payload-mismatch"}, 0, "hypothesis", ""},
+		{"unknown rule id", "", []string{"rules", "nope"}, 2, "", "unknown rule"},
+		{"version", "", []string{"--version"}, 0, "idem ", ""},
+		{"exit codes help", "", []string{"help", "exit-codes"}, 0, "130", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := run(t, tt.stdin, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.code, out, errOut)
+			}
+			if !strings.Contains(out, tt.stdout) {
+				t.Errorf("stdout lacks %q:\n%s", tt.stdout, out)
+			}
+			if !strings.Contains(errOut, tt.stderr) {
+				t.Errorf("stderr lacks %q:\n%s", tt.stderr, errOut)
+			}
+		})
+	}
+}
+
+func TestSinceUntilFilters(t *testing.T) {
+	args := []string{"diagnose", "-o", "json", "../fixtures/scenarios/retry-new-key/app.jsonl", "../fixtures/scenarios/retry-new-key/client.har", "../fixtures/scenarios/retry-new-key/nginx.jsonl"}
+	_, out, _ := run(t, "", append(args, "--since", "2026-11-30T15:00:00Z")...)
+	if !strings.Contains(out, `"findings": []`) {
+		t.Errorf("--since after the incident kept findings:\n%s", out)
+	}
+	_, out, _ = run(t, "", append(args, "--until", "2026-11-30T15:00:00Z")...)
+	if strings.Contains(out, `"findings": []`) {
+		t.Errorf("--until after the incident dropped findings")
+	}
+	// Relative times count back from the injected clock (12:00 that day).
+	_, out, _ = run(t, "", append(args, "--since", "24h")...)
+	if strings.Contains(out, `"findings": []`) {
+		t.Errorf("--since 24h dropped findings from 14:02")
+	}
+}
+
+func TestNewCmdDiagnoseFlags(t *testing.T) {
+	ios, _, _, _ := iostreams.Test()
+	f := &Factory{IO: ios, Now: time.Now}
+	var got *DiagnoseOptions
+	cmd := NewCmdDiagnose(f, func(o *DiagnoseOptions) error { got = o; return nil })
+	cmd.SetArgs([]string{"-o", "markdown", "--key", "a,b", "--rule", "response-lost", "--fail-on", "critical", "--retry-budget", "9", "x.jsonl", "-"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if got.Format != "markdown" || len(got.Keys) != 2 || got.Rules[0] != "response-lost" || got.FailOn != "critical" ||
+		got.Rule.RetryBudget != 9 || len(got.Paths) != 2 || got.Rule.Deadline != 60*time.Second {
+		t.Errorf("options: %+v", got)
+	}
+}

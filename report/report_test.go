@@ -1,0 +1,189 @@
+package report_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/idem-cli/idem/diagnose"
+	"github.com/idem-cli/idem/report"
+	"github.com/idem-cli/idem/trace"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+func build(t *testing.T, glob string) *report.Report {
+	t.Helper()
+	paths, _ := filepath.Glob(glob)
+	set, err := trace.Load(context.Background(), paths, trace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := diagnose.Run(set, diagnose.DefaultOptions())
+	return &report.Report{Inputs: set.Inputs, Summary: res.Summary, Findings: res.Findings}
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./report -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file; run go test ./report -update and review the diff\n--- got ---\n%s", name, got)
+	}
+}
+
+func TestGoldenReports(t *testing.T) {
+	for _, tc := range []struct{ name, glob string }{
+		{"incident", "../fixtures/incident/*"},
+		{"retry-new-key", "../fixtures/scenarios/retry-new-key/*"},
+	} {
+		r := build(t, tc.glob)
+		var text, md, js bytes.Buffer
+		r.Text(&text, report.NewStyles(&text, false), 100)
+		r.Markdown(&md)
+		if err := r.JSON(&js); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, tc.name+".txt", text.Bytes())
+		golden(t, tc.name+".md", md.Bytes())
+		golden(t, tc.name+".json", js.Bytes())
+		if !json.Valid(js.Bytes()) {
+			t.Errorf("%s: invalid JSON", tc.name)
+		}
+		if bytes.Contains(text.Bytes(), []byte("\x1b[")) {
+			t.Errorf("%s: escape sequences in plain text", tc.name)
+		}
+	}
+}
+
+func TestColorOnlyWhenEnabled(t *testing.T) {
+	r := build(t, "../fixtures/scenarios/retry-new-key/*")
+	var b bytes.Buffer
+	r.Text(&b, report.NewStyles(&b, true), 100)
+	if !bytes.Contains(b.Bytes(), []byte("\x1b[")) {
+		t.Errorf("colour was asked for and none came")
+	}
+}
+
+func TestJSONShape(t *testing.T) {
+	r := build(t, "../fixtures/scenarios/retry-new-key/*")
+	var b bytes.Buffer
+	if err := r.JSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Schema string `json:"schema"`
+		Inputs []struct {
+			Path, Format, Tier string
+			Lines, Skipped     int
+		} `json:"inputs"`
+		Summary  map[string]any `json:"summary"`
+		Findings []struct {
+			Rule, Severity, Intent, Symptom, Hypothesis, Check, Action, Narrative string
+			Keys                                                                  []string
+			Evidence                                                              []struct {
+				Source, Tier, Time, Outcome string
+				RequestID                   string `json:"request_id"`
+				Status                      *int
+			}
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Schema != "idem.report/v1" || len(doc.Inputs) != 3 || len(doc.Findings) != 2 {
+		t.Fatalf("document: %+v", doc)
+	}
+	f := doc.Findings[0]
+	if f.Rule != "retry-new-key" || f.Severity != "critical" || len(f.Keys) != 2 || f.Symptom == "" || f.Action == "" || f.Intent == "" {
+		t.Errorf("finding: %+v", f)
+	}
+	for _, e := range f.Evidence {
+		if e.Source == "" || e.Tier == "" || e.Status == nil || e.RequestID == "" {
+			t.Errorf("evidence: %+v", e)
+		}
+	}
+	if doc.Summary["intents"].(float64) != 2 {
+		t.Errorf("summary: %v", doc.Summary)
+	}
+}
+
+func TestSafeEscapesControlSequences(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain id-42", "plain id-42"},
+		{"\x1b[31mred\x1b[0m", `\e[31mred\e[0m`},
+		{"\x1b]8;;https://evil.example\x07click\x1b]8;;\x07", `\e]8;;https://evil.example\x07click\e]8;;\x07`},
+		{"\x1b]52;c;ZWNobyBwd25lZA==\x07", `\e]52;c;ZWNobyBwd25lZA==\x07`},
+		{"over\rwrite\bx", `over\rwrite\x08x`},
+		{"line\nbreak\ttab", `line\nbreak\ttab`},
+		{"c1 \u009b31m", `c1 \x9b31m`},
+		{"bidi \u202eevil", `bidi \u202eevil`},
+		{"bad \xff utf8", `bad \xff utf8`},
+	}
+	for _, tt := range tests {
+		if got := report.Safe(tt.in); got != tt.want {
+			t.Errorf("Safe(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestMarkdownCannotBeRestructured(t *testing.T) {
+	got := report.MD("a | b\n| c | `code` <img src=x onerror=alert(1)> [link](http://x) **bold**")
+	for _, bad := range []string{"\n", " | ", "`code`", "<img", "[link](", "**bold**"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("MD left %q in %q", bad, got)
+		}
+	}
+}
+
+func TestSecretsAreRedacted(t *testing.T) {
+	for _, s := range []string{
+		"Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.abc.def",
+		`{"Cookie":"session=9f8e7d6c5b4a"}`,
+		"GET /v1/x?token=s3cr3tvalue&page=2",
+		"password=hunter2hunter2",
+		"key sk_live_51HxAbCdEfGhIjKlMnOpQr",
+		"aws AKIAIOSFODNN7EXAMPLE",
+	} {
+		got := report.Safe(s)
+		for _, secret := range []string{"eyJhbGciOiJIUzI1NiJ9", "9f8e7d6c5b4a", "s3cr3tvalue", "hunter2", "sk_live_51Hx", "AKIAIOSFODNN7EXAMPLE"} {
+			if strings.Contains(got, secret) {
+				t.Errorf("Safe(%q) = %q still holds %q", s, got, secret)
+			}
+		}
+	}
+	if got := report.Safe("GET /v1/x?page=2"); got != "GET /v1/x?page=2" {
+		t.Errorf("harmless text changed: %q", got)
+	}
+}
+
+func FuzzSafe(f *testing.F) {
+	f.Add("\x1b[31mred")
+	f.Add("a|b`c`\n<d>")
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, out := range []string{report.Safe(s), report.MD(s), report.Mermaid(s)} {
+			for _, r := range out {
+				if r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) {
+					t.Fatalf("control character %U in %q", r, out)
+				}
+			}
+		}
+		md := report.MD(s)
+		if strings.ContainsAny(md, "|`<>\n") && strings.Contains(md, "|") && !strings.Contains(md, `\|`) {
+			t.Fatalf("unescaped pipe in %q", md)
+		}
+	})
+}
