@@ -58,8 +58,12 @@ func runResponseLost(c *context) []*Finding {
 			}
 		}
 		results := uniqueResults(effects)
+		what := "its effect"
+		if commit.ResultID != "" {
+			what = commit.ResultID
+		}
 		f.Narrative = fmt.Sprintf("At %s delivery %s of key %s reached the server, which committed %s at %s, but %s",
-			hhmmss(first.Start()), first.RequestID, in.Key, resultList(uniqueResults([]*trace.Observation{commit})), hhmmss(commit.Time), describeLoss(loss))
+			hhmmss(first.Start()), first.RequestID, in.Key, what, hhmmss(commit.Time), describeLoss(loss))
 		switch {
 		case recovered != nil && len(effects) <= 1:
 			f.Severity = Info

@@ -1,0 +1,101 @@
+package cmd
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// readmeExample is one "$ command" of a console block in README.md and the
+// output lines shown under it (up to a "..." line).
+type readmeExample struct {
+	line    int
+	command string
+	output  []string
+}
+
+func readmeExamples(t *testing.T, path string) []readmeExample {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []readmeExample
+	inConsole, truncated := false, false
+	sc := bufio.NewScanner(f)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "```console"):
+			inConsole = true
+		case strings.HasPrefix(line, "```"):
+			inConsole = false
+		case inConsole && strings.HasPrefix(line, "$ "):
+			out = append(out, readmeExample{line: n, command: strings.TrimPrefix(line, "$ ")})
+			truncated = false
+		case inConsole && len(out) > 0:
+			if strings.TrimSpace(line) == "..." {
+				truncated = true
+			} else if !truncated {
+				out[len(out)-1].output = append(out[len(out)-1].output, line)
+			}
+		}
+	}
+	return out
+}
+
+// TestReadmeExamples runs every console example of README.md, as written,
+// with the built idem on PATH, and checks the output it shows.
+func TestReadmeExamples(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := t.TempDir()
+	root, _ := filepath.Abs("..")
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, "idem"), "./cmd/idem")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	examples := readmeExamples(t, filepath.Join(root, "README.md"))
+	if len(examples) < 5 {
+		t.Fatalf("found only %d README examples", len(examples))
+	}
+	for _, ex := range examples {
+		t.Run(ex.command, func(t *testing.T) {
+			cmd := exec.Command("bash", "-o", "pipefail", "-c", ex.command)
+			cmd.Dir = root
+			cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "NO_COLOR=1", "COLUMNS=100")
+			out, err := cmd.Output()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code >= 2 {
+				t.Fatalf("README.md:%d: %s exited %d\n%s", ex.line, ex.command, code, out)
+			}
+			if len(out) == 0 {
+				t.Errorf("README.md:%d: %s printed nothing", ex.line, ex.command)
+			}
+			got := strings.Split(string(out), "\n")
+			for i, want := range ex.output {
+				if i >= len(got) || strings.TrimRight(got[i], " ") != strings.TrimRight(want, " ") {
+					g := ""
+					if i < len(got) {
+						g = got[i]
+					}
+					t.Errorf("README.md:%d: output line %d\n got: %q\nwant: %q", ex.line, i+1, g, want)
+					break
+				}
+			}
+		})
+	}
+}

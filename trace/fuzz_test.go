@@ -1,0 +1,84 @@
+package trace
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// seedLines adds every line of the bundled fixtures as fuzz seeds, so the
+// fuzzer starts from each real format.
+func seedLines(f *testing.F) {
+	paths, _ := filepath.Glob("../fixtures/scenarios/*/*.jsonl")
+	inc, _ := filepath.Glob("../fixtures/incident/*.jsonl")
+	for _, p := range append(paths, inc...) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		for _, line := range bytes.Split(b, []byte("\n")) {
+			if len(line) > 0 {
+				f.Add(line)
+			}
+		}
+	}
+}
+
+// FuzzParseLine feeds one line to the parser: it must not panic, and what
+// it keeps must have a source and no field longer than the cap.
+func FuzzParseLine(f *testing.F) {
+	seedLines(f)
+	f.Add([]byte(`{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"timeUnixNano":"1","attributes":[]}]}]}]}`))
+	f.Add([]byte(`{"log":{"entries":[{"startedDateTime":"x","request":{},"response":{}}]}}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		p := newParser(nil, nil)
+		var res batchResult
+		p.out = &res
+		p.parseLine(line, Source{File: "f", Line: 1})
+		for _, o := range res.obs {
+			if o.Source.File != "f" || o.Source.Line != 1 {
+				t.Fatalf("source lost: %+v", o.Source)
+			}
+			for _, s := range []string{o.RequestID, o.Key, o.Route, o.Message, o.Detail, o.ResultID} {
+				if len(s) > maxField {
+					t.Fatalf("field of %d bytes kept", len(s))
+				}
+			}
+		}
+	})
+}
+
+// FuzzRead feeds a whole input (lines, documents, compressed or not): it
+// must not panic or hang, and every line is observed, ignored or skipped.
+func FuzzRead(f *testing.F) {
+	f.Add([]byte("{\"a\":1}\n{broken\n"))
+	f.Add([]byte("[{\"request_id\":\"r\",\"method\":\"GET\",\"status\":200}]"))
+	f.Add([]byte("{\n \"log\": {\"entries\": [{\"startedDateTime\":\"2026-11-30T09:14:02Z\",\"request\":{\"method\":\"POST\"},\"response\":{\"status\":0}}]}}"))
+	f.Add([]byte{0x1f, 0x8b, 0x08, 0x00})
+	f.Add([]byte{0x28, 0xb5, 0x2f, 0xfd, 0x00})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		n := 0
+		inputs, err := Read(ctx, []string{"-"}, Options{Stdin: bytes.NewReader(data), MaxLineBytes: 1 << 16}, func(*Observation) { n++ })
+		if err != nil {
+			t.Fatalf("Read: %v", err)
+		}
+		if inputs[0].Observations != n {
+			t.Fatalf("observations counted %d, delivered %d", inputs[0].Observations, n)
+		}
+	})
+}
+
+func FuzzHeader(f *testing.F) {
+	f.Add(`{"Idempotency-Key":["k"]}`, "idempotency-key")
+	f.Add(`[{"name":"X-Request-Id","value":"r"}]`, "x-request-id")
+	f.Fuzz(func(t *testing.T, doc, name string) {
+		_ = header(parseJSON(doc), name)
+		_ = NormalizeKey(name)
+		_ = isSecretName(name)
+	})
+}
