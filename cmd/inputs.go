@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/idem-cli/idem/report"
@@ -121,3 +122,5 @@ func inputProblems(set *trace.Set) []string {
 }
 
 func safeError(err error) string { return report.Safe(err.Error()) }
+
+func sortStrings(s []string) { sort.Strings(s) }
