@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"bufio"
+	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -98,4 +100,63 @@ func TestReadmeExamples(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestReadmeWalkthrough runs the "Try it in two minutes" script of
+// README.md as one bash script, on a free port instead of 8080.
+func TestReadmeWalkthrough(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and starts a server")
+	}
+	if _, err := exec.LookPath("curl"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("curl is needed (.ci/run installs it)")
+		}
+		t.Skip("curl is not installed")
+	}
+	root, _ := filepath.Abs("..")
+	b, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "<!-- walkthrough:start -->")
+	block, _, ok2 := strings.Cut(rest, "<!-- walkthrough:end -->")
+	if !ok || !ok2 {
+		t.Fatal("README.md has no walkthrough block")
+	}
+	script := strings.TrimSpace(block)
+	script = strings.TrimPrefix(script, "```sh")
+	script = strings.TrimSuffix(script, "```")
+	port := fmt.Sprint(freePort(t))
+	script = strings.ReplaceAll(script, "127.0.0.1:8080", "127.0.0.1:"+port)
+	script = strings.Replace(script, "idem gateway ", "idem gateway --listen 127.0.0.1:"+port+" ", 1)
+
+	bin := t.TempDir()
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, "idem"), "./cmd/idem")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	work := t.TempDir()
+	cmd := exec.Command("bash", "-c", "trap 'kill %1 2>/dev/null' EXIT\n"+script)
+	cmd.Dir = work
+	cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "NO_COLOR=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the walkthrough failed: %v\n%s", err, out)
+	}
+	for _, want := range []string{"curl exit 52", "Idempotent-Replayed: true", `"count":1`, "response-lost", "so the contract held"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the walkthrough's output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func freePort(t *testing.T) int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
 }

@@ -181,6 +181,9 @@ func describeLoss(o *trace.Observation) string {
 		}
 	case trace.OutcomeReset:
 		what = "lost the connection"
+		if o.Tier == trace.TierServer {
+			what = "dropped its response"
+		}
 	case trace.OutcomeAborted:
 		what = "aborted the request"
 	case trace.OutcomeClientClosed:

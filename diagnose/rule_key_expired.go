@@ -52,7 +52,7 @@ func newAfterCompleted(c *context, in *trace.Intent) *Finding {
 	var done *trace.Delivery
 	for _, d := range in.Deliveries {
 		dec, o := d.Decision()
-		if done != nil && dec == "new" && serverStart(d).After(completedAt(c, done)) {
+		if done != nil && dec == "new" && len(c.effects(d)) == 0 && !overlapped(c, done, d) {
 			var ev evidence
 			ev.delivery(done)
 			ev.add(o)

@@ -365,10 +365,17 @@ func (d *Delivery) ResultID() string {
 }
 
 // Lost returns the observation where the response went missing: the
-// outermost tier whose outcome says the response did not arrive.
+// outermost tier whose outcome says the response did not arrive. A client
+// or proxy is the best witness; a server that logged losing its own
+// response (a broken pipe, a dropped connection) is the next best.
 func (d *Delivery) Lost() *Observation {
 	for _, o := range d.Observations {
 		if o.Tier <= TierProxy && o.Outcome.Lost() {
+			return o
+		}
+	}
+	for _, o := range d.Observations {
+		if o.Tier == TierServer && o.Outcome.Lost() {
 			return o
 		}
 	}
