@@ -145,7 +145,8 @@ func TestReadmeWalkthrough(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the walkthrough failed: %v\n%s", err, out)
 	}
-	for _, want := range []string{"curl exit 52", "Idempotent-Replayed: true", `"count":1`, "response-lost", "so the contract held"} {
+	for _, want := range []string{"curl exit 52", "Idempotent-Replayed: true", `"count":1`, "response-lost", "so the contract held",
+		"PASS  result id", "probe lost-response", "passed, 0 failed, 0 skipped"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the walkthrough's output lacks %q:\n%s", want, out)
 		}

@@ -23,27 +23,18 @@ import (
 	"sync"
 	"time"
 
+	"github.com/idem-cli/idem/contract"
 	"github.com/idem-cli/idem/trace"
 )
 
-// Profile is a server's choice of status codes for the contract's answers.
-type Profile struct {
-	Name       string
-	Conflict   int // same key, another payload
-	InProgress int // the key's first delivery is still running
-	MissingKey int
-}
+// Profile is the contract variant a gateway serves.
+type Profile = contract.Profile
 
-// Profiles are the contracts of the brief's sources: the article, the IETF
-// draft and Stripe.
-var Profiles = map[string]Profile{
-	"article": {Name: "article", Conflict: 409, InProgress: 409, MissingKey: 400},
-	"ietf":    {Name: "ietf", Conflict: 422, InProgress: 409, MissingKey: 400},
-	"stripe":  {Name: "stripe", Conflict: 400, InProgress: 409, MissingKey: 400},
-}
+// Profiles are the contract variants, by name.
+var Profiles = contract.Profiles
 
 // ProfileNames lists the profiles in a stable order.
-func ProfileNames() []string { return []string{"article", "ietf", "stripe"} }
+func ProfileNames() []string { return contract.Names() }
 
 // Faults turn parts of the contract off.
 type Faults struct {
@@ -294,6 +285,8 @@ func (s *Server) reserve(w http.ResponseWriter, ctx reqCtx, id string, conflictS
 		s.answer(w, ctx, s.opts.Profile.InProgress, "in_progress", "idempotency_key_in_use", "the first request with this key is still in progress")
 		return true
 	}
+	// The marker is sent in every profile: clients that do not expect it
+	// ignore it, and it makes replays visible in the logs.
 	w.Header().Set("Idempotent-Replayed", "true")
 	w.Header().Set("Content-Type", "application/json")
 	s.log.line(ctx, "decision", map[string]any{"decision": "replay", "state": "completed", "status": r.Status, "result_id": r.ResultID})

@@ -21,6 +21,7 @@ func readDocument(ctx context.Context, br *bufio.Reader, in *Input, rule *source
 	dec := json.NewDecoder(lt)
 	dec.UseNumber()
 	p := newParser(opts.Config, rule)
+	p.captureKey, p.captureID = captureKey(opts)
 	var res batchResult
 	p.out = &res
 	n := 0

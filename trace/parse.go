@@ -16,11 +16,12 @@ type Skip struct {
 
 // batchResult is what one worker made of one batch of lines.
 type batchResult struct {
-	obs     []Observation
-	ignored int
-	skips   []Skip
-	formats map[string]int
-	secrets map[string]int
+	obs      []Observation
+	ignored  int
+	skips    []Skip
+	formats  map[string]int
+	secrets  map[string]int
+	captured []*Captured
 }
 
 // parser turns lines into observations. Each worker owns one, so its
@@ -32,6 +33,9 @@ type parser struct {
 	rec    record
 	out    *batchResult
 	intern map[string]string
+	// captureKey and captureID, when set, keep the full request of lines
+	// with that key (or key hash) or that request id.
+	captureKey, captureID string
 }
 
 func newParser(cfg *Config, src *sourceRule) *parser {
@@ -103,6 +107,7 @@ func (p *parser) parseObject(v gjson.Result, src Source) {
 		p.countFormat(f.name)
 		return
 	}
+	p.capture(&p.rec, &o)
 	p.emit(&o)
 }
 

@@ -35,6 +35,11 @@ type Options struct {
 	// MaxSkipSamples bounds how many skipped lines are kept per input to
 	// show; all are counted.
 	MaxSkipSamples int
+	// CaptureKey, with Capture, hands over the full request of every line
+	// that carries this Idempotency-Key (for replay).
+	CaptureKey       string
+	CaptureRequestID string
+	Capture          func(*Captured)
 }
 
 // DefaultMaxLineBytes is generous: real lines with bodies reach megabytes.
@@ -55,6 +60,7 @@ type Input struct {
 	Secrets      map[string]int `json:"-"`
 	Err          error          `json:"-"` // a read error after which the rest of the input was lost
 	tiers        map[Tier]int
+	capture      func(*Captured)
 }
 
 // InputError is an input that could not be opened or read at all.
@@ -85,7 +91,7 @@ func Read(ctx context.Context, paths []string, opts Options, sink func(*Observat
 		if err != nil {
 			return inputs, err
 		}
-		in := &Input{Path: path, Formats: map[string]int{}, Secrets: map[string]int{}, tiers: map[Tier]int{}}
+		in := &Input{Path: path, Formats: map[string]int{}, Secrets: map[string]int{}, tiers: map[Tier]int{}, capture: opts.Capture}
 		rc, err := open(path, opts.Stdin)
 		if err != nil {
 			return inputs, &InputError{Path: path, Err: err}
@@ -224,6 +230,7 @@ func readLines(ctx context.Context, br *bufio.Reader, in *Input, rule *sourceRul
 		go func() {
 			defer wg.Done()
 			p := newParser(opts.Config, rule)
+			p.captureKey, p.captureID = captureKey(opts)
 			for b := range work {
 				p.out = &b.res
 				start := 0
@@ -334,6 +341,11 @@ func (in *Input) absorb(res *batchResult, sink func(*Observation), maxSamples in
 	in.Ignored += res.ignored
 	in.Skipped += len(res.skips)
 	sort.SliceStable(res.skips, func(i, j int) bool { return res.skips[i].Source.Line < res.skips[j].Source.Line })
+	if in.capture != nil {
+		for _, c := range res.captured {
+			in.capture(c)
+		}
+	}
 	for _, s := range res.skips {
 		if len(in.SkipSamples) < maxSamples {
 			in.SkipSamples = append(in.SkipSamples, s)
@@ -373,4 +385,11 @@ func (in *Input) finish() {
 		}
 	}
 	in.Tier = best.String()
+}
+
+func captureKey(opts Options) (key, requestID string) {
+	if opts.Capture == nil {
+		return "", ""
+	}
+	return NormalizeKey(opts.CaptureKey), opts.CaptureRequestID
 }

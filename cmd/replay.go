@@ -1,0 +1,374 @@
+package cmd
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/idem-cli/idem/contract"
+	"github.com/idem-cli/idem/replay"
+	"github.com/idem-cli/idem/report"
+	"github.com/idem-cli/idem/trace"
+	"github.com/spf13/cobra"
+)
+
+// ReplayOptions are the inputs of `idem replay`.
+type ReplayOptions struct {
+	Factory          *Factory
+	Key              string
+	RequestID        string
+	Paths            []string
+	Target           string
+	Body             string
+	RequestIDHeader  string
+	KeepAuth         bool
+	Headers          []string
+	ResultPath       string
+	EffectsURL       string
+	EffectsPath      string
+	Probes           []string
+	Profile          string
+	ConflictStatus   int
+	InProgressStatus int
+	MissingKeyStatus int
+	Concurrency      int
+	Timeout          time.Duration
+	Settle           time.Duration
+	Insecure         bool
+	AllowUnkeyed     bool
+	DryRun           bool
+	Yes              bool
+	Format           string
+	JUnit            string
+	Input            inputFlags
+}
+
+// NewCmdReplay builds `idem replay`.
+func NewCmdReplay(f *Factory) *cobra.Command {
+	opts := &ReplayOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "replay --key KEY --target URL [FILE...]",
+		Short: "Resend a captured request with its key and check the replay contract",
+		Long: `Find the request captured for KEY in the inputs (a HAR entry, or a log line
+with method and route; give the body with --body when the logs hold none),
+send it again to --target with the same Idempotency-Key and a new request id,
+and check it against the original answer in the logs:
+
+  status       the same status as the original
+  result id    the same result id (--result-path, or where the capture had it)
+  marker       Idempotent-Replayed: true, where the profile has one
+  effects      no new effect, counted through --effects-url
+
+--probe runs more of the verification procedure: mismatch (the same key with
+a changed field gets the conflict code, no effect), concurrent (N deliveries
+at once under a fresh key make one effect), lost-response (a fresh key, the
+connection dropped before the answer, then a replay gets the stored result),
+missing-key (the profile's 400), in-progress (a delivery during a slow first
+one gets 409). Probes that may create effects use fresh keys derived from
+the captured one and say so before sending.
+
+This command can create a second order or charge on a broken server. It
+sends nothing without --target; it asks before sending on a terminal and
+refuses without --yes elsewhere; --dry-run prints the requests (secrets
+redacted) with equivalent curl commands and sends nothing. Captured
+credentials are not resent without --keep-auth; redirects are not followed;
+TLS is verified unless --insecure.
+
+Exit codes: 0 every assertion held, 1 the contract is broken, 2 usage, input
+or network error.`,
+		Example: `  idem replay --key order-42 --target http://127.0.0.1:8080 --dry-run client.har
+  idem replay --key order-42 --target http://127.0.0.1:8080 --yes \
+    --effects-url http://127.0.0.1:8080/v1/effects --probe mismatch,concurrent,lost-response client.har
+  idem replay --key order-42 --target http://127.0.0.1:8080 --body @body.json --yes gateway.jsonl`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Paths = args
+			return runReplay(cmd, opts)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&opts.Key, "key", "", "the Idempotency-Key of the request to replay")
+	fs.StringVar(&opts.RequestID, "request-id", "", "pick the delivery with this request id when several were captured")
+	fs.StringVar(&opts.Target, "target", "", "where to send: scheme, host and port (required; the captured path and query are kept)")
+	fs.StringVar(&opts.Body, "body", "", "the body when the logs hold none: @file, - for standard input, or the text itself")
+	fs.StringVar(&opts.RequestIDHeader, "request-id-header", "X-Request-Id", "the header that carries the new request id")
+	fs.BoolVar(&opts.KeepAuth, "keep-auth", false, "resend captured Authorization, Cookie and API-key headers")
+	fs.StringArrayVar(&opts.Headers, "header", nil, "add or override a header, 'Name: value' (repeatable)")
+	fs.StringVar(&opts.ResultPath, "result-path", "", "gjson path of the result id in the response body")
+	fs.StringVar(&opts.EffectsURL, "effects-url", "", "GET this URL before and after to count effects")
+	fs.StringVar(&opts.EffectsPath, "effects-path", "", "gjson path to a count or a list in the --effects-url answer (default: count, total, effects)")
+	fs.StringSliceVar(&opts.Probes, "probe", nil, "probes to run: "+strings.Join(replay.ProbeNames(), ","))
+	fs.StringVar(&opts.Profile, "profile", "article", "expected codes: article (409/409), ietf (422/409) or stripe (400/409)")
+	fs.IntVar(&opts.ConflictStatus, "conflict-status", 0, "override the profile's status for a reused key with another payload")
+	fs.IntVar(&opts.InProgressStatus, "in-progress-status", 0, "override the profile's status for a delivery while the first runs")
+	fs.IntVar(&opts.MissingKeyStatus, "missing-key-status", 0, "override the profile's status for a missing key")
+	fs.IntVar(&opts.Concurrency, "concurrency", 2, fmt.Sprintf("deliveries in the concurrent probe (at most %d)", replay.MaxConcurrency))
+	fs.DurationVar(&opts.Timeout, "timeout", 10*time.Second, "timeout of every request")
+	fs.DurationVar(&opts.Settle, "settle", 500*time.Millisecond, "how long the lost-response probe waits before replaying")
+	fs.BoolVar(&opts.Insecure, "insecure", false, "do not verify the target's TLS certificate")
+	fs.BoolVar(&opts.AllowUnkeyed, "allow-unkeyed", false, "replay a captured request that has no key (it is a new command)")
+	fs.BoolVar(&opts.DryRun, "dry-run", false, "print the requests and curl commands, send nothing")
+	fs.BoolVarP(&opts.Yes, "yes", "y", false, "send without asking")
+	fs.StringVarP(&opts.Format, "format", "o", "text", "output format: text, markdown or json (idem.replay/v1)")
+	fs.StringVar(&opts.JUnit, "junit", "", "also write the assertions as JUnit XML to this file")
+	opts.Input.register(cmd)
+	return cmd
+}
+
+func (o *ReplayOptions) replayOptions() (replay.Options, error) {
+	var ro replay.Options
+	if o.Key == "" && o.RequestID == "" {
+		return ro, usagef("replay needs --key KEY (or --request-id ID) to find the captured request")
+	}
+	if o.Target == "" {
+		return ro, usagef("replay sends nothing without an explicit --target URL (e.g. --target http://127.0.0.1:8080)")
+	}
+	u, err := url.Parse(o.Target)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return ro, usagef("--target %q must be an http or https URL with a host", o.Target)
+	}
+	switch o.Format {
+	case "text", "markdown", "md", "json":
+	default:
+		return ro, usagef("invalid --format %q: want text, markdown or json", o.Format)
+	}
+	p, err := contract.Lookup(o.Profile)
+	if err != nil {
+		return ro, &UsageError{Err: fmt.Errorf("--profile: %w", err)}
+	}
+	for _, c := range []struct {
+		v   int
+		dst *int
+	}{{o.ConflictStatus, &p.Conflict}, {o.InProgressStatus, &p.InProgress}, {o.MissingKeyStatus, &p.MissingKey}} {
+		if c.v != 0 {
+			if c.v < 100 || c.v > 599 {
+				return ro, usagef("status overrides must be HTTP statuses (100-599), not %d", c.v)
+			}
+			*c.dst = c.v
+		}
+	}
+	for _, name := range o.Probes {
+		if !contains(replay.ProbeNames(), name) {
+			return ro, usagef("unknown probe %q (known: %s)", name, strings.Join(replay.ProbeNames(), ", "))
+		}
+	}
+	if o.Concurrency < 2 || o.Concurrency > replay.MaxConcurrency {
+		return ro, usagef("--concurrency must be between 2 and %d", replay.MaxConcurrency)
+	}
+	if o.Timeout <= 0 {
+		return ro, usagef("--timeout must be positive")
+	}
+	var headers []trace.Header
+	for _, h := range o.Headers {
+		name, value, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(name) == "" || strings.ContainsAny(name, " \t") {
+			return ro, usagef("--header %q must look like 'Name: value'", h)
+		}
+		headers = append(headers, trace.Header{Name: strings.TrimSpace(name), Value: strings.TrimSpace(value)})
+	}
+	return replay.Options{Target: u, Profile: p, RequestIDHeader: o.RequestIDHeader, KeepAuth: o.KeepAuth, Headers: headers,
+		ResultPath: o.ResultPath, EffectsURL: o.EffectsURL, EffectsPath: o.EffectsPath, Probes: o.Probes, Concurrency: o.Concurrency,
+		Timeout: o.Timeout, Insecure: o.Insecure, Settle: o.Settle}, nil
+}
+
+func runReplay(cmd *cobra.Command, o *ReplayOptions) error {
+	f := o.Factory
+	ro, err := o.replayOptions()
+	if err != nil {
+		return err
+	}
+	var body []byte
+	hasBody := false
+	switch {
+	case o.Body == "-":
+		if contains(o.Paths, "-") {
+			return usagef("--body - and logs on standard input cannot both be read")
+		}
+		if body, err = io.ReadAll(io.LimitReader(f.IO.In, 8<<20)); err != nil {
+			return err
+		}
+		hasBody = true
+	case strings.HasPrefix(o.Body, "@"):
+		if body, err = os.ReadFile(o.Body[1:]); err != nil {
+			return fmt.Errorf("--body: %w", err)
+		}
+		hasBody = true
+	case o.Body != "":
+		body, hasBody = []byte(o.Body), true
+	}
+	if len(o.Paths) == 0 && f.IO.IsStdinTTY() {
+		return usagef("replay needs the logs or HAR that captured the request (name files, or - for standard input)")
+	}
+
+	// Read the inputs once: the correlated set for the original answer,
+	// and the full requests captured for the key.
+	var captured []*trace.Captured
+	readOpts, err := o.Input.options(f)
+	if err != nil {
+		return err
+	}
+	readOpts.CaptureKey, readOpts.CaptureRequestID = o.Key, o.RequestID
+	readOpts.Capture = func(c *trace.Captured) { captured = append(captured, c) }
+	paths := o.Paths
+	if len(paths) == 0 {
+		paths = []string{"-"}
+	}
+	set, err := trace.Load(cmd.Context(), paths, readOpts)
+	if err != nil {
+		var ie *trace.InputError
+		if errors.As(err, &ie) {
+			return fmt.Errorf("cannot read input %w", err)
+		}
+		return err
+	}
+	c, err := pickCapture(captured, o.RequestID)
+	if err != nil {
+		what := "the key " + report.Safe(o.Key)
+		if o.Key == "" {
+			what = "the request id " + report.Safe(o.RequestID)
+		}
+		return fmt.Errorf("no captured request for %s in %d input(s): %w", what, len(set.Inputs), err)
+	}
+	key := o.Key
+	if key == "" {
+		key = c.Key
+	}
+	if key == "" && !o.AllowUnkeyed {
+		return fmt.Errorf("the captured request (%s) has no Idempotency-Key: resending it would be a new command; add --allow-unkeyed to do it anyway", c.Source)
+	}
+	if hasBody {
+		c.Body, c.HasBody = body, true
+	}
+	if !c.HasBody && (c.Method == "POST" || c.Method == "PUT" || c.Method == "PATCH") {
+		return fmt.Errorf("the logs hold no body for this %s (%s); give it with --body @file or --body -", c.Method, c.Source)
+	}
+	plan, err := replay.NewPlan(c, key, originalOf(set, key, c), ro)
+	if err != nil {
+		return &UsageError{Err: err}
+	}
+	errOut := f.IO.ErrOut
+	if o.DryRun {
+		report.ReplayPlan(f.IO.Out, report.NewStyles(f.IO.Out, f.IO.ColorEnabled()), plan, ro.Target.String())
+		return nil
+	}
+	if !o.Yes {
+		if !f.IO.IsStdinTTY() || !f.IO.IsStderrTTY() {
+			return fmt.Errorf("not sending %d request(s) to %s without confirmation: this is not a terminal; check with --dry-run, then add --yes", plan.Count(), report.Safe(ro.Target.String()))
+		}
+		fmt.Fprintf(errOut, "idem replay will send %d request(s) to %s:\n", plan.Count(), report.Safe(ro.Target.String()))
+		for _, s := range plan.Steps {
+			name := "replay"
+			if s.Probe != "" {
+				name = "probe " + s.Probe
+			}
+			fmt.Fprintf(errOut, "  %s: %s\n", name, report.Safe(s.Note))
+		}
+		fmt.Fprintf(errOut, "This can create effects (an order, a charge) on a server that breaks the contract. Send? [y/N] ")
+		answer, _ := bufio.NewReader(f.IO.In).ReadString('\n')
+		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+			return fmt.Errorf("nothing sent")
+		}
+	}
+	res, err := plan.Execute(cmd.Context(), func(note string) {
+		fmt.Fprintf(errOut, "idem: %s\n", report.Safe(note))
+	})
+	if res != nil && (err == nil || len(res.Assertions) > 0) {
+		switch o.Format {
+		case "json":
+			if werr := report.ReplayJSON(f.IO.Out, res); werr != nil {
+				return werr
+			}
+		case "markdown", "md":
+			report.ReplayMarkdown(f.IO.Out, res)
+		default:
+			report.ReplayText(f.IO.Out, report.NewStyles(f.IO.Out, f.IO.ColorEnabled()), res)
+		}
+		if o.JUnit != "" {
+			jf, jerr := os.Create(o.JUnit)
+			if jerr != nil {
+				return fmt.Errorf("--junit: %w", jerr)
+			}
+			jerr = report.ReplayJUnit(jf, res)
+			if cerr := jf.Close(); jerr == nil {
+				jerr = cerr
+			}
+			if jerr != nil {
+				return fmt.Errorf("--junit: %w", jerr)
+			}
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if res.Failed > 0 {
+		return &CodeError{Code: ExitFindings}
+	}
+	return nil
+}
+
+// pickCapture chooses the request to replay: the one with the asked
+// request id, else the most complete capture (a body, an absolute URL).
+func pickCapture(list []*trace.Captured, requestID string) (*trace.Captured, error) {
+	if len(list) == 0 {
+		return nil, errors.New("no HAR entry or log line with its method and route carried it")
+	}
+	if requestID != "" {
+		for _, c := range list {
+			if c.RequestID == requestID {
+				return c, nil
+			}
+		}
+		return nil, fmt.Errorf("none had the request id %s", report.Safe(requestID))
+	}
+	best := list[0]
+	score := func(c *trace.Captured) int {
+		s := 0
+		if c.HasBody {
+			s += 2
+		}
+		if strings.Contains(c.URL, "://") {
+			s++
+		}
+		return s
+	}
+	for _, c := range list[1:] {
+		if score(c) > score(best) {
+			best = c
+		}
+	}
+	return best, nil
+}
+
+// originalOf finds the first answer to the key in the logs: the status and
+// result id of the delivery that made the effect, else the capture's own.
+func originalOf(set *trace.Set, key string, c *trace.Captured) replay.Original {
+	for _, in := range set.FindIntent(key) {
+		for _, d := range in.Deliveries {
+			for _, o := range d.Observations {
+				if o.Effect && o.Tier != trace.TierProvider {
+					status, _ := d.ServerStatus()
+					return replay.Original{Status: status, ResultID: o.ResultID, Source: o.Source.String()}
+				}
+			}
+		}
+	}
+	// Without an effect line, the first answer any tier saw for the key.
+	for _, in := range set.FindIntent(key) {
+		for _, d := range in.Deliveries {
+			if status, o := d.ServerStatus(); status >= 200 && status < 300 {
+				return replay.Original{Status: status, ResultID: d.ResultID(), Source: o.Source.String()}
+			}
+			if e := d.Edge(); e != nil && e.Status >= 200 && e.Status < 300 {
+				return replay.Original{Status: e.Status, ResultID: d.ResultID(), Source: e.Source.String()}
+			}
+		}
+	}
+	if c.Status > 0 {
+		return replay.Original{Status: c.Status, Source: c.Source.String()}
+	}
+	return replay.Original{}
+}

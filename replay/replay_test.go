@@ -1,0 +1,193 @@
+package replay_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idem-cli/idem/contract"
+	"github.com/idem-cli/idem/gateway"
+	"github.com/idem-cli/idem/replay"
+	"github.com/idem-cli/idem/trace"
+)
+
+const body = `{"sku":"A-1","amount":4200}`
+
+// startGateway runs a gateway and makes the original delivery of key k.
+func startGateway(t *testing.T, opts gateway.Options, k string) (*httptest.Server, replay.Original) {
+	t.Helper()
+	store, _ := gateway.OpenStore("")
+	srv := httptest.NewServer(gateway.New(opts, store).Handler())
+	t.Cleanup(srv.Close)
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/demo-requests", strings.NewReader(body))
+	req.Header.Set("Idempotency-Key", k)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return srv, replay.Original{Status: resp.StatusCode, ResultID: strings.Split(strings.Split(string(b), `"id":"`)[1], `"`)[0]}
+}
+
+func captured(k string) *trace.Captured {
+	return &trace.Captured{Method: "POST", URL: "https://shop.example.com/v1/demo-requests?x=1", Key: k, HasBody: true, Body: []byte(body),
+		Headers: []trace.Header{{Name: "Content-Type", Value: "application/json"}, {Name: "Authorization", Value: "Bearer s3cr3t-token-value"},
+			{Name: "Cookie", Value: "session=abc123"}, {Name: "X-Request-Id", Value: "old-id"}, {Name: "Idempotency-Key", Value: k}, {Name: "Host", Value: "shop.example.com"}},
+		ResponseBody: []byte(`{"id":"dr_000001","status":"created"}`)}
+}
+
+func run(t *testing.T, srv *httptest.Server, orig replay.Original, profile string, k string, probes ...string) *replay.Result {
+	t.Helper()
+	target, _ := url.Parse(srv.URL)
+	p, err := replay.NewPlan(captured(k), k, orig, replay.Options{Target: target, Profile: contract.Profiles[profile], Probes: probes,
+		EffectsURL: srv.URL + "/v1/effects", Timeout: 5 * time.Second, Settle: 300 * time.Millisecond, Concurrency: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := p.Execute(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func failed(res *replay.Result) []string {
+	var out []string
+	for _, a := range res.Assertions {
+		if !a.Pass && !a.Skipped {
+			out = append(out, a.Probe+"/"+a.Name+": expected "+a.Expected+", got "+a.Actual)
+		}
+	}
+	return out
+}
+
+func TestCorrectGatewayPassesEveryProbe(t *testing.T) {
+	all := replay.ProbeNames()
+	for _, profile := range contract.Names() {
+		t.Run(profile, func(t *testing.T) {
+			srv, orig := startGateway(t, gateway.Options{Profile: contract.Profiles[profile], Delay: 300 * time.Millisecond}, "k-"+profile)
+			res := run(t, srv, orig, profile, "k-"+profile, all...)
+			if f := failed(res); len(f) > 0 || res.Skipped > 0 {
+				t.Fatalf("failed %v, skipped %d: %+v", f, res.Skipped, res.Assertions)
+			}
+			if res.Passed < 12 {
+				t.Errorf("only %d assertions", res.Passed)
+			}
+		})
+	}
+}
+
+func TestBrokenGatewaysFailTheirProbe(t *testing.T) {
+	tests := []struct {
+		name   string
+		faults gateway.Faults
+		probe  string
+		fails  string // an assertion that must fail
+	}{
+		{"no-dedup fails the replay", gateway.Faults{NoDedup: true}, "", "/effects unchanged"},
+		{"non-atomic fails concurrent", gateway.Faults{NonAtomic: true}, replay.ProbeConcurrent, "concurrent/exactly one effect"},
+		{"no-fingerprint fails mismatch", gateway.Faults{NoFingerprint: true}, replay.ProbeMismatch, "mismatch/conflict status"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, orig := startGateway(t, gateway.Options{Faults: tt.faults, NonAtomicWindow: 200 * time.Millisecond}, "k")
+			var probes []string
+			if tt.probe != "" {
+				probes = []string{tt.probe}
+			}
+			res := run(t, srv, orig, "article", "k", probes...)
+			found := false
+			for _, f := range failed(res) {
+				found = found || strings.HasPrefix(f, tt.fails)
+			}
+			if !found {
+				t.Fatalf("%q did not fail: %v", tt.fails, res.Assertions)
+			}
+		})
+	}
+}
+
+func TestFailAfterCommitPassesLostResponse(t *testing.T) {
+	store, _ := gateway.OpenStore("")
+	srv := httptest.NewServer(gateway.New(gateway.Options{Faults: gateway.Faults{FailAfterCommit: true}}, store).Handler())
+	defer srv.Close()
+	res := run(t, srv, replay.Original{}, "article", "k", replay.ProbeLostResponse)
+	var lost []replay.Assertion
+	for _, a := range res.Assertions {
+		if a.Probe == replay.ProbeLostResponse {
+			lost = append(lost, a)
+		}
+	}
+	if len(lost) == 0 {
+		t.Fatal("no lost-response assertions")
+	}
+	for _, a := range lost {
+		if !a.Pass {
+			t.Errorf("lost-response: %+v", a)
+		}
+	}
+}
+
+func TestBuild(t *testing.T) {
+	target, _ := url.Parse("http://127.0.0.1:8080")
+	ids := 0
+	opts := replay.Options{Target: target, NewID: func() string { ids++; return "fixed" }, Headers: []trace.Header{{Name: "X-Extra", Value: "1"}}}
+	r, err := replay.Build(captured("k-1"), "k-1", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.URL != "http://127.0.0.1:8080/v1/demo-requests?x=1" || r.Method != "POST" || string(r.Body) != body {
+		t.Errorf("request %s %s %s", r.Method, r.URL, r.Body)
+	}
+	want := map[string]string{"Idempotency-Key": "k-1", "X-Request-Id": "idem-replay-fixed", "Content-Type": "application/json", "X-Extra": "1"}
+	for name, v := range want {
+		if r.Header.Get(name) != v {
+			t.Errorf("%s = %q, want %q", name, r.Header.Get(name), v)
+		}
+	}
+	for _, gone := range []string{"Authorization", "Cookie", "Host"} {
+		if r.Header.Get(gone) != "" {
+			t.Errorf("%s was kept", gone)
+		}
+	}
+	opts.KeepAuth = true
+	r, _ = replay.Build(captured("k-1"), "k-1", opts)
+	if r.Header.Get("Authorization") == "" {
+		t.Error("--keep-auth dropped Authorization")
+	}
+	curl := r.Curl()
+	if strings.Contains(curl, "s3cr3t") || strings.Contains(curl, "abc123") || !strings.Contains(curl, "Idempotency-Key: k-1") {
+		t.Errorf("curl line:\n%s", curl)
+	}
+	for _, bad := range []string{"", "ftp://x", "http://"} {
+		u, _ := url.Parse(bad)
+		if _, err := replay.Build(captured("k"), "k", replay.Options{Target: u}); err == nil {
+			t.Errorf("target %q accepted", bad)
+		}
+	}
+}
+
+func TestRedirectsAreNotFollowed(t *testing.T) {
+	hits := 0
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits++ }))
+	defer other.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/steal", http.StatusTemporaryRedirect)
+	}))
+	defer srv.Close()
+	target, _ := url.Parse(srv.URL)
+	p, _ := replay.NewPlan(captured("k"), "k", replay.Original{Status: 201}, replay.Options{Target: target, Profile: contract.Profiles["article"]})
+	res, err := p.Execute(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hits != 0 || res.Assertions[0].Actual != "307" {
+		t.Errorf("redirect followed: hits %d, %+v", hits, res.Assertions[0])
+	}
+}

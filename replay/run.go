@@ -1,0 +1,606 @@
+package replay
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/idem-cli/idem/trace"
+	"github.com/tidwall/gjson"
+)
+
+// Assertion is one checked expectation, like one of hurl's asserts.
+type Assertion struct {
+	Probe    string `json:"probe,omitempty"` // "" for the replay itself
+	Name     string `json:"name"`
+	Pass     bool   `json:"pass"`
+	Skipped  bool   `json:"skipped,omitempty"`
+	Expected string `json:"expected"`
+	Actual   string `json:"actual"`
+}
+
+// Step is one part of the plan: the replay, or one probe.
+type Step struct {
+	Probe    string     // "" for the replay
+	Note     string     // what it does, said before sending
+	Requests []*Request // what it sends
+	run      func(ctx context.Context, r *runner, s *Step) ([]Assertion, error)
+}
+
+// Plan is everything a replay would send.
+type Plan struct {
+	Base     *Request
+	Original Original
+	Steps    []*Step
+	Captured *trace.Captured
+	opts     Options
+	// resultPath is where the result id is read from responses.
+	resultPath string
+}
+
+// NewPlan builds the replay of c under key and the requested probes.
+func NewPlan(c *trace.Captured, key string, orig Original, opts Options) (*Plan, error) {
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = 2
+	}
+	if opts.Concurrency > MaxConcurrency {
+		return nil, fmt.Errorf("--concurrency is at most %d", MaxConcurrency)
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = 10 * time.Second
+	}
+	if opts.Settle <= 0 {
+		opts.Settle = 500 * time.Millisecond
+	}
+	base, err := Build(c, key, opts)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Base: base, Original: orig, Captured: c, opts: opts, resultPath: opts.ResultPath}
+	if p.resultPath == "" {
+		p.resultPath = resultPathIn(c.ResponseBody, orig.ResultID)
+	}
+	p.Steps = append(p.Steps, &Step{Note: "replay the captured request with the same key and a new request id",
+		Requests: []*Request{base}, run: runReplay})
+	id := opts.NewID
+	if id == nil {
+		id = newID
+	}
+	fresh := func(probe string) string {
+		return fmt.Sprintf("%s-idem-%s-%s", key, probe, id()[:8])
+	}
+	for _, name := range opts.Probes {
+		switch name {
+		case ProbeMismatch:
+			body, what := mutate(base.Body)
+			p.Steps = append(p.Steps, &Step{Probe: name, Note: "the same key with " + what + " changed: expect a conflict and no new effect",
+				Requests: []*Request{base.clone(opts, key, body)}, run: runMismatch})
+		case ProbeConcurrent:
+			k := fresh("concurrent")
+			var reqs []*Request
+			for i := 0; i < opts.Concurrency; i++ {
+				reqs = append(reqs, base.clone(opts, k, base.Body))
+			}
+			p.Steps = append(p.Steps, &Step{Probe: name, Requests: reqs, run: runConcurrent,
+				Note: fmt.Sprintf("%d simultaneous deliveries under the fresh key %s (derived from the captured key): expect exactly one effect", opts.Concurrency, k)})
+		case ProbeLostResponse:
+			k := fresh("lost")
+			p.Steps = append(p.Steps, &Step{Probe: name, Requests: []*Request{base.clone(opts, k, base.Body), base.clone(opts, k, base.Body)}, run: runLostResponse,
+				Note: fmt.Sprintf("send under the fresh key %s and drop the connection before the response, then replay: expect the stored result and one effect", k)})
+		case ProbeMissingKey:
+			p.Steps = append(p.Steps, &Step{Probe: name, Requests: []*Request{base.clone(opts, "", base.Body)}, run: runMissingKey,
+				Note: fmt.Sprintf("the request without a key: expect %d and no effect", opts.Profile.MissingKey)})
+		case ProbeInProgress:
+			k := fresh("inprogress")
+			p.Steps = append(p.Steps, &Step{Probe: name, Requests: []*Request{base.clone(opts, k, base.Body), base.clone(opts, k, base.Body)}, run: runInProgress,
+				Note: fmt.Sprintf("a second delivery under the fresh key %s while the first runs: expect %d", k, opts.Profile.InProgress)})
+		default:
+			return nil, fmt.Errorf("unknown probe %q (known: %s)", name, strings.Join(ProbeNames(), ", "))
+		}
+	}
+	return p, nil
+}
+
+// MaxConcurrency bounds the concurrent probe.
+const MaxConcurrency = 16
+
+// Count is how many requests the plan sends (effect counts aside).
+func (p *Plan) Count() int {
+	n := 0
+	for _, s := range p.Steps {
+		n += len(s.Requests)
+	}
+	return n
+}
+
+// Result is what a replay found.
+type Result struct {
+	Schema     string      `json:"schema"`
+	Target     string      `json:"target"`
+	Profile    string      `json:"profile"`
+	Request    RequestInfo `json:"request"`
+	Original   Original    `json:"original"`
+	Assertions []Assertion `json:"assertions"`
+	Passed     int         `json:"passed"`
+	Failed     int         `json:"failed"`
+	Skipped    int         `json:"skipped"`
+	Duration   float64     `json:"duration_ms"`
+}
+
+// RequestInfo describes the replayed request, redacted.
+type RequestInfo struct {
+	Method    string            `json:"method"`
+	URL       string            `json:"url"`
+	Key       string            `json:"key"`
+	RequestID string            `json:"request_id"`
+	Headers   map[string]string `json:"headers"`
+	BodyBytes int               `json:"body_bytes"`
+	Source    string            `json:"source"`
+}
+
+// Info describes the base request for reports.
+func (p *Plan) Info() RequestInfo {
+	h := map[string]string{}
+	for name, vs := range p.Base.Header {
+		h[name] = ShowHeader(name, strings.Join(vs, ", "))
+	}
+	rid := p.opts.RequestIDHeader
+	if rid == "" {
+		rid = "X-Request-Id"
+	}
+	return RequestInfo{Method: p.Base.Method, URL: p.Base.URL, Key: p.Base.Key, RequestID: p.Base.Header.Get(rid),
+		Headers: h, BodyBytes: len(p.Base.Body), Source: p.Captured.Source.String()}
+}
+
+// NetworkError is a request that got no answer at all; it exits 2.
+type NetworkError struct{ Err error }
+
+func (e *NetworkError) Error() string { return "network error: " + e.Err.Error() }
+func (e *NetworkError) Unwrap() error { return e.Err }
+
+// Execute sends the plan. notify is told each step's note before it sends.
+func (p *Plan) Execute(ctx context.Context, notify func(string)) (*Result, error) {
+	r := newRunner(p.opts, p.resultPath)
+	start := time.Now()
+	res := &Result{Schema: "idem.replay/v1", Target: p.opts.Target.String(), Profile: p.opts.Profile.Name, Request: p.Info(), Original: p.Original}
+	r.plan = p
+	for _, s := range p.Steps {
+		if notify != nil {
+			name := "replay"
+			if s.Probe != "" {
+				name = "probe " + s.Probe
+			}
+			notify(name + ": " + s.Note)
+		}
+		as, err := s.run(ctx, r, s)
+		for i := range as {
+			as[i].Probe = s.Probe
+		}
+		res.Assertions = append(res.Assertions, as...)
+		if err != nil {
+			return res, err
+		}
+	}
+	for _, a := range res.Assertions {
+		switch {
+		case a.Skipped:
+			res.Skipped++
+		case a.Pass:
+			res.Passed++
+		default:
+			res.Failed++
+		}
+	}
+	res.Duration = float64(time.Since(start).Microseconds()) / 1000
+	return res, nil
+}
+
+type runner struct {
+	client     *http.Client
+	opts       Options
+	resultPath string
+	plan       *Plan
+}
+
+func newRunner(opts Options, resultPath string) *runner {
+	tr := &http.Transport{
+		TLSClientConfig:     &tls.Config{InsecureSkipVerify: opts.Insecure}, //nolint:gosec // only with --insecure
+		MaxConnsPerHost:     MaxConcurrency,
+		DisableCompression:  true,
+		TLSHandshakeTimeout: opts.Timeout,
+		// net/http retries a request that carries an Idempotency-Key when a
+		// reused connection fails. A replay must send each request exactly
+		// once, so connections are never reused (and GetBody is cleared).
+		DisableKeepAlives: true,
+	}
+	return &runner{opts: opts, resultPath: resultPath, client: &http.Client{
+		Transport: tr,
+		Timeout:   opts.Timeout,
+		// Never follow a redirect: a replay goes to the target and nowhere else.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}}
+}
+
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+	err    error
+}
+
+// unreachable reports whether err means the target could not be reached at
+// all (exit 2), as opposed to a server that took the request and gave no
+// answer (an observation the assertions report).
+func unreachable(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
+}
+
+// statusText is a response's status for reports: "no response (EOF)".
+func (resp response) statusText() string {
+	if resp.err != nil {
+		msg := resp.err.Error()
+		var ue *url.Error
+		if errors.As(resp.err, &ue) {
+			msg = ue.Err.Error()
+		}
+		return "no response (" + msg + ")"
+	}
+	return fmt.Sprint(resp.status)
+}
+
+func (r *runner) send(ctx context.Context, req *Request) response {
+	hr, err := http.NewRequestWithContext(ctx, req.Method, req.URL, bytes.NewReader(req.Body))
+	if err != nil {
+		return response{err: err}
+	}
+	hr.Header = req.Header.Clone()
+	hr.GetBody = nil // no transparent resend
+	resp, err := r.client.Do(hr)
+	if err != nil {
+		return response{err: err}
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	return response{status: resp.StatusCode, header: resp.Header, body: body, err: err}
+}
+
+// effects counts the server's effects through --effects-url; ok is false
+// when no URL was given.
+func (r *runner) effects(ctx context.Context) (n int, ok bool, err error) {
+	if r.opts.EffectsURL == "" {
+		return 0, false, nil
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.opts.EffectsURL, nil)
+	if err != nil {
+		return 0, true, err
+	}
+	resp, err := r.client.Do(req)
+	if err != nil {
+		return 0, true, &NetworkError{Err: err}
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	var v gjson.Result
+	if r.opts.EffectsPath != "" {
+		v = gjson.GetBytes(body, r.opts.EffectsPath)
+	} else {
+		for _, p := range []string{"count", "total", "effects", "@this"} {
+			if v = gjson.GetBytes(body, p); v.Exists() {
+				break
+			}
+		}
+	}
+	switch {
+	case v.Type == gjson.Number:
+		return int(v.Int()), true, nil
+	case v.IsArray():
+		return len(v.Array()), true, nil
+	}
+	return 0, true, fmt.Errorf("--effects-url %s: no count at %q in its answer", r.opts.EffectsURL, r.opts.EffectsPath)
+}
+
+func (r *runner) marker(resp response) Assertion {
+	h := r.opts.Profile.Replayed
+	return Assertion{Name: "replay marker " + h, Expected: "true", Actual: orNone(resp.header.Get(h)), Pass: strings.EqualFold(resp.header.Get(h), "true")}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+func statusAssert(name string, want int, resp response) Assertion {
+	return Assertion{Name: name, Expected: fmt.Sprint(want), Actual: resp.statusText(), Pass: resp.err == nil && resp.status == want}
+}
+
+func effectsAssert(name string, before, after, delta int) Assertion {
+	return Assertion{Name: name, Expected: fmt.Sprintf("%d (%+d)", before+delta, delta), Actual: fmt.Sprintf("%d (%+d)", after, after-before), Pass: after-before == delta}
+}
+
+func runReplay(ctx context.Context, r *runner, s *Step) ([]Assertion, error) {
+	before, counted, err := r.effects(ctx)
+	if err != nil {
+		return nil, err
+	}
+	resp := r.send(ctx, s.Requests[0])
+	if unreachable(resp.err) {
+		return nil, &NetworkError{Err: resp.err}
+	}
+	var out []Assertion
+	orig := r.plan.Original
+	if orig.Status > 0 {
+		out = append(out, statusAssert("status", orig.Status, resp))
+	} else {
+		out = append(out, Assertion{Name: "status", Skipped: true, Expected: "the original status (not in the logs)", Actual: resp.statusText()})
+	}
+	got := resultID(resp.body, r.resultPath)
+	if orig.ResultID != "" {
+		out = append(out, Assertion{Name: "result id", Expected: orig.ResultID, Actual: orNone(got), Pass: got == orig.ResultID})
+	} else {
+		out = append(out, Assertion{Name: "result id", Skipped: true, Expected: "the original result id (not in the logs)", Actual: orNone(got)})
+	}
+	if r.opts.Profile.Replayed != "" {
+		out = append(out, r.marker(resp))
+	}
+	if counted {
+		after, _, err := r.effects(ctx)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, effectsAssert("effects unchanged", before, after, 0))
+	}
+	return out, nil
+}
+
+func runMismatch(ctx context.Context, r *runner, s *Step) ([]Assertion, error) {
+	before, counted, err := r.effects(ctx)
+	if err != nil {
+		return nil, err
+	}
+	resp := r.send(ctx, s.Requests[0])
+	if unreachable(resp.err) {
+		return nil, &NetworkError{Err: resp.err}
+	}
+	out := []Assertion{statusAssert("conflict status", r.opts.Profile.Conflict, resp)}
+	if counted {
+		after, _, err := r.effects(ctx)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, effectsAssert("no new effect", before, after, 0))
+	}
+	return out, nil
+}
+
+func runMissingKey(ctx context.Context, r *runner, s *Step) ([]Assertion, error) {
+	before, counted, err := r.effects(ctx)
+	if err != nil {
+		return nil, err
+	}
+	resp := r.send(ctx, s.Requests[0])
+	if unreachable(resp.err) {
+		return nil, &NetworkError{Err: resp.err}
+	}
+	out := []Assertion{statusAssert("missing-key status", r.opts.Profile.MissingKey, resp)}
+	if counted {
+		after, _, err := r.effects(ctx)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, effectsAssert("no new effect", before, after, 0))
+	}
+	return out, nil
+}
+
+func runConcurrent(ctx context.Context, r *runner, s *Step) ([]Assertion, error) {
+	before, counted, err := r.effects(ctx)
+	if err != nil {
+		return nil, err
+	}
+	resps := make([]response, len(s.Requests))
+	var wg sync.WaitGroup
+	startGate := make(chan struct{})
+	for i, req := range s.Requests {
+		wg.Add(1)
+		go func(i int, req *Request) {
+			defer wg.Done()
+			<-startGate
+			resps[i] = r.send(ctx, req)
+		}(i, req)
+	}
+	close(startGate)
+	wg.Wait()
+	ran, waited, other := 0, 0, 0
+	var statuses []string
+	results := map[string]bool{}
+	for _, resp := range resps {
+		if unreachable(resp.err) {
+			return nil, &NetworkError{Err: resp.err}
+		}
+		statuses = append(statuses, resp.statusText())
+		replayed := r.opts.Profile.Replayed != "" && strings.EqualFold(resp.header.Get(r.opts.Profile.Replayed), "true")
+		switch {
+		case resp.err != nil:
+			// No answer: it may have run; the effect count decides.
+			ran++
+		case resp.status >= 200 && resp.status < 300 && !replayed:
+			ran++
+			results[resultID(resp.body, r.resultPath)] = true
+		case resp.status >= 200 && resp.status < 300:
+			waited++
+			results[resultID(resp.body, r.resultPath)] = true
+		case resp.status == r.opts.Profile.InProgress:
+			waited++
+		default:
+			other++
+		}
+	}
+	answers := strings.Join(statuses, ", ")
+	var out []Assertion
+	if r.opts.Profile.Replayed != "" {
+		out = append(out, Assertion{Name: "one delivery ran the effect", Expected: "1 fresh success", Actual: fmt.Sprintf("%d (answers %s)", ran, answers), Pass: ran == 1})
+	}
+	out = append(out, Assertion{Name: "the others waited or replayed", Expected: fmt.Sprintf("%d in-progress (%d) or replayed", len(resps)-1, r.opts.Profile.InProgress),
+		Actual: fmt.Sprintf("%d (answers %s)", len(resps)-ran-other, answers), Pass: other == 0 && ran+waited == len(resps)})
+	if len(results) > 1 {
+		out = append(out, Assertion{Name: "one result id", Expected: "1", Actual: fmt.Sprint(len(results)), Pass: false})
+	}
+	if counted {
+		after, _, err := r.effects(ctx)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, effectsAssert("exactly one effect", before, after, 1))
+	}
+	return out, nil
+}
+
+func runLostResponse(ctx context.Context, r *runner, s *Step) ([]Assertion, error) {
+	before, counted, err := r.effects(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.sendAndDrop(ctx, s.Requests[0]); err != nil {
+		return nil, &NetworkError{Err: err}
+	}
+	select {
+	case <-time.After(r.opts.Settle):
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	// A correct client that is told "in progress" waits and asks again
+	// with the same key; so does the probe, within --timeout.
+	deadline := time.Now().Add(r.opts.Timeout)
+	req := s.Requests[1]
+	resp := r.send(ctx, req)
+	for resp.err == nil && resp.status == r.opts.Profile.InProgress && time.Now().Before(deadline) {
+		wait := retryAfter(resp.header.Get("Retry-After"))
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		req = req.clone(r.opts, req.Key, req.Body)
+		resp = r.send(ctx, req)
+	}
+	if unreachable(resp.err) {
+		return nil, &NetworkError{Err: resp.err}
+	}
+	var out []Assertion
+	if resp.err == nil && resp.status == r.opts.Profile.InProgress {
+		out = append(out, Assertion{Name: "replay after the lost response", Skipped: true, Expected: "2xx",
+			Actual: fmt.Sprintf("%d: still in progress after %s (raise --timeout)", resp.status, r.opts.Timeout)})
+		return out, nil
+	}
+	out = append(out, Assertion{Name: "replay after the lost response", Expected: "2xx", Actual: resp.statusText(), Pass: resp.err == nil && resp.status >= 200 && resp.status < 300})
+	out = append(out, Assertion{Name: "result id present", Expected: "an id", Actual: orNone(resultID(resp.body, r.resultPath)), Pass: resultID(resp.body, r.resultPath) != ""})
+	if r.opts.Profile.Replayed != "" {
+		out = append(out, r.marker(resp))
+	}
+	if counted {
+		after, _, err := r.effects(ctx)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, effectsAssert("exactly one effect", before, after, 1))
+	}
+	return out, nil
+}
+
+// sendAndDrop writes the request on its own connection and closes it
+// without reading a byte of the response: a response lost on the way back.
+func (r *runner) sendAndDrop(ctx context.Context, req *Request) error {
+	u, err := url.Parse(req.URL)
+	if err != nil {
+		return err
+	}
+	hr, err := http.NewRequestWithContext(ctx, req.Method, req.URL, bytes.NewReader(req.Body))
+	if err != nil {
+		return err
+	}
+	hr.Header = req.Header.Clone()
+	hr.Close = true
+	host := u.Host
+	if u.Port() == "" {
+		if u.Scheme == "https" {
+			host += ":443"
+		} else {
+			host += ":80"
+		}
+	}
+	d := &net.Dialer{Timeout: r.opts.Timeout}
+	var conn net.Conn
+	if u.Scheme == "https" {
+		conn, err = tls.DialWithDialer(d, "tcp", host, &tls.Config{InsecureSkipVerify: r.opts.Insecure, ServerName: u.Hostname()}) //nolint:gosec // only with --insecure
+	} else {
+		conn, err = d.DialContext(ctx, "tcp", host)
+	}
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(conn)
+	if err := hr.Write(w); err != nil {
+		conn.Close()
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		conn.Close()
+		return err
+	}
+	// Give the server the request, then go away.
+	time.Sleep(20 * time.Millisecond)
+	return conn.Close()
+}
+
+func runInProgress(ctx context.Context, r *runner, s *Step) ([]Assertion, error) {
+	first := make(chan response, 1)
+	go func() { first <- r.send(ctx, s.Requests[0]) }()
+	select {
+	case resp := <-first:
+		if unreachable(resp.err) {
+			return nil, &NetworkError{Err: resp.err}
+		}
+		return []Assertion{{Name: "in-progress status", Skipped: true, Expected: fmt.Sprint(r.opts.Profile.InProgress),
+			Actual: "the first delivery finished within 150ms; use a slower endpoint to observe in_progress"}}, nil
+	case <-time.After(150 * time.Millisecond):
+	}
+	resp := r.send(ctx, s.Requests[1])
+	<-first
+	if unreachable(resp.err) {
+		return nil, &NetworkError{Err: resp.err}
+	}
+	out := []Assertion{statusAssert("in-progress status", r.opts.Profile.InProgress, resp)}
+	if resp.err == nil && resp.status == r.opts.Profile.InProgress {
+		out = append(out, Assertion{Name: "Retry-After", Expected: "a delay", Actual: orNone(resp.header.Get("Retry-After")), Pass: resp.header.Get("Retry-After") != ""})
+	}
+	return out, nil
+}
+
+// retryAfter reads a Retry-After of whole seconds, bounded to keep probes
+// short; without one it waits a little.
+func retryAfter(v string) time.Duration {
+	var n int
+	if _, err := fmt.Sscanf(v, "%d", &n); err == nil && n >= 0 {
+		if n > 5 {
+			n = 5
+		}
+		if n == 0 {
+			return 100 * time.Millisecond
+		}
+		return time.Duration(n) * time.Second
+	}
+	return 200 * time.Millisecond
+}
