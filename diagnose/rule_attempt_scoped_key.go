@@ -53,7 +53,7 @@ func runAttemptScopedKey(c *context) []*Finding {
 				if o.ActivityID != "" && o.WorkflowID != "" {
 					add("activity "+o.WorkflowID+"/"+o.ActivityID, member{o.Key, o.Attempt, o, in})
 				}
-				if base := attemptSuffix.ReplaceAllString(o.Key, ""); base != o.Key && base != "" {
+				if base := stripAttempt(o.Key); base != o.Key && base != "" {
 					add("key "+base, member{o.Key, o.Attempt, o, in})
 				}
 			}
@@ -96,4 +96,34 @@ func runAttemptScopedKey(c *context) []*Finding {
 				what, plural(len(keys), "key", "keys"), strings.Join(keys, ", "), plural(len(effects), "effect", "effects"), resultList(uniqueResults(effects)))})
 	}
 	return out
+}
+
+// stripAttempt removes an attempt suffix from a key. Most keys have none,
+// so a cheap look for "att" or "try" comes before the regular expression.
+func stripAttempt(key string) string {
+	if !containsFold(key, "att") && !containsFold(key, "try") {
+		return key
+	}
+	return attemptSuffix.ReplaceAllString(key, "")
+}
+
+// containsFold reports whether s contains the lower-case ASCII word w,
+// ignoring case, without allocating.
+func containsFold(s, w string) bool {
+	for i := 0; i+len(w) <= len(s); i++ {
+		j := 0
+		for ; j < len(w); j++ {
+			c := s[i+j]
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != w[j] {
+				break
+			}
+		}
+		if j == len(w) {
+			return true
+		}
+	}
+	return false
 }

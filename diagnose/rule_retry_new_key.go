@@ -170,7 +170,7 @@ func attemptScoped(cluster []*trace.Intent) bool {
 	bases := map[string]bool{}
 	activities := map[string]bool{}
 	for _, in := range cluster {
-		bases[attemptSuffix.ReplaceAllString(in.Key, "")] = true
+		bases[stripAttempt(in.Key)] = true
 		for _, d := range in.Deliveries {
 			for _, o := range d.Observations {
 				if o.ActivityID != "" {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/tidwall/gjson"
 )
 
 // seedLines adds every line of the bundled fixtures as fuzz seeds, so the
@@ -80,5 +82,35 @@ func FuzzHeader(f *testing.F) {
 		_ = header(parseJSON(doc), name)
 		_ = NormalizeKey(name)
 		_ = isSecretName(name)
+	})
+}
+
+// FuzzScanObject checks the single-pass scanner against gjson: every valid
+// JSON object scans, with the members gjson sees; nothing panics.
+func FuzzScanObject(f *testing.F) {
+	seedLines(f)
+	for _, s := range []string{`{}`, `{"a":"b\"c","d":[1,{"e":"}"}],"f":-1.5e3,"g":null,"h":true}`, `{"a":1`, `{"a":"\u00e9\\"}`, `{"a" : 1 , "b":[ ] }`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var r record
+		ok := r.scanObject(b)
+		if !gjson.ValidBytes(b) || !gjson.ParseBytes(b).IsObject() {
+			return
+		}
+		if !ok {
+			t.Fatalf("valid object rejected: %q", b)
+		}
+		n := 0
+		gjson.ParseBytes(b).ForEach(func(k, v gjson.Result) bool {
+			if n >= len(r.keys) || r.keys[n] != k.Str || r.vals[n].Raw != v.Raw || (v.Type == gjson.String && r.vals[n].Str != v.Str) {
+				t.Fatalf("member %d: scanned %q=%q, gjson %q=%q", n, r.keys[min(n, len(r.keys)-1)], r.vals[min(n, len(r.vals)-1)].Raw, k.Str, v.Raw)
+			}
+			n++
+			return true
+		})
+		if n != len(r.keys) {
+			t.Fatalf("scanned %d members, gjson %d", len(r.keys), n)
+		}
 	})
 }

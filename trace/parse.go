@@ -3,7 +3,6 @@ package trace
 import (
 	"bytes"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 )
@@ -29,7 +28,7 @@ type batchResult struct {
 type parser struct {
 	src    *sourceRule // per-input overrides from flags and config, may be nil
 	cfg    *Config
-	cache  map[uint64]*format
+	cache  map[uint64]*shape
 	rec    record
 	out    *batchResult
 	intern map[string]string
@@ -39,7 +38,7 @@ type parser struct {
 }
 
 func newParser(cfg *Config, src *sourceRule) *parser {
-	return &parser{cfg: cfg, src: src, cache: map[uint64]*format{}, intern: map[string]string{}}
+	return &parser{cfg: cfg, src: src, cache: map[uint64]*shape{}, intern: map[string]string{}}
 }
 
 var bom = []byte{0xEF, 0xBB, 0xBF}
@@ -60,20 +59,11 @@ func (p *parser) parseLine(line []byte, src Source) {
 		p.skip(src, "not a JSON object")
 		return
 	}
-	if !gjson.ValidBytes(line) {
-		// Invalid UTF-8 inside strings is common in access logs (nginx
-		// escapes bytes only with escape=json); keep such lines readable.
-		if utf8.Valid(line) {
-			p.skip(src, "invalid JSON (truncated or malformed)")
-			return
-		}
-		line = bytes.ToValidUTF8(line, []byte("\ufffd"))
-		if !gjson.ValidBytes(line) {
-			p.skip(src, "invalid JSON (truncated or malformed)")
-			return
-		}
+	if !p.rec.scanObject(line) {
+		p.skip(src, "invalid JSON (truncated or malformed)")
+		return
 	}
-	p.parseObject(gjson.Parse(bytesToString(line)), src)
+	p.parseRecord(src)
 }
 
 // parseObject reads one JSON object: a log line, or an element streamed out
@@ -84,8 +74,15 @@ func (p *parser) parseObject(v gjson.Result, src Source) {
 		return
 	}
 	p.rec.load(v)
-	p.scanSecrets(&p.rec)
-	f := p.formatOf(&p.rec)
+	p.parseRecord(src)
+}
+
+// parseRecord recognises and maps the record in p.rec.
+func (p *parser) parseRecord(src Source) {
+	sh := p.shapeOf(&p.rec)
+	p.rec.shape = sh
+	p.scanSecrets(&p.rec, sh)
+	f := sh.format
 	if f.expand != nil {
 		f.expand(p, &p.rec, src)
 		return
@@ -123,21 +120,59 @@ func (p *parser) observeArray(a gjson.Result, src Source, _ string) {
 	p.rec = saved
 }
 
-func (p *parser) formatOf(r *record) *format {
-	if p.src != nil && p.src.format != nil {
-		return p.src.format
-	}
+// shapeOf returns the cached shape of the record's key set, working it
+// out the first time: the format, the member index, the secret members.
+// A hash collision between two key sets is caught by comparing the names.
+func (p *parser) shapeOf(r *record) *shape {
 	sig := r.signature()
-	if f, ok := p.cache[sig]; ok {
-		return f
+	if sh, ok := p.cache[sig]; ok && len(sh.index) == len(r.keys) && sh.matches(r) {
+		return sh
 	}
-	for _, f := range formats {
-		if f.match(r) {
-			p.cache[sig] = f
-			return f
+	sh := &shape{index: make(map[string]int, len(r.keys))}
+	for i, k := range r.keys {
+		if _, dup := sh.index[k]; !dup {
+			sh.index[strings.Clone(k)] = i
+		}
+		switch {
+		case isSecretName(k):
+			sh.secrets = append(sh.secrets, i)
+		case k == "req" || k == "request" || k == "headers" || k == "res" || k == "response" || k == "resp_headers":
+			sh.headers = append(sh.headers, i)
 		}
 	}
-	return formats[len(formats)-1]
+	sh.format = formats[len(formats)-1]
+	if p.src != nil && p.src.format != nil {
+		sh.format = p.src.format
+	} else {
+		for _, f := range formats {
+			if f.match(r) {
+				sh.format = f
+				break
+			}
+		}
+	}
+	r.shape = sh
+	for _, b := range bodyAliases {
+		if r.path(b).Exists() {
+			sh.body = b
+			break
+		}
+	}
+	r.shape = nil
+	if len(sh.index) == len(r.keys) {
+		p.cache[sig] = sh
+	}
+	return sh
+}
+
+// matches reports whether r has exactly this shape's member names.
+func (sh *shape) matches(r *record) bool {
+	for i, k := range r.keys {
+		if j, ok := sh.index[k]; !ok || j != i {
+			return false
+		}
+	}
+	return true
 }
 
 func (p *parser) countFormat(name string) {
@@ -214,26 +249,21 @@ func (p *parser) in(s string) string {
 }
 
 // scanSecrets counts credential-bearing fields by path, never their values,
-// for the secret-in-logs rule.
-func (p *parser) scanSecrets(r *record) {
-	for i, k := range r.keys {
-		v := r.vals[i]
-		if isSecretName(k) && present(v) != "" {
-			p.secret(k)
-			continue
-		}
-		switch {
-		case v.IsObject() && (k == "req" || k == "request" || k == "headers" || k == "res" || k == "response" || k == "resp_headers"):
-			p.scanHeaders(k, v, 0)
-		case v.Type == gjson.String && len(v.Str) > 7 && strings.EqualFold(v.Str[:7], "bearer "):
-			p.secret(k)
+// for the secret-in-logs rule. Which members to look at is known from the
+// shape; only their values are checked per line.
+func (p *parser) scanSecrets(r *record, sh *shape) {
+	for _, i := range sh.secrets {
+		if present(r.vals[i]) != "" {
+			p.secret(r.keys[i])
 		}
 	}
-	for _, b := range bodyAliases {
-		if r.path(b).Exists() {
-			p.secret(b + " (request body)")
-			break
+	for _, i := range sh.headers {
+		if v := r.vals[i]; v.IsObject() {
+			p.scanHeaders(r.keys[i], v, 0)
 		}
+	}
+	if sh.body != "" {
+		p.secret(sh.body + " (request body)")
 	}
 }
 
@@ -274,8 +304,7 @@ func (p *parser) secret(path string) {
 
 // isSecretName matches header and field names that carry credentials.
 func isSecretName(name string) bool {
-	n := strings.ToLower(name)
-	n = strings.NewReplacer("-", "_").Replace(n)
+	n := strings.ReplaceAll(strings.ToLower(name), "-", "_")
 	switch {
 	case strings.Contains(n, "authorization"), strings.Contains(n, "cookie"),
 		strings.Contains(n, "api_key"), strings.Contains(n, "apikey"),

@@ -1,7 +1,6 @@
 package trace
 
 import (
-	"hash/fnv"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -14,6 +13,19 @@ import (
 type record struct {
 	keys []string
 	vals []gjson.Result
+	// shape, once known, indexes the members by name (shared by every
+	// record with the same key set).
+	shape *shape
+}
+
+// shape is what is known about a key set: its format, where each member
+// is, and which members may carry secrets. Computed once per key set.
+type shape struct {
+	format  *format
+	index   map[string]int
+	secrets []int // members named like credentials
+	headers []int // members that hold header maps to look into
+	body    string
 }
 
 // bytesToString views b as a string without copying; the string is only
@@ -29,6 +41,7 @@ func bytesToString(b []byte) string {
 func (r *record) load(obj gjson.Result) {
 	r.keys = r.keys[:0]
 	r.vals = r.vals[:0]
+	r.shape = nil
 	obj.ForEach(func(k, v gjson.Result) bool {
 		r.keys = append(r.keys, k.Str)
 		r.vals = append(r.vals, v)
@@ -36,17 +49,27 @@ func (r *record) load(obj gjson.Result) {
 	})
 }
 
-// signature identifies the record's key set (in order) for the format cache.
+// signature identifies the record's key set (in order) for the shape cache:
+// FNV-1a over the names, written out to avoid an allocation per line.
 func (r *record) signature() uint64 {
-	h := fnv.New64a()
+	const prime = 1099511628211
+	h := uint64(14695981039346656037)
 	for _, k := range r.keys {
-		h.Write([]byte(k))
-		h.Write([]byte{0})
+		for i := 0; i < len(k); i++ {
+			h ^= uint64(k[i])
+			h *= prime
+		}
+		h ^= 0xff
+		h *= prime
 	}
-	return h.Sum64()
+	return h
 }
 
 func (r *record) has(key string) bool {
+	if r.shape != nil {
+		_, ok := r.shape.index[key]
+		return ok
+	}
 	for _, k := range r.keys {
 		if k == key {
 			return true
@@ -78,6 +101,12 @@ func (r *record) count(keys ...string) int {
 
 // get returns the member named key, or a result that does not exist.
 func (r *record) get(key string) gjson.Result {
+	if r.shape != nil {
+		if i, ok := r.shape.index[key]; ok {
+			return r.vals[i]
+		}
+		return gjson.Result{}
+	}
 	for i, k := range r.keys {
 		if k == key {
 			return r.vals[i]

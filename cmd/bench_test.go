@@ -1,0 +1,34 @@
+package cmd
+
+import (
+	"context"
+	"io"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/idem-cli/idem/internal/iostreams"
+)
+
+// BenchmarkDiagnose runs the whole command on IDEM_BENCH_INPUT (a file
+// from go run ./internal/loggen): read, correlate, rules, JSON report.
+func BenchmarkDiagnose(b *testing.B) {
+	path := os.Getenv("IDEM_BENCH_INPUT")
+	if path == "" {
+		b.Skip("set IDEM_BENCH_INPUT to a log file (go run ./internal/loggen -o FILE)")
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Size())
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		ios, _, _, _ := iostreams.Test()
+		ios.Out = io.Discard
+		f := &Factory{IO: ios, Now: time.Now}
+		if code := Run(context.Background(), f, []string{"diagnose", "-o", "json", "--fail-on", "critical", path}); code > 1 {
+			b.Fatalf("exit %d", code)
+		}
+	}
+}

@@ -1,0 +1,47 @@
+package trace
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"testing"
+)
+
+// benchInput is a generated nginx log (go run ./internal/loggen); the
+// benchmarks skip when it is absent. CI runs them on a small file.
+func benchInput(b *testing.B) []byte {
+	path := os.Getenv("IDEM_BENCH_INPUT")
+	if path == "" {
+		b.Skip("set IDEM_BENCH_INPUT to a log file (go run ./internal/loggen -o FILE)")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return data
+}
+
+func BenchmarkReadNginx(b *testing.B) {
+	data := benchInput(b)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		n := 0
+		_, err := Read(context.Background(), []string{"-"}, Options{Stdin: bytes.NewReader(data)}, func(*Observation) { n++ })
+		if err != nil || n == 0 {
+			b.Fatal(err, n)
+		}
+	}
+}
+
+func BenchmarkLoadNginx(b *testing.B) {
+	data := benchInput(b)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		set, err := Load(context.Background(), []string{"-"}, Options{Stdin: bytes.NewReader(data)})
+		if err != nil || len(set.Intents) == 0 {
+			b.Fatal(err)
+		}
+	}
+}

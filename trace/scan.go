@@ -1,0 +1,177 @@
+package trace
+
+import (
+	"bytes"
+	"errors"
+	"strconv"
+
+	"github.com/tidwall/gjson"
+)
+
+// scanObject reads the top-level members of one JSON object in a single
+// pass: it checks the object's structure (balanced, quoted, separated; a
+// truncated or garbled line fails), and records each member's name and
+// value without parsing nested values, which gjson reads later only where a
+// format needs them. Strings without escapes are used in place.
+func (r *record) scanObject(b []byte) bool {
+	r.keys = r.keys[:0]
+	r.vals = r.vals[:0]
+	r.shape = nil
+	i := skipWS(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return false
+	}
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return skipWS(b, i+1) == len(b)
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return false
+		}
+		end, esc := stringEnd(b, i)
+		if end < 0 {
+			return false
+		}
+		key := bytesToString(b[i+1 : end])
+		if esc {
+			key = gjson.ParseBytes(b[i : end+1]).Str
+		}
+		i = skipWS(b, end+1)
+		if i >= len(b) || b[i] != ':' {
+			return false
+		}
+		i = skipWS(b, i+1)
+		if i >= len(b) {
+			return false
+		}
+		var v gjson.Result
+		switch c := b[i]; {
+		case c == '"':
+			end, esc := stringEnd(b, i)
+			if end < 0 {
+				return false
+			}
+			v.Type = gjson.String
+			v.Raw = bytesToString(b[i : end+1])
+			if esc {
+				v.Str = gjson.Parse(v.Raw).Str
+			} else {
+				v.Str = v.Raw[1 : len(v.Raw)-1]
+			}
+			i = end + 1
+		case c == '{' || c == '[':
+			end := containerEnd(b, i)
+			if end < 0 {
+				return false
+			}
+			v.Type = gjson.JSON
+			v.Raw = bytesToString(b[i : end+1])
+			i = end + 1
+		default:
+			j := i
+			for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ' ' && b[j] != '\t' && b[j] != '\r' && b[j] != '\n' {
+				j++
+			}
+			raw := bytesToString(b[i:j])
+			switch {
+			case raw == "true":
+				v.Type = gjson.True
+			case raw == "false":
+				v.Type = gjson.False
+			case raw == "null":
+				v.Type = gjson.Null
+			case len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9'):
+				f, err := strconv.ParseFloat(raw, 64)
+				if err != nil && !errors.Is(err, strconv.ErrRange) {
+					return false // out of range (1e700) is valid JSON; junk is not
+				}
+				v.Type, v.Num = gjson.Number, f
+			default:
+				return false
+			}
+			v.Raw = raw
+			i = j
+		}
+		r.keys = append(r.keys, key)
+		r.vals = append(r.vals, v)
+		i = skipWS(b, i)
+		if i >= len(b) {
+			return false
+		}
+		if b[i] == '}' {
+			return skipWS(b, i+1) == len(b)
+		}
+		if b[i] != ',' {
+			return false
+		}
+		i = skipWS(b, i+1)
+	}
+}
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// stringEnd returns the index of the quote closing the string that opens
+// at b[i], and whether it holds escapes; -1 when it is not closed or holds
+// a raw control character.
+func stringEnd(b []byte, i int) (int, bool) {
+	esc := false
+	j := i + 1
+	for {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return -1, false
+		}
+		seg := b[j : j+k]
+		for _, c := range seg {
+			if c < 0x20 {
+				return -1, false
+			}
+		}
+		if bytes.IndexByte(seg, '\\') < 0 {
+			return j + k, esc
+		}
+		esc = true
+		// Count the backslashes before the quote: an odd number escapes it.
+		n := 0
+		for p := j + k - 1; p > i && b[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return j + k, esc
+		}
+		j += k + 1
+	}
+}
+
+// containerEnd returns the index closing the object or array at b[i],
+// skipping strings, or -1 when it is not closed. Nesting is bounded.
+func containerEnd(b []byte, i int) int {
+	depth := 0
+	for j := i; j < len(b); j++ {
+		switch b[j] {
+		case '"':
+			end, _ := stringEnd(b, j)
+			if end < 0 {
+				return -1
+			}
+			j = end
+		case '{', '[':
+			depth++
+			if depth > 512 {
+				return -1
+			}
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return j
+			}
+		}
+	}
+	return -1
+}
