@@ -205,15 +205,12 @@ func anyEffect(set *trace.Set) bool {
 }
 
 func summarise(set *trace.Set, findings []*Finding) Summary {
-	s := Summary{Inputs: len(set.Inputs), Intents: len(set.Intents), Unkeyed: len(set.Unkeyed), Findings: len(findings)}
+	s := Summary{Inputs: len(set.Inputs), Intents: set.IntentCount(), Unkeyed: set.UnkeyedCount(), Findings: len(findings),
+		Deliveries: set.DeliveryCount()}
 	for _, in := range set.Inputs {
 		s.Lines += in.Lines
 		s.Skipped += in.Skipped
 		s.Observations += in.Observations
-	}
-	s.Deliveries = len(set.Unkeyed)
-	for _, in := range set.Intents {
-		s.Deliveries += len(in.Deliveries)
 	}
 	flagged := map[*trace.Intent]bool{}
 	for _, f := range findings {
@@ -231,13 +228,9 @@ func summarise(set *trace.Set, findings []*Finding) Summary {
 			}
 		}
 	}
-	for _, in := range set.Intents {
-		if flagged[in] {
-			s.WithFindings++
-		} else {
-			s.Healthy++
-		}
-	}
+	// Intents that were only counted had nothing for a rule to see.
+	s.WithFindings = len(flagged)
+	s.Healthy = s.Intents - s.WithFindings
 	for t := trace.TierClient; t <= trace.TierProvider; t++ {
 		if set.Tiers[t] {
 			s.Tiers = append(s.Tiers, t.String())

@@ -41,25 +41,70 @@ type Set struct {
 	Orphans []*Observation
 	// Tiers records which tiers appear anywhere in the inputs.
 	Tiers map[Tier]bool
+
+	c            *Correlator
+	cintents     []cintent
+	byIntent     map[string]int32
+	intentCount  int
+	unkeyedCount int
+}
+
+// IntentCount is how many intents the inputs hold, built or not: intents
+// with one plain, answered delivery are counted but not in Intents.
+func (s *Set) IntentCount() int {
+	if s.c == nil {
+		return len(s.Intents)
+	}
+	return s.intentCount
+}
+
+// UnkeyedCount is how many deliveries carried no key.
+func (s *Set) UnkeyedCount() int {
+	if s.c == nil {
+		return len(s.Unkeyed)
+	}
+	return s.unkeyedCount
+}
+
+// DeliveryCount is how many deliveries the inputs hold.
+func (s *Set) DeliveryCount() int {
+	if s.c == nil {
+		n := len(s.Unkeyed)
+		for _, in := range s.Intents {
+			n += len(in.Deliveries)
+		}
+		return n
+	}
+	return s.c.deliveries.len()
 }
 
 // Correlator builds a Set from observations added in input order. The
 // order of Add calls decides tie-breaks, so the same inputs always give the
-// same Set.
+// same Set. It keeps plain observations compact (see store.go) and builds
+// rich deliveries and intents only for those worth a rule's look.
 type Correlator struct {
 	// ScopeRoute and ScopeMethod add the route and method to each intent's
 	// scope (see Config.Scope).
 	ScopeRoute, ScopeMethod bool
 
-	byID    map[string]*Delivery
-	order   []*Delivery
-	orphans []*Observation
-	tiers   map[Tier]bool
+	obs        chunked[cobs]
+	fulls      []*Observation
+	deliveries chunked[cdelivery]
+	rids       chunked[string] // each delivery's request id
+	extraKeys  [][]string
+	byID       map[string]int32
+	arena      arena
+	methods    table
+	routes     table
+	formats    table
+	files      table
+	orphans    []*Observation
+	tiers      map[Tier]bool
 }
 
 // NewCorrelator makes an empty correlator configured from cfg.
 func NewCorrelator(cfg *Config) *Correlator {
-	c := &Correlator{byID: map[string]*Delivery{}, tiers: map[Tier]bool{}}
+	c := &Correlator{byID: map[string]int32{}, tiers: map[Tier]bool{}}
 	if cfg != nil {
 		for _, s := range cfg.Scope {
 			c.ScopeRoute = c.ScopeRoute || s == "route"
@@ -69,7 +114,8 @@ func NewCorrelator(cfg *Config) *Correlator {
 	return c
 }
 
-// Add attributes one observation to its delivery.
+// Add attributes one observation to its delivery. The observation is
+// copied; the caller may reuse it.
 func (c *Correlator) Add(o *Observation) {
 	c.tiers[o.Tier] = true
 	id := o.RequestID
@@ -84,29 +130,92 @@ func (c *Correlator) Add(o *Observation) {
 			synthetic = true
 		default:
 			if o.Effect {
-				c.orphans = append(c.orphans, o)
+				cp := *o
+				c.orphans = append(c.orphans, &cp)
 			}
 			return
 		}
 	}
-	d := c.byID[id]
-	if d == nil {
-		d = &Delivery{RequestID: id, Synthetic: synthetic}
-		c.byID[id] = d
-		c.order = append(c.order, d)
+	di, ok := c.byID[id]
+	if !ok {
+		id = c.arena.add(id)
+		di = c.deliveries.add(cdelivery{first: -1, last: -1, intent: -1, next: -1, keys: -1, synthetic: synthetic})
+		c.byID[id] = di
+		c.rids.add(id)
 	}
-	d.Observations = append(d.Observations, o)
+	d := c.deliveries.at(di)
+	co := cobs{time: 0, dur: int64(o.Duration), route: c.routes.id(o.Route), client: c.arena.add(o.Client),
+		method: uint16(c.methods.id(o.Method)), format: uint16(c.formats.id(o.Format)), file: uint16(c.files.id(o.Source.File)),
+		status: int16(o.Status), upstream: int16(o.UpstreamStatus), line: int32(o.Source.Line), full: -1, next: -1,
+		tier: o.Tier, outcome: o.Outcome}
+	if !o.Time.IsZero() {
+		co.time = o.Time.UnixNano()
+	}
+	if o.Replayed {
+		co.flags |= flagReplayed
+	}
+	if o.RetryAfter {
+		co.flags |= flagRetryAfter
+	}
+	if !plain(o) {
+		cp := *o
+		cp.RequestID = *c.rids.at(di)
+		co.full = int32(len(c.fulls))
+		c.fulls = append(c.fulls, &cp)
+	}
+	if notable(o) {
+		d.interesting = true
+	}
 	if o.Key != "" {
-		if d.Key == "" {
-			d.Key = o.Key
+		co.key = c.arena.add(o.Key)
+		if co.full >= 0 {
+			c.fulls[co.full].Key = co.key
 		}
-		if !contains(d.Keys, o.Key) {
-			d.Keys = append(d.Keys, o.Key)
+		switch first := c.deliveryKey(d); {
+		case first == "":
+		case first != o.Key:
+			d.interesting = true
+			if d.keys < 0 {
+				d.keys = int32(len(c.extraKeys))
+				c.extraKeys = append(c.extraKeys, []string{first})
+			}
+			if !contains(c.extraKeys[d.keys], o.Key) {
+				c.extraKeys[d.keys] = append(c.extraKeys[d.keys], co.key)
+			}
 		}
 	}
-	if o.KeyHash != "" && d.KeyHash == "" {
-		d.KeyHash = o.KeyHash
+	if o.KeyHash != "" && d.keyHash == "" {
+		d.keyHash = c.arena.add(o.KeyHash)
 	}
+	oi := c.obs.add(co)
+	if d.first < 0 {
+		d.first = oi
+	} else {
+		c.obs.at(d.last).next = oi
+		d.interesting = d.interesting || c.sameTierTwice(d, o.Tier, oi)
+	}
+	d.last = oi
+}
+
+// deliveryKey is the first key any observation of d carried.
+func (c *Correlator) deliveryKey(d *cdelivery) string {
+	for i := d.first; i >= 0; i = c.obs.at(i).next {
+		if k := c.obs.at(i).key; k != "" {
+			return k
+		}
+	}
+	return ""
+}
+
+// sameTierTwice reports whether the delivery already had an observation at
+// tier: a request id seen twice by one tier may be reused.
+func (c *Correlator) sameTierTwice(d *cdelivery, t Tier, except int32) bool {
+	for i := d.first; i >= 0 && i != except; i = c.obs.at(i).next {
+		if c.obs.at(i).tier == t {
+			return true
+		}
+	}
+	return false
 }
 
 func itoa(n int) string {
@@ -147,54 +256,90 @@ func HashKey(key string) string {
 	return "sha256:" + hex.EncodeToString(sum[:8])
 }
 
-// Set groups the deliveries into intents and orders everything.
+// Set groups the deliveries into intents and orders everything. Intents
+// with one plain, answered delivery are counted but not built: nothing in
+// them needs a rule's look, and they are most of a big log.
 func (c *Correlator) Set(inputs []*Input) *Set {
-	s := &Set{Inputs: inputs, Orphans: c.orphans, Tiers: c.tiers}
+	s := &Set{Inputs: inputs, Orphans: c.orphans, Tiers: c.tiers, c: c}
 	// Learn which raw key each logged hash stands for.
 	hashToKey := map[string]string{}
-	for _, d := range c.order {
-		if d.Key != "" {
-			hashToKey[HashKey(d.Key)] = d.Key
-			if d.KeyHash != "" {
-				hashToKey[d.KeyHash] = d.Key
+	nd := int32(c.deliveries.len())
+	for i := int32(0); i < nd; i++ {
+		d := c.deliveries.at(i)
+		if d.keyHash == "" {
+			continue
+		}
+		if k := c.deliveryKey(d); k != "" {
+			hashToKey[d.keyHash] = k
+		}
+	}
+	needHashes := len(hashToKey) > 0
+	for i := int32(0); i < nd; i++ {
+		if d := c.deliveries.at(i); d.keyHash != "" && c.deliveryKey(d) == "" {
+			needHashes = true
+		}
+	}
+	if needHashes {
+		for i := int32(0); i < nd; i++ {
+			if k := c.deliveryKey(c.deliveries.at(i)); k != "" {
+				hashToKey[HashKey(k)] = k
 			}
 		}
 	}
-	byIntent := map[string]*Intent{}
-	var intents []*Intent
-	for _, d := range c.order {
-		sortObservations(d.Observations)
-		key := d.Key
-		if key == "" && d.KeyHash != "" {
-			if k, ok := hashToKey[d.KeyHash]; ok {
+	// Group deliveries into intents by scope and key.
+	byIntent := map[string]int32{}
+	var intents []cintent
+	for i := int32(0); i < nd; i++ {
+		d := c.deliveries.at(i)
+		key := c.deliveryKey(d)
+		if key == "" && d.keyHash != "" {
+			if k, ok := hashToKey[d.keyHash]; ok {
 				key = k
 			} else {
-				key = "hash:" + d.KeyHash
+				key = "hash:" + d.keyHash
 			}
-			d.Key = key
 		}
 		if key == "" {
-			s.Unkeyed = append(s.Unkeyed, d)
+			s.unkeyedCount++
+			if d.interesting || d.synthetic {
+				s.Unkeyed = append(s.Unkeyed, c.delivery(i, ""))
+			}
 			continue
 		}
-		scope := c.scopeOf(d)
+		scope := c.compactScope(d)
 		id := key
 		if scope != "" {
 			id = scope + "|" + key
 		}
-		in := byIntent[id]
-		if in == nil {
-			in = &Intent{ID: id, Key: key, Scope: scope}
-			byIntent[id] = in
-			intents = append(intents, in)
+		ii, ok := byIntent[id]
+		if !ok {
+			ii = int32(len(intents))
+			byIntent[id] = ii
+			intents = append(intents, cintent{first: i, key: key, scope: scope})
+		} else {
+			c.deliveries.at(intents[ii].last).next = i
 		}
-		in.Deliveries = append(in.Deliveries, d)
+		in := &intents[ii]
+		in.last = i
+		in.n++
+		d.intent = ii
+		if d.interesting || in.n > 1 {
+			in.interesting = true
+		}
 	}
-	for _, in := range intents {
-		sort.SliceStable(in.Deliveries, func(i, j int) bool {
-			return in.Deliveries[i].Start().Before(in.Deliveries[j].Start())
-		})
+	s.intentCount = len(intents)
+	s.byIntent = byIntent
+	s.cintents = intents
+	for i := range intents {
+		if intents[i].interesting {
+			s.Intents = append(s.Intents, c.intent(&intents[i]))
+		}
 	}
+	sortIntents(s.Intents)
+	return s
+}
+
+func sortIntents(intents []*Intent) {
 	sort.SliceStable(intents, func(i, j int) bool {
 		a, b := intents[i].Start(), intents[j].Start()
 		if !a.Equal(b) {
@@ -202,8 +347,63 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 		}
 		return intents[i].ID < intents[j].ID
 	})
-	s.Intents = intents
-	return s
+}
+
+// delivery builds the rich form of delivery i.
+func (c *Correlator) delivery(i int32, key string) *Delivery {
+	cd := c.deliveries.at(i)
+	rid := *c.rids.at(i)
+	d := &Delivery{RequestID: rid, Synthetic: cd.synthetic, KeyHash: cd.keyHash}
+	for j := cd.first; j >= 0; j = c.obs.at(j).next {
+		d.Observations = append(d.Observations, c.materialize(j, rid))
+	}
+	d.Key = c.deliveryKey(cd)
+	if cd.keys >= 0 {
+		d.Keys = append([]string(nil), c.extraKeys[cd.keys]...)
+	} else if d.Key != "" {
+		d.Keys = []string{d.Key}
+	}
+	if d.Key == "" {
+		d.Key = key
+	}
+	sortObservations(d.Observations)
+	return d
+}
+
+// intent builds the rich form of a compact intent.
+func (c *Correlator) intent(ci *cintent) *Intent {
+	in := &Intent{ID: ci.key, Key: ci.key, Scope: ci.scope}
+	if ci.scope != "" {
+		in.ID = ci.scope + "|" + ci.key
+	}
+	for i := ci.first; ; i = c.deliveries.at(i).next {
+		in.Deliveries = append(in.Deliveries, c.delivery(i, ci.key))
+		if i == ci.last {
+			break
+		}
+	}
+	sort.SliceStable(in.Deliveries, func(i, j int) bool {
+		return in.Deliveries[i].Start().Before(in.Deliveries[j].Start())
+	})
+	return in
+}
+
+// compactScope computes a delivery's scope from its observations.
+func (c *Correlator) compactScope(d *cdelivery) string {
+	if !c.ScopeMethod && !c.ScopeRoute {
+		for j := d.first; j >= 0; j = c.obs.at(j).next {
+			if f := c.obs.at(j).full; f >= 0 && c.fulls[f].Scope != "" {
+				return c.fulls[f].Scope
+			}
+		}
+		return ""
+	}
+	var obs []*Observation
+	for j := d.first; j >= 0; j = c.obs.at(j).next {
+		obs = append(obs, c.materialize(j, ""))
+	}
+	sortObservations(obs)
+	return c.scopeOf(&Delivery{Observations: obs})
 }
 
 func (c *Correlator) scopeOf(d *Delivery) string {
@@ -406,12 +606,23 @@ func (in *Intent) Effects() []*Observation {
 // hash form), or nil.
 func (s *Set) FindIntent(key string) []*Intent {
 	key = NormalizeKey(key)
+	match := func(k string) bool {
+		return k == key || k == "hash:"+key || strings.TrimPrefix(k, "hash:") == HashKey(key)
+	}
 	var out []*Intent
 	for _, in := range s.Intents {
-		if in.Key == key || in.Key == "hash:"+key || strings.TrimPrefix(in.Key, "hash:") == HashKey(key) {
+		if match(in.Key) {
 			out = append(out, in)
 		}
 	}
+	// Intents that were only counted are built on demand.
+	for i := range s.cintents {
+		ci := &s.cintents[i]
+		if !ci.interesting && match(ci.key) {
+			out = append(out, s.c.intent(ci))
+		}
+	}
+	sortIntents(out)
 	return out
 }
 

@@ -93,14 +93,14 @@ func TestScopeSeparatesIntents(t *testing.T) {
 	c := NewCorrelator(cfg)
 	c.Add(&Observation{Tier: TierServer, RequestID: "a", Key: "k", Route: "/v1/orders"})
 	c.Add(&Observation{Tier: TierServer, RequestID: "b", Key: "k", Route: "/v1/refunds"})
-	if set := c.Set(nil); len(set.Intents) != 2 {
-		t.Fatalf("route scope: %d intents, want 2", len(set.Intents))
+	if set := c.Set(nil); set.IntentCount() != 2 {
+		t.Fatalf("route scope: %d intents, want 2", set.IntentCount())
 	}
 	c = NewCorrelator(nil)
 	c.Add(&Observation{Tier: TierServer, RequestID: "a", Key: "k", Route: "/v1/orders"})
 	c.Add(&Observation{Tier: TierServer, RequestID: "b", Key: "k", Route: "/v1/refunds"})
-	if set := c.Set(nil); len(set.Intents) != 1 {
-		t.Fatalf("key scope: %d intents, want 1", len(set.Intents))
+	if set := c.Set(nil); set.IntentCount() != 1 || len(set.Intents) != 1 {
+		t.Fatalf("key scope: %d intents, want 1 (built, since it has two deliveries)", set.IntentCount())
 	}
 }
 

@@ -283,6 +283,7 @@ func extractNginx(p *parser, r *record, o *Observation) bool {
 	}
 	o.Client = r.str("http_x_forwarded_for", "remote_addr", "client_ip")
 	o.Outcome = proxyOutcome(o.Status)
+	o.UpstreamStatus, _ = intValue(r.str("upstream_status"))
 	if up := r.str("upstream_status"); strings.ContainsAny(up, ",:") {
 		o.Detail = "upstream_status " + up
 	} else if o.Status == 499 {

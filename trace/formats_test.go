@@ -29,13 +29,13 @@ func TestFormats(t *testing.T) {
 			name: "nginx json 499 with upstream commit",
 			line: `{"time_iso8601":"2026-11-30T09:14:04+00:00","msec":"1796030044.512","request_id":"8f3e","http_x_request_id":"r-1","http_idempotency_key":"\"k-1\"","request_method":"POST","request_uri":"/v1/orders?token=abc","status":"499","request_time":"2.398","upstream_status":"201","upstream_addr":"10.0.0.1:80","remote_addr":"198.51.100.23"}`,
 			want: Observation{Format: "nginx", Tier: TierProxy, RequestID: "r-1", Key: "k-1", Method: "POST", Route: "/v1/orders",
-				Status: 0, Outcome: OutcomeClientClosed, Duration: 2398 * time.Millisecond, Client: "198.51.100.23", Detail: "499 client closed request",
+				Status: 0, UpstreamStatus: 201, Outcome: OutcomeClientClosed, Duration: 2398 * time.Millisecond, Client: "198.51.100.23", Detail: "499 client closed request",
 				Time: time.UnixMilli(1796030044512 - 2398).UTC()},
 		},
 		{
 			name: "nginx json retried upstream",
 			line: `{"msec":"1690184907.681","request_id":"abc123","request_method":"POST","request_uri":"/pay","status":"201","request_time":"1.001","upstream_status":"504, 201"}`,
-			want: Observation{Format: "nginx", Tier: TierProxy, RequestID: "abc123", Method: "POST", Route: "/pay", Status: 201,
+			want: Observation{Format: "nginx", Tier: TierProxy, RequestID: "abc123", Method: "POST", Route: "/pay", Status: 201, UpstreamStatus: 201,
 				Outcome: OutcomeOK, Duration: 1001 * time.Millisecond, Detail: "upstream_status 504, 201", Time: time.UnixMilli(1690184907681 - 1001).UTC()},
 		},
 		{

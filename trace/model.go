@@ -136,8 +136,12 @@ type Observation struct {
 	Method   string
 	Route    string // path without the query string
 	Status   int    // HTTP status; 0 when no response was sent or received
-	Outcome  Outcome
-	Detail   string // the raw signal behind the outcome: "DC", "net::ERR_TIMED_OUT", "CH--"
+	// UpstreamStatus is what the server answered a proxy, when the proxy
+	// logged it (nginx $upstream_status): a 201 behind a 499 means the
+	// server committed although the client had gone.
+	UpstreamStatus int
+	Outcome        Outcome
+	Detail         string // the raw signal behind the outcome: "DC", "net::ERR_TIMED_OUT", "CH--"
 
 	RequestID   string
 	Key         string // Idempotency-Key as sent (quotes of the structured-field form removed)

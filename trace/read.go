@@ -232,6 +232,7 @@ func readLines(ctx context.Context, br *bufio.Reader, in *Input, rule *sourceRul
 			p := newParser(opts.Config, rule)
 			p.captureKey, p.captureID = captureKey(opts)
 			for b := range work {
+				b.res.obs = make([]Observation, 0, len(b.ends))
 				p.out = &b.res
 				start := 0
 				for i, end := range b.ends {
@@ -290,7 +291,8 @@ func split(ctx context.Context, br *bufio.Reader, in *Input, max int, send func(
 			if complete {
 				line++
 				if cur == nil {
-					cur = &batch{file: in.Path, first: line, done: make(chan struct{})}
+					cur = &batch{file: in.Path, first: line, done: make(chan struct{}),
+						data: make([]byte, 0, batchBytes+4096), ends: make([]int, 0, 1024), nums: make([]int, 0, 1024)}
 				}
 				switch {
 				case tooLong:
