@@ -108,12 +108,18 @@ func conflict(d *trace.Delivery) *trace.Observation {
 // serverObs returns the first server-tier observation, or nil.
 func serverObs(d *trace.Delivery) *trace.Observation { return d.At(trace.TierServer) }
 
-// serverSuccess returns a server (or, without one, proxy) observation that
-// answered 2xx, or nil.
+// serverSuccess returns the observation that shows the server answered
+// 2xx: a server line, or a proxy line whose upstream status was 2xx (nginx
+// logs the server's 201 behind its own 499), or nil.
 func serverSuccess(d *trace.Delivery) *trace.Observation {
 	for i := len(d.Observations) - 1; i >= 0; i-- {
 		o := d.Observations[i]
 		if o.Tier >= trace.TierServer && o.Tier != trace.TierProvider && o.Status >= 200 && o.Status < 300 {
+			return o
+		}
+	}
+	for _, o := range d.Observations {
+		if o.Tier == trace.TierProxy && o.UpstreamStatus >= 200 && o.UpstreamStatus < 300 {
 			return o
 		}
 	}

@@ -43,7 +43,9 @@ func runReplayDivergence(c *context) []*Finding {
 				continue
 			}
 			status, o := d.ServerStatus()
-			if status == 0 {
+			if status == 0 || conflict(d) != nil || status == 429 {
+				// A refusal (conflict, in progress, rate limit) is not a
+				// replay; other rules judge it.
 				continue
 			}
 			r0, r1 := orig.ResultID(), d.ResultID()

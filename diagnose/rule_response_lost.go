@@ -61,10 +61,21 @@ func runResponseLost(c *context) []*Finding {
 		what := "its effect"
 		if commit.ResultID != "" {
 			what = commit.ResultID
+		} else if commit.Tier == trace.TierProxy {
+			what = fmt.Sprintf("the request (the proxy logged the server's %d)", commit.UpstreamStatus)
 		}
 		f.Narrative = fmt.Sprintf("At %s delivery %s of key %s reached the server, which committed %s at %s, but %s",
 			hhmmss(first.Start()), first.RequestID, in.Key, what, hhmmss(commit.Time), describeLoss(loss))
+		sameKeyRetry := retryAnswered(in, first)
 		switch {
+		case recovered == nil && sameKeyRetry != nil && !c.effectsLogged && len(effects) <= 1:
+			// Without server logs a replay cannot be told from a new run,
+			// but a retry under the same key that got a 2xx most likely
+			// got the stored result.
+			f.Severity = Info
+			ev.delivery(sameKeyRetry)
+			f.Narrative += fmt.Sprintf("; the retry %s at %s carried the same key and got %d (no server log says whether it was replayed).",
+				sameKeyRetry.RequestID, hhmmss(sameKeyRetry.Start()), edgeResponse(sameKeyRetry).Status)
 		case recovered != nil && len(effects) <= 1:
 			f.Severity = Info
 			ev.delivery(recovered)
@@ -82,4 +93,16 @@ func runResponseLost(c *context) []*Finding {
 		out = append(out, f)
 	}
 	return out
+}
+
+// retryAnswered returns a later delivery of the intent that got a 2xx.
+func retryAnswered(in *trace.Intent, after *trace.Delivery) *trace.Delivery {
+	for _, d := range in.Deliveries {
+		if d.Start().After(after.Start()) && d.Lost() == nil {
+			if e := edgeResponse(d); e != nil && e.Status >= 200 && e.Status < 300 {
+				return d
+			}
+		}
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/idem-cli/idem/trace"
 )
@@ -36,7 +37,7 @@ func intentSignatures(in *trace.Intent) []string {
 	return sigs
 }
 
-func runRetryNewKey(c *context) []*Finding {
+func runRetryNewKey(c *context) (out []*Finding) {
 	groups := map[string][]*trace.Intent{}
 	var order []string
 	for _, in := range c.set.Intents {
@@ -56,8 +57,8 @@ func runRetryNewKey(c *context) []*Finding {
 			groups[s] = append(groups[s], in)
 		}
 	}
-	var out []*Finding
 	reported := map[string]bool{}
+	defer func() { out = append(out, likelyNewKey(c, reported)...) }()
 	for _, sig := range order {
 		list := groups[sig]
 		if len(list) < 2 {
@@ -180,4 +181,76 @@ func attemptScoped(cluster []*trace.Intent) bool {
 		}
 	}
 	return len(bases) == 1 || len(activities) == 1
+}
+
+// likelyWindow is how soon a new key from the same client counts as a
+// likely retry when payloads cannot be compared.
+const likelyWindow = time.Minute
+
+// likelyNewKey finds retries under a new key where no tier logged a payload
+// fingerprint (a proxy log alone): a delivery whose response was lost after
+// the server answered 2xx, then, within a minute, a delivery from the same
+// client to the same method and route under another key that the server
+// also answered 2xx. The payloads cannot be compared, so this is a warning.
+func likelyNewKey(c *context, reported map[string]bool) []*Finding {
+	type origin struct {
+		in   *trace.Intent
+		d    *trace.Delivery
+		sig  string
+		when time.Time
+	}
+	hasFP := func(in *trace.Intent) bool {
+		for _, d := range in.Deliveries {
+			if d.Fingerprint() != "" {
+				return true
+			}
+		}
+		return false
+	}
+	var lost []origin
+	bySig := map[string][]*trace.Intent{}
+	for _, in := range c.set.Intents {
+		if hasFP(in) {
+			continue
+		}
+		d0 := in.Deliveries[0]
+		if d0.Client() == "" {
+			continue
+		}
+		sig := d0.Client() + " " + d0.Method() + " " + d0.Route()
+		bySig[sig] = append(bySig[sig], in)
+		for _, d := range in.Deliveries {
+			if d.Lost() != nil && serverSuccess(d) != nil && isWrite(d.Method()) {
+				lost = append(lost, origin{in: in, d: d, sig: sig, when: d.Start()})
+				break
+			}
+		}
+	}
+	var out []*Finding
+	for _, o := range lost {
+		for _, next := range bySig[o.sig] {
+			start := next.Start()
+			if next == o.in || !start.After(o.when) || start.Sub(o.when) > likelyWindow {
+				continue
+			}
+			nd := next.Deliveries[0]
+			if serverSuccess(nd) == nil && (edgeResponse(nd) == nil || edgeResponse(nd).Status >= 300) {
+				continue
+			}
+			id := o.in.Key + "\x00" + next.Key
+			if reported[id] {
+				continue
+			}
+			reported[id] = true
+			var ev evidence
+			ev.delivery(o.d)
+			ev.delivery(nd)
+			out = append(out, &Finding{Severity: Warning, Intents: []*trace.Intent{o.in, next},
+				Narrative: fmt.Sprintf("At %s delivery %s (key %s) lost its response after the server answered, and %s later the same client %s sent %s %s under a new key %s, which the server answered too; no tier logged the payloads, so this is a likely, not a proven, retry under a new key.",
+					hhmmss(o.when), o.d.RequestID, o.in.Key, start.Sub(o.when).Round(time.Millisecond), o.d.Client(), nd.Method(), nd.Route(), next.Key),
+				Evidence: ev.sorted()})
+			break
+		}
+	}
+	return out
 }

@@ -1,6 +1,9 @@
 package report
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -118,19 +121,62 @@ func redactAll(list []string) []string {
 	return out
 }
 
-// JSON writes the report as idem.report/v1.
+// JSON writes the report as idem.report/v1. Findings are written one at a
+// time, so a report of many findings is never held whole in memory; the
+// bytes are those of encoding a ReportJSON with two-space indentation.
 func (r *Report) JSON(w io.Writer) error {
-	doc := ReportJSON{Schema: "idem.report/v1", Inputs: inputsJSON(r.Inputs), Summary: r.Summary, Findings: []FindingJSON{}}
-	for _, f := range r.Findings {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	head := ReportJSON{Schema: "idem.report/v1", Inputs: inputsJSON(r.Inputs), Summary: r.Summary}
+	for _, part := range []struct {
+		name string
+		v    any
+	}{{"schema", head.Schema}, {"inputs", head.Inputs}, {"summary", head.Summary}} {
+		if part.name == "schema" {
+			bw.WriteString("{\n")
+		}
+		b, err := marshalIndent(part.v, "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(bw, "  %q: %s,\n", part.name, b)
+	}
+	if len(r.Findings) == 0 {
+		bw.WriteString("  \"findings\": []\n}\n")
+		return bw.Flush()
+	}
+	bw.WriteString("  \"findings\": [\n")
+	for i, f := range r.Findings {
 		fj := FindingJSON{Rule: f.Rule.ID, Severity: f.Severity.String(), Intent: redact.String(intentID(f)), Keys: redactAll(f.Keys),
 			Title: f.Rule.Title, Symptom: f.Rule.Symptom, Hypothesis: f.Rule.Hypothesis, Check: f.Rule.Check, Action: f.Rule.Action,
 			Narrative: redact.String(f.Narrative), Input: redact.String(f.Input), Counts: f.Counts, Evidence: []EvidenceJSON{}}
 		for _, o := range f.Evidence {
 			fj.Evidence = append(fj.Evidence, evidenceJSON(o))
 		}
-		doc.Findings = append(doc.Findings, fj)
+		b, err := marshalIndent(fj, "    ")
+		if err != nil {
+			return err
+		}
+		bw.WriteString("    ")
+		bw.Write(b)
+		if i < len(r.Findings)-1 {
+			bw.WriteByte(',')
+		}
+		bw.WriteByte('\n')
 	}
-	return WriteJSON(w, doc)
+	bw.WriteString("  ]\n}\n")
+	return bw.Flush()
+}
+
+// marshalIndent encodes v as WriteJSON would, nested at prefix.
+func marshalIndent(v any, prefix string) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent(prefix, "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
 // summaryLine is the one-line count of what was read and found.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"hash/maphash"
 	"sort"
 	"strings"
 	"time"
@@ -44,7 +45,6 @@ type Set struct {
 
 	c            *Correlator
 	cintents     []cintent
-	byIntent     map[string]int32
 	intentCount  int
 	unkeyedCount int
 }
@@ -90,21 +90,26 @@ type Correlator struct {
 	obs        chunked[cobs]
 	fulls      []*Observation
 	deliveries chunked[cdelivery]
-	rids       chunked[string] // each delivery's request id
+	rids       chunked[aref] // each delivery's request id
 	extraKeys  [][]string
-	byID       map[string]int32
-	arena      arena
-	methods    table
-	routes     table
-	formats    table
-	files      table
-	orphans    []*Observation
-	tiers      map[Tier]bool
+	// byID finds a delivery by a 64-bit hash of its request id; the rare
+	// id whose hash is taken by another goes to collided.
+	byID     map[uint64]int32
+	collided map[string]int32
+	seed     maphash.Seed
+	arena    arena
+	methods  table
+	routes   interner
+	formats  table
+	files    table
+	orphans  []*Observation
+	tiers    map[Tier]bool
 }
 
 // NewCorrelator makes an empty correlator configured from cfg.
 func NewCorrelator(cfg *Config) *Correlator {
-	c := &Correlator{byID: map[string]int32{}, tiers: map[Tier]bool{}}
+	c := &Correlator{byID: map[uint64]int32{}, collided: map[string]int32{}, tiers: map[Tier]bool{}, seed: maphash.MakeSeed()}
+	c.routes = interner{a: &c.arena, limit: 1 << 16}
 	if cfg != nil {
 		for _, s := range cfg.Scope {
 			c.ScopeRoute = c.ScopeRoute || s == "route"
@@ -136,15 +141,14 @@ func (c *Correlator) Add(o *Observation) {
 			return
 		}
 	}
-	di, ok := c.byID[id]
+	di, ok := c.lookup(id)
 	if !ok {
-		id = c.arena.add(id)
 		di = c.deliveries.add(cdelivery{first: -1, last: -1, intent: -1, next: -1, keys: -1, synthetic: synthetic})
-		c.byID[id] = di
-		c.rids.add(id)
+		c.rids.add(c.arena.add(id))
+		c.index(id, di)
 	}
 	d := c.deliveries.at(di)
-	co := cobs{time: 0, dur: int64(o.Duration), route: c.routes.id(o.Route), client: c.arena.add(o.Client),
+	co := cobs{time: 0, dur: int32(min(o.Duration/time.Microsecond, 1<<31-1)), route: c.routes.ref(o.Route), client: c.arena.add(o.Client),
 		method: uint16(c.methods.id(o.Method)), format: uint16(c.formats.id(o.Format)), file: uint16(c.files.id(o.Source.File)),
 		status: int16(o.Status), upstream: int16(o.UpstreamStatus), line: int32(o.Source.Line), full: -1, next: -1,
 		tier: o.Tier, outcome: o.Outcome}
@@ -159,7 +163,7 @@ func (c *Correlator) Add(o *Observation) {
 	}
 	if !plain(o) {
 		cp := *o
-		cp.RequestID = *c.rids.at(di)
+		cp.RequestID = c.arena.get(*c.rids.at(di))
 		co.full = int32(len(c.fulls))
 		c.fulls = append(c.fulls, &cp)
 	}
@@ -167,10 +171,6 @@ func (c *Correlator) Add(o *Observation) {
 		d.interesting = true
 	}
 	if o.Key != "" {
-		co.key = c.arena.add(o.Key)
-		if co.full >= 0 {
-			c.fulls[co.full].Key = co.key
-		}
 		switch first := c.deliveryKey(d); {
 		case first == "":
 		case first != o.Key:
@@ -180,11 +180,12 @@ func (c *Correlator) Add(o *Observation) {
 				c.extraKeys = append(c.extraKeys, []string{first})
 			}
 			if !contains(c.extraKeys[d.keys], o.Key) {
-				c.extraKeys[d.keys] = append(c.extraKeys[d.keys], co.key)
+				c.extraKeys[d.keys] = append(c.extraKeys[d.keys], strings.Clone(o.Key))
 			}
 		}
+		co.key = c.arena.add(o.Key)
 	}
-	if o.KeyHash != "" && d.keyHash == "" {
+	if o.KeyHash != "" && d.keyHash == 0 {
 		d.keyHash = c.arena.add(o.KeyHash)
 	}
 	oi := c.obs.add(co)
@@ -197,11 +198,44 @@ func (c *Correlator) Add(o *Observation) {
 	d.last = oi
 }
 
+// lookup finds the delivery of a request id.
+func (c *Correlator) lookup(id string) (int32, bool) {
+	h := maphash.String(c.seed, id)
+	if di, ok := c.byID[h]; ok {
+		if c.arena.get(*c.rids.at(di)) == id {
+			return di, true
+		}
+		di, ok := c.collided[id]
+		return di, ok
+	}
+	return 0, false
+}
+
+// index records where a new request id's delivery is.
+func (c *Correlator) index(id string, di int32) {
+	h := maphash.String(c.seed, id)
+	if _, taken := c.byID[h]; taken {
+		c.collided[strings.Clone(id)] = di
+		return
+	}
+	c.byID[h] = di
+}
+
+// deliveryKeyRef is the first key any observation of d carried, as stored.
+func (c *Correlator) deliveryKeyRef(d *cdelivery) aref {
+	for i := d.first; i >= 0; i = c.obs.at(i).next {
+		if k := c.obs.at(i).key; k != 0 {
+			return k
+		}
+	}
+	return 0
+}
+
 // deliveryKey is the first key any observation of d carried.
 func (c *Correlator) deliveryKey(d *cdelivery) string {
 	for i := d.first; i >= 0; i = c.obs.at(i).next {
-		if k := c.obs.at(i).key; k != "" {
-			return k
+		if k := c.obs.at(i).key; k != 0 {
+			return c.arena.get(k)
 		}
 	}
 	return ""
@@ -266,16 +300,16 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 	nd := int32(c.deliveries.len())
 	for i := int32(0); i < nd; i++ {
 		d := c.deliveries.at(i)
-		if d.keyHash == "" {
+		if d.keyHash == 0 {
 			continue
 		}
 		if k := c.deliveryKey(d); k != "" {
-			hashToKey[d.keyHash] = k
+			hashToKey[c.arena.get(d.keyHash)] = k
 		}
 	}
 	needHashes := len(hashToKey) > 0
 	for i := int32(0); i < nd; i++ {
-		if d := c.deliveries.at(i); d.keyHash != "" && c.deliveryKey(d) == "" {
+		if d := c.deliveries.at(i); d.keyHash != 0 && c.deliveryKey(d) == "" {
 			needHashes = true
 		}
 	}
@@ -286,20 +320,30 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 			}
 		}
 	}
-	// Group deliveries into intents by scope and key.
-	byIntent := map[string]int32{}
-	var intents []cintent
+	// Group deliveries into intents by scope and key, finding them by a
+	// hash of the stored key so that no key is unpacked for it.
+	keyed := 0
+	for i := int32(0); i < nd; i++ {
+		if d := c.deliveries.at(i); d.keyHash != 0 || c.deliveryKeyRef(d) != 0 {
+			keyed++
+		}
+	}
+	byIntent := make(map[uint64]int32, keyed)
+	collided := map[string]int32{}
+	intents := make([]cintent, 0, keyed)
 	for i := int32(0); i < nd; i++ {
 		d := c.deliveries.at(i)
-		key := c.deliveryKey(d)
-		if key == "" && d.keyHash != "" {
-			if k, ok := hashToKey[d.keyHash]; ok {
-				key = k
+		kref := c.deliveryKeyRef(d)
+		hashKey := ""
+		if kref == 0 && d.keyHash != 0 {
+			kh := c.arena.get(d.keyHash)
+			if k, ok := hashToKey[kh]; ok {
+				hashKey = k
 			} else {
-				key = "hash:" + d.keyHash
+				hashKey = "hash:" + kh
 			}
 		}
-		if key == "" {
+		if kref == 0 && hashKey == "" {
 			s.unkeyedCount++
 			if d.interesting || d.synthetic {
 				s.Unkeyed = append(s.Unkeyed, c.delivery(i, ""))
@@ -307,15 +351,44 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 			continue
 		}
 		scope := c.compactScope(d)
-		id := key
-		if scope != "" {
-			id = scope + "|" + key
+		var h maphash.Hash
+		h.SetSeed(c.seed)
+		h.WriteString(scope)
+		h.WriteByte(0)
+		if hashKey != "" {
+			// A key known by its hash joins the intent of the raw key.
+			var r aref
+			if k := hashKey; !strings.HasPrefix(k, "hash:") {
+				r = c.arena.add(k)
+			}
+			if r != 0 {
+				raw, kind := c.arena.raw(r)
+				h.Write(raw)
+				h.WriteByte(byte(kind))
+			} else {
+				h.WriteString(hashKey)
+			}
+		} else {
+			raw, kind := c.arena.raw(kref)
+			h.Write(raw)
+			h.WriteByte(byte(kind))
 		}
-		ii, ok := byIntent[id]
-		if !ok {
+		sum := h.Sum64()
+		ii, ok := byIntent[sum]
+		if ok && !c.sameIntent(&intents[ii], kref, hashKey, scope) {
+			id := scope + "|" + c.arena.get(kref) + hashKey
+			ii, ok = collided[id]
+			if !ok {
+				ii = int32(len(intents))
+				collided[id] = ii
+				intents = append(intents, cintent{key: kref, hashKey: hashKey, first: i, scope: scope})
+			} else {
+				c.deliveries.at(intents[ii].last).next = i
+			}
+		} else if !ok {
 			ii = int32(len(intents))
-			byIntent[id] = ii
-			intents = append(intents, cintent{first: i, key: key, scope: scope})
+			byIntent[sum] = ii
+			intents = append(intents, cintent{key: kref, hashKey: hashKey, first: i, scope: scope})
 		} else {
 			c.deliveries.at(intents[ii].last).next = i
 		}
@@ -327,8 +400,8 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 			in.interesting = true
 		}
 	}
+	c.markFollowUps(intents)
 	s.intentCount = len(intents)
-	s.byIntent = byIntent
 	s.cintents = intents
 	for i := range intents {
 		if intents[i].interesting {
@@ -352,8 +425,8 @@ func sortIntents(intents []*Intent) {
 // delivery builds the rich form of delivery i.
 func (c *Correlator) delivery(i int32, key string) *Delivery {
 	cd := c.deliveries.at(i)
-	rid := *c.rids.at(i)
-	d := &Delivery{RequestID: rid, Synthetic: cd.synthetic, KeyHash: cd.keyHash}
+	rid := c.arena.get(*c.rids.at(i))
+	d := &Delivery{RequestID: rid, Synthetic: cd.synthetic, KeyHash: c.arena.get(cd.keyHash)}
 	for j := cd.first; j >= 0; j = c.obs.at(j).next {
 		d.Observations = append(d.Observations, c.materialize(j, rid))
 	}
@@ -372,12 +445,13 @@ func (c *Correlator) delivery(i int32, key string) *Delivery {
 
 // intent builds the rich form of a compact intent.
 func (c *Correlator) intent(ci *cintent) *Intent {
-	in := &Intent{ID: ci.key, Key: ci.key, Scope: ci.scope}
+	key := c.intentKey(ci)
+	in := &Intent{ID: key, Key: key, Scope: ci.scope}
 	if ci.scope != "" {
-		in.ID = ci.scope + "|" + ci.key
+		in.ID = ci.scope + "|" + key
 	}
 	for i := ci.first; ; i = c.deliveries.at(i).next {
-		in.Deliveries = append(in.Deliveries, c.delivery(i, ci.key))
+		in.Deliveries = append(in.Deliveries, c.delivery(i, key))
 		if i == ci.last {
 			break
 		}
@@ -386,6 +460,92 @@ func (c *Correlator) intent(ci *cintent) *Intent {
 		return in.Deliveries[i].Start().Before(in.Deliveries[j].Start())
 	})
 	return in
+}
+
+// FollowUpWindow is how soon after a lost delivery a plain intent from the
+// same client, method and route is built for the rules to compare: it may
+// be a retry under a new key.
+const FollowUpWindow = 10 * time.Minute
+
+// markFollowUps marks plain intents that follow a lost delivery from the
+// same client, method and route within FollowUpWindow, so they are built.
+func (c *Correlator) markFollowUps(intents []cintent) {
+	losses := map[string][]int64{}
+	sig := func(d *cdelivery) (string, int64, bool) {
+		var client, route aref
+		var method uint16
+		var at int64
+		lost := false
+		for j := d.first; j >= 0; j = c.obs.at(j).next {
+			o := c.obs.at(j)
+			if o.client != 0 && client == 0 {
+				client = o.client
+			}
+			if o.route != 0 && route == 0 {
+				route, method = o.route, o.method
+			}
+			if o.time != 0 && (at == 0 || o.time < at) {
+				at = o.time
+			}
+			if o.tier <= TierProxy && o.outcome.Lost() {
+				lost = true
+			}
+		}
+		if client == 0 || route == 0 {
+			return "", 0, lost
+		}
+		return c.arena.get(client) + " " + c.methods.list[method] + " " + c.arena.get(route), at, lost
+	}
+	for i := range intents {
+		if !intents[i].interesting {
+			continue
+		}
+		for di := intents[i].first; ; di = c.deliveries.at(di).next {
+			if k, at, lost := sig(c.deliveries.at(di)); lost && k != "" && at != 0 {
+				losses[k] = append(losses[k], at)
+			}
+			if di == intents[i].last {
+				break
+			}
+		}
+	}
+	if len(losses) == 0 {
+		return
+	}
+	for i := range intents {
+		in := &intents[i]
+		if in.interesting {
+			continue
+		}
+		k, at, _ := sig(c.deliveries.at(in.first))
+		for _, t := range losses[k] {
+			if at > t && at-t <= int64(FollowUpWindow) {
+				in.interesting = true
+				break
+			}
+		}
+	}
+}
+
+// intentKey is the key of a compact intent.
+func (c *Correlator) intentKey(ci *cintent) string {
+	if ci.key != 0 {
+		return c.arena.get(ci.key)
+	}
+	return ci.hashKey
+}
+
+// sameIntent reports whether a delivery's key and scope are the intent's.
+func (c *Correlator) sameIntent(ci *cintent, kref aref, hashKey, scope string) bool {
+	if ci.scope != scope {
+		return false
+	}
+	switch {
+	case kref != 0 && ci.key != 0:
+		return c.arena.same(kref, ci.key)
+	default:
+		return c.intentKey(ci) == c.arena.get(kref)+hashKey
+	}
 }
 
 // compactScope computes a delivery's scope from its observations.
@@ -618,7 +778,7 @@ func (s *Set) FindIntent(key string) []*Intent {
 	// Intents that were only counted are built on demand.
 	for i := range s.cintents {
 		ci := &s.cintents[i]
-		if !ci.interesting && match(ci.key) {
+		if !ci.interesting && match(s.c.intentKey(ci)) {
 			out = append(out, s.c.intent(ci))
 		}
 	}

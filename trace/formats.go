@@ -107,6 +107,43 @@ var (
 	outcomeAliases  = []string{"outcome"}
 )
 
+// Declared path sets for the extractors' hot lookups (see pathSet).
+var (
+	pTimeAliases     = newPaths(timeAliases...)
+	pRidAliases      = newPaths(ridAliases...)
+	pKeyAliases      = newPaths(keyAliases...)
+	pKeyHashAliases  = newPaths(keyHashAliases...)
+	pMethodAliases   = newPaths(methodAliases...)
+	pRouteAliases    = newPaths(routeAliases...)
+	pStatusAliases   = newPaths(statusAliases...)
+	pDecisionAliases = newPaths(decisionAliases...)
+	pStateAliases    = newPaths(stateAliases...)
+	pFpAliases       = newPaths(fpAliases...)
+	pMsgAliases      = newPaths(msgAliases...)
+	pAttemptAliases  = newPaths(attemptAliases...)
+	pClientAliases   = newPaths(clientAliases...)
+	pOutcomeAliases  = newPaths(outcomeAliases...)
+	pResultAliases   = newPaths(resultAliases...)
+)
+
+var (
+	pNginxRID        = newPaths("http_x_request_id", "x_request_id", "request_id", "req_id")
+	pNginxKey        = newPaths("http_idempotency_key", "idempotency_key", "http_x_idempotency_key", "idem_key")
+	pNginxMethod     = newPaths("request_method", "method")
+	pNginxURI        = newPaths("request_uri", "uri", "path")
+	pNginxRequest    = newPaths("request")
+	pNginxStatus     = newPaths("status", "response")
+	pNginxRT         = newPaths("request_time", "rt")
+	pNginxMsec       = newPaths("msec")
+	pNginxTime       = newPaths("time_iso8601", "time_local", "time", "@timestamp", "timestamp", "ts")
+	pNginxClient     = newPaths("http_x_forwarded_for", "remote_addr", "client_ip")
+	pNginxUpstream   = newPaths("upstream_status")
+	pNginxReplayed   = newPaths("sent_http_idempotent_replayed", "upstream_http_idempotent_replayed")
+	pNginxRetryAfter = newPaths("sent_http_retry_after", "upstream_http_retry_after")
+	pNginxResult     = newPaths("upstream_http_x_result_id", "sent_http_x_result_id")
+	pDurMS           = newPaths("duration_ms", "latency_ms", "elapsed_ms", "responseTime", "durationMs", "took_ms", "response_time_ms")
+)
+
 // resultAliases name fields that hold the id of what an effect created.
 var resultAliases = []string{"result_id", "resultId", "receipt", "receipt_id", "receiptId", "order_id", "orderId",
 	"charge_id", "chargeId", "payment_id", "paymentId", "ticket_id", "ticketId", "resource_id", "Result"}
@@ -117,24 +154,24 @@ var effectWords = regexp.MustCompile(`(?i)\b(created|committed|published|charged
 // extractApp maps application loggers (slog, zap, zerolog, logrus, pino,
 // structlog), Temporal worker lines and idem's canonical schema.
 func extractApp(p *parser, r *record, o *Observation) bool {
-	o.Time, _ = ParseTime(r.str(timeAliases...))
-	o.RequestID = r.str(ridAliases...)
-	o.Key = NormalizeKey(r.str(keyAliases...))
-	o.KeyHash = r.str(keyHashAliases...)
-	o.Method = strings.ToUpper(r.str(methodAliases...))
-	o.Route = routePath(r.str(routeAliases...))
-	if s, ok := intValue(r.str(statusAliases...)); ok && s >= 100 && s < 1000 {
+	o.Time, _ = ParseTime(r.strs(pTimeAliases))
+	o.RequestID = r.strs(pRidAliases)
+	o.Key = NormalizeKey(r.strs(pKeyAliases))
+	o.KeyHash = r.strs(pKeyHashAliases)
+	o.Method = strings.ToUpper(r.strs(pMethodAliases))
+	o.Route = routePath(r.strs(pRouteAliases))
+	if s, ok := intValue(r.strs(pStatusAliases)); ok && s >= 100 && s < 1000 {
 		o.Status = s
 	}
-	o.Decision = strings.ToLower(r.str(decisionAliases...))
-	o.State = strings.ToLower(r.str(stateAliases...))
-	o.Fingerprint = r.str(fpAliases...)
-	o.ResultID = r.str(resultAliases...)
-	o.Message = r.str(msgAliases...)
-	if a, ok := intValue(r.str(attemptAliases...)); ok {
+	o.Decision = strings.ToLower(r.strs(pDecisionAliases))
+	o.State = strings.ToLower(r.strs(pStateAliases))
+	o.Fingerprint = r.strs(pFpAliases)
+	o.ResultID = r.strs(pResultAliases)
+	o.Message = r.strs(pMsgAliases)
+	if a, ok := intValue(r.strs(pAttemptAliases)); ok {
 		o.Attempt = a
 	}
-	o.Client = r.str(clientAliases...)
+	o.Client = r.strs(pClientAliases)
 	o.WorkflowID = r.str("WorkflowID", "workflowId", "workflow_id")
 	o.RunID = r.str("RunID", "workflowRunId", "run_id")
 	o.ActivityID = r.str("ActivityID", "activityId", "activity_id")
@@ -145,7 +182,7 @@ func extractApp(p *parser, r *record, o *Observation) bool {
 		}
 	}
 	o.Duration = appDuration(r)
-	if oc := r.str(outcomeAliases...); oc != "" {
+	if oc := r.strs(pOutcomeAliases); oc != "" {
 		o.Outcome = ParseOutcome(strings.ToLower(oc))
 	}
 	if o.Fingerprint == "" {
@@ -187,7 +224,7 @@ func firstPresent(r *record, paths []string) string {
 // units in the key name, strings with units, slog's integer nanoseconds,
 // zap's float seconds.
 func appDuration(r *record) time.Duration {
-	if s := r.str("duration_ms", "latency_ms", "elapsed_ms", "responseTime", "durationMs", "took_ms", "response_time_ms"); s != "" {
+	if s := r.strs(pDurMS); s != "" {
 		d, _ := ParseDuration(s, Milliseconds)
 		return d
 	}
@@ -256,12 +293,12 @@ func proxyOutcome(status int) Outcome {
 }
 
 func extractNginx(p *parser, r *record, o *Observation) bool {
-	o.RequestID = r.str("http_x_request_id", "x_request_id", "request_id", "req_id")
-	o.Key = NormalizeKey(r.str("http_idempotency_key", "idempotency_key", "http_x_idempotency_key", "idem_key"))
-	o.Method = strings.ToUpper(r.str("request_method", "method"))
-	o.Route = routePath(r.str("request_uri", "uri", "path"))
+	o.RequestID = r.strs(pNginxRID)
+	o.Key = NormalizeKey(r.strs(pNginxKey))
+	o.Method = strings.ToUpper(r.strs(pNginxMethod))
+	o.Route = routePath(r.strs(pNginxURI))
 	if o.Method == "" || o.Route == "" {
-		m, path := splitRequestLine(r.str("request"))
+		m, path := splitRequestLine(r.strs(pNginxRequest))
 		if o.Method == "" {
 			o.Method = m
 		}
@@ -269,22 +306,22 @@ func extractNginx(p *parser, r *record, o *Observation) bool {
 			o.Route = path
 		}
 	}
-	status, ok := intValue(r.str("status", "response"))
+	status, ok := intValue(r.strs(pNginxStatus))
 	if ok {
 		o.Status = status
 	}
-	o.Duration, _ = ParseDuration(r.str("request_time", "rt"), Seconds)
+	o.Duration, _ = ParseDuration(r.strs(pNginxRT), Seconds)
 	// $msec and the $time_* variables are taken when the log is written,
 	// at the end of the request: the start is msec - request_time.
-	if t, ok := ParseTime(r.str("msec")); ok {
+	if t, ok := ParseTime(r.strs(pNginxMsec)); ok {
 		o.Time = t.Add(-o.Duration)
-	} else if t, ok := ParseTime(r.str("time_iso8601", "time_local", "time", "@timestamp", "timestamp", "ts")); ok {
+	} else if t, ok := ParseTime(r.strs(pNginxTime)); ok {
 		o.Time = t.Add(-o.Duration)
 	}
-	o.Client = r.str("http_x_forwarded_for", "remote_addr", "client_ip")
+	o.Client = r.strs(pNginxClient)
 	o.Outcome = proxyOutcome(o.Status)
-	o.UpstreamStatus, _ = intValue(r.str("upstream_status"))
-	if up := r.str("upstream_status"); strings.ContainsAny(up, ",:") {
+	o.UpstreamStatus, _ = intValue(r.strs(pNginxUpstream))
+	if up := r.strs(pNginxUpstream); strings.ContainsAny(up, ",:") {
 		o.Detail = "upstream_status " + up
 	} else if o.Status == 499 {
 		o.Detail = "499 client closed request"
@@ -292,9 +329,9 @@ func extractNginx(p *parser, r *record, o *Observation) bool {
 	if o.Status == 499 {
 		o.Status = 0 // no response reached the client
 	}
-	o.Replayed = strings.EqualFold(r.str("sent_http_idempotent_replayed", "upstream_http_idempotent_replayed"), "true")
-	o.RetryAfter = r.str("sent_http_retry_after", "upstream_http_retry_after") != ""
-	o.ResultID = r.str("upstream_http_x_result_id", "sent_http_x_result_id")
+	o.Replayed = strings.EqualFold(r.strs(pNginxReplayed), "true")
+	o.RetryAfter = r.strs(pNginxRetryAfter) != ""
+	o.ResultID = r.strs(pNginxResult)
 	return o.Method != "" || o.RequestID != "" || o.Key != ""
 }
 
@@ -429,9 +466,9 @@ func extractPinoHTTP(p *parser, r *record, o *Observation) bool {
 	case o.Status > 0:
 		o.Outcome = OutcomeOK
 	}
-	o.ResultID = r.str(resultAliases...)
-	o.Decision = strings.ToLower(r.str(decisionAliases...))
-	o.Fingerprint = r.str(fpAliases...)
+	o.ResultID = r.strs(pResultAliases)
+	o.Decision = strings.ToLower(r.strs(pDecisionAliases))
+	o.Fingerprint = r.strs(pFpAliases)
 	return true
 }
 

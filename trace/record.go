@@ -26,6 +26,8 @@ type shape struct {
 	secrets []int // members named like credentials
 	headers []int // members that hold header maps to look into
 	body    string
+	// resolved[pathSet.id] caches where each alias list is in this shape.
+	resolved []*[]candidate
 }
 
 // bytesToString views b as a string without copying; the string is only
@@ -236,4 +238,73 @@ func NormalizeKey(k string) string {
 		k = k[1 : len(k)-1]
 	}
 	return k
+}
+
+// pathSet is a list of alias paths for one model field, declared once at
+// package level so that each shape can resolve it once: which member holds
+// each alias, and the rest of its path.
+type pathSet struct {
+	id    int
+	paths []string
+}
+
+var pathSets []*pathSet
+
+func newPaths(paths ...string) *pathSet {
+	ps := &pathSet{id: len(pathSets), paths: paths}
+	pathSets = append(pathSets, ps)
+	return ps
+}
+
+// candidate is an alias present in a shape: a member, and a path in it.
+type candidate struct {
+	member int
+	rest   string
+	full   string // a path that cannot be split at dots; resolved whole
+}
+
+// strs is str for a declared path set: the first present value.
+func (r *record) strs(ps *pathSet) string {
+	sh := r.shape
+	if sh == nil {
+		return r.str(ps.paths...)
+	}
+	for _, c := range sh.resolve(ps) {
+		var v gjson.Result
+		switch {
+		case c.full != "":
+			v = gjson.Get(r.raw(), c.full)
+		case c.rest == "":
+			v = r.vals[c.member]
+		default:
+			v = r.vals[c.member].Get(c.rest)
+		}
+		if s := present(v); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// resolve returns the aliases of ps present in the shape, in order.
+func (sh *shape) resolve(ps *pathSet) []candidate {
+	if ps.id < len(sh.resolved) && sh.resolved[ps.id] != nil {
+		return *sh.resolved[ps.id]
+	}
+	for len(sh.resolved) <= ps.id {
+		sh.resolved = append(sh.resolved, nil)
+	}
+	var cands []candidate
+	for _, p := range ps.paths {
+		first, rest, _ := strings.Cut(p, ".")
+		if strings.Contains(first, `\`) {
+			cands = append(cands, candidate{member: -1, full: p})
+			continue
+		}
+		if i, ok := sh.index[first]; ok {
+			cands = append(cands, candidate{member: i, rest: rest})
+		}
+	}
+	sh.resolved[ps.id] = &cands
+	return cands
 }

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"strings"
 	"time"
 )
 
@@ -12,36 +13,178 @@ import (
 // and rich Delivery and Intent values are built only for the intents the
 // rules must look at.
 
-// arena holds strings in large chunks that never move, so a string made
-// from a chunk stays valid and costs no allocation of its own.
+// arena holds strings in large chunks that never move. A string is named
+// by an aref (chunk, offset, length, and whether it was packed), which
+// holds no pointer, so the collector never scans the millions of them.
 type arena struct {
 	chunks [][]byte
 }
 
-const arenaChunk = 1 << 20
+// aref names a string in an arena; 0 is the empty string.
+type aref uint64
 
-// add copies s into the arena and returns the arena's copy.
-func (a *arena) add(s string) string {
+const (
+	arenaChunk = 1 << 20
+	packedUUID = 1 // a canonical lower-case UUID, stored as 16 bytes
+	packedHex  = 2 // 32 lower-case hex digits, stored as 16 bytes
+)
+
+// add stores s and returns its reference. Canonical UUIDs and 32-digit hex
+// ids, most request ids and keys, take 16 bytes instead of 36 or 32.
+func (a *arena) add(s string) aref {
 	if s == "" {
-		return ""
+		return 0
 	}
-	if len(s) > arenaChunk/4 {
-		return string([]byte(s))
+	if len(s) > 0xffff {
+		s = s[:0xffff]
+	}
+	var packed [16]byte
+	kind := 0
+	switch {
+	case len(s) == 36 && packUUID(s, &packed):
+		kind = packedUUID
+	case len(s) == 32 && packHex(s, &packed):
+		kind = packedHex
+	}
+	data := s
+	if kind != 0 {
+		data = bytesToString(packed[:])
 	}
 	n := len(a.chunks)
-	if n == 0 || cap(a.chunks[n-1])-len(a.chunks[n-1]) < len(s) {
-		a.chunks = append(a.chunks, make([]byte, 0, arenaChunk))
+	if n == 0 || cap(a.chunks[n-1])-len(a.chunks[n-1]) < len(data) {
+		size := arenaChunk
+		if len(data) > size {
+			size = len(data)
+		}
+		a.chunks = append(a.chunks, make([]byte, 0, size))
 		n++
 	}
 	c := a.chunks[n-1]
-	start := len(c)
-	c = append(c, s...)
-	a.chunks[n-1] = c
-	return bytesToString(c[start:len(c):len(c)])
+	off := len(c)
+	a.chunks[n-1] = append(c, data...)
+	return aref(uint64(n)<<44 | uint64(off)<<20 | uint64(len(data))<<4 | uint64(kind))
 }
 
-// bytes reports the arena's size.
-func (a *arena) bytes() int { return len(a.chunks) * arenaChunk }
+// raw returns the stored bytes of r (packed for packed ids) and how it
+// was packed: equal strings always give equal raw bytes and kind.
+func (a *arena) raw(r aref) ([]byte, int) {
+	if r == 0 {
+		return nil, 0
+	}
+	chunk := int(r>>44) - 1
+	off := int(r>>20) & (1<<24 - 1)
+	n := int(r>>4) & 0xffff
+	return a.chunks[chunk][off : off+n], int(r & 0xf)
+}
+
+// same reports whether two references name the same string.
+func (a *arena) same(x, y aref) bool {
+	if x == y {
+		return true
+	}
+	bx, kx := a.raw(x)
+	by, ky := a.raw(y)
+	return kx == ky && string(bx) == string(by)
+}
+
+// get returns the string r names. Packed ids are unpacked (allocating);
+// others are views of the arena.
+func (a *arena) get(r aref) string {
+	if r == 0 {
+		return ""
+	}
+	chunk := int(r>>44) - 1
+	off := int(r>>20) & (1<<24 - 1)
+	n := int(r>>4) & 0xffff
+	b := a.chunks[chunk][off : off+n]
+	switch r & 0xf {
+	case packedUUID:
+		return unpackUUID(b)
+	case packedHex:
+		return unpackHex(b)
+	}
+	return bytesToString(b)
+}
+
+const hexDigits = "0123456789abcdef"
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10, true
+	}
+	return 0, false
+}
+
+func packHex(s string, out *[16]byte) bool {
+	for i := 0; i < 16; i++ {
+		h, ok1 := unhex(s[2*i])
+		l, ok2 := unhex(s[2*i+1])
+		if !ok1 || !ok2 {
+			return false
+		}
+		out[i] = h<<4 | l
+	}
+	return true
+}
+
+func unpackHex(b []byte) string {
+	out := make([]byte, 32)
+	for i, c := range b {
+		out[2*i], out[2*i+1] = hexDigits[c>>4], hexDigits[c&0xf]
+	}
+	return string(out)
+}
+
+// packUUID packs 8-4-4-4-12 lower-case hex.
+func packUUID(s string, out *[16]byte) bool {
+	if s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
+		return false
+	}
+	var h [32]byte
+	j := 0
+	for i := 0; i < 36; i++ {
+		if i == 8 || i == 13 || i == 18 || i == 23 {
+			continue
+		}
+		h[j] = s[i]
+		j++
+	}
+	return packHex(bytesToString(h[:]), out)
+}
+
+func unpackUUID(b []byte) string {
+	h := unpackHex(b)
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+// interner stores repeated strings once: the first limit distinct values
+// are shared, later ones (routes with ids in them) go to the arena as they
+// come, so memory stays bounded whatever the cardinality.
+type interner struct {
+	a     *arena
+	seen  map[string]aref
+	limit int
+}
+
+func (in *interner) ref(s string) aref {
+	if s == "" {
+		return 0
+	}
+	if r, ok := in.seen[s]; ok {
+		return r
+	}
+	r := in.a.add(s)
+	if len(in.seen) < in.limit {
+		if in.seen == nil {
+			in.seen = map[string]aref{}
+		}
+		in.seen[strings.Clone(s)] = r
+	}
+	return r
+}
 
 // table interns small sets of repeated strings (methods, routes, formats,
 // files, clients) as indexes.
@@ -68,19 +211,19 @@ func (t *table) id(s string) uint32 {
 // small numbers. full, when not -1, indexes the full Observation kept for a
 // line that says more than these fields.
 type cobs struct {
-	key      string
+	key      aref
+	client   aref
 	time     int64 // unix nanoseconds; 0 when unknown
-	dur      int64
-	client   string
-	route    uint32
+	dur      int32 // microseconds
+	route    aref
+	line     int32
+	full     int32
+	next     int32 // the delivery's next observation, -1 at the end
 	method   uint16
 	format   uint16
 	file     uint16
 	status   int16
 	upstream int16
-	line     int32
-	full     int32
-	next     int32 // the delivery's next observation, -1 at the end
 	tier     Tier
 	outcome  Outcome
 	flags    uint8
@@ -99,14 +242,16 @@ type cdelivery struct {
 	interesting bool
 	synthetic   bool
 	keys        int32 // index into extraKeys when the request id carried several keys, else -1
-	keyHash     string
+	keyHash     aref
 }
 
 // cintent is a compact intent: a chain of deliveries.
 type cintent struct {
+	key         aref // the key as the first delivery carried it, or 0 for a key known by hash only
+	scope       string
+	hashKey     string // the key when it came from a hash ("hash:…" or the learned raw key)
 	first, last int32
 	n           int32
-	key, scope  string
 	interesting bool
 }
 
@@ -131,9 +276,9 @@ func (c *Correlator) materialize(i int32, rid string) *Observation {
 	if co.full >= 0 {
 		return c.fulls[co.full]
 	}
-	o := &Observation{Tier: co.tier, Format: c.formats.list[co.format], Duration: time.Duration(co.dur),
-		Method: c.methods.list[co.method], Route: c.routes.list[co.route], Status: int(co.status), UpstreamStatus: int(co.upstream),
-		Outcome: co.outcome, RequestID: rid, Key: co.key, Client: co.client,
+	o := &Observation{Tier: co.tier, Format: c.formats.list[co.format], Duration: time.Duration(co.dur) * time.Microsecond,
+		Method: c.methods.list[co.method], Route: c.arena.get(co.route), Status: int(co.status), UpstreamStatus: int(co.upstream),
+		Outcome: co.outcome, RequestID: rid, Key: c.arena.get(co.key), Client: c.arena.get(co.client),
 		Replayed: co.flags&flagReplayed != 0, RetryAfter: co.flags&flagRetryAfter != 0,
 		Source: Source{File: c.files.list[co.file], Line: int(co.line)}}
 	if co.time != 0 {

@@ -1,0 +1,59 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestString(t *testing.T) {
+	tests := []struct{ in, secret string }{
+		{"Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.abc.def", "eyJhbGciOiJIUzI1NiJ9"},
+		{"proxy-authorization: Basic dXNlcjpwYXNzd29yZA==", "dXNlcjpwYXNzd29yZA"},
+		{`{"Cookie":"session=9f8e7d6c5b4a"}`, "9f8e7d6c5b4a"},
+		{"set-cookie: sid=abcdef123456; Path=/", "abcdef123456"},
+		{"x-api-key: 0123456789abcdef", "0123456789abcdef"},
+		{"GET /v1/x?token=s3cr3tvalue&page=2", "s3cr3tvalue"},
+		{"/cb?access_token=tok_live_123456&x=1", "tok_live_123456"},
+		{"api_key=AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE"},
+		{"password=hunter2hunter2", "hunter2hunter2"},
+		{"client_secret=zzzzzzzzzz", "zzzzzzzzzz"},
+		{"charge with sk_live_51HxAbCdEfGhIjKlMnOpQr", "sk_live_51Hx"},
+		{"token ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "ghp_aaaaaaaa"},
+		{"slack xoxb-1234567890-abcdefghij", "xoxb-1234567890"},
+	}
+	for _, tt := range tests {
+		got := String(tt.in)
+		if strings.Contains(got, tt.secret) || !strings.Contains(got, Mask) {
+			t.Errorf("String(%q) = %q", tt.in, got)
+		}
+	}
+	for _, safe := range []string{"Key c0ffee00-1111 made 2 effects", "GET /v1/x?page=2", "idempotency key reserved", "basically fine"} {
+		if got := String(safe); got != safe {
+			t.Errorf("String(%q) changed it to %q", safe, got)
+		}
+	}
+}
+
+func TestIsSecretHeader(t *testing.T) {
+	for _, h := range []string{"Authorization", "proxy-authorization", "Cookie", "Set-Cookie", "X-Api-Key", "api-key", "X-Auth-Token", "X-Client-Secret"} {
+		if !IsSecretHeader(h) {
+			t.Errorf("%s is not treated as secret", h)
+		}
+	}
+	for _, h := range []string{"Idempotency-Key", "X-Request-Id", "Content-Type", "Accept"} {
+		if IsSecretHeader(h) {
+			t.Errorf("%s is treated as secret", h)
+		}
+	}
+}
+
+func FuzzString(f *testing.F) {
+	f.Add("Authorization: Bearer abc.def.ghi")
+	f.Add("x?token=1&password=2")
+	f.Fuzz(func(t *testing.T, s string) {
+		out := String(s)
+		if String(out) != out {
+			t.Fatalf("not idempotent: %q -> %q -> %q", s, out, String(out))
+		}
+	})
+}
