@@ -136,7 +136,7 @@ func runDiagnose(cmd *cobra.Command, opts *DiagnoseOptions) error {
 		return err
 	}
 	res := diagnose.Run(set, opts.Rule)
-	rep := &report.Report{Inputs: set.Inputs, Summary: res.Summary, Findings: filter.Apply(res.Findings)}
+	rep := &report.Report{Inputs: set.Inputs, Summary: res.Summary, Findings: filter.Apply(res.Findings), Compact: !f.IO.IsStdoutTTY()}
 	out := f.IO.Out
 	switch opts.Format {
 	case "json":

@@ -70,16 +70,16 @@ func TestExitCodes(t *testing.T) {
 func TestSinceUntilFilters(t *testing.T) {
 	args := []string{"diagnose", "-o", "json", "../fixtures/scenarios/retry-new-key/app.jsonl", "../fixtures/scenarios/retry-new-key/client.har", "../fixtures/scenarios/retry-new-key/nginx.jsonl"}
 	_, out, _ := run(t, "", append(args, "--since", "2026-11-30T15:00:00Z")...)
-	if !strings.Contains(out, `"findings": []`) {
+	if !strings.Contains(out, `"findings":[]`) {
 		t.Errorf("--since after the incident kept findings:\n%s", out)
 	}
 	_, out, _ = run(t, "", append(args, "--until", "2026-11-30T15:00:00Z")...)
-	if strings.Contains(out, `"findings": []`) {
+	if strings.Contains(out, `"findings":[]`) {
 		t.Errorf("--until after the incident dropped findings")
 	}
 	// Relative times count back from the injected clock (12:00 that day).
 	_, out, _ = run(t, "", append(args, "--since", "24h")...)
-	if strings.Contains(out, `"findings": []`) {
+	if strings.Contains(out, `"findings":[]`) {
 		t.Errorf("--since 24h dropped findings from 14:02")
 	}
 }

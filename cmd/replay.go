@@ -279,7 +279,7 @@ func runReplay(cmd *cobra.Command, o *ReplayOptions) error {
 	if res != nil && (err == nil || len(res.Assertions) > 0) {
 		switch o.Format {
 		case "json":
-			if werr := report.ReplayJSON(f.IO.Out, res); werr != nil {
+			if werr := report.ReplayJSON(f.IO.Out, res, f.IO.IsStdoutTTY()); werr != nil {
 				return werr
 			}
 		case "markdown", "md":

@@ -118,8 +118,8 @@ func TestReplayOutputs(t *testing.T) {
 	srv, _, _ := countingServer(t)
 	junit := filepath.Join(t.TempDir(), "replay.xml")
 	code, out, _ := runTTY(t, "", false, "replay", "--key", incidentKey, "--target", srv.URL, "--yes", "-o", "json", "--junit", junit, "../fixtures/incident/client.har", "../fixtures/incident/app.jsonl")
-	if code != 0 || !strings.Contains(out, `"schema": "idem.replay/v1"`) || !strings.Contains(out, `"name": "result id"`) ||
-		!strings.Contains(out, `"expected": "ord_8H2kQ"`) {
+	if code != 0 || !strings.Contains(out, `"schema":"idem.replay/v1"`) || !strings.Contains(out, `"name":"result id"`) ||
+		!strings.Contains(out, `"expected":"ord_8H2kQ"`) {
 		t.Errorf("json: exit %d\n%s", code, out)
 	}
 	x, err := os.ReadFile(junit)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -34,6 +35,8 @@ type Factory struct {
 	Now func() time.Time
 	// Getenv reads the environment (NO_COLOR and friends).
 	Getenv func(string) string
+	// atExit runs after the command, whatever its outcome.
+	atExit []func()
 }
 
 // UsageError is a mistake in the command line; it exits 2 and shows usage.
@@ -69,6 +72,10 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 	root := NewCmdRoot(f)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
+	for _, fn := range f.atExit {
+		fn()
+	}
+	f.atExit = nil
 	return exitCode(f, root, err, ctx)
 }
 
@@ -105,7 +112,7 @@ func Version() string {
 
 // NewCmdRoot builds the command tree.
 func NewCmdRoot(f *Factory) *cobra.Command {
-	var color string
+	var color, cpuprofile string
 	root := &cobra.Command{
 		Use:   "idem",
 		Short: "Find out why a retry made a second charge, order or ticket",
@@ -137,6 +144,17 @@ shares one Idempotency-Key: the retries of one action.`,
 				f.IO.SetEnv(f.Getenv)
 			}
 			f.IO.SetColorMode(m)
+			if cpuprofile != "" {
+				pf, err := os.Create(cpuprofile)
+				if err != nil {
+					return fmt.Errorf("--cpuprofile: %w", err)
+				}
+				if err := pprof.StartCPUProfile(pf); err != nil {
+					pf.Close()
+					return fmt.Errorf("--cpuprofile: %w", err)
+				}
+				f.atExit = append(f.atExit, func() { pprof.StopCPUProfile(); pf.Close() })
+			}
 			return nil
 		},
 	}
@@ -144,6 +162,8 @@ shares one Idempotency-Key: the retries of one action.`,
 	root.SetErr(f.IO.ErrOut)
 	root.SetIn(f.IO.In)
 	root.PersistentFlags().StringVar(&color, "color", "auto", "colour output: auto, always or never (NO_COLOR is respected)")
+	root.PersistentFlags().StringVar(&cpuprofile, "cpuprofile", "", "write a CPU profile to this file (for docs/performance.md)")
+	root.PersistentFlags().MarkHidden("cpuprofile")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &UsageError{Err: err} })
 	root.SetVersionTemplate("idem {{.Version}}\n")
 	root.CompletionOptions.HiddenDefaultCmd = true

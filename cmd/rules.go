@@ -65,7 +65,7 @@ func runRules(opts *RulesOptions) error {
 		for _, r := range rules {
 			out = append(out, ruleJSON{r.ID, r.Title, r.Severity.String(), r.Symptom, r.Hypothesis, r.Check, r.Action})
 		}
-		return report.WriteJSON(io.Out, out)
+		return report.WriteJSON(io.Out, out, io.IsStdoutTTY())
 	case "text":
 	default:
 		return usagef("invalid --format %q: want text or json", opts.Format)

@@ -69,12 +69,12 @@ func runTrace(cmd *cobra.Command, opts *TraceOptions) error {
 	}
 	if len(intents) == 0 {
 		if opts.Format == "json" {
-			_ = report.WriteJSON(io.Out, report.NewTraceJSON(set, opts.Key, nil))
+			_ = report.WriteJSON(io.Out, report.NewTraceJSON(set, opts.Key, nil), io.IsStdoutTTY())
 		}
 		return fmt.Errorf("no delivery carried the key %s in %d input(s)", report.Safe(opts.Key), len(set.Inputs))
 	}
 	if opts.Format == "json" {
-		if err := report.WriteJSON(io.Out, report.NewTraceJSON(set, opts.Key, intents)); err != nil {
+		if err := report.WriteJSON(io.Out, report.NewTraceJSON(set, opts.Key, intents), io.IsStdoutTTY()); err != nil {
 			return err
 		}
 	} else {

@@ -19,8 +19,8 @@ type Report struct {
 	Inputs   []*trace.Input
 	Summary  diagnose.Summary
 	Findings []*diagnose.Finding
-	// Shown counts findings after filters; Summary counts them all.
-	Filtered bool
+	// Compact writes JSON on one line (for pipes) instead of indented.
+	Compact bool
 }
 
 // ReportJSON is the idem.report/v1 document (docs/report-json.md).
@@ -123,28 +123,35 @@ func redactAll(list []string) []string {
 
 // JSON writes the report as idem.report/v1. Findings are written one at a
 // time, so a report of many findings is never held whole in memory; the
-// bytes are those of encoding a ReportJSON with two-space indentation.
+// bytes are those of encoding a ReportJSON (two-space indentation, or none
+// when Compact).
 func (r *Report) JSON(w io.Writer) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
+	nl, in1, in2 := "\n", "  ", "    "
+	if r.Compact {
+		nl, in1, in2 = "", "", ""
+	}
+	sep := ": "
+	if r.Compact {
+		sep = ":"
+	}
 	head := ReportJSON{Schema: "idem.report/v1", Inputs: inputsJSON(r.Inputs), Summary: r.Summary}
+	bw.WriteString("{" + nl)
 	for _, part := range []struct {
 		name string
 		v    any
 	}{{"schema", head.Schema}, {"inputs", head.Inputs}, {"summary", head.Summary}} {
-		if part.name == "schema" {
-			bw.WriteString("{\n")
-		}
-		b, err := marshalIndent(part.v, "  ")
+		b, err := r.marshal(part.v, in1)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(bw, "  %q: %s,\n", part.name, b)
+		fmt.Fprintf(bw, "%s%q%s%s,%s", in1, part.name, sep, b, nl)
 	}
 	if len(r.Findings) == 0 {
-		bw.WriteString("  \"findings\": []\n}\n")
+		bw.WriteString(in1 + `"findings"` + sep + "[]" + nl + "}\n")
 		return bw.Flush()
 	}
-	bw.WriteString("  \"findings\": [\n")
+	bw.WriteString(in1 + `"findings"` + sep + "[" + nl)
 	for i, f := range r.Findings {
 		fj := FindingJSON{Rule: f.Rule.ID, Severity: f.Severity.String(), Intent: redact.String(intentID(f)), Keys: redactAll(f.Keys),
 			Title: f.Rule.Title, Symptom: f.Rule.Symptom, Hypothesis: f.Rule.Hypothesis, Check: f.Rule.Check, Action: f.Rule.Action,
@@ -152,19 +159,32 @@ func (r *Report) JSON(w io.Writer) error {
 		for _, o := range f.Evidence {
 			fj.Evidence = append(fj.Evidence, evidenceJSON(o))
 		}
-		b, err := marshalIndent(fj, "    ")
+		b, err := r.marshal(fj, in2)
 		if err != nil {
 			return err
 		}
-		bw.WriteString("    ")
+		bw.WriteString(in2)
 		bw.Write(b)
 		if i < len(r.Findings)-1 {
 			bw.WriteByte(',')
 		}
-		bw.WriteByte('\n')
+		bw.WriteString(nl)
 	}
-	bw.WriteString("  ]\n}\n")
+	bw.WriteString(in1 + "]" + nl + "}\n")
 	return bw.Flush()
+}
+
+func (r *Report) marshal(v any, prefix string) ([]byte, error) {
+	if r.Compact {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			return nil, err
+		}
+		return bytes.TrimRight(b.Bytes(), "\n"), nil
+	}
+	return marshalIndent(v, prefix)
 }
 
 // marshalIndent encodes v as WriteJSON would, nested at prefix.

@@ -12,7 +12,7 @@ import (
 )
 
 // ReplayJSON writes idem.replay/v1.
-func ReplayJSON(w io.Writer, res *replay.Result) error {
+func ReplayJSON(w io.Writer, res *replay.Result, indent bool) error {
 	out := *res
 	out.Target = redact.String(out.Target)
 	out.Request.URL = redact.String(out.Request.URL)
@@ -23,7 +23,7 @@ func ReplayJSON(w io.Writer, res *replay.Result) error {
 	if out.Assertions == nil {
 		out.Assertions = []replay.Assertion{}
 	}
-	return WriteJSON(w, out)
+	return WriteJSON(w, out, indent)
 }
 
 func stepName(probe string) string {

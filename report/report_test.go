@@ -187,3 +187,30 @@ func FuzzSafe(f *testing.F) {
 		}
 	})
 }
+
+func TestCompactJSONIsTheSameDocument(t *testing.T) {
+	r := build(t, "../fixtures/scenarios/retry-new-key/*")
+	var pretty, compact bytes.Buffer
+	if err := r.JSON(&pretty); err != nil {
+		t.Fatal(err)
+	}
+	r.Compact = true
+	if err := r.JSON(&compact); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Count(compact.Bytes(), []byte("\n")) != 1 {
+		t.Errorf("compact JSON spans lines")
+	}
+	var a, b any
+	if err := json.Unmarshal(pretty.Bytes(), &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(compact.Bytes(), &b); err != nil {
+		t.Fatal(err)
+	}
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	if !bytes.Equal(ja, jb) {
+		t.Errorf("compact and indented reports differ")
+	}
+}

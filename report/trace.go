@@ -125,11 +125,14 @@ func NewTraceJSON(set *trace.Set, key string, intents []*trace.Intent) TraceJSON
 	return doc
 }
 
-// WriteJSON writes v as indented JSON without HTML escaping.
-func WriteJSON(w io.Writer, v any) error {
+// WriteJSON writes v as JSON without HTML escaping: indented for a person
+// at a terminal, compact (one line) for a pipe.
+func WriteJSON(w io.Writer, v any, indent bool) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
+	if indent {
+		enc.SetIndent("", "  ")
+	}
 	return enc.Encode(v)
 }
 

@@ -108,7 +108,7 @@ type Correlator struct {
 
 // NewCorrelator makes an empty correlator configured from cfg.
 func NewCorrelator(cfg *Config) *Correlator {
-	c := &Correlator{byID: map[uint64]int32{}, collided: map[string]int32{}, tiers: map[Tier]bool{}, seed: maphash.MakeSeed()}
+	c := &Correlator{byID: map[uint64]int32{}, collided: map[string]int32{}, tiers: map[Tier]bool{}}
 	c.routes = interner{a: &c.arena, limit: 1 << 16}
 	if cfg != nil {
 		for _, s := range cfg.Scope {
@@ -135,17 +135,23 @@ func (c *Correlator) Add(o *Observation) {
 			synthetic = true
 		default:
 			if o.Effect {
-				cp := *o
-				c.orphans = append(c.orphans, &cp)
+				c.orphans = append(c.orphans, cloneObservation(o))
 			}
 			return
 		}
 	}
-	di, ok := c.lookup(id)
+	if !o.pre.done || synthetic || id != o.RequestID {
+		o.pre.rid, o.pre.ridHash = pack(id), maphash.String(idSeed, id)
+		if !o.pre.done {
+			o.pre.key = pack(o.Key)
+			o.pre.done = true
+		}
+	}
+	di, ok := c.lookup(id, o.pre.ridHash)
 	if !ok {
 		di = c.deliveries.add(cdelivery{first: -1, last: -1, intent: -1, next: -1, keys: -1, synthetic: synthetic})
-		c.rids.add(c.arena.add(id))
-		c.index(id, di)
+		c.rids.add(c.arena.addPacked(id, o.pre.rid))
+		c.index(id, o.pre.ridHash, di)
 	}
 	d := c.deliveries.at(di)
 	co := cobs{time: 0, dur: int32(min(o.Duration/time.Microsecond, 1<<31-1)), route: c.routes.ref(o.Route), client: c.arena.add(o.Client),
@@ -162,10 +168,10 @@ func (c *Correlator) Add(o *Observation) {
 		co.flags |= flagRetryAfter
 	}
 	if !plain(o) {
-		cp := *o
+		cp := cloneObservation(o)
 		cp.RequestID = c.arena.get(*c.rids.at(di))
 		co.full = int32(len(c.fulls))
-		c.fulls = append(c.fulls, &cp)
+		c.fulls = append(c.fulls, cp)
 	}
 	if notable(o) {
 		d.interesting = true
@@ -183,7 +189,7 @@ func (c *Correlator) Add(o *Observation) {
 				c.extraKeys[d.keys] = append(c.extraKeys[d.keys], strings.Clone(o.Key))
 			}
 		}
-		co.key = c.arena.add(o.Key)
+		co.key = c.arena.addPacked(o.Key, o.pre.key)
 	}
 	if o.KeyHash != "" && d.keyHash == 0 {
 		d.keyHash = c.arena.add(o.KeyHash)
@@ -199,8 +205,7 @@ func (c *Correlator) Add(o *Observation) {
 }
 
 // lookup finds the delivery of a request id.
-func (c *Correlator) lookup(id string) (int32, bool) {
-	h := maphash.String(c.seed, id)
+func (c *Correlator) lookup(id string, h uint64) (int32, bool) {
 	if di, ok := c.byID[h]; ok {
 		if c.arena.get(*c.rids.at(di)) == id {
 			return di, true
@@ -212,8 +217,7 @@ func (c *Correlator) lookup(id string) (int32, bool) {
 }
 
 // index records where a new request id's delivery is.
-func (c *Correlator) index(id string, di int32) {
-	h := maphash.String(c.seed, id)
+func (c *Correlator) index(id string, h uint64, di int32) {
 	if _, taken := c.byID[h]; taken {
 		c.collided[strings.Clone(id)] = di
 		return
@@ -352,7 +356,7 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 		}
 		scope := c.compactScope(d)
 		var h maphash.Hash
-		h.SetSeed(c.seed)
+		h.SetSeed(idSeed)
 		h.WriteString(scope)
 		h.WriteByte(0)
 		if hashKey != "" {
@@ -825,4 +829,16 @@ func Load(ctx context.Context, paths []string, opts Options) (*Set, error) {
 		return nil, err
 	}
 	return c.Set(inputs), nil
+}
+
+// cloneObservation copies o with strings of its own, so that keeping it
+// does not keep the line buffer its strings point into.
+func cloneObservation(o *Observation) *Observation {
+	cp := *o
+	for _, f := range []*string{&cp.Format, &cp.Method, &cp.Route, &cp.Detail, &cp.RequestID, &cp.Key, &cp.KeyHash, &cp.Scope,
+		&cp.Decision, &cp.State, &cp.Fingerprint, &cp.ResultID, &cp.Client, &cp.WorkflowID, &cp.RunID, &cp.ActivityID,
+		&cp.ActivityType, &cp.Message, &cp.Source.File} {
+		*f = strings.Clone(*f)
+	}
+	return &cp
 }

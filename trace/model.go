@@ -164,6 +164,10 @@ type Observation struct {
 
 	Message string
 	Source  Source
+
+	// Worked out by the parallel parser for the correlator, which runs on
+	// one goroutine: the request id's hash and the ids' packed forms.
+	pre prepared
 }
 
 // End is when this tier finished with the request, where a duration is known.

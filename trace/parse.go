@@ -125,13 +125,15 @@ func (p *parser) observeArray(a gjson.Result, src Source, _ string) {
 // A hash collision between two key sets is caught by comparing the names.
 func (p *parser) shapeOf(r *record) *shape {
 	sig := r.signature()
-	if sh, ok := p.cache[sig]; ok && len(sh.index) == len(r.keys) && sh.matches(r) {
+	if sh, ok := p.cache[sig]; ok && sh.matches(r) {
 		return sh
 	}
 	sh := &shape{index: make(map[string]int, len(r.keys))}
 	for i, k := range r.keys {
+		k = strings.Clone(k)
+		sh.keys = append(sh.keys, k)
 		if _, dup := sh.index[k]; !dup {
-			sh.index[strings.Clone(k)] = i
+			sh.index[k] = i
 		}
 		switch {
 		case isSecretName(k):
@@ -159,16 +161,18 @@ func (p *parser) shapeOf(r *record) *shape {
 		}
 	}
 	r.shape = nil
-	if len(sh.index) == len(r.keys) {
-		p.cache[sig] = sh
-	}
+	p.cache[sig] = sh
 	return sh
 }
 
-// matches reports whether r has exactly this shape's member names.
+// matches reports whether r has exactly this shape's member names, in
+// order (and no name twice, which the index could not represent).
 func (sh *shape) matches(r *record) bool {
+	if len(sh.keys) != len(r.keys) || len(sh.index) != len(sh.keys) {
+		return false
+	}
 	for i, k := range r.keys {
-		if j, ok := sh.index[k]; !ok || j != i {
+		if sh.keys[i] != k {
 			return false
 		}
 	}
@@ -186,31 +190,31 @@ func (p *parser) skip(src Source, reason string) {
 	p.out.skips = append(p.out.skips, Skip{Source: src, Reason: reason})
 }
 
-// emit keeps an observation: its strings still point into the line buffer,
-// so they are copied (and the repetitive ones interned) here.
+// emit keeps an observation. Its strings may point into the batch's line
+// buffer, which is never reused, so they stay valid; whoever keeps an
+// observation beyond the sink call keeps that buffer alive, which is why
+// the correlator copies what it keeps (see Correlator.Add).
 func (p *parser) emit(o *Observation) {
 	if p.src != nil && p.src.tierSet {
 		o.Tier = p.src.tier
 	}
-	o.Format = p.in(o.Format)
-	o.Method = p.in(o.Method)
-	o.Route = p.in(capLen(o.Route))
-	o.Decision = p.in(capLen(o.Decision))
-	o.State = p.in(capLen(o.State))
-	o.Detail = p.in(capLen(o.Detail))
-	o.Client = p.in(capLen(o.Client))
-	o.ActivityType = p.in(capLen(o.ActivityType))
-	o.Source.File = p.in(o.Source.File)
-	o.RequestID = clone(o.RequestID)
-	o.Key = clone(o.Key)
-	o.KeyHash = clone(o.KeyHash)
-	o.Scope = clone(o.Scope)
-	o.Fingerprint = clone(o.Fingerprint)
-	o.ResultID = clone(o.ResultID)
-	o.WorkflowID = clone(o.WorkflowID)
-	o.RunID = clone(o.RunID)
-	o.ActivityID = clone(o.ActivityID)
-	o.Message = clone(capLen(o.Message))
+	o.Route = capLen(o.Route)
+	o.Decision = capLen(o.Decision)
+	o.State = capLen(o.State)
+	o.Detail = capLen(o.Detail)
+	o.Client = capLen(o.Client)
+	o.ActivityType = capLen(o.ActivityType)
+	o.RequestID = capLen(o.RequestID)
+	o.Key = capLen(o.Key)
+	o.KeyHash = capLen(o.KeyHash)
+	o.Scope = capLen(o.Scope)
+	o.Fingerprint = capLen(o.Fingerprint)
+	o.ResultID = capLen(o.ResultID)
+	o.WorkflowID = capLen(o.WorkflowID)
+	o.RunID = capLen(o.RunID)
+	o.ActivityID = capLen(o.ActivityID)
+	o.Message = capLen(o.Message)
+	prepare(o)
 	p.out.obs = append(p.out.obs, *o)
 	p.countFormat(o.Format)
 }
@@ -226,25 +230,16 @@ func capLen(s string) string {
 	return s
 }
 
-func clone(s string) string {
-	if s == "" {
-		return ""
-	}
-	return strings.Clone(capLen(s))
-}
-
-func (p *parser) in(s string) string {
-	if s == "" {
-		return ""
-	}
+// keep returns a string of its own for s, shared for repeated values: the
+// secret counts outlive the line their field names come from.
+func (p *parser) keep(s string) string {
 	if v, ok := p.intern[s]; ok {
 		return v
 	}
-	if len(p.intern) > 4096 {
-		return strings.Clone(s)
-	}
 	v := strings.Clone(s)
-	p.intern[v] = v
+	if len(p.intern) < 4096 {
+		p.intern[v] = v
+	}
 	return v
 }
 
@@ -299,7 +294,7 @@ func (p *parser) secret(path string) {
 	if p.out.secrets == nil {
 		p.out.secrets = map[string]int{}
 	}
-	p.out.secrets[p.in(path)]++
+	p.out.secrets[p.keep(path)]++
 }
 
 // isSecretName matches header and field names that carry credentials.

@@ -22,6 +22,7 @@ type record struct {
 // is, and which members may carry secrets. Computed once per key set.
 type shape struct {
 	format  *format
+	keys    []string // the member names, in order
 	index   map[string]int
 	secrets []int // members named like credentials
 	headers []int // members that hold header maps to look into
@@ -51,18 +52,19 @@ func (r *record) load(obj gjson.Result) {
 	})
 }
 
-// signature identifies the record's key set (in order) for the shape cache:
-// FNV-1a over the names, written out to avoid an allocation per line.
+// signature identifies the record's key set (in order) for the shape
+// cache. It mixes each name's length and its first and last bytes, which is
+// enough to tell key sets apart in practice; shapeOf then compares the
+// names themselves, so a collision costs a lookup, never a wrong answer.
 func (r *record) signature() uint64 {
-	const prime = 1099511628211
-	h := uint64(14695981039346656037)
+	h := uint64(len(r.keys)) * 0x9e3779b97f4a7c15
 	for _, k := range r.keys {
-		for i := 0; i < len(k); i++ {
-			h ^= uint64(k[i])
-			h *= prime
+		v := uint64(len(k))
+		if len(k) > 0 {
+			v |= uint64(k[0])<<8 | uint64(k[len(k)-1])<<16 | uint64(k[len(k)/2])<<24
 		}
-		h ^= 0xff
-		h *= prime
+		h = (h ^ v) * 0x100000001b3
+		h ^= h >> 29
 	}
 	return h
 }

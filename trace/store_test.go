@@ -36,7 +36,7 @@ func TestRequestIDHashCollision(t *testing.T) {
 	c := NewCorrelator(nil)
 	c.Add(&Observation{Tier: TierProxy, RequestID: "a", Key: "k1", Method: "POST"})
 	// Pretend "b" hashes like "a": its lookup must not return a's delivery.
-	c.byID[maphash.String(c.seed, "b")] = c.byID[maphash.String(c.seed, "a")]
+	c.byID[maphash.String(idSeed, "b")] = c.byID[maphash.String(idSeed, "a")]
 	c.Add(&Observation{Tier: TierProxy, RequestID: "b", Key: "k2", Method: "POST"})
 	c.Add(&Observation{Tier: TierServer, RequestID: "b", Key: "k2", Status: 201})
 	set := c.Set(nil)
