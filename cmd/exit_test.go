@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/idem-cli/idem/internal/iostreams"
+	"github.com/idem-cli/idem/trace"
 )
 
 // run executes a command line against test streams.
@@ -96,5 +97,43 @@ func TestNewCmdDiagnoseFlags(t *testing.T) {
 	if got.Format != "markdown" || len(got.Keys) != 2 || got.Rules[0] != "response-lost" || got.FailOn != "critical" ||
 		got.Rule.RetryBudget != 9 || len(got.Paths) != 2 || got.Rule.Deadline != 60*time.Second {
 		t.Errorf("options: %+v", got)
+	}
+}
+
+func TestProgressOnlyOnATerminal(t *testing.T) {
+	ios, _, out, errOut := iostreams.Test()
+	ios.SetTTY(false, false, true)
+	f := &Factory{IO: ios, Now: time.Now, Getenv: func(string) string { return "" }}
+	// A tiny threshold, so the small fixture shows progress.
+	fl := &inputFlags{MaxLineBytes: 1 << 20, progressMin: 0}
+	set, err := load(context.Background(), f, fl, []string{"../fixtures/incident/app.jsonl"})
+	if err != nil || set == nil {
+		t.Fatal(err)
+	}
+	if out.Len() != 0 {
+		t.Errorf("progress went to stdout: %q", out.String())
+	}
+	if !strings.Contains(errOut.String(), "\r\x1b[K") {
+		t.Errorf("no progress display or no final clear on a terminal: %q", errOut.String())
+	}
+	// Not a terminal, or --quiet: nothing.
+	ios2, _, _, errOut2 := iostreams.Test()
+	f2 := &Factory{IO: ios2, Now: time.Now, Getenv: func(string) string { return "" }}
+	load(context.Background(), f2, &inputFlags{MaxLineBytes: 1 << 20}, []string{"../fixtures/incident/app.jsonl"})
+	ios2.SetTTY(false, false, true)
+	load(context.Background(), f2, &inputFlags{MaxLineBytes: 1 << 20, Quiet: true}, []string{"../fixtures/incident/app.jsonl"})
+	if errOut2.Len() != 0 {
+		t.Errorf("progress shown off a terminal or with --quiet: %q", errOut2.String())
+	}
+}
+
+func TestProgressLine(t *testing.T) {
+	p := &trace.Progress{}
+	p.Bytes.Store(400 << 20)
+	p.Lines.Store(700000)
+	p.Total.Store(800 << 20)
+	got := progressLine(p, 2*time.Second)
+	if got != "idem: read 400 MB of 800 MB (200 MB/s, 350k lines/s), ETA 2s" {
+		t.Errorf("progress line %q", got)
 	}
 }

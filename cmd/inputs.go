@@ -15,14 +15,17 @@ import (
 // inputFlags are the flags every command that reads logs shares.
 type inputFlags struct {
 	ConfigPath   string
+	Quiet        bool
 	Tier         string
 	Format       string
 	Scope        []string
 	Workers      int
 	MaxLineBytes int
+	progressMin  int64 // inputs smaller than this show no progress (tests lower it)
 }
 
 func (fl *inputFlags) register(cmd *cobra.Command) {
+	fl.progressMin = progressMinBytes
 	fs := cmd.Flags()
 	fs.StringVar(&fl.ConfigPath, "config", "", "JSON config file: per-source tier, format, field mappings, scope, effects (docs/config.md)")
 	fs.StringVar(&fl.Tier, "input-tier", "", "treat every input as this tier: client, proxy, server, worker or provider")
@@ -30,6 +33,7 @@ func (fl *inputFlags) register(cmd *cobra.Command) {
 	fs.StringSliceVar(&fl.Scope, "scope", nil, "extra fields that scope a key, e.g. --scope tenant_id,route")
 	fs.IntVar(&fl.Workers, "workers", 0, "parser goroutines (0: one per CPU); results do not depend on it")
 	fs.IntVar(&fl.MaxLineBytes, "max-line-bytes", trace.DefaultMaxLineBytes, "skip (and count) lines longer than this")
+	fs.BoolVarP(&fl.Quiet, "quiet", "q", false, "no progress display on standard error")
 }
 
 // options turns the flags into reading options.
@@ -98,7 +102,10 @@ func load(ctx context.Context, f *Factory, fl *inputFlags, paths []string) (*tra
 	if err != nil {
 		return nil, err
 	}
+	opts.Progress = &trace.Progress{}
+	stop := startProgress(f, opts.Progress, paths, fl.Quiet, fl.progressMin)
 	set, err := trace.Load(ctx, paths, opts)
+	stop()
 	if err != nil {
 		var ie *trace.InputError
 		if errors.As(err, &ie) {

@@ -40,6 +40,8 @@ type Options struct {
 	CaptureKey       string
 	CaptureRequestID string
 	Capture          func(*Captured)
+	// Progress, when set, is updated as the inputs are read.
+	Progress *Progress
 }
 
 // DefaultMaxLineBytes is generous: real lines with bodies reach megabytes.
@@ -96,7 +98,11 @@ func Read(ctx context.Context, paths []string, opts Options, sink func(*Observat
 		if err != nil {
 			return inputs, &InputError{Path: path, Err: err}
 		}
-		err = readInput(ctx, rc, in, rule, opts, sink)
+		var r io.Reader = rc
+		if opts.Progress != nil {
+			r = countingReader{r: rc, p: opts.Progress}
+		}
+		err = readInput(ctx, r, in, rule, opts, sink)
 		rc.Close()
 		if errors.Is(err, context.Canceled) {
 			return inputs, err
@@ -257,6 +263,9 @@ func readLines(ctx context.Context, br *bufio.Reader, in *Input, rule *sourceRul
 	for b := range order {
 		<-b.done
 		in.absorb(&b.res, sink, opts.MaxSkipSamples)
+		if opts.Progress != nil {
+			opts.Progress.Lines.Add(int64(len(b.ends) + len(b.res.skips)))
+		}
 	}
 	wg.Wait()
 	return readErr

@@ -18,6 +18,9 @@ import (
 	"os"
 	"strconv"
 	"time"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
 )
 
 func main() {
@@ -25,6 +28,7 @@ func main() {
 	seed := flag.Uint64("seed", 1, "random seed; the same seed writes the same file")
 	format := flag.String("format", "nginx", "nginx, envoy or slog")
 	out := flag.String("o", "-", "output file (- for standard output)")
+	compress := flag.String("compress", "", "compress the output: gzip or zstd")
 	flag.Parse()
 	w := io.Writer(os.Stdout)
 	if *out != "-" {
@@ -35,6 +39,24 @@ func main() {
 		}
 		defer f.Close()
 		w = f
+	}
+	switch *compress {
+	case "":
+	case "gzip":
+		zw := gzip.NewWriter(w)
+		defer zw.Close()
+		w = zw
+	case "zstd":
+		zw, err := zstd.NewWriter(w)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "loggen:", err)
+			os.Exit(2)
+		}
+		defer zw.Close()
+		w = zw
+	default:
+		fmt.Fprintln(os.Stderr, "loggen: -compress must be gzip or zstd")
+		os.Exit(2)
 	}
 	bw := bufio.NewWriterSize(w, 1<<20)
 	defer bw.Flush()

@@ -1,0 +1,92 @@
+package cmd
+
+import (
+	"fmt"
+
+	"os"
+	"time"
+
+	"github.com/idem-cli/idem/trace"
+)
+
+// progressMinBytes is how big the inputs must be before progress is shown.
+const progressMinBytes = 64 << 20
+
+// startProgress shows reading progress on stderr (bytes and lines per
+// second, ETA) while the inputs are read, when stderr is a terminal and the
+// inputs are big or of unknown size. It returns the function that stops and
+// clears it.
+func startProgress(f *Factory, p *trace.Progress, paths []string, quiet bool, minBytes int64) func() {
+	if quiet || !f.IO.IsStderrTTY() {
+		return func() {}
+	}
+	var total int64
+	known := true
+	for _, path := range paths {
+		st, err := os.Stat(path)
+		if path == "-" || err != nil {
+			known = false
+			continue
+		}
+		total += st.Size()
+	}
+	if known && total < minBytes {
+		return func() {}
+	}
+	if known {
+		p.Total.Store(total)
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	start := time.Now()
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(250 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				fmt.Fprint(f.IO.ErrOut, "\r\x1b[K")
+				return
+			case <-tick.C:
+				fmt.Fprint(f.IO.ErrOut, "\r\x1b[K"+progressLine(p, time.Since(start)))
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+	}
+}
+
+// progressLine describes progress: "read 412 MB of 866 MB (240 MB/s,
+// 430k lines/s), ETA 2s".
+func progressLine(p *trace.Progress, elapsed time.Duration) string {
+	secs := elapsed.Seconds()
+	if secs <= 0 {
+		secs = 1e-9
+	}
+	b, lines, total := p.Bytes.Load(), p.Lines.Load(), p.Total.Load()
+	rate := float64(b) / secs
+	s := fmt.Sprintf("idem: read %s", mb(b))
+	if total > 0 {
+		s += " of " + mb(total)
+	}
+	s += fmt.Sprintf(" (%s/s, %s lines/s)", mb(int64(rate)), count(float64(lines)/secs))
+	if total > 0 && rate > 0 && b < total {
+		s += fmt.Sprintf(", ETA %s", time.Duration(float64(total-b)/rate*float64(time.Second)).Round(time.Second))
+	}
+	return s
+}
+
+func mb(n int64) string { return fmt.Sprintf("%d MB", n>>20) }
+
+func count(v float64) string {
+	switch {
+	case v >= 1e6:
+		return fmt.Sprintf("%.1fM", v/1e6)
+	case v >= 1e3:
+		return fmt.Sprintf("%.0fk", v/1e3)
+	}
+	return fmt.Sprintf("%.0f", v)
+}
