@@ -20,11 +20,11 @@ var retryStorm = &Rule{
 func runRetryStorm(c *context) []*Finding {
 	var out []*Finding
 	for _, in := range c.set.Intents {
-		n := len(in.Deliveries)
+		n := max(in.Total, len(in.Deliveries))
 		if n < 2 {
 			continue
 		}
-		first, last := in.Deliveries[0], in.Deliveries[n-1]
+		first, last := in.Deliveries[0], in.Deliveries[len(in.Deliveries)-1]
 		span := last.Start().Sub(first.Start())
 		over := n > c.opts.RetryBudget
 		late := !first.Start().IsZero() && span > c.opts.Deadline

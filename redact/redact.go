@@ -18,7 +18,7 @@ var patterns = []struct {
 	repl string
 }{
 	// Header lines and JSON/logfmt fields named after credentials.
-	{regexp.MustCompile(`(?i)((?:proxy-)?authorization|cookie|set-cookie|x-api-key|api[-_]?key|x-auth-token|private[-_]token)("?\s*[:=]\s*"?)([^"\r\n,;}]*)`), "$1$2" + Mask},
+	{regexp.MustCompile(`(?i)((?:proxy-)?authorization|cookie|set-cookie|x-api-key|api[-_]?key|x-auth-token|private[-_]token|password|passwd|client[-_]secret|(?:access|refresh|id)[-_]token)("?\s*[:=]\s*"?)([^"\r\n,;}&]*)`), "$1$2" + Mask},
 	// Bearer and Basic credentials anywhere.
 	{regexp.MustCompile(`(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{6,}`), "$1 " + Mask},
 	// Query parameters and form fields that carry secrets.

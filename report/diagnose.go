@@ -419,6 +419,19 @@ func SequenceDiagram(intents []*trace.Intent) string {
 		}
 	}
 	sort.SliceStable(deliveries, func(i, j int) bool { return deliveries[i].Start().Before(deliveries[j].Start()) })
+	// A diagram of hundreds of deliveries helps nobody: draw the first and
+	// last few and say how many were left out.
+	const drawn = 12
+	omitted := 0
+	for _, in := range intents {
+		if in.Total > len(in.Deliveries) {
+			omitted += in.Total - len(in.Deliveries)
+		}
+	}
+	if len(deliveries) > drawn {
+		omitted += len(deliveries) - drawn
+		deliveries = append(deliveries[:drawn/2:drawn/2], deliveries[len(deliveries)-drawn/2:]...)
+	}
 	names := map[trace.Tier]string{trace.TierClient: "C", trace.TierProxy: "P", trace.TierServer: "S", trace.TierWorker: "W", trace.TierProvider: "X"}
 	var tiers []trace.Tier
 	for t := trace.TierClient; t <= trace.TierProvider; t++ {
@@ -430,7 +443,10 @@ func SequenceDiagram(intents []*trace.Intent) string {
 	if len(tiers) == 0 {
 		return b.String()
 	}
-	for _, d := range deliveries {
+	for n, d := range deliveries {
+		if omitted > 0 && n == len(deliveries)/2 {
+			fmt.Fprintf(&b, "    Note over %s: %d more deliveries not drawn\n", names[tiers[0]], omitted)
+		}
 		present := map[trace.Tier]*trace.Observation{}
 		var path []trace.Tier
 		for _, o := range d.Observations {

@@ -214,3 +214,35 @@ func TestCompactJSONIsTheSameDocument(t *testing.T) {
 		t.Errorf("compact and indented reports differ")
 	}
 }
+
+// FuzzRenderers feeds any bytes, as a log, through reading, diagnosis and
+// the three renderers: no panic, valid JSON, and no control character in
+// text or Markdown but the newline.
+func FuzzRenderers(f *testing.F) {
+	for _, p := range []string{"../fixtures/hostile/escapes.jsonl", "../fixtures/scenarios/retry-new-key/app.jsonl", "../fixtures/scenarios/unkeyed-retry/nginx.jsonl"} {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		set, err := trace.Load(context.Background(), []string{"-"}, trace.Options{Stdin: bytes.NewReader(data), MaxLineBytes: 1 << 16})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := diagnose.Run(set, diagnose.DefaultOptions())
+		r := &report.Report{Inputs: set.Inputs, Summary: res.Summary, Findings: res.Findings}
+		var text, md, js bytes.Buffer
+		r.Text(&text, report.NewStyles(&text, false), 80)
+		r.Markdown(&md)
+		if err := r.JSON(&js); err != nil || !json.Valid(js.Bytes()) {
+			t.Fatalf("invalid JSON report: %v\n%s", err, js.Bytes())
+		}
+		for _, out := range []string{text.String(), md.String()} {
+			for _, c := range out {
+				if c < 0x20 && c != '\n' || c == 0x7f || c >= 0x80 && c <= 0x9f {
+					t.Fatalf("control character %U in a report", c)
+				}
+			}
+		}
+	})
+}

@@ -146,7 +146,11 @@ func TraceText(w io.Writer, st Styles, set *trace.Set, key string, intents []*tr
 			fmt.Fprintf(w, "  scope      %s\n", Safe(in.Scope))
 		}
 		fmt.Fprintf(w, "  started    %s\n", FormatTime(in.Start()))
-		fmt.Fprintf(w, "  deliveries %d, effects %d\n", len(in.Deliveries), len(effects))
+		total := max(in.Total, len(in.Deliveries))
+		fmt.Fprintf(w, "  deliveries %d, effects %d\n", total, len(effects))
+		if total > len(in.Deliveries) {
+			fmt.Fprintf(w, "  %s\n", st.Faint.Render(fmt.Sprintf("(the first and last %d are shown; %d in between are not)", len(in.Deliveries)/2, total-len(in.Deliveries))))
+		}
 		for i, d := range in.Deliveries {
 			fmt.Fprintf(w, "\n  %s %s  %s %s\n", st.Label.Render(fmt.Sprintf("delivery %d", i+1)),
 				Safe(d.RequestID), Safe(d.Method()), Safe(d.Route()))

@@ -14,6 +14,9 @@ import (
 // request id, ordered by tier (clocks of different tiers may be skewed, so
 // tier order is more trustworthy than timestamps across tiers).
 type Delivery struct {
+	// Total counts the delivery's observations; beyond
+	// MaxObservationsBuilt only the first and last are kept.
+	Total     int
 	RequestID string
 	// Synthetic is set when no tier logged a request id: the delivery is
 	// then one observation, named after its source.
@@ -30,7 +33,19 @@ type Intent struct {
 	Key        string // the raw key, or "hash:<key hash>" when only a hash was logged
 	Scope      string
 	Deliveries []*Delivery
+	// Total counts every delivery of the intent. An intent with more than
+	// MaxDeliveriesBuilt keeps only its first and last deliveries in
+	// Deliveries, so one hostile key cannot make a report explode.
+	Total int
 }
+
+// MaxDeliveriesBuilt and MaxObservationsBuilt bound what one intent or
+// delivery keeps in full: the first and last halves are kept, the rest
+// counted.
+const (
+	MaxDeliveriesBuilt   = 200
+	MaxObservationsBuilt = 200
+)
 
 // Set is the correlated result of reading inputs.
 type Set struct {
@@ -431,7 +446,19 @@ func (c *Correlator) delivery(i int32, key string) *Delivery {
 	cd := c.deliveries.at(i)
 	rid := c.arena.get(*c.rids.at(i))
 	d := &Delivery{RequestID: rid, Synthetic: cd.synthetic, KeyHash: c.arena.get(cd.keyHash)}
+	var tail []int32
 	for j := cd.first; j >= 0; j = c.obs.at(j).next {
+		d.Total++
+		if len(d.Observations) < MaxObservationsBuilt/2 {
+			d.Observations = append(d.Observations, c.materialize(j, rid))
+			continue
+		}
+		tail = append(tail, j)
+		if len(tail) > MaxObservationsBuilt/2 {
+			tail = tail[1:]
+		}
+	}
+	for _, j := range tail {
 		d.Observations = append(d.Observations, c.materialize(j, rid))
 	}
 	d.Key = c.deliveryKey(cd)
@@ -454,11 +481,20 @@ func (c *Correlator) intent(ci *cintent) *Intent {
 	if ci.scope != "" {
 		in.ID = ci.scope + "|" + key
 	}
+	in.Total = int(ci.n)
+	var tail []int32
 	for i := ci.first; ; i = c.deliveries.at(i).next {
-		in.Deliveries = append(in.Deliveries, c.delivery(i, key))
+		if len(in.Deliveries) < MaxDeliveriesBuilt/2 {
+			in.Deliveries = append(in.Deliveries, c.delivery(i, key))
+		} else if tail = append(tail, i); len(tail) > MaxDeliveriesBuilt/2 {
+			tail = tail[1:]
+		}
 		if i == ci.last {
 			break
 		}
+	}
+	for _, i := range tail {
+		in.Deliveries = append(in.Deliveries, c.delivery(i, key))
 	}
 	sort.SliceStable(in.Deliveries, func(i, j int) bool {
 		return in.Deliveries[i].Start().Before(in.Deliveries[j].Start())

@@ -60,7 +60,11 @@ func (p *parser) parseLine(line []byte, src Source) {
 		return
 	}
 	if !p.rec.scanObject(line) {
-		p.skip(src, "invalid JSON (truncated or malformed)")
+		reason := "invalid JSON (truncated or malformed)"
+		if p.rec.tooDeep {
+			reason = "JSON nested deeper than 512 levels"
+		}
+		p.skip(src, reason)
 		return
 	}
 	p.parseRecord(src)

@@ -16,6 +16,8 @@ type record struct {
 	// shape, once known, indexes the members by name (shared by every
 	// record with the same key set).
 	shape *shape
+	// tooDeep tells why the last scan failed: nesting past the bound.
+	tooDeep bool
 }
 
 // shape is what is known about a key set: its format, where each member

@@ -17,6 +17,7 @@ func (r *record) scanObject(b []byte) bool {
 	r.keys = r.keys[:0]
 	r.vals = r.vals[:0]
 	r.shape = nil
+	r.tooDeep = false
 	i := skipWS(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return false
@@ -62,6 +63,10 @@ func (r *record) scanObject(b []byte) bool {
 			i = end + 1
 		case c == '{' || c == '[':
 			end := containerEnd(b, i)
+			if end == tooDeep {
+				r.tooDeep = true
+				return false
+			}
 			if end < 0 {
 				return false
 			}
@@ -147,8 +152,11 @@ func stringEnd(b []byte, i int) (int, bool) {
 	}
 }
 
+// tooDeep is containerEnd's answer for nesting past 512 levels.
+const tooDeep = -2
+
 // containerEnd returns the index closing the object or array at b[i],
-// skipping strings, or -1 when it is not closed. Nesting is bounded.
+// skipping strings, or -1 when it is not closed (tooDeep past 512 levels).
 func containerEnd(b []byte, i int) int {
 	depth := 0
 	for j := i; j < len(b); j++ {
@@ -162,7 +170,7 @@ func containerEnd(b []byte, i int) int {
 		case '{', '[':
 			depth++
 			if depth > 512 {
-				return -1
+				return tooDeep
 			}
 		case '}', ']':
 			depth--
