@@ -37,6 +37,8 @@ func TestHostileCorpus(t *testing.T) {
 		{"nul-bytes.jsonl", 2, map[int]string{2: "not a JSON object"}, ""},
 		{"truncated.jsonl", 2, map[int]string{2: "invalid JSON", 4: "invalid JSON"}, ""},
 		{"types.jsonl", 4, nil, ""},
+		{"secrets.har", 2, nil, ""},
+		{"secrets.jsonl", 3, nil, ""},
 	}
 	files, _ := filepath.Glob("../fixtures/hostile/*")
 	if len(files) != len(tests)+1 { // and README.md
