@@ -2,6 +2,7 @@ package diagnose_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -160,4 +161,19 @@ func TestFilter(t *testing.T) {
 	if got := (diagnose.Filter{Tier: trace.TierProvider}).Apply(res.Findings); len(got) != 0 {
 		t.Errorf("tier filter kept %d", len(got))
 	}
+}
+
+func globScenario(t *testing.T, name string) []string {
+	t.Helper()
+	paths, _ := filepath.Glob(filepath.Join("..", "fixtures", "scenarios", name, "*"))
+	return paths
+}
+
+func readFile(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -253,6 +253,14 @@ func (r *Report) Text(w io.Writer, st Styles, width int) {
 
 func (r *Report) skipsText(w io.Writer, st Styles) {
 	for _, in := range r.Inputs {
+		if len(in.Formats) > 1 {
+			var parts []string
+			for f, n := range in.Formats {
+				parts = append(parts, fmt.Sprintf("%s %d", f, n))
+			}
+			sort.Strings(parts)
+			fmt.Fprintf(w, "%s %s: %s\n", st.Faint.Render("formats:"), Safe(in.Path), strings.Join(parts, ", "))
+		}
 		if in.Err != nil {
 			fmt.Fprintf(w, "%s %s: %s\n", st.Critical.Render("input cut short:"), Safe(in.Path), Safe(in.Err.Error()))
 		}

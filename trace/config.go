@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 )
 
@@ -21,9 +22,31 @@ type Config struct {
 	Scope []string `json:"scope"`
 	// Effect marks lines as business effects in every source.
 	Effect *EffectConfig `json:"effect"`
+	// Tiers maps a label value of a log aggregator's export (a service,
+	// app or container name) to the tier that wrote the line.
+	Tiers map[string]string `json:"tiers"`
+	// Patterns read text lines with named-group regular expressions; the
+	// group names are the fields of "fields" (time, request_id, key,
+	// method, route, status, ...).
+	Patterns []PatternConfig `json:"patterns"`
 
-	compiled []*sourceRule
-	effect   *effectRule
+	compiled   []*sourceRule
+	effect     *effectRule
+	tierLabels map[string]Tier
+	patterns   []*textPattern
+}
+
+// PatternConfig is a custom text format.
+type PatternConfig struct {
+	Name  string `json:"name"`
+	Tier  string `json:"tier"`
+	Regex string `json:"regex"`
+}
+
+type textPattern struct {
+	name string
+	tier Tier
+	re   *regexp.Regexp
 }
 
 // SourceConfig applies to the inputs whose path matches Path (a glob
@@ -166,7 +189,52 @@ func (c *Config) Compile() error {
 		}
 		c.effect = e
 	}
+	c.tierLabels = map[string]Tier{}
+	for label, tier := range c.Tiers {
+		t, err := ParseTier(tier)
+		if err != nil {
+			return fmt.Errorf("tiers[%q]: %w", label, err)
+		}
+		c.tierLabels[strings.ToLower(label)] = t
+	}
+	c.patterns = nil
+	for i, pc := range c.Patterns {
+		re, err := regexp.Compile(pc.Regex)
+		if err != nil {
+			return fmt.Errorf("patterns[%d]: bad regex: %w", i, err)
+		}
+		named := false
+		for _, n := range re.SubexpNames() {
+			if n == "" {
+				continue
+			}
+			if _, ok := mappable[n]; !ok {
+				return fmt.Errorf("patterns[%d]: group %q is not a field (known: %s)", i, n, strings.Join(sortedFields(), ", "))
+			}
+			named = true
+		}
+		if !named {
+			return fmt.Errorf("patterns[%d]: the regex names no field with (?P<name>...)", i)
+		}
+		tier := TierProxy
+		if pc.Tier != "" {
+			if tier, err = ParseTier(pc.Tier); err != nil {
+				return fmt.Errorf("patterns[%d]: %w", i, err)
+			}
+		}
+		name := pc.Name
+		if name == "" {
+			name = fmt.Sprintf("pattern-%d", i)
+		}
+		c.patterns = append(c.patterns, &textPattern{name: name, tier: tier, re: re})
+	}
 	return nil
+}
+
+func sortedFields() []string {
+	f := MappableFields()
+	sort.Strings(f)
+	return f
 }
 
 func compileEffect(e *EffectConfig) (*effectRule, error) {

@@ -873,7 +873,7 @@ func cloneObservation(o *Observation) *Observation {
 	cp := *o
 	for _, f := range []*string{&cp.Format, &cp.Method, &cp.Route, &cp.Detail, &cp.RequestID, &cp.Key, &cp.KeyHash, &cp.Scope,
 		&cp.Decision, &cp.State, &cp.Fingerprint, &cp.ResultID, &cp.Client, &cp.WorkflowID, &cp.RunID, &cp.ActivityID,
-		&cp.ActivityType, &cp.Message, &cp.Source.File} {
+		&cp.ActivityType, &cp.Message, &cp.Labels, &cp.Source.File} {
 		*f = strings.Clone(*f)
 	}
 	return &cp

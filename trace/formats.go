@@ -26,7 +26,10 @@ type format struct {
 var formats []*format
 
 func init() {
-	formats = []*format{
+	// Envelopes (envelope.go) come first: an export's wrapper is
+	// recognised before the line inside it.
+	formats = append([]*format(nil), envelopeFormats...)
+	formats = append(formats, []*format{
 		{name: "otlp", tier: TierServer, match: func(r *record) bool { return r.has("resourceLogs") }, expand: expandOTLP},
 		{name: "har", tier: TierClient, match: func(r *record) bool { return r.has("log") && len(r.keys) <= 2 }, expand: expandHAR},
 		{name: "har", tier: TierClient, match: isHAREntry, extract: extractHAREntry},
@@ -62,7 +65,7 @@ func init() {
 		{name: "structlog", tier: TierServer, match: func(r *record) bool { return r.has("event") && r.has("timestamp") }, extract: extractApp},
 		{name: "slog", tier: TierServer, match: func(r *record) bool { return r.has("time") && r.has("level") && r.has("msg") }, extract: extractApp},
 		{name: "json", tier: TierServer, match: func(r *record) bool { return true }, extract: extractApp},
-	}
+	}...)
 }
 
 // formatByName finds a preset for a --format override.
@@ -80,7 +83,7 @@ func FormatNames() []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, f := range formats {
-		if !seen[f.name] {
+		if !seen[f.name] && f.extract != nil {
 			seen[f.name] = true
 			out = append(out, f.name)
 		}

@@ -163,7 +163,10 @@ type Observation struct {
 	ActivityType string
 
 	Message string
-	Source  Source
+	// Labels are the log aggregator's labels around the line ("app=api,
+	// namespace=prod"), when it came out of an export.
+	Labels string
+	Source Source
 
 	// Worked out by the parallel parser for the correlator, which runs on
 	// one goroutine: the request id's hash and the ids' packed forms.

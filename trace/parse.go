@@ -32,6 +32,8 @@ type parser struct {
 	rec    record
 	out    *batchResult
 	intern map[string]string
+	// labels are the labels of the envelope being unwrapped, if any.
+	labels map[string]string
 	// captureKey and captureID, when set, keep the full request of lines
 	// with that key (or key hash) or that request id.
 	captureKey, captureID string
@@ -52,11 +54,19 @@ func (p *parser) parseLine(line []byte, src Source) {
 		return
 	}
 	if line[0] != '{' {
+		if p.parseText(line, src) {
+			return
+		}
+		if rest, labels := stripPrefix(line); len(rest) < len(line) {
+			// kubectl logs --prefix/--timestamps: the line follows.
+			p.unwrapLine(rest, labels, src)
+			return
+		}
 		if line[0] == '[' {
 			p.skip(src, "a JSON array on one line, not a JSON object")
 			return
 		}
-		p.skip(src, "not a JSON object")
+		p.skip(src, "not a JSON object, nor a known text format")
 		return
 	}
 	if !p.rec.scanObject(line) {
@@ -102,6 +112,9 @@ func (p *parser) parseRecord(src Source) {
 	if p.cfg != nil {
 		p.cfg.applyEffect(&o)
 		o.Scope = p.cfg.scopeOf(&p.rec, &o)
+	}
+	if p.labels != nil {
+		p.labelTier(&o, f.name == "canonical")
 	}
 	if !ok {
 		p.out.ignored++
@@ -312,4 +325,25 @@ func isSecretName(name string) bool {
 		return true
 	}
 	return false
+}
+
+// unwrapLine reads a line that followed a prefix, with the prefix's labels.
+func (p *parser) unwrapLine(line []byte, labels map[string]string, src Source) {
+	saved := p.labels
+	p.labels = mergeLabels(saved, labels)
+	defer func() { p.labels = saved }()
+	line = bytes.TrimSpace(line)
+	switch {
+	case len(line) == 0:
+		p.out.ignored++
+	case line[0] == '{':
+		if !p.rec.scanObject(line) {
+			p.skip(src, "invalid JSON (truncated or malformed)")
+			return
+		}
+		p.parseRecord(src)
+	case p.parseText(line, src):
+	default:
+		p.out.ignored++
+	}
 }

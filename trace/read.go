@@ -191,7 +191,11 @@ func isDocument(br *bufio.Reader) bool {
 		return false
 	}
 	if trimmed[0] == '[' {
-		return true
+		// A JSON array opens with a value; "[pod/…] " is kubectl's prefix
+		// and "[30/Nov/2026…" a text log's date.
+		next := bytes.TrimLeft(trimmed[1:], " \t\r\n")
+		return len(next) == 0 || bytes.IndexByte([]byte("{[\"]-0123456789tfn"), next[0]) >= 0 &&
+			!(next[0] >= '0' && next[0] <= '9' && bytes.IndexByte(next[:min(len(next), 12)], '/') >= 0)
 	}
 	if trimmed[0] != '{' {
 		return false

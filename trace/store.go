@@ -299,7 +299,7 @@ type cintent struct {
 func plain(o *Observation) bool {
 	return o.Detail == "" && o.Scope == "" && o.Decision == "" && o.State == "" && o.Fingerprint == "" &&
 		o.ResultID == "" && !o.Effect && o.Attempt == 0 && o.WorkflowID == "" && o.RunID == "" &&
-		o.ActivityID == "" && o.ActivityType == "" && o.Message == "" && o.KeyHash == ""
+		o.ActivityID == "" && o.ActivityType == "" && o.Message == "" && o.KeyHash == "" && o.Labels == ""
 }
 
 // notable reports whether an observation makes its delivery worth a rule's
