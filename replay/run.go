@@ -366,35 +366,25 @@ func runReplay(ctx context.Context, r *runner, s *Step) ([]Assertion, error) {
 }
 
 func runMismatch(ctx context.Context, r *runner, s *Step) ([]Assertion, error) {
-	before, counted, err := r.effects(ctx)
-	if err != nil {
-		return nil, err
-	}
-	resp := r.send(ctx, s.Requests[0])
-	if unreachable(resp.err) {
-		return nil, &NetworkError{Err: resp.err}
-	}
-	out := []Assertion{statusAssert("conflict status", r.opts.Profile.Conflict, resp)}
-	if counted {
-		after, _, err := r.effects(ctx)
-		if err != nil {
-			return out, err
-		}
-		out = append(out, effectsAssert("no new effect", before, after, 0))
-	}
-	return out, nil
+	return r.refused(ctx, s.Requests[0], "conflict status", r.opts.Profile.Conflict)
 }
 
 func runMissingKey(ctx context.Context, r *runner, s *Step) ([]Assertion, error) {
+	return r.refused(ctx, s.Requests[0], "missing-key status", r.opts.Profile.MissingKey)
+}
+
+// refused sends a request the contract says must be refused: it checks
+// the refusal's status and that no effect was made.
+func (r *runner) refused(ctx context.Context, req *Request, name string, status int) ([]Assertion, error) {
 	before, counted, err := r.effects(ctx)
 	if err != nil {
 		return nil, err
 	}
-	resp := r.send(ctx, s.Requests[0])
+	resp := r.send(ctx, req)
 	if unreachable(resp.err) {
 		return nil, &NetworkError{Err: resp.err}
 	}
-	out := []Assertion{statusAssert("missing-key status", r.opts.Profile.MissingKey, resp)}
+	out := []Assertion{statusAssert(name, status, resp)}
 	if counted {
 		after, _, err := r.effects(ctx)
 		if err != nil {
