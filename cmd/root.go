@@ -178,8 +178,10 @@ shares one Idempotency-Key: the retries of one action.`,
 	return root
 }
 
+// newHelpTopic is a page for `idem help NAME`, like gh's help topics: just
+// its text, no usage or flags.
 func newHelpTopic(name, short, long string) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:    name,
 		Short:  short,
 		Long:   long,
@@ -189,6 +191,8 @@ func newHelpTopic(name, short, long string) *cobra.Command {
 			fmt.Fprint(c.OutOrStdout(), long)
 		},
 	}
+	cmd.SetHelpFunc(func(c *cobra.Command, _ []string) { fmt.Fprint(c.OutOrStdout(), long) })
+	return cmd
 }
 
 const exitCodesHelp = `idem's exit codes, as in ShellCheck and golangci-lint:
@@ -205,11 +209,14 @@ with file:line in the summary, and the rest of the input is read.
 
 const formatsHelp = `idem recognises each line by its own shape, so one file may mix formats.
 
+Request logs
   har         browser HAR 1.2 (Chrome, Firefox): one entry per delivery
   nginx       JSON access logs keyed by nginx variable names
   envoy       Envoy / Istio JSON access logs (response_flags)
   traefik     Traefik JSON access logs
   caddy       Caddy JSON access logs
+  combined    nginx/Apache text access logs, with appended fields
+  haproxy     HAProxy option httplog text lines
   pino-http   pino-http request logs
   otlp, otel  OpenTelemetry logs (Collector file exporter batches, flat records)
   temporal    Temporal worker logs (WorkflowID, ActivityID, Attempt)
@@ -218,7 +225,12 @@ const formatsHelp = `idem recognises each line by its own shape, so one file may
               application JSON logs, with the usual aliases for request id,
               key, status, decision, state, fingerprint and result id
 
+Exports (unwrapped; their labels set the tier where they name one)
+  loki, elasticsearch, ecs, gcp, cloudwatch, docker, fluent, datadog,
+  and kubectl logs --prefix/--timestamps lines
+
 Inputs may be gzip or zstd compressed (detected by magic bytes), JSON lines,
-a JSON array, or a HAR document. Use --input-format and --input-tier to
-override detection for every input, or a --config file per source.
+a JSON array, a HAR or other JSON document, or text. Use --input-format and
+--input-tier to override detection for every input, or a --config file per
+source (docs/config.md, docs/exports.md).
 `
