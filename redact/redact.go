@@ -22,7 +22,7 @@ var patterns = []struct {
 	// Bearer and Basic credentials anywhere.
 	{regexp.MustCompile(`(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{6,}`), "$1 " + Mask},
 	// Query parameters and form fields that carry secrets.
-	{regexp.MustCompile(`(?i)([?&;\s]|^)((?:access_|refresh_|id_)?token|api_?key|apikey|password|passwd|secret|client_secret|sig|signature)=([^&\s"#]*)`), "$1$2=" + Mask},
+	{regexp.MustCompile(`(?i)([?&;\s]|^)((?:access_|refresh_|id_)?token|api_?key|apikey|password|passwd|secret|client_secret|sig|signature)=([^&\s"#]+)`), "$1$2=" + Mask},
 	// Well-known key shapes (Stripe, GitHub, AWS, Slack).
 	{regexp.MustCompile(`\b(sk|rk|pk)_(live|test)_[A-Za-z0-9]{8,}`), Mask},
 	{regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{20,}`), Mask},
