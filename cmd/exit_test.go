@@ -40,6 +40,7 @@ func TestExitCodes(t *testing.T) {
 		{"stdin", `{"time":"2026-11-30T10:00:00Z","level":"INFO","msg":"request completed","request_id":"r1","method":"POST","route":"/x","status":201,"idempotency_key":"k"}` + "\n", []string{"diagnose", "-"}, 0, "1 intent", ""},
 		{"bad line is counted, not fatal", "{broken\n", []string{"diagnose", "-"}, 0, "-:1  invalid JSON", ""},
 		{"missing file", "", []string{"diagnose", fx + "nope.jsonl"}, 2, "", "nope.jsonl: no such file"},
+		{"gzip cut short: what was read is reported, exit 2", "", []string{"diagnose", fx + "hostile/cut-short.jsonl.gz"}, 2, "input cut short", "unexpected EOF"},
 		{"unknown rule", "", []string{"diagnose", "--rule", "nope", fx + "incident/app.jsonl"}, 2, "", `unknown rule "nope"`},
 		{"bad format", "", []string{"diagnose", "-o", "yaml", fx + "incident/app.jsonl"}, 2, "", `invalid --format "yaml"`},
 		{"bad fail-on", "", []string{"diagnose", "--fail-on", "high", fx + "incident/app.jsonl"}, 2, "", "invalid severity"},

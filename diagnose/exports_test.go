@@ -1,6 +1,8 @@
 package diagnose_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
 	"sort"
@@ -111,5 +113,22 @@ func TestMixedFileEqualsSplitFiles(t *testing.T) {
 		if got, want := signature(res, true), signature(split, true); got != want {
 			t.Errorf("%s: mixed\n%s\nsplit\n%s", sc, got, want)
 		}
+	}
+}
+
+// TestCompressedExportOnStdin reads a gzip-compressed Loki export from
+// standard input: the same diagnosis.
+func TestCompressedExportOnStdin(t *testing.T) {
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(readFile(t, "../fixtures/exports/loki.jsonl")))
+	zw.Close()
+	set, err := trace.Load(context.Background(), []string{"-"}, trace.Options{Stdin: &gz})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, _ := diagnoseFiles(t, "../fixtures/exports/loki.jsonl")
+	if got := signature(diagnose.Run(set, diagnose.DefaultOptions()), true); got != signature(ref, true) || set.Inputs[0].Compression != "gzip" {
+		t.Errorf("gzip on stdin: %s", got)
 	}
 }
