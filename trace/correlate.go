@@ -510,8 +510,9 @@ const FollowUpWindow = 10 * time.Minute
 // markFollowUps marks plain intents that follow a lost delivery from the
 // same client, method and route within FollowUpWindow, so they are built.
 func (c *Correlator) markFollowUps(intents []cintent) {
-	losses := map[string][]int64{}
-	sig := func(d *cdelivery) (string, int64, bool) {
+	// sig hashes a delivery's client, method and route (no allocation:
+	// this runs over every intent of a big log).
+	sig := func(d *cdelivery) (uint64, int64, bool) {
 		var client, route aref
 		var method uint16
 		var at int64
@@ -532,16 +533,27 @@ func (c *Correlator) markFollowUps(intents []cintent) {
 			}
 		}
 		if client == 0 || route == 0 {
-			return "", 0, lost
+			return 0, 0, lost
 		}
-		return c.arena.get(client) + " " + c.methods.list[method] + " " + c.arena.get(route), at, lost
+		var h maphash.Hash
+		h.SetSeed(idSeed)
+		cb, ck := c.arena.raw(client)
+		h.Write(cb)
+		h.WriteByte(byte(ck))
+		h.WriteByte(byte(method))
+		h.WriteByte(byte(method >> 8))
+		rb, rk := c.arena.raw(route)
+		h.Write(rb)
+		h.WriteByte(byte(rk))
+		return h.Sum64() | 1, at, lost
 	}
+	losses := map[uint64][]int64{}
 	for i := range intents {
 		if !intents[i].interesting {
 			continue
 		}
 		for di := intents[i].first; ; di = c.deliveries.at(di).next {
-			if k, at, lost := sig(c.deliveries.at(di)); lost && k != "" && at != 0 {
+			if k, at, lost := sig(c.deliveries.at(di)); lost && k != 0 && at != 0 {
 				losses[k] = append(losses[k], at)
 			}
 			if di == intents[i].last {
@@ -559,6 +571,8 @@ func (c *Correlator) markFollowUps(intents []cintent) {
 		}
 		k, at, _ := sig(c.deliveries.at(in.first))
 		for _, t := range losses[k] {
+			// A hash collision only builds one more intent for the rules,
+			// which compare the real values.
 			if at > t && at-t <= int64(FollowUpWindow) {
 				in.interesting = true
 				break
