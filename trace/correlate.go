@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"hash/maphash"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -119,6 +120,21 @@ type Correlator struct {
 	files    table
 	orphans  []*Observation
 	tiers    map[Tier]bool
+}
+
+// expect sizes the request-id index for inputs of this size (about one
+// request per 500 bytes of a plain file), so that it does not grow by
+// rehashing a million times over.
+func (c *Correlator) expect(paths []string) {
+	var size int64
+	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			size += st.Size()
+		}
+	}
+	if n := size / 500; n > 1024 && len(c.byID) == 0 {
+		c.byID = make(map[uint64]int32, min(n, 32<<20))
+	}
 }
 
 // NewCorrelator makes an empty correlator configured from cfg.
@@ -874,6 +890,7 @@ func (s *Set) Related(in *Intent) []*Intent {
 // Load reads the inputs and correlates them in one call.
 func Load(ctx context.Context, paths []string, opts Options) (*Set, error) {
 	c := NewCorrelator(opts.Config)
+	c.expect(paths)
 	inputs, err := Read(ctx, paths, opts, c.Add)
 	if err != nil {
 		return nil, err

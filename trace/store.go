@@ -205,6 +205,11 @@ func (in *interner) ref(s string) aref {
 	if s == "" {
 		return 0
 	}
+	if idLike(s) {
+		// A path with an id in it is as good as unique: storing it costs
+		// less than looking it up.
+		return in.a.add(s)
+	}
 	if r, ok := in.seen[s]; ok {
 		return r
 	}
@@ -348,3 +353,27 @@ func (l *chunked[T]) add(v T) int32 {
 func (l *chunked[T]) at(i int32) *T { return &l.chunks[i>>chunkBits][i&(1<<chunkBits-1)] }
 
 func (l *chunked[T]) len() int { return l.n }
+
+// idLike reports whether a path holds an id: a run of three digits or a
+// long segment, as in /v1/orders/48213 or /v1/orders/ord_8H2kQa9x.
+func idLike(s string) bool {
+	digits := 0
+	seg := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			if digits++; digits >= 3 {
+				return true
+			}
+		default:
+			digits = 0
+		}
+		if c == '/' {
+			seg = 0
+		} else if seg++; seg > 24 {
+			return true
+		}
+	}
+	return false
+}
