@@ -105,9 +105,6 @@ func conflict(d *trace.Delivery) *trace.Observation {
 	return nil
 }
 
-// serverObs returns the first server-tier observation, or nil.
-func serverObs(d *trace.Delivery) *trace.Observation { return d.At(trace.TierServer) }
-
 // serverSuccess returns the observation that shows the server answered
 // 2xx: a server line, or a proxy line whose upstream status was 2xx (nginx
 // logs the server's 201 behind its own 499), or nil.

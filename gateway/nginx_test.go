@@ -230,11 +230,10 @@ func (s *syncFile) Write(p []byte) (int, error) {
 }
 
 type e2e struct {
-	t       *testing.T
-	dir     string
-	client  *harRecorder
-	logs    []string
-	closers []func()
+	t      *testing.T
+	dir    string
+	client *harRecorder
+	logs   []string
 }
 
 // setup starts (optionally) a provider, the gateway and nginx in front.

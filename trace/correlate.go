@@ -112,7 +112,6 @@ type Correlator struct {
 	// id whose hash is taken by another goes to collided.
 	byID     map[uint64]int32
 	collided map[string]int32
-	seed     maphash.Seed
 	arena    arena
 	methods  table
 	routes   interner

@@ -217,14 +217,13 @@ func isDocument(br *bufio.Reader) bool {
 
 // batch is a run of lines handed to one worker.
 type batch struct {
-	file   string
-	first  int // line number of the first line
-	data   []byte
-	ends   []int // end offset of each line in data
-	nums   []int // line number of each line (lines may be skipped while splitting)
-	res    batchResult
-	done   chan struct{}
-	parser *parser
+	file  string
+	first int // line number of the first line
+	data  []byte
+	ends  []int // end offset of each line in data
+	nums  []int // line number of each line (lines may be skipped while splitting)
+	res   batchResult
+	done  chan struct{}
 }
 
 const batchBytes = 256 << 10
