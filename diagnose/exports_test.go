@@ -57,6 +57,7 @@ func TestExportsDiagnoseLikeTheTierFiles(t *testing.T) {
 		narratives bool
 	}{
 		{[]string{"loki.jsonl"}, "loki", true},
+		{[]string{"grafana.json"}, "loki", true},
 		{[]string{"elasticsearch-search.json"}, "elasticsearch", true},
 		{[]string{"elasticsearch.ndjson"}, "ecs", true},
 		{[]string{"gcloud.json"}, "gcp", true},

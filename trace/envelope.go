@@ -111,9 +111,13 @@ func labelsOf(v gjson.Result, prefix string, into map[string]string) map[string]
 	return into
 }
 
+// expandLoki reads logcli's jsonl lines and Grafana's "Download logs" JSON
+// (an array of {line, timestamp, date, fields}); labels are in "labels",
+// "stream" or, from Grafana, "fields".
 func expandLoki(p *parser, r *record, src Source) {
 	labels := labelsOf(r.get("labels"), "", nil)
 	labelsOf(r.get("stream"), "", labels)
+	labelsOf(r.get("fields"), "", labels)
 	p.unwrap(r.get("line"), labels, src, "loki")
 }
 
