@@ -150,7 +150,7 @@ func NewCorrelator(cfg *Config) *Correlator {
 }
 
 // Add attributes one observation to its delivery. The observation is
-// copied; the caller may reuse it.
+// copied; the caller may reuse it. Add may not be called after Set.
 func (c *Correlator) Add(o *Observation) {
 	c.tiers[o.Tier] = true
 	id := o.RequestID
@@ -248,6 +248,9 @@ func (c *Correlator) lookup(id string, h uint64) (int32, bool) {
 
 // index records where a new request id's delivery is.
 func (c *Correlator) index(id string, h uint64, di int32) {
+	if c.byID == nil { // Add after Set: rebuild nothing, just keep working
+		c.byID, c.collided = map[uint64]int32{}, map[string]int32{}
+	}
 	if _, taken := c.byID[h]; taken {
 		c.collided[strings.Clone(id)] = di
 		return
@@ -329,6 +332,9 @@ func HashKey(key string) string {
 // them needs a rule's look, and they are most of a big log.
 func (c *Correlator) Set(inputs []*Input) *Set {
 	s := &Set{Inputs: inputs, Orphans: c.orphans, Tiers: c.tiers, c: c}
+	// Reading is over: the request-id index is not needed any more, and
+	// freeing it before the intents are grouped lowers the peak.
+	c.byID, c.collided = nil, nil
 	// Learn which raw key each logged hash stands for.
 	hashToKey := map[string]string{}
 	nd := int32(c.deliveries.len())
