@@ -108,6 +108,8 @@ type Correlator struct {
 	deliveries chunked[cdelivery]
 	rids       chunked[aref] // each delivery's request id
 	extraKeys  [][]string
+	// intentExtras holds the scopes and hash-only keys of compact intents.
+	intentExtras []intentExtra
 	// byID finds a delivery by a 64-bit hash of its request id; the rare
 	// id whose hash is taken by another goes to collided.
 	byID     map[uint64]int32
@@ -421,14 +423,14 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 			if !ok {
 				ii = int32(len(intents))
 				collided[id] = ii
-				intents = append(intents, cintent{key: kref, hashKey: hashKey, first: i, scope: scope})
+				intents = append(intents, c.newIntent(kref, hashKey, scope, i))
 			} else {
 				c.deliveries.at(intents[ii].last).next = i
 			}
 		} else if !ok {
 			ii = int32(len(intents))
 			byIntent[sum] = ii
-			intents = append(intents, cintent{key: kref, hashKey: hashKey, first: i, scope: scope})
+			intents = append(intents, c.newIntent(kref, hashKey, scope, i))
 		} else {
 			c.deliveries.at(intents[ii].last).next = i
 		}
@@ -497,10 +499,10 @@ func (c *Correlator) delivery(i int32, key string) *Delivery {
 
 // intent builds the rich form of a compact intent.
 func (c *Correlator) intent(ci *cintent) *Intent {
-	key := c.intentKey(ci)
-	in := &Intent{ID: key, Key: key, Scope: ci.scope}
-	if ci.scope != "" {
-		in.ID = ci.scope + "|" + key
+	key, scope := c.intentKey(ci), c.intentScope(ci)
+	in := &Intent{ID: key, Key: key, Scope: scope}
+	if scope != "" {
+		in.ID = scope + "|" + key
 	}
 	in.Total = int(ci.n)
 	var tail []int32
@@ -602,17 +604,38 @@ func (c *Correlator) markFollowUps(intents []cintent) {
 	}
 }
 
+// newIntent starts a compact intent at delivery first.
+func (c *Correlator) newIntent(key aref, hashKey, scope string, first int32) cintent {
+	ci := cintent{key: key, extra: -1, first: first}
+	if hashKey != "" || scope != "" {
+		ci.extra = int32(len(c.intentExtras))
+		c.intentExtras = append(c.intentExtras, intentExtra{scope: scope, hashKey: hashKey})
+	}
+	return ci
+}
+
 // intentKey is the key of a compact intent.
 func (c *Correlator) intentKey(ci *cintent) string {
 	if ci.key != 0 {
 		return c.arena.get(ci.key)
 	}
-	return ci.hashKey
+	if ci.extra >= 0 {
+		return c.intentExtras[ci.extra].hashKey
+	}
+	return ""
+}
+
+// intentScope is the scope of a compact intent.
+func (c *Correlator) intentScope(ci *cintent) string {
+	if ci.extra >= 0 {
+		return c.intentExtras[ci.extra].scope
+	}
+	return ""
 }
 
 // sameIntent reports whether a delivery's key and scope are the intent's.
 func (c *Correlator) sameIntent(ci *cintent, kref aref, hashKey, scope string) bool {
-	if ci.scope != scope {
+	if c.intentScope(ci) != scope {
 		return false
 	}
 	switch {

@@ -291,12 +291,17 @@ type cdelivery struct {
 
 // cintent is a compact intent: a chain of deliveries.
 type cintent struct {
-	key         aref // the key as the first delivery carried it, or 0 for a key known by hash only
-	scope       string
-	hashKey     string // the key when it came from a hash ("hash:…" or the learned raw key)
+	key         aref  // the key as the first delivery carried it, or 0 for a key known by hash only
+	extra       int32 // index into Correlator.intentExtras for a scope or a hash-only key, else -1
 	first, last int32
 	n           int32
 	interesting bool
+}
+
+// intentExtra is what few intents have: a scope, or a key known only by
+// its hash ("hash:…", or the raw key learned from another line).
+type intentExtra struct {
+	scope, hashKey string
 }
 
 // plain reports whether o can be kept compact: nothing beyond the fields
