@@ -310,6 +310,26 @@ func (r *runner) effects(ctx context.Context) (n int, ok bool, err error) {
 	return 0, true, fmt.Errorf("--effects-url %s: no count at %q in its answer", r.opts.EffectsURL, r.opts.EffectsPath)
 }
 
+// effectCheck counts the server's effects now and returns a function that
+// counts them again and adds the assertion that they changed by delta
+// (nothing when no --effects-url was given).
+func (r *runner) effectCheck(ctx context.Context) (func(out []Assertion, name string, delta int) ([]Assertion, error), error) {
+	before, counted, err := r.effects(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return func(out []Assertion, name string, delta int) ([]Assertion, error) {
+		if !counted {
+			return out, nil
+		}
+		after, _, err := r.effects(ctx)
+		if err != nil {
+			return out, err
+		}
+		return append(out, effectsAssert(name, before, after, delta)), nil
+	}, nil
+}
+
 func (r *runner) marker(resp response) Assertion {
 	h := r.opts.Profile.Replayed
 	return Assertion{Name: "replay marker " + h, Expected: "true", Actual: orNone(resp.header.Get(h)), Pass: strings.EqualFold(resp.header.Get(h), "true")}
@@ -331,7 +351,7 @@ func effectsAssert(name string, before, after, delta int) Assertion {
 }
 
 func runReplay(ctx context.Context, r *runner, s *Step) ([]Assertion, error) {
-	before, counted, err := r.effects(ctx)
+	effects, err := r.effectCheck(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -355,14 +375,7 @@ func runReplay(ctx context.Context, r *runner, s *Step) ([]Assertion, error) {
 	if r.opts.Profile.Replayed != "" {
 		out = append(out, r.marker(resp))
 	}
-	if counted {
-		after, _, err := r.effects(ctx)
-		if err != nil {
-			return out, err
-		}
-		out = append(out, effectsAssert("effects unchanged", before, after, 0))
-	}
-	return out, nil
+	return effects(out, "effects unchanged", 0)
 }
 
 func runMismatch(ctx context.Context, r *runner, s *Step) ([]Assertion, error) {
@@ -376,7 +389,7 @@ func runMissingKey(ctx context.Context, r *runner, s *Step) ([]Assertion, error)
 // refused sends a request the contract says must be refused: it checks
 // the refusal's status and that no effect was made.
 func (r *runner) refused(ctx context.Context, req *Request, name string, status int) ([]Assertion, error) {
-	before, counted, err := r.effects(ctx)
+	effects, err := r.effectCheck(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -385,18 +398,11 @@ func (r *runner) refused(ctx context.Context, req *Request, name string, status 
 		return nil, &NetworkError{Err: resp.err}
 	}
 	out := []Assertion{statusAssert(name, status, resp)}
-	if counted {
-		after, _, err := r.effects(ctx)
-		if err != nil {
-			return out, err
-		}
-		out = append(out, effectsAssert("no new effect", before, after, 0))
-	}
-	return out, nil
+	return effects(out, "no new effect", 0)
 }
 
 func runConcurrent(ctx context.Context, r *runner, s *Step) ([]Assertion, error) {
-	before, counted, err := r.effects(ctx)
+	effects, err := r.effectCheck(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -448,18 +454,11 @@ func runConcurrent(ctx context.Context, r *runner, s *Step) ([]Assertion, error)
 	if len(results) > 1 {
 		out = append(out, Assertion{Name: "one result id", Expected: "1", Actual: fmt.Sprint(len(results)), Pass: false})
 	}
-	if counted {
-		after, _, err := r.effects(ctx)
-		if err != nil {
-			return out, err
-		}
-		out = append(out, effectsAssert("exactly one effect", before, after, 1))
-	}
-	return out, nil
+	return effects(out, "exactly one effect", 1)
 }
 
 func runLostResponse(ctx context.Context, r *runner, s *Step) ([]Assertion, error) {
-	before, counted, err := r.effects(ctx)
+	effects, err := r.effectCheck(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -500,14 +499,7 @@ func runLostResponse(ctx context.Context, r *runner, s *Step) ([]Assertion, erro
 	if r.opts.Profile.Replayed != "" {
 		out = append(out, r.marker(resp))
 	}
-	if counted {
-		after, _, err := r.effects(ctx)
-		if err != nil {
-			return out, err
-		}
-		out = append(out, effectsAssert("exactly one effect", before, after, 1))
-	}
-	return out, nil
+	return effects(out, "exactly one effect", 1)
 }
 
 // sendAndDrop writes the request on its own connection and closes it
