@@ -60,6 +60,7 @@ type ObservationJSON struct {
 	Effect      bool    `json:"effect,omitempty"`
 	Attempt     int     `json:"attempt,omitempty"`
 	Message     string  `json:"message,omitempty"`
+	Labels      string  `json:"labels,omitempty"`
 	Source      string  `json:"source"`
 }
 
@@ -89,7 +90,7 @@ func ObservationToJSON(o *trace.Observation) ObservationJSON {
 		Outcome: o.Outcome.String(), Detail: redact.String(o.Detail), Decision: redact.String(o.Decision),
 		State: redact.String(o.State), Fingerprint: redact.String(o.Fingerprint), ResultID: redact.String(o.ResultID),
 		Replayed: o.Replayed, Effect: o.Effect, Attempt: o.Attempt, Message: redact.String(o.Message),
-		Source: o.Source.String(),
+		Labels: redact.String(o.Labels), Source: o.Source.String(),
 	}
 }
 
@@ -138,6 +139,7 @@ func WriteJSON(w io.Writer, v any, indent bool) error {
 
 // TraceText writes the timeline of the intents for key.
 func TraceText(w io.Writer, st Styles, set *trace.Set, key string, intents []*trace.Intent) {
+	st.showLabels = true // the timeline has room for an export's labels; evidence tables do not
 	doc := NewTraceJSON(set, key, intents)
 	for _, in := range intents {
 		effects := in.Effects()
@@ -224,6 +226,9 @@ func observationExtras(st Styles, o *trace.Observation) string {
 	}
 	if o.Effect {
 		parts = append(parts, st.Warning.Render("EFFECT"))
+	}
+	if o.Labels != "" && st.showLabels {
+		parts = append(parts, st.Faint.Render("["+Safe(o.Labels)+"]"))
 	}
 	if len(parts) == 0 {
 		return ""
