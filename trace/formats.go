@@ -129,6 +129,8 @@ var (
 	pResultAliases   = newPaths(resultAliases...)
 )
 
+// nginx's variable names (and aliases seen in real templates), and
+// durations whose key names their unit.
 var (
 	pNginxRID        = newPaths("http_x_request_id", "x_request_id", "request_id", "req_id")
 	pNginxKey        = newPaths("http_idempotency_key", "idempotency_key", "http_x_idempotency_key", "idem_key")
