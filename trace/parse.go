@@ -101,28 +101,29 @@ func (p *parser) parseRecord(src Source) {
 		f.expand(p, &p.rec, src)
 		return
 	}
-	var o Observation
-	o.Source = src
-	o.Format = f.name
-	o.Tier = f.tier
-	ok := f.extract(p, &p.rec, &o)
+	// The observation is built in its place in the batch, saving a copy of
+	// the whole struct per line; it is taken back if the line says nothing.
+	p.out.obs = append(p.out.obs, Observation{Source: src, Format: f.name, Tier: f.tier})
+	o := &p.out.obs[len(p.out.obs)-1]
+	ok := f.extract(p, &p.rec, o)
 	if p.src != nil {
-		ok = p.src.apply(&p.rec, &o) || ok
+		ok = p.src.apply(&p.rec, o) || ok
 	}
 	if p.cfg != nil {
-		p.cfg.applyEffect(&o)
-		o.Scope = p.cfg.scopeOf(&p.rec, &o)
+		p.cfg.applyEffect(o)
+		o.Scope = p.cfg.scopeOf(&p.rec, o)
 	}
 	if p.labels != nil {
-		p.labelTier(&o, f.name == "canonical")
+		p.labelTier(o, f.name == "canonical")
 	}
 	if !ok {
+		p.out.obs = p.out.obs[:len(p.out.obs)-1]
 		p.out.ignored++
 		p.countFormat(f.name)
 		return
 	}
-	p.capture(&p.rec, &o)
-	p.emit(&o)
+	p.capture(&p.rec, o)
+	p.finish(o)
 }
 
 // observeArray parses each element of an array value (HAR entries inside a
@@ -212,6 +213,13 @@ func (p *parser) skip(src Source, reason string) {
 // observation beyond the sink call keeps that buffer alive, which is why
 // the correlator copies what it keeps (see Correlator.Add).
 func (p *parser) emit(o *Observation) {
+	p.out.obs = append(p.out.obs, *o)
+	p.finish(&p.out.obs[len(p.out.obs)-1])
+}
+
+// finish completes an observation already in the batch: the per-source
+// tier, the field caps, the correlator's preparation.
+func (p *parser) finish(o *Observation) {
 	if p.src != nil && p.src.tierSet {
 		o.Tier = p.src.tier
 	}
@@ -232,7 +240,6 @@ func (p *parser) emit(o *Observation) {
 	o.ActivityID = capLen(o.ActivityID)
 	o.Message = capLen(o.Message)
 	prepare(o)
-	p.out.obs = append(p.out.obs, *o)
 	p.countFormat(o.Format)
 }
 
