@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strings"
 	"time"
 
@@ -130,6 +131,6 @@ func faultList(fl gateway.Faults) string {
 	if len(on) == 0 {
 		return ""
 	}
-	sortStrings(on)
+	sort.Strings(on)
 	return "; faults: " + strings.Join(on, ", ")
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/idem-cli/idem/report"
@@ -52,7 +52,7 @@ func (fl *inputFlags) options(f *Factory) (trace.Options, error) {
 		}
 		opts.Tier = t
 	}
-	if fl.Format != "" && !contains(trace.FormatNames(), fl.Format) {
+	if fl.Format != "" && !slices.Contains(trace.FormatNames(), fl.Format) {
 		return opts, usagef("unknown --input-format %q (known: %s)", fl.Format, strings.Join(trace.FormatNames(), ", "))
 	}
 	cfg := &trace.Config{}
@@ -69,15 +69,6 @@ func (fl *inputFlags) options(f *Factory) (trace.Options, error) {
 	}
 	opts.Config = cfg
 	return opts, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // load reads and correlates the inputs, turning "no inputs" into a usage
@@ -129,5 +120,3 @@ func inputProblems(set *trace.Set) []string {
 }
 
 func safeError(err error) string { return report.Safe(err.Error()) }
-
-func sortStrings(s []string) { sort.Strings(s) }

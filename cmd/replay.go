@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -152,7 +153,7 @@ func (o *ReplayOptions) replayOptions() (replay.Options, error) {
 		}
 	}
 	for _, name := range o.Probes {
-		if !contains(replay.ProbeNames(), name) {
+		if !slices.Contains(replay.ProbeNames(), name) {
 			return ro, usagef("unknown probe %q (known: %s)", name, strings.Join(replay.ProbeNames(), ", "))
 		}
 	}
@@ -185,7 +186,7 @@ func runReplay(cmd *cobra.Command, o *ReplayOptions) error {
 	hasBody := false
 	switch {
 	case o.Body == "-":
-		if contains(o.Paths, "-") {
+		if slices.Contains(o.Paths, "-") {
 			return usagef("--body - and logs on standard input cannot both be read")
 		}
 		if body, err = io.ReadAll(io.LimitReader(f.IO.In, 8<<20)); err != nil {

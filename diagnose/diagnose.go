@@ -10,6 +10,7 @@ package diagnose
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -262,7 +263,7 @@ type Filter struct {
 func (fl Filter) Apply(findings []*Finding) []*Finding {
 	var out []*Finding
 	for _, f := range findings {
-		if len(fl.Rules) > 0 && !containsStr(fl.Rules, f.Rule.ID) {
+		if len(fl.Rules) > 0 && !slices.Contains(fl.Rules, f.Rule.ID) {
 			continue
 		}
 		if len(fl.Keys) > 0 && !anyKey(fl.Keys, f.Keys) {
@@ -299,15 +300,6 @@ func anyKey(want, have []string) bool {
 func hasTier(obs []*trace.Observation, t trace.Tier) bool {
 	for _, o := range obs {
 		if o.Tier == t {
-			return true
-		}
-	}
-	return false
-}
-
-func containsStr(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
 			return true
 		}
 	}

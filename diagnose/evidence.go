@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -70,12 +71,12 @@ var inProgressWords = []string{"in_progress", "in-progress", "inprogress", "lock
 // inProgress returns the observation that answered "still in progress".
 func inProgress(d *trace.Delivery) *trace.Observation {
 	for _, o := range d.Observations {
-		if containsStr(inProgressWords, o.Decision) {
+		if slices.Contains(inProgressWords, o.Decision) {
 			return o
 		}
 	}
 	for _, o := range d.Observations {
-		if o.Status == 409 && (o.RetryAfter || containsStr(inProgressWords, o.State)) {
+		if o.Status == 409 && (o.RetryAfter || slices.Contains(inProgressWords, o.State)) {
 			return o
 		}
 	}
@@ -88,7 +89,7 @@ var conflictWords = []string{"conflict", "mismatch", "fingerprint_mismatch", "pa
 // for reusing a key with another payload.
 func conflict(d *trace.Delivery) *trace.Observation {
 	for _, o := range d.Observations {
-		if containsStr(conflictWords, o.Decision) {
+		if slices.Contains(conflictWords, o.Decision) {
 			return o
 		}
 	}
@@ -248,7 +249,7 @@ func (e *evidence) sorted() []*trace.Observation {
 func uniqueResults(obs []*trace.Observation) []string {
 	var out []string
 	for _, o := range obs {
-		if o.ResultID != "" && !containsStr(out, o.ResultID) {
+		if o.ResultID != "" && !slices.Contains(out, o.ResultID) {
 			out = append(out, o.ResultID)
 		}
 	}

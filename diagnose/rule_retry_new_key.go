@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -28,7 +29,7 @@ func intentSignatures(in *trace.Intent) []string {
 	for _, d := range in.Deliveries {
 		for tier, fp := range d.Fingerprints() {
 			s := d.Method() + " " + d.Route() + " " + tier.String() + " " + fp
-			if !containsStr(sigs, s) {
+			if !slices.Contains(sigs, s) {
 				sigs = append(sigs, s)
 			}
 		}

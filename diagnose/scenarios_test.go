@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -90,7 +91,7 @@ func TestScenarios(t *testing.T) {
 			if own.Severity.String() != tt.severity {
 				t.Errorf("severity %s, want %s", own.Severity, tt.severity)
 			}
-			if tt.key != "" && !containsKey(own.Keys, tt.key) {
+			if tt.key != "" && !slices.Contains(own.Keys, tt.key) {
 				t.Errorf("finding names keys %v, want %s among them", own.Keys, tt.key)
 			}
 			if own.Narrative == "" || (own.Rule.ID != "secret-in-logs" && len(own.Evidence) == 0) {
@@ -108,15 +109,6 @@ func TestScenarios(t *testing.T) {
 			t.Errorf("rule %s has no scenario", r.ID)
 		}
 	}
-}
-
-func containsKey(keys []string, k string) bool {
-	for _, x := range keys {
-		if x == k {
-			return true
-		}
-	}
-	return false
 }
 
 func TestResponseLostRecoveredIsInfo(t *testing.T) {

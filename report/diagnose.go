@@ -400,7 +400,7 @@ func (r *Report) Markdown(w io.Writer) {
 				if o.Effect {
 					result += " (effect)"
 				}
-				fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", FormatTime(o.Time), o.Tier, MD(o.RequestID), cellStatus(o),
+				fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", FormatTime(o.Time), o.Tier, MD(o.RequestID), statusOrDash(o.Status),
 					cellOutcome(o), MD(o.Decision), result, MD(o.Source.String()))
 			}
 		}
@@ -542,14 +542,7 @@ func lostLeg(inner, outer *trace.Observation) *trace.Observation {
 	return nil
 }
 
-// cellStatus and cellOutcome show "-" where a line says nothing of a response.
-func cellStatus(o *trace.Observation) string {
-	if o.Status == 0 {
-		return "-"
-	}
-	return fmt.Sprint(o.Status)
-}
-
+// cellOutcome shows "-" where a line says nothing of a response.
 func cellOutcome(o *trace.Observation) string {
 	if o.Outcome == trace.OutcomeUnknown {
 		return "-"

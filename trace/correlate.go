@@ -6,7 +6,9 @@ import (
 	"encoding/hex"
 	"hash/maphash"
 	"os"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -161,7 +163,7 @@ func (c *Correlator) Add(o *Observation) {
 		switch {
 		case o.ActivityID != "" && o.WorkflowID != "":
 			// A workflow activity attempt is the worker's delivery.
-			id = "activity:" + o.WorkflowID + "/" + o.ActivityID + "#" + itoa(o.Attempt)
+			id = "activity:" + o.WorkflowID + "/" + o.ActivityID + "#" + strconv.Itoa(o.Attempt)
 		case o.Key != "" || o.KeyHash != "":
 			id = o.Tier.String() + "@" + o.Source.String()
 			synthetic = true
@@ -217,7 +219,7 @@ func (c *Correlator) Add(o *Observation) {
 				d.keys = int32(len(c.extraKeys))
 				c.extraKeys = append(c.extraKeys, []string{first})
 			}
-			if !contains(c.extraKeys[d.keys], o.Key) {
+			if !slices.Contains(c.extraKeys[d.keys], o.Key) {
 				c.extraKeys[d.keys] = append(c.extraKeys[d.keys], strings.Clone(o.Key))
 			}
 		}
@@ -285,37 +287,6 @@ func (c *Correlator) deliveryKey(d *cdelivery) string {
 func (c *Correlator) sameTierTwice(d *cdelivery, t Tier, except int32) bool {
 	for i := d.first; i >= 0 && i != except; i = c.obs.at(i).next {
 		if c.obs.at(i).tier == t {
-			return true
-		}
-	}
-	return false
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b [20]byte
-	i := len(b)
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	for n > 0 {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	if neg {
-		i--
-		b[i] = '-'
-	}
-	return string(b[i:])
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
 			return true
 		}
 	}

@@ -549,7 +549,7 @@ func harOutcome(status int, errText string) Outcome {
 
 // expandHAR handles a whole HAR document written on one line.
 func expandHAR(p *parser, r *record, src Source) {
-	p.observeArray(r.get("log").Get("entries"), src, "har")
+	p.observeArray(r.get("log").Get("entries"), src)
 }
 
 // expandOTLP flattens an OTLP/JSON batch as the Collector's file exporter

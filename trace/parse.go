@@ -128,7 +128,7 @@ func (p *parser) parseRecord(src Source) {
 
 // observeArray parses each element of an array value (HAR entries inside a
 // one-line HAR document).
-func (p *parser) observeArray(a gjson.Result, src Source, _ string) {
+func (p *parser) observeArray(a gjson.Result, src Source) {
 	saved := p.rec
 	a.ForEach(func(_, e gjson.Result) bool {
 		p.rec = record{}

@@ -18,6 +18,9 @@ type record struct {
 	shape *shape
 	// tooDeep tells why the last scan failed: nesting past the bound.
 	tooDeep bool
+	// text is the object's JSON text as read, for the formats that need
+	// nested paths across members (it points into the line buffer).
+	text string
 }
 
 // shape is what is known about a key set: its format, where each member
@@ -47,6 +50,7 @@ func (r *record) load(obj gjson.Result) {
 	r.keys = r.keys[:0]
 	r.vals = r.vals[:0]
 	r.shape = nil
+	r.text = obj.Raw
 	obj.ForEach(func(k, v gjson.Result) bool {
 		r.keys = append(r.keys, k.Str)
 		r.vals = append(r.vals, v)
@@ -136,21 +140,9 @@ func (r *record) path(p string) gjson.Result {
 	return v.Get(rest)
 }
 
-// raw rebuilds a JSON text for paths that cannot be resolved member-wise.
-func (r *record) raw() string {
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, k := range r.keys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.Quote(k))
-		b.WriteByte(':')
-		b.WriteString(r.vals[i].Raw)
-	}
-	b.WriteByte('}')
-	return b.String()
-}
+// raw is the object's JSON text, for paths that cannot be resolved
+// member-wise and for formats that read nested values across members.
+func (r *record) raw() string { return r.text }
 
 // str returns the first of paths that holds a present value, as a string.
 // nginx writes "" or "-" for a variable it does not have, Envoy writes "-":

@@ -18,6 +18,7 @@ func (r *record) scanObject(b []byte) bool {
 	r.vals = r.vals[:0]
 	r.shape = nil
 	r.tooDeep = false
+	r.text = bytesToString(b)
 	i := skipWS(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return false
