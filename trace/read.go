@@ -217,16 +217,19 @@ func isDocument(br *bufio.Reader) bool {
 
 // batch is a run of lines handed to one worker.
 type batch struct {
-	file  string
-	first int // line number of the first line
-	data  []byte
-	ends  []int // end offset of each line in data
-	nums  []int // line number of each line (lines may be skipped while splitting)
-	res   batchResult
-	done  chan struct{}
+	file   string
+	data   []byte
+	starts []int // where each line begins in data
+	ends   []int // where each line ends in data (after its newline)
+	nums   []int // line number of each line (too long lines are left out)
+	res    batchResult
+	done   chan struct{}
 }
 
-const batchBytes = 256 << 10
+// batchBytes is how much is read at once: one read straight into the
+// batch (bufio hands reads this large through without copying), and about
+// two thousand access-log lines for one worker.
+const batchBytes = 1 << 20
 
 // readLines splits the input into batches of lines, parses them on
 // opts.Workers goroutines, and consumes the results in order.
@@ -243,10 +246,8 @@ func readLines(ctx context.Context, br *bufio.Reader, in *Input, rule *sourceRul
 			for b := range work {
 				b.res.obs = make([]Observation, 0, len(b.ends))
 				p.out = &b.res
-				start := 0
 				for i, end := range b.ends {
-					p.parseLine(b.data[start:end], Source{File: b.file, Line: b.nums[i]})
-					start = end
+					p.parseLine(b.data[b.starts[i]:end], Source{File: b.file, Line: b.nums[i]})
 				}
 				close(b.done)
 			}
@@ -274,73 +275,89 @@ func readLines(ctx context.Context, br *bufio.Reader, in *Input, rule *sourceRul
 	return readErr
 }
 
-// split cuts the stream into batches. A line longer than max is skipped
-// while it streams past, never held in memory.
-func split(ctx context.Context, br *bufio.Reader, in *Input, max int, send func(*batch)) error {
+// split cuts the stream into batches: it reads a block, hands on the
+// complete lines in it and carries the unfinished last one over to the
+// next block. A line longer than max is skipped while it streams past,
+// never held in memory whole.
+func split(ctx context.Context, r io.Reader, in *Input, max int, send func(*batch)) error {
 	line := 0
-	var cur *batch
-	flush := func() {
-		if cur != nil && len(cur.ends) > 0 {
-			send(cur)
+	var carry []byte  // the unfinished line at the end of the last block
+	skipping := false // inside a line longer than max: drop bytes up to its newline
+	var readErr error
+	for readErr == nil {
+		size := batchBytes
+		if len(carry) > size/2 {
+			size = 2 * len(carry) // a long line: grow until it fits
 		}
-		cur = nil
-	}
-	var long []byte
-	tooLong := false
-	for {
-		chunk, err := br.ReadSlice('\n')
-		atEOF := errors.Is(err, io.EOF)
-		if len(chunk) > 0 || err == nil || atEOF && (len(long) > 0 || tooLong) {
-			complete := err == nil || atEOF
-			if !tooLong {
-				if len(long)+len(chunk) > max {
-					tooLong = true
-					long = long[:0]
-				} else if !complete || len(long) > 0 {
-					long = append(long, chunk...)
-				}
+		buf := make([]byte, size)
+		n := copy(buf, carry)
+		carry = nil
+		for n < len(buf) && readErr == nil {
+			var m int
+			m, readErr = r.Read(buf[n:])
+			n += m
+		}
+		data := buf[:n]
+		b := &batch{file: in.Path, data: data, done: make(chan struct{}),
+			starts: make([]int, 0, n/256+1), ends: make([]int, 0, n/256+1), nums: make([]int, 0, n/256+1)}
+		tooLong := func() {
+			b.res.skips = append(b.res.skips, Skip{Source: Source{File: in.Path, Line: line},
+				Reason: fmt.Sprintf("line longer than %d bytes", max)})
+		}
+		start := 0
+		for start < len(data) {
+			i := bytes.IndexByte(data[start:], '\n')
+			if i < 0 {
+				break
 			}
-			if complete {
+			end := start + i + 1
+			line++
+			switch {
+			case skipping:
+				skipping = false
+				tooLong()
+			case end-start-1 > max: // the newline does not count
+				tooLong()
+			default:
+				b.starts = append(b.starts, start)
+				b.ends = append(b.ends, end)
+				b.nums = append(b.nums, line)
+			}
+			start = end
+		}
+		if rest := data[start:]; len(rest) > 0 {
+			switch {
+			case errors.Is(readErr, io.EOF): // the last line, without a newline
 				line++
-				if cur == nil {
-					cur = &batch{file: in.Path, first: line, done: make(chan struct{}),
-						data: make([]byte, 0, batchBytes+4096), ends: make([]int, 0, 1024), nums: make([]int, 0, 1024)}
+				if skipping || len(rest) > max {
+					tooLong()
+				} else {
+					b.starts = append(b.starts, start)
+					b.ends = append(b.ends, len(data))
+					b.nums = append(b.nums, line)
 				}
-				switch {
-				case tooLong:
-					cur.res.skips = append(cur.res.skips, Skip{Source: Source{File: in.Path, Line: line},
-						Reason: fmt.Sprintf("line longer than %d bytes", max)})
-				case len(long) > 0:
-					cur.data = append(cur.data, long...)
-					cur.ends = append(cur.ends, len(cur.data))
-					cur.nums = append(cur.nums, line)
-				default:
-					cur.data = append(cur.data, chunk...)
-					cur.ends = append(cur.ends, len(cur.data))
-					cur.nums = append(cur.nums, line)
-				}
-				long = long[:0]
-				tooLong = false
-				if len(cur.data) >= batchBytes || len(cur.ends) >= 4096 {
-					flush()
-					if ctx.Err() != nil {
-						return ctx.Err()
-					}
-				}
+			case skipping || readErr != nil: // dropped; a read error is reported
+			case len(rest) > max:
+				skipping = true
+			default:
+				carry = rest
 			}
+		} else if skipping && errors.Is(readErr, io.EOF) {
+			line++
+			tooLong()
 		}
-		if err != nil {
-			if errors.Is(err, bufio.ErrBufferFull) {
-				continue
-			}
-			flush()
-			in.Lines = line
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			return fmt.Errorf("read stopped after line %d: %w", line, err)
+		if len(b.ends) > 0 || len(b.res.skips) > 0 {
+			send(b)
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
 	}
+	in.Lines = line
+	if errors.Is(readErr, io.EOF) {
+		return nil
+	}
+	return fmt.Errorf("read stopped after line %d: %w", line, readErr)
 }
 
 // absorb merges a batch's results into the input summary and hands its

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -163,4 +164,66 @@ func TestTruncatedFirstLineIsNotADocument(t *testing.T) {
 	if len(obs) != 2 || obs[1].Source.Line != 7 {
 		t.Fatalf("pretty-printed objects: %d, %+v", len(obs), obs)
 	}
+}
+
+// chunkReader returns at most n bytes a read, as pipes and decompressors do.
+type chunkReader struct {
+	r *strings.Reader
+	n int
+}
+
+func (c chunkReader) Read(p []byte) (int, error) { return c.r.Read(p[:min(len(p), c.n)]) }
+
+func TestSplitKeepsLinesWholeAcrossBlocks(t *testing.T) {
+	const max = 2*batchBytes + 10
+	lengths := []int{0, 10, batchBytes - 1, batchBytes, 5, batchBytes + 5, 3 * batchBytes, 7, max, max + 1, 1}
+	for _, final := range []bool{true, false} {
+		for _, chunk := range []int{7777, 1 << 22} {
+			var in strings.Builder
+			var want []string
+			for i, n := range lengths {
+				line := strings.Repeat(string(rune('a'+i)), n)
+				in.WriteString(line)
+				if final || i < len(lengths)-1 {
+					in.WriteString("\n")
+				}
+				if n > max {
+					want = append(want, fmt.Sprintf("%d: skipped", i+1))
+				} else {
+					want = append(want, fmt.Sprintf("%d: %d×%c", i+1, n, 'a'+i))
+				}
+			}
+			var got []string
+			info := &Input{Path: "split"}
+			err := split(context.Background(), chunkReader{strings.NewReader(in.String()), chunk}, info, max, func(b *batch) {
+				for _, s := range b.res.skips {
+					got = append(got, fmt.Sprintf("%d: skipped", s.Source.Line))
+				}
+				for i := range b.ends {
+					line := strings.TrimSuffix(string(b.data[b.starts[i]:b.ends[i]]), "\n")
+					c := byte('?')
+					if line != "" {
+						c = line[0]
+					}
+					if strings.Trim(line, string(c)) != "" {
+						t.Fatalf("line %d mixes bytes of two lines", b.nums[i])
+					}
+					got = append(got, fmt.Sprintf("%d: %d×%c", b.nums[i], len(line), 'a'+b.nums[i]-1))
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			slices.SortStableFunc(got, func(x, y string) int { return cmpLineNo(x) - cmpLineNo(y) })
+			if strings.Join(got, "\n") != strings.Join(want, "\n") || info.Lines != len(lengths) {
+				t.Errorf("final newline %v, reads of %d: got %d lines\n%s\nwant\n%s", final, chunk, info.Lines, strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		}
+	}
+}
+
+func cmpLineNo(s string) int {
+	var n int
+	fmt.Sscanf(s, "%d:", &n)
+	return n
 }
