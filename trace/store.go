@@ -140,26 +140,30 @@ func (a *arena) get(r aref) string {
 
 const hexDigits = "0123456789abcdef"
 
-func unhex(c byte) (byte, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0', true
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10, true
+// hexVal maps a lower-case hex digit to its value and every other byte
+// to 0xff: one load a digit instead of two comparisons.
+var hexVal = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
 	}
-	return 0, false
-}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = byte(c - '0')
+	}
+	for c := 'a'; c <= 'f'; c++ {
+		t[c] = byte(c-'a') + 10
+	}
+	return t
+}()
 
 func packHex(s string, out *[16]byte) bool {
+	_ = s[31]
+	bad := byte(0)
 	for i := 0; i < 16; i++ {
-		h, ok1 := unhex(s[2*i])
-		l, ok2 := unhex(s[2*i+1])
-		if !ok1 || !ok2 {
-			return false
-		}
-		out[i] = h<<4 | l
+		h, l := hexVal[s[2*i]], hexVal[s[2*i+1]]
+		bad |= h | l
+		out[i] = h<<4 | l&0xf
 	}
-	return true
+	return bad&0xf0 == 0
 }
 
 func unpackHex(b []byte) string {
@@ -170,21 +174,23 @@ func unpackHex(b []byte) string {
 	return string(out)
 }
 
+// uuidDigits are where the hex digits of an 8-4-4-4-12 UUID are.
+var uuidDigits = [32]uint8{0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 14, 15, 16, 17,
+	19, 20, 21, 22, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35}
+
 // packUUID packs 8-4-4-4-12 lower-case hex.
 func packUUID(s string, out *[16]byte) bool {
+	_ = s[35]
 	if s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
 		return false
 	}
-	var h [32]byte
-	j := 0
-	for i := 0; i < 36; i++ {
-		if i == 8 || i == 13 || i == 18 || i == 23 {
-			continue
-		}
-		h[j] = s[i]
-		j++
+	bad := byte(0)
+	for i := 0; i < 16; i++ {
+		h, l := hexVal[s[uuidDigits[2*i]]], hexVal[s[uuidDigits[2*i+1]]]
+		bad |= h | l
+		out[i] = h<<4 | l&0xf
 	}
-	return packHex(bytesToString(h[:]), out)
+	return bad&0xf0 == 0
 }
 
 func unpackUUID(b []byte) string {

@@ -51,3 +51,36 @@ func TestRequestIDHashCollision(t *testing.T) {
 		t.Fatalf("k2: %+v", in)
 	}
 }
+
+// FuzzPack checks that an id packs exactly when it is canonical lower-case
+// hex or UUID, and then unpacks to itself.
+func FuzzPack(f *testing.F) {
+	for _, s := range []string{"c9b2decb-ebc7-4a9b-99d6-69712772ef41", "14fe277217966d99b9a47cbebced2b9c",
+		"14fe277217966d99b9a47cbebced2b9G", "c9b2decb-ebc7-4a9b-99d6-69712772ef4/", "x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p := pack(s)
+		canonical := func(digits string) bool {
+			for _, c := range []byte(digits) {
+				if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+					return false
+				}
+			}
+			return true
+		}
+		switch {
+		case len(s) == 32 && canonical(s):
+			if p.kind != packedHex || unpackHex(p.bytes[:]) != s {
+				t.Fatalf("%q: kind %d, unpacks to %q", s, p.kind, unpackHex(p.bytes[:]))
+			}
+		case len(s) == 36 && s[8] == '-' && s[13] == '-' && s[18] == '-' && s[23] == '-' &&
+			canonical(s[:8]+s[9:13]+s[14:18]+s[19:23]+s[24:]):
+			if p.kind != packedUUID || unpackUUID(p.bytes[:]) != s {
+				t.Fatalf("%q: kind %d, unpacks to %q", s, p.kind, unpackUUID(p.bytes[:]))
+			}
+		case p.kind != 0:
+			t.Fatalf("%q packed as kind %d", s, p.kind)
+		}
+	})
+}

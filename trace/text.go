@@ -228,7 +228,7 @@ func msDuration(ms int) time.Duration { return time.Duration(ms) * time.Millisec
 
 func isHex(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if _, ok := unhex(s[i]); !ok {
+		if hexVal[s[i]] == 0xff {
 			return false
 		}
 	}
