@@ -112,10 +112,8 @@ type Correlator struct {
 	extraKeys  [][]string
 	// intentExtras holds the scopes and hash-only keys of compact intents.
 	intentExtras []intentExtra
-	// byID finds a delivery by a 64-bit hash of its request id; the rare
-	// id whose hash is taken by another goes to collided.
-	byID     map[uint64]int32
-	collided map[string]int32
+	// byID finds a delivery by a 64-bit hash of its request id.
+	byID     hashIndex
 	arena    arena
 	methods  table
 	routes   interner
@@ -135,14 +133,14 @@ func (c *Correlator) expect(paths []string) {
 			size += st.Size()
 		}
 	}
-	if n := size / 500; n > 1024 && len(c.byID) == 0 {
-		c.byID = make(map[uint64]int32, min(n, 32<<20))
+	if n := size / 500; n > 1024 && c.byID.n == 0 {
+		c.byID = newHashIndex(int(min(n, 32<<20)))
 	}
 }
 
 // NewCorrelator makes an empty correlator configured from cfg.
 func NewCorrelator(cfg *Config) *Correlator {
-	c := &Correlator{byID: map[uint64]int32{}, collided: map[string]int32{}, tiers: map[Tier]bool{}}
+	c := &Correlator{tiers: map[Tier]bool{}}
 	c.routes = interner{a: &c.arena, limit: 1 << 16}
 	if cfg != nil {
 		for _, s := range cfg.Scope {
@@ -181,11 +179,12 @@ func (c *Correlator) Add(o *Observation) {
 			o.pre.done = true
 		}
 	}
-	di, ok := c.lookup(id, o.pre.ridHash)
+	di, ok := c.byID.findOrAdd(o.pre.ridHash, int32(c.deliveries.len()), func(di int32) bool {
+		return c.arena.is(*c.rids.at(di), id, o.pre.rid)
+	})
 	if !ok {
-		di = c.deliveries.add(cdelivery{first: -1, last: -1, intent: -1, next: -1, keys: -1, synthetic: synthetic})
+		c.deliveries.add(cdelivery{first: -1, last: -1, intent: -1, next: -1, keys: -1, synthetic: synthetic})
 		c.rids.add(c.arena.addPacked(id, o.pre.rid))
-		c.index(id, o.pre.ridHash, di)
 	}
 	d := c.deliveries.at(di)
 	co := cobs{time: 0, dur: int32(min(o.Duration/time.Microsecond, 1<<31-1)), route: c.routes.ref(o.Route), client: c.arena.add(o.Client),
@@ -238,30 +237,6 @@ func (c *Correlator) Add(o *Observation) {
 	d.last = oi
 }
 
-// lookup finds the delivery of a request id.
-func (c *Correlator) lookup(id string, h uint64) (int32, bool) {
-	if di, ok := c.byID[h]; ok {
-		if c.arena.get(*c.rids.at(di)) == id {
-			return di, true
-		}
-		di, ok := c.collided[id]
-		return di, ok
-	}
-	return 0, false
-}
-
-// index records where a new request id's delivery is.
-func (c *Correlator) index(id string, h uint64, di int32) {
-	if c.byID == nil { // Add after Set: rebuild nothing, just keep working
-		c.byID, c.collided = map[uint64]int32{}, map[string]int32{}
-	}
-	if _, taken := c.byID[h]; taken {
-		c.collided[strings.Clone(id)] = di
-		return
-	}
-	c.byID[h] = di
-}
-
 // deliveryKeyRef is the first key any observation of d carried, as stored.
 func (c *Correlator) deliveryKeyRef(d *cdelivery) aref {
 	for i := d.first; i >= 0; i = c.obs.at(i).next {
@@ -307,7 +282,7 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 	s := &Set{Inputs: inputs, Orphans: c.orphans, Tiers: c.tiers, c: c}
 	// Reading is over: the request-id index is not needed any more, and
 	// freeing it before the intents are grouped lowers the peak.
-	c.byID, c.collided = nil, nil
+	c.byID = hashIndex{}
 	// Learn which raw key each logged hash stands for.
 	hashToKey := map[string]string{}
 	nd := int32(c.deliveries.len())
@@ -341,8 +316,7 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 			keyed++
 		}
 	}
-	byIntent := make(map[uint64]int32, keyed)
-	collided := map[string]int32{}
+	byIntent := newHashIndex(keyed)
 	intents := make([]cintent, 0, keyed)
 	for i := int32(0); i < nd; i++ {
 		d := c.deliveries.at(i)
@@ -386,24 +360,13 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 			h.Write(raw)
 			h.WriteByte(byte(kind))
 		}
-		sum := h.Sum64()
-		ii, ok := byIntent[sum]
-		if ok && !c.sameIntent(&intents[ii], kref, hashKey, scope) {
-			id := scope + "|" + c.arena.get(kref) + hashKey
-			ii, ok = collided[id]
-			if !ok {
-				ii = int32(len(intents))
-				collided[id] = ii
-				intents = append(intents, c.newIntent(kref, hashKey, scope, i))
-			} else {
-				c.deliveries.at(intents[ii].last).next = i
-			}
-		} else if !ok {
-			ii = int32(len(intents))
-			byIntent[sum] = ii
-			intents = append(intents, c.newIntent(kref, hashKey, scope, i))
-		} else {
+		ii, ok := byIntent.findOrAdd(h.Sum64(), int32(len(intents)), func(ii int32) bool {
+			return c.sameIntent(&intents[ii], kref, hashKey, scope)
+		})
+		if ok {
 			c.deliveries.at(intents[ii].last).next = i
+		} else {
+			intents = append(intents, c.newIntent(kref, hashKey, scope, i))
 		}
 		in := &intents[ii]
 		in.last = i

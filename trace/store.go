@@ -119,6 +119,18 @@ func (a *arena) same(x, y aref) bool {
 	return kx == ky && string(bx) == string(by)
 }
 
+// is reports whether r names s, which packs as p (see pack).
+func (a *arena) is(r aref, s string, p packed) bool {
+	b, kind := a.raw(r)
+	if kind != p.kind {
+		return false
+	}
+	if kind != 0 {
+		return string(b) == string(p.bytes[:])
+	}
+	return string(b) == s || len(s) > 0xffff && string(b) == s[:0xffff]
+}
+
 // get returns the string r names. Packed ids are unpacked (allocating);
 // others are views of the arena.
 func (a *arena) get(r aref) string {

@@ -1,0 +1,69 @@
+package trace
+
+// hashIndex finds int32 values (deliveries, intents) by a 64-bit hash of
+// what names them. It is an open-addressing table of 8-byte slots, so that
+// the request-id index of a million-line log is one probe into 32 MB rather
+// than several into a map, and holds no pointer for the collector to scan.
+// Different names may share a hash: the caller's same function tells them
+// apart, and the probe goes on past a slot that is not the one sought.
+type hashIndex struct {
+	slots []uint64 // fragment<<32 | value+1; 0 is empty
+	n     int
+	bits  uint
+}
+
+// newHashIndex sizes an index for about n entries.
+func newHashIndex(n int) hashIndex {
+	bits := uint(10)
+	for 1<<bits*7/10 < n && bits < 31 {
+		bits++
+	}
+	return hashIndex{slots: make([]uint64, 1<<bits), bits: bits}
+}
+
+// home is where a fragment's probe starts: the top bits of a Fibonacci
+// hash, so that the fragment alone places it (growing needs nothing else).
+func (x *hashIndex) home(frag uint32) uint32 { return (frag * 0x9E3779B1) >> (32 - x.bits) }
+
+// findOrAdd returns the value stored for the name hashed to h, which same
+// confirms, or stores v for it and returns v, false.
+func (x *hashIndex) findOrAdd(h uint64, v int32, same func(int32) bool) (int32, bool) {
+	if x.slots == nil {
+		*x = newHashIndex(0)
+	}
+	frag := uint32(h >> 32)
+	mask := uint32(len(x.slots) - 1)
+	for i := x.home(frag); ; i = (i + 1) & mask {
+		s := x.slots[i]
+		if s == 0 {
+			x.slots[i] = uint64(frag)<<32 | uint64(uint32(v)+1)
+			x.n++
+			if x.n*10 > len(x.slots)*7 {
+				x.grow()
+			}
+			return v, false
+		}
+		if uint32(s>>32) == frag {
+			if got := int32(uint32(s) - 1); same(got) {
+				return got, true
+			}
+		}
+	}
+}
+
+func (x *hashIndex) grow() {
+	old := x.slots
+	x.bits++
+	x.slots = make([]uint64, 1<<x.bits)
+	mask := uint32(len(x.slots) - 1)
+	for _, s := range old {
+		if s == 0 {
+			continue
+		}
+		i := x.home(uint32(s >> 32))
+		for x.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		x.slots[i] = s
+	}
+}
