@@ -78,7 +78,19 @@ func (p *parser) capture(r *record, o *Observation) {
 	if c.Method == "" || c.URL == "" {
 		return
 	}
+	c.own()
 	p.out.captured = append(p.out.captured, c)
+}
+
+// own copies the strings that still view the line, whose buffer is used
+// again for later lines.
+func (c *Captured) own() {
+	c.Method, c.URL, c.Key = strings.Clone(c.Method), strings.Clone(c.URL), strings.Clone(c.Key)
+	for _, hs := range [][]Header{c.Headers, c.ResponseHeaders} {
+		for i := range hs {
+			hs[i].Name, hs[i].Value = strings.Clone(hs[i].Name), strings.Clone(hs[i].Value)
+		}
+	}
 }
 
 // headerList reads a header map or a HAR header array into a list,

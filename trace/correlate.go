@@ -113,14 +113,15 @@ type Correlator struct {
 	// intentExtras holds the scopes and hash-only keys of compact intents.
 	intentExtras []intentExtra
 	// byID finds a delivery by a 64-bit hash of its request id.
-	byID     hashIndex
-	arena    arena
-	methods  table
-	routes   interner
-	formats  table
-	files    table
-	orphans  []*Observation
-	tiers    map[Tier]bool
+	byID    hashIndex
+	touched uint64 // what prefetch read, kept so that the reads are not optimised away
+	arena   arena
+	methods table
+	routes  interner
+	formats table
+	files   table
+	orphans []*Observation
+	tiers   map[Tier]bool
 }
 
 // expect sizes the request-id index for inputs of this size (about one
@@ -149,6 +150,21 @@ func NewCorrelator(cfg *Config) *Correlator {
 		}
 	}
 	return c
+}
+
+// prefetch touches the request-id index where a batch's observations will
+// look (see hashIndex.touch); the parsers have hashed their ids already.
+func (c *Correlator) prefetch(obs []Observation) {
+	if len(c.byID.slots) < 1<<16 {
+		return // small enough to stay in the cache
+	}
+	var sum uint64
+	for i := range obs {
+		if obs[i].pre.done {
+			sum += c.byID.touch(obs[i].pre.ridHash)
+		}
+	}
+	c.touched += sum
 }
 
 // Add attributes one observation to its delivery. The observation is
@@ -318,6 +334,41 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 	}
 	byIntent := newHashIndex(keyed)
 	intents := make([]cintent, 0, keyed)
+	// Deliveries go to their intents a block at a time: the block's index
+	// slots are touched first (see hashIndex.touch).
+	type grouped struct {
+		i              int32
+		kref           aref
+		hashKey, scope string
+		sum            uint64
+	}
+	block := make([]grouped, 0, 1024)
+	flush := func() {
+		var t uint64
+		for _, g := range block {
+			t += byIntent.touch(g.sum)
+		}
+		c.touched += t
+		for _, g := range block {
+			ii, ok := byIntent.findOrAdd(g.sum, int32(len(intents)), func(ii int32) bool {
+				return c.sameIntent(&intents[ii], g.kref, g.hashKey, g.scope)
+			})
+			if ok {
+				c.deliveries.at(intents[ii].last).next = g.i
+			} else {
+				intents = append(intents, c.newIntent(g.kref, g.hashKey, g.scope, g.i))
+			}
+			d := c.deliveries.at(g.i)
+			in := &intents[ii]
+			in.last = g.i
+			in.n++
+			d.intent = ii
+			if d.interesting || in.n > 1 {
+				in.interesting = true
+			}
+		}
+		block = block[:0]
+	}
 	for i := int32(0); i < nd; i++ {
 		d := c.deliveries.at(i)
 		kref := c.deliveryKeyRef(d)
@@ -360,22 +411,11 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 			h.Write(raw)
 			h.WriteByte(byte(kind))
 		}
-		ii, ok := byIntent.findOrAdd(h.Sum64(), int32(len(intents)), func(ii int32) bool {
-			return c.sameIntent(&intents[ii], kref, hashKey, scope)
-		})
-		if ok {
-			c.deliveries.at(intents[ii].last).next = i
-		} else {
-			intents = append(intents, c.newIntent(kref, hashKey, scope, i))
-		}
-		in := &intents[ii]
-		in.last = i
-		in.n++
-		d.intent = ii
-		if d.interesting || in.n > 1 {
-			in.interesting = true
+		if block = append(block, grouped{i, kref, hashKey, scope, h.Sum64()}); len(block) == cap(block) {
+			flush()
 		}
 	}
+	flush()
 	c.markFollowUps(intents)
 	s.intentCount = len(intents)
 	s.cintents = intents
@@ -853,6 +893,7 @@ func (s *Set) Related(in *Intent) []*Intent {
 func Load(ctx context.Context, paths []string, opts Options) (*Set, error) {
 	c := NewCorrelator(opts.Config)
 	c.expect(paths)
+	opts.prefetch = c.prefetch
 	inputs, err := Read(ctx, paths, opts, c.Add)
 	if err != nil {
 		return nil, err

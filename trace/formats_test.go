@@ -12,7 +12,7 @@ func readString(t *testing.T, name, data string, opts Options) ([]*Observation, 
 	t.Helper()
 	opts.Stdin = strings.NewReader(data)
 	var obs []*Observation
-	inputs, err := Read(context.Background(), []string{"-"}, opts, func(o *Observation) { obs = append(obs, o) })
+	inputs, err := Read(context.Background(), []string{"-"}, opts, func(o *Observation) { obs = append(obs, cloneObservation(o)) })
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}

@@ -47,7 +47,7 @@ func TestHostileCorpus(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
 			var obs []*Observation
-			inputs, err := Read(context.Background(), []string{"../fixtures/hostile/" + tt.file}, Options{}, func(o *Observation) { obs = append(obs, o) })
+			inputs, err := Read(context.Background(), []string{"../fixtures/hostile/" + tt.file}, Options{}, func(o *Observation) { obs = append(obs, cloneObservation(o)) })
 			if err != nil {
 				t.Fatal(err)
 			}

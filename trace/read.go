@@ -42,6 +42,8 @@ type Options struct {
 	Capture          func(*Captured)
 	// Progress, when set, is updated as the inputs are read.
 	Progress *Progress
+	// prefetch, when set, sees each batch of observations before sink.
+	prefetch func([]Observation)
 }
 
 // DefaultMaxLineBytes is generous: real lines with bodies reach megabytes.
@@ -75,7 +77,9 @@ func (e *InputError) Error() string { return fmt.Sprintf("%s: %v", e.Path, e.Err
 func (e *InputError) Unwrap() error { return e.Err }
 
 // Read reads every input in order and hands each observation, in input and
-// line order, to sink. It returns the per-input summaries. An input that
+// line order, to sink; the observation and its strings are valid only
+// during the call (the buffers are used again). It returns the per-input
+// summaries. An input that
 // cannot be opened is an *InputError; the inputs before it are summarised.
 func Read(ctx context.Context, paths []string, opts Options, sink func(*Observation)) ([]*Input, error) {
 	if opts.Workers <= 0 {
@@ -226,10 +230,18 @@ type batch struct {
 	done   chan struct{}
 }
 
-// batchBytes is how much is read at once: one read straight into the
+// reset empties a used batch, keeping its buffers.
+func (b *batch) reset() {
+	b.starts, b.ends, b.nums = b.starts[:0], b.ends[:0], b.nums[:0]
+	b.res = batchResult{obs: b.res.obs[:0]}
+	b.done = make(chan struct{})
+}
+
+// batchBytes is how much is read at once (a variable so that tests can
+// make batches small and many): one read straight into the
 // batch (bufio hands reads this large through without copying), and about
 // two thousand access-log lines for one worker.
-const batchBytes = 1 << 20
+var batchBytes = 1 << 20
 
 // readLines splits the input into batches of lines, parses them on
 // opts.Workers goroutines, and consumes the results in order.
@@ -244,7 +256,9 @@ func readLines(ctx context.Context, br *bufio.Reader, in *Input, rule *sourceRul
 			p := newParser(opts.Config, rule)
 			p.captureKey, p.captureID = captureKey(opts)
 			for b := range work {
-				b.res.obs = make([]Observation, 0, len(b.ends))
+				if cap(b.res.obs) < len(b.ends) {
+					b.res.obs = make([]Observation, 0, len(b.ends))
+				}
 				p.out = &b.res
 				for i, end := range b.ends {
 					p.parseLine(b.data[b.starts[i]:end], Source{File: b.file, Line: b.nums[i]})
@@ -254,11 +268,15 @@ func readLines(ctx context.Context, br *bufio.Reader, in *Input, rule *sourceRul
 		}()
 	}
 
+	// Batches are used again once absorbed: everything kept of a line has
+	// been copied out by then, and reuse spares the collector a gigabyte
+	// of garbage on a gigabyte of input.
+	free := make(chan *batch, opts.Workers*6+2)
 	var readErr error
 	go func() {
 		defer close(work)
 		defer close(order)
-		readErr = split(ctx, br, in, opts.MaxLineBytes, func(b *batch) {
+		readErr = split(ctx, br, in, opts.MaxLineBytes, free, func(b *batch) {
 			order <- b
 			work <- b
 		})
@@ -266,9 +284,16 @@ func readLines(ctx context.Context, br *bufio.Reader, in *Input, rule *sourceRul
 
 	for b := range order {
 		<-b.done
+		if opts.prefetch != nil {
+			opts.prefetch(b.res.obs)
+		}
 		in.absorb(&b.res, sink, opts.MaxSkipSamples)
 		if opts.Progress != nil {
 			opts.Progress.Lines.Add(int64(len(b.ends) + len(b.res.skips)))
+		}
+		select {
+		case free <- b:
+		default:
 		}
 	}
 	wg.Wait()
@@ -279,7 +304,7 @@ func readLines(ctx context.Context, br *bufio.Reader, in *Input, rule *sourceRul
 // complete lines in it and carries the unfinished last one over to the
 // next block. A line longer than max is skipped while it streams past,
 // never held in memory whole.
-func split(ctx context.Context, r io.Reader, in *Input, max int, send func(*batch)) error {
+func split(ctx context.Context, r io.Reader, in *Input, max int, free chan *batch, send func(*batch)) error {
 	line := 0
 	var carry []byte  // the unfinished line at the end of the last block
 	skipping := false // inside a line longer than max: drop bytes up to its newline
@@ -289,7 +314,17 @@ func split(ctx context.Context, r io.Reader, in *Input, max int, send func(*batc
 		if len(carry) > size/2 {
 			size = 2 * len(carry) // a long line: grow until it fits
 		}
-		buf := make([]byte, size)
+		var b *batch
+		select {
+		case b = <-free:
+			b.reset()
+		default:
+			b = &batch{file: in.Path, done: make(chan struct{})}
+		}
+		if cap(b.data) < size {
+			b.data = make([]byte, size)
+		}
+		buf := b.data[:size]
 		n := copy(buf, carry)
 		carry = nil
 		for n < len(buf) && readErr == nil {
@@ -298,8 +333,7 @@ func split(ctx context.Context, r io.Reader, in *Input, max int, send func(*batc
 			n += m
 		}
 		data := buf[:n]
-		b := &batch{file: in.Path, data: data, done: make(chan struct{}),
-			starts: make([]int, 0, n/256+1), ends: make([]int, 0, n/256+1), nums: make([]int, 0, n/256+1)}
+		b.data = data
 		tooLong := func() {
 			b.res.skips = append(b.res.skips, Skip{Source: Source{File: in.Path, Line: line},
 				Reason: fmt.Sprintf("line longer than %d bytes", max)})

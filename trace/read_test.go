@@ -84,7 +84,7 @@ func TestCompressedInputs(t *testing.T) {
 	// A gzip stream cut short: what was read is kept and the cut is reported.
 	cut := gz.Bytes()[:gz.Len()/2]
 	var got []*Observation
-	inputs, err := Read(context.Background(), []string{"-"}, Options{Stdin: bytes.NewReader(cut)}, func(o *Observation) { got = append(got, o) })
+	inputs, err := Read(context.Background(), []string{"-"}, Options{Stdin: bytes.NewReader(cut)}, func(o *Observation) { got = append(got, cloneObservation(o)) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ type chunkReader struct {
 func (c chunkReader) Read(p []byte) (int, error) { return c.r.Read(p[:min(len(p), c.n)]) }
 
 func TestSplitKeepsLinesWholeAcrossBlocks(t *testing.T) {
-	const max = 2*batchBytes + 10
+	max := 2*batchBytes + 10
 	lengths := []int{0, 10, batchBytes - 1, batchBytes, 5, batchBytes + 5, 3 * batchBytes, 7, max, max + 1, 1}
 	for _, final := range []bool{true, false} {
 		for _, chunk := range []int{7777, 1 << 22} {
@@ -195,7 +195,7 @@ func TestSplitKeepsLinesWholeAcrossBlocks(t *testing.T) {
 			}
 			var got []string
 			info := &Input{Path: "split"}
-			err := split(context.Background(), chunkReader{strings.NewReader(in.String()), chunk}, info, max, func(b *batch) {
+			err := split(context.Background(), chunkReader{strings.NewReader(in.String()), chunk}, info, max, nil, func(b *batch) {
 				for _, s := range b.res.skips {
 					got = append(got, fmt.Sprintf("%d: skipped", s.Source.Line))
 				}
@@ -226,4 +226,49 @@ func cmpLineNo(s string) int {
 	var n int
 	fmt.Sscanf(s, "%d:", &n)
 	return n
+}
+
+// TestSmallBatchesChangeNothing reads the fixtures in batches of a few
+// hundred bytes, so that every batch buffer is used again many times: what
+// the correlator and a capture keep must not change.
+func TestSmallBatchesChangeNothing(t *testing.T) {
+	paths, _ := filepath.Glob("../fixtures/exports/*")
+	scenarios, _ := filepath.Glob("../fixtures/scenarios/*/*.jsonl")
+	paths = append(append(paths, scenarios...), "../fixtures/incident/app.jsonl", "../fixtures/incident/nginx-access.jsonl")
+	render := func() string {
+		var b strings.Builder
+		var captured []*Captured
+		opts := Options{Workers: 2, CaptureKey: incidentKey, Capture: func(c *Captured) { captured = append(captured, c) }}
+		set, err := Load(context.Background(), paths, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range captured { // looked at after every buffer was used again
+			fmt.Fprintf(&b, "captured %+v\n", *c)
+		}
+		for _, in := range set.Intents {
+			fmt.Fprintf(&b, "intent %s %s\n", in.Key, in.Scope)
+			for _, d := range in.Deliveries {
+				for _, o := range d.Observations {
+					fmt.Fprintf(&b, "  %s %s %s %s %d %s %s %s\n", o.Source, o.RequestID, o.Method, o.Route, o.Status, o.Client, o.Time, o.Detail)
+				}
+			}
+		}
+		for _, d := range set.Unkeyed {
+			for _, o := range d.Observations {
+				fmt.Fprintf(&b, "unkeyed %s %s %s %d\n", o.Source, o.RequestID, o.Route, o.Status)
+			}
+		}
+		fmt.Fprintf(&b, "%d intents, %d deliveries\n", set.IntentCount(), set.DeliveryCount())
+		return b.String()
+	}
+	want := render()
+	defer func(n int) { batchBytes = n }(batchBytes)
+	batchBytes = 300
+	if got := render(); got != want {
+		t.Errorf("small batches changed the set:\n%s\nwant\n%s", got, want)
+	}
+	if !strings.Contains(want, "captured") || strings.Count(want, "intent ") < 5 {
+		t.Errorf("the fixtures gave too little to compare:\n%s", want)
+	}
 }
