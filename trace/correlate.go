@@ -192,6 +192,7 @@ func (c *Correlator) Add(o *Observation) {
 		o.pre.rid, o.pre.ridHash = pack(id), maphash.String(idSeed, id)
 		if !o.pre.done {
 			o.pre.key = pack(o.Key)
+			o.pre.routeID = idLike(o.Route)
 			o.pre.done = true
 		}
 	}
@@ -203,7 +204,7 @@ func (c *Correlator) Add(o *Observation) {
 		c.rids.add(c.arena.addPacked(id, o.pre.rid))
 	}
 	d := c.deliveries.at(di)
-	co := cobs{time: 0, dur: int32(min(o.Duration/time.Microsecond, 1<<31-1)), route: c.routes.ref(o.Route), client: c.arena.add(o.Client),
+	co := cobs{time: 0, dur: int32(min(o.Duration/time.Microsecond, 1<<31-1)), route: c.routes.ref(o.Route, o.pre.routeID), client: c.arena.add(o.Client),
 		method: uint16(c.methods.id(o.Method)), format: uint16(c.formats.id(o.Format)), file: uint16(c.files.id(o.Source.File)),
 		status: int16(o.Status), upstream: int16(o.UpstreamStatus), line: int32(o.Source.Line), full: -1, next: -1,
 		tier: o.Tier, outcome: o.Outcome}

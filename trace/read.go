@@ -302,18 +302,17 @@ func readLines(ctx context.Context, br *bufio.Reader, in *Input, rule *sourceRul
 
 // split cuts the stream into batches: it reads a block, hands on the
 // complete lines in it and carries the unfinished last one over to the
-// next block. A line longer than max is skipped while it streams past,
+// next block. A line longer than maxLine is skipped while it streams past,
 // never held in memory whole.
-func split(ctx context.Context, r io.Reader, in *Input, max int, free chan *batch, send func(*batch)) error {
+func split(ctx context.Context, r io.Reader, in *Input, maxLine int, free chan *batch, send func(*batch)) error {
 	line := 0
 	var carry []byte  // the unfinished line at the end of the last block
-	skipping := false // inside a line longer than max: drop bytes up to its newline
+	skipping := false // inside a line longer than maxLine: drop bytes up to its newline
 	var readErr error
 	for readErr == nil {
-		size := batchBytes
-		if len(carry) > size/2 {
-			size = 2 * len(carry) // a long line: grow until it fits
-		}
+		// Room for the carried line and a full block after it: bufio passes
+		// a read of at least its own size straight through, uncopied.
+		size := max(batchBytes+len(carry), 2*len(carry)) // a long line grows until it fits
 		var b *batch
 		select {
 		case b = <-free:
@@ -322,7 +321,7 @@ func split(ctx context.Context, r io.Reader, in *Input, max int, free chan *batc
 			b = &batch{file: in.Path, done: make(chan struct{})}
 		}
 		if cap(b.data) < size {
-			b.data = make([]byte, size)
+			b.data = make([]byte, max(size, batchBytes+64<<10))
 		}
 		buf := b.data[:size]
 		n := copy(buf, carry)
@@ -336,7 +335,7 @@ func split(ctx context.Context, r io.Reader, in *Input, max int, free chan *batc
 		b.data = data
 		tooLong := func() {
 			b.res.skips = append(b.res.skips, Skip{Source: Source{File: in.Path, Line: line},
-				Reason: fmt.Sprintf("line longer than %d bytes", max)})
+				Reason: fmt.Sprintf("line longer than %d bytes", maxLine)})
 		}
 		start := 0
 		for start < len(data) {
@@ -350,7 +349,7 @@ func split(ctx context.Context, r io.Reader, in *Input, max int, free chan *batc
 			case skipping:
 				skipping = false
 				tooLong()
-			case end-start-1 > max: // the newline does not count
+			case end-start-1 > maxLine: // the newline does not count
 				tooLong()
 			default:
 				b.starts = append(b.starts, start)
@@ -363,7 +362,7 @@ func split(ctx context.Context, r io.Reader, in *Input, max int, free chan *batc
 			switch {
 			case errors.Is(readErr, io.EOF): // the last line, without a newline
 				line++
-				if skipping || len(rest) > max {
+				if skipping || len(rest) > maxLine {
 					tooLong()
 				} else {
 					b.starts = append(b.starts, start)
@@ -371,7 +370,7 @@ func split(ctx context.Context, r io.Reader, in *Input, max int, free chan *batc
 					b.nums = append(b.nums, line)
 				}
 			case skipping || readErr != nil: // dropped; a read error is reported
-			case len(rest) > max:
+			case len(rest) > maxLine:
 				skipping = true
 			default:
 				carry = rest

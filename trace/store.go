@@ -52,6 +52,7 @@ func pack(s string) packed {
 // prepared is what the parser works out for the correlator.
 type prepared struct {
 	done     bool
+	routeID  bool // idLike(Route)
 	ridHash  uint64
 	rid, key packed
 }
@@ -61,7 +62,8 @@ var idSeed = maphash.MakeSeed()
 
 // prepare fills o.pre; parser workers call it so the correlator need not.
 func prepare(o *Observation) {
-	o.pre = prepared{done: true, ridHash: maphash.String(idSeed, o.RequestID), rid: pack(o.RequestID), key: pack(o.Key)}
+	o.pre = prepared{done: true, ridHash: maphash.String(idSeed, o.RequestID), rid: pack(o.RequestID), key: pack(o.Key),
+		routeID: idLike(o.Route)}
 }
 
 // add stores s and returns its reference.
@@ -219,11 +221,12 @@ type interner struct {
 	limit int
 }
 
-func (in *interner) ref(s string) aref {
+// ref stores s once; idLike is idLike(s), which the parsers work out.
+func (in *interner) ref(s string, idLike bool) aref {
 	if s == "" {
 		return 0
 	}
-	if idLike(s) {
+	if idLike {
 		// A path with an id in it is as good as unique: storing it costs
 		// less than looking it up.
 		return in.a.add(s)
