@@ -10,9 +10,11 @@ package diagnose
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/idem-cli/idem/trace"
@@ -161,9 +163,24 @@ func Run(set *trace.Set, opts Options) *Result {
 	}
 	c := &context{set: set, opts: opts}
 	c.effectsLogged = anyEffect(set)
+	// The rules only read the set, so they run side by side; their
+	// findings are gathered in catalog order, then sorted.
+	rules := Rules()
+	found := make([][]*Finding, len(rules))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i, r := range rules {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			found[i] = r.run(c)
+		}()
+	}
+	wg.Wait()
 	var findings []*Finding
-	for _, r := range Rules() {
-		for _, f := range r.run(c) {
+	for i, r := range rules {
+		for _, f := range found[i] {
 			f.Rule = r
 			if len(f.Keys) == 0 {
 				for _, in := range f.Intents {

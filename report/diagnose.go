@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"sort"
 	"strings"
 
@@ -152,7 +153,8 @@ func (r *Report) JSON(w io.Writer) error {
 		return bw.Flush()
 	}
 	bw.WriteString(in1 + `"findings"` + sep + "[" + nl)
-	for i, f := range r.Findings {
+	err := inOrder(len(r.Findings), 256, func(i int, out *bytes.Buffer) error {
+		f := r.Findings[i]
 		fj := FindingJSON{Rule: f.Rule.ID, Severity: f.Severity.String(), Intent: redact.String(intentID(f)), Keys: redactAll(f.Keys),
 			Title: f.Rule.Title, Symptom: f.Rule.Symptom, Hypothesis: f.Rule.Hypothesis, Check: f.Rule.Check, Action: f.Rule.Action,
 			Narrative: redact.String(f.Narrative), Input: redact.String(f.Input), Counts: f.Counts, Evidence: []EvidenceJSON{}}
@@ -163,15 +165,69 @@ func (r *Report) JSON(w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		bw.WriteString(in2)
-		bw.Write(b)
+		out.WriteString(in2)
+		out.Write(b)
 		if i < len(r.Findings)-1 {
-			bw.WriteByte(',')
+			out.WriteByte(',')
 		}
-		bw.WriteString(nl)
+		out.WriteString(nl)
+		return nil
+	}, func(b []byte) { bw.Write(b) })
+	if err != nil {
+		return err
 	}
 	bw.WriteString(in1 + "]" + nl + "}\n")
 	return bw.Flush()
+}
+
+// inOrder encodes items 0..n-1 in chunks of size on every core and hands
+// the chunks to write in order, holding only a few chunks at a time.
+func inOrder(n, size int, encode func(i int, out *bytes.Buffer) error, write func([]byte)) error {
+	type chunk struct {
+		b   bytes.Buffer
+		err error
+	}
+	count := (n + size - 1) / size
+	results := make([]chan *chunk, count)
+	for k := range results {
+		results[k] = make(chan *chunk, 1)
+	}
+	workers := runtime.GOMAXPROCS(0)
+	window := make(chan struct{}, 2*workers)
+	jobs := make(chan int)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		defer close(jobs)
+		for k := 0; k < count; k++ {
+			select {
+			case window <- struct{}{}:
+			case <-stop:
+				return
+			}
+			jobs <- k
+		}
+	}()
+	for w := 0; w < workers; w++ {
+		go func() {
+			for k := range jobs {
+				c := &chunk{}
+				for i := k * size; i < min(n, (k+1)*size) && c.err == nil; i++ {
+					c.err = encode(i, &c.b)
+				}
+				results[k] <- c
+			}
+		}()
+	}
+	for k := 0; k < count; k++ {
+		c := <-results[k]
+		<-window
+		if c.err != nil {
+			return c.err
+		}
+		write(c.b.Bytes())
+	}
+	return nil
 }
 
 func (r *Report) marshal(v any, prefix string) ([]byte, error) {
