@@ -112,7 +112,7 @@ func Version() string {
 
 // NewCmdRoot builds the command tree.
 func NewCmdRoot(f *Factory) *cobra.Command {
-	var color, cpuprofile string
+	var color, cpuprofile, memprofile string
 	root := &cobra.Command{
 		Use:   "idem",
 		Short: "Find out why a retry made a second charge, order or ticket",
@@ -155,6 +155,16 @@ shares one Idempotency-Key: the retries of one action.`,
 				}
 				f.atExit = append(f.atExit, func() { pprof.StopCPUProfile(); pf.Close() })
 			}
+			if memprofile != "" {
+				// Written as of the last collection before exit: what was
+				// live near the end, when memory peaks.
+				f.atExit = append(f.atExit, func() {
+					if mf, err := os.Create(memprofile); err == nil {
+						pprof.Lookup("heap").WriteTo(mf, 0)
+						mf.Close()
+					}
+				})
+			}
 			return nil
 		},
 	}
@@ -164,6 +174,8 @@ shares one Idempotency-Key: the retries of one action.`,
 	root.PersistentFlags().StringVar(&color, "color", "auto", "colour output: auto, always or never (NO_COLOR is respected)")
 	root.PersistentFlags().StringVar(&cpuprofile, "cpuprofile", "", "write a CPU profile to this file (for docs/performance.md)")
 	root.PersistentFlags().MarkHidden("cpuprofile")
+	root.PersistentFlags().StringVar(&memprofile, "memprofile", "", "write a heap profile to this file on exit (for docs/performance.md)")
+	root.PersistentFlags().MarkHidden("memprofile")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &UsageError{Err: err} })
 	root.SetVersionTemplate("idem {{.Version}}\n")
 	root.CompletionOptions.HiddenDefaultCmd = true
