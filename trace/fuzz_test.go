@@ -114,3 +114,24 @@ func FuzzScanObject(f *testing.F) {
 		}
 	})
 }
+
+// FuzzQuoteOrBackslash checks the word-at-a-time search against a plain
+// loop, from every start.
+func FuzzQuoteOrBackslash(f *testing.F) {
+	f.Add([]byte(`abcdefgh"ijk\lmnop`))
+	f.Add([]byte("\xa2\xdc\x22\x5c\x00\x01\x7f\x80\xff\"\\"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for j := 0; j <= len(b); j++ {
+			want := -1
+			for k := j; k < len(b); k++ {
+				if b[k] == '"' || b[k] == '\\' {
+					want = k
+					break
+				}
+			}
+			if got := quoteOrBackslash(b, j); got != want {
+				t.Fatalf("%q from %d: %d, want %d", b, j, got, want)
+			}
+		}
+	})
+}

@@ -161,7 +161,10 @@ func (r *record) str(paths ...string) string {
 func present(v gjson.Result) string {
 	switch v.Type {
 	case gjson.String:
-		s := strings.TrimSpace(v.Str)
+		s := v.Str
+		if s != "" && (s[0] <= ' ' || s[len(s)-1] <= ' ') {
+			s = strings.TrimSpace(s)
+		}
 		if s == "-" {
 			return ""
 		}
@@ -188,6 +191,9 @@ func present(v gjson.Result) string {
 // colon lists (nginx $upstream_status "504, 201") it takes the last value,
 // the response that was finally used.
 func intValue(s string) (int, bool) {
+	if n, ok := smallUint(s); ok {
+		return n, true // the usual "201": no search, no float
+	}
 	if i := strings.LastIndexAny(s, ",:"); i >= 0 {
 		s = s[i+1:]
 	}
@@ -199,6 +205,22 @@ func intValue(s string) (int, bool) {
 		return int(f), true
 	}
 	return 0, false
+}
+
+// smallUint reads 1 to 9 decimal digits and nothing else.
+func smallUint(s string) (int, bool) {
+	if len(s) == 0 || len(s) > 9 {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i] - '0'
+		if c > 9 {
+			return 0, false
+		}
+		n = n*10 + int(c)
+	}
+	return n, true
 }
 
 // header finds a header value in the shapes logs use for header maps: an

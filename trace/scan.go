@@ -1,8 +1,9 @@
 package trace
 
 import (
-	"bytes"
+	"encoding/binary"
 	"errors"
+	"math/bits"
 	"strconv"
 
 	"github.com/tidwall/gjson"
@@ -123,34 +124,51 @@ func skipWS(b []byte, i int) int {
 }
 
 // stringEnd returns the index of the quote closing the string that opens
-// at b[i], and whether it holds escapes; -1 when it is not closed. Both
-// searches are the runtime's vectorised byte search. (A raw control
-// character inside a string is accepted: outputs escape it anyway.)
+// at b[i], and whether it holds escapes; -1 when it is not closed. (A raw
+// control character inside a string is accepted: outputs escape it anyway.)
 func stringEnd(b []byte, i int) (int, bool) {
 	esc := false
-	j := i + 1
-	for {
-		k := bytes.IndexByte(b[j:], '"')
+	for j := i + 1; ; {
+		k := quoteOrBackslash(b, j)
 		if k < 0 {
 			return -1, false
 		}
-		end := j + k
-		if !esc && bytes.IndexByte(b[j:end], '\\') >= 0 {
-			esc = true
+		if b[k] == '"' {
+			return k, esc
 		}
-		if b[end-1] != '\\' || end-1 < i+1 {
-			return end, esc
+		esc = true
+		j = k + 2 // past the escaped byte
+		if j > len(b) {
+			return -1, false
 		}
-		// Count the backslashes before the quote: an odd number escapes it.
-		n := 0
-		for p := end - 1; p > i && b[p] == '\\'; p-- {
-			n++
-		}
-		if n%2 == 0 {
-			return end, esc
-		}
-		j = end + 1
 	}
+}
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// quoteOrBackslash returns the index of the first '"' or '\\' in b from j
+// on, or -1. It tests eight bytes at a time: the strings of a log line
+// are short, where one pass of word arithmetic beats two calls to the
+// runtime's vectorised search.
+func quoteOrBackslash(b []byte, j int) int {
+	for ; j+8 <= len(b); j += 8 {
+		w := binary.LittleEndian.Uint64(b[j:])
+		q, s := w^(ones*'"'), w^(ones*'\\')
+		// A byte of q or s is zero where w has the byte sought; the lowest
+		// flagged byte is always a true one.
+		if m := ((q-ones)&^q | (s-ones)&^s) & highs; m != 0 {
+			return j + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for ; j < len(b); j++ {
+		if b[j] == '"' || b[j] == '\\' {
+			return j
+		}
+	}
+	return -1
 }
 
 // tooDeep is containerEnd's answer for nesting past 512 levels.

@@ -14,6 +14,9 @@ import (
 // HAProxy's "06/Feb/2009:12:14:14.655", Go's log layout "2024/01/15 10:30:45",
 // and Python's "2003-07-08 16:49:45,896". Forms without a zone are read as UTC.
 func ParseTime(s string) (time.Time, bool) {
+	if sec, ns, ok := epochSeconds(s); ok {
+		return time.Unix(sec, ns).UTC(), true // nginx's $msec: the common case first
+	}
 	s = strings.TrimSpace(s)
 	s = strings.TrimSuffix(strings.TrimPrefix(s, "["), "]")
 	if s == "" || s == "-" {
@@ -59,6 +62,37 @@ func ParseTime(s string) (time.Time, bool) {
 		}
 	}
 	return time.Time{}, false
+}
+
+// epochSeconds reads seconds since the epoch with an optional fraction
+// ("1795996800.148"), in one pass, when s is exactly that and the seconds
+// fall where parseEpoch would read seconds (before 2286).
+func epochSeconds(s string) (sec, ns int64, ok bool) {
+	i := 0
+	for ; i < len(s) && s[i]-'0' <= 9; i++ {
+		sec = sec*10 + int64(s[i]-'0')
+	}
+	if i == 0 || i > 10 || sec <= 0 || sec >= 1e10 {
+		return 0, 0, false
+	}
+	if i == len(s) {
+		return sec, 0, true
+	}
+	if s[i] != '.' || i+1 == len(s) {
+		return 0, 0, false
+	}
+	scale := int64(1e9)
+	for i++; i < len(s); i++ {
+		c := s[i] - '0'
+		if c > 9 {
+			return 0, 0, false
+		}
+		if scale > 1 {
+			scale /= 10
+			ns += int64(c) * scale
+		}
+	}
+	return sec, ns, true
 }
 
 // parseEpoch reads a number of seconds, milliseconds, microseconds or

@@ -107,3 +107,21 @@ func FuzzParseDuration(f *testing.F) {
 		}
 	})
 }
+
+// FuzzEpochSeconds checks the fast path for epoch seconds against the
+// general reader: wherever it answers, it answers the same.
+func FuzzEpochSeconds(f *testing.F) {
+	for _, s := range []string{"1795996800.148", "1795996800", "1.5", "9999999999.123456789123", "0.1", "1795996800."} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		sec, ns, ok := epochSeconds(s)
+		if !ok {
+			return
+		}
+		want, wok := parseEpoch(s)
+		if got := time.Unix(sec, ns).UTC(); !wok || !got.Equal(want) {
+			t.Fatalf("%q: fast %v, general %v %v", s, got, want, wok)
+		}
+	})
+}
