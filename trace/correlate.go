@@ -114,6 +114,8 @@ type Correlator struct {
 	intentExtras []intentExtra
 	// byID finds a delivery by a 64-bit hash of its request id.
 	byID    hashIndex
+	keyed   int    // deliveries that carry a key or a key hash
+	hashed  bool   // some delivery carries a key hash
 	touched uint64 // what prefetch read, kept so that the reads are not optimised away
 	arena   arena
 	methods table
@@ -241,7 +243,12 @@ func (c *Correlator) Add(o *Observation) {
 		}
 		co.key = c.arena.addPacked(o.Key, o.pre.key)
 	}
+	if (o.Key != "" || o.KeyHash != "") && !d.keyed {
+		d.keyed = true
+		c.keyed++
+	}
 	if o.KeyHash != "" && d.keyHash == 0 {
+		c.hashed = true
 		d.keyHash = c.arena.add(o.KeyHash)
 	}
 	oi := c.obs.add(co)
@@ -303,7 +310,7 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 	// Learn which raw key each logged hash stands for.
 	hashToKey := map[string]string{}
 	nd := int32(c.deliveries.len())
-	for i := int32(0); i < nd; i++ {
+	for i := int32(0); i < nd && c.hashed; i++ {
 		d := c.deliveries.at(i)
 		if d.keyHash == 0 {
 			continue
@@ -313,7 +320,7 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 		}
 	}
 	needHashes := len(hashToKey) > 0
-	for i := int32(0); i < nd; i++ {
+	for i := int32(0); i < nd && c.hashed; i++ {
 		if d := c.deliveries.at(i); d.keyHash != 0 && c.deliveryKey(d) == "" {
 			needHashes = true
 		}
@@ -327,14 +334,8 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 	}
 	// Group deliveries into intents by scope and key, finding them by a
 	// hash of the stored key so that no key is unpacked for it.
-	keyed := 0
-	for i := int32(0); i < nd; i++ {
-		if d := c.deliveries.at(i); d.keyHash != 0 || c.deliveryKeyRef(d) != 0 {
-			keyed++
-		}
-	}
-	byIntent := newHashIndex(keyed)
-	intents := make([]cintent, 0, keyed)
+	byIntent := newHashIndex(c.keyed)
+	intents := make([]cintent, 0, c.keyed)
 	// Deliveries go to their intents a block at a time: the block's index
 	// slots are touched first (see hashIndex.touch).
 	type grouped struct {

@@ -219,6 +219,10 @@ type interner struct {
 	a     *arena
 	seen  map[string]aref
 	limit int
+	// The last value looked up: a route comes in runs, and comparing to
+	// it costs less than hashing it.
+	last    string
+	lastRef aref
 }
 
 // ref stores s once; idLike is idLike(s), which the parsers work out.
@@ -231,7 +235,11 @@ func (in *interner) ref(s string, idLike bool) aref {
 		// less than looking it up.
 		return in.a.add(s)
 	}
+	if s == in.last && in.lastRef != 0 {
+		return in.lastRef
+	}
 	if r, ok := in.seen[s]; ok {
+		in.last, in.lastRef = in.a.get(r), r
 		return r
 	}
 	r := in.a.add(s)
@@ -306,6 +314,7 @@ type cdelivery struct {
 	next        int32 // the intent's next delivery
 	interesting bool
 	synthetic   bool
+	keyed       bool  // an observation carried a key or a key hash
 	keys        int32 // index into extraKeys when the request id carried several keys, else -1
 	keyHash     aref
 }
