@@ -135,6 +135,8 @@ func runDiagnose(cmd *cobra.Command, opts *DiagnoseOptions) error {
 	if err != nil {
 		return err
 	}
+	set.Release() // the rules look only at the intents built for them
+	storeReleased()
 	res := diagnose.Run(set, opts.Rule)
 	rep := &report.Report{Inputs: set.Inputs, Summary: res.Summary, Findings: filter.Apply(res.Findings), Compact: !f.IO.IsStdoutTTY()}
 	out := f.IO.Out

@@ -61,10 +61,23 @@ type Set struct {
 	// Tiers records which tiers appear anywhere in the inputs.
 	Tiers map[Tier]bool
 
-	c            *Correlator
-	cintents     []cintent
-	intentCount  int
-	unkeyedCount int
+	c             *Correlator
+	cintents      []cintent
+	intentCount   int
+	unkeyedCount  int
+	deliveryCount int
+}
+
+// Release drops the compact store of the intents that were only counted,
+// which FindIntent builds on demand: most of the memory of a big input.
+// After it FindIntent finds only the intents in Intents; the counts stay.
+func (s *Set) Release() {
+	if s.c == nil {
+		return
+	}
+	s.deliveryCount = s.c.deliveries.len()
+	s.c.release()
+	s.cintents = nil
 }
 
 // IntentCount is how many intents the inputs hold, built or not: intents
@@ -92,6 +105,9 @@ func (s *Set) DeliveryCount() int {
 			n += len(in.Deliveries)
 		}
 		return n
+	}
+	if s.deliveryCount > 0 {
+		return s.deliveryCount
 	}
 	return s.c.deliveries.len()
 }
@@ -221,7 +237,7 @@ func (c *Correlator) Add(o *Observation) {
 	}
 	if !plain(o) {
 		cp := cloneObservation(o)
-		cp.RequestID = c.arena.get(*c.rids.at(di))
+		cp.RequestID = c.arena.own(*c.rids.at(di))
 		co.full = int32(len(c.fulls))
 		c.fulls = append(c.fulls, cp)
 	}
@@ -440,11 +456,19 @@ func sortIntents(intents []*Intent) {
 	})
 }
 
+// release drops the compact store; the rich objects own their memory.
+func (c *Correlator) release() {
+	c.obs, c.deliveries, c.rids = chunked[cobs]{}, chunked[cdelivery]{}, chunked[aref]{}
+	c.fulls, c.extraKeys, c.intentExtras = nil, nil, nil
+	c.arena = arena{}
+	c.routes = interner{a: &c.arena, limit: c.routes.limit}
+}
+
 // delivery builds the rich form of delivery i.
 func (c *Correlator) delivery(i int32, key string) *Delivery {
 	cd := c.deliveries.at(i)
-	rid := c.arena.get(*c.rids.at(i))
-	d := &Delivery{RequestID: rid, Synthetic: cd.synthetic, KeyHash: c.arena.get(cd.keyHash)}
+	rid := c.arena.own(*c.rids.at(i))
+	d := &Delivery{RequestID: rid, Synthetic: cd.synthetic, KeyHash: c.arena.own(cd.keyHash)}
 	var tail []int32
 	for j := cd.first; j >= 0; j = c.obs.at(j).next {
 		d.Total++
@@ -460,7 +484,7 @@ func (c *Correlator) delivery(i int32, key string) *Delivery {
 	for _, j := range tail {
 		d.Observations = append(d.Observations, c.materialize(j, rid))
 	}
-	d.Key = c.deliveryKey(cd)
+	d.Key = strings.Clone(c.deliveryKey(cd))
 	if cd.keys >= 0 {
 		d.Keys = append([]string(nil), c.extraKeys[cd.keys]...)
 	} else if d.Key != "" {
@@ -475,7 +499,7 @@ func (c *Correlator) delivery(i int32, key string) *Delivery {
 
 // intent builds the rich form of a compact intent.
 func (c *Correlator) intent(ci *cintent) *Intent {
-	key, scope := c.intentKey(ci), c.intentScope(ci)
+	key, scope := strings.Clone(c.intentKey(ci)), strings.Clone(c.intentScope(ci))
 	in := &Intent{ID: key, Key: key, Scope: scope}
 	if scope != "" {
 		in.ID = scope + "|" + key

@@ -133,6 +133,15 @@ func (a *arena) is(r aref, s string, p packed) bool {
 	return string(b) == s || len(s) > 0xffff && string(b) == s[:0xffff]
 }
 
+// own returns the string r names in memory of its own: what the rich
+// objects keep must not hold the arena's chunks alive (see Set.Release).
+func (a *arena) own(r aref) string {
+	if r&0xf != 0 {
+		return a.get(r) // unpacking allocates already
+	}
+	return strings.Clone(a.get(r))
+}
+
 // get returns the string r names. Packed ids are unpacked (allocating);
 // others are views of the arena.
 func (a *arena) get(r aref) string {
@@ -356,8 +365,8 @@ func (c *Correlator) materialize(i int32, rid string) *Observation {
 		return c.fulls[co.full]
 	}
 	o := &Observation{Tier: co.tier, Format: c.formats.list[co.format], Duration: time.Duration(co.dur) * time.Microsecond,
-		Method: c.methods.list[co.method], Route: c.arena.get(co.route), Status: int(co.status), UpstreamStatus: int(co.upstream),
-		Outcome: co.outcome, RequestID: rid, Key: c.arena.get(co.key), Client: c.arena.get(co.client),
+		Method: c.methods.list[co.method], Route: c.arena.own(co.route), Status: int(co.status), UpstreamStatus: int(co.upstream),
+		Outcome: co.outcome, RequestID: rid, Key: c.arena.own(co.key), Client: c.arena.own(co.client),
 		Replayed: co.flags&flagReplayed != 0, RetryAfter: co.flags&flagRetryAfter != 0,
 		Source: Source{File: c.files.list[co.file], Line: int(co.line)}}
 	if co.time != 0 {
