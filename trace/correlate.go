@@ -129,17 +129,20 @@ type Correlator struct {
 	// intentExtras holds the scopes and hash-only keys of compact intents.
 	intentExtras []intentExtra
 	// byID finds a delivery by a 64-bit hash of its request id.
-	byID    hashIndex
-	keyed   int    // deliveries that carry a key or a key hash
-	hashed  bool   // some delivery carries a key hash
-	touched uint64 // what prefetch read, kept so that the reads are not optimised away
-	arena   arena
-	methods table
-	routes  interner
-	formats table
-	files   table
-	orphans []*Observation
-	tiers   map[Tier]bool
+	byID   hashIndex
+	keyed  int  // deliveries that carry a key or a key hash
+	hashed bool // some delivery carries a key hash
+	// keyHashes holds the first key hash each delivery logged, for the
+	// few logs that carry hashes.
+	keyHashes map[int32]aref
+	touched   uint64 // what prefetch read, kept so that the reads are not optimised away
+	arena     arena
+	methods   table
+	routes    interner
+	formats   table
+	files     table
+	orphans   []*Observation
+	tiers     map[Tier]bool
 }
 
 // expect sizes the request-id index for inputs of this size (about one
@@ -263,9 +266,12 @@ func (c *Correlator) Add(o *Observation) {
 		d.keyed = true
 		c.keyed++
 	}
-	if o.KeyHash != "" && d.keyHash == 0 {
+	if o.KeyHash != "" && c.keyHash(di) == 0 {
 		c.hashed = true
-		d.keyHash = c.arena.add(o.KeyHash)
+		if c.keyHashes == nil {
+			c.keyHashes = map[int32]aref{}
+		}
+		c.keyHashes[di] = c.arena.add(o.KeyHash)
 	}
 	oi := c.obs.add(co)
 	if d.first < 0 {
@@ -328,16 +334,16 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 	nd := int32(c.deliveries.len())
 	for i := int32(0); i < nd && c.hashed; i++ {
 		d := c.deliveries.at(i)
-		if d.keyHash == 0 {
+		if c.keyHash(i) == 0 {
 			continue
 		}
 		if k := c.deliveryKey(d); k != "" {
-			hashToKey[c.arena.get(d.keyHash)] = k
+			hashToKey[c.arena.get(c.keyHash(i))] = k
 		}
 	}
 	needHashes := len(hashToKey) > 0
 	for i := int32(0); i < nd && c.hashed; i++ {
-		if d := c.deliveries.at(i); d.keyHash != 0 && c.deliveryKey(d) == "" {
+		if d := c.deliveries.at(i); c.keyHash(i) != 0 && c.deliveryKey(d) == "" {
 			needHashes = true
 		}
 	}
@@ -391,8 +397,8 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 		d := c.deliveries.at(i)
 		kref := c.deliveryKeyRef(d)
 		hashKey := ""
-		if kref == 0 && d.keyHash != 0 {
-			kh := c.arena.get(d.keyHash)
+		if kref == 0 && c.keyHash(i) != 0 {
+			kh := c.arena.get(c.keyHash(i))
 			if k, ok := hashToKey[kh]; ok {
 				hashKey = k
 			} else {
@@ -456,10 +462,18 @@ func sortIntents(intents []*Intent) {
 	})
 }
 
+// keyHash is the first key hash delivery di logged, or 0.
+func (c *Correlator) keyHash(di int32) aref {
+	if !c.hashed {
+		return 0
+	}
+	return c.keyHashes[di]
+}
+
 // release drops the compact store; the rich objects own their memory.
 func (c *Correlator) release() {
 	c.obs, c.deliveries, c.rids = chunked[cobs]{}, chunked[cdelivery]{}, chunked[aref]{}
-	c.fulls, c.extraKeys, c.intentExtras = nil, nil, nil
+	c.fulls, c.extraKeys, c.intentExtras, c.keyHashes = nil, nil, nil, nil
 	c.arena = arena{}
 	c.routes = interner{a: &c.arena, limit: c.routes.limit}
 }
@@ -468,7 +482,7 @@ func (c *Correlator) release() {
 func (c *Correlator) delivery(i int32, key string) *Delivery {
 	cd := c.deliveries.at(i)
 	rid := c.arena.own(*c.rids.at(i))
-	d := &Delivery{RequestID: rid, Synthetic: cd.synthetic, KeyHash: c.arena.own(cd.keyHash)}
+	d := &Delivery{RequestID: rid, Synthetic: cd.synthetic, KeyHash: c.arena.own(c.keyHash(i))}
 	var tail []int32
 	for j := cd.first; j >= 0; j = c.obs.at(j).next {
 		d.Total++

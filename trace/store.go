@@ -293,11 +293,12 @@ func (t *table) id(s string) uint32 {
 // small numbers. full, when not -1, indexes the full Observation kept for a
 // line that says more than these fields.
 type cobs struct {
+	// Eight-byte fields first, then four, two and one: no padding.
 	key      aref
 	client   aref
+	route    aref
 	time     int64 // unix nanoseconds; 0 when unknown
 	dur      int32 // microseconds
-	route    aref
 	line     int32
 	full     int32
 	next     int32 // the delivery's next observation, -1 at the end
@@ -325,7 +326,6 @@ type cdelivery struct {
 	synthetic   bool
 	keyed       bool  // an observation carried a key or a key hash
 	keys        int32 // index into extraKeys when the request id carried several keys, else -1
-	keyHash     aref
 }
 
 // cintent is a compact intent: a chain of deliveries.
