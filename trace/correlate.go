@@ -6,10 +6,12 @@ import (
 	"encoding/hex"
 	"hash/maphash"
 	"os"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -443,11 +445,21 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 	c.markFollowUps(intents)
 	s.intentCount = len(intents)
 	s.cintents = intents
+	var built []int32
 	for i := range intents {
 		if intents[i].interesting {
-			s.Intents = append(s.Intents, c.intent(&intents[i]))
+			built = append(built, int32(i))
 		}
 	}
+	// Building reads the store only, so the intents are built side by side.
+	if len(built) > 0 {
+		s.Intents = make([]*Intent, len(built))
+	}
+	inParallel(len(built), func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			s.Intents[j] = c.intent(&intents[built[j]])
+		}
+	})
 	sortIntents(s.Intents)
 	return s
 }
@@ -601,21 +613,39 @@ func (c *Correlator) markFollowUps(intents []cintent) {
 	if len(losses) == 0 {
 		return
 	}
-	for i := range intents {
-		in := &intents[i]
-		if in.interesting {
-			continue
-		}
-		k, at, _ := sig(c.deliveries.at(in.first))
-		for _, t := range losses[k] {
-			// A hash collision only builds one more intent for the rules,
-			// which compare the real values.
-			if at > t && at-t <= int64(FollowUpWindow) {
-				in.interesting = true
-				break
+	// Each plain intent is looked at on its own: the work is shared out.
+	inParallel(len(intents), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			in := &intents[i]
+			if in.interesting {
+				continue
+			}
+			k, at, _ := sig(c.deliveries.at(in.first))
+			for _, t := range losses[k] {
+				// A hash collision only builds one more intent for the
+				// rules, which compare the real values.
+				if at > t && at-t <= int64(FollowUpWindow) {
+					in.interesting = true
+					break
+				}
 			}
 		}
+	})
+}
+
+// inParallel splits [0, n) into one range a CPU and runs fn on each at
+// once. fn must only read shared state, or write to what its range owns.
+func inParallel(n int, fn func(lo, hi int)) {
+	parts := min(runtime.GOMAXPROCS(0), max(n/1024, 1))
+	var wg sync.WaitGroup
+	for p := 0; p < parts; p++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(n*p/parts, n*(p+1)/parts)
+		}()
 	}
+	wg.Wait()
 }
 
 // newIntent starts a compact intent at delivery first.
