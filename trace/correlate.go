@@ -140,6 +140,7 @@ type Correlator struct {
 	touched   uint64 // what prefetch read, kept so that the reads are not optimised away
 	arena     arena
 	methods   table
+	details   table
 	routes    interner
 	formats   table
 	files     table
@@ -240,7 +241,9 @@ func (c *Correlator) Add(o *Observation) {
 	if o.RetryAfter {
 		co.flags |= flagRetryAfter
 	}
-	if !plain(o) {
+	if d, ok := c.detail(o.Detail); ok && plain(o) {
+		co.detail = d
+	} else {
 		cp := cloneObservation(o)
 		cp.RequestID = c.arena.own(*c.rids.at(di))
 		co.full = int32(len(c.fulls))
@@ -472,6 +475,24 @@ func sortIntents(intents []*Intent) {
 		}
 		return intents[i].ID < intents[j].ID
 	})
+}
+
+// maxDetails bounds the distinct details kept compact; lines with others
+// are kept whole.
+const maxDetails = 4096
+
+// detail returns the table id of a detail, if it has or can have one.
+func (c *Correlator) detail(s string) (uint16, bool) {
+	if s == "" {
+		return 0, true
+	}
+	if len(c.details.list) >= maxDetails {
+		if i, ok := c.details.index[s]; ok {
+			return uint16(i), true
+		}
+		return 0, false
+	}
+	return uint16(c.details.id(s)), true
 }
 
 // keyHash is the first key hash delivery di logged, or 0.

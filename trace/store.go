@@ -269,6 +269,14 @@ type table struct {
 	last  uint32
 }
 
+// name is the string of id i ("" for 0, in an empty table too).
+func (t *table) name(i uint16) string {
+	if i == 0 {
+		return ""
+	}
+	return t.list[i]
+}
+
 func (t *table) id(s string) uint32 {
 	if t.last != 0 && t.list[t.last] == s {
 		return t.last // runs of one value are the rule
@@ -305,6 +313,7 @@ type cobs struct {
 	method   uint16
 	format   uint16
 	file     uint16
+	detail   uint16 // Correlator.details
 	status   int16
 	upstream int16
 	tier     Tier
@@ -344,9 +353,10 @@ type intentExtra struct {
 }
 
 // plain reports whether o can be kept compact: nothing beyond the fields
-// cobs holds.
+// cobs holds (a Detail from a small set of values, such as "499 client
+// closed request", is one of them: see Correlator.detail).
 func plain(o *Observation) bool {
-	return o.Detail == "" && o.Scope == "" && o.Decision == "" && o.State == "" && o.Fingerprint == "" &&
+	return o.Scope == "" && o.Decision == "" && o.State == "" && o.Fingerprint == "" &&
 		o.ResultID == "" && !o.Effect && o.Attempt == 0 && o.WorkflowID == "" && o.RunID == "" &&
 		o.ActivityID == "" && o.ActivityType == "" && o.Message == "" && o.KeyHash == "" && o.Labels == ""
 }
@@ -354,7 +364,7 @@ func plain(o *Observation) bool {
 // notable reports whether an observation makes its delivery worth a rule's
 // look on its own: anything but a plain, answered request.
 func notable(o *Observation) bool {
-	return !plain(o) || o.Outcome.Lost() || o.Outcome == OutcomeNotDelivered || o.Status >= 400 ||
+	return o.Detail != "" || !plain(o) || o.Outcome.Lost() || o.Outcome == OutcomeNotDelivered || o.Status >= 400 ||
 		o.UpstreamStatus >= 400 || o.Replayed || o.RetryAfter
 }
 
@@ -367,7 +377,7 @@ func (c *Correlator) materialize(i int32, rid string) *Observation {
 	o := &Observation{Tier: co.tier, Format: c.formats.list[co.format], Duration: time.Duration(co.dur) * time.Microsecond,
 		Method: c.methods.list[co.method], Route: c.arena.own(co.route), Status: int(co.status), UpstreamStatus: int(co.upstream),
 		Outcome: co.outcome, RequestID: rid, Key: c.arena.own(co.key), Client: c.arena.own(co.client),
-		Replayed: co.flags&flagReplayed != 0, RetryAfter: co.flags&flagRetryAfter != 0,
+		Detail: c.details.name(co.detail), Replayed: co.flags&flagReplayed != 0, RetryAfter: co.flags&flagRetryAfter != 0,
 		Source: Source{File: c.files.list[co.file], Line: int(co.line)}}
 	if co.time != 0 {
 		o.Time = time.Unix(0, co.time).UTC()

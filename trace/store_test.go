@@ -99,3 +99,27 @@ func FuzzPack(f *testing.F) {
 		}
 	})
 }
+
+func TestDetailsStayExactPastTheTable(t *testing.T) {
+	c := NewCorrelator(nil)
+	n := maxDetails + 500
+	for i := 0; i < n; i++ {
+		c.Add(&Observation{Tier: TierProxy, RequestID: "r-" + strconv.Itoa(i), Key: "k-" + strconv.Itoa(i), Method: "POST",
+			Route: "/v1/x", Status: 502, Detail: "detail " + strconv.Itoa(i%(maxDetails+100))})
+	}
+	set := c.Set(nil)
+	if len(set.Intents) != n {
+		t.Fatalf("%d intents built, want %d (a 502 is notable)", len(set.Intents), n)
+	}
+	for _, in := range set.Intents {
+		i, _ := strconv.Atoi(strings.TrimPrefix(in.Key, "k-"))
+		if got, want := in.Deliveries[0].Observations[0].Detail, "detail "+strconv.Itoa(i%(maxDetails+100)); got != want {
+			t.Fatalf("%s: detail %q, want %q", in.Key, got, want)
+		}
+	}
+	// The table holds maxDetails-1 details (id 0 is "none"); the lines
+	// with the 101 others are kept whole, once each.
+	if want := (maxDetails + 100) - (maxDetails - 1); len(c.fulls) != want {
+		t.Errorf("%d observations kept whole, want the %d whose detail did not fit the table", len(c.fulls), want)
+	}
+}
