@@ -2,6 +2,7 @@ package trace
 
 import (
 	"hash/maphash"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -28,25 +29,66 @@ const (
 	arenaChunk = 1 << 20
 	packedUUID = 1 // a canonical lower-case UUID, stored as 16 bytes
 	packedHex  = 2 // 32 lower-case hex digits, stored as 16 bytes
+	packedIPv4 = 3 // a dotted-quad IPv4 address (clients), stored as 4 bytes
 )
 
 // packed is an id in the form the arena stores it.
 type packed struct {
 	kind  int
+	n     int // how many of bytes are used
 	bytes [16]byte
 }
 
 // pack works out how s would be stored: canonical UUIDs and 32-digit hex
-// ids, most request ids and keys, take 16 bytes instead of 36 or 32.
+// ids, most request ids and keys, take 16 bytes instead of 36 or 32, and
+// an IPv4 client address 4 instead of up to 15.
 func pack(s string) packed {
 	var p packed
 	switch {
 	case len(s) == 36 && packUUID(s, &p.bytes):
-		p.kind = packedUUID
+		p.kind, p.n = packedUUID, 16
 	case len(s) == 32 && packHex(s, &p.bytes):
-		p.kind = packedHex
+		p.kind, p.n = packedHex, 16
+	case len(s) >= 7 && len(s) <= 15 && packIPv4(s, &p.bytes):
+		p.kind, p.n = packedIPv4, 4
 	}
 	return p
+}
+
+// packIPv4 packs a dotted quad written the canonical way: four numbers
+// up to 255, without leading zeros, so that unpacking gives s back.
+func packIPv4(s string, out *[16]byte) bool {
+	part, n, digits := 0, 0, 0
+	for i := 0; i <= len(s); i++ {
+		if i == len(s) || s[i] == '.' {
+			if digits == 0 || part == 4 {
+				return false
+			}
+			out[part] = byte(n)
+			part, n, digits = part+1, 0, 0
+			continue
+		}
+		c := s[i] - '0'
+		if c > 9 || digits > 0 && n == 0 {
+			return false // not a digit, or a leading zero
+		}
+		if n = n*10 + int(c); n > 255 {
+			return false
+		}
+		digits++
+	}
+	return part == 4
+}
+
+func unpackIPv4(b []byte) string {
+	buf := make([]byte, 0, 15)
+	for i, x := range b {
+		if i > 0 {
+			buf = append(buf, '.')
+		}
+		buf = strconv.AppendUint(buf, uint64(x), 10)
+	}
+	return string(buf)
 }
 
 // prepared is what the parser works out for the correlator.
@@ -82,7 +124,7 @@ func (a *arena) addPacked(s string, p packed) aref {
 	kind := p.kind
 	data := s
 	if kind != 0 {
-		data = bytesToString(p.bytes[:])
+		data = bytesToString(p.bytes[:p.n])
 	}
 	n := len(a.chunks)
 	if n == 0 || cap(a.chunks[n-1])-len(a.chunks[n-1]) < len(data) {
@@ -128,7 +170,7 @@ func (a *arena) is(r aref, s string, p packed) bool {
 		return false
 	}
 	if kind != 0 {
-		return string(b) == string(p.bytes[:])
+		return string(b) == string(p.bytes[:p.n])
 	}
 	return string(b) == s || len(s) > 0xffff && string(b) == s[:0xffff]
 }
@@ -157,6 +199,8 @@ func (a *arena) get(r aref) string {
 		return unpackUUID(b)
 	case packedHex:
 		return unpackHex(b)
+	case packedIPv4:
+		return unpackIPv4(b)
 	}
 	return bytesToString(b)
 }

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"hash/maphash"
+	"net/netip"
 	"strconv"
 	"strings"
 	"testing"
@@ -67,11 +68,17 @@ func TestHashIndexTellsNamesWithOneHashApart(t *testing.T) {
 	}
 }
 
+func isCanonicalIPv4(s string) bool {
+	a, err := netip.ParseAddr(s)
+	return err == nil && a.Is4() && a.String() == s
+}
+
 // FuzzPack checks that an id packs exactly when it is canonical lower-case
 // hex or UUID, and then unpacks to itself.
 func FuzzPack(f *testing.F) {
 	for _, s := range []string{"c9b2decb-ebc7-4a9b-99d6-69712772ef41", "14fe277217966d99b9a47cbebced2b9c",
-		"14fe277217966d99b9a47cbebced2b9G", "c9b2decb-ebc7-4a9b-99d6-69712772ef4/", "x"} {
+		"14fe277217966d99b9a47cbebced2b9G", "c9b2decb-ebc7-4a9b-99d6-69712772ef4/", "x",
+		"17.178.14.233", "0.0.0.0", "255.255.255.255", "01.2.3.4", "1.2.3", "1.2.3.4.5", "256.1.1.1", "1..2.3"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -93,6 +100,10 @@ func FuzzPack(f *testing.F) {
 			canonical(s[:8]+s[9:13]+s[14:18]+s[19:23]+s[24:]):
 			if p.kind != packedUUID || unpackUUID(p.bytes[:]) != s {
 				t.Fatalf("%q: kind %d, unpacks to %q", s, p.kind, unpackUUID(p.bytes[:]))
+			}
+		case isCanonicalIPv4(s):
+			if p.kind != packedIPv4 || unpackIPv4(p.bytes[:p.n]) != s {
+				t.Fatalf("%q: kind %d, unpacks to %q", s, p.kind, unpackIPv4(p.bytes[:p.n]))
 			}
 		case p.kind != 0:
 			t.Fatalf("%q packed as kind %d", s, p.kind)
