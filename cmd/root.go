@@ -74,7 +74,7 @@ func Main() int {
 func storeReleased() {
 	if os.Getenv("GOGC") == "" {
 		runtime.GC() // free the store now, not when a looser goal is reached
-		debug.SetGCPercent(100)
+		debug.SetGCPercent(50)
 	}
 }
 

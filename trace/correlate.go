@@ -385,7 +385,7 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 			if ok {
 				c.deliveries.at(intents[ii].last).next = g.i
 			} else {
-				intents = append(intents, c.newIntent(g.kref, g.hashKey, g.scope, g.i))
+				intents = append(intents, c.newIntent(g.hashKey, g.scope, g.i))
 			}
 			d := c.deliveries.at(g.i)
 			in := &intents[ii]
@@ -670,8 +670,8 @@ func inParallel(n int, fn func(lo, hi int)) {
 }
 
 // newIntent starts a compact intent at delivery first.
-func (c *Correlator) newIntent(key aref, hashKey, scope string, first int32) cintent {
-	ci := cintent{key: key, extra: -1, first: first}
+func (c *Correlator) newIntent(hashKey, scope string, first int32) cintent {
+	ci := cintent{extra: -1, first: first}
 	if hashKey != "" || scope != "" {
 		ci.extra = int32(len(c.intentExtras))
 		c.intentExtras = append(c.intentExtras, intentExtra{scope: scope, hashKey: hashKey})
@@ -679,10 +679,16 @@ func (c *Correlator) newIntent(key aref, hashKey, scope string, first int32) cin
 	return ci
 }
 
+// intentKeyRef is the key of a compact intent as its first delivery
+// carried it, or 0 for a key known by hash only.
+func (c *Correlator) intentKeyRef(ci *cintent) aref {
+	return c.deliveryKeyRef(c.deliveries.at(ci.first))
+}
+
 // intentKey is the key of a compact intent.
 func (c *Correlator) intentKey(ci *cintent) string {
-	if ci.key != 0 {
-		return c.arena.get(ci.key)
+	if k := c.intentKeyRef(ci); k != 0 {
+		return c.arena.get(k)
 	}
 	if ci.extra >= 0 {
 		return c.intentExtras[ci.extra].hashKey
@@ -703,9 +709,9 @@ func (c *Correlator) sameIntent(ci *cintent, kref aref, hashKey, scope string) b
 	if c.intentScope(ci) != scope {
 		return false
 	}
-	switch {
-	case kref != 0 && ci.key != 0:
-		return c.arena.same(kref, ci.key)
+	switch key := c.intentKeyRef(ci); {
+	case kref != 0 && key != 0:
+		return c.arena.same(kref, key)
 	default:
 		return c.intentKey(ci) == c.arena.get(kref)+hashKey
 	}

@@ -34,8 +34,8 @@ const (
 
 // packed is an id in the form the arena stores it.
 type packed struct {
-	kind  int
-	n     int // how many of bytes are used
+	kind  uint8
+	n     uint8 // how many of bytes are used
 	bytes [16]byte
 }
 
@@ -166,7 +166,7 @@ func (a *arena) same(x, y aref) bool {
 // is reports whether r names s, which packs as p (see pack).
 func (a *arena) is(r aref, s string, p packed) bool {
 	b, kind := a.raw(r)
-	if kind != p.kind {
+	if kind != int(p.kind) {
 		return false
 	}
 	if kind != 0 {
@@ -381,9 +381,9 @@ type cdelivery struct {
 	keys        int32 // index into extraKeys when the request id carried several keys, else -1
 }
 
-// cintent is a compact intent: a chain of deliveries.
+// cintent is a compact intent: a chain of deliveries. Its key is its
+// first delivery's (see Correlator.intentKeyRef).
 type cintent struct {
-	key         aref  // the key as the first delivery carried it, or 0 for a key known by hash only
 	extra       int32 // index into Correlator.intentExtras for a scope or a hash-only key, else -1
 	first, last int32
 	n           int32
