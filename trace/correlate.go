@@ -224,7 +224,7 @@ func (c *Correlator) Add(o *Observation) {
 		return c.arena.is(*c.rids.at(di), id, o.pre.rid)
 	})
 	if !ok {
-		c.deliveries.add(cdelivery{first: -1, last: -1, intent: -1, next: -1, keys: -1, synthetic: synthetic})
+		c.deliveries.add(cdelivery{first: -1, last: -1, next: -1, keys: -1, synthetic: synthetic})
 		c.rids.add(c.arena.addPacked(id, o.pre.rid))
 	}
 	d := c.deliveries.at(di)
@@ -361,8 +361,13 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 	}
 	// Group deliveries into intents by scope and key, finding them by a
 	// hash of the stored key so that no key is unpacked for it.
+	//
+	// Most intents of a big log are one plain delivery. Those stay a
+	// delivery marked single, named in the index by -(delivery+2); a
+	// compact intent is made only when a second delivery joins or the
+	// delivery is worth a look.
 	byIntent := newHashIndex(c.keyed)
-	intents := make([]cintent, 0, c.keyed)
+	var intents []cintent
 	// Deliveries go to their intents a block at a time: the block's index
 	// slots are touched first (see hashIndex.touch).
 	type grouped struct {
@@ -379,19 +384,37 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 		}
 		c.touched += t
 		for _, g := range block {
-			ii, ok := byIntent.findOrAdd(g.sum, int32(len(intents)), func(ii int32) bool {
+			d := c.deliveries.at(g.i)
+			single := !d.interesting && g.hashKey == "" && g.scope == ""
+			v := int32(len(intents))
+			if single {
+				v = -g.i - 2
+			}
+			ii, ok, slot := byIntent.findOrAddSlot(g.sum, v, func(ii int32) bool {
+				if ii <= -2 {
+					return c.sameSingle(-ii-2, g.kref, g.hashKey, g.scope)
+				}
 				return c.sameIntent(&intents[ii], g.kref, g.hashKey, g.scope)
 			})
-			if ok {
-				c.deliveries.at(intents[ii].last).next = g.i
-			} else {
+			switch {
+			case !ok && single:
+				d.single = true
+				continue
+			case !ok:
 				intents = append(intents, c.newIntent(g.hashKey, g.scope, g.i))
+			case ii <= -2: // the second delivery of a single: make it an intent
+				first := -ii - 2
+				c.deliveries.at(first).single = false
+				ii = int32(len(intents))
+				byIntent.set(slot, g.sum, ii)
+				intents = append(intents, cintent{extra: -1, first: first, last: first, n: 1})
+				fallthrough
+			default:
+				c.deliveries.at(intents[ii].last).next = g.i
 			}
-			d := c.deliveries.at(g.i)
 			in := &intents[ii]
 			in.last = g.i
 			in.n++
-			d.intent = ii
 			if d.interesting || in.n > 1 {
 				in.interesting = true
 			}
@@ -445,8 +468,8 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 		}
 	}
 	flush()
-	c.markFollowUps(intents)
-	s.intentCount = len(intents)
+	intents = c.markFollowUps(intents)
+	s.intentCount = byIntent.n
 	s.cintents = intents
 	var built []int32
 	for i := range intents {
@@ -578,8 +601,9 @@ func (c *Correlator) intent(ci *cintent) *Intent {
 const FollowUpWindow = 10 * time.Minute
 
 // markFollowUps marks plain intents that follow a lost delivery from the
-// same client, method and route within FollowUpWindow, so they are built.
-func (c *Correlator) markFollowUps(intents []cintent) {
+// same client, method and route within FollowUpWindow, so they are built;
+// single deliveries among them become intents, appended.
+func (c *Correlator) markFollowUps(intents []cintent) []cintent {
 	// sig hashes a delivery's client, method and route (no allocation:
 	// this runs over every intent of a big log).
 	sig := func(d *cdelivery) (uint64, int64, bool) {
@@ -632,26 +656,45 @@ func (c *Correlator) markFollowUps(intents []cintent) {
 		}
 	}
 	if len(losses) == 0 {
-		return
+		return intents
+	}
+	follows := func(d *cdelivery) bool {
+		k, at, _ := sig(d)
+		for _, t := range losses[k] {
+			// A hash collision only builds one more intent for the
+			// rules, which compare the real values.
+			if at > t && at-t <= int64(FollowUpWindow) {
+				return true
+			}
+		}
+		return false
 	}
 	// Each plain intent is looked at on its own: the work is shared out.
 	inParallel(len(intents), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			in := &intents[i]
-			if in.interesting {
-				continue
+			if in := &intents[i]; !in.interesting && follows(c.deliveries.at(in.first)) {
+				in.interesting = true
 			}
-			k, at, _ := sig(c.deliveries.at(in.first))
-			for _, t := range losses[k] {
-				// A hash collision only builds one more intent for the
-				// rules, which compare the real values.
-				if at > t && at-t <= int64(FollowUpWindow) {
-					in.interesting = true
-					break
+		}
+	})
+	nd := c.deliveries.len()
+	parts := make([][]int32, (nd+1023)/1024)
+	inParallel(len(parts), func(lo, hi int) {
+		for p := lo; p < hi; p++ {
+			for di := int32(p * 1024); di < int32(min(nd, (p+1)*1024)); di++ {
+				if d := c.deliveries.at(di); d.single && follows(d) {
+					parts[p] = append(parts[p], di)
 				}
 			}
 		}
 	})
+	for _, part := range parts {
+		for _, di := range part {
+			c.deliveries.at(di).single = false
+			intents = append(intents, cintent{extra: -1, first: di, last: di, n: 1, interesting: true})
+		}
+	}
+	return intents
 }
 
 // inParallel splits [0, n) into one range a CPU and runs fn on each at
@@ -715,6 +758,19 @@ func (c *Correlator) sameIntent(ci *cintent, kref aref, hashKey, scope string) b
 	default:
 		return c.intentKey(ci) == c.arena.get(kref)+hashKey
 	}
+}
+
+// sameSingle reports whether a delivery's key and scope are those of the
+// single delivery di (which has no scope and a raw key).
+func (c *Correlator) sameSingle(di int32, kref aref, hashKey, scope string) bool {
+	if scope != "" {
+		return false
+	}
+	key := c.deliveryKeyRef(c.deliveries.at(di))
+	if kref != 0 {
+		return c.arena.same(kref, key)
+	}
+	return c.arena.get(key) == hashKey
 }
 
 // compactScope computes a delivery's scope from its observations.
@@ -949,6 +1005,14 @@ func (s *Set) FindIntent(key string) []*Intent {
 		ci := &s.cintents[i]
 		if !ci.interesting && match(s.c.intentKey(ci)) {
 			out = append(out, s.c.intent(ci))
+		}
+	}
+	for di := int32(0); s.c != nil && di < int32(s.c.deliveries.len()); di++ {
+		if s.c.deliveries.at(di).single {
+			ci := cintent{extra: -1, first: di, last: di, n: 1}
+			if match(s.c.intentKey(&ci)) {
+				out = append(out, s.c.intent(&ci))
+			}
 		}
 	}
 	sortIntents(out)

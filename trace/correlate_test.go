@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 const incidentKey = "0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41"
@@ -149,5 +150,41 @@ func TestCaptureFromHAR(t *testing.T) {
 	}
 	if got[1].Status != 201 || !strings.Contains(string(got[1].ResponseBody), "ord_8H2kQ") {
 		t.Errorf("second capture: %+v", got[1])
+	}
+}
+
+// TestSingleDeliveriesBecomeIntentsWhenJoined covers the plain intents
+// that Set keeps as a bare delivery: a second delivery under the same key
+// (raw or hashed) makes them an intent, and FindIntent builds the others.
+func TestSingleDeliveriesBecomeIntentsWhenJoined(t *testing.T) {
+	c := NewCorrelator(nil)
+	at := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	add := func(rid, key, keyHash string, sec int) {
+		c.Add(&Observation{Tier: TierServer, RequestID: rid, Key: key, KeyHash: keyHash, Method: "POST", Route: "/v1/x",
+			Status: 201, Time: at.Add(time.Duration(sec) * time.Second)})
+	}
+	add("a", "k1", "", 0)
+	add("b", "k2", "", 1)
+	add("e", "k3", "", 2)
+	add("c", "k1", "", 3)
+	add("d", "", HashKey("k3"), 4)
+	set := c.Set(nil)
+	if set.IntentCount() != 3 {
+		t.Errorf("%d intents, want 3", set.IntentCount())
+	}
+	var got []string
+	for _, in := range set.Intents {
+		var rids []string
+		for _, d := range in.Deliveries {
+			rids = append(rids, d.RequestID)
+		}
+		got = append(got, in.Key+":"+strings.Join(rids, ","))
+	}
+	if strings.Join(got, " ") != "k1:a,c k3:e,d" {
+		t.Errorf("built intents %v, want k1:a,c and k3:e,d", got)
+	}
+	found := set.FindIntent("k2")
+	if len(found) != 1 || len(found[0].Deliveries) != 1 || found[0].Deliveries[0].RequestID != "b" {
+		t.Errorf("FindIntent(k2) = %+v, want the single delivery b", found)
 	}
 }

@@ -28,6 +28,13 @@ func (x *hashIndex) home(frag uint32) uint32 { return (frag * 0x9E3779B1) >> (32
 // findOrAdd returns the value stored for the name hashed to h, which same
 // confirms, or stores v for it and returns v, false.
 func (x *hashIndex) findOrAdd(h uint64, v int32, same func(int32) bool) (int32, bool) {
+	got, found, _ := x.findOrAddSlot(h, v, same)
+	return got, found
+}
+
+// findOrAddSlot is findOrAdd that also tells, when the name was found,
+// which slot holds it (for set).
+func (x *hashIndex) findOrAddSlot(h uint64, v int32, same func(int32) bool) (int32, bool, int) {
 	if x.slots == nil {
 		*x = newHashIndex(0)
 	}
@@ -41,14 +48,19 @@ func (x *hashIndex) findOrAdd(h uint64, v int32, same func(int32) bool) (int32, 
 			if x.n*10 > len(x.slots)*7 {
 				x.grow()
 			}
-			return v, false
+			return v, false, -1
 		}
 		if uint32(s>>32) == frag {
 			if got := int32(uint32(s) - 1); same(got) {
-				return got, true
+				return got, true, int(i)
 			}
 		}
 	}
+}
+
+// set replaces the value in slot, which findOrAddSlot found for h.
+func (x *hashIndex) set(slot int, h uint64, v int32) {
+	x.slots[slot] = h>>32<<32 | uint64(uint32(v)+1)
 }
 
 // touch reads the slot where h's probe starts and returns it. Touching a

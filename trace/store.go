@@ -373,12 +373,12 @@ const (
 // cdelivery is a compact delivery: a chain of observations.
 type cdelivery struct {
 	first, last int32 // observation indexes
-	intent      int32 // -1 for unkeyed
 	next        int32 // the intent's next delivery
+	keys        int32 // index into extraKeys when the request id carried several keys, else -1
 	interesting bool
 	synthetic   bool
-	keyed       bool  // an observation carried a key or a key hash
-	keys        int32 // index into extraKeys when the request id carried several keys, else -1
+	keyed       bool // an observation carried a key or a key hash
+	single      bool // the only, plain delivery of its intent, which has no cintent
 }
 
 // cintent is a compact intent: a chain of deliveries. Its key is its
