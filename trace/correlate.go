@@ -140,10 +140,10 @@ type Correlator struct {
 	touched   uint64 // what prefetch read, kept so that the reads are not optimised away
 	arena     arena
 	methods   table
+	sources   sourceTable
+	fullOf    map[int32]int32 // observation -> fulls, for those kept whole
 	details   table
 	routes    interner
-	formats   table
-	files     table
 	orphans   []*Observation
 	tiers     map[Tier]bool
 }
@@ -228,10 +228,11 @@ func (c *Correlator) Add(o *Observation) {
 		c.rids.add(c.arena.addPacked(id, o.pre.rid))
 	}
 	d := c.deliveries.at(di)
+	method := c.methods.id(o.Method)
+	source, sourceOK := c.sources.id(o.Format, o.Source.File)
 	co := cobs{time: 0, dur: int32(min(o.Duration/time.Microsecond, 1<<31-1)), route: c.routes.ref(o.Route, o.pre.routeID), client: c.arena.add(o.Client),
-		method: uint16(c.methods.id(o.Method)), format: uint16(c.formats.id(o.Format)), file: uint16(c.files.id(o.Source.File)),
-		status: int16(o.Status), upstream: int16(o.UpstreamStatus), line: int32(o.Source.Line), full: -1, next: -1,
-		tier: o.Tier, outcome: o.Outcome}
+		method: uint8(method), source: source, status: int16(o.Status), upstream: int16(o.UpstreamStatus), line: int32(o.Source.Line),
+		next: -1, tier: o.Tier, outcome: o.Outcome}
 	if !o.Time.IsZero() {
 		co.time = o.Time.UnixNano()
 	}
@@ -241,13 +242,15 @@ func (c *Correlator) Add(o *Observation) {
 	if o.RetryAfter {
 		co.flags |= flagRetryAfter
 	}
-	if d, ok := c.detail(o.Detail); ok && plain(o) {
+	full := int32(-1)
+	if d, ok := c.detail(o.Detail); ok && plain(o) && method <= 0xff && sourceOK {
 		co.detail = d
 	} else {
 		cp := cloneObservation(o)
 		cp.RequestID = c.arena.own(*c.rids.at(di))
-		co.full = int32(len(c.fulls))
+		full = int32(len(c.fulls))
 		c.fulls = append(c.fulls, cp)
+		co.flags |= flagFull
 	}
 	if notable(o) {
 		d.interesting = true
@@ -279,6 +282,12 @@ func (c *Correlator) Add(o *Observation) {
 		c.keyHashes[di] = c.arena.add(o.KeyHash)
 	}
 	oi := c.obs.add(co)
+	if full >= 0 {
+		if c.fullOf == nil {
+			c.fullOf = map[int32]int32{}
+		}
+		c.fullOf[oi] = full
+	}
 	if d.first < 0 {
 		d.first = oi
 	} else {
@@ -518,6 +527,14 @@ func (c *Correlator) detail(s string) (uint16, bool) {
 	return uint16(c.details.id(s)), true
 }
 
+// full is the index in fulls of observation j kept whole, or -1.
+func (c *Correlator) full(j int32) int32 {
+	if c.obs.at(j).flags&flagFull == 0 {
+		return -1
+	}
+	return c.fullOf[j]
+}
+
 // keyHash is the first key hash delivery di logged, or 0.
 func (c *Correlator) keyHash(di int32) aref {
 	if !c.hashed {
@@ -529,7 +546,7 @@ func (c *Correlator) keyHash(di int32) aref {
 // release drops the compact store; the rich objects own their memory.
 func (c *Correlator) release() {
 	c.obs, c.deliveries, c.rids = chunked[cobs]{}, chunked[cdelivery]{}, chunked[aref]{}
-	c.fulls, c.extraKeys, c.intentExtras, c.keyHashes = nil, nil, nil, nil
+	c.fulls, c.extraKeys, c.intentExtras, c.keyHashes, c.fullOf = nil, nil, nil, nil, nil
 	c.arena = arena{}
 	c.routes = interner{a: &c.arena, limit: c.routes.limit}
 }
@@ -608,7 +625,7 @@ func (c *Correlator) markFollowUps(intents []cintent) []cintent {
 	// this runs over every intent of a big log).
 	sig := func(d *cdelivery) (uint64, int64, bool) {
 		var client, route aref
-		var method uint16
+		var method uint8
 		var at int64
 		lost := false
 		for j := d.first; j >= 0; j = c.obs.at(j).next {
@@ -635,7 +652,6 @@ func (c *Correlator) markFollowUps(intents []cintent) []cintent {
 		h.Write(cb)
 		h.WriteByte(byte(ck))
 		h.WriteByte(byte(method))
-		h.WriteByte(byte(method >> 8))
 		rb, rk := c.arena.raw(route)
 		h.Write(rb)
 		h.WriteByte(byte(rk))
@@ -777,7 +793,7 @@ func (c *Correlator) sameSingle(di int32, kref aref, hashKey, scope string) bool
 func (c *Correlator) compactScope(d *cdelivery) string {
 	if !c.ScopeMethod && !c.ScopeRoute {
 		for j := d.first; j >= 0; j = c.obs.at(j).next {
-			if f := c.obs.at(j).full; f >= 0 && c.fulls[f].Scope != "" {
+			if f := c.full(j); f >= 0 && c.fulls[f].Scope != "" {
 				return c.fulls[f].Scope
 			}
 		}

@@ -352,14 +352,12 @@ type cobs struct {
 	time     int64 // unix nanoseconds; 0 when unknown
 	dur      int32 // microseconds
 	line     int32
-	full     int32
-	next     int32 // the delivery's next observation, -1 at the end
-	method   uint16
-	format   uint16
-	file     uint16
+	next     int32  // the delivery's next observation, -1 at the end
+	source   uint16 // Correlator.sources: format and file
 	detail   uint16 // Correlator.details
 	status   int16
 	upstream int16
+	method   uint8 // Correlator.methods
 	tier     Tier
 	outcome  Outcome
 	flags    uint8
@@ -368,7 +366,40 @@ type cobs struct {
 const (
 	flagReplayed = 1 << iota
 	flagRetryAfter
+	flagFull // kept whole too: see Correlator.full
 )
+
+// sourceTable numbers the (format, file) pairs of observations.
+type sourceTable struct {
+	index    map[[2]string]uint16
+	list     [][2]string
+	last     [2]string
+	lastID   uint16
+	lastUsed bool
+}
+
+// id returns the pair's number; false once 65,536 pairs are numbered.
+func (t *sourceTable) id(format, file string) (uint16, bool) {
+	k := [2]string{format, file}
+	if t.lastUsed && k == t.last {
+		return t.lastID, true // runs of one file are the rule
+	}
+	i, ok := t.index[k]
+	if !ok {
+		if len(t.list) > 0xffff {
+			return 0, false
+		}
+		if t.index == nil {
+			t.index = map[[2]string]uint16{}
+		}
+		k = [2]string{strings.Clone(format), strings.Clone(file)}
+		i = uint16(len(t.list))
+		t.list = append(t.list, k)
+		t.index[k] = i
+	}
+	t.last, t.lastID, t.lastUsed = t.list[i], i, true
+	return i, true
+}
 
 // cdelivery is a compact delivery: a chain of observations.
 type cdelivery struct {
@@ -415,14 +446,15 @@ func notable(o *Observation) bool {
 // materialize rebuilds a full Observation from a compact one.
 func (c *Correlator) materialize(i int32, rid string) *Observation {
 	co := c.obs.at(i)
-	if co.full >= 0 {
-		return c.fulls[co.full]
+	if f := c.full(i); f >= 0 {
+		return c.fulls[f]
 	}
-	o := &Observation{Tier: co.tier, Format: c.formats.list[co.format], Duration: time.Duration(co.dur) * time.Microsecond,
+	src := c.sources.list[co.source]
+	o := &Observation{Tier: co.tier, Format: src[0], Duration: time.Duration(co.dur) * time.Microsecond,
 		Method: c.methods.list[co.method], Route: c.arena.own(co.route), Status: int(co.status), UpstreamStatus: int(co.upstream),
 		Outcome: co.outcome, RequestID: rid, Key: c.arena.own(co.key), Client: c.arena.own(co.client),
 		Detail: c.details.name(co.detail), Replayed: co.flags&flagReplayed != 0, RetryAfter: co.flags&flagRetryAfter != 0,
-		Source: Source{File: c.files.list[co.file], Line: int(co.line)}}
+		Source: Source{File: src[1], Line: int(co.line)}}
 	if co.time != 0 {
 		o.Time = time.Unix(0, co.time).UTC()
 	}

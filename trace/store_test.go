@@ -134,3 +134,18 @@ func TestDetailsStayExactPastTheTable(t *testing.T) {
 		t.Errorf("%d observations kept whole, want the %d whose detail did not fit the table", len(c.fulls), want)
 	}
 }
+
+func TestManyMethodsStayExact(t *testing.T) {
+	c := NewCorrelator(nil)
+	for i := 0; i < 300; i++ {
+		c.Add(&Observation{Tier: TierProxy, Format: "nginx", RequestID: "r-" + strconv.Itoa(i), Key: "k-" + strconv.Itoa(i),
+			Method: "M" + strconv.Itoa(i), Route: "/v1/x", Status: 502, Source: Source{File: "f" + strconv.Itoa(i%3), Line: i}})
+	}
+	for _, in := range c.Set(nil).Intents {
+		i, _ := strconv.Atoi(strings.TrimPrefix(in.Key, "k-"))
+		o := in.Deliveries[0].Observations[0]
+		if o.Method != "M"+strconv.Itoa(i) || o.Source.File != "f"+strconv.Itoa(i%3) || o.Source.Line != i || o.Format != "nginx" {
+			t.Fatalf("%s: %s %s %s", in.Key, o.Method, o.Source, o.Format)
+		}
+	}
+}
