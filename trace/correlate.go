@@ -340,9 +340,9 @@ func HashKey(key string) string {
 // them needs a rule's look, and they are most of a big log.
 func (c *Correlator) Set(inputs []*Input) *Set {
 	s := &Set{Inputs: inputs, Orphans: c.orphans, Tiers: c.tiers, c: c}
-	// Reading is over: the request-id index is not needed any more, and
-	// freeing it before the intents are grouped lowers the peak.
-	c.byID = hashIndex{}
+	// Reading is over: the request-id index is not needed any more; its
+	// memory becomes the intent index.
+	byIntent := c.byID.reuse(c.keyed)
 	// Learn which raw key each logged hash stands for.
 	hashToKey := map[string]string{}
 	nd := int32(c.deliveries.len())
@@ -375,7 +375,6 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 	// delivery marked single, named in the index by -(delivery+2); a
 	// compact intent is made only when a second delivery joins or the
 	// delivery is worth a look.
-	byIntent := newHashIndex(c.keyed)
 	var intents []cintent
 	// Deliveries go to their intents a block at a time: the block's index
 	// slots are touched first (see hashIndex.touch).

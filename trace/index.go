@@ -14,11 +14,34 @@ type hashIndex struct {
 
 // newHashIndex sizes an index for about n entries.
 func newHashIndex(n int) hashIndex {
+	bits := bitsFor(n)
+	return hashIndex{slots: make([]uint64, 1<<bits), bits: bits}
+}
+
+// bitsFor is the size (a power of two) that holds n entries at most 70%
+// full.
+func bitsFor(n int) uint {
 	bits := uint(10)
 	for 1<<bits*7/10 < n && bits < 31 {
 		bits++
 	}
-	return hashIndex{slots: make([]uint64, 1<<bits), bits: bits}
+	return bits
+}
+
+// reuse empties x and makes it an index for about n entries, in x's own
+// memory when that is large enough: a new index would add to the peak
+// until the collector noticed the old one was free.
+func (x *hashIndex) reuse(n int) hashIndex {
+	bits := bitsFor(n)
+	fresh := hashIndex{bits: bits}
+	if size := 1 << bits; len(x.slots) >= size {
+		fresh.slots = x.slots[:size]
+		clear(fresh.slots)
+	} else {
+		fresh.slots = make([]uint64, size)
+	}
+	*x = hashIndex{}
+	return fresh
 }
 
 // home is where a fragment's probe starts: the top bits of a Fibonacci
