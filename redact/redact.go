@@ -45,8 +45,12 @@ func String(s string) string {
 // text that has one goes through the regular expressions. ("key" alone is
 // not one: every report says "key" for the Idempotency-Key.)
 func suspicious(s string) bool {
-	for i := 0; i < len(s); i++ {
-		for _, w := range suspectsBy[lower(s[i])] {
+	for i := 0; i+1 < len(s); i++ {
+		a := lowerTable[s[i]]
+		if !suspectPair[a][lowerTable[s[i+1]]] {
+			continue // most pairs of letters start no suspect
+		}
+		for _, w := range suspectsBy[a] {
 			if len(s)-i >= len(w) && hasPrefixFold(s[i:], w) {
 				return true
 			}
@@ -58,14 +62,29 @@ func suspicious(s string) bool {
 var suspects = []string{"authorization", "cookie", "api-key", "api_key", "apikey", "bearer", "basic ", "token",
 	"password", "passwd", "secret", "sig=", "signature", "sk_", "rk_", "pk_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "akia", "xox"}
 
-// suspectsBy lists the suspects by their first byte, so that suspicious
-// reads its text once instead of once a word.
-var suspectsBy = func() (t [256][]string) {
-	for _, w := range suspects {
-		t[w[0]] = append(t[w[0]], w)
-	}
-	return t
-}()
+// suspectsBy lists the suspects by their first byte, and suspectPair
+// marks the first two bytes of each, so that suspicious reads its text
+// once instead of once a word, and stops only where a suspect may begin.
+var (
+	suspectsBy = func() (t [256][]string) {
+		for _, w := range suspects {
+			t[w[0]] = append(t[w[0]], w)
+		}
+		return t
+	}()
+	suspectPair = func() (t [256][256]bool) {
+		for _, w := range suspects {
+			t[w[0]][w[1]] = true
+		}
+		return t
+	}()
+	lowerTable = func() (t [256]byte) {
+		for i := range t {
+			t[i] = lower(byte(i))
+		}
+		return t
+	}()
+)
 
 func lower(c byte) byte {
 	if c >= 'A' && c <= 'Z' {

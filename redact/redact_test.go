@@ -60,3 +60,24 @@ func FuzzString(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSuspicious checks the one-pass pre-check against searching the
+// ASCII-lower-cased text for every suspect word.
+func FuzzSuspicious(f *testing.F) {
+	for _, s := range []string{"Authorization: Bearer x", "a TOKEN", "sk_live", "tok", "to", "xo", "", "ghp_1", "sig=abc"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		b := []byte(s)
+		for i, c := range b {
+			b[i] = lower(c)
+		}
+		want := false
+		for _, w := range suspects {
+			want = want || strings.Contains(string(b), w)
+		}
+		if got := suspicious(s); got != want {
+			t.Fatalf("suspicious(%q) = %v, want %v", s, got, want)
+		}
+	})
+}

@@ -161,12 +161,10 @@ func (r *Report) JSON(w io.Writer) error {
 		for _, o := range f.Evidence {
 			fj.Evidence = append(fj.Evidence, evidenceJSON(o))
 		}
-		b, err := r.marshal(fj, in2)
-		if err != nil {
+		out.WriteString(in2)
+		if err := r.encodeTo(out, fj, in2); err != nil {
 			return err
 		}
-		out.WriteString(in2)
-		out.Write(b)
 		if i < len(r.Findings)-1 {
 			out.WriteByte(',')
 		}
@@ -227,6 +225,20 @@ func inOrder(n, size int, encode func(i int, out *bytes.Buffer) error, write fun
 		}
 		write(c.b.Bytes())
 	}
+	return nil
+}
+
+// encodeTo encodes v straight onto out, as marshal would.
+func (r *Report) encodeTo(out *bytes.Buffer, v any, prefix string) error {
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	if !r.Compact {
+		enc.SetIndent(prefix, "  ")
+	}
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	out.Truncate(out.Len() - 1) // Encode's newline
 	return nil
 }
 
