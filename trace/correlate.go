@@ -179,13 +179,24 @@ func NewCorrelator(cfg *Config) *Correlator {
 // prefetch touches the request-id index where a batch's observations will
 // look (see hashIndex.touch); the parsers have hashed their ids already.
 func (c *Correlator) prefetch(obs []Observation) {
-	if len(c.byID.slots) < 1<<16 {
-		return // small enough to stay in the cache
+	if len(obs) < 16 {
+		return // too few to be worth it
 	}
 	var sum uint64
 	for i := range obs {
-		if obs[i].pre.done {
-			sum += c.byID.touch(obs[i].pre.ridHash)
+		o := &obs[i]
+		if o.pre.done {
+			sum += c.byID.touch(o.pre.ridHash)
+		}
+		// The observations were written on other cores: reading a field
+		// in each cache line Add reads (and the first byte of the strings
+		// it stores) fetches them all at once instead of one by one.
+		sum += uint64(len(o.Method)+len(o.Detail)+len(o.Key)+len(o.Client)+len(o.Message)) + uint64(o.Source.Line)
+		if o.Route != "" {
+			sum += uint64(o.Route[0])
+		}
+		if o.Client != "" {
+			sum += uint64(o.Client[0])
 		}
 	}
 	c.touched += sum

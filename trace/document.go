@@ -26,7 +26,7 @@ func readDocument(ctx context.Context, br *bufio.Reader, in *Input, rule *source
 	p.out = &res
 	n := 0
 	flush := func() {
-		in.absorb(&res, sink, opts.MaxSkipSamples)
+		in.absorb(&res, nil, sink, opts.MaxSkipSamples)
 		res = batchResult{}
 		p.out = &res
 	}

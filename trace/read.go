@@ -284,10 +284,7 @@ func readLines(ctx context.Context, br *bufio.Reader, in *Input, rule *sourceRul
 
 	for b := range order {
 		<-b.done
-		if opts.prefetch != nil {
-			opts.prefetch(b.res.obs)
-		}
-		in.absorb(&b.res, sink, opts.MaxSkipSamples)
+		in.absorb(&b.res, opts.prefetch, sink, opts.MaxSkipSamples)
 		if opts.Progress != nil {
 			opts.Progress.Lines.Add(int64(len(b.ends) + len(b.res.skips)))
 		}
@@ -393,10 +390,17 @@ func split(ctx context.Context, r io.Reader, in *Input, maxLine int, free chan *
 	return fmt.Errorf("read stopped after line %d: %w", line, readErr)
 }
 
+// prefetchWindow is how many observations are fetched ahead at once: few
+// enough that what is fetched is still in the cache when it is used.
+const prefetchWindow = 128
+
 // absorb merges a batch's results into the input summary and hands its
 // observations on.
-func (in *Input) absorb(res *batchResult, sink func(*Observation), maxSamples int) {
+func (in *Input) absorb(res *batchResult, prefetch func([]Observation), sink func(*Observation), maxSamples int) {
 	for i := range res.obs {
+		if prefetch != nil && i%prefetchWindow == 0 {
+			prefetch(res.obs[i:min(i+prefetchWindow, len(res.obs))])
+		}
 		o := &res.obs[i]
 		in.Observations++
 		in.tiers[o.Tier]++
