@@ -58,9 +58,10 @@ func (e *CodeError) Error() string { return fmt.Sprintf("exit %d", e.Code) }
 func Main() int {
 	if os.Getenv("GOGC") == "" {
 		// idem's big live data (the compact correlation store) holds no
-		// pointers, so collecting often is cheap, and keeps the peak near
-		// what must be remembered rather than twice it.
-		debug.SetGCPercent(25)
+		// pointers, so a collection costs a millisecond or two whatever
+		// its size: collecting after every 10% of growth keeps the peak
+		// near what must be remembered (storeReleased relaxes it later).
+		debug.SetGCPercent(10)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -18,31 +18,52 @@ gen 1000000 nginx-1m.jsonl
 gen 1000000 nginx-1m.jsonl.gz gzip
 gen 1000000 nginx-1m.jsonl.zst zstd
 
+# measure runs a command RUNS times (3 unless set; 1 for the slow
+# slurping runs) and prints the median wall time, the fastest and slowest,
+# and the largest peak RSS: single runs on a shared machine vary by 15%.
 measure() { # name, command...
   local name=$1; shift
-  /usr/bin/time -v "$@" > /dev/null 2> "$dir/time.txt" || true
-  local wall rss
-  wall=$(grep 'Elapsed (wall clock)' "$dir/time.txt" | awk '{print $NF}')
-  rss=$(grep 'Maximum resident' "$dir/time.txt" | awk '{print $NF}')
-  printf '| %s | %s | %d MB |\n' "$name" "$wall" $((rss / 1024))
+  local walls=() rss=0 i
+  for ((i = 0; i < ${RUNS:-3}; i++)); do
+    /usr/bin/time -f '%e %M' "$@" > /dev/null 2> "$dir/time.txt" || true
+    read -r w m < <(tail -1 "$dir/time.txt")
+    walls+=("$w")
+    ((m > rss)) && rss=$m
+  done
+  local sorted
+  sorted=$(printf '%s\n' "${walls[@]}" | sort -n)
+  local med lo hi
+  med=$(sed -n "$(( (${#walls[@]} + 1) / 2 ))p" <<< "$sorted")
+  lo=$(head -1 <<< "$sorted")
+  hi=$(tail -1 <<< "$sorted")
+  printf '| %s | %s s | %s–%s s | %d MB |\n' "$name" "$med" "$lo" "$hi" $((rss / 1024))
+  echo "$name $med" >> "$dir/medians.txt"
 }
 
-echo "| command | wall (m:ss) | peak RSS |"
-echo "|---|---:|---:|"
+: > "$dir/medians.txt"
+echo "| command | wall (median) | range | peak RSS |"
+echo "|---|---:|---:|---:|"
 for f in nginx-100k nginx-500k nginx-1m; do
   size=$(du -m "$dir/$f.jsonl" | cut -f1)
   lines=$(wc -l < "$dir/$f.jsonl")
-  echo "| **$f.jsonl: $size MB, $lines lines** | | |"
+  echo "| **$f.jsonl: $size MB, $lines lines** | | | |"
   measure "idem diagnose -o json" "$dir/idem" diagnose -o json --fail-on critical "$dir/$f.jsonl"
   measure "jq -r '.http_idempotency_key'" jq -r '.http_idempotency_key' "$dir/$f.jsonl"
   measure "gojq -r '.http_idempotency_key'" "$dir/gojq" -r '.http_idempotency_key' "$dir/$f.jsonl"
 done
 for f in nginx-100k nginx-1m; do
-  echo "| **$f.jsonl, grouping by key** | | |"
-  measure "jq -s 'group_by(.http_idempotency_key)'" jq -s 'group_by(.http_idempotency_key) | length' "$dir/$f.jsonl"
-  measure "gojq -s 'group_by(.http_idempotency_key)'" "$dir/gojq" -s 'group_by(.http_idempotency_key) | length' "$dir/$f.jsonl"
+  echo "| **$f.jsonl, grouping by key** | | | |"
+  RUNS=1 measure "jq -s 'group_by(.http_idempotency_key)'" jq -s 'group_by(.http_idempotency_key) | length' "$dir/$f.jsonl"
+  RUNS=1 measure "gojq -s 'group_by(.http_idempotency_key)'" "$dir/gojq" -s 'group_by(.http_idempotency_key) | length' "$dir/$f.jsonl"
 done
-echo "| **compressed nginx-1m** | | |"
+echo "| **compressed nginx-1m** | | | |"
 measure "idem diagnose -o json (gzip)" "$dir/idem" diagnose -o json --fail-on critical "$dir/nginx-1m.jsonl.gz"
 measure "zcat (decompression alone)" sh -c "zcat '$dir/nginx-1m.jsonl.gz' > /dev/null"
 measure "idem diagnose -o json (zstd)" "$dir/idem" diagnose -o json --fail-on critical "$dir/nginx-1m.jsonl.zst"
+
+# The ratio the target is about, from the medians above (the 1m rows are
+# the last idem and jq rows before the grouping runs).
+idem=$(grep '^idem diagnose -o json ' "$dir/medians.txt" | sed -n 3p | awk '{print $NF}')
+jq=$(grep "^jq -r" "$dir/medians.txt" | sed -n 3p | awk '{print $NF}')
+echo
+echo "nginx-1m: jq -r takes $(awk -v a="$jq" -v b="$idem" 'BEGIN {printf "%.1f", a / b}') times as long as idem diagnose"
