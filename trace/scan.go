@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"math/bits"
@@ -150,11 +151,12 @@ const (
 )
 
 // quoteOrBackslash returns the index of the first '"' or '\\' in b from j
-// on, or -1. It tests eight bytes at a time: the strings of a log line
-// are short, where one pass of word arithmetic beats two calls to the
-// runtime's vectorised search.
+// on, or -1. The first sixteen bytes are tested eight at a time with word
+// arithmetic (most strings of a log line end there, where a call to the
+// runtime's vectorised search costs more than it saves); a longer string
+// (a user agent, a message) is left to that search.
 func quoteOrBackslash(b []byte, j int) int {
-	for ; j+8 <= len(b); j += 8 {
+	for end := min(j+16, len(b)); j+8 <= end; j += 8 {
 		w := binary.LittleEndian.Uint64(b[j:])
 		q, s := w^(ones*'"'), w^(ones*'\\')
 		// A byte of q or s is zero where w has the byte sought; the lowest
@@ -163,12 +165,25 @@ func quoteOrBackslash(b []byte, j int) int {
 			return j + bits.TrailingZeros64(m)>>3
 		}
 	}
-	for ; j < len(b); j++ {
-		if b[j] == '"' || b[j] == '\\' {
-			return j
+	if len(b)-j < 8 {
+		for ; j < len(b); j++ {
+			if b[j] == '"' || b[j] == '\\' {
+				return j
+			}
 		}
+		return -1
 	}
-	return -1
+	q := bytes.IndexByte(b[j:], '"')
+	if q < 0 {
+		q = len(b) - j
+	}
+	if e := bytes.IndexByte(b[j:j+q], '\\'); e >= 0 {
+		return j + e
+	}
+	if q == len(b)-j {
+		return -1
+	}
+	return j + q
 }
 
 // tooDeep is containerEnd's answer for nesting past 512 levels.
