@@ -190,19 +190,33 @@ func Run(set *trace.Set, opts Options) *Result {
 			findings = append(findings, f)
 		}
 	}
-	sort.SliceStable(findings, func(i, j int) bool {
-		a, b := findings[i], findings[j]
-		if a.Severity != b.Severity {
-			return a.Severity > b.Severity
+	// Each finding's start and keys are worked out once, not at every
+	// comparison of a sort of tens of thousands.
+	type sortable struct {
+		f     *Finding
+		start time.Time
+		keys  string
+	}
+	all := make([]sortable, len(findings))
+	for i, f := range findings {
+		all[i] = sortable{f, f.Start(), strings.Join(f.Keys, ",")}
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		a, b := &all[i], &all[j]
+		if a.f.Severity != b.f.Severity {
+			return a.f.Severity > b.f.Severity
 		}
-		if sa, sb := a.Start(), b.Start(); !sa.Equal(sb) {
-			return sa.Before(sb)
+		if !a.start.Equal(b.start) {
+			return a.start.Before(b.start)
 		}
-		if a.Rule.ID != b.Rule.ID {
-			return a.Rule.ID < b.Rule.ID
+		if a.f.Rule.ID != b.f.Rule.ID {
+			return a.f.Rule.ID < b.f.Rule.ID
 		}
-		return strings.Join(a.Keys, ",") < strings.Join(b.Keys, ",")
+		return a.keys < b.keys
 	})
+	for i := range all {
+		findings[i] = all[i].f
+	}
 	return &Result{Findings: findings, Summary: summarise(set, findings)}
 }
 
