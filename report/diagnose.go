@@ -162,7 +162,9 @@ func (r *Report) JSON(w io.Writer) error {
 			fj.Evidence = append(fj.Evidence, evidenceJSON(o))
 		}
 		out.WriteString(in2)
-		if err := r.encodeTo(out, fj, in2); err != nil {
+		if r.Compact {
+			out.Write(appendFinding(out.AvailableBuffer(), &fj))
+		} else if err := r.encodeTo(out, fj, in2); err != nil {
 			return err
 		}
 		if i < len(r.Findings)-1 {
@@ -210,6 +212,7 @@ func inOrder(n, size int, encode func(i int, out *bytes.Buffer) error, write fun
 		go func() {
 			for k := range jobs {
 				c := &chunk{}
+				c.b.Grow(size * 1536) // a finding is about a kilobyte or so
 				for i := k * size; i < min(n, (k+1)*size) && c.err == nil; i++ {
 					c.err = encode(i, &c.b)
 				}

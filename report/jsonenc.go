@@ -1,0 +1,160 @@
+package report
+
+import (
+	"slices"
+	"strconv"
+	"unicode/utf8"
+)
+
+// A hand-written encoder for the findings of a compact (piped) report:
+// a big diagnosis has tens of thousands of them, and encoding/json's
+// reflection was most of the report's time. The bytes are exactly
+// encoding/json's with HTML escaping off (TestFindingEncoderMatchesJSON,
+// FuzzAppendJSONString); the indented form still goes through
+// encoding/json.
+
+// appendFinding appends fj as compact JSON.
+func appendFinding(b []byte, fj *FindingJSON) []byte {
+	b = appendField(b, '{', "rule", fj.Rule)
+	b = appendField(b, ',', "severity", fj.Severity)
+	b = appendField(b, ',', "intent", fj.Intent)
+	b = append(b, `,"keys":`...)
+	if fj.Keys == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, k := range fj.Keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, k)
+		}
+		b = append(b, ']')
+	}
+	b = appendField(b, ',', "title", fj.Title)
+	b = appendField(b, ',', "symptom", fj.Symptom)
+	b = appendField(b, ',', "hypothesis", fj.Hypothesis)
+	b = appendField(b, ',', "check", fj.Check)
+	b = appendField(b, ',', "action", fj.Action)
+	b = appendField(b, ',', "narrative", fj.Narrative)
+	if fj.Input != "" {
+		b = appendField(b, ',', "input", fj.Input)
+	}
+	if len(fj.Counts) > 0 {
+		b = append(b, `,"counts":{`...)
+		names := make([]string, 0, len(fj.Counts))
+		for k := range fj.Counts {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		for i, k := range names {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, k)
+			b = append(b, ':')
+			b = strconv.AppendInt(b, int64(fj.Counts[k]), 10)
+		}
+		b = append(b, '}')
+	}
+	b = append(b, `,"evidence":`...)
+	if fj.Evidence == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i := range fj.Evidence {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendEvidence(b, &fj.Evidence[i])
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
+}
+
+func appendEvidence(b []byte, e *EvidenceJSON) []byte {
+	b = appendField(b, '{', "source", e.Source)
+	b = appendField(b, ',', "tier", e.Tier)
+	b = appendField(b, ',', "request_id", e.RequestID)
+	b = appendField(b, ',', "time", e.Time)
+	b = append(b, `,"status":`...)
+	b = strconv.AppendInt(b, int64(e.Status), 10)
+	b = appendField(b, ',', "outcome", e.Outcome)
+	if e.Decision != "" {
+		b = appendField(b, ',', "decision", e.Decision)
+	}
+	if e.ResultID != "" {
+		b = appendField(b, ',', "result_id", e.ResultID)
+	}
+	if e.Effect {
+		b = append(b, `,"effect":true`...)
+	}
+	if e.Detail != "" {
+		b = appendField(b, ',', "detail", e.Detail)
+	}
+	return append(b, '}')
+}
+
+// appendField appends sep, "name": and the string value. Names are plain
+// ASCII and need no escaping.
+func appendField(b []byte, sep byte, name, value string) []byte {
+	b = append(b, sep, '"')
+	b = append(b, name...)
+	b = append(b, '"', ':')
+	return appendJSONString(b, value)
+}
+
+// appendJSONString quotes s as encoding/json does with HTML escaping off:
+// \" \\ \b \f \n \r \t, other control bytes as \u00XX, invalid UTF-8 as
+// \ufffd, and U+2028 and U+2029 escaped.
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigit[c>>4], hexDigit[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		} else if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigit[r&0xf])
+		} else {
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+const hexDigit = "0123456789abcdef"
