@@ -140,12 +140,15 @@ type Correlator struct {
 	touched   uint64 // what prefetch read, kept so that the reads are not optimised away
 	arena     arena
 	methods   table
-	sources   sourceTable
-	fullOf    map[int32]int32 // observation -> fulls, for those kept whole
-	details   table
-	routes    interner
-	orphans   []*Observation
-	tiers     map[Tier]bool
+	sources   pairTable
+	// fullObs[i] is the observation kept whole as fulls[i]; both grow in
+	// observation order, so a binary search finds one (4 bytes each,
+	// where application logs keep most lines whole).
+	fullObs []int32
+	texts   pairTable
+	routes  interner
+	orphans []*Observation
+	tiers   map[Tier]bool
 }
 
 // expect sizes the request-id index for inputs of this size (about one
@@ -165,7 +168,7 @@ func (c *Correlator) expect(paths []string) {
 
 // NewCorrelator makes an empty correlator configured from cfg.
 func NewCorrelator(cfg *Config) *Correlator {
-	c := &Correlator{tiers: map[Tier]bool{}}
+	c := &Correlator{tiers: map[Tier]bool{}, texts: pairTable{limit: maxTexts}}
 	c.routes = interner{a: &c.arena, limit: 1 << 16}
 	if cfg != nil {
 		for _, s := range cfg.Scope {
@@ -254,8 +257,8 @@ func (c *Correlator) Add(o *Observation) {
 		co.flags |= flagRetryAfter
 	}
 	full := int32(-1)
-	if d, ok := c.detail(o.Detail); ok && plain(o) && method <= 0xff && sourceOK {
-		co.detail = d
+	if t, ok := c.texts.id(o.Detail, o.Message); ok && plain(o) && method <= 0xff && sourceOK {
+		co.text = t
 	} else {
 		cp := cloneObservation(o)
 		cp.RequestID = c.arena.own(*c.rids.at(di))
@@ -294,10 +297,7 @@ func (c *Correlator) Add(o *Observation) {
 	}
 	oi := c.obs.add(co)
 	if full >= 0 {
-		if c.fullOf == nil {
-			c.fullOf = map[int32]int32{}
-		}
-		c.fullOf[oi] = full
+		c.fullObs = append(c.fullObs, oi)
 	}
 	if d.first < 0 {
 		d.first = oi
@@ -519,30 +519,17 @@ func sortIntents(intents []*Intent) {
 	})
 }
 
-// maxDetails bounds the distinct details kept compact; lines with others
-// are kept whole.
-const maxDetails = 4096
-
-// detail returns the table id of a detail, if it has or can have one.
-func (c *Correlator) detail(s string) (uint16, bool) {
-	if s == "" {
-		return 0, true
-	}
-	if len(c.details.list) >= maxDetails {
-		if i, ok := c.details.index[s]; ok {
-			return uint16(i), true
-		}
-		return 0, false
-	}
-	return uint16(c.details.id(s)), true
-}
+// maxTexts bounds the distinct (detail, message) pairs kept compact;
+// lines with others are kept whole.
+const maxTexts = 4096
 
 // full is the index in fulls of observation j kept whole, or -1.
 func (c *Correlator) full(j int32) int32 {
 	if c.obs.at(j).flags&flagFull == 0 {
 		return -1
 	}
-	return c.fullOf[j]
+	i, _ := slices.BinarySearch(c.fullObs, j)
+	return int32(i)
 }
 
 // keyHash is the first key hash delivery di logged, or 0.
@@ -556,7 +543,7 @@ func (c *Correlator) keyHash(di int32) aref {
 // release drops the compact store; the rich objects own their memory.
 func (c *Correlator) release() {
 	c.obs, c.deliveries, c.rids = chunked[cobs]{}, chunked[cdelivery]{}, chunked[aref]{}
-	c.fulls, c.extraKeys, c.intentExtras, c.keyHashes, c.fullOf = nil, nil, nil, nil, nil
+	c.fulls, c.extraKeys, c.intentExtras, c.keyHashes, c.fullObs = nil, nil, nil, nil, nil
 	c.arena = arena{}
 	c.routes = interner{a: &c.arena, limit: c.routes.limit}
 }

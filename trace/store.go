@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"cmp"
 	"hash/maphash"
 	"strconv"
 	"strings"
@@ -354,7 +355,7 @@ type cobs struct {
 	line     int32
 	next     int32  // the delivery's next observation, -1 at the end
 	source   uint16 // Correlator.sources: format and file
-	detail   uint16 // Correlator.details
+	text     uint16 // Correlator.texts: detail and message
 	status   int16
 	upstream int16
 	method   uint8 // Correlator.methods
@@ -369,8 +370,10 @@ const (
 	flagFull // kept whole too: see Correlator.full
 )
 
-// sourceTable numbers the (format, file) pairs of observations.
-type sourceTable struct {
+// pairTable numbers pairs of strings that repeat: (format, file), and
+// (detail, message), whose values come from a small set.
+type pairTable struct {
+	limit    int // how many pairs it may number; 0 means 65,536
 	index    map[[2]string]uint16
 	list     [][2]string
 	last     [2]string
@@ -378,21 +381,22 @@ type sourceTable struct {
 	lastUsed bool
 }
 
-// id returns the pair's number; false once 65,536 pairs are numbered.
-func (t *sourceTable) id(format, file string) (uint16, bool) {
-	k := [2]string{format, file}
+// id returns the pair's number; false once the table is full and the
+// pair is not in it.
+func (t *pairTable) id(a, b string) (uint16, bool) {
+	k := [2]string{a, b}
 	if t.lastUsed && k == t.last {
-		return t.lastID, true // runs of one file are the rule
+		return t.lastID, true // runs of one pair are the rule
 	}
 	i, ok := t.index[k]
 	if !ok {
-		if len(t.list) > 0xffff {
+		if limit := cmp.Or(t.limit, 1<<16); len(t.list) >= limit {
 			return 0, false
 		}
 		if t.index == nil {
 			t.index = map[[2]string]uint16{}
 		}
-		k = [2]string{strings.Clone(format), strings.Clone(file)}
+		k = [2]string{strings.Clone(a), strings.Clone(b)}
 		i = uint16(len(t.list))
 		t.list = append(t.list, k)
 		t.index[k] = i
@@ -428,18 +432,19 @@ type intentExtra struct {
 }
 
 // plain reports whether o can be kept compact: nothing beyond the fields
-// cobs holds (a Detail from a small set of values, such as "499 client
-// closed request", is one of them: see Correlator.detail).
+// cobs holds (a Detail and a Message from a small set of values, such as
+// "499 client closed request" or "request completed", are among them:
+// see Correlator.texts).
 func plain(o *Observation) bool {
 	return o.Scope == "" && o.Decision == "" && o.State == "" && o.Fingerprint == "" &&
 		o.ResultID == "" && !o.Effect && o.Attempt == 0 && o.WorkflowID == "" && o.RunID == "" &&
-		o.ActivityID == "" && o.ActivityType == "" && o.Message == "" && o.KeyHash == "" && o.Labels == ""
+		o.ActivityID == "" && o.ActivityType == "" && o.KeyHash == "" && o.Labels == ""
 }
 
 // notable reports whether an observation makes its delivery worth a rule's
 // look on its own: anything but a plain, answered request.
 func notable(o *Observation) bool {
-	return o.Detail != "" || !plain(o) || o.Outcome.Lost() || o.Outcome == OutcomeNotDelivered || o.Status >= 400 ||
+	return o.Detail != "" || o.Message != "" || !plain(o) || o.Outcome.Lost() || o.Outcome == OutcomeNotDelivered || o.Status >= 400 ||
 		o.UpstreamStatus >= 400 || o.Replayed || o.RetryAfter
 }
 
@@ -449,11 +454,11 @@ func (c *Correlator) materialize(i int32, rid string) *Observation {
 	if f := c.full(i); f >= 0 {
 		return c.fulls[f]
 	}
-	src := c.sources.list[co.source]
+	src, text := c.sources.list[co.source], c.texts.list[co.text]
 	o := &Observation{Tier: co.tier, Format: src[0], Duration: time.Duration(co.dur) * time.Microsecond,
 		Method: c.methods.list[co.method], Route: c.arena.own(co.route), Status: int(co.status), UpstreamStatus: int(co.upstream),
 		Outcome: co.outcome, RequestID: rid, Key: c.arena.own(co.key), Client: c.arena.own(co.client),
-		Detail: c.details.name(co.detail), Replayed: co.flags&flagReplayed != 0, RetryAfter: co.flags&flagRetryAfter != 0,
+		Detail: text[0], Message: text[1], Replayed: co.flags&flagReplayed != 0, RetryAfter: co.flags&flagRetryAfter != 0,
 		Source: Source{File: src[1], Line: int(co.line)}}
 	if co.time != 0 {
 		o.Time = time.Unix(0, co.time).UTC()

@@ -113,10 +113,10 @@ func FuzzPack(f *testing.F) {
 
 func TestDetailsStayExactPastTheTable(t *testing.T) {
 	c := NewCorrelator(nil)
-	n := maxDetails + 500
+	n := maxTexts + 500
 	for i := 0; i < n; i++ {
 		c.Add(&Observation{Tier: TierProxy, RequestID: "r-" + strconv.Itoa(i), Key: "k-" + strconv.Itoa(i), Method: "POST",
-			Route: "/v1/x", Status: 502, Detail: "detail " + strconv.Itoa(i%(maxDetails+100))})
+			Route: "/v1/x", Status: 502, Detail: "detail " + strconv.Itoa(i%(maxTexts+100))})
 	}
 	set := c.Set(nil)
 	if len(set.Intents) != n {
@@ -124,13 +124,13 @@ func TestDetailsStayExactPastTheTable(t *testing.T) {
 	}
 	for _, in := range set.Intents {
 		i, _ := strconv.Atoi(strings.TrimPrefix(in.Key, "k-"))
-		if got, want := in.Deliveries[0].Observations[0].Detail, "detail "+strconv.Itoa(i%(maxDetails+100)); got != want {
+		if got, want := in.Deliveries[0].Observations[0].Detail, "detail "+strconv.Itoa(i%(maxTexts+100)); got != want {
 			t.Fatalf("%s: detail %q, want %q", in.Key, got, want)
 		}
 	}
-	// The table holds maxDetails-1 details (id 0 is "none"); the lines
-	// with the 101 others are kept whole, once each.
-	if want := (maxDetails + 100) - (maxDetails - 1); len(c.fulls) != want {
+	// The table holds maxTexts (detail, message) pairs; the lines with
+	// the 100 others are kept whole, once each.
+	if want := 100; len(c.fulls) != want {
 		t.Errorf("%d observations kept whole, want the %d whose detail did not fit the table", len(c.fulls), want)
 	}
 }
