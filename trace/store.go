@@ -314,14 +314,6 @@ type table struct {
 	last  uint32
 }
 
-// name is the string of id i ("" for 0, in an empty table too).
-func (t *table) name(i uint16) string {
-	if i == 0 {
-		return ""
-	}
-	return t.list[i]
-}
-
 func (t *table) id(s string) uint32 {
 	if t.last != 0 && t.list[t.last] == s {
 		return t.last // runs of one value are the rule
