@@ -131,9 +131,12 @@ type Correlator struct {
 	// intentExtras holds the scopes and hash-only keys of compact intents.
 	intentExtras []intentExtra
 	// byID finds a delivery by a 64-bit hash of its request id.
-	byID   hashIndex
-	keyed  int  // deliveries that carry a key or a key hash
-	hashed bool // some delivery carries a key hash
+	byID hashIndex
+	// tierBits mirrors tiers for the first 64 tiers, so that Add writes
+	// the map only for a tier it has not seen.
+	tierBits uint64
+	keyed    int  // deliveries that carry a key or a key hash
+	hashed   bool // some delivery carries a key hash
 	// keyHashes holds the first key hash each delivery logged, for the
 	// few logs that carry hashes.
 	keyHashes map[int32]aref
@@ -208,7 +211,12 @@ func (c *Correlator) prefetch(obs []Observation) {
 // Add attributes one observation to its delivery. The observation is
 // copied; the caller may reuse it. Add may not be called after Set.
 func (c *Correlator) Add(o *Observation) {
-	c.tiers[o.Tier] = true
+	if o.Tier >= 64 || c.tierBits&(1<<o.Tier) == 0 {
+		c.tiers[o.Tier] = true
+		if o.Tier < 64 {
+			c.tierBits |= 1 << o.Tier
+		}
+	}
 	id := o.RequestID
 	synthetic := false
 	if id == "" {
@@ -226,13 +234,11 @@ func (c *Correlator) Add(o *Observation) {
 			return
 		}
 	}
-	if !o.pre.done || synthetic || id != o.RequestID {
+	if !o.pre.done {
+		prepare(o)
+	}
+	if synthetic || id != o.RequestID {
 		o.pre.rid, o.pre.ridHash = pack(id), maphash.String(idSeed, id)
-		if !o.pre.done {
-			o.pre.key = pack(o.Key)
-			o.pre.routeID = idLike(o.Route)
-			o.pre.done = true
-		}
 	}
 	di, ok := c.byID.findOrAdd(o.pre.ridHash, int32(c.deliveries.len()), func(di int32) bool {
 		return c.arena.is(*c.rids.at(di), id, o.pre.rid)
@@ -244,7 +250,7 @@ func (c *Correlator) Add(o *Observation) {
 	d := c.deliveries.at(di)
 	method := c.methods.id(o.Method)
 	source, sourceOK := c.sources.id(o.Format, o.Source.File)
-	co := cobs{time: 0, dur: int32(min(o.Duration/time.Microsecond, 1<<31-1)), route: c.routes.ref(o.Route, o.pre.routeID), client: c.arena.add(o.Client),
+	co := cobs{time: 0, dur: int32(min(o.Duration/time.Microsecond, 1<<31-1)), route: c.routes.ref(o.Route, o.pre.routeID), client: c.arena.addPacked(o.Client, o.pre.client),
 		method: uint8(method), source: source, status: int16(o.Status), upstream: int16(o.UpstreamStatus), line: int32(o.Source.Line),
 		next: -1, tier: o.Tier, outcome: o.Outcome}
 	if !o.Time.IsZero() {
@@ -257,7 +263,7 @@ func (c *Correlator) Add(o *Observation) {
 		co.flags |= flagRetryAfter
 	}
 	full := int32(-1)
-	if t, ok := c.texts.id(o.Detail, o.Message); ok && plain(o) && method <= 0xff && sourceOK {
+	if t, ok := c.texts.id(o.Detail, o.Message); ok && o.pre.plain && method <= 0xff && sourceOK {
 		co.text = t
 	} else {
 		cp := cloneObservation(o)
@@ -266,7 +272,7 @@ func (c *Correlator) Add(o *Observation) {
 		c.fulls = append(c.fulls, cp)
 		co.flags |= flagFull
 	}
-	if notable(o) {
+	if o.pre.notable {
 		d.interesting = true
 	}
 	if o.Key != "" {

@@ -94,19 +94,24 @@ func unpackIPv4(b []byte) string {
 
 // prepared is what the parser works out for the correlator.
 type prepared struct {
-	done     bool
-	routeID  bool // idLike(Route)
-	ridHash  uint64
-	rid, key packed
+	done    bool
+	routeID bool // idLike(Route)
+	plain   bool // plain(o)
+	notable bool // notable(o)
+	ridHash uint64
+	rid     packed
+	key     packed
+	client  packed
 }
 
 // idSeed hashes request ids; the parser and the correlator share it.
 var idSeed = maphash.MakeSeed()
 
-// prepare fills o.pre; parser workers call it so the correlator need not.
+// prepare fills o.pre; parser workers call it so the correlator, which
+// runs on one goroutine, need not (nor read the fields it looks at).
 func prepare(o *Observation) {
 	o.pre = prepared{done: true, ridHash: maphash.String(idSeed, o.RequestID), rid: pack(o.RequestID), key: pack(o.Key),
-		routeID: idLike(o.Route)}
+		client: pack(o.Client), routeID: idLike(o.Route), plain: plain(o), notable: notable(o)}
 }
 
 // add stores s and returns its reference.
