@@ -325,8 +325,9 @@ func extractNginx(p *parser, r *record, o *Observation) bool {
 	}
 	o.Client = r.strs(pNginxClient)
 	o.Outcome = proxyOutcome(o.Status)
-	o.UpstreamStatus, _ = intValue(r.strs(pNginxUpstream))
-	if up := r.strs(pNginxUpstream); strings.ContainsAny(up, ",:") {
+	up := r.strs(pNginxUpstream)
+	o.UpstreamStatus, _ = intValue(up)
+	if strings.ContainsAny(up, ",:") {
 		o.Detail = "upstream_status " + up
 	} else if o.Status == 499 {
 		o.Detail = "499 client closed request"

@@ -158,17 +158,22 @@ func (r *record) str(paths ...string) string {
 
 // present turns a value into its string form, or "" when it is absent,
 // empty, "-", null, or a container.
+// presentString is present for a string value: trimmed, and "-" (nginx's
+// and Apache's "no value") is nothing.
+func presentString(s string) string {
+	if s != "" && (s[0] <= ' ' || s[len(s)-1] <= ' ') {
+		s = strings.TrimSpace(s)
+	}
+	if s == "-" {
+		return ""
+	}
+	return s
+}
+
 func present(v gjson.Result) string {
 	switch v.Type {
 	case gjson.String:
-		s := v.Str
-		if s != "" && (s[0] <= ' ' || s[len(s)-1] <= ' ') {
-			s = strings.TrimSpace(s)
-		}
-		if s == "-" {
-			return ""
-		}
-		return s
+		return presentString(v.Str)
 	case gjson.Number:
 		return v.Raw
 	case gjson.True:
@@ -287,7 +292,18 @@ func (r *record) strs(ps *pathSet) string {
 	if sh == nil {
 		return r.str(ps.paths...)
 	}
-	for _, c := range sh.resolve(ps) {
+	cands := sh.resolve(ps)
+	for i := range cands {
+		c := &cands[i]
+		if c.full == "" && c.rest == "" {
+			// A top-level string, the usual case: no copy of the Result.
+			if v := &r.vals[c.member]; v.Type == gjson.String {
+				if s := presentString(v.Str); s != "" {
+					return s
+				}
+				continue
+			}
+		}
 		var v gjson.Result
 		switch {
 		case c.full != "":
