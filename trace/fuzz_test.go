@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -132,6 +133,46 @@ func FuzzQuoteOrBackslash(f *testing.F) {
 			if got := quoteOrBackslash(b, j); got != want {
 				t.Fatalf("%q from %d: %d, want %d", b, j, got, want)
 			}
+		}
+	})
+}
+
+// FuzzScanObjectLike checks that scanning with the previous line's key set
+// as a hint finds exactly what scanning without one finds, and says the
+// key set is the hint's only when it is.
+func FuzzScanObjectLike(f *testing.F) {
+	seedLines(f)
+	hintLine := []byte(`{"time_iso8601":"2026-11-30T00:00:00+00:00","msec":"1795996800.148","request_id":"r","http_idempotency_key":"k","request_method":"POST","request_uri":"/v1/x","status":"201"}`)
+	f.Add(hintLine)
+	f.Add([]byte(`{"time_iso8601":"x","msec":"1","request_id":"r","http_idempotency_key":"k","request_method":"POST","request_uri":"/v1/x","status":"201","extra":1}`))
+	f.Add([]byte(`{"time_iso8601":"x","msec":"1","request_id":"r","http_idempotency_key":"k","request_method":"POST","request_uri":"/v1/x"}`))
+	f.Add([]byte(`{"time_iso8601":"x","ms\u0065c":"1","request_id":"r","http_idempotency_key":"k","request_method":"POST","request_uri":"/v1/x","status":"201"}`))
+	p := newParser(nil, nil)
+	if !p.rec.scanObject(hintLine) {
+		f.Fatal("hint line does not scan")
+	}
+	hint := p.shapeOf(&p.rec)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var plain, like record
+		okPlain := plain.scanObject(b)
+		okLike := like.scanObjectLike(b, hint)
+		if okPlain != okLike {
+			t.Fatalf("scan %v, with hint %v", okPlain, okLike)
+		}
+		if !okPlain {
+			return
+		}
+		same := func(a, b gjson.Result) bool { return a.Type == b.Type && a.Raw == b.Raw && a.Str == b.Str && a.Num == b.Num }
+		if !slices.Equal(plain.keys, like.keys) || !slices.EqualFunc(plain.vals, like.vals, same) {
+			t.Fatalf("with hint: %q %v, without: %q %v", like.keys, like.vals, plain.keys, plain.vals)
+		}
+		// Hinted only when the key set is the hint's (a name written with
+		// escapes is not compared, so the same set may go unhinted).
+		if like.hinted && !slices.Equal(plain.keys, hint.keys) {
+			t.Fatalf("hinted for keys %q (hint %q)", plain.keys, hint.keys)
+		}
+		if like.hinted != (slices.Equal(plain.keys, hint.keys) && !bytes.Contains(b, []byte(`\`))) && !bytes.Contains(b, []byte(`\`)) {
+			t.Fatalf("hinted %v for keys %q without escapes (hint %q)", like.hinted, plain.keys, hint.keys)
 		}
 	})
 }

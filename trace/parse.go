@@ -30,6 +30,7 @@ type parser struct {
 	cfg    *Config
 	cache  map[uint64]*shape
 	rec    record
+	last   *shape // the last line's, likely the next line's too
 	out    *batchResult
 	intern map[string]string
 	// labels are the labels of the envelope being unwrapped, if any.
@@ -69,7 +70,7 @@ func (p *parser) parseLine(line []byte, src Source) {
 		p.skip(src, "not a JSON object, nor a known text format")
 		return
 	}
-	if !p.rec.scanObject(line) {
+	if !p.rec.scanObjectLike(line, p.last) {
 		reason := "invalid JSON (truncated or malformed)"
 		if p.rec.tooDeep {
 			reason = "JSON nested deeper than 512 levels"
@@ -95,6 +96,7 @@ func (p *parser) parseObject(v gjson.Result, src Source) {
 func (p *parser) parseRecord(src Source) {
 	sh := p.shapeOf(&p.rec)
 	p.rec.shape = sh
+	p.last = sh
 	p.scanSecrets(&p.rec, sh)
 	f := sh.format
 	if f.expand != nil {
@@ -142,6 +144,9 @@ func (p *parser) observeArray(a gjson.Result, src Source) {
 // out the first time: the format, the member index, the secret members.
 // A hash collision between two key sets is caught by comparing the names.
 func (p *parser) shapeOf(r *record) *shape {
+	if r.hinted {
+		return r.hint
+	}
 	sig := r.signature()
 	if sh, ok := p.cache[sig]; ok && sh.matches(r) {
 		return sh
@@ -158,6 +163,12 @@ func (p *parser) shapeOf(r *record) *shape {
 			sh.secrets = append(sh.secrets, i)
 		case k == "req" || k == "request" || k == "headers" || k == "res" || k == "response" || k == "resp_headers":
 			sh.headers = append(sh.headers, i)
+		}
+	}
+	sh.plainKeys = len(sh.index) == len(sh.keys)
+	for _, k := range sh.keys {
+		if strings.ContainsFunc(k, func(c rune) bool { return c == '"' || c == '\\' || c < 0x20 }) {
+			sh.plainKeys = false
 		}
 	}
 	sh.format = formats[len(formats)-1]

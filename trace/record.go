@@ -18,6 +18,10 @@ type record struct {
 	shape *shape
 	// tooDeep tells why the last scan failed: nesting past the bound.
 	tooDeep bool
+	// hinted says the scan found exactly the key set of hint (see
+	// scanObjectLike).
+	hinted bool
+	hint   *shape
 	// text is the object's JSON text as read, for the formats that need
 	// nested paths across members (it points into the line buffer).
 	text string
@@ -30,8 +34,11 @@ type shape struct {
 	keys    []string // the member names, in order
 	index   map[string]int
 	secrets []int // members named like credentials
-	headers []int // members that hold header maps to look into
-	body    string
+	// plainKeys: no name repeats or holds a quote, a backslash or a
+	// control byte, so a line's raw names can be compared with these.
+	plainKeys bool
+	headers   []int // members that hold header maps to look into
+	body      string
 	// resolved[pathSet.id] caches where each alias list is in this shape.
 	resolved []*[]candidate
 }

@@ -16,11 +16,21 @@ import (
 // value without parsing nested values, which gjson reads later only where a
 // format needs them. Strings without escapes are used in place.
 func (r *record) scanObject(b []byte) bool {
+	return r.scanObjectLike(b, nil)
+}
+
+// scanObjectLike is scanObject for a line that likely has the key set of
+// hint (the previous line's, in a log written by one logger): each name is
+// compared with the expected one instead of searched for, and when all
+// match, r.hinted tells shapeOf it need not look the key set up.
+func (r *record) scanObjectLike(b []byte, hint *shape) bool {
 	r.keys = r.keys[:0]
 	r.vals = r.vals[:0]
 	r.shape = nil
 	r.tooDeep = false
+	r.hinted, r.hint = false, hint
 	r.text = bytesToString(b)
+	like := hint != nil && hint.plainKeys
 	i := skipWS(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return false
@@ -33,15 +43,29 @@ func (r *record) scanObject(b []byte) bool {
 		if i >= len(b) || b[i] != '"' {
 			return false
 		}
-		end, esc := stringEnd(b, i)
-		if end < 0 {
-			return false
+		var key string
+		matched := false
+		if n := len(r.keys); like && n < len(hint.keys) {
+			// The expected name, quote-free and backslash-free, followed
+			// by a quote: that quote ends the name.
+			k := hint.keys[n]
+			if end := i + 1 + len(k); end < len(b) && b[end] == '"' && string(b[i+1:end]) == k {
+				key, i, matched = k, end, true
+			}
 		}
-		key := bytesToString(b[i+1 : end])
-		if esc {
-			key = gjson.ParseBytes(b[i : end+1]).Str
+		like = like && matched
+		if !matched {
+			end, esc := stringEnd(b, i)
+			if end < 0 {
+				return false
+			}
+			key = bytesToString(b[i+1 : end])
+			if esc {
+				key = gjson.ParseBytes(b[i : end+1]).Str
+			}
+			i = end
 		}
-		i = skipWS(b, end+1)
+		i = skipWS(b, i+1)
 		if i >= len(b) || b[i] != ':' {
 			return false
 		}
@@ -108,6 +132,7 @@ func (r *record) scanObject(b []byte) bool {
 			return false
 		}
 		if b[i] == '}' {
+			r.hinted = like && len(r.keys) == len(hint.keys)
 			return skipWS(b, i+1) == len(b)
 		}
 		if b[i] != ',' {
