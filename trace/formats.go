@@ -258,6 +258,9 @@ func routePath(s string) string {
 	if s == "" {
 		return ""
 	}
+	if s[0] == '/' && strings.IndexByte(s, '?') < 0 && strings.IndexByte(s, '#') < 0 && !strings.Contains(s, "://") {
+		return s // a plain path, the usual case
+	}
 	if i := strings.Index(s, "://"); i >= 0 {
 		if u, err := url.Parse(s); err == nil {
 			return u.EscapedPath()

@@ -48,7 +48,9 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 
 // parseLine reads one line of a JSON-lines input.
 func (p *parser) parseLine(line []byte, src Source) {
-	line = bytes.TrimRight(line, "\r\n")
+	for len(line) > 0 && (line[len(line)-1] == '\n' || line[len(line)-1] == '\r') {
+		line = line[:len(line)-1]
+	}
 	line = bytes.TrimPrefix(line, bom)
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 {
