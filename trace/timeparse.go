@@ -208,24 +208,34 @@ func ParseDuration(s string, unit Unit) (time.Duration, bool) {
 // exactDecimal reads "123" or "2.398" without float rounding, so that
 // "1.001" seconds is exactly 1001ms.
 func exactDecimal(s string, unit Unit) (time.Duration, bool) {
-	ip, fp, _ := strings.Cut(s, ".")
-	if ip == "" || len(ip) > 12 || len(fp) > 18 {
-		return 0, false
+	var n int64
+	i := 0
+	for ; i < len(s) && s[i]-'0' <= 9; i++ {
+		if i == 12 {
+			return 0, false
+		}
+		n = n*10 + int64(s[i]-'0')
 	}
-	n, err := strconv.ParseInt(ip, 10, 64)
-	if err != nil || n < 0 {
+	if i == 0 {
 		return 0, false
 	}
 	d := time.Duration(n) * time.Duration(unit)
-	if fp != "" {
-		if len(fp) > 9 {
-			fp = fp[:9]
-		}
-		f, err := strconv.ParseInt(fp, 10, 64)
-		if err != nil || f < 0 {
+	if i == len(s) {
+		return d, true
+	}
+	if s[i] != '.' || len(s)-i-1 > 18 {
+		return 0, false
+	}
+	// Nine digits of fraction are as fine as a Duration goes; the rest
+	// must still be digits.
+	var f, scale int64 = 0, 1
+	for j, c := range []byte(s[i+1:]) {
+		if c-'0' > 9 {
 			return 0, false
 		}
-		d += time.Duration(f * int64(unit) / int64(math.Pow10(len(fp))))
+		if j < 9 {
+			f, scale = f*10+int64(c-'0'), scale*10
+		}
 	}
-	return d, true
+	return d + time.Duration(f*int64(unit)/scale), true
 }

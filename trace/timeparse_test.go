@@ -1,6 +1,9 @@
 package trace
 
 import (
+	"math"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -122,6 +125,42 @@ func FuzzEpochSeconds(f *testing.F) {
 		want, wok := parseEpoch(s)
 		if got := time.Unix(sec, ns).UTC(); !wok || !got.Equal(want) {
 			t.Fatalf("%q: fast %v, general %v %v", s, got, want, wok)
+		}
+	})
+}
+
+// FuzzExactDecimal checks the one-pass decimal reader against the
+// definition it replaced (split at the dot, two ParseInts), wherever the
+// input is plain digits with at most one dot.
+func FuzzExactDecimal(f *testing.F) {
+	for _, s := range []string{"0.098", "12", "1.5", "123456789012.123456789012345678", "0.0000000019", "1."} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, c := range []byte(s) {
+			if c != '.' && (c < '0' || c > '9') {
+				return
+			}
+		}
+		want, wok := func() (time.Duration, bool) {
+			ip, fp, _ := strings.Cut(s, ".")
+			if ip == "" || len(ip) > 12 || len(fp) > 18 || strings.Contains(fp, ".") {
+				return 0, false
+			}
+			n, _ := strconv.ParseInt(ip, 10, 64)
+			d := time.Duration(n) * time.Second
+			if len(fp) > 9 {
+				fp = fp[:9]
+			}
+			if fp != "" {
+				v, _ := strconv.ParseInt(fp, 10, 64)
+				d += time.Duration(v * int64(time.Second) / int64(math.Pow10(len(fp))))
+			}
+			return d, true
+		}()
+		got, ok := exactDecimal(s, Seconds)
+		if ok != wok || got != want {
+			t.Fatalf("%q: %v %v, want %v %v", s, got, ok, want, wok)
 		}
 	})
 }
