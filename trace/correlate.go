@@ -516,13 +516,25 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 }
 
 func sortIntents(intents []*Intent) {
-	sort.SliceStable(intents, func(i, j int) bool {
-		a, b := intents[i].Start(), intents[j].Start()
-		if !a.Equal(b) {
+	// Each start is worked out once (a walk over the deliveries), not at
+	// every comparison.
+	type keyed struct {
+		in    *Intent
+		start time.Time
+	}
+	all := make([]keyed, len(intents))
+	for i, in := range intents {
+		all[i] = keyed{in, in.Start()}
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		if a, b := all[i].start, all[j].start; !a.Equal(b) {
 			return a.Before(b)
 		}
-		return intents[i].ID < intents[j].ID
+		return all[i].in.ID < all[j].in.ID
 	})
+	for i := range all {
+		intents[i] = all[i].in
+	}
 }
 
 // maxTexts bounds the distinct (detail, message) pairs kept compact;
