@@ -162,7 +162,9 @@ func FuzzScanObjectLike(f *testing.F) {
 		if !okPlain {
 			return
 		}
-		same := func(a, b gjson.Result) bool { return a.Type == b.Type && a.Raw == b.Raw && a.Str == b.Str && a.Num == b.Num }
+		same := func(a, b gjson.Result) bool {
+			return a.Type == b.Type && a.Raw == b.Raw && a.Str == b.Str && a.Num == b.Num
+		}
 		if !slices.Equal(plain.keys, like.keys) || !slices.EqualFunc(plain.vals, like.vals, same) {
 			t.Fatalf("with hint: %q %v, without: %q %v", like.keys, like.vals, plain.keys, plain.vals)
 		}
