@@ -397,15 +397,26 @@ const prefetchWindow = 128
 // absorb merges a batch's results into the input summary and hands its
 // observations on.
 func (in *Input) absorb(res *batchResult, prefetch func([]Observation), sink func(*Observation), maxSamples int) {
+	// Tiers are counted in runs: one map update a run, not a line.
+	run, count := Tier(0), 0
 	for i := range res.obs {
 		if prefetch != nil && i%prefetchWindow == 0 {
 			prefetch(res.obs[i:min(i+prefetchWindow, len(res.obs))])
 		}
 		o := &res.obs[i]
-		in.Observations++
-		in.tiers[o.Tier]++
+		if o.Tier != run {
+			if count > 0 {
+				in.tiers[run] += count
+			}
+			run, count = o.Tier, 0
+		}
+		count++
 		sink(o)
 	}
+	if count > 0 {
+		in.tiers[run] += count
+	}
+	in.Observations += len(res.obs)
 	in.Ignored += res.ignored
 	in.Skipped += len(res.skips)
 	sort.SliceStable(res.skips, func(i, j int) bool { return res.skips[i].Source.Line < res.skips[j].Source.Line })
