@@ -142,11 +142,11 @@ func (r *Report) JSON(w io.Writer) error {
 		name string
 		v    any
 	}{{"schema", head.Schema}, {"inputs", head.Inputs}, {"summary", head.Summary}} {
-		b, err := r.marshal(part.v, in1)
-		if err != nil {
+		var b bytes.Buffer
+		if err := r.encodeTo(&b, part.v, in1); err != nil {
 			return err
 		}
-		fmt.Fprintf(bw, "%s%q%s%s,%s", in1, part.name, sep, b, nl)
+		fmt.Fprintf(bw, "%s%q%s%s,%s", in1, part.name, sep, b.Bytes(), nl)
 	}
 	if len(r.Findings) == 0 {
 		bw.WriteString(in1 + `"findings"` + sep + "[]" + nl + "}\n")
@@ -231,7 +231,8 @@ func inOrder(n, size int, encode func(i int, out *bytes.Buffer) error, write fun
 	return nil
 }
 
-// encodeTo encodes v straight onto out, as marshal would.
+// encodeTo encodes v onto out as encoding/json does without HTML escaping:
+// compact, or indented two spaces nested at prefix.
 func (r *Report) encodeTo(out *bytes.Buffer, v any, prefix string) error {
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
@@ -243,31 +244,6 @@ func (r *Report) encodeTo(out *bytes.Buffer, v any, prefix string) error {
 	}
 	out.Truncate(out.Len() - 1) // Encode's newline
 	return nil
-}
-
-func (r *Report) marshal(v any, prefix string) ([]byte, error) {
-	if r.Compact {
-		var b bytes.Buffer
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(v); err != nil {
-			return nil, err
-		}
-		return bytes.TrimRight(b.Bytes(), "\n"), nil
-	}
-	return marshalIndent(v, prefix)
-}
-
-// marshalIndent encodes v as WriteJSON would, nested at prefix.
-func marshalIndent(v any, prefix string) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent(prefix, "  ")
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
 // summaryLine is the one-line count of what was read and found.
