@@ -46,6 +46,8 @@ func TestExitCodes(t *testing.T) {
 		{"bad fail-on", "", []string{"diagnose", "--fail-on", "high", fx + "incident/app.jsonl"}, 2, "", "invalid severity"},
 		{"bad since", "", []string{"diagnose", "--since", "tuesday", fx + "incident/app.jsonl"}, 2, "", "cannot read time"},
 		{"unknown flag", "", []string{"diagnose", "--frobnicate"}, 2, "", "unknown flag"},
+		{"line limit too small", "", []string{"diagnose", "--max-line-bytes", "10", fx + "incident/app.jsonl"}, 2, "", "--max-line-bytes must be from 1024 to 1073741824"},
+		{"line limit too large", "", []string{"diagnose", "--max-line-bytes", "4000000000", fx + "incident/app.jsonl"}, 2, "", "--max-line-bytes must be from 1024 to 1073741824"},
 		{"bad color", "", []string{"--color", "purple", "rules"}, 2, "", "invalid --color"},
 		{"rules", "", []string{"rules"}, 0, "non-atomic-reservation", ""},
 		{"one rule", "", []string{"rules", "payload-mismatch"}, 0, "hypothesis", ""},

@@ -32,7 +32,7 @@ func (fl *inputFlags) register(cmd *cobra.Command) {
 	fs.StringVar(&fl.Format, "input-format", "", "treat every input as this format (see 'idem help formats')")
 	fs.StringSliceVar(&fl.Scope, "scope", nil, "extra fields that scope a key, e.g. --scope tenant_id,route")
 	fs.IntVar(&fl.Workers, "workers", 0, "parser goroutines (0: one per CPU); results do not depend on it")
-	fs.IntVar(&fl.MaxLineBytes, "max-line-bytes", trace.DefaultMaxLineBytes, "skip (and count) lines longer than this")
+	fs.IntVar(&fl.MaxLineBytes, "max-line-bytes", trace.DefaultMaxLineBytes, "skip (and count) lines longer than this many bytes (1024 to 1 GiB)")
 	fs.BoolVarP(&fl.Quiet, "quiet", "q", false, "no progress display on standard error")
 }
 
@@ -42,8 +42,8 @@ func (fl *inputFlags) options(f *Factory) (trace.Options, error) {
 	if fl.Workers < 0 {
 		return opts, usagef("--workers must be 0 or more")
 	}
-	if fl.MaxLineBytes < 1024 {
-		return opts, usagef("--max-line-bytes must be at least 1024")
+	if fl.MaxLineBytes < 1024 || fl.MaxLineBytes > trace.MaxMaxLineBytes {
+		return opts, usagef("--max-line-bytes must be from 1024 to %d (1 GiB)", trace.MaxMaxLineBytes)
 	}
 	if fl.Tier != "" {
 		t, err := trace.ParseTier(fl.Tier)

@@ -49,6 +49,11 @@ type Options struct {
 // DefaultMaxLineBytes is generous: real lines with bodies reach megabytes.
 const DefaultMaxLineBytes = 16 << 20
 
+// MaxMaxLineBytes is the largest MaxLineBytes allowed: a line is held in
+// memory once or twice while it is read, and a record names its values by
+// 32-bit offsets.
+const MaxMaxLineBytes = 1 << 30
+
 // Input summarises what was read from one file.
 type Input struct {
 	Path         string         `json:"path"`
@@ -88,6 +93,7 @@ func Read(ctx context.Context, paths []string, opts Options, sink func(*Observat
 	if opts.MaxLineBytes <= 0 {
 		opts.MaxLineBytes = DefaultMaxLineBytes
 	}
+	opts.MaxLineBytes = min(opts.MaxLineBytes, MaxMaxLineBytes)
 	if opts.MaxSkipSamples <= 0 {
 		opts.MaxSkipSamples = 5
 	}
