@@ -1022,14 +1022,20 @@ func (in *Intent) Effects() []*Observation {
 // hash form), or nil.
 func (s *Set) FindIntent(key string) []*Intent {
 	key = NormalizeKey(key)
-	match := func(k string) bool {
-		return k == key || k == "hash:"+key || strings.TrimPrefix(k, "hash:") == HashKey(key)
-	}
+	hashed := HashKey(key)
+	// The forms under which the key may have been stored: raw, or known
+	// only by hash (either way round).
+	forms := []string{key, "hash:" + key, hashed, "hash:" + hashed}
+	match := func(k string) bool { return slices.Contains(forms, k) }
 	var out []*Intent
 	for _, in := range s.Intents {
 		if match(in.Key) {
 			out = append(out, in)
 		}
+	}
+	if s.c == nil {
+		sortIntents(out)
+		return out
 	}
 	// Intents that were only counted are built on demand.
 	for i := range s.cintents {
@@ -1038,11 +1044,23 @@ func (s *Set) FindIntent(key string) []*Intent {
 			out = append(out, s.c.intent(ci))
 		}
 	}
-	for di := int32(0); s.c != nil && di < int32(s.c.deliveries.len()); di++ {
-		if s.c.deliveries.at(di).single {
-			ci := cintent{extra: -1, first: di, last: di, n: 1}
-			if match(s.c.intentKey(&ci)) {
+	// Single deliveries carry a raw key: compare it as stored, packed,
+	// rather than unpack a million keys.
+	packs := make([]packed, len(forms))
+	for i, f := range forms {
+		packs[i] = pack(f)
+	}
+	for di := int32(0); di < int32(s.c.deliveries.len()); di++ {
+		d := s.c.deliveries.at(di)
+		if !d.single {
+			continue
+		}
+		ref := s.c.deliveryKeyRef(d)
+		for i, f := range forms {
+			if s.c.arena.is(ref, f, packs[i]) {
+				ci := cintent{extra: -1, first: di, last: di, n: 1}
 				out = append(out, s.c.intent(&ci))
+				break
 			}
 		}
 	}
