@@ -135,8 +135,7 @@ type Correlator struct {
 	// tierBits mirrors tiers for the first 64 tiers, so that Add writes
 	// the map only for a tier it has not seen.
 	tierBits uint64
-	keyed    int  // deliveries that carry a key or a key hash
-	hashed   bool // some delivery carries a key hash
+	keyed    int // deliveries that carry a key or a key hash
 	// keyHashes holds the first key hash each delivery logged, for the
 	// few logs that carry hashes.
 	keyHashes map[int32]aref
@@ -295,7 +294,6 @@ func (c *Correlator) Add(o *Observation) {
 		c.keyed++
 	}
 	if o.KeyHash != "" && c.keyHash(di) == 0 {
-		c.hashed = true
 		if c.keyHashes == nil {
 			c.keyHashes = map[int32]aref{}
 		}
@@ -363,7 +361,7 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 	// Learn which raw key each logged hash stands for.
 	hashToKey := map[string]string{}
 	nd := int32(c.deliveries.len())
-	for i := int32(0); i < nd && c.hashed; i++ {
+	for i := int32(0); i < nd && len(c.keyHashes) > 0; i++ {
 		d := c.deliveries.at(i)
 		if c.keyHash(i) == 0 {
 			continue
@@ -373,7 +371,7 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 		}
 	}
 	needHashes := len(hashToKey) > 0
-	for i := int32(0); i < nd && c.hashed; i++ {
+	for i := int32(0); i < nd && len(c.keyHashes) > 0; i++ {
 		if d := c.deliveries.at(i); c.keyHash(i) != 0 && c.deliveryKey(d) == "" {
 			needHashes = true
 		}
@@ -552,10 +550,7 @@ func (c *Correlator) full(j int32) int32 {
 
 // keyHash is the first key hash delivery di logged, or 0.
 func (c *Correlator) keyHash(di int32) aref {
-	if !c.hashed {
-		return 0
-	}
-	return c.keyHashes[di]
+	return c.keyHashes[di] // a nil map when no line logged a hash
 }
 
 // release drops the compact store; the rich objects own their memory.
