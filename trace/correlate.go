@@ -141,7 +141,7 @@ type Correlator struct {
 	keyHashes map[int32]aref
 	touched   uint64 // what prefetch read, kept so that the reads are not optimised away
 	arena     arena
-	methods   table
+	methods   pairTable
 	sources   pairTable
 	// fullObs[i] is the observation kept whole as fulls[i]; both grow in
 	// observation order, so a binary search finds one (4 bytes each,
@@ -170,7 +170,7 @@ func (c *Correlator) expect(paths []string) {
 
 // NewCorrelator makes an empty correlator configured from cfg.
 func NewCorrelator(cfg *Config) *Correlator {
-	c := &Correlator{tiers: map[Tier]bool{}, texts: pairTable{limit: maxTexts}}
+	c := &Correlator{tiers: map[Tier]bool{}, texts: pairTable{limit: maxTexts}, methods: pairTable{limit: 1 << 8}}
 	c.routes = interner{a: &c.arena, limit: 1 << 16}
 	if cfg != nil {
 		for _, s := range cfg.Scope {
@@ -247,7 +247,7 @@ func (c *Correlator) Add(o *Observation) {
 		c.rids.add(c.arena.addPacked(id, o.pre.rid))
 	}
 	d := c.deliveries.at(di)
-	method := c.methods.id(o.Method)
+	method, methodOK := c.methods.id(o.Method, "")
 	source, sourceOK := c.sources.id(o.Format, o.Source.File)
 	co := cobs{time: 0, dur: int32(min(o.Duration/time.Microsecond, 1<<31-1)), route: c.routes.ref(o.Route, o.pre.routeID), client: c.arena.addPacked(o.Client, o.pre.client),
 		method: uint8(method), source: source, status: int16(o.Status), upstream: int16(o.UpstreamStatus), line: int32(o.Source.Line),
@@ -262,7 +262,7 @@ func (c *Correlator) Add(o *Observation) {
 		co.flags |= flagRetryAfter
 	}
 	full := int32(-1)
-	if t, ok := c.texts.id(o.Detail, o.Message); ok && o.pre.plain && method <= 0xff && sourceOK {
+	if t, ok := c.texts.id(o.Detail, o.Message); ok && o.pre.plain && methodOK && sourceOK {
 		co.text = t
 	} else {
 		cp := cloneObservation(o)

@@ -311,37 +311,9 @@ func (in *interner) ref(s string, idLike bool) aref {
 	return r
 }
 
-// table interns small sets of repeated strings (methods, routes, formats,
-// files, clients) as indexes.
-type table struct {
-	index map[string]uint32
-	list  []string
-	last  uint32
-}
-
-func (t *table) id(s string) uint32 {
-	if t.last != 0 && t.list[t.last] == s {
-		return t.last // runs of one value are the rule
-	}
-	if t.index == nil {
-		t.index = map[string]uint32{"": 0}
-		t.list = []string{""}
-	}
-	if i, ok := t.index[s]; ok {
-		t.last = i
-		return i
-	}
-	i := uint32(len(t.list))
-	s = strings.Clone(s)
-	t.list = append(t.list, s)
-	t.index[s] = i
-	t.last = i
-	return i
-}
-
-// cobs is a compact observation. Strings are arena strings; the rest are
-// small numbers. full, when not -1, indexes the full Observation kept for a
-// line that says more than these fields.
+// cobs is a compact observation. Strings are arena strings or table
+// numbers; the rest are small numbers. A line that says more than these
+// fields is also kept whole (flagFull; see Correlator.full).
 type cobs struct {
 	// Eight-byte fields first, then four, two and one: no padding.
 	key      aref
@@ -355,7 +327,7 @@ type cobs struct {
 	text     uint16 // Correlator.texts: detail and message
 	status   int16
 	upstream int16
-	method   uint8 // Correlator.methods
+	method   uint8 // Correlator.methods (the method is the pair's first string)
 	tier     Tier
 	outcome  Outcome
 	flags    uint8
@@ -367,8 +339,9 @@ const (
 	flagFull // kept whole too: see Correlator.full
 )
 
-// pairTable numbers pairs of strings that repeat: (format, file), and
-// (detail, message), whose values come from a small set.
+// pairTable numbers pairs of strings that repeat: (format, file),
+// (detail, message), and methods (paired with ""), whose values come from
+// a small set.
 type pairTable struct {
 	limit    int // how many pairs it may number; 0 means 65,536
 	index    map[[2]string]uint16
@@ -453,7 +426,7 @@ func (c *Correlator) materialize(i int32, rid string) *Observation {
 	}
 	src, text := c.sources.list[co.source], c.texts.list[co.text]
 	o := &Observation{Tier: co.tier, Format: src[0], Duration: time.Duration(co.dur) * time.Microsecond,
-		Method: c.methods.list[co.method], Route: c.arena.own(co.route), Status: int(co.status), UpstreamStatus: int(co.upstream),
+		Method: c.methods.list[co.method][0], Route: c.arena.own(co.route), Status: int(co.status), UpstreamStatus: int(co.upstream),
 		Outcome: co.outcome, RequestID: rid, Key: c.arena.own(co.key), Client: c.arena.own(co.client),
 		Detail: text[0], Message: text[1], Replayed: co.flags&flagReplayed != 0, RetryAfter: co.flags&flagRetryAfter != 0,
 		Source: Source{File: src[1], Line: int(co.line)}}
