@@ -275,13 +275,14 @@ func (c *Correlator) Add(o *Observation) {
 		d.interesting = true
 	}
 	if o.Key != "" {
-		switch first := c.deliveryKey(d); {
-		case first == "":
-		case first != o.Key:
+		// Compared as stored: unpacking the first key would allocate.
+		if first := c.deliveryKeyRef(d); first != 0 && !c.arena.is(first, o.Key, o.pre.key) {
 			d.interesting = true
 			if d.keys < 0 {
 				d.keys = int32(len(c.extraKeys))
-				c.extraKeys = append(c.extraKeys, []string{first})
+				// Its own copy: the rich delivery keeps it after the
+				// store is released.
+				c.extraKeys = append(c.extraKeys, []string{c.arena.own(first)})
 			}
 			if !slices.Contains(c.extraKeys[d.keys], o.Key) {
 				c.extraKeys[d.keys] = append(c.extraKeys[d.keys], strings.Clone(o.Key))
