@@ -582,7 +582,7 @@ func (c *Correlator) delivery(i int32, key string) *Delivery {
 	for _, j := range tail {
 		d.Observations = append(d.Observations, c.materialize(j, rid))
 	}
-	d.Key = strings.Clone(c.deliveryKey(cd))
+	d.Key = c.arena.own(c.deliveryKeyRef(cd))
 	if cd.keys >= 0 {
 		d.Keys = append([]string(nil), c.extraKeys[cd.keys]...)
 	} else if d.Key != "" {
