@@ -23,6 +23,13 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
+// usage reports a bad flag and exits 2, as flag does for unknown ones.
+func usage(msg string) {
+	fmt.Fprintln(os.Stderr, "loggen:", msg)
+	flag.Usage()
+	os.Exit(2)
+}
+
 func main() {
 	intents := flag.Int("intents", 100000, "number of intents (POST actions) to write")
 	seed := flag.Uint64("seed", 1, "random seed; the same seed writes the same file")
@@ -30,6 +37,17 @@ func main() {
 	out := flag.String("o", "-", "output file (- for standard output)")
 	compress := flag.String("compress", "", "compress the output: gzip or zstd")
 	flag.Parse()
+	// Flags are checked before the output file is created.
+	switch {
+	case *intents < 1:
+		usage("-intents must be 1 or more")
+	case *format != "nginx" && *format != "envoy" && *format != "slog":
+		usage("-format must be nginx, envoy or slog")
+	case *compress != "" && *compress != "gzip" && *compress != "zstd":
+		usage("-compress must be gzip or zstd")
+	case flag.NArg() > 0:
+		usage("unexpected argument " + strconv.Quote(flag.Arg(0)) + " (the output file is -o FILE)")
+	}
 	w := io.Writer(os.Stdout)
 	if *out != "-" {
 		f, err := os.Create(*out)
@@ -54,18 +72,11 @@ func main() {
 		}
 		defer zw.Close()
 		w = zw
-	default:
-		fmt.Fprintln(os.Stderr, "loggen: -compress must be gzip or zstd")
-		os.Exit(2)
 	}
 	bw := bufio.NewWriterSize(w, 1<<20)
 	defer bw.Flush()
 	g := &gen{r: rand.New(rand.NewPCG(*seed, *seed^0x9e3779b97f4a7c15)), w: bw, format: *format,
 		t: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)}
-	if g.format != "nginx" && g.format != "envoy" && g.format != "slog" {
-		fmt.Fprintln(os.Stderr, "loggen: -format must be nginx, envoy or slog")
-		os.Exit(2)
-	}
 	for i := 0; i < *intents; i++ {
 		g.intent()
 	}
