@@ -252,8 +252,11 @@ var batchBytes = 1 << 20
 // readLines splits the input into batches of lines, parses them on
 // opts.Workers goroutines, and consumes the results in order.
 func readLines(ctx context.Context, br *bufio.Reader, in *Input, rule *sourceRule, opts Options, sink func(*Observation)) error {
-	work := make(chan *batch, opts.Workers)
-	order := make(chan *batch, opts.Workers*2)
+	// Batches in flight are bounded by the CPUs, not the workers: more
+	// workers than CPUs only wait, and each batch is a megabyte or two.
+	depth := min(opts.Workers, runtime.GOMAXPROCS(0)+1)
+	work := make(chan *batch, depth)
+	order := make(chan *batch, depth*2)
 	var wg sync.WaitGroup
 	for i := 0; i < opts.Workers; i++ {
 		wg.Add(1)
@@ -277,7 +280,7 @@ func readLines(ctx context.Context, br *bufio.Reader, in *Input, rule *sourceRul
 	// Batches are used again once absorbed: everything kept of a line has
 	// been copied out by then, and reuse spares the collector a gigabyte
 	// of garbage on a gigabyte of input.
-	free := make(chan *batch, opts.Workers*3+2)
+	free := make(chan *batch, depth*3+2)
 	var readErr error
 	go func() {
 		defer close(work)
