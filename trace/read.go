@@ -23,7 +23,8 @@ type Options struct {
 	// Workers parse batches of lines in parallel; results do not depend
 	// on their number. 0 means one per CPU.
 	Workers int
-	// MaxLineBytes bounds one line; a longer one is skipped and counted.
+	// MaxLineBytes bounds one line (at most MaxMaxLineBytes); a longer one
+	// is skipped and counted.
 	MaxLineBytes int
 	// Config holds per-source overrides, scope and effect matchers.
 	Config *Config
