@@ -657,17 +657,30 @@ func (c *Correlator) markFollowUps(intents []cintent) []cintent {
 		if client == 0 || route == 0 {
 			return 0, 0, lost
 		}
-		var h maphash.Hash
-		h.SetSeed(idSeed)
 		cb, ck := c.arena.raw(client)
-		h.Write(cb)
-		h.WriteByte(byte(ck))
-		h.WriteByte(byte(method))
 		rb, rk := c.arena.raw(route)
-		h.Write(rb)
-		h.WriteByte(byte(rk))
-		return h.Sum64() | 1, at, lost
+		// One hash of the fields laid end to end: a streaming
+		// maphash.Hash costs more than the rest of the work here.
+		var buf [96]byte
+		if len(cb)+len(rb)+3 > len(buf) {
+			var h maphash.Hash
+			h.SetSeed(idSeed)
+			h.Write(cb)
+			h.WriteByte(byte(ck))
+			h.WriteByte(byte(method))
+			h.Write(rb)
+			h.WriteByte(byte(rk))
+			return h.Sum64() | 1, at, lost
+		}
+		b := append(buf[:0], cb...)
+		b = append(b, byte(ck), method)
+		b = append(b, rb...)
+		b = append(b, byte(rk))
+		return maphash.Bytes(idSeed, b) | 1, at, lost
 	}
+	// seen holds a bit for each loss's signature, so that most plain
+	// deliveries are ruled out without a map lookup.
+	seen := make([]uint64, 1<<20/64) // 128 KB: a few percent full for 40,000 losses
 	losses := map[uint64][]int64{}
 	for i := range intents {
 		if !intents[i].interesting {
@@ -676,6 +689,7 @@ func (c *Correlator) markFollowUps(intents []cintent) []cintent {
 		for di := intents[i].first; ; di = c.deliveries.at(di).next {
 			if k, at, lost := sig(c.deliveries.at(di)); lost && k != 0 && at != 0 {
 				losses[k] = append(losses[k], at)
+				seen[k>>50] |= 1 << (k >> 44 & 63)
 			}
 			if di == intents[i].last {
 				break
@@ -687,6 +701,9 @@ func (c *Correlator) markFollowUps(intents []cintent) []cintent {
 	}
 	follows := func(d *cdelivery) bool {
 		k, at, _ := sig(d)
+		if seen[k>>50]&(1<<(k>>44&63)) == 0 {
+			return false
+		}
 		for _, t := range losses[k] {
 			// A hash collision only builds one more intent for the
 			// rules, which compare the real values.
