@@ -56,13 +56,7 @@ func (e *CodeError) Error() string { return fmt.Sprintf("exit %d", e.Code) }
 
 // Main runs idem with the process's arguments and streams.
 func Main() int {
-	if os.Getenv("GOGC") == "" {
-		// idem's big live data (the compact correlation store) holds no
-		// pointers, so a collection costs a millisecond or two whatever
-		// its size: collecting after every 10% of growth keeps the peak
-		// near what must be remembered (storeReleased relaxes it later).
-		debug.SetGCPercent(10)
-	}
+	trackHeap()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	f := &Factory{IO: iostreams.System(), Now: time.Now, Getenv: os.Getenv}
@@ -70,12 +64,11 @@ func Main() int {
 }
 
 // storeReleased is called once the compact correlation store is freed:
-// what stays live is small and full of pointers, so collecting as often as
-// while reading would cost more than it saves.
+// collecting now returns it at once, and the goal then follows the much
+// smaller live data of the rules (see trackHeap).
 func storeReleased() {
-	if os.Getenv("GOGC") == "" {
-		runtime.GC() // free the store now, not when a looser goal is reached
-		debug.SetGCPercent(50)
+	if gcPolicyOn.Load() {
+		runtime.GC()
 	}
 }
 

@@ -1,0 +1,81 @@
+package cmd
+
+import (
+	"runtime"
+	"runtime/debug"
+	"testing"
+	"time"
+)
+
+func TestHeadroomIsAnEighthAboveAFloor(t *testing.T) {
+	for _, tc := range []struct{ held, want uint64 }{
+		{0, 32 << 20},
+		{100 << 20, 32 << 20},
+		{256 << 20, 32 << 20},
+		{1 << 30, 128 << 20},
+	} {
+		if got := headroom(tc.held); got != tc.want {
+			t.Errorf("headroom(%d MB) = %d MB, want %d MB", tc.held>>20, got>>20, tc.want>>20)
+		}
+	}
+}
+
+func TestGCPercentLeavesTheHeadroom(t *testing.T) {
+	for _, tc := range []struct {
+		live uint64
+		want int
+	}{
+		{0, 100},
+		{8 << 20, 100},  // small heaps collect at twice their size
+		{64 << 20, 50},  // 32 MB of room
+		{256 << 20, 12}, // 32 MB of room
+		{2 << 30, 12},   // an eighth
+		{1 << 40, 12},   // an eighth, whatever the size
+	} {
+		if got := gcPercent(tc.live); got != tc.want {
+			t.Errorf("gcPercent(%d MB) = %d, want %d", tc.live>>20, got, tc.want)
+		}
+	}
+}
+
+func TestHeapGoalFollowsTheLiveHeap(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	defer func() {
+		gcPolicyOn.Store(false)
+		runtime.GC() // the last cleanup sees the policy off and stops
+		debug.SetGCPercent(100)
+	}()
+	debug.SetGCPercent(100)
+	trackHeap()
+	if !gcPolicyOn.Load() {
+		t.Fatal("trackHeap did not start the policy")
+	}
+	live := make([]byte, 320<<20)
+	for i := 0; i < len(live); i += 4096 {
+		live[i] = byte(i)
+	}
+	// The percentage is set by a cleanup after each collection: after one
+	// that finds 320 MB live, it must leave an eighth of room.
+	deadline := time.Now().Add(5 * time.Second)
+	got := 100
+	for time.Now().Before(deadline) && got == 100 {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+		got = debug.SetGCPercent(-1)
+		debug.SetGCPercent(got)
+	}
+	if got != 12 {
+		t.Errorf("GC percent with 320 MB live = %d, want 12", got)
+	}
+	runtime.KeepAlive(live)
+}
+
+func TestUserTunedCollectorIsLeftAlone(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "1GiB")
+	trackHeap()
+	if gcPolicyOn.Load() {
+		gcPolicyOn.Store(false)
+		t.Fatal("trackHeap overrode GOMEMLIMIT")
+	}
+}
