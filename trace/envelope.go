@@ -23,25 +23,25 @@ func init() {
 		{name: "loki", match: func(r *record) bool {
 			return r.has("line") && r.hasAny("labels", "stream", "timestamp", "fields", "tsNs")
 		}, expand: expandLoki},
-		{name: "elasticsearch", match: func(r *record) bool { return r.has("hits") && (r.has("took") || r.has("_shards") || len(r.keys) == 1) }, expand: expandESSearch},
-		{name: "elasticsearch", match: func(r *record) bool { return r.has("_source") && r.hasAny("_index", "_id") }, expand: expandESHit},
+		{name: "elasticsearch", match: func(r *record) bool { return r.has("hits") && (r.has("took") || r.has("_shards") || len(r.keys) == 1) }, expand: entries("hits.hits", (*parser).esHit)},
+		{name: "elasticsearch", match: func(r *record) bool { return r.has("_source") && r.hasAny("_index", "_id") }, expand: whole((*parser).esHit)},
 		{name: "cloudwatch", match: func(r *record) bool {
 			return r.has("events") && r.hasAny("searchedLogStreams", "nextToken", "events") && len(r.keys) <= 4
-		}, expand: expandCloudWatch},
-		{name: "cloudwatch", match: func(r *record) bool { return r.has("message") && r.has("logStreamName") }, expand: expandCloudWatchEvent},
+		}, expand: entries("events", (*parser).cloudWatchEvent)},
+		{name: "cloudwatch", match: func(r *record) bool { return r.has("message") && r.has("logStreamName") }, expand: whole((*parser).cloudWatchEvent)},
 		{name: "gcp", match: func(r *record) bool {
 			return r.hasAny("jsonPayload", "textPayload", "httpRequest", "protoPayload") && r.hasAny("timestamp", "receiveTimestamp", "insertId")
 		}, expand: expandGCP},
 		{name: "datadog", match: func(r *record) bool {
 			return r.has("attributes") && (r.hasAny("service", "host") || r.has("type") && r.has("id")) ||
 				r.has("content") && r.has("id") && len(r.keys) <= 3
-		}, expand: expandDatadog},
-		{name: "datadog", match: func(r *record) bool { return r.has("data") && r.hasAny("meta", "links") && len(r.keys) <= 3 }, expand: expandDatadogPage},
+		}, expand: whole((*parser).datadogLog)},
+		{name: "datadog", match: func(r *record) bool { return r.has("data") && r.hasAny("meta", "links") && len(r.keys) <= 3 }, expand: entries("data", (*parser).datadogLog)},
 		{name: "fluent", match: func(r *record) bool { return r.hasAny("log", "message") && r.has("kubernetes") }, expand: expandFluent},
 		{name: "docker", match: func(r *record) bool { return r.has("log") && r.has("stream") && r.has("time") && len(r.keys) <= 5 }, expand: expandDocker},
 		{name: "ecs", match: func(r *record) bool {
 			return r.has("@timestamp") && r.has("message") && r.hasAny("ecs", "service", "host", "log", "event")
-		}, expand: expandECS},
+		}, expand: whole(func(p *parser, doc gjson.Result, src Source) { p.unwrapECS(doc, nil, src, "ecs") })},
 	}
 	formats = append(append([]*format(nil), envelopeFormats...), formats...)
 }
@@ -121,27 +121,37 @@ func expandLoki(p *parser, r *record, src Source) {
 	p.unwrap(r.get("line"), labels, src, "loki")
 }
 
-func expandESSearch(p *parser, r *record, src Source) {
-	r.get("hits").Get("hits").ForEach(func(_, hit gjson.Result) bool {
-		p.expandESHitValue(hit, src)
-		return true
-	})
-}
-
-func expandESHit(p *parser, r *record, src Source) {
-	p.expandESHitValue(gjson.Parse(r.raw()), src)
-}
-
-func (p *parser) expandESHitValue(hit gjson.Result, src Source) {
-	labels := map[string]string{}
-	if idx := hit.Get("_index").Str; idx != "" {
-		labels["_index"] = idx
+// entries expands a page whose entries are the array at path (a search
+// API's answer), each read by entry.
+func entries(path string, entry func(*parser, gjson.Result, Source)) func(*parser, *record, Source) {
+	return func(p *parser, r *record, src Source) {
+		r.path(path).ForEach(func(_, e gjson.Result) bool {
+			entry(p, e, src)
+			return true
+		})
 	}
-	p.unwrapECS(hit.Get("_source"), labels, src, "elasticsearch")
 }
 
-func expandECS(p *parser, r *record, src Source) {
-	p.unwrapECS(gjson.Parse(r.raw()), nil, src, "ecs")
+// whole expands a record that is one entry (an NDJSON export), read by entry.
+func whole(entry func(*parser, gjson.Result, Source)) func(*parser, *record, Source) {
+	return func(p *parser, r *record, src Source) {
+		entry(p, gjson.Parse(r.raw()), src)
+	}
+}
+
+// stringLabels keeps the named string members of e as labels.
+func stringLabels(e gjson.Result, keys ...string) map[string]string {
+	labels := map[string]string{}
+	for _, k := range keys {
+		if v := e.Get(k).Str; v != "" {
+			labels[k] = capLen(v)
+		}
+	}
+	return labels
+}
+
+func (p *parser) esHit(hit gjson.Result, src Source) {
+	p.unwrapECS(hit.Get("_source"), stringLabels(hit, "_index"), src, "elasticsearch")
 }
 
 // unwrapECS reads an Elastic Common Schema document: its message is the
@@ -172,25 +182,8 @@ func (p *parser) unwrapECS(doc gjson.Result, labels map[string]string, src Sourc
 
 func escapeDots(k string) string { return strings.ReplaceAll(k, ".", `\.`) }
 
-func expandCloudWatch(p *parser, r *record, src Source) {
-	r.get("events").ForEach(func(_, ev gjson.Result) bool {
-		p.cloudWatchEvent(ev, src)
-		return true
-	})
-}
-
-func expandCloudWatchEvent(p *parser, r *record, src Source) {
-	p.cloudWatchEvent(gjson.Parse(r.raw()), src)
-}
-
 func (p *parser) cloudWatchEvent(ev gjson.Result, src Source) {
-	labels := map[string]string{}
-	for _, k := range []string{"logStreamName", "logGroupName"} {
-		if v := ev.Get(k).Str; v != "" {
-			labels[k] = capLen(v)
-		}
-	}
-	p.unwrap(ev.Get("message"), labels, src, "cloudwatch")
+	p.unwrap(ev.Get("message"), stringLabels(ev, "logStreamName", "logGroupName"), src, "cloudwatch")
 }
 
 func expandGCP(p *parser, r *record, src Source) {
@@ -262,18 +255,6 @@ func firstString(v gjson.Result, keys ...string) string {
 	return ""
 }
 
-// expandDatadogPage reads a page of the logs search API: {"data": [...]}.
-func expandDatadogPage(p *parser, r *record, src Source) {
-	r.get("data").ForEach(func(_, e gjson.Result) bool {
-		p.datadogLog(e, src)
-		return true
-	})
-}
-
-func expandDatadog(p *parser, r *record, src Source) {
-	p.datadogLog(gjson.Parse(r.raw()), src)
-}
-
 func (p *parser) datadogLog(e gjson.Result, src Source) {
 	switch {
 	case e.Get("content").IsObject():
@@ -281,12 +262,7 @@ func (p *parser) datadogLog(e gjson.Result, src Source) {
 	case e.Get("type").Str == "log" && e.Get("attributes").IsObject():
 		e = e.Get("attributes") // v2 API: {id, type, attributes}
 	}
-	labels := map[string]string{}
-	for _, k := range []string{"service", "host", "source"} {
-		if v := e.Get(k).Str; v != "" {
-			labels[k] = capLen(v)
-		}
-	}
+	labels := stringLabels(e, "service", "host", "source")
 	e.Get("tags").ForEach(func(_, t gjson.Result) bool {
 		if k, v, ok := strings.Cut(t.Str, ":"); ok && len(labels) < 64 {
 			labels[k] = capLen(v)
@@ -330,8 +306,8 @@ func expandFluent(p *parser, r *record, src Source) {
 
 func expandDocker(p *parser, r *record, src Source) {
 	labels := map[string]string{}
-	for _, k := range []string{"container_name", "stream", "tag"} {
-		if v := r.get(k).Str; v != "" && k != "stream" {
+	for _, k := range []string{"container_name", "tag"} {
+		if v := r.get(k).Str; v != "" {
 			labels[k] = capLen(v)
 		}
 	}
