@@ -7,16 +7,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idem-cli/idem/internal/benchlog"
 	"github.com/idem-cli/idem/internal/iostreams"
 )
 
 // BenchmarkDiagnose runs the whole command on IDEM_BENCH_INPUT (a file
 // from go run ./internal/loggen): read, correlate, rules, JSON report.
 func BenchmarkDiagnose(b *testing.B) {
-	path := os.Getenv("IDEM_BENCH_INPUT")
-	if path == "" {
-		b.Skip("set IDEM_BENCH_INPUT to a log file (go run ./internal/loggen -o FILE)")
-	}
+	path := benchlog.Path(b)
 	st, err := os.Stat(path)
 	if err != nil {
 		b.Fatal(err)

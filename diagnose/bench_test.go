@@ -2,20 +2,17 @@ package diagnose_test
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/idem-cli/idem/diagnose"
+	"github.com/idem-cli/idem/internal/benchlog"
 	"github.com/idem-cli/idem/trace"
 )
 
 // BenchmarkRules times the rules alone on IDEM_BENCH_INPUT.
 func BenchmarkRules(b *testing.B) {
-	path := os.Getenv("IDEM_BENCH_INPUT")
-	if path == "" {
-		b.Skip("set IDEM_BENCH_INPUT to a log file (go run ./internal/loggen -o FILE)")
-	}
+	path := benchlog.Path(b)
 	start := time.Now()
 	set, err := trace.Load(context.Background(), []string{path}, trace.Options{})
 	if err != nil {

@@ -5,15 +5,14 @@ import (
 	"context"
 	"os"
 	"testing"
+
+	"github.com/idem-cli/idem/internal/benchlog"
 )
 
 // benchInput is a generated nginx log (go run ./internal/loggen); the
 // benchmarks skip when it is absent. CI runs them on a small file.
 func benchInput(b *testing.B) []byte {
-	path := os.Getenv("IDEM_BENCH_INPUT")
-	if path == "" {
-		b.Skip("set IDEM_BENCH_INPUT to a log file (go run ./internal/loggen -o FILE)")
-	}
+	path := benchlog.Path(b)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		b.Fatal(err)
