@@ -47,6 +47,8 @@ func TestExitCodes(t *testing.T) {
 		{"bad since", "", []string{"diagnose", "--since", "tuesday", fx + "incident/app.jsonl"}, 2, "", "cannot read time"},
 		{"unknown flag", "", []string{"diagnose", "--frobnicate"}, 2, "", "unknown flag"},
 		{"line limit too small", "", []string{"diagnose", "--max-line-bytes", "10", fx + "incident/app.jsonl"}, 2, "", "--max-line-bytes must be from 1024 to 1073741824"},
+		{"profile to an unwritable path", "", []string{"diagnose", "--cpuprofile", fx + "nope/cpu.prof", fx + "incident/app.jsonl"}, 2, "", "--cpuprofile: open"},
+		{"heap profile to an unwritable path", "", []string{"diagnose", "--memprofile", fx + "nope/mem.prof", fx + "incident/app.jsonl"}, 2, "", "--memprofile: open"},
 		{"line limit too large", "", []string{"diagnose", "--max-line-bytes", "4000000000", fx + "incident/app.jsonl"}, 2, "", "--max-line-bytes must be from 1024 to 1073741824"},
 		{"bad color", "", []string{"--color", "purple", "rules"}, 2, "", "invalid --color"},
 		{"rules", "", []string{"rules"}, 0, "non-atomic-reservation", ""},

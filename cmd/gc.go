@@ -57,6 +57,15 @@ func trackHeap() {
 	})
 }
 
+// storeReleased is called once the compact correlation store is freed:
+// collecting now returns it at once, and the goal then follows the much
+// smaller live data of the rules.
+func storeReleased() {
+	if gcPolicyOn.Load() {
+		runtime.GC()
+	}
+}
+
 // liveBytes is the heap the last collection found live.
 func liveBytes() uint64 {
 	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
 	"syscall"
@@ -61,15 +60,6 @@ func Main() int {
 	defer stop()
 	f := &Factory{IO: iostreams.System(), Now: time.Now, Getenv: os.Getenv}
 	return Run(ctx, f, os.Args[1:])
-}
-
-// storeReleased is called once the compact correlation store is freed:
-// collecting now returns it at once, and the goal then follows the much
-// smaller live data of the rules (see trackHeap).
-func storeReleased() {
-	if gcPolicyOn.Load() {
-		runtime.GC()
-	}
 }
 
 // Run executes one command line and returns its exit code.
@@ -161,12 +151,15 @@ shares one Idempotency-Key: the retries of one action.`,
 				f.atExit = append(f.atExit, func() { pprof.StopCPUProfile(); pf.Close() })
 			}
 			if memprofile != "" {
+				mf, err := os.Create(memprofile)
+				if err != nil {
+					return fmt.Errorf("--memprofile: %w", err)
+				}
 				// Written as of the last collection before exit: what was
 				// live near the end, when memory peaks.
 				f.atExit = append(f.atExit, func() {
-					if mf, err := os.Create(memprofile); err == nil {
-						pprof.Lookup("heap").WriteTo(mf, 0)
-						mf.Close()
+					if err := errors.Join(pprof.Lookup("heap").WriteTo(mf, 0), mf.Close()); err != nil {
+						fmt.Fprintf(f.IO.ErrOut, "idem: --memprofile: %s\n", safeError(err))
 					}
 				})
 			}
