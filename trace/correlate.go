@@ -132,10 +132,9 @@ type Correlator struct {
 	intentExtras []intentExtra
 	// byID finds a delivery by a 64-bit hash of its request id.
 	byID hashIndex
-	// tierBits mirrors tiers for the first 64 tiers, so that Add writes
-	// the map only for a tier it has not seen.
-	tierBits uint64
-	keyed    int // deliveries that carry a key or a key hash
+	// tiers has a bit for each tier seen (Set.Tiers is made from it).
+	tiers [4]uint64
+	keyed int // deliveries that carry a key or a key hash
 	// keyHashes holds the first key hash each delivery logged, for the
 	// few logs that carry hashes.
 	keyHashes map[int32]aref
@@ -150,7 +149,6 @@ type Correlator struct {
 	texts   pairTable
 	routes  interner
 	orphans []*Observation
-	tiers   map[Tier]bool
 }
 
 // expect sizes the request-id index for inputs of this size (about one
@@ -170,7 +168,7 @@ func (c *Correlator) expect(paths []string) {
 
 // NewCorrelator makes an empty correlator configured from cfg.
 func NewCorrelator(cfg *Config) *Correlator {
-	c := &Correlator{tiers: map[Tier]bool{}, texts: pairTable{limit: maxTexts}, methods: pairTable{limit: 1 << 8}}
+	c := &Correlator{texts: pairTable{limit: maxTexts}, methods: pairTable{limit: 1 << 8}}
 	c.routes = interner{a: &c.arena, limit: 1 << 16}
 	if cfg != nil {
 		for _, s := range cfg.Scope {
@@ -210,12 +208,7 @@ func (c *Correlator) prefetch(obs []Observation) {
 // Add attributes one observation to its delivery. The observation is
 // copied; the caller may reuse it. Add may not be called after Set.
 func (c *Correlator) Add(o *Observation) {
-	if o.Tier >= 64 || c.tierBits&(1<<o.Tier) == 0 {
-		c.tiers[o.Tier] = true
-		if o.Tier < 64 {
-			c.tierBits |= 1 << o.Tier
-		}
-	}
+	c.tiers[o.Tier>>6] |= 1 << (o.Tier & 63)
 	id := o.RequestID
 	synthetic := false
 	if id == "" {
@@ -355,7 +348,12 @@ func HashKey(key string) string {
 // with one plain, answered delivery are counted but not built: nothing in
 // them needs a rule's look, and they are most of a big log.
 func (c *Correlator) Set(inputs []*Input) *Set {
-	s := &Set{Inputs: inputs, Orphans: c.orphans, Tiers: c.tiers, c: c}
+	s := &Set{Inputs: inputs, Orphans: c.orphans, Tiers: map[Tier]bool{}, c: c}
+	for t := range 256 {
+		if c.tiers[t>>6]&(1<<(t&63)) != 0 {
+			s.Tiers[Tier(t)] = true
+		}
+	}
 	// Reading is over: the request-id index is not needed any more; its
 	// memory becomes the intent index.
 	byIntent := c.byID.reuse(c.keyed)
