@@ -565,19 +565,12 @@ func (c *Correlator) delivery(i int32, key string) *Delivery {
 	cd := c.deliveries.at(i)
 	rid := c.arena.own(*c.rids.at(i))
 	d := &Delivery{RequestID: rid, Synthetic: cd.synthetic, KeyHash: c.arena.own(c.keyHash(i))}
-	var tail []int32
+	kept := ends[int32]{max: MaxObservationsBuilt}
 	for j := cd.first; j >= 0; j = c.obs.at(j).next {
 		d.Total++
-		if len(d.Observations) < MaxObservationsBuilt/2 {
-			d.Observations = append(d.Observations, c.materialize(j, rid))
-			continue
-		}
-		tail = append(tail, j)
-		if len(tail) > MaxObservationsBuilt/2 {
-			tail = tail[1:]
-		}
+		kept.add(j)
 	}
-	for _, j := range tail {
+	for _, j := range kept.items() {
 		d.Observations = append(d.Observations, c.materialize(j, rid))
 	}
 	d.Key = c.arena.own(c.deliveryKeyRef(cd))
@@ -593,6 +586,32 @@ func (c *Correlator) delivery(i int32, key string) *Delivery {
 	return d
 }
 
+// ends keeps the first and the last max/2 of a sequence: what is built of
+// a delivery or an intent too long to build whole.
+type ends[T any] struct {
+	head, tail []T
+	max        int
+	next       int // where the next item goes once tail is full (a ring)
+}
+
+func (e *ends[T]) add(v T) {
+	switch {
+	case len(e.head) < e.max/2:
+		e.head = append(e.head, v)
+	case len(e.tail) < e.max/2:
+		e.tail = append(e.tail, v)
+	default:
+		e.tail[e.next] = v
+		e.next = (e.next + 1) % len(e.tail)
+	}
+}
+
+// items returns the kept items in sequence order.
+func (e *ends[T]) items() []T {
+	out := append(e.head, e.tail[e.next:]...)
+	return append(out, e.tail[:e.next]...)
+}
+
 // intent builds the rich form of a compact intent.
 func (c *Correlator) intent(ci *cintent) *Intent {
 	key, scope := strings.Clone(c.intentKey(ci)), strings.Clone(c.intentScope(ci))
@@ -601,18 +620,14 @@ func (c *Correlator) intent(ci *cintent) *Intent {
 		in.ID = scope + "|" + key
 	}
 	in.Total = int(ci.n)
-	var tail []int32
+	kept := ends[int32]{max: MaxDeliveriesBuilt}
 	for i := ci.first; ; i = c.deliveries.at(i).next {
-		if len(in.Deliveries) < MaxDeliveriesBuilt/2 {
-			in.Deliveries = append(in.Deliveries, c.delivery(i, key))
-		} else if tail = append(tail, i); len(tail) > MaxDeliveriesBuilt/2 {
-			tail = tail[1:]
-		}
+		kept.add(i)
 		if i == ci.last {
 			break
 		}
 	}
-	for _, i := range tail {
+	for _, i := range kept.items() {
 		in.Deliveries = append(in.Deliveries, c.delivery(i, key))
 	}
 	sort.SliceStable(in.Deliveries, func(i, j int) bool {

@@ -3,6 +3,7 @@ package trace
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -186,5 +187,27 @@ func TestSingleDeliveriesBecomeIntentsWhenJoined(t *testing.T) {
 	found := set.FindIntent("k2")
 	if len(found) != 1 || len(found[0].Deliveries) != 1 || found[0].Deliveries[0].RequestID != "b" {
 		t.Errorf("FindIntent(k2) = %+v, want the single delivery b", found)
+	}
+}
+
+func TestEndsKeepsTheFirstAndLastHalves(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		want []int
+	}{
+		{0, nil},
+		{3, []int{0, 1, 2}},
+		{4, []int{0, 1, 2, 3}},
+		{5, []int{0, 1, 3, 4}},
+		{10, []int{0, 1, 8, 9}},
+		{11, []int{0, 1, 9, 10}},
+	} {
+		e := ends[int]{max: 4}
+		for i := range tc.n {
+			e.add(i)
+		}
+		if got := e.items(); !slices.Equal(got, tc.want) {
+			t.Errorf("%d items: kept %v, want %v", tc.n, got, tc.want)
+		}
 	}
 }
