@@ -193,14 +193,8 @@ func (a *arena) own(r aref) string {
 // get returns the string r names. Packed ids are unpacked (allocating);
 // others are views of the arena.
 func (a *arena) get(r aref) string {
-	if r == 0 {
-		return ""
-	}
-	chunk := int(r>>44) - 1
-	off := int(r>>20) & (1<<24 - 1)
-	n := int(r>>4) & 0xffff
-	b := a.chunks[chunk][off : off+n]
-	switch r & 0xf {
+	b, kind := a.raw(r)
+	switch kind {
 	case packedUUID:
 		return unpackUUID(b)
 	case packedHex:
