@@ -128,13 +128,9 @@ func redactAll(list []string) []string {
 // when Compact).
 func (r *Report) JSON(w io.Writer) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
-	nl, in1, in2 := "\n", "  ", "    "
+	nl, in1, in2, sep := "\n", "  ", "    ", ": "
 	if r.Compact {
-		nl, in1, in2 = "", "", ""
-	}
-	sep := ": "
-	if r.Compact {
-		sep = ":"
+		nl, in1, in2, sep = "", "", "", ":"
 	}
 	head := ReportJSON{Schema: "idem.report/v1", Inputs: inputsJSON(r.Inputs), Summary: r.Summary}
 	bw.WriteString("{" + nl)
