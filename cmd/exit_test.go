@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/internal/iostreams"
-	"github.com/idem-cli/idem/trace"
 )
 
 // run executes a command line against test streams.
@@ -133,7 +133,7 @@ func TestProgressOnlyOnATerminal(t *testing.T) {
 }
 
 func TestProgressLine(t *testing.T) {
-	p := &trace.Progress{}
+	p := &ingest.Progress{}
 	p.Bytes.Store(400 << 20)
 	p.Lines.Store(700000)
 	p.Total.Store(800 << 20)

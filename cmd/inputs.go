@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/idem-cli/idem/diagnose"
+	"github.com/idem-cli/idem/formats"
+	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/report"
 	"github.com/idem-cli/idem/trace"
 	"github.com/spf13/cobra"
@@ -32,18 +35,18 @@ func (fl *inputFlags) register(cmd *cobra.Command) {
 	fs.StringVar(&fl.Format, "input-format", "", "treat every input as this format (see 'idem help formats')")
 	fs.StringSliceVar(&fl.Scope, "scope", nil, "extra fields that scope a key, e.g. --scope tenant_id,route")
 	fs.IntVar(&fl.Workers, "workers", 0, "parser goroutines (0: one per CPU); results do not depend on it")
-	fs.IntVar(&fl.MaxLineBytes, "max-line-bytes", trace.DefaultMaxLineBytes, "skip (and count) lines longer than this many bytes (1024 to 1 GiB)")
+	fs.IntVar(&fl.MaxLineBytes, "max-line-bytes", ingest.DefaultMaxLineBytes, "skip (and count) lines longer than this many bytes (1024 to 1 GiB)")
 	fs.BoolVarP(&fl.Quiet, "quiet", "q", false, "no progress display on standard error")
 }
 
 // options turns the flags into reading options.
-func (fl *inputFlags) options(f *Factory) (trace.Options, error) {
-	opts := trace.Options{Workers: fl.Workers, MaxLineBytes: fl.MaxLineBytes, Format: fl.Format, Stdin: f.IO.In}
+func (fl *inputFlags) options(f *Factory) (ingest.Options, error) {
+	opts := ingest.Options{Workers: fl.Workers, MaxLineBytes: fl.MaxLineBytes, Format: fl.Format, Stdin: f.IO.In}
 	if fl.Workers < 0 {
 		return opts, usagef("--workers must be 0 or more")
 	}
-	if fl.MaxLineBytes < 1024 || fl.MaxLineBytes > trace.MaxMaxLineBytes {
-		return opts, usagef("--max-line-bytes must be from 1024 to %d (1 GiB)", trace.MaxMaxLineBytes)
+	if fl.MaxLineBytes < 1024 || fl.MaxLineBytes > ingest.MaxMaxLineBytes {
+		return opts, usagef("--max-line-bytes must be from 1024 to %d (1 GiB)", ingest.MaxMaxLineBytes)
 	}
 	if fl.Tier != "" {
 		t, err := trace.ParseTier(fl.Tier)
@@ -52,12 +55,12 @@ func (fl *inputFlags) options(f *Factory) (trace.Options, error) {
 		}
 		opts.Tier = t
 	}
-	if fl.Format != "" && !slices.Contains(trace.FormatNames(), fl.Format) {
-		return opts, usagef("unknown --input-format %q (known: %s)", fl.Format, strings.Join(trace.FormatNames(), ", "))
+	if fl.Format != "" && !slices.Contains(formats.FormatNames(), fl.Format) {
+		return opts, usagef("unknown --input-format %q (known: %s)", fl.Format, strings.Join(formats.FormatNames(), ", "))
 	}
-	cfg := &trace.Config{}
+	cfg := &formats.Config{}
 	if fl.ConfigPath != "" {
-		c, err := trace.LoadConfig(fl.ConfigPath)
+		c, err := formats.LoadConfig(fl.ConfigPath)
 		if err != nil {
 			return opts, err
 		}
@@ -93,12 +96,12 @@ func load(ctx context.Context, f *Factory, fl *inputFlags, paths []string) (*tra
 	if err != nil {
 		return nil, err
 	}
-	opts.Progress = &trace.Progress{}
+	opts.Progress = &ingest.Progress{}
 	stop := startProgress(f, opts.Progress, paths, fl.Quiet, fl.progressMin)
-	set, err := trace.Load(ctx, paths, opts)
+	set, err := diagnose.Load(ctx, paths, opts, nil)
 	stop()
 	if err != nil {
-		var ie *trace.InputError
+		var ie *ingest.InputError
 		if errors.As(err, &ie) {
 			return nil, fmt.Errorf("cannot read input %w", err)
 		}

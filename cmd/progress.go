@@ -5,7 +5,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/ingest"
 )
 
 // progressMinBytes is how big the inputs must be before progress is shown.
@@ -15,7 +15,7 @@ const progressMinBytes = 64 << 20
 // second, ETA) while the inputs are read, when stderr is a terminal and the
 // inputs are big or of unknown size. It returns the function that stops and
 // clears it.
-func startProgress(f *Factory, p *trace.Progress, paths []string, quiet bool, minBytes int64) func() {
+func startProgress(f *Factory, p *ingest.Progress, paths []string, quiet bool, minBytes int64) func() {
 	if quiet || !f.IO.IsStderrTTY() {
 		return func() {}
 	}
@@ -60,7 +60,7 @@ func startProgress(f *Factory, p *trace.Progress, paths []string, quiet bool, mi
 
 // progressLine describes progress: "read 412 MB of 866 MB (240 MB/s,
 // 430k lines/s), ETA 2s".
-func progressLine(p *trace.Progress, elapsed time.Duration) string {
+func progressLine(p *ingest.Progress, elapsed time.Duration) string {
 	secs := elapsed.Seconds()
 	if secs <= 0 {
 		secs = 1e-9

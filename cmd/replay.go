@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/idem-cli/idem/contract"
+	"github.com/idem-cli/idem/diagnose"
+	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/replay"
 	"github.com/idem-cli/idem/report"
 	"github.com/idem-cli/idem/trace"
@@ -207,26 +209,24 @@ func runReplay(cmd *cobra.Command, o *ReplayOptions) error {
 
 	// Read the inputs once: the correlated set for the original answer,
 	// and the full requests captured for the key.
-	var captured []*trace.Captured
 	readOpts, err := o.Input.options(f)
 	if err != nil {
 		return err
 	}
-	readOpts.CaptureKey, readOpts.CaptureRequestID = o.Key, o.RequestID
-	readOpts.Capture = func(c *trace.Captured) { captured = append(captured, c) }
+	capture := ingest.NewCapturer(o.Key, o.RequestID)
 	paths := o.Paths
 	if len(paths) == 0 {
 		paths = []string{"-"}
 	}
-	set, err := trace.Load(cmd.Context(), paths, readOpts)
+	set, err := diagnose.Load(cmd.Context(), paths, readOpts, capture)
 	if err != nil {
-		var ie *trace.InputError
+		var ie *ingest.InputError
 		if errors.As(err, &ie) {
 			return fmt.Errorf("cannot read input %w", err)
 		}
 		return err
 	}
-	c, err := pickCapture(captured, o.RequestID)
+	c, err := pickCapture(capture.Captured, o.RequestID)
 	if err != nil {
 		what := "the key " + report.Safe(o.Key)
 		if o.Key == "" {

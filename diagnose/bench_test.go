@@ -6,15 +6,15 @@ import (
 	"time"
 
 	"github.com/idem-cli/idem/diagnose"
+	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/internal/benchlog"
-	"github.com/idem-cli/idem/trace"
 )
 
 // BenchmarkRules times the rules alone on IDEM_BENCH_INPUT.
 func BenchmarkRules(b *testing.B) {
 	path := benchlog.Path(b)
 	start := time.Now()
-	set, err := trace.Load(context.Background(), []string{path}, trace.Options{})
+	set, err := diagnose.Load(context.Background(), []string{path}, ingest.Options{}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,12 +10,13 @@ import (
 	"testing"
 
 	"github.com/idem-cli/idem/diagnose"
+	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/trace"
 )
 
 func diagnoseFiles(t *testing.T, paths ...string) (*diagnose.Result, *trace.Set) {
 	t.Helper()
-	set, err := trace.Load(context.Background(), paths, trace.Options{})
+	set, err := diagnose.Load(context.Background(), paths, ingest.Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +107,7 @@ func TestMixedFileEqualsSplitFiles(t *testing.T) {
 			}
 			mixed.WriteString(readFile(t, p))
 		}
-		set, err := trace.Load(context.Background(), append(rest, "-"), trace.Options{Stdin: strings.NewReader(mixed.String())})
+		set, err := diagnose.Load(context.Background(), append(rest, "-"), ingest.Options{Stdin: strings.NewReader(mixed.String())}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -124,7 +125,7 @@ func TestCompressedExportOnStdin(t *testing.T) {
 	zw := gzip.NewWriter(&gz)
 	zw.Write([]byte(readFile(t, "../fixtures/exports/loki.jsonl")))
 	zw.Close()
-	set, err := trace.Load(context.Background(), []string{"-"}, trace.Options{Stdin: &gz})
+	set, err := diagnose.Load(context.Background(), []string{"-"}, ingest.Options{Stdin: &gz}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/idem-cli/idem/diagnose"
+	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/trace"
 )
 
@@ -19,7 +20,7 @@ func loadScenario(t *testing.T, name string) *trace.Set {
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("scenario %s: no files", name)
 	}
-	set, err := trace.Load(context.Background(), paths, trace.Options{})
+	set, err := diagnose.Load(context.Background(), paths, ingest.Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +114,7 @@ func TestScenarios(t *testing.T) {
 
 func TestResponseLostRecoveredIsInfo(t *testing.T) {
 	paths, _ := filepath.Glob("../fixtures/incident/*")
-	set, err := trace.Load(context.Background(), paths, trace.Options{})
+	set, err := diagnose.Load(context.Background(), paths, ingest.Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

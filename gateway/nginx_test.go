@@ -22,7 +22,7 @@ import (
 
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/gateway"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/ingest"
 )
 
 // The end-to-end tests put a real nginx (its own prefix and config in a
@@ -270,7 +270,7 @@ func (e *e2e) diagnose() []*diagnose.Finding {
 	time.Sleep(100 * time.Millisecond) // let nginx write its last line
 	har := filepath.Join(e.dir, "client.har")
 	e.client.write(e.t, har)
-	set, err := trace.Load(context.Background(), append([]string{har}, e.logs...), trace.Options{})
+	set, err := diagnose.Load(context.Background(), append([]string{har}, e.logs...), ingest.Options{}, nil)
 	if err != nil {
 		e.t.Fatal(err)
 	}

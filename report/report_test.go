@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/idem-cli/idem/diagnose"
+	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/report"
-	"github.com/idem-cli/idem/trace"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -20,7 +20,7 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 func build(t *testing.T, glob string) *report.Report {
 	t.Helper()
 	paths, _ := filepath.Glob(glob)
-	set, err := trace.Load(context.Background(), paths, trace.Options{})
+	set, err := diagnose.Load(context.Background(), paths, ingest.Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +225,7 @@ func FuzzRenderers(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		set, err := trace.Load(context.Background(), []string{"-"}, trace.Options{Stdin: bytes.NewReader(data), MaxLineBytes: 1 << 16})
+		set, err := diagnose.Load(context.Background(), []string{"-"}, ingest.Options{Stdin: bytes.NewReader(data), MaxLineBytes: 1 << 16}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,11 +1,9 @@
 package trace
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"hash/maphash"
-	"os"
 	"runtime"
 	"slices"
 	"sort"
@@ -151,46 +149,70 @@ type Correlator struct {
 	orphans []*Observation
 }
 
-// expect sizes the request-id index for inputs of this size (about one
-// request per 500 bytes of a plain file), so that it does not grow by
-// rehashing a million times over.
-func (c *Correlator) expect(paths []string) {
-	var size int64
-	for _, p := range paths {
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-			size += st.Size()
-		}
-	}
+// Expect sizes the request-id index for inputs of this many bytes (about
+// one request per 500 bytes of a plain file), so that it does not grow by
+// rehashing a million times over. Readers call it before the first batch.
+func (c *Correlator) Expect(size int64) {
 	if n := size / 500; n > 1024 && c.byID.n == 0 {
 		c.byID = newHashIndex(int(min(n, 32<<20)))
 	}
 }
 
-// NewCorrelator makes an empty correlator configured from cfg.
-func NewCorrelator(cfg *Config) *Correlator {
+// NewCorrelator makes an empty correlator. scope lists the fields that
+// scope a key (see the config's "scope"); "route" and "method" among them
+// add the route and method to each intent's scope.
+func NewCorrelator(scope []string) *Correlator {
 	c := &Correlator{texts: pairTable{limit: maxTexts}, methods: pairTable{limit: 1 << 8}}
 	c.routes = interner{a: &c.arena, limit: 1 << 16}
-	if cfg != nil {
-		for _, s := range cfg.Scope {
-			c.ScopeRoute = c.ScopeRoute || s == "route"
-			c.ScopeMethod = c.ScopeMethod || s == "method"
-		}
+	for _, s := range scope {
+		c.ScopeRoute = c.ScopeRoute || s == "route"
+		c.ScopeMethod = c.ScopeMethod || s == "method"
 	}
 	return c
 }
 
-// prefetch touches the request-id index where a batch's observations will
-// look (see hashIndex.touch); the parsers have hashed their ids already.
-func (c *Correlator) prefetch(obs []Observation) {
+// Prepare works out, on a reader's parallel worker, what Add would
+// otherwise compute on the one goroutine that correlates: each id's hash
+// and packed form, and whether the observation is plain or notable.
+func (c *Correlator) Prepare(b *Batch) {
+	pre, _ := b.Scratch.([]prepared)
+	pre = slices.Grow(pre[:0], len(b.Obs))[:len(b.Obs)]
+	for i := range b.Obs {
+		prepare(&b.Obs[i], &pre[i])
+	}
+	b.Scratch = pre
+}
+
+// Consume adds a prepared batch's observations, in order.
+func (c *Correlator) Consume(b *Batch) {
+	pre, _ := b.Scratch.([]prepared)
+	if len(pre) != len(b.Obs) {
+		c.Prepare(b)
+		pre = b.Scratch.([]prepared)
+	}
+	for i := range b.Obs {
+		if i%prefetchWindow == 0 {
+			end := min(i+prefetchWindow, len(b.Obs))
+			c.prefetch(b.Obs[i:end], pre[i:end])
+		}
+		c.add(&b.Obs[i], &pre[i])
+	}
+}
+
+// prefetchWindow is how many observations are fetched ahead at once: few
+// enough that what is fetched is still in the cache when it is used.
+const prefetchWindow = 128
+
+// prefetch touches the request-id index where a run of observations will
+// look (see hashIndex.touch); Prepare has hashed their ids already.
+func (c *Correlator) prefetch(obs []Observation, pre []prepared) {
 	if len(obs) < 16 {
 		return // too few to be worth it
 	}
 	var sum uint64
 	for i := range obs {
 		o := &obs[i]
-		if o.pre.done {
-			sum += c.byID.touch(o.pre.ridHash)
-		}
+		sum += c.byID.touch(pre[i].ridHash)
 		// The observations were written on other cores: reading a field
 		// in each cache line Add reads (and the first byte of the strings
 		// it stores) fetches them all at once instead of one by one.
@@ -208,6 +230,13 @@ func (c *Correlator) prefetch(obs []Observation) {
 // Add attributes one observation to its delivery. The observation is
 // copied; the caller may reuse it. Add may not be called after Set.
 func (c *Correlator) Add(o *Observation) {
+	var p prepared
+	prepare(o, &p)
+	c.add(o, &p)
+}
+
+// add is Add with the observation's preparation done.
+func (c *Correlator) add(o *Observation, p *prepared) {
 	c.tiers[o.Tier>>6] |= 1 << (o.Tier & 63)
 	id := o.RequestID
 	synthetic := false
@@ -226,23 +255,20 @@ func (c *Correlator) Add(o *Observation) {
 			return
 		}
 	}
-	if !o.pre.done {
-		prepare(o)
-	}
 	if synthetic || id != o.RequestID {
-		o.pre.rid, o.pre.ridHash = pack(id), maphash.String(idSeed, id)
+		p.rid, p.ridHash = pack(id), maphash.String(idSeed, id)
 	}
-	di, ok := c.byID.findOrAdd(o.pre.ridHash, int32(c.deliveries.len()), func(di int32) bool {
-		return c.arena.is(*c.rids.at(di), id, o.pre.rid)
+	di, ok := c.byID.findOrAdd(p.ridHash, int32(c.deliveries.len()), func(di int32) bool {
+		return c.arena.is(*c.rids.at(di), id, p.rid)
 	})
 	if !ok {
 		c.deliveries.add(cdelivery{first: -1, last: -1, next: -1, keys: -1, synthetic: synthetic})
-		c.rids.add(c.arena.addPacked(id, o.pre.rid))
+		c.rids.add(c.arena.addPacked(id, p.rid))
 	}
 	d := c.deliveries.at(di)
 	method, methodOK := c.methods.id(o.Method, "")
 	source, sourceOK := c.sources.id(o.Format, o.Source.File)
-	co := cobs{time: 0, dur: int32(min(o.Duration/time.Microsecond, 1<<31-1)), route: c.routes.ref(o.Route, o.pre.routeID), client: c.arena.addPacked(o.Client, o.pre.client),
+	co := cobs{time: 0, dur: int32(min(o.Duration/time.Microsecond, 1<<31-1)), route: c.routes.ref(o.Route, p.routeID), client: c.arena.addPacked(o.Client, p.client),
 		method: uint8(method), source: source, status: int16(o.Status), upstream: int16(o.UpstreamStatus), line: int32(o.Source.Line),
 		next: -1, tier: o.Tier, outcome: o.Outcome}
 	if !o.Time.IsZero() {
@@ -255,7 +281,7 @@ func (c *Correlator) Add(o *Observation) {
 		co.flags |= flagRetryAfter
 	}
 	full := int32(-1)
-	if t, ok := c.texts.id(o.Detail, o.Message); ok && o.pre.plain && methodOK && sourceOK {
+	if t, ok := c.texts.id(o.Detail, o.Message); ok && p.plain && methodOK && sourceOK {
 		co.text = t
 	} else {
 		cp := cloneObservation(o)
@@ -264,12 +290,12 @@ func (c *Correlator) Add(o *Observation) {
 		c.fulls = append(c.fulls, cp)
 		co.flags |= flagFull
 	}
-	if o.pre.notable {
+	if p.notable {
 		d.interesting = true
 	}
 	if o.Key != "" {
 		// Compared as stored: unpacking the first key would allocate.
-		if first := c.deliveryKeyRef(d); first != 0 && !c.arena.is(first, o.Key, o.pre.key) {
+		if first := c.deliveryKeyRef(d); first != 0 && !c.arena.is(first, o.Key, p.key) {
 			d.interesting = true
 			if d.keys < 0 {
 				d.keys = int32(len(c.extraKeys))
@@ -281,7 +307,7 @@ func (c *Correlator) Add(o *Observation) {
 				c.extraKeys[d.keys] = append(c.extraKeys[d.keys], strings.Clone(o.Key))
 			}
 		}
-		co.key = c.arena.addPacked(o.Key, o.pre.key)
+		co.key = c.arena.addPacked(o.Key, p.key)
 	}
 	if (o.Key != "" || o.KeyHash != "") && !d.keyed {
 		d.keyed = true
@@ -1123,18 +1149,6 @@ func (s *Set) Related(in *Intent) []*Intent {
 		}
 	}
 	return out
-}
-
-// Load reads the inputs and correlates them in one call.
-func Load(ctx context.Context, paths []string, opts Options) (*Set, error) {
-	c := NewCorrelator(opts.Config)
-	c.expect(paths)
-	opts.prefetch = c.prefetch
-	inputs, err := Read(ctx, paths, opts, c.Add)
-	if err != nil {
-		return nil, err
-	}
-	return c.Set(inputs), nil
 }
 
 // cloneObservation copies o with strings of its own, so that keeping it

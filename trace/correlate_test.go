@@ -1,72 +1,13 @@
 package trace
 
 import (
-	"context"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tidwall/gjson"
 )
-
-const incidentKey = "0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41"
-
-func loadIncident(t *testing.T) *Set {
-	t.Helper()
-	paths, _ := filepath.Glob("../fixtures/incident/*")
-	set, err := Load(context.Background(), paths, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return set
-}
-
-func TestIncidentCorrelatesAcrossTiers(t *testing.T) {
-	set := loadIncident(t)
-	intents := set.FindIntent(incidentKey)
-	if len(intents) != 1 {
-		t.Fatalf("found %d intents for the key", len(intents))
-	}
-	in := intents[0]
-	if len(in.Deliveries) != 2 {
-		t.Fatalf("got %d deliveries, want 2", len(in.Deliveries))
-	}
-	first, retry := in.Deliveries[0], in.Deliveries[1]
-	// Each delivery has the client, proxy and server tiers, in that order.
-	for _, d := range in.Deliveries {
-		var tiers []Tier
-		for _, o := range d.Observations {
-			if len(tiers) == 0 || tiers[len(tiers)-1] != o.Tier {
-				tiers = append(tiers, o.Tier)
-			}
-		}
-		if len(tiers) != 3 || tiers[0] != TierClient || tiers[1] != TierProxy || tiers[2] != TierServer {
-			t.Errorf("delivery %s tiers %v", d.RequestID, tiers)
-		}
-	}
-	if first.Lost() == nil || first.Lost().Outcome != OutcomeTimeout {
-		t.Errorf("first delivery's loss not seen: %+v", first.Edge())
-	}
-	if retry.Lost() != nil {
-		t.Errorf("retry marked lost")
-	}
-	if effects := in.Effects(); len(effects) != 1 || effects[0].ResultID != "ord_8H2kQ" {
-		t.Errorf("effects %+v", effects)
-	}
-	// The server logs only a hash of the key; it joined through the request id.
-	if first.KeyHash != HashKey(incidentKey) {
-		t.Errorf("key hash %q, want %q", first.KeyHash, HashKey(incidentKey))
-	}
-	if got := set.FindIntent(HashKey(incidentKey)); len(got) != 0 && got[0] != in {
-		t.Errorf("lookup by hash found another intent")
-	}
-	if len(set.Unkeyed) != 1 || set.Unkeyed[0].Method() != "GET" {
-		t.Errorf("unkeyed deliveries: %d", len(set.Unkeyed))
-	}
-	if len(set.Intents) != 2 {
-		t.Errorf("intents: %d, want 2", len(set.Intents))
-	}
-}
 
 func TestHashOnlyDeliveriesJoinTheirIntent(t *testing.T) {
 	c := NewCorrelator(nil)
@@ -91,8 +32,7 @@ func TestHashOnlyDeliveriesJoinTheirIntent(t *testing.T) {
 }
 
 func TestScopeSeparatesIntents(t *testing.T) {
-	cfg := &Config{Scope: []string{"route"}}
-	c := NewCorrelator(cfg)
+	c := NewCorrelator([]string{"route"})
 	c.Add(&Observation{Tier: TierServer, RequestID: "a", Key: "k", Route: "/v1/orders"})
 	c.Add(&Observation{Tier: TierServer, RequestID: "b", Key: "k", Route: "/v1/refunds"})
 	if set := c.Set(nil); set.IntentCount() != 2 {
@@ -116,7 +56,7 @@ func TestFingerprintIsCanonical(t *testing.T) {
 	if a == c {
 		t.Errorf("array order did not change the fingerprint")
 	}
-	if got := string(CanonicalJSON(parseJSON(`{"z":"<&>","a":1.50}`))); got != `{"a":1.50,"z":"<&>"}` {
+	if got := string(CanonicalJSON(gjson.Parse(`{"z":"<&>","a":1.50}`))); got != `{"a":1.50,"z":"<&>"}` {
 		t.Errorf("canonical form %s", got)
 	}
 }
@@ -133,25 +73,6 @@ func FuzzFingerprint(f *testing.F) {
 			t.Fatal("not deterministic")
 		}
 	})
-}
-
-func TestCaptureFromHAR(t *testing.T) {
-	var got []*Captured
-	_, err := Read(context.Background(), []string{"../fixtures/incident/client.har"}, Options{CaptureKey: `"` + incidentKey + `"`,
-		Capture: func(c *Captured) { got = append(got, c) }}, func(*Observation) {})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 2 {
-		t.Fatalf("captured %d requests, want the two deliveries", len(got))
-	}
-	c := got[0]
-	if c.Method != "POST" || c.URL != "https://shop.example.com/v1/orders" || !c.HasBody || len(c.Headers) < 4 || c.Status != 0 || c.Source.Line != 10 {
-		t.Errorf("first capture: %+v", c)
-	}
-	if got[1].Status != 201 || !strings.Contains(string(got[1].ResponseBody), "ord_8H2kQ") {
-		t.Errorf("second capture: %+v", got[1])
-	}
 }
 
 // TestSingleDeliveriesBecomeIntentsWhenJoined covers the plain intents

@@ -167,10 +167,6 @@ type Observation struct {
 	// namespace=prod"), when it came out of an export.
 	Labels string
 	Source Source
-
-	// Worked out by the parallel parser for the correlator, which runs on
-	// one goroutine: the request id's hash and the ids' packed forms.
-	pre prepared
 }
 
 // End is when this tier finished with the request, where a duration is known.
@@ -178,3 +174,7 @@ func (o *Observation) End() time.Time { return o.Time.Add(o.Duration) }
 
 // Responded reports whether this tier saw a response with a status.
 func (o *Observation) Responded() bool { return o.Status > 0 && !o.Outcome.Lost() }
+
+// Clone copies o with strings of its own, so that keeping the copy does
+// not keep the reader's buffer its strings point into.
+func (o *Observation) Clone() *Observation { return cloneObservation(o) }

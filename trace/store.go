@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 )
 
 // The correlator's compact storage. Most lines of a big access log are
@@ -92,9 +93,8 @@ func unpackIPv4(b []byte) string {
 	return string(buf)
 }
 
-// prepared is what the parser works out for the correlator.
+// prepared is what Correlator.Prepare works out for Add.
 type prepared struct {
-	done    bool
 	routeID bool // idLike(Route)
 	plain   bool // plain(o)
 	notable bool // notable(o)
@@ -107,10 +107,9 @@ type prepared struct {
 // idSeed hashes request ids; the parser and the correlator share it.
 var idSeed = maphash.MakeSeed()
 
-// prepare fills o.pre; parser workers call it so the correlator, which
-// runs on one goroutine, need not (nor read the fields it looks at).
-func prepare(o *Observation) {
-	o.pre = prepared{done: true, ridHash: maphash.String(idSeed, o.RequestID), rid: pack(o.RequestID), key: pack(o.Key),
+// prepare works out p for o.
+func prepare(o *Observation, p *prepared) {
+	*p = prepared{ridHash: maphash.String(idSeed, o.RequestID), rid: pack(o.RequestID), key: pack(o.Key),
 		client: pack(o.Client), routeID: idLike(o.Route), plain: plain(o), notable: notable(o)}
 }
 
@@ -130,7 +129,7 @@ func (a *arena) addPacked(s string, p packed) aref {
 	kind := p.kind
 	data := s
 	if kind != 0 {
-		data = bytesToString(p.bytes[:p.n])
+		data = unsafe.String(&p.bytes[0], p.n)
 	}
 	n := len(a.chunks)
 	if n == 0 || cap(a.chunks[n-1])-len(a.chunks[n-1]) < len(data) {
@@ -202,7 +201,10 @@ func (a *arena) get(r aref) string {
 	case packedIPv4:
 		return unpackIPv4(b)
 	}
-	return bytesToString(b)
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b)) // the arena's chunks are never written again
 }
 
 const hexDigits = "0123456789abcdef"

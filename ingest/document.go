@@ -1,4 +1,4 @@
-package trace
+package ingest
 
 import (
 	"bufio"
@@ -9,6 +9,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/idem-cli/idem/formats"
+	"github.com/idem-cli/idem/trace"
+
 	"github.com/tidwall/gjson"
 )
 
@@ -16,19 +19,20 @@ import (
 // HAR file (its entries are streamed one at a time, never loaded whole), a
 // JSON array (each element is a record), or a stream of pretty-printed
 // objects. Each record's source line is where it starts.
-func readDocument(ctx context.Context, br *bufio.Reader, in *Input, rule *sourceRule, opts Options, sink func(*Observation)) error {
+func (in *reading) readDocument(ctx context.Context, br *bufio.Reader) error {
 	lt := &lineTracker{r: br, line: 1}
 	dec := json.NewDecoder(lt)
 	dec.UseNumber()
-	p := newParser(opts.Config, rule)
-	p.captureKey, p.captureID = captureKey(opts)
-	var res batchResult
-	p.out = &res
+	p := in.parser()
+	var res formats.Result
+	var tb trace.Batch
+	p.Into(&res)
 	n := 0
 	flush := func() {
-		in.absorb(&res, nil, sink, opts.MaxSkipSamples)
-		res = batchResult{}
-		p.out = &res
+		tb.Obs, tb.Raw = res.Obs, res.Raw
+		in.c.Prepare(&tb)
+		in.absorb(&res, &tb)
+		res.Reset()
 	}
 	element := func() error {
 		start := lt.startLine(dec.InputOffset())
@@ -36,7 +40,7 @@ func readDocument(ctx context.Context, br *bufio.Reader, in *Input, rule *source
 		if err := dec.Decode(&raw); err != nil {
 			return err
 		}
-		p.parseObject(gjson.ParseBytes(raw), Source{File: in.Path, Line: start})
+		p.Object(gjson.ParseBytes(raw), trace.Source{File: in.Path, Line: start})
 		if n++; n%1024 == 0 {
 			flush()
 			if ctx.Err() != nil {
@@ -84,8 +88,8 @@ func readDocument(ctx context.Context, br *bufio.Reader, in *Input, rule *source
 		if errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) {
 			line := lt.lineAt(dec.InputOffset())
 			in.Skipped++
-			if len(in.SkipSamples) < opts.MaxSkipSamples {
-				in.SkipSamples = append(in.SkipSamples, Skip{Source: Source{File: in.Path, Line: line},
+			if len(in.SkipSamples) < in.opts.MaxSkipSamples {
+				in.SkipSamples = append(in.SkipSamples, trace.Skip{Source: trace.Source{File: in.Path, Line: line},
 					Reason: "invalid JSON document; the rest of the file was not read"})
 			}
 			return nil
@@ -116,7 +120,7 @@ func peekDelim(dec *json.Decoder) (byte, error) {
 
 // isHAR recognises a HAR document by its opening: {"log": {...
 func isHAR(head []byte) bool {
-	head = bytes.TrimLeft(bytes.TrimPrefix(head, bom), " \t\r\n")
+	head = bytes.TrimLeft(bytes.TrimPrefix(head, formats.BOM), " \t\r\n")
 	if len(head) == 0 || head[0] != '{' {
 		return false
 	}

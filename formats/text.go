@@ -1,10 +1,12 @@
-package trace
+package formats
 
 import (
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/idem-cli/idem/trace"
 )
 
 // Text access logs: nginx's and Apache's combined format (and the variants
@@ -47,19 +49,20 @@ func stripPrefix(line []byte) ([]byte, map[string]string) {
 
 // parseText reads a text line with the built-in and configured patterns.
 // It reports whether one matched.
-func (p *parser) parseText(line []byte, src Source) bool {
+func (p *Parser) parseText(line []byte, src trace.Source) bool {
 	s := bytesToString(line)
+	p.raw = s
 	if p.cfg != nil {
 		for _, pat := range p.cfg.patterns {
 			if m := pat.re.FindStringSubmatch(s); m != nil {
-				var o Observation
+				var o trace.Observation
 				o.Source, o.Format, o.Tier = src, pat.name, pat.tier
 				for i, name := range pat.re.SubexpNames() {
 					if set, ok := mappable[name]; ok && m[i] != "" && m[i] != "-" {
 						set(&o, m[i])
 					}
 				}
-				if o.Outcome == OutcomeUnknown && o.Status > 0 {
+				if o.Outcome == trace.OutcomeUnknown && o.Status > 0 {
 					o.Outcome = proxyOutcome(o.Status)
 				}
 				p.textDone(&o)
@@ -78,26 +81,26 @@ func (p *parser) parseText(line []byte, src Source) bool {
 	return false
 }
 
-func (p *parser) textDone(o *Observation) {
+func (p *Parser) textDone(o *trace.Observation) {
 	p.labelTier(o, false)
 	p.emit(o)
 }
 
 // combined maps a combined-format line and its appended fields.
-func (p *parser) combined(m []string, src Source) {
-	var o Observation
-	o.Source, o.Format, o.Tier = src, "combined", TierProxy
+func (p *Parser) combined(m []string, src trace.Source) {
+	var o trace.Observation
+	o.Source, o.Format, o.Tier = src, "combined", trace.TierProxy
 	o.Client = m[1]
 	o.Method = strings.ToUpper(m[4])
 	o.Route = routePath(m[5])
 	o.Status, _ = strconv.Atoi(m[6])
 	ex := readExtras(m[10])
-	o.Duration, _ = ParseDuration(ex.requestTime, Seconds)
-	if t, ok := ParseTime(m[3]); ok {
+	o.Duration, _ = trace.ParseDuration(ex.requestTime, trace.Seconds)
+	if t, ok := trace.ParseTime(m[3]); ok {
 		o.Time = t.Add(-o.Duration) // $time_local is when the log was written
 	}
 	o.UpstreamStatus, _ = intValue(ex.upstream)
-	o.RequestID, o.Key = ex.requestID, NormalizeKey(ex.key)
+	o.RequestID, o.Key = ex.requestID, trace.NormalizeKey(ex.key)
 	o.Outcome = proxyOutcome(o.Status)
 	if o.Status == 499 {
 		o.Detail, o.Status = "499 client closed request", 0
@@ -182,14 +185,14 @@ func isStatusList(s string) bool {
 }
 
 // haproxy maps an httplog line: its termination state says who gave up.
-func (p *parser) haproxy(m []string, src Source) {
-	var o Observation
-	o.Source, o.Format, o.Tier = src, "haproxy", TierProxy
+func (p *Parser) haproxy(m []string, src trace.Source) {
+	var o trace.Observation
+	o.Source, o.Format, o.Tier = src, "haproxy", trace.TierProxy
 	o.Client = m[1]
 	if ta, err := strconv.Atoi(m[11]); err == nil && ta >= 0 {
 		o.Duration = msDuration(ta)
 	}
-	o.Time, _ = ParseTime(m[3]) // %tr: when the request was received
+	o.Time, _ = trace.ParseTime(m[3]) // %tr: when the request was received
 	o.Status, _ = strconv.Atoi(m[12])
 	o.Method = strings.ToUpper(m[18])
 	o.Route = routePath(m[19])
@@ -197,13 +200,13 @@ func (p *parser) haproxy(m []string, src Source) {
 	o.Detail = state
 	switch {
 	case state[0] == 'C' || state[0] == 'c':
-		o.Outcome, o.Status = OutcomeClientClosed, 0
+		o.Outcome, o.Status = trace.OutcomeClientClosed, 0
 	case state[0] == 's':
-		o.Outcome = OutcomeUpstreamTimeout
+		o.Outcome = trace.OutcomeUpstreamTimeout
 	case state[0] == 'S' && (state[1] == 'H' || state[1] == 'D'):
-		o.Outcome = OutcomeUpstreamReset
+		o.Outcome = trace.OutcomeUpstreamReset
 	case state[0] == 'S' || strings.Contains(m[6], "<NOSRV>"):
-		o.Outcome = OutcomeNotDelivered
+		o.Outcome = trace.OutcomeNotDelivered
 	default:
 		o.Outcome = proxyOutcome(o.Status)
 	}
@@ -218,7 +221,7 @@ func (p *parser) haproxy(m []string, src Source) {
 	if hs := strings.Split(m[16], "|"); m[16] != "" {
 		o.RequestID = strings.TrimSpace(hs[0])
 		if len(hs) > 1 {
-			o.Key = NormalizeKey(hs[1])
+			o.Key = trace.NormalizeKey(hs[1])
 		}
 	}
 	p.textDone(&o)
@@ -228,7 +231,7 @@ func msDuration(ms int) time.Duration { return time.Duration(ms) * time.Millisec
 
 func isHex(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if hexVal[s[i]] == 0xff {
+		if !(s[i] >= '0' && s[i] <= '9' || s[i] >= 'a' && s[i] <= 'f') {
 			return false
 		}
 	}

@@ -1,10 +1,12 @@
-package trace
+package ingest
 
 import (
 	"bytes"
 	"context"
 	"os"
 	"testing"
+
+	"github.com/idem-cli/idem/trace"
 
 	"github.com/idem-cli/idem/internal/benchlog"
 )
@@ -25,10 +27,10 @@ func BenchmarkReadNginx(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		n := 0
-		_, err := Read(context.Background(), []string{"-"}, Options{Stdin: bytes.NewReader(data)}, func(*Observation) { n++ })
-		if err != nil || n == 0 {
-			b.Fatal(err, n)
+		var n Counter
+		_, err := Read(context.Background(), []string{"-"}, Options{Stdin: bytes.NewReader(data)}, &n)
+		if err != nil || n.N == 0 {
+			b.Fatal(err, n.N)
 		}
 	}
 }
@@ -38,8 +40,9 @@ func BenchmarkLoadNginx(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		set, err := Load(context.Background(), []string{"-"}, Options{Stdin: bytes.NewReader(data)})
-		if err != nil || len(set.Intents) == 0 {
+		c := trace.NewCorrelator(nil)
+		inputs, err := Read(context.Background(), []string{"-"}, Options{Stdin: bytes.NewReader(data)}, c)
+		if set := c.Set(inputs); err != nil || len(set.Intents) == 0 {
 			b.Fatal(err)
 		}
 	}

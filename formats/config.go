@@ -1,4 +1,4 @@
-package trace
+package formats
 
 import (
 	"encoding/json"
@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/idem-cli/idem/trace"
 )
 
 // Config holds the overrides a user keeps in a file (--config): per source,
@@ -30,9 +32,9 @@ type Config struct {
 	// method, route, status, ...).
 	Patterns []PatternConfig `json:"patterns"`
 
-	compiled   []*sourceRule
+	compiled   []*SourceRule
 	effect     *effectRule
-	tierLabels map[string]Tier
+	tierLabels map[string]trace.Tier
 	patterns   []*textPattern
 }
 
@@ -45,7 +47,7 @@ type PatternConfig struct {
 
 type textPattern struct {
 	name string
-	tier Tier
+	tier trace.Tier
 	re   *regexp.Regexp
 }
 
@@ -72,9 +74,9 @@ type effectRule struct {
 	field string
 }
 
-type sourceRule struct {
+type SourceRule struct {
 	glob    string
-	tier    Tier
+	tier    trace.Tier
 	tierSet bool
 	format  *format
 	fields  map[string]string
@@ -114,26 +116,26 @@ func LoadConfig(path string) (*Config, error) {
 }
 
 // mappable names the Observation fields a config may map to a gjson path.
-var mappable = map[string]func(o *Observation, v string){
-	"time":          func(o *Observation, v string) { o.Time, _ = ParseTime(v) },
-	"request_id":    func(o *Observation, v string) { o.RequestID = v },
-	"key":           func(o *Observation, v string) { o.Key = NormalizeKey(v) },
-	"key_hash":      func(o *Observation, v string) { o.KeyHash = v },
-	"method":        func(o *Observation, v string) { o.Method = strings.ToUpper(v) },
-	"route":         func(o *Observation, v string) { o.Route = routePath(v) },
-	"status":        func(o *Observation, v string) { o.Status, _ = intValue(v) },
-	"decision":      func(o *Observation, v string) { o.Decision = strings.ToLower(v) },
-	"state":         func(o *Observation, v string) { o.State = strings.ToLower(v) },
-	"fingerprint":   func(o *Observation, v string) { o.Fingerprint = v },
-	"result_id":     func(o *Observation, v string) { o.ResultID = v },
-	"attempt":       func(o *Observation, v string) { o.Attempt, _ = intValue(v) },
-	"message":       func(o *Observation, v string) { o.Message = v },
-	"client":        func(o *Observation, v string) { o.Client = v },
-	"workflow_id":   func(o *Observation, v string) { o.WorkflowID = v },
-	"activity_id":   func(o *Observation, v string) { o.ActivityID = v },
-	"activity_type": func(o *Observation, v string) { o.ActivityType = v },
-	"duration_ms":   func(o *Observation, v string) { o.Duration, _ = ParseDuration(v, Milliseconds) },
-	"outcome":       func(o *Observation, v string) { o.Outcome = ParseOutcome(v) },
+var mappable = map[string]func(o *trace.Observation, v string){
+	"time":          func(o *trace.Observation, v string) { o.Time, _ = trace.ParseTime(v) },
+	"request_id":    func(o *trace.Observation, v string) { o.RequestID = v },
+	"key":           func(o *trace.Observation, v string) { o.Key = trace.NormalizeKey(v) },
+	"key_hash":      func(o *trace.Observation, v string) { o.KeyHash = v },
+	"method":        func(o *trace.Observation, v string) { o.Method = strings.ToUpper(v) },
+	"route":         func(o *trace.Observation, v string) { o.Route = routePath(v) },
+	"status":        func(o *trace.Observation, v string) { o.Status, _ = intValue(v) },
+	"decision":      func(o *trace.Observation, v string) { o.Decision = strings.ToLower(v) },
+	"state":         func(o *trace.Observation, v string) { o.State = strings.ToLower(v) },
+	"fingerprint":   func(o *trace.Observation, v string) { o.Fingerprint = v },
+	"result_id":     func(o *trace.Observation, v string) { o.ResultID = v },
+	"attempt":       func(o *trace.Observation, v string) { o.Attempt, _ = intValue(v) },
+	"message":       func(o *trace.Observation, v string) { o.Message = v },
+	"client":        func(o *trace.Observation, v string) { o.Client = v },
+	"workflow_id":   func(o *trace.Observation, v string) { o.WorkflowID = v },
+	"activity_id":   func(o *trace.Observation, v string) { o.ActivityID = v },
+	"activity_type": func(o *trace.Observation, v string) { o.ActivityType = v },
+	"duration_ms":   func(o *trace.Observation, v string) { o.Duration, _ = trace.ParseDuration(v, trace.Milliseconds) },
+	"outcome":       func(o *trace.Observation, v string) { o.Outcome = trace.ParseOutcome(v) },
 }
 
 // MappableFields lists the names a config's "fields" may use.
@@ -149,7 +151,7 @@ func MappableFields() []string {
 func (c *Config) Compile() error {
 	c.compiled = nil
 	for i, s := range c.Sources {
-		r := &sourceRule{glob: s.Path, fields: s.Fields}
+		r := &SourceRule{glob: s.Path, fields: s.Fields}
 		if s.Path == "" {
 			return fmt.Errorf("sources[%d]: path is required (use \"*\" for every input)", i)
 		}
@@ -157,7 +159,7 @@ func (c *Config) Compile() error {
 			return fmt.Errorf("sources[%d]: bad path pattern %q: %w", i, s.Path, err)
 		}
 		if s.Tier != "" {
-			t, err := ParseTier(s.Tier)
+			t, err := trace.ParseTier(s.Tier)
 			if err != nil {
 				return fmt.Errorf("sources[%d]: %w", i, err)
 			}
@@ -189,9 +191,9 @@ func (c *Config) Compile() error {
 		}
 		c.effect = e
 	}
-	c.tierLabels = map[string]Tier{}
+	c.tierLabels = map[string]trace.Tier{}
 	for label, tier := range c.Tiers {
-		t, err := ParseTier(tier)
+		t, err := trace.ParseTier(tier)
 		if err != nil {
 			return fmt.Errorf("tiers[%q]: %w", label, err)
 		}
@@ -216,9 +218,9 @@ func (c *Config) Compile() error {
 		if !named {
 			return fmt.Errorf("patterns[%d]: the regex names no field with (?P<name>...)", i)
 		}
-		tier := TierProxy
+		tier := trace.TierProxy
 		if pc.Tier != "" {
-			if tier, err = ParseTier(pc.Tier); err != nil {
+			if tier, err = trace.ParseTier(pc.Tier); err != nil {
 				return fmt.Errorf("patterns[%d]: %w", i, err)
 			}
 		}
@@ -254,11 +256,11 @@ func compileEffect(e *EffectConfig) (*effectRule, error) {
 
 // ruleFor merges the rules whose pattern matches path, later ones winning,
 // with the command-line overrides (tier, format) applied last.
-func (c *Config) ruleFor(path string, tier Tier, formatName string) (*sourceRule, error) {
-	var out *sourceRule
-	merge := func(r *sourceRule) {
+func (c *Config) RuleFor(path string, tier trace.Tier, formatName string) (*SourceRule, error) {
+	var out *SourceRule
+	merge := func(r *SourceRule) {
 		if out == nil {
-			out = &sourceRule{fields: map[string]string{}}
+			out = &SourceRule{fields: map[string]string{}}
 		}
 		if r.tierSet {
 			out.tier, out.tierSet = r.tier, true
@@ -282,21 +284,21 @@ func (c *Config) ruleFor(path string, tier Tier, formatName string) (*sourceRule
 			}
 		}
 	}
-	if tier != TierUnknown {
-		merge(&sourceRule{tier: tier, tierSet: true})
+	if tier != trace.TierUnknown {
+		merge(&SourceRule{tier: tier, tierSet: true})
 	}
 	if formatName != "" {
 		f := formatByName(formatName)
 		if f == nil {
 			return nil, &ConfigError{Err: fmt.Errorf("unknown format %q (known: %s)", formatName, strings.Join(FormatNames(), ", "))}
 		}
-		merge(&sourceRule{format: f})
+		merge(&SourceRule{format: f})
 	}
 	return out, nil
 }
 
 // apply maps configured fields onto o; it reports whether it set any.
-func (s *sourceRule) apply(r *record, o *Observation) bool {
+func (s *SourceRule) apply(r *record, o *trace.Observation) bool {
 	set := false
 	for name, path := range s.fields {
 		if v := present(r.path(path)); v != "" {
@@ -310,7 +312,7 @@ func (s *sourceRule) apply(r *record, o *Observation) bool {
 	return set
 }
 
-func (e *effectRule) match(r *record, o *Observation) bool {
+func (e *effectRule) match(r *record, o *trace.Observation) bool {
 	if e.msg != nil && !e.msg.MatchString(o.Message) {
 		return false
 	}
@@ -325,7 +327,7 @@ func (e *effectRule) match(r *record, o *Observation) bool {
 	return true
 }
 
-func (c *Config) applyEffect(o *Observation) {
+func (c *Config) applyEffect(o *trace.Observation) {
 	if c.effect == nil || o.Effect {
 		return
 	}
@@ -335,7 +337,7 @@ func (c *Config) applyEffect(o *Observation) {
 }
 
 // scopeOf computes the extra scope values of an observation's line.
-func (c *Config) scopeOf(r *record, o *Observation) string {
+func (c *Config) scopeOf(r *record, o *trace.Observation) string {
 	if c == nil || len(c.Scope) == 0 {
 		return ""
 	}

@@ -1,10 +1,12 @@
-package trace
+package formats
 
 import (
 	"net/url"
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/idem-cli/idem/trace"
 
 	"github.com/tidwall/gjson"
 )
@@ -14,12 +16,12 @@ import (
 // Observation and says whether the line is about a request at all.
 type format struct {
 	name    string
-	tier    Tier
+	tier    trace.Tier
 	match   func(r *record) bool
-	extract func(p *parser, r *record, o *Observation) bool
+	extract func(p *Parser, r *record, o *trace.Observation) bool
 	// expand, when set, turns one line into several records (an OTLP batch,
 	// a HAR document on one line); each is then recognised on its own.
-	expand func(p *parser, r *record, src Source)
+	expand func(p *Parser, r *record, src trace.Source)
 }
 
 // formats in the order they are tried: specific shapes before generic ones.
@@ -30,41 +32,41 @@ func init() {
 	// recognised before the line inside it.
 	formats = append([]*format(nil), envelopeFormats...)
 	formats = append(formats, []*format{
-		{name: "otlp", tier: TierServer, match: func(r *record) bool { return r.has("resourceLogs") }, expand: expandOTLP},
-		{name: "har", tier: TierClient, match: func(r *record) bool { return r.has("log") && len(r.keys) <= 2 }, expand: expandHAR},
-		{name: "har", tier: TierClient, match: isHAREntry, extract: extractHAREntry},
-		{name: "otel", tier: TierServer, match: func(r *record) bool {
+		{name: "otlp", tier: trace.TierServer, match: func(r *record) bool { return r.has("resourceLogs") }, expand: expandOTLP},
+		{name: "har", tier: trace.TierClient, match: func(r *record) bool { return r.has("log") && len(r.keys) <= 2 }, expand: expandHAR},
+		{name: "har", tier: trace.TierClient, match: isHAREntry, extract: extractHAREntry},
+		{name: "otel", tier: trace.TierServer, match: func(r *record) bool {
 			return r.hasAny("timeUnixNano", "observedTimeUnixNano") && r.has("attributes")
 		}, extract: extractOTelRecord},
-		{name: "envoy", tier: TierProxy, match: func(r *record) bool {
+		{name: "envoy", tier: trace.TierProxy, match: func(r *record) bool {
 			return r.has("response_flags") || r.has("response_code") && r.hasAny("upstream_host", "start_time", "upstream_cluster")
 		}, extract: extractEnvoy},
-		{name: "traefik", tier: TierProxy, match: func(r *record) bool {
+		{name: "traefik", tier: trace.TierProxy, match: func(r *record) bool {
 			return r.hasAny("DownstreamStatus", "OriginStatus") || r.has("RequestMethod") && r.has("StartUTC")
 		}, extract: extractTraefik},
-		{name: "caddy", tier: TierProxy, match: func(r *record) bool {
+		{name: "caddy", tier: trace.TierProxy, match: func(r *record) bool {
 			return r.has("request") && (r.has("resp_headers") || r.has("logger") && r.has("duration") && r.has("status"))
 		}, extract: extractCaddy},
-		{name: "nginx", tier: TierProxy, match: func(r *record) bool {
+		{name: "nginx", tier: trace.TierProxy, match: func(r *record) bool {
 			return r.count("request_uri", "request_method", "http_idempotency_key", "http_x_request_id", "upstream_status",
 				"request_time", "msec", "time_iso8601", "time_local", "remote_addr", "body_bytes_sent", "upstream_response_time",
 				"upstream_addr", "http_user_agent", "request_length") >= 2
 		}, extract: extractNginx},
-		{name: "pino-http", tier: TierServer, match: func(r *record) bool {
+		{name: "pino-http", tier: trace.TierServer, match: func(r *record) bool {
 			return r.has("req") && (r.has("res") || r.has("responseTime"))
 		}, extract: extractPinoHTTP},
-		{name: "temporal", tier: TierWorker, match: func(r *record) bool {
+		{name: "temporal", tier: trace.TierWorker, match: func(r *record) bool {
 			return r.hasAny("WorkflowID", "ActivityID", "ActivityType", "workflowId", "activityId", "activityType")
 		}, extract: extractApp},
-		{name: "canonical", tier: TierServer, match: func(r *record) bool {
+		{name: "canonical", tier: trace.TierServer, match: func(r *record) bool {
 			return r.has("tier") && r.hasAny("time", "ts", "timestamp")
 		}, extract: extractApp},
-		{name: "pino", tier: TierServer, match: func(r *record) bool { return r.has("pid") && r.has("hostname") && r.has("time") && r.has("msg") }, extract: extractApp},
-		{name: "zap", tier: TierServer, match: func(r *record) bool { return r.has("ts") && r.has("msg") && r.has("level") }, extract: extractApp},
-		{name: "zerolog", tier: TierServer, match: func(r *record) bool { return r.has("message") && r.has("level") && r.has("time") }, extract: extractApp},
-		{name: "structlog", tier: TierServer, match: func(r *record) bool { return r.has("event") && r.has("timestamp") }, extract: extractApp},
-		{name: "slog", tier: TierServer, match: func(r *record) bool { return r.has("time") && r.has("level") && r.has("msg") }, extract: extractApp},
-		{name: "json", tier: TierServer, match: func(r *record) bool { return true }, extract: extractApp},
+		{name: "pino", tier: trace.TierServer, match: func(r *record) bool { return r.has("pid") && r.has("hostname") && r.has("time") && r.has("msg") }, extract: extractApp},
+		{name: "zap", tier: trace.TierServer, match: func(r *record) bool { return r.has("ts") && r.has("msg") && r.has("level") }, extract: extractApp},
+		{name: "zerolog", tier: trace.TierServer, match: func(r *record) bool { return r.has("message") && r.has("level") && r.has("time") }, extract: extractApp},
+		{name: "structlog", tier: trace.TierServer, match: func(r *record) bool { return r.has("event") && r.has("timestamp") }, extract: extractApp},
+		{name: "slog", tier: trace.TierServer, match: func(r *record) bool { return r.has("time") && r.has("level") && r.has("msg") }, extract: extractApp},
+		{name: "json", tier: trace.TierServer, match: func(r *record) bool { return true }, extract: extractApp},
 	}...)
 }
 
@@ -158,10 +160,10 @@ var effectWords = regexp.MustCompile(`(?i)\b(created|committed|published|charged
 
 // extractApp maps application loggers (slog, zap, zerolog, logrus, pino,
 // structlog), Temporal worker lines and idem's canonical schema.
-func extractApp(p *parser, r *record, o *Observation) bool {
-	o.Time, _ = ParseTime(r.strs(pTimeAliases))
+func extractApp(p *Parser, r *record, o *trace.Observation) bool {
+	o.Time, _ = trace.ParseTime(r.strs(pTimeAliases))
 	o.RequestID = r.strs(pRidAliases)
-	o.Key = NormalizeKey(r.strs(pKeyAliases))
+	o.Key = trace.NormalizeKey(r.strs(pKeyAliases))
 	o.KeyHash = r.strs(pKeyHashAliases)
 	o.Method = strings.ToUpper(r.strs(pMethodAliases))
 	o.Route = routePath(r.strs(pRouteAliases))
@@ -182,17 +184,17 @@ func extractApp(p *parser, r *record, o *Observation) bool {
 	o.ActivityID = r.str("ActivityID", "activityId", "activity_id")
 	o.ActivityType = r.str("ActivityType", "activityType", "activity_type")
 	if t := r.str("tier"); t != "" {
-		if tier, err := ParseTier(strings.ToLower(t)); err == nil {
+		if tier, err := trace.ParseTier(strings.ToLower(t)); err == nil {
 			o.Tier = tier
 		}
 	}
 	o.Duration = appDuration(r)
 	if oc := r.strs(pOutcomeAliases); oc != "" {
-		o.Outcome = ParseOutcome(strings.ToLower(oc))
+		o.Outcome = trace.ParseOutcome(strings.ToLower(oc))
 	}
 	if o.Fingerprint == "" {
 		if b := r.path(firstPresent(r, bodyAliases)); b.Exists() {
-			o.Fingerprint = FingerprintValue(b)
+			o.Fingerprint = trace.FingerprintValue(b)
 		}
 	}
 	switch v := r.get("effect"); {
@@ -203,8 +205,8 @@ func extractApp(p *parser, r *record, o *Observation) bool {
 	case o.ResultID != "" && o.Decision != "replay" && o.Decision != "replayed" && effectWords.MatchString(o.Message):
 		o.Effect = true
 	}
-	if o.Status > 0 && o.Outcome == OutcomeUnknown {
-		o.Outcome = OutcomeOK
+	if o.Status > 0 && o.Outcome == trace.OutcomeUnknown {
+		o.Outcome = trace.OutcomeOK
 	}
 	if strings.Contains(o.Message, "complete after timeout") {
 		o.Detail = "completed after timeout"
@@ -230,7 +232,7 @@ func firstPresent(r *record, paths []string) string {
 // zap's float seconds.
 func appDuration(r *record) time.Duration {
 	if s := r.strs(pDurMS); s != "" {
-		d, _ := ParseDuration(s, Milliseconds)
+		d, _ := trace.ParseDuration(s, trace.Milliseconds)
 		return d
 	}
 	v := r.get("duration")
@@ -239,14 +241,14 @@ func appDuration(r *record) time.Duration {
 	}
 	switch v.Type {
 	case gjson.String:
-		d, _ := ParseDuration(v.Str, Seconds)
+		d, _ := trace.ParseDuration(v.Str, trace.Seconds)
 		return d
 	case gjson.Number:
 		if strings.ContainsAny(v.Raw, ".eE") {
-			d, _ := ParseDuration(v.Raw, Seconds)
+			d, _ := trace.ParseDuration(v.Raw, trace.Seconds)
 			return d
 		}
-		d, _ := ParseDuration(v.Raw, Nanoseconds)
+		d, _ := trace.ParseDuration(v.Raw, trace.Nanoseconds)
 		return d
 	}
 	return 0
@@ -290,21 +292,21 @@ func splitRequestLine(s string) (method, path string) {
 }
 
 // proxyOutcome classifies the status a proxy logged.
-func proxyOutcome(status int) Outcome {
+func proxyOutcome(status int) trace.Outcome {
 	switch status {
 	case 0, 499, 460:
-		return OutcomeClientClosed
+		return trace.OutcomeClientClosed
 	case 504:
-		return OutcomeUpstreamTimeout
+		return trace.OutcomeUpstreamTimeout
 	case 502:
-		return OutcomeUpstreamReset
+		return trace.OutcomeUpstreamReset
 	}
-	return OutcomeOK
+	return trace.OutcomeOK
 }
 
-func extractNginx(p *parser, r *record, o *Observation) bool {
+func extractNginx(p *Parser, r *record, o *trace.Observation) bool {
 	o.RequestID = r.strs(pNginxRID)
-	o.Key = NormalizeKey(r.strs(pNginxKey))
+	o.Key = trace.NormalizeKey(r.strs(pNginxKey))
 	o.Method = strings.ToUpper(r.strs(pNginxMethod))
 	o.Route = routePath(r.strs(pNginxURI))
 	if o.Method == "" || o.Route == "" {
@@ -320,12 +322,12 @@ func extractNginx(p *parser, r *record, o *Observation) bool {
 	if ok {
 		o.Status = status
 	}
-	o.Duration, _ = ParseDuration(r.strs(pNginxRT), Seconds)
+	o.Duration, _ = trace.ParseDuration(r.strs(pNginxRT), trace.Seconds)
 	// $msec and the $time_* variables are taken when the log is written,
 	// at the end of the request: the start is msec - request_time.
-	if t, ok := ParseTime(r.strs(pNginxMsec)); ok {
+	if t, ok := trace.ParseTime(r.strs(pNginxMsec)); ok {
 		o.Time = t.Add(-o.Duration)
-	} else if t, ok := ParseTime(r.strs(pNginxTime)); ok {
+	} else if t, ok := trace.ParseTime(r.strs(pNginxTime)); ok {
 		o.Time = t.Add(-o.Duration)
 	}
 	o.Client = r.strs(pNginxClient)
@@ -346,41 +348,41 @@ func extractNginx(p *parser, r *record, o *Observation) bool {
 	return o.Method != "" || o.RequestID != "" || o.Key != ""
 }
 
-func extractEnvoy(p *parser, r *record, o *Observation) bool {
-	o.Time, _ = ParseTime(r.str("start_time", "START_TIME", "timestamp"))
-	o.Duration, _ = ParseDuration(r.str("duration", "DURATION"), Milliseconds)
+func extractEnvoy(p *Parser, r *record, o *trace.Observation) bool {
+	o.Time, _ = trace.ParseTime(r.str("start_time", "START_TIME", "timestamp"))
+	o.Duration, _ = trace.ParseDuration(r.str("duration", "DURATION"), trace.Milliseconds)
 	o.Method = strings.ToUpper(r.str("method", "request_method"))
 	o.Route = routePath(r.str("path", "x_envoy_original_path"))
 	o.RequestID = r.str("request_id", "x_request_id")
-	o.Key = NormalizeKey(r.str("idempotency_key", "x_idempotency_key", "idempotency-key", "request_idempotency_key"))
+	o.Key = trace.NormalizeKey(r.str("idempotency_key", "x_idempotency_key", "idempotency-key", "request_idempotency_key"))
 	o.Client = r.str("x_forwarded_for", "downstream_remote_address")
 	o.Status, _ = intValue(r.str("response_code"))
 	flags := r.str("response_flags")
 	o.Detail = strings.TrimSpace(flags + " " + r.str("response_code_details"))
 	o.Outcome = envoyOutcome(o.Status, flags)
-	if o.Outcome == OutcomeClientClosed && o.Status != 0 && o.Status < 300 {
+	if o.Outcome == trace.OutcomeClientClosed && o.Status != 0 && o.Status < 300 {
 		// "200 DC": the response started, then the client went away.
-		o.Outcome = OutcomeClientClosed
+		o.Outcome = trace.OutcomeClientClosed
 	}
 	return o.Method != "" || o.RequestID != ""
 }
 
 // envoyOutcome reads Envoy's response flags (several may be joined by ",").
-func envoyOutcome(status int, flags string) Outcome {
+func envoyOutcome(status int, flags string) trace.Outcome {
 	for _, f := range strings.Split(flags, ",") {
 		switch strings.TrimSpace(f) {
 		case "DC", "DR", "DownstreamConnectionTermination", "DownstreamRemoteReset":
-			return OutcomeClientClosed
+			return trace.OutcomeClientClosed
 		case "UT", "UMSDR", "SI", "UpstreamRequestTimeout", "UpstreamMaxStreamDurationReached", "StreamIdleTimeout":
-			return OutcomeUpstreamTimeout
+			return trace.OutcomeUpstreamTimeout
 		case "UC", "UR", "LR", "UpstreamConnectionTermination", "UpstreamRemoteReset", "LocalReset":
-			return OutcomeUpstreamReset
+			return trace.OutcomeUpstreamReset
 		case "UF", "UH", "UO", "NR", "NC", "UpstreamConnectionFailure", "NoHealthyUpstream", "UpstreamOverflow", "NoRouteFound", "NoClusterFound":
-			return OutcomeNotDelivered
+			return trace.OutcomeNotDelivered
 		}
 	}
 	if status == 0 {
-		return OutcomeClientClosed
+		return trace.OutcomeClientClosed
 	}
 	return proxyOutcome(status)
 }
@@ -400,13 +402,13 @@ func (r *record) keyFold(names ...string) string {
 	return ""
 }
 
-func extractTraefik(p *parser, r *record, o *Observation) bool {
-	o.Time, _ = ParseTime(r.str("StartUTC", "StartLocal", "time"))
-	o.Duration, _ = ParseDuration(r.str("Duration"), Nanoseconds)
+func extractTraefik(p *Parser, r *record, o *trace.Observation) bool {
+	o.Time, _ = trace.ParseTime(r.str("StartUTC", "StartLocal", "time"))
+	o.Duration, _ = trace.ParseDuration(r.str("Duration"), trace.Nanoseconds)
 	o.Method = strings.ToUpper(r.str("RequestMethod"))
 	o.Route = routePath(r.str("RequestPath"))
 	o.RequestID = r.keyFold("request_X-Request-Id")
-	o.Key = NormalizeKey(r.keyFold("request_Idempotency-Key"))
+	o.Key = trace.NormalizeKey(r.keyFold("request_Idempotency-Key"))
 	o.Client = r.str("ClientHost")
 	o.Status, _ = intValue(r.str("DownstreamStatus"))
 	origin, _ := intValue(r.str("OriginStatus"))
@@ -424,9 +426,9 @@ func extractTraefik(p *parser, r *record, o *Observation) bool {
 	return o.Method != ""
 }
 
-func extractCaddy(p *parser, r *record, o *Observation) bool {
-	o.Duration, _ = ParseDuration(r.str("duration"), Seconds)
-	if t, ok := ParseTime(r.str("ts")); ok {
+func extractCaddy(p *Parser, r *record, o *trace.Observation) bool {
+	o.Duration, _ = trace.ParseDuration(r.str("duration"), trace.Seconds)
+	if t, ok := trace.ParseTime(r.str("ts")); ok {
 		o.Time = t.Add(-o.Duration) // Caddy logs when the request is done
 	}
 	req := r.get("request")
@@ -434,7 +436,7 @@ func extractCaddy(p *parser, r *record, o *Observation) bool {
 	o.Route = routePath(present(req.Get("uri")))
 	hs := req.Get("headers")
 	o.RequestID = header(hs, "X-Request-Id")
-	o.Key = NormalizeKey(header(hs, "Idempotency-Key"))
+	o.Key = trace.NormalizeKey(header(hs, "Idempotency-Key"))
 	o.Client = present(req.Get("client_ip"))
 	o.Status, _ = intValue(r.str("status"))
 	o.Outcome = proxyOutcome(o.Status)
@@ -450,9 +452,9 @@ func extractCaddy(p *parser, r *record, o *Observation) bool {
 	return o.Method != ""
 }
 
-func extractPinoHTTP(p *parser, r *record, o *Observation) bool {
-	o.Time, _ = ParseTime(r.str("time"))
-	o.Duration, _ = ParseDuration(r.str("responseTime"), Milliseconds)
+func extractPinoHTTP(p *Parser, r *record, o *trace.Observation) bool {
+	o.Time, _ = trace.ParseTime(r.str("time"))
+	o.Duration, _ = trace.ParseDuration(r.str("responseTime"), trace.Milliseconds)
 	o.Time = o.Time.Add(-o.Duration)
 	o.Message = r.str("msg")
 	req := r.get("req")
@@ -460,7 +462,7 @@ func extractPinoHTTP(p *parser, r *record, o *Observation) bool {
 	o.Method = strings.ToUpper(present(req.Get("method")))
 	o.Route = routePath(present(req.Get("url")))
 	hs := req.Get("headers")
-	o.Key = NormalizeKey(header(hs, "idempotency-key"))
+	o.Key = trace.NormalizeKey(header(hs, "idempotency-key"))
 	if o.RequestID == "" {
 		o.RequestID = header(hs, "x-request-id")
 	}
@@ -472,10 +474,10 @@ func extractPinoHTTP(p *parser, r *record, o *Observation) bool {
 	o.RetryAfter = header(rh, "retry-after") != ""
 	switch {
 	case strings.Contains(o.Message, "aborted"):
-		o.Outcome, o.Status = OutcomeClientClosed, 0
+		o.Outcome, o.Status = trace.OutcomeClientClosed, 0
 		o.Detail = o.Message
 	case o.Status > 0:
-		o.Outcome = OutcomeOK
+		o.Outcome = trace.OutcomeOK
 	}
 	o.ResultID = r.strs(pResultAliases)
 	o.Decision = strings.ToLower(r.strs(pDecisionAliases))
@@ -488,17 +490,17 @@ func isHAREntry(r *record) bool {
 	return r.has("request") && r.has("response") && r.hasAny("startedDateTime", "timings")
 }
 
-func extractHAREntry(p *parser, r *record, o *Observation) bool {
-	o.Time, _ = ParseTime(r.str("startedDateTime"))
-	o.Duration, _ = ParseDuration(r.str("time"), Milliseconds)
+func extractHAREntry(p *Parser, r *record, o *trace.Observation) bool {
+	o.Time, _ = trace.ParseTime(r.str("startedDateTime"))
+	o.Duration, _ = trace.ParseDuration(r.str("time"), trace.Milliseconds)
 	req := r.get("request")
 	o.Method = strings.ToUpper(present(req.Get("method")))
 	o.Route = routePath(present(req.Get("url")))
 	hs := req.Get("headers")
 	o.RequestID = header(hs, "X-Request-Id")
-	o.Key = NormalizeKey(header(hs, "Idempotency-Key"))
+	o.Key = trace.NormalizeKey(header(hs, "Idempotency-Key"))
 	if body := req.Get("postData.text"); body.Exists() && body.Str != "" {
-		o.Fingerprint = Fingerprint([]byte(body.Str))
+		o.Fingerprint = trace.Fingerprint([]byte(body.Str))
 	}
 	res := r.get("response")
 	o.Status, _ = intValue(present(res.Get("status")))
@@ -532,48 +534,48 @@ func extractHAREntry(p *parser, r *record, o *Observation) bool {
 // harOutcome classifies a HAR entry: Chrome writes status 0 and an _error
 // (net::ERR_…), Firefox only status 0; an _error may follow a real status
 // when the body was aborted.
-func harOutcome(status int, errText string) Outcome {
+func harOutcome(status int, errText string) trace.Outcome {
 	e := strings.TrimPrefix(errText, "net::")
 	switch {
 	case strings.Contains(e, "TIMED_OUT"):
-		return OutcomeTimeout
+		return trace.OutcomeTimeout
 	case strings.Contains(e, "CONNECTION_RESET"), strings.Contains(e, "EMPTY_RESPONSE"),
 		strings.Contains(e, "CONNECTION_CLOSED"), strings.Contains(e, "CONNECTION_ABORTED"):
-		return OutcomeReset
+		return trace.OutcomeReset
 	case strings.Contains(e, "CONNECTION_REFUSED"), strings.Contains(e, "NAME_NOT_RESOLVED"),
 		strings.Contains(e, "INTERNET_DISCONNECTED"), strings.Contains(e, "ADDRESS_UNREACHABLE"):
-		return OutcomeNotDelivered
+		return trace.OutcomeNotDelivered
 	case strings.Contains(e, "ABORTED"):
-		return OutcomeAborted
+		return trace.OutcomeAborted
 	case e != "":
-		return OutcomeError
+		return trace.OutcomeError
 	case status <= 0:
-		return OutcomeAborted
+		return trace.OutcomeAborted
 	}
-	return OutcomeOK
+	return trace.OutcomeOK
 }
 
 // expandHAR handles a whole HAR document written on one line.
-func expandHAR(p *parser, r *record, src Source) {
+func expandHAR(p *Parser, r *record, src trace.Source) {
 	p.observeArray(r.get("log").Get("entries"), src)
 }
 
 // expandOTLP flattens an OTLP/JSON batch as the Collector's file exporter
 // writes it: resourceLogs[].scopeLogs[].logRecords[].
-func expandOTLP(p *parser, r *record, src Source) {
+func expandOTLP(p *Parser, r *record, src trace.Source) {
 	r.get("resourceLogs").ForEach(func(_, rl gjson.Result) bool {
 		service := otelAttr(rl.Get("resource.attributes"), "service.name")
 		rl.Get("scopeLogs").ForEach(func(_, sl gjson.Result) bool {
 			sl.Get("logRecords").ForEach(func(_, lr gjson.Result) bool {
-				var o Observation
+				var o trace.Observation
 				o.Source = src
 				o.Format = "otel"
-				o.Tier = TierServer
+				o.Tier = trace.TierServer
 				if extractOTel(lr, &o) {
 					o.Client = service
 					p.emit(&o)
 				} else {
-					p.out.ignored++
+					p.out.Ignored++
 				}
 				return true
 			})
@@ -583,7 +585,7 @@ func expandOTLP(p *parser, r *record, src Source) {
 	})
 }
 
-func extractOTelRecord(p *parser, r *record, o *Observation) bool {
+func extractOTelRecord(p *Parser, r *record, o *trace.Observation) bool {
 	// Re-read the record as one value: the paths below are nested.
 	return extractOTel(gjson.Parse(r.raw()), o)
 }
@@ -613,10 +615,10 @@ func otelAttr(attrs gjson.Result, key string) string {
 	return strings.TrimSpace(out)
 }
 
-func extractOTel(lr gjson.Result, o *Observation) bool {
-	o.Time, _ = ParseTime(present(lr.Get("timeUnixNano")))
+func extractOTel(lr gjson.Result, o *trace.Observation) bool {
+	o.Time, _ = trace.ParseTime(present(lr.Get("timeUnixNano")))
 	if o.Time.IsZero() {
-		o.Time, _ = ParseTime(present(lr.Get("observedTimeUnixNano")))
+		o.Time, _ = trace.ParseTime(present(lr.Get("observedTimeUnixNano")))
 	}
 	o.Message = present(lr.Get("body.stringValue"))
 	a := lr.Get("attributes")
@@ -631,7 +633,7 @@ func extractOTel(lr gjson.Result, o *Observation) bool {
 	o.Method = strings.ToUpper(first("http.request.method", "http.method"))
 	o.Route = routePath(first("url.path", "http.route", "http.target", "url.full", "http.url"))
 	o.Status, _ = intValue(first("http.response.status_code", "http.status_code"))
-	o.Key = NormalizeKey(first("http.request.header.idempotency-key", "idempotency_key", "idempotency.key"))
+	o.Key = trace.NormalizeKey(first("http.request.header.idempotency-key", "idempotency_key", "idempotency.key"))
 	o.RequestID = first("http.request.header.x-request-id", "request_id", "http.request_id")
 	o.ResultID = first("result_id", "result.id")
 	o.Decision = strings.ToLower(first("idempotency.decision", "decision"))
@@ -642,14 +644,14 @@ func extractOTel(lr gjson.Result, o *Observation) bool {
 	if e := first("error.type"); e != "" {
 		o.Detail = e
 		if o.Status == 0 {
-			o.Outcome = OutcomeError
+			o.Outcome = trace.OutcomeError
 			if strings.Contains(strings.ToLower(e), "timeout") {
-				o.Outcome = OutcomeTimeout
+				o.Outcome = trace.OutcomeTimeout
 			}
 		}
 	}
-	if o.Status > 0 && o.Outcome == OutcomeUnknown {
-		o.Outcome = OutcomeOK
+	if o.Status > 0 && o.Outcome == trace.OutcomeUnknown {
+		o.Outcome = trace.OutcomeOK
 	}
 	if o.ResultID != "" && effectWords.MatchString(o.Message) {
 		o.Effect = true

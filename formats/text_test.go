@@ -1,59 +1,62 @@
-package trace
+package formats_test
 
 import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/idem-cli/idem/formats"
+	"github.com/idem-cli/idem/ingest"
+	"github.com/idem-cli/idem/trace"
 )
 
 func TestTextFormats(t *testing.T) {
 	tests := []struct {
 		name string
 		line string
-		want Observation
+		want trace.Observation
 	}{
 		{
 			name: "apache common",
 			line: `127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] "GET /apache_pb.gif HTTP/1.0" 200 2326`,
-			want: Observation{Format: "combined", Tier: TierProxy, Method: "GET", Route: "/apache_pb.gif", Status: 200, Outcome: OutcomeOK,
+			want: trace.Observation{Format: "combined", Tier: trace.TierProxy, Method: "GET", Route: "/apache_pb.gif", Status: 200, Outcome: trace.OutcomeOK,
 				Client: "127.0.0.1", Time: time.Date(2000, 10, 10, 20, 55, 36, 0, time.UTC)},
 		},
 		{
 			name: "combined with 499 and named extras",
 			line: `195.2.252.67 - - [06/Jun/2016:03:40:53 -0400] "POST /xmlrpc.php HTTP/1.0" 499 0 "-" "Mozilla/4.0" rt=1.001 us="201" rid="r-1" key="k-1"`,
-			want: Observation{Format: "combined", Tier: TierProxy, Method: "POST", Route: "/xmlrpc.php", UpstreamStatus: 201, Outcome: OutcomeClientClosed,
+			want: trace.Observation{Format: "combined", Tier: trace.TierProxy, Method: "POST", Route: "/xmlrpc.php", UpstreamStatus: 201, Outcome: trace.OutcomeClientClosed,
 				Detail: "499 client closed request", Client: "195.2.252.67", RequestID: "r-1", Key: "k-1", Duration: 1001 * time.Millisecond,
 				Time: time.Date(2016, 6, 6, 7, 40, 51, 999000000, time.UTC)},
 		},
 		{
 			name: "ingress-nginx default",
 			line: `192.168.0.139 - - [27/Nov/2020:10:04:38 +0000] "GET /api/v2.0/projects?page=1&page_size=15 HTTP/2.0" 200 760 "https://x/" "Mozilla/5.0" 50 1.279 [app-harbor-core-80] [] 10.244.4.100:8080 760 1.279 200 e0726b2e0c22976ac8ccd04d52d7c83b`,
-			want: Observation{Format: "combined", Tier: TierProxy, Method: "GET", Route: "/api/v2.0/projects", Status: 200, UpstreamStatus: 200, Outcome: OutcomeOK,
+			want: trace.Observation{Format: "combined", Tier: trace.TierProxy, Method: "GET", Route: "/api/v2.0/projects", Status: 200, UpstreamStatus: 200, Outcome: trace.OutcomeOK,
 				Client: "192.168.0.139", RequestID: "e0726b2e0c22976ac8ccd04d52d7c83b", Duration: 1279 * time.Millisecond,
 				Time: time.Date(2020, 11, 27, 10, 4, 36, 721000000, time.UTC)},
 		},
 		{
 			name: "haproxy httplog, client gave up waiting for headers",
 			line: `Feb  6 12:14:14 localhost haproxy[14389]: 10.0.1.2:33317 [06/Feb/2009:12:14:14.655] http-in static/srv1 10/0/30/-1/5000 -1 0 - - CH-- 1/1/1/1/0 0/0 {r-9|k-9} {} "POST /pay HTTP/1.1"`,
-			want: Observation{Format: "haproxy", Tier: TierProxy, Method: "POST", Route: "/pay", Outcome: OutcomeClientClosed, Detail: "CH--",
+			want: trace.Observation{Format: "haproxy", Tier: trace.TierProxy, Method: "POST", Route: "/pay", Outcome: trace.OutcomeClientClosed, Detail: "CH--",
 				Client: "10.0.1.2", RequestID: "r-9", Key: "k-9", Duration: 5 * time.Second, Time: time.Date(2009, 2, 6, 12, 14, 14, 655000000, time.UTC)},
 		},
 		{
 			name: "haproxy doc example",
 			line: `haproxy[14389]: 10.0.1.2:33317 [06/Feb/2009:12:14:14.655] http-in static/srv1 10/0/30/69/109 200 2750 - - ---- 1/1/1/1/0 0/0 {1wt.eu} {} "GET /index.html HTTP/1.1"`,
-			want: Observation{Format: "haproxy", Tier: TierProxy, Method: "GET", Route: "/index.html", Status: 200, Outcome: OutcomeOK, Detail: "----",
+			want: trace.Observation{Format: "haproxy", Tier: trace.TierProxy, Method: "GET", Route: "/index.html", Status: 200, Outcome: trace.OutcomeOK, Detail: "----",
 				Client: "10.0.1.2", RequestID: "1wt.eu", Duration: 109 * time.Millisecond, Time: time.Date(2009, 2, 6, 12, 14, 14, 655000000, time.UTC)},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			obs, in := readString(t, tt.name, tt.line+"\n", Options{})
+			obs, in := readString(t, tt.name, tt.line+"\n", ingest.Options{})
 			if len(obs) != 1 {
 				t.Fatalf("%d observations, skipped %+v", len(obs), in.SkipSamples)
 			}
 			got := *obs[0]
-			got.pre = prepared{}
-			tt.want.Source = Source{File: "-", Line: 1}
+			tt.want.Source = trace.Source{File: "-", Line: 1}
 			if !got.Time.Equal(tt.want.Time) {
 				t.Errorf("time %s, want %s", got.Time, tt.want.Time)
 			}
@@ -66,17 +69,17 @@ func TestTextFormats(t *testing.T) {
 }
 
 func TestCustomPattern(t *testing.T) {
-	cfg := &Config{Patterns: []PatternConfig{{Name: "legacy", Tier: "server",
+	cfg := &formats.Config{Patterns: []formats.PatternConfig{{Name: "legacy", Tier: "server",
 		Regex: `^(?P<time>\S+) (?P<method>[A-Z]+) (?P<route>\S+) status=(?P<status>\d+) rid=(?P<request_id>\S+) key=(?P<key>\S+)$`}}}
 	if err := cfg.Compile(); err != nil {
 		t.Fatal(err)
 	}
-	obs, _ := readString(t, "legacy", "2026-11-30T10:00:00Z POST /v1/x status=201 rid=r-1 key=k-1\n", Options{Config: cfg})
-	if len(obs) != 1 || obs[0].Format != "legacy" || obs[0].Tier != TierServer || obs[0].Key != "k-1" || obs[0].Status != 201 {
+	obs, _ := readString(t, "legacy", "2026-11-30T10:00:00Z POST /v1/x status=201 rid=r-1 key=k-1\n", ingest.Options{Config: cfg})
+	if len(obs) != 1 || obs[0].Format != "legacy" || obs[0].Tier != trace.TierServer || obs[0].Key != "k-1" || obs[0].Status != 201 {
 		t.Fatalf("custom pattern: %+v", obs)
 	}
-	for _, bad := range []PatternConfig{{Regex: `(`}, {Regex: `(?P<nope>x)`}, {Regex: `no groups`}, {Regex: `(?P<key>x)`, Tier: "galaxy"}} {
-		c := &Config{Patterns: []PatternConfig{bad}}
+	for _, bad := range []formats.PatternConfig{{Regex: `(`}, {Regex: `(?P<nope>x)`}, {Regex: `no groups`}, {Regex: `(?P<key>x)`, Tier: "galaxy"}} {
+		c := &formats.Config{Patterns: []formats.PatternConfig{bad}}
 		if err := c.Compile(); err == nil {
 			t.Errorf("pattern %+v accepted", bad)
 		}
@@ -88,27 +91,27 @@ func TestLabelsChooseTheTier(t *testing.T) {
 	wrap := func(app string) string {
 		return `{"labels":{"app":"` + app + `"},"line":` + quoteJSON(line) + `,"timestamp":"2026-11-30T10:00:00Z"}` + "\n"
 	}
-	for app, want := range map[string]Tier{"payments-worker": TierWorker, "ingress-nginx": TierProxy, "orders-api": TierServer, "psp-provider": TierProvider} {
-		obs, _ := readString(t, app, wrap(app), Options{})
+	for app, want := range map[string]trace.Tier{"payments-worker": trace.TierWorker, "ingress-nginx": trace.TierProxy, "orders-api": trace.TierServer, "psp-provider": trace.TierProvider} {
+		obs, _ := readString(t, app, wrap(app), ingest.Options{})
 		if len(obs) != 1 || obs[0].Tier != want || !strings.Contains(obs[0].Labels, "app="+app) {
 			t.Errorf("app=%s: %+v, want tier %s", app, obs, want)
 		}
 	}
-	cfg := &Config{Tiers: map[string]string{"orders-api": "worker"}}
+	cfg := &formats.Config{Tiers: map[string]string{"orders-api": "worker"}}
 	if err := cfg.Compile(); err != nil {
 		t.Fatal(err)
 	}
-	if obs, _ := readString(t, "cfg", wrap("orders-api"), Options{Config: cfg}); obs[0].Tier != TierWorker {
+	if obs, _ := readString(t, "cfg", wrap("orders-api"), ingest.Options{Config: cfg}); obs[0].Tier != trace.TierWorker {
 		t.Errorf("the config's tiers did not apply: %s", obs[0].Tier)
 	}
 	// A canonical line says its own tier; labels do not override it.
 	canon := `{"labels":{"app":"ingress-nginx"},"line":` + quoteJSON(`{"time":"2026-11-30T10:00:00Z","tier":"provider","request_id":"r","event":"effect","result_id":"x"}`) + `}` + "\n"
-	if obs, _ := readString(t, "canon", canon, Options{}); obs[0].Tier != TierProvider {
+	if obs, _ := readString(t, "canon", canon, ingest.Options{}); obs[0].Tier != trace.TierProvider {
 		t.Errorf("labels overrode a canonical tier: %s", obs[0].Tier)
 	}
 	// Text an application printed inside an envelope is not a bad line.
 	text := `{"labels":{"app":"orders-api"},"line":"server listening on :8080"}` + "\n"
-	if _, in := readString(t, "text", text, Options{}); in.Skipped != 0 || in.Ignored != 1 {
+	if _, in := readString(t, "text", text, ingest.Options{}); in.Skipped != 0 || in.Ignored != 1 {
 		t.Errorf("plain text in an envelope: skipped %d ignored %d", in.Skipped, in.Ignored)
 	}
 }
@@ -132,9 +135,9 @@ func FuzzParseText(f *testing.F) {
 	f.Add(`haproxy[1]: 10.0.1.2:33317 [06/Feb/2009:12:14:14.655] a b/c 1/2/3/4/5 200 1 - - ---- 1/1/1/1/0 0/0 {a|b} "GET / HTTP/1.1"`)
 	f.Add(`[pod/x/y] 2026-11-30T10:00:00Z {"a":1}`)
 	f.Fuzz(func(t *testing.T, line string) {
-		p := newParser(nil, nil)
-		var res batchResult
-		p.out = &res
-		p.parseLine([]byte(line), Source{File: "f", Line: 1})
+		p := formats.NewParser(nil, nil)
+		var res formats.Result
+		p.Into(&res)
+		p.Line([]byte(line), trace.Source{File: "f", Line: 1})
 	})
 }

@@ -1,13 +1,13 @@
-package trace
+package formats
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
-	"time"
+
+	"github.com/idem-cli/idem/trace"
 
 	"github.com/tidwall/gjson"
 )
@@ -37,41 +37,19 @@ func FuzzParseLine(f *testing.F) {
 	f.Add([]byte(`{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"timeUnixNano":"1","attributes":[]}]}]}]}`))
 	f.Add([]byte(`{"log":{"entries":[{"startedDateTime":"x","request":{},"response":{}}]}}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
-		p := newParser(nil, nil)
-		var res batchResult
+		p := NewParser(nil, nil)
+		var res Result
 		p.out = &res
-		p.parseLine(line, Source{File: "f", Line: 1})
-		for _, o := range res.obs {
+		p.parseLine(line, trace.Source{File: "f", Line: 1})
+		for _, o := range res.Obs {
 			if o.Source.File != "f" || o.Source.Line != 1 {
 				t.Fatalf("source lost: %+v", o.Source)
 			}
 			for _, s := range []string{o.RequestID, o.Key, o.Route, o.Message, o.Detail, o.ResultID} {
-				if len(s) > maxField {
+				if len(s) > MaxField {
 					t.Fatalf("field of %d bytes kept", len(s))
 				}
 			}
-		}
-	})
-}
-
-// FuzzRead feeds a whole input (lines, documents, compressed or not): it
-// must not panic or hang, and every line is observed, ignored or skipped.
-func FuzzRead(f *testing.F) {
-	f.Add([]byte("{\"a\":1}\n{broken\n"))
-	f.Add([]byte("[{\"request_id\":\"r\",\"method\":\"GET\",\"status\":200}]"))
-	f.Add([]byte("{\n \"log\": {\"entries\": [{\"startedDateTime\":\"2026-11-30T09:14:02Z\",\"request\":{\"method\":\"POST\"},\"response\":{\"status\":0}}]}}"))
-	f.Add([]byte{0x1f, 0x8b, 0x08, 0x00})
-	f.Add([]byte{0x28, 0xb5, 0x2f, 0xfd, 0x00})
-	f.Fuzz(func(t *testing.T, data []byte) {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		n := 0
-		inputs, err := Read(ctx, []string{"-"}, Options{Stdin: bytes.NewReader(data), MaxLineBytes: 1 << 16}, func(*Observation) { n++ })
-		if err != nil {
-			t.Fatalf("Read: %v", err)
-		}
-		if inputs[0].Observations != n {
-			t.Fatalf("observations counted %d, delivered %d", inputs[0].Observations, n)
 		}
 	})
 }
@@ -81,7 +59,7 @@ func FuzzHeader(f *testing.F) {
 	f.Add(`[{"name":"X-Request-Id","value":"r"}]`, "x-request-id")
 	f.Fuzz(func(t *testing.T, doc, name string) {
 		_ = header(parseJSON(doc), name)
-		_ = NormalizeKey(name)
+		_ = trace.NormalizeKey(name)
 		_ = isSecretName(name)
 	})
 }
@@ -147,7 +125,7 @@ func FuzzScanObjectLike(f *testing.F) {
 	f.Add([]byte(`{"time_iso8601":"x","msec":"1","request_id":"r","http_idempotency_key":"k","request_method":"POST","request_uri":"/v1/x","status":"201","extra":1}`))
 	f.Add([]byte(`{"time_iso8601":"x","msec":"1","request_id":"r","http_idempotency_key":"k","request_method":"POST","request_uri":"/v1/x"}`))
 	f.Add([]byte(`{"time_iso8601":"x","ms\u0065c":"1","request_id":"r","http_idempotency_key":"k","request_method":"POST","request_uri":"/v1/x","status":"201"}`))
-	p := newParser(nil, nil)
+	p := NewParser(nil, nil)
 	if !p.rec.scanObject(hintLine) {
 		f.Fatal("hint line does not scan")
 	}

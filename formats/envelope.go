@@ -1,9 +1,11 @@
-package trace
+package formats
 
 import (
 	"bytes"
 	"sort"
 	"strings"
+
+	"github.com/idem-cli/idem/trace"
 
 	"github.com/tidwall/gjson"
 )
@@ -23,32 +25,32 @@ func init() {
 		{name: "loki", match: func(r *record) bool {
 			return r.has("line") && r.hasAny("labels", "stream", "timestamp", "fields", "tsNs")
 		}, expand: expandLoki},
-		{name: "elasticsearch", match: func(r *record) bool { return r.has("hits") && (r.has("took") || r.has("_shards") || len(r.keys) == 1) }, expand: entries("hits.hits", (*parser).esHit)},
-		{name: "elasticsearch", match: func(r *record) bool { return r.has("_source") && r.hasAny("_index", "_id") }, expand: whole((*parser).esHit)},
+		{name: "elasticsearch", match: func(r *record) bool { return r.has("hits") && (r.has("took") || r.has("_shards") || len(r.keys) == 1) }, expand: entries("hits.hits", (*Parser).esHit)},
+		{name: "elasticsearch", match: func(r *record) bool { return r.has("_source") && r.hasAny("_index", "_id") }, expand: whole((*Parser).esHit)},
 		{name: "cloudwatch", match: func(r *record) bool {
 			return r.has("events") && r.hasAny("searchedLogStreams", "nextToken", "events") && len(r.keys) <= 4
-		}, expand: entries("events", (*parser).cloudWatchEvent)},
-		{name: "cloudwatch", match: func(r *record) bool { return r.has("message") && r.has("logStreamName") }, expand: whole((*parser).cloudWatchEvent)},
+		}, expand: entries("events", (*Parser).cloudWatchEvent)},
+		{name: "cloudwatch", match: func(r *record) bool { return r.has("message") && r.has("logStreamName") }, expand: whole((*Parser).cloudWatchEvent)},
 		{name: "gcp", match: func(r *record) bool {
 			return r.hasAny("jsonPayload", "textPayload", "httpRequest", "protoPayload") && r.hasAny("timestamp", "receiveTimestamp", "insertId")
 		}, expand: expandGCP},
 		{name: "datadog", match: func(r *record) bool {
 			return r.has("attributes") && (r.hasAny("service", "host") || r.has("type") && r.has("id")) ||
 				r.has("content") && r.has("id") && len(r.keys) <= 3
-		}, expand: whole((*parser).datadogLog)},
-		{name: "datadog", match: func(r *record) bool { return r.has("data") && r.hasAny("meta", "links") && len(r.keys) <= 3 }, expand: entries("data", (*parser).datadogLog)},
+		}, expand: whole((*Parser).datadogLog)},
+		{name: "datadog", match: func(r *record) bool { return r.has("data") && r.hasAny("meta", "links") && len(r.keys) <= 3 }, expand: entries("data", (*Parser).datadogLog)},
 		{name: "fluent", match: func(r *record) bool { return r.hasAny("log", "message") && r.has("kubernetes") }, expand: expandFluent},
 		{name: "docker", match: func(r *record) bool { return r.has("log") && r.has("stream") && r.has("time") && len(r.keys) <= 5 }, expand: expandDocker},
 		{name: "ecs", match: func(r *record) bool {
 			return r.has("@timestamp") && r.has("message") && r.hasAny("ecs", "service", "host", "log", "event")
-		}, expand: whole(func(p *parser, doc gjson.Result, src Source) { p.unwrapECS(doc, nil, src, "ecs") })},
+		}, expand: whole(func(p *Parser, doc gjson.Result, src trace.Source) { p.unwrapECS(doc, nil, src, "ecs") })},
 	}
 	formats = append(append([]*format(nil), envelopeFormats...), formats...)
 }
 
 // unwrap reads an envelope's original line with its labels. inner is a
 // JSON object, a JSON string holding one, or text.
-func (p *parser) unwrap(inner gjson.Result, labels map[string]string, src Source, format string) {
+func (p *Parser) unwrap(inner gjson.Result, labels map[string]string, src trace.Source, format string) {
 	saved, savedLabels := p.rec, p.labels
 	defer func() { p.rec, p.labels = saved, savedLabels }()
 	p.labels = mergeLabels(savedLabels, labels)
@@ -62,17 +64,17 @@ func (p *parser) unwrap(inner gjson.Result, labels map[string]string, src Source
 		line := bytes.TrimSpace([]byte(inner.Str))
 		switch {
 		case len(line) == 0:
-			p.out.ignored++
+			p.out.Ignored++
 		case line[0] == '{' && p.rec.scanObject(line):
 			p.parseRecord(src)
 		case p.parseText(line, src):
 		default:
 			// Text the patterns do not know: an application's plain
 			// message. The envelope was sound, so it is not a bad line.
-			p.out.ignored++
+			p.out.Ignored++
 		}
 	default:
-		p.out.ignored++
+		p.out.Ignored++
 	}
 }
 
@@ -114,7 +116,7 @@ func labelsOf(v gjson.Result, prefix string, into map[string]string) map[string]
 // expandLoki reads logcli's jsonl lines and Grafana's "Download logs" JSON
 // (an array of {line, timestamp, date, fields}); labels are in "labels",
 // "stream" or, from Grafana, "fields".
-func expandLoki(p *parser, r *record, src Source) {
+func expandLoki(p *Parser, r *record, src trace.Source) {
 	labels := labelsOf(r.get("labels"), "", nil)
 	labelsOf(r.get("stream"), "", labels)
 	labelsOf(r.get("fields"), "", labels)
@@ -123,8 +125,8 @@ func expandLoki(p *parser, r *record, src Source) {
 
 // entries expands a page whose entries are the array at path (a search
 // API's answer), each read by entry.
-func entries(path string, entry func(*parser, gjson.Result, Source)) func(*parser, *record, Source) {
-	return func(p *parser, r *record, src Source) {
+func entries(path string, entry func(*Parser, gjson.Result, trace.Source)) func(*Parser, *record, trace.Source) {
+	return func(p *Parser, r *record, src trace.Source) {
 		r.path(path).ForEach(func(_, e gjson.Result) bool {
 			entry(p, e, src)
 			return true
@@ -133,8 +135,8 @@ func entries(path string, entry func(*parser, gjson.Result, Source)) func(*parse
 }
 
 // whole expands a record that is one entry (an NDJSON export), read by entry.
-func whole(entry func(*parser, gjson.Result, Source)) func(*parser, *record, Source) {
-	return func(p *parser, r *record, src Source) {
+func whole(entry func(*Parser, gjson.Result, trace.Source)) func(*Parser, *record, trace.Source) {
+	return func(p *Parser, r *record, src trace.Source) {
 		entry(p, gjson.Parse(r.raw()), src)
 	}
 }
@@ -150,14 +152,14 @@ func stringLabels(e gjson.Result, keys ...string) map[string]string {
 	return labels
 }
 
-func (p *parser) esHit(hit gjson.Result, src Source) {
+func (p *Parser) esHit(hit gjson.Result, src trace.Source) {
 	p.unwrapECS(hit.Get("_source"), stringLabels(hit, "_index"), src, "elasticsearch")
 }
 
 // unwrapECS reads an Elastic Common Schema document: its message is the
 // original line when it holds one; otherwise the document's own fields
 // (http.request.method, url.path, ...) are the record.
-func (p *parser) unwrapECS(doc gjson.Result, labels map[string]string, src Source, format string) {
+func (p *Parser) unwrapECS(doc gjson.Result, labels map[string]string, src trace.Source, format string) {
 	if labels == nil {
 		labels = map[string]string{}
 	}
@@ -182,11 +184,11 @@ func (p *parser) unwrapECS(doc gjson.Result, labels map[string]string, src Sourc
 
 func escapeDots(k string) string { return strings.ReplaceAll(k, ".", `\.`) }
 
-func (p *parser) cloudWatchEvent(ev gjson.Result, src Source) {
+func (p *Parser) cloudWatchEvent(ev gjson.Result, src trace.Source) {
 	p.unwrap(ev.Get("message"), stringLabels(ev, "logStreamName", "logGroupName"), src, "cloudwatch")
 }
 
-func expandGCP(p *parser, r *record, src Source) {
+func expandGCP(p *Parser, r *record, src trace.Source) {
 	e := gjson.Parse(r.raw())
 	labels := labelsOf(e.Get("labels"), "", nil)
 	labelsOf(e.Get("resource.labels"), "resource.", labels)
@@ -205,15 +207,15 @@ func expandGCP(p *parser, r *record, src Source) {
 }
 
 // gcpRequest maps LogEntry.httpRequest: a proxy tier observation.
-func (p *parser) gcpRequest(e gjson.Result, labels map[string]string, src Source) {
+func (p *Parser) gcpRequest(e gjson.Result, labels map[string]string, src trace.Source) {
 	saved, savedLabels := p.rec, p.labels
 	defer func() { p.rec, p.labels = saved, savedLabels }()
 	p.labels = mergeLabels(savedLabels, labels)
 	h := e.Get("httpRequest")
-	var o Observation
-	o.Source, o.Format, o.Tier = src, "gcp", TierProxy
-	o.Duration, _ = ParseDuration(h.Get("latency").String(), Seconds)
-	if t, ok := ParseTime(e.Get("timestamp").String()); ok {
+	var o trace.Observation
+	o.Source, o.Format, o.Tier = src, "gcp", trace.TierProxy
+	o.Duration, _ = trace.ParseDuration(h.Get("latency").String(), trace.Seconds)
+	if t, ok := trace.ParseTime(e.Get("timestamp").String()); ok {
 		o.Time = t.Add(-o.Duration)
 	}
 	o.Method = strings.ToUpper(h.Get("requestMethod").Str)
@@ -225,22 +227,22 @@ func (p *parser) gcpRequest(e gjson.Result, labels map[string]string, src Source
 	if o.RequestID == "" {
 		o.RequestID = e.Get("labels.request_id").Str
 	}
-	o.Key = NormalizeKey(firstString(payload, "idempotencyKey", "idempotency_key"))
+	o.Key = trace.NormalizeKey(firstString(payload, "idempotencyKey", "idempotency_key"))
 	details := payload.Get("statusDetails").Str
 	o.Detail = details
 	switch {
 	case strings.HasPrefix(details, "client_disconnected"):
-		o.Outcome, o.Status = OutcomeClientClosed, 0
+		o.Outcome, o.Status = trace.OutcomeClientClosed, 0
 	case details == "backend_timeout":
-		o.Outcome = OutcomeUpstreamTimeout
+		o.Outcome = trace.OutcomeUpstreamTimeout
 	case strings.HasPrefix(details, "backend_connection_closed"):
-		o.Outcome = OutcomeUpstreamReset
+		o.Outcome = trace.OutcomeUpstreamReset
 	default:
 		o.Outcome = proxyOutcome(o.Status)
 	}
 	p.labelTier(&o, false)
 	if o.Method == "" {
-		p.out.ignored++
+		p.out.Ignored++
 		return
 	}
 	p.emit(&o)
@@ -255,7 +257,7 @@ func firstString(v gjson.Result, keys ...string) string {
 	return ""
 }
 
-func (p *parser) datadogLog(e gjson.Result, src Source) {
+func (p *Parser) datadogLog(e gjson.Result, src trace.Source) {
 	switch {
 	case e.Get("content").IsObject():
 		e = e.Get("content") // v1 API: {id, content}
@@ -288,7 +290,7 @@ func (p *parser) datadogLog(e gjson.Result, src Source) {
 	p.unwrap(msg, labels, src, "datadog")
 }
 
-func expandFluent(p *parser, r *record, src Source) {
+func expandFluent(p *Parser, r *record, src trace.Source) {
 	labels := map[string]string{}
 	k := r.get("kubernetes")
 	for _, f := range []string{"container_name", "pod_name", "namespace_name"} {
@@ -304,7 +306,7 @@ func expandFluent(p *parser, r *record, src Source) {
 	p.unwrap(inner, labels, src, "fluent")
 }
 
-func expandDocker(p *parser, r *record, src Source) {
+func expandDocker(p *Parser, r *record, src trace.Source) {
 	labels := map[string]string{}
 	for _, k := range []string{"container_name", "tag"} {
 		if v := r.get(k).Str; v != "" {
@@ -319,13 +321,13 @@ func expandDocker(p *parser, r *record, src Source) {
 // mapping, extended by the config's "tiers".
 var labelTiers = []struct {
 	word string
-	tier Tier
+	tier trace.Tier
 }{
-	{"ingress", TierProxy}, {"nginx", TierProxy}, {"envoy", TierProxy}, {"istio-proxy", TierProxy},
-	{"haproxy", TierProxy}, {"caddy", TierProxy}, {"traefik", TierProxy}, {"load-balancer", TierProxy},
-	{"http_load_balancer", TierProxy}, {"alb", TierProxy},
-	{"temporal", TierWorker}, {"worker", TierWorker}, {"sidekiq", TierWorker}, {"celery", TierWorker},
-	{"provider", TierProvider}, {"browser", TierClient},
+	{"ingress", trace.TierProxy}, {"nginx", trace.TierProxy}, {"envoy", trace.TierProxy}, {"istio-proxy", trace.TierProxy},
+	{"haproxy", trace.TierProxy}, {"caddy", trace.TierProxy}, {"traefik", trace.TierProxy}, {"load-balancer", trace.TierProxy},
+	{"http_load_balancer", trace.TierProxy}, {"alb", trace.TierProxy},
+	{"temporal", trace.TierWorker}, {"worker", trace.TierWorker}, {"sidekiq", trace.TierWorker}, {"celery", trace.TierWorker},
+	{"provider", trace.TierProvider}, {"browser", trace.TierClient},
 }
 
 // labelKeys are the labels that name what wrote a line, in the order they
@@ -337,7 +339,7 @@ var labelKeys = []string{"tier", "app", "service", "service_name", "service.name
 
 // labelTier sets o's tier from the envelope's labels, when they name one,
 // unless the line said its own tier (idem's canonical schema).
-func (p *parser) labelTier(o *Observation, ownTier bool) {
+func (p *Parser) labelTier(o *trace.Observation, ownTier bool) {
 	if len(p.labels) == 0 || ownTier {
 		return
 	}
@@ -355,7 +357,7 @@ func (p *parser) labelTier(o *Observation, ownTier bool) {
 				return
 			}
 		}
-		if t, err := ParseTier(v); err == nil {
+		if t, err := trace.ParseTier(v); err == nil {
 			o.Tier = t
 			return
 		}

@@ -1,4 +1,4 @@
-package trace
+package ingest
 
 import (
 	"bytes"
@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idem-cli/idem/formats"
+	"github.com/idem-cli/idem/trace"
+
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 )
@@ -18,7 +21,7 @@ const goodLine = `{"time":"2026-11-30T09:14:02Z","level":"INFO","msg":"request c
 
 func TestHostileLinesAreCountedAndSkipped(t *testing.T) {
 	var in bytes.Buffer
-	in.Write(bom)
+	in.Write(formats.BOM)
 	fmt.Fprintf(&in, goodLine+"\r\n", 1)                                                                              // 1: BOM + CRLF
 	in.WriteString(`{"time":"2026-11-30T09:14:02Z","request_id":` + "\n")                                             // 2: truncated
 	in.WriteString("\x00\x01\x02binary\xff\xfe junk\n")                                                               // 3: binary
@@ -83,11 +86,12 @@ func TestCompressedInputs(t *testing.T) {
 	}
 	// A gzip stream cut short: what was read is kept and the cut is reported.
 	cut := gz.Bytes()[:gz.Len()/2]
-	var got []*Observation
-	inputs, err := Read(context.Background(), []string{"-"}, Options{Stdin: bytes.NewReader(cut)}, func(o *Observation) { got = append(got, cloneObservation(o)) })
+	var col Collector
+	inputs, err := Read(context.Background(), []string{"-"}, Options{Stdin: bytes.NewReader(cut)}, &col)
 	if err != nil {
 		t.Fatal(err)
 	}
+	got := col.Obs
 	if inputs[0].Err == nil {
 		t.Errorf("a truncated gzip stream was not reported")
 	}
@@ -105,7 +109,7 @@ func TestInputErrorsNameTheFile(t *testing.T) {
 		{filepath.Join(dir, "missing.jsonl"), "no such file"},
 		{dir, "is a directory"},
 	} {
-		_, err := Read(context.Background(), []string{tt.path}, Options{}, func(*Observation) {})
+		_, err := Read(context.Background(), []string{tt.path}, Options{}, &Counter{})
 		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), tt.path) {
 			t.Errorf("Read(%s) error = %v, want it to name the file and say %q", tt.path, err, tt.want)
 		}
@@ -113,7 +117,7 @@ func TestInputErrorsNameTheFile(t *testing.T) {
 	if os.Geteuid() != 0 {
 		p := filepath.Join(dir, "secret.jsonl")
 		os.WriteFile(p, []byte("{}\n"), 0)
-		if _, err := Read(context.Background(), []string{p}, Options{}, func(*Observation) {}); err == nil || !strings.Contains(err.Error(), "permission denied") {
+		if _, err := Read(context.Background(), []string{p}, Options{}, &Counter{}); err == nil || !strings.Contains(err.Error(), "permission denied") {
 			t.Errorf("unreadable file: %v", err)
 		}
 	}
@@ -194,9 +198,9 @@ func TestSplitKeepsLinesWholeAcrossBlocks(t *testing.T) {
 				}
 			}
 			var got []string
-			info := &Input{Path: "split"}
+			info := &trace.Input{Path: "split"}
 			err := split(context.Background(), chunkReader{strings.NewReader(in.String()), chunk}, info, max, nil, func(b *batch) {
-				for _, s := range b.res.skips {
+				for _, s := range b.res.Skips {
 					got = append(got, fmt.Sprintf("%d: skipped", s.Source.Line))
 				}
 				for i := range b.ends {
@@ -237,13 +241,14 @@ func TestSmallBatchesChangeNothing(t *testing.T) {
 	paths = append(append(paths, scenarios...), "../fixtures/incident/app.jsonl", "../fixtures/incident/nginx-access.jsonl")
 	render := func() string {
 		var b strings.Builder
-		var captured []*Captured
-		opts := Options{Workers: 2, CaptureKey: incidentKey, Capture: func(c *Captured) { captured = append(captured, c) }}
-		set, err := Load(context.Background(), paths, opts)
+		capture := NewCapturer(incidentKey, "")
+		c := trace.NewCorrelator(nil)
+		inputs, err := Read(context.Background(), paths, Options{Workers: 2}, Tee(c, capture))
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, c := range captured { // looked at after every buffer was used again
+		set := c.Set(inputs)
+		for _, c := range capture.Captured { // looked at after every buffer was used again
 			fmt.Fprintf(&b, "captured %+v\n", *c)
 		}
 		for _, in := range set.Intents {

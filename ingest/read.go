@@ -1,4 +1,4 @@
-package trace
+package ingest
 
 import (
 	"bufio"
@@ -14,9 +14,35 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/idem-cli/idem/formats"
+	"github.com/idem-cli/idem/trace"
+
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 )
+
+// Consumer receives what the reader makes of its inputs, a batch at a
+// time. Prepare is called on the parallel workers, several batches at
+// once, and may only work on the batch it is given; Consume is called on
+// one goroutine, for every batch in input and line order. After Consume
+// the batch is used again: keep copies, not views.
+type Consumer interface {
+	Prepare(*trace.Batch)
+	Consume(*trace.Batch)
+}
+
+// RawConsumer is a Consumer that also needs each observation's record as
+// read (trace.Batch.Raw), such as one that rebuilds captured requests.
+type RawConsumer interface {
+	Consumer
+	WantsRaw() bool
+}
+
+// Sizer is a Consumer that can use the inputs' total size in bytes, known
+// before the first batch, to size its tables.
+type Sizer interface {
+	Expect(bytes int64)
+}
 
 // Options control reading.
 type Options struct {
@@ -27,24 +53,17 @@ type Options struct {
 	// is skipped and counted.
 	MaxLineBytes int
 	// Config holds per-source overrides, scope and effect matchers.
-	Config *Config
+	Config *formats.Config
 	// Tier and Format, when set, apply to every input (flags).
-	Tier   Tier
+	Tier   trace.Tier
 	Format string
 	// Stdin is read for the input named "-".
 	Stdin io.Reader
 	// MaxSkipSamples bounds how many skipped lines are kept per input to
 	// show; all are counted.
 	MaxSkipSamples int
-	// CaptureKey, with Capture, hands over the full request of every line
-	// that carries this Idempotency-Key (for replay).
-	CaptureKey       string
-	CaptureRequestID string
-	Capture          func(*Captured)
 	// Progress, when set, is updated as the inputs are read.
 	Progress *Progress
-	// prefetch, when set, sees each batch of observations before sink.
-	prefetch func([]Observation)
 }
 
 // DefaultMaxLineBytes is generous: real lines with bodies reach megabytes.
@@ -55,24 +74,6 @@ const DefaultMaxLineBytes = 16 << 20
 // 32-bit offsets.
 const MaxMaxLineBytes = 1 << 30
 
-// Input summarises what was read from one file.
-type Input struct {
-	Path         string         `json:"path"`
-	Format       string         `json:"format"` // the dominant format, or "mixed"
-	Tier         string         `json:"tier"`   // the dominant tier
-	Compression  string         `json:"compression,omitempty"`
-	Lines        int            `json:"lines"`
-	Observations int            `json:"observations"`
-	Ignored      int            `json:"ignored"` // valid lines that say nothing about a request
-	Skipped      int            `json:"skipped"`
-	SkipSamples  []Skip         `json:"skip_samples,omitempty"`
-	Formats      map[string]int `json:"formats,omitempty"`
-	Secrets      map[string]int `json:"-"`
-	Err          error          `json:"-"` // a read error after which the rest of the input was lost
-	tiers        map[Tier]int
-	capture      func(*Captured)
-}
-
 // InputError is an input that could not be opened or read at all.
 type InputError struct {
 	Path string
@@ -82,12 +83,11 @@ type InputError struct {
 func (e *InputError) Error() string { return fmt.Sprintf("%s: %v", e.Path, e.Err) }
 func (e *InputError) Unwrap() error { return e.Err }
 
-// Read reads every input in order and hands each observation, in input and
-// line order, to sink; the observation and its strings are valid only
-// during the call (the buffers are used again). It returns the per-input
-// summaries. An input that
-// cannot be opened is an *InputError; the inputs before it are summarised.
-func Read(ctx context.Context, paths []string, opts Options, sink func(*Observation)) ([]*Input, error) {
+// Read reads every input in order and hands what it makes of them to c,
+// in input and line order. It returns the per-input summaries. An input
+// that cannot be opened is an *InputError; the inputs before it are
+// summarised.
+func Read(ctx context.Context, paths []string, opts Options, c Consumer) ([]*trace.Input, error) {
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
@@ -98,13 +98,21 @@ func Read(ctx context.Context, paths []string, opts Options, sink func(*Observat
 	if opts.MaxSkipSamples <= 0 {
 		opts.MaxSkipSamples = 5
 	}
-	var inputs []*Input
+	if sz, ok := c.(Sizer); ok {
+		sz.Expect(totalSize(paths))
+	}
+	keepRaw := false
+	if rc, ok := c.(RawConsumer); ok {
+		keepRaw = rc.WantsRaw()
+	}
+	var inputs []*trace.Input
 	for _, path := range paths {
-		rule, err := opts.Config.ruleFor(path, opts.Tier, opts.Format)
+		rule, err := opts.Config.RuleFor(path, opts.Tier, opts.Format)
 		if err != nil {
 			return inputs, err
 		}
-		in := &Input{Path: path, Formats: map[string]int{}, Secrets: map[string]int{}, tiers: map[Tier]int{}, capture: opts.Capture}
+		in := &reading{Input: &trace.Input{Path: path, Formats: map[string]int{}, Secrets: map[string]int{}},
+			tiers: map[trace.Tier]int{}, rule: rule, opts: opts, c: c, keepRaw: keepRaw}
 		rc, err := open(path, opts.Stdin)
 		if err != nil {
 			return inputs, &InputError{Path: path, Err: err}
@@ -113,7 +121,7 @@ func Read(ctx context.Context, paths []string, opts Options, sink func(*Observat
 		if opts.Progress != nil {
 			r = countingReader{r: rc, p: opts.Progress}
 		}
-		err = readInput(ctx, r, in, rule, opts, sink)
+		err = in.read(ctx, r)
 		rc.Close()
 		if errors.Is(err, context.Canceled) {
 			return inputs, err
@@ -122,9 +130,37 @@ func Read(ctx context.Context, paths []string, opts Options, sink func(*Observat
 			in.Err = err
 		}
 		in.finish()
-		inputs = append(inputs, in)
+		inputs = append(inputs, in.Input)
 	}
 	return inputs, nil
+}
+
+// reading is one input being read.
+type reading struct {
+	*trace.Input
+	tiers   map[trace.Tier]int
+	rule    *formats.SourceRule
+	opts    Options
+	c       Consumer
+	keepRaw bool
+}
+
+// parser makes a parser for one worker reading this input.
+func (in *reading) parser() *formats.Parser {
+	p := formats.NewParser(in.opts.Config, in.rule)
+	p.KeepRaw = in.keepRaw
+	return p
+}
+
+// totalSize adds up the sizes of the regular files among paths.
+func totalSize(paths []string) int64 {
+	var size int64
+	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			size += st.Size()
+		}
+	}
+	return size
 }
 
 // open opens a named input, refusing what cannot be a log file.
@@ -163,8 +199,8 @@ func open(path string, stdin io.Reader) (io.ReadCloser, error) {
 	return f, nil
 }
 
-// readInput detects compression and shape, then reads lines or a document.
-func readInput(ctx context.Context, r io.Reader, in *Input, rule *sourceRule, opts Options, sink func(*Observation)) error {
+// read detects compression and shape, then reads lines or a document.
+func (in *reading) read(ctx context.Context, r io.Reader) error {
 	br := bufio.NewReaderSize(r, 1<<20)
 	magic, _ := br.Peek(4)
 	switch {
@@ -186,9 +222,9 @@ func readInput(ctx context.Context, r io.Reader, in *Input, rule *sourceRule, op
 		br = bufio.NewReaderSize(zr, 1<<20)
 	}
 	if isDocument(br) {
-		return readDocument(ctx, br, in, rule, opts, sink)
+		return in.readDocument(ctx, br)
 	}
-	return readLines(ctx, br, in, rule, opts, sink)
+	return in.readLines(ctx, br)
 }
 
 // isDocument tells a JSON document spread over lines (a HAR file, a JSON
@@ -196,7 +232,7 @@ func readInput(ctx context.Context, r io.Reader, in *Input, rule *sourceRule, op
 // line is not a complete JSON value on its own.
 func isDocument(br *bufio.Reader) bool {
 	head, _ := br.Peek(64 << 10)
-	head = bytes.TrimPrefix(head, bom)
+	head = bytes.TrimPrefix(head, formats.BOM)
 	trimmed := bytes.TrimLeft(head, " \t\r\n")
 	if len(trimmed) == 0 {
 		return false
@@ -233,14 +269,15 @@ type batch struct {
 	starts []int // where each line begins in data
 	ends   []int // where each line ends in data (after its newline)
 	nums   []int // line number of each line (too long lines are left out)
-	res    batchResult
+	res    formats.Result
+	tb     trace.Batch // res's observations, as the consumer sees them
 	done   chan struct{}
 }
 
 // reset empties a used batch, keeping its buffers.
 func (b *batch) reset() {
 	b.starts, b.ends, b.nums = b.starts[:0], b.ends[:0], b.nums[:0]
-	b.res = batchResult{obs: b.res.obs[:0]}
+	b.res.Reset()
 	b.done = make(chan struct{})
 }
 
@@ -252,7 +289,8 @@ var batchBytes = 1 << 20
 
 // readLines splits the input into batches of lines, parses them on
 // opts.Workers goroutines, and consumes the results in order.
-func readLines(ctx context.Context, br *bufio.Reader, in *Input, rule *sourceRule, opts Options, sink func(*Observation)) error {
+func (in *reading) readLines(ctx context.Context, br *bufio.Reader) error {
+	opts := in.opts
 	// Batches in flight are bounded by the CPUs, not the workers: more
 	// workers than CPUs only wait, and each batch is a megabyte or two.
 	depth := min(opts.Workers, runtime.GOMAXPROCS(0)+1)
@@ -263,16 +301,17 @@ func readLines(ctx context.Context, br *bufio.Reader, in *Input, rule *sourceRul
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p := newParser(opts.Config, rule)
-			p.captureKey, p.captureID = captureKey(opts)
+			p := in.parser()
 			for b := range work {
-				if cap(b.res.obs) < len(b.ends) {
-					b.res.obs = make([]Observation, 0, len(b.ends))
+				if cap(b.res.Obs) < len(b.ends) {
+					b.res.Obs = make([]trace.Observation, 0, len(b.ends))
 				}
-				p.out = &b.res
+				p.Into(&b.res)
 				for i, end := range b.ends {
-					p.parseLine(b.data[b.starts[i]:end], Source{File: b.file, Line: b.nums[i]})
+					p.Line(b.data[b.starts[i]:end], trace.Source{File: b.file, Line: b.nums[i]})
 				}
+				b.tb.Obs, b.tb.Raw = b.res.Obs, b.res.Raw
+				in.c.Prepare(&b.tb)
 				close(b.done)
 			}
 		}()
@@ -286,7 +325,7 @@ func readLines(ctx context.Context, br *bufio.Reader, in *Input, rule *sourceRul
 	go func() {
 		defer close(work)
 		defer close(order)
-		readErr = split(ctx, br, in, opts.MaxLineBytes, free, func(b *batch) {
+		readErr = split(ctx, br, in.Input, opts.MaxLineBytes, free, func(b *batch) {
 			order <- b
 			work <- b
 		})
@@ -294,9 +333,9 @@ func readLines(ctx context.Context, br *bufio.Reader, in *Input, rule *sourceRul
 
 	for b := range order {
 		<-b.done
-		in.absorb(&b.res, opts.prefetch, sink, opts.MaxSkipSamples)
+		in.absorb(&b.res, &b.tb)
 		if opts.Progress != nil {
-			opts.Progress.Lines.Add(int64(len(b.ends) + len(b.res.skips)))
+			opts.Progress.Lines.Add(int64(len(b.ends) + len(b.res.Skips)))
 		}
 		select {
 		case free <- b:
@@ -311,7 +350,7 @@ func readLines(ctx context.Context, br *bufio.Reader, in *Input, rule *sourceRul
 // complete lines in it and carries the unfinished last one over to the
 // next block. A line longer than maxLine is skipped while it streams past,
 // never held in memory whole.
-func split(ctx context.Context, r io.Reader, in *Input, maxLine int, free chan *batch, send func(*batch)) error {
+func split(ctx context.Context, r io.Reader, in *trace.Input, maxLine int, free chan *batch, send func(*batch)) error {
 	line := 0
 	var carry []byte  // the unfinished line at the end of the last block
 	skipping := false // inside a line longer than maxLine: drop bytes up to its newline
@@ -341,7 +380,7 @@ func split(ctx context.Context, r io.Reader, in *Input, maxLine int, free chan *
 		data := buf[:n]
 		b.data = data
 		tooLong := func() {
-			b.res.skips = append(b.res.skips, Skip{Source: Source{File: in.Path, Line: line},
+			b.res.Skips = append(b.res.Skips, trace.Skip{Source: trace.Source{File: in.Path, Line: line},
 				Reason: fmt.Sprintf("line longer than %d bytes", maxLine)})
 		}
 		start := 0
@@ -386,7 +425,7 @@ func split(ctx context.Context, r io.Reader, in *Input, maxLine int, free chan *
 			line++
 			tooLong()
 		}
-		if len(b.ends) > 0 || len(b.res.skips) > 0 {
+		if len(b.ends) > 0 || len(b.res.Skips) > 0 {
 			send(b)
 		}
 		if ctx.Err() != nil {
@@ -400,56 +439,43 @@ func split(ctx context.Context, r io.Reader, in *Input, maxLine int, free chan *
 	return fmt.Errorf("read stopped after line %d: %w", line, readErr)
 }
 
-// prefetchWindow is how many observations are fetched ahead at once: few
-// enough that what is fetched is still in the cache when it is used.
-const prefetchWindow = 128
-
 // absorb merges a batch's results into the input summary and hands its
-// observations on.
-func (in *Input) absorb(res *batchResult, prefetch func([]Observation), sink func(*Observation), maxSamples int) {
+// observations to the consumer.
+func (in *reading) absorb(res *formats.Result, tb *trace.Batch) {
 	// Tiers are counted in runs: one map update a run, not a line.
-	run, count := Tier(0), 0
-	for i := range res.obs {
-		if prefetch != nil && i%prefetchWindow == 0 {
-			prefetch(res.obs[i:min(i+prefetchWindow, len(res.obs))])
-		}
-		o := &res.obs[i]
-		if o.Tier != run {
+	run, count := trace.Tier(0), 0
+	for i := range res.Obs {
+		if t := res.Obs[i].Tier; t != run {
 			if count > 0 {
 				in.tiers[run] += count
 			}
-			run, count = o.Tier, 0
+			run, count = t, 0
 		}
 		count++
-		sink(o)
 	}
 	if count > 0 {
 		in.tiers[run] += count
 	}
-	in.Observations += len(res.obs)
-	in.Ignored += res.ignored
-	in.Skipped += len(res.skips)
-	sort.SliceStable(res.skips, func(i, j int) bool { return res.skips[i].Source.Line < res.skips[j].Source.Line })
-	if in.capture != nil {
-		for _, c := range res.captured {
-			in.capture(c)
-		}
-	}
-	for _, s := range res.skips {
-		if len(in.SkipSamples) < maxSamples {
+	in.c.Consume(tb)
+	in.Observations += len(res.Obs)
+	in.Ignored += res.Ignored
+	in.Skipped += len(res.Skips)
+	sort.SliceStable(res.Skips, func(i, j int) bool { return res.Skips[i].Source.Line < res.Skips[j].Source.Line })
+	for _, s := range res.Skips {
+		if len(in.SkipSamples) < in.opts.MaxSkipSamples {
 			in.SkipSamples = append(in.SkipSamples, s)
 		}
 	}
-	for k, v := range res.formats {
+	for k, v := range res.Formats {
 		in.Formats[k] += v
 	}
-	for k, v := range res.secrets {
+	for k, v := range res.Secrets {
 		in.Secrets[k] += v
 	}
 }
 
 // finish settles the input's dominant format and tier.
-func (in *Input) finish() {
+func (in *reading) finish() {
 	type kv struct {
 		k string
 		v int
@@ -467,18 +493,11 @@ func (in *Input) finish() {
 	default:
 		in.Format = "mixed"
 	}
-	best, n := TierUnknown, 0
+	best, n := trace.TierUnknown, 0
 	for t, c := range in.tiers {
 		if c > n || c == n && t < best {
 			best, n = t, c
 		}
 	}
 	in.Tier = best.String()
-}
-
-func captureKey(opts Options) (key, requestID string) {
-	if opts.Capture == nil {
-		return "", ""
-	}
-	return NormalizeKey(opts.CaptureKey), opts.CaptureRequestID
 }

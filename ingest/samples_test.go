@@ -1,4 +1,4 @@
-package trace
+package ingest
 
 import (
 	"context"
@@ -18,7 +18,7 @@ func TestFormatSamples(t *testing.T) {
 		}
 		n++
 		want := strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))
-		inputs, err := Read(context.Background(), []string{p}, Options{}, func(*Observation) {})
+		inputs, err := Read(context.Background(), []string{p}, Options{}, &Counter{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package trace
+package ingest
 
 import (
 	"context"
@@ -9,6 +9,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/idem-cli/idem/formats"
+	"github.com/idem-cli/idem/trace"
 )
 
 // TestHostileCorpus reads every file of fixtures/hostile and pins what
@@ -46,11 +49,12 @@ func TestHostileCorpus(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			var obs []*Observation
-			inputs, err := Read(context.Background(), []string{"../fixtures/hostile/" + tt.file}, Options{}, func(o *Observation) { obs = append(obs, cloneObservation(o)) })
+			var col Collector
+			inputs, err := Read(context.Background(), []string{"../fixtures/hostile/" + tt.file}, Options{}, &col)
 			if err != nil {
 				t.Fatal(err)
 			}
+			obs := col.Obs
 			in := inputs[0]
 			if len(obs) != tt.obs {
 				t.Errorf("%d observations, want %d", len(obs), tt.obs)
@@ -70,7 +74,7 @@ func TestHostileCorpus(t *testing.T) {
 				t.Errorf("read error %v, want %q", in.Err, tt.readErr)
 			}
 			for _, o := range obs {
-				if len(o.Key) > maxField || len(o.Message) > maxField {
+				if len(o.Key) > formats.MaxField || len(o.Message) > formats.MaxField {
 					t.Errorf("a field of %d bytes was kept", max(len(o.Key), len(o.Message)))
 				}
 			}
@@ -81,25 +85,25 @@ func TestHostileCorpus(t *testing.T) {
 // TestManyDeliveriesAreSummarised gives one key 20,000 deliveries and one
 // request id 5,000 observations: what is built stays bounded.
 func TestManyDeliveriesAreSummarised(t *testing.T) {
-	c := NewCorrelator(nil)
+	c := trace.NewCorrelator(nil)
 	t0 := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 	for i := 0; i < 20000; i++ {
-		c.Add(&Observation{Tier: TierProxy, RequestID: fmt.Sprintf("r-%d", i), Key: "storm", Method: "POST", Route: "/x",
+		c.Add(&trace.Observation{Tier: trace.TierProxy, RequestID: fmt.Sprintf("r-%d", i), Key: "storm", Method: "POST", Route: "/x",
 			Status: 503, Time: t0.Add(time.Duration(i) * time.Second)})
 	}
 	for i := 0; i < 5000; i++ {
-		c.Add(&Observation{Tier: TierServer, RequestID: "reused", Key: "k2", Status: 200, Time: t0.Add(time.Duration(i) * time.Second)})
+		c.Add(&trace.Observation{Tier: trace.TierServer, RequestID: "reused", Key: "k2", Status: 200, Time: t0.Add(time.Duration(i) * time.Second)})
 	}
 	set := c.Set(nil)
 	in := set.FindIntent("storm")
-	if len(in) != 1 || in[0].Total != 20000 || len(in[0].Deliveries) != MaxDeliveriesBuilt {
+	if len(in) != 1 || in[0].Total != 20000 || len(in[0].Deliveries) != trace.MaxDeliveriesBuilt {
 		t.Fatalf("storm: total %d, built %d", in[0].Total, len(in[0].Deliveries))
 	}
 	if last := in[0].Deliveries[len(in[0].Deliveries)-1]; last.RequestID != "r-19999" {
 		t.Errorf("the last delivery kept is %s", last.RequestID)
 	}
 	d := set.FindIntent("k2")[0].Deliveries[0]
-	if d.Total != 5000 || len(d.Observations) != MaxObservationsBuilt {
+	if d.Total != 5000 || len(d.Observations) != trace.MaxObservationsBuilt {
 		t.Errorf("reused id: total %d, built %d", d.Total, len(d.Observations))
 	}
 }
@@ -109,7 +113,7 @@ func TestFIFOIsRefused(t *testing.T) {
 	if err := syscall.Mkfifo(p, 0o600); err != nil {
 		t.Skip("no FIFOs here:", err)
 	}
-	_, err := Read(context.Background(), []string{p}, Options{}, func(*Observation) {})
+	_, err := Read(context.Background(), []string{p}, Options{}, &Counter{})
 	if err == nil || !strings.Contains(err.Error(), "named pipe") || !strings.Contains(err.Error(), p) {
 		t.Errorf("FIFO: %v", err)
 	}

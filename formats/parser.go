@@ -1,57 +1,75 @@
-package trace
+package formats
 
 import (
 	"bytes"
 	"strings"
 
+	"github.com/idem-cli/idem/trace"
+
 	"github.com/tidwall/gjson"
 )
 
-// Skip is a line that could not be read, with why.
-type Skip struct {
-	Source Source `json:"source"`
-	Reason string `json:"reason"`
+// Result is what a parser made of a run of lines. It is reused: Reset
+// keeps its buffers.
+type Result struct {
+	Obs []trace.Observation
+	// Raw holds each observation's record as read, when the parser keeps
+	// them (Parser.KeepRaw): the JSON object, or the text line.
+	Raw     []string
+	Ignored int // valid lines that say nothing about a request
+	Skips   []trace.Skip
+	Formats map[string]int // observations and ignored lines by format
+	Secrets map[string]int // credential-bearing field paths, by count
 }
 
-// batchResult is what one worker made of one batch of lines.
-type batchResult struct {
-	obs      []Observation
-	ignored  int
-	skips    []Skip
-	formats  map[string]int
-	secrets  map[string]int
-	captured []*Captured
+// Reset empties r, keeping its buffers.
+func (r *Result) Reset() {
+	*r = Result{Obs: r.Obs[:0], Raw: r.Raw[:0], Skips: r.Skips[:0]}
 }
 
-// parser turns lines into observations. Each worker owns one, so its
-// caches need no locks.
-type parser struct {
-	src    *sourceRule // per-input overrides from flags and config, may be nil
+// Parser turns lines into observations. Each reading worker owns one, so
+// its caches need no locks.
+type Parser struct {
+	// KeepRaw keeps each observation's record in Result.Raw.
+	KeepRaw bool
+
+	src    *SourceRule // per-input overrides from flags and config, may be nil
 	cfg    *Config
 	cache  map[uint64]*shape
 	rec    record
 	last   *shape // the last line's, likely the next line's too
-	out    *batchResult
+	out    *Result
 	intern map[string]string
 	// labels are the labels of the envelope being unwrapped, if any.
 	labels map[string]string
-	// captureKey and captureID, when set, keep the full request of lines
-	// with that key (or key hash) or that request id.
-	captureKey, captureID string
+	raw    string // the record being read, for Result.Raw
 }
 
-func newParser(cfg *Config, src *sourceRule) *parser {
-	return &parser{cfg: cfg, src: src, cache: map[uint64]*shape{}, intern: map[string]string{}}
+// NewParser makes a parser with the config's patterns, scope and effect
+// matchers and the input's overrides (both may be nil).
+func NewParser(cfg *Config, src *SourceRule) *Parser {
+	return &Parser{cfg: cfg, src: src, cache: map[uint64]*shape{}, intern: map[string]string{}}
 }
 
-var bom = []byte{0xEF, 0xBB, 0xBF}
+// Into makes the parser write to out.
+func (p *Parser) Into(out *Result) { p.out = out }
+
+// Line reads one line of a line-oriented input (JSON lines or text).
+func (p *Parser) Line(line []byte, src trace.Source) { p.parseLine(line, src) }
+
+// Object reads one JSON value streamed out of a document: a HAR entry, or
+// an element of a JSON array.
+func (p *Parser) Object(v gjson.Result, src trace.Source) { p.parseObject(v, src) }
+
+// BOM is the UTF-8 byte order mark some exporters write first.
+var BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // parseLine reads one line of a JSON-lines input.
-func (p *parser) parseLine(line []byte, src Source) {
+func (p *Parser) parseLine(line []byte, src trace.Source) {
 	for len(line) > 0 && (line[len(line)-1] == '\n' || line[len(line)-1] == '\r') {
 		line = line[:len(line)-1]
 	}
-	line = bytes.TrimPrefix(line, bom)
+	line = bytes.TrimPrefix(line, BOM)
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 {
 		return
@@ -85,7 +103,7 @@ func (p *parser) parseLine(line []byte, src Source) {
 
 // parseObject reads one JSON object: a log line, or an element streamed out
 // of a document (a HAR entry, an element of a JSON array).
-func (p *parser) parseObject(v gjson.Result, src Source) {
+func (p *Parser) parseObject(v gjson.Result, src trace.Source) {
 	if !v.IsObject() {
 		p.skip(src, "not a JSON object")
 		return
@@ -95,11 +113,12 @@ func (p *parser) parseObject(v gjson.Result, src Source) {
 }
 
 // parseRecord recognises and maps the record in p.rec.
-func (p *parser) parseRecord(src Source) {
+func (p *Parser) parseRecord(src trace.Source) {
 	sh := p.shapeOf(&p.rec)
 	p.rec.shape = sh
 	p.last = sh
 	p.scanSecrets(&p.rec, sh)
+	p.raw = p.rec.raw()
 	f := sh.format
 	if f.expand != nil {
 		f.expand(p, &p.rec, src)
@@ -107,8 +126,8 @@ func (p *parser) parseRecord(src Source) {
 	}
 	// The observation is built in its place in the batch, saving a copy of
 	// the whole struct per line; it is taken back if the line says nothing.
-	p.out.obs = append(p.out.obs, Observation{Source: src, Format: f.name, Tier: f.tier})
-	o := &p.out.obs[len(p.out.obs)-1]
+	p.out.Obs = append(p.out.Obs, trace.Observation{Source: src, Format: f.name, Tier: f.tier})
+	o := &p.out.Obs[len(p.out.Obs)-1]
 	ok := f.extract(p, &p.rec, o)
 	if p.src != nil {
 		ok = p.src.apply(&p.rec, o) || ok
@@ -121,18 +140,17 @@ func (p *parser) parseRecord(src Source) {
 		p.labelTier(o, f.name == "canonical")
 	}
 	if !ok {
-		p.out.obs = p.out.obs[:len(p.out.obs)-1]
-		p.out.ignored++
+		p.out.Obs = p.out.Obs[:len(p.out.Obs)-1]
+		p.out.Ignored++
 		p.countFormat(f.name)
 		return
 	}
-	p.capture(&p.rec, o)
 	p.finish(o)
 }
 
 // observeArray parses each element of an array value (HAR entries inside a
 // one-line HAR document).
-func (p *parser) observeArray(a gjson.Result, src Source) {
+func (p *Parser) observeArray(a gjson.Result, src trace.Source) {
 	saved := p.rec
 	a.ForEach(func(_, e gjson.Result) bool {
 		p.rec = record{}
@@ -145,7 +163,7 @@ func (p *parser) observeArray(a gjson.Result, src Source) {
 // shapeOf returns the cached shape of the record's key set, working it
 // out the first time: the format, the member index, the secret members.
 // A hash collision between two key sets is caught by comparing the names.
-func (p *parser) shapeOf(r *record) *shape {
+func (p *Parser) shapeOf(r *record) *shape {
 	if r.hinted {
 		return r.hint
 	}
@@ -210,29 +228,29 @@ func (sh *shape) matches(r *record) bool {
 	return true
 }
 
-func (p *parser) countFormat(name string) {
-	if p.out.formats == nil {
-		p.out.formats = map[string]int{}
+func (p *Parser) countFormat(name string) {
+	if p.out.Formats == nil {
+		p.out.Formats = map[string]int{}
 	}
-	p.out.formats[name]++
+	p.out.Formats[name]++
 }
 
-func (p *parser) skip(src Source, reason string) {
-	p.out.skips = append(p.out.skips, Skip{Source: src, Reason: reason})
+func (p *Parser) skip(src trace.Source, reason string) {
+	p.out.Skips = append(p.out.Skips, trace.Skip{Source: src, Reason: reason})
 }
 
 // emit keeps an observation. Its strings may point into the batch's line
 // buffer, which is never reused, so they stay valid; whoever keeps an
 // observation beyond the sink call keeps that buffer alive, which is why
 // the correlator copies what it keeps (see Correlator.Add).
-func (p *parser) emit(o *Observation) {
-	p.out.obs = append(p.out.obs, *o)
-	p.finish(&p.out.obs[len(p.out.obs)-1])
+func (p *Parser) emit(o *trace.Observation) {
+	p.out.Obs = append(p.out.Obs, *o)
+	p.finish(&p.out.Obs[len(p.out.Obs)-1])
 }
 
 // finish completes an observation already in the batch: the per-source
-// tier, the field caps, the correlator's preparation.
-func (p *parser) finish(o *Observation) {
+// tier, the field caps, the raw record.
+func (p *Parser) finish(o *trace.Observation) {
 	if p.src != nil && p.src.tierSet {
 		o.Tier = p.src.tier
 	}
@@ -252,24 +270,26 @@ func (p *parser) finish(o *Observation) {
 	o.RunID = capLen(o.RunID)
 	o.ActivityID = capLen(o.ActivityID)
 	o.Message = capLen(o.Message)
-	prepare(o)
+	if p.KeepRaw {
+		p.out.Raw = append(p.out.Raw, p.raw)
+	}
 	p.countFormat(o.Format)
 }
 
-// maxField bounds what one field may cost in memory; ids and keys longer
+// MaxField bounds what one field may cost in memory; ids and keys longer
 // than this are cut (and still compare equal if their first 1 KiB do).
-const maxField = 1024
+const MaxField = 1024
 
 func capLen(s string) string {
-	if len(s) > maxField {
-		return s[:maxField]
+	if len(s) > MaxField {
+		return s[:MaxField]
 	}
 	return s
 }
 
 // keep returns a string of its own for s, shared for repeated values: the
 // secret counts outlive the line their field names come from.
-func (p *parser) keep(s string) string {
+func (p *Parser) keep(s string) string {
 	if v, ok := p.intern[s]; ok {
 		return v
 	}
@@ -283,7 +303,7 @@ func (p *parser) keep(s string) string {
 // scanSecrets counts credential-bearing fields by path, never their values,
 // for the secret-in-logs rule. Which members to look at is known from the
 // shape; only their values are checked per line.
-func (p *parser) scanSecrets(r *record, sh *shape) {
+func (p *Parser) scanSecrets(r *record, sh *shape) {
 	for _, i := range sh.secrets {
 		if present(r.vals[i]) != "" {
 			p.secret(r.keys[i])
@@ -299,7 +319,7 @@ func (p *parser) scanSecrets(r *record, sh *shape) {
 	}
 }
 
-func (p *parser) scanHeaders(prefix string, v gjson.Result, depth int) {
+func (p *Parser) scanHeaders(prefix string, v gjson.Result, depth int) {
 	if depth > 3 {
 		return
 	}
@@ -327,11 +347,11 @@ func (p *parser) scanHeaders(prefix string, v gjson.Result, depth int) {
 	})
 }
 
-func (p *parser) secret(path string) {
-	if p.out.secrets == nil {
-		p.out.secrets = map[string]int{}
+func (p *Parser) secret(path string) {
+	if p.out.Secrets == nil {
+		p.out.Secrets = map[string]int{}
 	}
-	p.out.secrets[p.keep(path)]++
+	p.out.Secrets[p.keep(path)]++
 }
 
 // isSecretName matches header and field names that carry credentials.
@@ -348,14 +368,14 @@ func isSecretName(name string) bool {
 }
 
 // unwrapLine reads a line that followed a prefix, with the prefix's labels.
-func (p *parser) unwrapLine(line []byte, labels map[string]string, src Source) {
+func (p *Parser) unwrapLine(line []byte, labels map[string]string, src trace.Source) {
 	saved := p.labels
 	p.labels = mergeLabels(saved, labels)
 	defer func() { p.labels = saved }()
 	line = bytes.TrimSpace(line)
 	switch {
 	case len(line) == 0:
-		p.out.ignored++
+		p.out.Ignored++
 	case line[0] == '{':
 		if !p.rec.scanObject(line) {
 			p.skip(src, "invalid JSON (truncated or malformed)")
@@ -364,6 +384,6 @@ func (p *parser) unwrapLine(line []byte, labels map[string]string, src Source) {
 		p.parseRecord(src)
 	case p.parseText(line, src):
 	default:
-		p.out.ignored++
+		p.out.Ignored++
 	}
 }

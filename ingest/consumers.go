@@ -1,0 +1,131 @@
+package ingest
+
+import (
+	"github.com/idem-cli/idem/formats"
+	"github.com/idem-cli/idem/trace"
+)
+
+// Tee hands every batch to each consumer in turn; each keeps its own
+// scratch. It wants raw records when any of them does.
+func Tee(cs ...Consumer) Consumer { return tee(cs) }
+
+type tee []Consumer
+
+func (t tee) Prepare(b *trace.Batch) {
+	own := t.scratch(b)
+	for i, c := range t {
+		b.Scratch = own[i]
+		c.Prepare(b)
+		own[i] = b.Scratch
+	}
+	b.Scratch = own
+}
+
+func (t tee) Consume(b *trace.Batch) {
+	own := t.scratch(b)
+	for i, c := range t {
+		b.Scratch = own[i]
+		c.Consume(b)
+		own[i] = b.Scratch
+	}
+	b.Scratch = own
+}
+
+func (t tee) scratch(b *trace.Batch) []any {
+	own, ok := b.Scratch.([]any)
+	if !ok || len(own) != len(t) {
+		own = make([]any, len(t))
+	}
+	return own
+}
+
+func (t tee) WantsRaw() bool {
+	for _, c := range t {
+		if rc, ok := c.(RawConsumer); ok && rc.WantsRaw() {
+			return true
+		}
+	}
+	return false
+}
+
+func (t tee) Expect(bytes int64) {
+	for _, c := range t {
+		if s, ok := c.(Sizer); ok {
+			s.Expect(bytes)
+		}
+	}
+}
+
+// Capturer keeps the full request of every observation that carries its
+// key (or the key's hash) or its request id, as a HAR entry or a
+// request-logging middleware line recorded it: what replay sends again.
+type Capturer struct {
+	key, keyHash, requestID string
+	// Captured lists the requests found, in input and line order.
+	Captured []*trace.Captured
+}
+
+// NewCapturer captures the requests that carry key or requestID (either
+// may be empty).
+func NewCapturer(key, requestID string) *Capturer {
+	c := &Capturer{key: trace.NormalizeKey(key), requestID: requestID}
+	if c.key != "" {
+		c.keyHash = trace.HashKey(c.key)
+	}
+	return c
+}
+
+// WantsRaw says that the capturer reads each observation's record.
+func (c *Capturer) WantsRaw() bool { return true }
+
+// Prepare rebuilds the batch's matching requests.
+func (c *Capturer) Prepare(b *trace.Batch) {
+	var found []*trace.Captured
+	for i := range b.Obs {
+		o := &b.Obs[i]
+		byKey := c.key != "" && (o.Key == c.key || o.KeyHash != "" && o.KeyHash == c.keyHash)
+		byID := c.requestID != "" && o.RequestID == c.requestID
+		if (!byKey && !byID) || i >= len(b.Raw) {
+			continue
+		}
+		if cp := formats.Capture(b.Raw[i], o); cp != nil {
+			if cp.Key == "" && byKey {
+				cp.Key = c.key // the line logged only the key's hash
+			}
+			found = append(found, cp)
+		}
+	}
+	b.Scratch = found
+}
+
+// Consume keeps the batch's captures in order.
+func (c *Capturer) Consume(b *trace.Batch) {
+	found, _ := b.Scratch.([]*trace.Captured)
+	c.Captured = append(c.Captured, found...)
+	b.Scratch = nil
+}
+
+// Collector keeps a copy of every observation it is handed, in order: for
+// small inputs and tests.
+type Collector struct {
+	Obs []*trace.Observation
+}
+
+// Prepare does nothing: copying is done in order.
+func (c *Collector) Prepare(*trace.Batch) {}
+
+// Consume copies the batch's observations.
+func (c *Collector) Consume(b *trace.Batch) {
+	for i := range b.Obs {
+		c.Obs = append(c.Obs, b.Obs[i].Clone())
+	}
+}
+
+// Counter counts the observations it is handed.
+type Counter struct{ N int }
+
+// Prepare does nothing.
+func (c *Counter) Prepare(*trace.Batch) {}
+
+// Consume counts the batch's observations.
+func (c *Counter) Consume(b *trace.Batch) { c.N += len(b.Obs) }

@@ -1,0 +1,70 @@
+package trace_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/idem-cli/idem/ingest"
+	"github.com/idem-cli/idem/trace"
+)
+
+const incidentKey = "0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41"
+
+func loadIncident(t *testing.T) *trace.Set {
+	t.Helper()
+	paths, _ := filepath.Glob("../fixtures/incident/*")
+	c := trace.NewCorrelator(nil)
+	inputs, err := ingest.Read(context.Background(), paths, ingest.Options{}, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.Set(inputs)
+}
+
+func TestIncidentCorrelatesAcrossTiers(t *testing.T) {
+	set := loadIncident(t)
+	intents := set.FindIntent(incidentKey)
+	if len(intents) != 1 {
+		t.Fatalf("found %d intents for the key", len(intents))
+	}
+	in := intents[0]
+	if len(in.Deliveries) != 2 {
+		t.Fatalf("got %d deliveries, want 2", len(in.Deliveries))
+	}
+	first, retry := in.Deliveries[0], in.Deliveries[1]
+	// Each delivery has the client, proxy and server tiers, in that order.
+	for _, d := range in.Deliveries {
+		var tiers []trace.Tier
+		for _, o := range d.Observations {
+			if len(tiers) == 0 || tiers[len(tiers)-1] != o.Tier {
+				tiers = append(tiers, o.Tier)
+			}
+		}
+		if len(tiers) != 3 || tiers[0] != trace.TierClient || tiers[1] != trace.TierProxy || tiers[2] != trace.TierServer {
+			t.Errorf("delivery %s tiers %v", d.RequestID, tiers)
+		}
+	}
+	if first.Lost() == nil || first.Lost().Outcome != trace.OutcomeTimeout {
+		t.Errorf("first delivery's loss not seen: %+v", first.Edge())
+	}
+	if retry.Lost() != nil {
+		t.Errorf("retry marked lost")
+	}
+	if effects := in.Effects(); len(effects) != 1 || effects[0].ResultID != "ord_8H2kQ" {
+		t.Errorf("effects %+v", effects)
+	}
+	// The server logs only a hash of the key; it joined through the request id.
+	if first.KeyHash != trace.HashKey(incidentKey) {
+		t.Errorf("key hash %q, want %q", first.KeyHash, trace.HashKey(incidentKey))
+	}
+	if got := set.FindIntent(trace.HashKey(incidentKey)); len(got) != 0 && got[0] != in {
+		t.Errorf("lookup by hash found another intent")
+	}
+	if len(set.Unkeyed) != 1 || set.Unkeyed[0].Method() != "GET" {
+		t.Errorf("unkeyed deliveries: %d", len(set.Unkeyed))
+	}
+	if len(set.Intents) != 2 {
+		t.Errorf("intents: %d, want 2", len(set.Intents))
+	}
+}

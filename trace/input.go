@@ -1,0 +1,38 @@
+package trace
+
+// Input summarises what was read from one input: how many lines, what
+// they were recognised as, and what could not be read.
+type Input struct {
+	Path         string         `json:"path"`
+	Format       string         `json:"format"` // the dominant format, or "mixed"
+	Tier         string         `json:"tier"`   // the dominant tier
+	Compression  string         `json:"compression,omitempty"`
+	Lines        int            `json:"lines"`
+	Observations int            `json:"observations"`
+	Ignored      int            `json:"ignored"` // valid lines that say nothing about a request
+	Skipped      int            `json:"skipped"`
+	SkipSamples  []Skip         `json:"skip_samples,omitempty"`
+	Formats      map[string]int `json:"formats,omitempty"`
+	Secrets      map[string]int `json:"-"`
+	Err          error          `json:"-"` // a read error after which the rest of the input was lost
+}
+
+// Skip is a line that could not be read, with why.
+type Skip struct {
+	Source Source `json:"source"`
+	Reason string `json:"reason"`
+}
+
+// Batch is a run of observations in source order, as a reader hands them
+// to its consumer: prepared on a parallel worker, then consumed in order.
+// A batch and everything it views are used again once consumed: copy what
+// outlives Consume.
+type Batch struct {
+	Obs []Observation
+	// Raw holds, for consumers that ask for it, each observation's record
+	// as it was read (the JSON object, or the text line).
+	Raw []string
+	// Scratch belongs to the consumer: what its Prepare worked out for its
+	// Consume. It stays with the batch when the batch is used again.
+	Scratch any
+}
