@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/idem-cli/idem/diagnose"
@@ -55,8 +54,8 @@ func (fl *inputFlags) options(f *Factory) (ingest.Options, error) {
 		}
 		opts.Tier = t
 	}
-	if fl.Format != "" && !slices.Contains(formats.FormatNames(), fl.Format) {
-		return opts, usagef("unknown --input-format %q (known: %s)", fl.Format, strings.Join(formats.FormatNames(), ", "))
+	if fl.Format != "" && formats.ByName(fl.Format) == nil {
+		return opts, usagef("unknown --input-format %q (known: %s; see 'idem help formats')", fl.Format, strings.Join(formats.Names(), ", "))
 	}
 	cfg := &formats.Config{}
 	if fl.ConfigPath != "" {

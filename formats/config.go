@@ -78,7 +78,7 @@ type SourceRule struct {
 	glob    string
 	tier    trace.Tier
 	tierSet bool
-	format  *format
+	format  *Format
 	fields  map[string]string
 	effect  *effectRule
 }
@@ -166,9 +166,11 @@ func (c *Config) Compile() error {
 			r.tier, r.tierSet = t, true
 		}
 		if s.Format != "" {
-			if r.format = formatByName(s.Format); r.format == nil {
-				return fmt.Errorf("sources[%d]: unknown format %q (known: %s)", i, s.Format, strings.Join(FormatNames(), ", "))
+			f, err := lookup(s.Format)
+			if err != nil {
+				return fmt.Errorf("sources[%d]: %w", i, err)
 			}
+			r.format = f
 		}
 		for name := range s.Fields {
 			if _, ok := mappable[name]; !ok {
@@ -288,9 +290,9 @@ func (c *Config) RuleFor(path string, tier trace.Tier, formatName string) (*Sour
 		merge(&SourceRule{tier: tier, tierSet: true})
 	}
 	if formatName != "" {
-		f := formatByName(formatName)
-		if f == nil {
-			return nil, &ConfigError{Err: fmt.Errorf("unknown format %q (known: %s)", formatName, strings.Join(FormatNames(), ", "))}
+		f, err := lookup(formatName)
+		if err != nil {
+			return nil, &ConfigError{Err: err}
 		}
 		merge(&SourceRule{format: f})
 	}

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/idem-cli/idem/trace"
-
 	"github.com/tidwall/gjson"
 )
 
@@ -17,36 +16,8 @@ import (
 // found, its labels are kept, and the original line (a JSON object, a JSON
 // string holding one, or text) is read as if it stood alone. The labels say
 // which tier wrote the line when they name one (an ingress, a worker).
-
-var envelopeFormats []*format
-
-func init() {
-	envelopeFormats = []*format{
-		{name: "loki", match: func(r *record) bool {
-			return r.has("line") && r.hasAny("labels", "stream", "timestamp", "fields", "tsNs")
-		}, expand: expandLoki},
-		{name: "elasticsearch", match: func(r *record) bool { return r.has("hits") && (r.has("took") || r.has("_shards") || len(r.keys) == 1) }, expand: entries("hits.hits", (*Parser).esHit)},
-		{name: "elasticsearch", match: func(r *record) bool { return r.has("_source") && r.hasAny("_index", "_id") }, expand: whole((*Parser).esHit)},
-		{name: "cloudwatch", match: func(r *record) bool {
-			return r.has("events") && r.hasAny("searchedLogStreams", "nextToken", "events") && len(r.keys) <= 4
-		}, expand: entries("events", (*Parser).cloudWatchEvent)},
-		{name: "cloudwatch", match: func(r *record) bool { return r.has("message") && r.has("logStreamName") }, expand: whole((*Parser).cloudWatchEvent)},
-		{name: "gcp", match: func(r *record) bool {
-			return r.hasAny("jsonPayload", "textPayload", "httpRequest", "protoPayload") && r.hasAny("timestamp", "receiveTimestamp", "insertId")
-		}, expand: expandGCP},
-		{name: "datadog", match: func(r *record) bool {
-			return r.has("attributes") && (r.hasAny("service", "host") || r.has("type") && r.has("id")) ||
-				r.has("content") && r.has("id") && len(r.keys) <= 3
-		}, expand: whole((*Parser).datadogLog)},
-		{name: "datadog", match: func(r *record) bool { return r.has("data") && r.hasAny("meta", "links") && len(r.keys) <= 3 }, expand: entries("data", (*Parser).datadogLog)},
-		{name: "fluent", match: func(r *record) bool { return r.hasAny("log", "message") && r.has("kubernetes") }, expand: expandFluent},
-		{name: "docker", match: func(r *record) bool { return r.has("log") && r.has("stream") && r.has("time") && len(r.keys) <= 5 }, expand: expandDocker},
-		{name: "ecs", match: func(r *record) bool {
-			return r.has("@timestamp") && r.has("message") && r.hasAny("ecs", "service", "host", "log", "event")
-		}, expand: whole(func(p *Parser, doc gjson.Result, src trace.Source) { p.unwrapECS(doc, nil, src, "ecs") })},
-	}
-	formats = append(append([]*format(nil), envelopeFormats...), formats...)
-}
+// Each envelope's own file says how it is recognised and unwrapped; this
+// one holds what they share.
 
 // unwrap reads an envelope's original line with its labels. inner is a
 // JSON object, a JSON string holding one, or text.
@@ -113,16 +84,6 @@ func labelsOf(v gjson.Result, prefix string, into map[string]string) map[string]
 	return into
 }
 
-// expandLoki reads logcli's jsonl lines and Grafana's "Download logs" JSON
-// (an array of {line, timestamp, date, fields}); labels are in "labels",
-// "stream" or, from Grafana, "fields".
-func expandLoki(p *Parser, r *record, src trace.Source) {
-	labels := labelsOf(r.get("labels"), "", nil)
-	labelsOf(r.get("stream"), "", labels)
-	labelsOf(r.get("fields"), "", labels)
-	p.unwrap(r.get("line"), labels, src, "loki")
-}
-
 // entries expands a page whose entries are the array at path (a search
 // API's answer), each read by entry.
 func entries(path string, entry func(*Parser, gjson.Result, trace.Source)) func(*Parser, *record, trace.Source) {
@@ -150,171 +111,6 @@ func stringLabels(e gjson.Result, keys ...string) map[string]string {
 		}
 	}
 	return labels
-}
-
-func (p *Parser) esHit(hit gjson.Result, src trace.Source) {
-	p.unwrapECS(hit.Get("_source"), stringLabels(hit, "_index"), src, "elasticsearch")
-}
-
-// unwrapECS reads an Elastic Common Schema document: its message is the
-// original line when it holds one; otherwise the document's own fields
-// (http.request.method, url.path, ...) are the record.
-func (p *Parser) unwrapECS(doc gjson.Result, labels map[string]string, src trace.Source, format string) {
-	if labels == nil {
-		labels = map[string]string{}
-	}
-	for _, k := range []string{"service.name", "kubernetes.labels.app", "container.name", "kubernetes.container.name", "event.dataset", "log.file.path"} {
-		if v := doc.Get(escapeDots(k)); v.Exists() && v.String() != "" {
-			labels[k] = capLen(v.String())
-		} else if v := doc.Get(k); v.Exists() && v.String() != "" {
-			labels[k] = capLen(v.String())
-		}
-	}
-	msg := doc.Get("message")
-	if s := strings.TrimSpace(msg.Str); strings.HasPrefix(s, "{") || msg.IsObject() {
-		p.unwrap(msg, labels, src, format)
-		return
-	}
-	if doc.Get("http.request.method").Exists() || doc.Get("http\\.request\\.method").Exists() {
-		p.unwrap(doc, labels, src, format)
-		return
-	}
-	p.unwrap(msg, labels, src, format)
-}
-
-func escapeDots(k string) string { return strings.ReplaceAll(k, ".", `\.`) }
-
-func (p *Parser) cloudWatchEvent(ev gjson.Result, src trace.Source) {
-	p.unwrap(ev.Get("message"), stringLabels(ev, "logStreamName", "logGroupName"), src, "cloudwatch")
-}
-
-func expandGCP(p *Parser, r *record, src trace.Source) {
-	e := gjson.Parse(r.raw())
-	labels := labelsOf(e.Get("labels"), "", nil)
-	labelsOf(e.Get("resource.labels"), "resource.", labels)
-	if t := e.Get("resource.type").Str; t != "" {
-		labels["resource.type"] = t
-	}
-	switch {
-	case e.Get("jsonPayload").IsObject() && !e.Get("httpRequest").Exists():
-		p.unwrap(e.Get("jsonPayload"), labels, src, "gcp")
-	case e.Get("httpRequest").Exists():
-		// A load balancer's (or a serverless front end's) own request log.
-		p.gcpRequest(e, labels, src)
-	default:
-		p.unwrap(e.Get("textPayload"), labels, src, "gcp")
-	}
-}
-
-// gcpRequest maps LogEntry.httpRequest: a proxy tier observation.
-func (p *Parser) gcpRequest(e gjson.Result, labels map[string]string, src trace.Source) {
-	saved, savedLabels := p.rec, p.labels
-	defer func() { p.rec, p.labels = saved, savedLabels }()
-	p.labels = mergeLabels(savedLabels, labels)
-	h := e.Get("httpRequest")
-	var o trace.Observation
-	o.Source, o.Format, o.Tier = src, "gcp", trace.TierProxy
-	o.Duration, _ = trace.ParseDuration(h.Get("latency").String(), trace.Seconds)
-	if t, ok := trace.ParseTime(e.Get("timestamp").String()); ok {
-		o.Time = t.Add(-o.Duration)
-	}
-	o.Method = strings.ToUpper(h.Get("requestMethod").Str)
-	o.Route = routePath(h.Get("requestUrl").Str)
-	o.Client = h.Get("remoteIp").Str
-	o.Status = int(h.Get("status").Int())
-	payload := e.Get("jsonPayload")
-	o.RequestID = firstString(payload, "requestId", "request_id", "x_request_id")
-	if o.RequestID == "" {
-		o.RequestID = e.Get("labels.request_id").Str
-	}
-	o.Key = trace.NormalizeKey(firstString(payload, "idempotencyKey", "idempotency_key"))
-	details := payload.Get("statusDetails").Str
-	o.Detail = details
-	switch {
-	case strings.HasPrefix(details, "client_disconnected"):
-		o.Outcome, o.Status = trace.OutcomeClientClosed, 0
-	case details == "backend_timeout":
-		o.Outcome = trace.OutcomeUpstreamTimeout
-	case strings.HasPrefix(details, "backend_connection_closed"):
-		o.Outcome = trace.OutcomeUpstreamReset
-	default:
-		o.Outcome = proxyOutcome(o.Status)
-	}
-	p.labelTier(&o, false)
-	if o.Method == "" {
-		p.out.Ignored++
-		return
-	}
-	p.emit(&o)
-}
-
-func firstString(v gjson.Result, keys ...string) string {
-	for _, k := range keys {
-		if s := v.Get(k).String(); s != "" {
-			return s
-		}
-	}
-	return ""
-}
-
-func (p *Parser) datadogLog(e gjson.Result, src trace.Source) {
-	switch {
-	case e.Get("content").IsObject():
-		e = e.Get("content") // v1 API: {id, content}
-	case e.Get("type").Str == "log" && e.Get("attributes").IsObject():
-		e = e.Get("attributes") // v2 API: {id, type, attributes}
-	}
-	labels := stringLabels(e, "service", "host", "source")
-	e.Get("tags").ForEach(func(_, t gjson.Result) bool {
-		if k, v, ok := strings.Cut(t.Str, ":"); ok && len(labels) < 64 {
-			labels[k] = capLen(v)
-		}
-		return true
-	})
-	attrs := e.Get("attributes")
-	if a := attrs.Get("attributes"); a.IsObject() {
-		attrs = a
-	}
-	msg := e.Get("message")
-	if !msg.Exists() {
-		msg = attrs.Get("message")
-	}
-	if s := strings.TrimSpace(msg.Str); strings.HasPrefix(s, "{") {
-		p.unwrap(msg, labels, src, "datadog")
-		return
-	}
-	if attrs.IsObject() {
-		p.unwrap(attrs, labels, src, "datadog")
-		return
-	}
-	p.unwrap(msg, labels, src, "datadog")
-}
-
-func expandFluent(p *Parser, r *record, src trace.Source) {
-	labels := map[string]string{}
-	k := r.get("kubernetes")
-	for _, f := range []string{"container_name", "pod_name", "namespace_name"} {
-		if v := k.Get(f).Str; v != "" {
-			labels["kubernetes."+f] = capLen(v)
-		}
-	}
-	labelsOf(k.Get("labels"), "kubernetes.labels.", labels)
-	inner := r.get("log")
-	if !inner.Exists() {
-		inner = r.get("message")
-	}
-	p.unwrap(inner, labels, src, "fluent")
-}
-
-func expandDocker(p *Parser, r *record, src trace.Source) {
-	labels := map[string]string{}
-	for _, k := range []string{"container_name", "tag"} {
-		if v := r.get(k).Str; v != "" {
-			labels[k] = capLen(v)
-		}
-	}
-	labelsOf(r.get("attrs"), "", labels)
-	p.unwrap(r.get("log"), labels, src, "docker")
 }
 
 // labelTiers maps words found in label values to tiers: the default

@@ -74,13 +74,14 @@ func (p *Parser) parseLine(line []byte, src trace.Source) {
 	if len(line) == 0 {
 		return
 	}
+	if forced := p.forced(); forced != nil && forced.text != nil && line[0] == '{' {
+		if !p.parseText(line, src) {
+			p.skip(src, "a JSON object, not a "+forced.Name+" line")
+		}
+		return
+	}
 	if line[0] != '{' {
 		if p.parseText(line, src) {
-			return
-		}
-		if rest, labels := stripPrefix(line); len(rest) < len(line) {
-			// kubectl logs --prefix/--timestamps: the line follows.
-			p.unwrapLine(rest, labels, src)
 			return
 		}
 		if line[0] == '[' {
@@ -120,13 +121,12 @@ func (p *Parser) parseRecord(src trace.Source) {
 	p.scanSecrets(&p.rec, sh)
 	p.raw = p.rec.raw()
 	f := sh.format
-	if f.expand != nil {
-		f.expand(p, &p.rec, src)
+	if f.expand != nil && f.expand(p, &p.rec, src) {
 		return
 	}
 	// The observation is built in its place in the batch, saving a copy of
 	// the whole struct per line; it is taken back if the line says nothing.
-	p.out.Obs = append(p.out.Obs, trace.Observation{Source: src, Format: f.name, Tier: f.tier})
+	p.out.Obs = append(p.out.Obs, trace.Observation{Source: src, Format: f.Name, Tier: f.Tier})
 	o := &p.out.Obs[len(p.out.Obs)-1]
 	ok := f.extract(p, &p.rec, o)
 	if p.src != nil {
@@ -137,12 +137,12 @@ func (p *Parser) parseRecord(src trace.Source) {
 		o.Scope = p.cfg.scopeOf(&p.rec, o)
 	}
 	if p.labels != nil {
-		p.labelTier(o, f.name == "canonical")
+		p.labelTier(o, f.Name == "canonical")
 	}
 	if !ok {
 		p.out.Obs = p.out.Obs[:len(p.out.Obs)-1]
 		p.out.Ignored++
-		p.countFormat(f.name)
+		p.countFormat(f.Name)
 		return
 	}
 	p.finish(o)
@@ -191,11 +191,11 @@ func (p *Parser) shapeOf(r *record) *shape {
 			sh.plainKeys = false
 		}
 	}
-	sh.format = formats[len(formats)-1]
-	if p.src != nil && p.src.format != nil {
+	sh.format = jsonFormat
+	if p.src != nil && p.src.format != nil && p.src.format.text == nil {
 		sh.format = p.src.format
 	} else {
-		for _, f := range formats {
+		for _, f := range jsonFormats {
 			if f.match(r) {
 				sh.format = f
 				break
@@ -386,4 +386,53 @@ func (p *Parser) unwrapLine(line []byte, labels map[string]string, src trace.Sou
 	default:
 		p.out.Ignored++
 	}
+}
+
+// forced is the format the input's config or flags name, if any.
+func (p *Parser) forced() *Format {
+	if p.src == nil {
+		return nil
+	}
+	return p.src.format
+}
+
+// parseText reads a text line with the configured patterns, then the
+// text formats in registry order (or only the one the input is forced
+// to). It reports whether one matched.
+func (p *Parser) parseText(line []byte, src trace.Source) bool {
+	s := bytesToString(line)
+	p.raw = s
+	if p.cfg != nil {
+		for _, pat := range p.cfg.patterns {
+			if m := pat.re.FindStringSubmatch(s); m != nil {
+				var o trace.Observation
+				o.Source, o.Format, o.Tier = src, pat.name, pat.tier
+				for i, name := range pat.re.SubexpNames() {
+					if set, ok := mappable[name]; ok && m[i] != "" && m[i] != "-" {
+						set(&o, m[i])
+					}
+				}
+				if o.Outcome == trace.OutcomeUnknown && o.Status > 0 {
+					o.Outcome = proxyOutcome(o.Status)
+				}
+				p.textDone(&o)
+				return true
+			}
+		}
+	}
+	if f := p.forced(); f != nil && f.text != nil {
+		return f.text(p, s, src)
+	}
+	for _, f := range textFormats {
+		if f.text(p, s, src) {
+			return true
+		}
+	}
+	return false
+}
+
+// textDone keeps an observation read from a text line.
+func (p *Parser) textDone(o *trace.Observation) {
+	p.labelTier(o, false)
+	p.emit(o)
 }

@@ -1,0 +1,164 @@
+package formats
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/idem-cli/idem/trace"
+)
+
+// AWS Application Load Balancer access logs: one space-separated line per
+// request, with quoted request, user agent and a few more, as documented in
+// "Access logs for your Application Load Balancer":
+//
+//	type time elb client:port target:port request_processing_time
+//	target_processing_time response_processing_time elb_status_code
+//	target_status_code received_bytes sent_bytes "request" "user_agent"
+//	ssl_cipher ssl_protocol target_group_arn "trace_id" "domain_name"
+//	"chosen_cert_arn" matched_rule_priority request_creation_time
+//	"actions_executed" "redirect_url" "error_reason" …
+//
+// time is when the load balancer sent the response (or gave up);
+// request_creation_time is when it received the request. A processing time
+// of -1 means the load balancer could not send the request to a target, or
+// the target (or the client) closed the connection before a response: the
+// status codes then say who. The X-Amzn-Trace-Id ("Root=1-…") is the
+// request id the ALB adds and passes on to the target.
+var albFormat = &Format{
+	Name: "alb", Aliases: []string{"aws-alb", "elb"}, Kind: KindText, Tier: trace.TierProxy,
+	Doc:   "AWS Application Load Balancer access logs (X-Amzn-Trace-Id as the request id)",
+	Setup: "The ALB logs the X-Amzn-Trace-Id it adds (trace_id); the application must log the same header to be joined.",
+	text:  readALB,
+	Samples: []Sample{{
+		Origin: "AWS documentation, Access logs for your Application Load Balancer (HTTP entry example)",
+		Line: `http 2018-07-02T22:23:00.186641Z app/my-loadbalancer/50dc6c495c0c9188 192.168.131.39:2817 10.0.0.1:80 0.000 0.001 0.000 200 200 34 366 ` +
+			`"GET http://www.example.com:80/ HTTP/1.1" "curl/7.46.0" - - arn:aws:elasticloadbalancing:us-east-2:123456789012:targetgroup/my-targets/73e2d6bc24d8a067 ` +
+			`"Root=1-58337262-36d228ad5d99923122bbe354" "-" "-" 0 2018-07-02T22:22:48.364000Z "forward" "-" "-" "10.0.0.1:80" "200" "-" "-" TID_1234abcd5678ef90`,
+		Want: trace.Observation{Tier: trace.TierProxy, Format: "alb", Method: "GET", Route: "/", Status: 200, UpstreamStatus: 200,
+			Outcome: trace.OutcomeOK, RequestID: "Root=1-58337262-36d228ad5d99923122bbe354", Client: "192.168.131.39",
+			Time: mustTime("2018-07-02T22:22:48.364Z"), Duration: 11822641 * time.Microsecond},
+	}, {
+		Origin: "a target that closed the connection before answering (processing times -1, target status -)",
+		Line: `https 2026-11-30T09:14:04.520000Z app/shop/50dc6c495c0c9188 203.0.113.7:51234 10.0.2.15:8080 0.000 -1 -1 502 - 412 293 ` +
+			`"POST https://shop.example.com:443/v1/orders?src=app HTTP/1.1" "Mozilla/5.0" ECDHE-RSA-AES128-GCM-SHA256 TLSv1.2 ` +
+			`arn:aws:elasticloadbalancing:eu-west-1:123456789012:targetgroup/api/73e2d6bc24d8a067 "Root=1-6746d3c4-0f1e2d3c4b5a69788796a5b4" ` +
+			`"shop.example.com" "arn:aws:acm:eu-west-1:123456789012:certificate/abc" 1 2026-11-30T09:14:02.120000Z "forward" "-" "-" "10.0.2.15:8080" "-" "-" "-"`,
+		Want: trace.Observation{Tier: trace.TierProxy, Format: "alb", Method: "POST", Route: "/v1/orders", Status: 502,
+			Outcome: trace.OutcomeUpstreamReset, RequestID: "Root=1-6746d3c4-0f1e2d3c4b5a69788796a5b4", Client: "203.0.113.7",
+			Time: mustTime("2026-11-30T09:14:02.12Z"), Duration: 2400 * time.Millisecond, Detail: "target_processing_time -1"},
+	}},
+}
+
+// readALB reads one ALB line, reporting whether it was one.
+func readALB(p *Parser, s string, src trace.Source) bool {
+	switch {
+	case strings.HasPrefix(s, "http "), strings.HasPrefix(s, "https "), strings.HasPrefix(s, "h2 "),
+		strings.HasPrefix(s, "grpcs "), strings.HasPrefix(s, "ws "), strings.HasPrefix(s, "wss "):
+	default:
+		return false
+	}
+	f := albFields(s)
+	if len(f) < 18 || !strings.Contains(f[2], "/") {
+		return false
+	}
+	end, ok := trace.ParseTime(f[1])
+	if !ok {
+		return false
+	}
+	method, path := splitRequestLine(f[12])
+	if method == "" {
+		return false
+	}
+	var o trace.Observation
+	o.Source, o.Format, o.Tier = src, "alb", trace.TierProxy
+	o.Method, o.Route = method, path
+	o.Client = hostOf(f[3])
+	o.Status, _ = strconv.Atoi(f[8])
+	o.UpstreamStatus, _ = strconv.Atoi(f[9])
+	if f[17] != "-" {
+		o.RequestID = f[17]
+	}
+	// The request's start: request_creation_time when logged, else the
+	// end less the three processing times.
+	var spent float64
+	gone := ""
+	for i, name := range []string{"request_processing_time", "target_processing_time", "response_processing_time"} {
+		v, err := strconv.ParseFloat(f[5+i], 64)
+		switch {
+		case err != nil:
+		case v < 0:
+			if gone == "" {
+				gone = name + " -1"
+			}
+		default:
+			spent += v
+		}
+	}
+	o.Time = end.Add(-time.Duration(spent * float64(time.Second)))
+	if len(f) > 21 {
+		if start, ok := trace.ParseTime(f[21]); ok && !start.After(end) {
+			o.Time = start
+		}
+	}
+	o.Duration = end.Sub(o.Time)
+	o.Detail = gone
+	switch {
+	case o.Status == 460: // the client closed the connection before the ALB could answer
+		o.Outcome, o.Status = trace.OutcomeClientClosed, 0
+		o.Detail = strings.TrimSpace("460 client closed connection " + gone)
+	case o.Status == 504 || o.Status == 561:
+		o.Outcome = trace.OutcomeUpstreamTimeout
+	case o.Status == 502 || o.Status == 503 && gone != "":
+		o.Outcome = trace.OutcomeUpstreamReset
+	case o.Status == 503 && o.UpstreamStatus == 0:
+		o.Outcome = trace.OutcomeNotDelivered
+	default:
+		o.Outcome = proxyOutcome(o.Status)
+	}
+	p.textDone(&o)
+	return true
+}
+
+// albFields splits an ALB line at spaces, keeping quoted fields whole
+// (their quotes removed).
+func albFields(s string) []string {
+	var out []string
+	for i := 0; i < len(s); {
+		for i < len(s) && s[i] == ' ' {
+			i++
+		}
+		if i >= len(s) {
+			break
+		}
+		if s[i] == '"' {
+			j := strings.IndexByte(s[i+1:], '"')
+			if j < 0 {
+				out = append(out, s[i+1:])
+				break
+			}
+			out = append(out, s[i+1:i+1+j])
+			i += j + 2
+			continue
+		}
+		j := strings.IndexByte(s[i:], ' ')
+		if j < 0 {
+			out = append(out, s[i:])
+			break
+		}
+		out = append(out, s[i:i+j])
+		i += j
+	}
+	return out
+}
+
+// hostOf drops the port of host:port ("-" when the ALB had no target).
+func hostOf(s string) string {
+	if s == "-" {
+		return ""
+	}
+	if i := strings.LastIndexByte(s, ':'); i > 0 && !strings.Contains(s[i:], "]") {
+		return s[:i]
+	}
+	return s
+}

@@ -1,0 +1,136 @@
+package formats
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/idem-cli/idem/trace"
+)
+
+// nginx's and Apache's combined text access log, with the fields
+// nginx setups append after it (request time, upstream status, request id,
+// key), by name or by shape.
+var combinedFormat = &Format{
+	Name: "combined", Aliases: []string{"clf", "apache", "nginx-text"}, Kind: KindText, Tier: trace.TierProxy,
+	Doc: "nginx/Apache combined text access logs, with appended fields",
+	text: func(p *Parser, s string, src trace.Source) bool {
+		m := combinedLine.FindStringSubmatch(s)
+		if m == nil {
+			return false
+		}
+		p.combined(m, src)
+		return true
+	},
+}
+
+// combinedLine matches the Common/Combined Log Format; what follows the user
+// agent is read by extras.
+var combinedLine = regexp.MustCompile(`^(\S+) \S+ (\S+) \[([^\]]+)\] "(\S+) (\S+)(?: [^"]*)?" (\d{3}) (\d+|-)(?: "((?:[^"\\]|\\.)*)" "((?:[^"\\]|\\.)*)")?(.*)$`)
+
+// combined maps a combined-format line and its appended fields.
+func (p *Parser) combined(m []string, src trace.Source) {
+	var o trace.Observation
+	o.Source, o.Format, o.Tier = src, "combined", trace.TierProxy
+	o.Client = m[1]
+	o.Method = strings.ToUpper(m[4])
+	o.Route = routePath(m[5])
+	o.Status, _ = strconv.Atoi(m[6])
+	ex := readExtras(m[10])
+	o.Duration, _ = trace.ParseDuration(ex.requestTime, trace.Seconds)
+	if t, ok := trace.ParseTime(m[3]); ok {
+		o.Time = t.Add(-o.Duration) // $time_local is when the log was written
+	}
+	o.UpstreamStatus, _ = intValue(ex.upstream)
+	o.RequestID, o.Key = ex.requestID, trace.NormalizeKey(ex.key)
+	o.Outcome = proxyOutcome(o.Status)
+	if o.Status == 499 {
+		o.Detail, o.Status = "499 client closed request", 0
+	}
+	p.textDone(&o)
+}
+
+// extras are the fields appended after the user agent. They are read by
+// name where named (rt=0.5 us=201 rid="…" key="…", as ingress setups
+// write them), else by shape: the first decimal is the request time, a
+// status list is the upstream status, and the quoted values are the
+// request id, then the key (log_format … "$http_x_request_id"
+// "$http_idempotency_key").
+type extras struct {
+	requestTime, upstream, requestID, key string
+}
+
+var extraToken = regexp.MustCompile(`(?:(\w+)=)?("(?:[^"\\]|\\.)*"|\S+)`)
+
+func readExtras(s string) extras {
+	var e extras
+	var quoted []string
+	for _, m := range extraToken.FindAllStringSubmatch(s, 16) {
+		name, v := m[1], m[2]
+		q := strings.HasPrefix(v, `"`)
+		v = strings.Trim(v, `"`)
+		if v == "-" || v == "" {
+			if q && name == "" {
+				quoted = append(quoted, "")
+			}
+			continue
+		}
+		switch name {
+		case "rt", "request_time":
+			e.requestTime = v
+		case "us", "ups", "upstream_status":
+			e.upstream = v
+		case "rid", "req_id", "request_id", "x_request_id":
+			e.requestID = v
+		case "key", "idem", "idempotency_key":
+			e.key = v
+		case "":
+			switch {
+			case q && e.upstream == "" && isStatusList(v):
+				e.upstream = v // "$upstream_status" quoted
+			case q:
+				quoted = append(quoted, v)
+			case e.requestTime == "" && strings.Contains(v, ".") && isNumber(v):
+				e.requestTime = v
+			case e.upstream == "" && isStatusList(v):
+				e.upstream = v
+			case e.requestID == "" && len(v) == 32 && isHex(v):
+				e.requestID = v // ingress-nginx's $req_id
+			}
+		}
+	}
+	for i, v := range quoted {
+		switch {
+		case i == 0 && e.requestID == "":
+			e.requestID = v
+		case i == 1 && e.key == "":
+			e.key = v
+		}
+	}
+	return e
+}
+
+func isNumber(s string) bool {
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil
+}
+
+// isStatusList matches "201" or "504, 201".
+func isStatusList(s string) bool {
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if len(part) != 3 || part[0] < '1' || part[0] > '5' || !isNumber(part) {
+			return false
+		}
+	}
+	return true
+}
+
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !(s[i] >= '0' && s[i] <= '9' || s[i] >= 'a' && s[i] <= 'f') {
+			return false
+		}
+	}
+	return true
+}

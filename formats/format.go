@@ -1,0 +1,137 @@
+// Package formats holds idem's knowledge of log formats: how each format
+// is recognised, what it says about a request, its default tier, its
+// names, its documentation and sample lines with the fields they yield.
+//
+// Each format has one file (nginx.go, har.go, alb.go, …) that defines one
+// *Format; registry.go lists them all in the order they are tried, which is
+// the whole story of precedence. A JSON line is recognised by its key set
+// (the answer is cached per key set, so mixed files stay fast); a text line
+// by the text formats in order; an envelope (an aggregator's export)
+// unwraps the original line and reads it again. The reader (package
+// ingest) hands lines to a Parser; the Parser fills trace.Observations.
+package formats
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/idem-cli/idem/trace"
+)
+
+// Kind says how a format's lines are read.
+type Kind uint8
+
+// The kinds of format.
+const (
+	KindJSON     Kind = iota + 1 // one JSON object per record
+	KindText                     // a text line
+	KindEnvelope                 // an export's wrapper around lines of other formats
+)
+
+func (k Kind) String() string {
+	switch k {
+	case KindJSON:
+		return "JSON"
+	case KindText:
+		return "text"
+	case KindEnvelope:
+		return "envelope"
+	}
+	return "unknown"
+}
+
+// Format is one family of log lines mapped onto the model.
+type Format struct {
+	// Name is how the format is named in flags, the config and reports.
+	Name string
+	// Aliases are other names a user may give it.
+	Aliases []string
+	Kind    Kind
+	// Tier is the tier its lines come from unless they say otherwise;
+	// unknown for envelopes, whose lines say it.
+	Tier trace.Tier
+	// Doc is one line for 'idem help formats' and docs/formats.md.
+	Doc string
+	// Setup, for a proxy, is the configuration that makes it log what idem
+	// joins on (the request id and the Idempotency-Key).
+	Setup string
+	// Samples are real lines of the format with the fields they must
+	// yield; a test reads each.
+	Samples []Sample
+
+	// match recognises a JSON record by its key set (so its answer can be
+	// cached per key set).
+	match func(r *record) bool
+	// extract fills an observation and says whether the line is about a
+	// request at all.
+	extract func(p *Parser, r *record, o *trace.Observation) bool
+	// expand, when set, turns one record into several (a batch, an
+	// envelope, a document on one line), each read on its own; it
+	// reports false when the record is not one to expand, and extract
+	// reads it instead.
+	expand func(p *Parser, r *record, src trace.Source) bool
+	// text reads a text line, reporting whether it was of this format.
+	text func(p *Parser, line string, src trace.Source) bool
+}
+
+// Sample is a line of a format and the observation it must yield: every
+// field set in Want must be read as it is; Count, when set, is how many
+// observations the line gives (envelopes and batches give several).
+type Sample struct {
+	Line   string
+	Want   trace.Observation
+	Count  int
+	Origin string // where the line comes from, when not from the format's own documentation
+}
+
+// Names reports every name the format answers to.
+func (f *Format) Names() []string { return append([]string{f.Name}, f.Aliases...) }
+
+// All returns every format, in the order they are tried.
+func All() []*Format { return slices.Clone(registry) }
+
+// ByName finds a format by its name or an alias, or returns nil.
+func ByName(name string) *Format {
+	name = strings.ToLower(strings.TrimSpace(name))
+	for _, f := range registry {
+		if slices.Contains(f.Names(), name) {
+			return f
+		}
+	}
+	return nil
+}
+
+// Names lists every name and alias a user can give, in registry order.
+func Names() []string {
+	var out []string
+	for _, f := range registry {
+		out = append(out, f.Names()...)
+	}
+	return out
+}
+
+// UnknownFormatError is a format name that no format answers to.
+type UnknownFormatError struct{ Name string }
+
+func (e *UnknownFormatError) Error() string {
+	return fmt.Sprintf("unknown format %q (known: %s)", e.Name, strings.Join(Names(), ", "))
+}
+
+// lookup is ByName with an error for an unknown name.
+func lookup(name string) (*Format, error) {
+	if f := ByName(name); f != nil {
+		return f, nil
+	}
+	return nil, &UnknownFormatError{Name: name}
+}
+
+// mustTime reads a sample's time.
+func mustTime(s string) time.Time {
+	t, ok := trace.ParseTime(s)
+	if !ok {
+		panic("bad sample time " + s)
+	}
+	return t
+}

@@ -1,0 +1,91 @@
+package formats
+
+import (
+	"strings"
+
+	"github.com/idem-cli/idem/trace"
+	"github.com/tidwall/gjson"
+)
+
+// Google Cloud Logging entries (gcloud logging read --format json, or a
+// sink's export): jsonPayload, textPayload or httpRequest.
+var gcpFormat = &Format{
+	Name: "gcp", Aliases: []string{"gcloud", "stackdriver"}, Kind: KindEnvelope,
+	Doc: "Google Cloud Logging entries (jsonPayload, textPayload, httpRequest)",
+	match: func(r *record) bool {
+		return r.hasAny("jsonPayload", "textPayload", "httpRequest", "protoPayload") && r.hasAny("timestamp", "receiveTimestamp", "insertId")
+	},
+	expand: func(p *Parser, r *record, src trace.Source) bool {
+		expandGCP(p, r, src)
+		return true
+	},
+}
+
+func expandGCP(p *Parser, r *record, src trace.Source) {
+	e := gjson.Parse(r.raw())
+	labels := labelsOf(e.Get("labels"), "", nil)
+	labelsOf(e.Get("resource.labels"), "resource.", labels)
+	if t := e.Get("resource.type").Str; t != "" {
+		labels["resource.type"] = t
+	}
+	switch {
+	case e.Get("jsonPayload").IsObject() && !e.Get("httpRequest").Exists():
+		p.unwrap(e.Get("jsonPayload"), labels, src, "gcp")
+	case e.Get("httpRequest").Exists():
+		// A load balancer's (or a serverless front end's) own request log.
+		p.gcpRequest(e, labels, src)
+	default:
+		p.unwrap(e.Get("textPayload"), labels, src, "gcp")
+	}
+}
+
+// gcpRequest maps LogEntry.httpRequest: a proxy tier observation.
+func (p *Parser) gcpRequest(e gjson.Result, labels map[string]string, src trace.Source) {
+	saved, savedLabels := p.rec, p.labels
+	defer func() { p.rec, p.labels = saved, savedLabels }()
+	p.labels = mergeLabels(savedLabels, labels)
+	h := e.Get("httpRequest")
+	var o trace.Observation
+	o.Source, o.Format, o.Tier = src, "gcp", trace.TierProxy
+	o.Duration, _ = trace.ParseDuration(h.Get("latency").String(), trace.Seconds)
+	if t, ok := trace.ParseTime(e.Get("timestamp").String()); ok {
+		o.Time = t.Add(-o.Duration)
+	}
+	o.Method = strings.ToUpper(h.Get("requestMethod").Str)
+	o.Route = routePath(h.Get("requestUrl").Str)
+	o.Client = h.Get("remoteIp").Str
+	o.Status = int(h.Get("status").Int())
+	payload := e.Get("jsonPayload")
+	o.RequestID = firstString(payload, "requestId", "request_id", "x_request_id")
+	if o.RequestID == "" {
+		o.RequestID = e.Get("labels.request_id").Str
+	}
+	o.Key = trace.NormalizeKey(firstString(payload, "idempotencyKey", "idempotency_key"))
+	details := payload.Get("statusDetails").Str
+	o.Detail = details
+	switch {
+	case strings.HasPrefix(details, "client_disconnected"):
+		o.Outcome, o.Status = trace.OutcomeClientClosed, 0
+	case details == "backend_timeout":
+		o.Outcome = trace.OutcomeUpstreamTimeout
+	case strings.HasPrefix(details, "backend_connection_closed"):
+		o.Outcome = trace.OutcomeUpstreamReset
+	default:
+		o.Outcome = proxyOutcome(o.Status)
+	}
+	p.labelTier(&o, false)
+	if o.Method == "" {
+		p.out.Ignored++
+		return
+	}
+	p.emit(&o)
+}
+
+func firstString(v gjson.Result, keys ...string) string {
+	for _, k := range keys {
+		if s := v.Get(k).String(); s != "" {
+			return s
+		}
+	}
+	return ""
+}

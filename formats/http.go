@@ -1,0 +1,61 @@
+package formats
+
+import (
+	"net/url"
+	"strings"
+
+	"github.com/idem-cli/idem/trace"
+)
+
+// What every HTTP log shares: routes without their query, request lines,
+// and how a proxy's status says who gave up.
+
+// routePath keeps the path of a URI or URL and drops its query, which may
+// hold tokens and does not identify the route.
+func routePath(s string) string {
+	if s == "" {
+		return ""
+	}
+	if i := strings.Index(s, "://"); i >= 0 {
+		if u, err := url.Parse(s); err == nil {
+			return u.EscapedPath()
+		}
+		s = s[i+3:]
+		if j := strings.IndexByte(s, '/'); j >= 0 {
+			s = s[j:]
+		} else {
+			s = "/"
+		}
+	}
+	// Cut at the query, then at a fragment before it (two byte searches
+	// cost less than a set search on every line).
+	if i := strings.IndexByte(s, '?'); i >= 0 {
+		s = s[:i]
+	}
+	if i := strings.IndexByte(s, '#'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// splitRequestLine reads "POST /v1/x?y HTTP/1.1" into method and path.
+func splitRequestLine(s string) (method, path string) {
+	parts := strings.Fields(s)
+	if len(parts) >= 2 {
+		return strings.ToUpper(parts[0]), routePath(parts[1])
+	}
+	return "", ""
+}
+
+// proxyOutcome classifies the status a proxy logged.
+func proxyOutcome(status int) trace.Outcome {
+	switch status {
+	case 0, 499, 460:
+		return trace.OutcomeClientClosed
+	case 504:
+		return trace.OutcomeUpstreamTimeout
+	case 502:
+		return trace.OutcomeUpstreamReset
+	}
+	return trace.OutcomeOK
+}

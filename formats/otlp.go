@@ -1,0 +1,129 @@
+package formats
+
+import (
+	"strings"
+
+	"github.com/idem-cli/idem/trace"
+	"github.com/tidwall/gjson"
+)
+
+// OpenTelemetry logs as JSON: the Collector's file exporter writes one
+// OTLP batch per line (resourceLogs[].scopeLogs[].logRecords[]); other
+// pipelines write one flat log record per line.
+var otlpFormat = &Format{
+	Name: "otlp", Kind: KindEnvelope, Tier: trace.TierServer,
+	Doc:   "OpenTelemetry OTLP/JSON batches (the Collector's file exporter), flattened",
+	match: func(r *record) bool { return r.has("resourceLogs") },
+	expand: func(p *Parser, r *record, src trace.Source) bool {
+		expandOTLP(p, r, src)
+		return true
+	},
+}
+
+var otelFormat = &Format{
+	Name: "otel", Kind: KindJSON, Tier: trace.TierServer,
+	Doc: "OpenTelemetry log records, one flat record per line",
+	match: func(r *record) bool {
+		return r.hasAny("timeUnixNano", "observedTimeUnixNano") && r.has("attributes")
+	},
+	extract: extractOTelRecord,
+}
+
+// expandOTLP flattens an OTLP/JSON batch as the Collector's file exporter
+// writes it: resourceLogs[].scopeLogs[].logRecords[].
+func expandOTLP(p *Parser, r *record, src trace.Source) {
+	r.get("resourceLogs").ForEach(func(_, rl gjson.Result) bool {
+		service := otelAttr(rl.Get("resource.attributes"), "service.name")
+		rl.Get("scopeLogs").ForEach(func(_, sl gjson.Result) bool {
+			sl.Get("logRecords").ForEach(func(_, lr gjson.Result) bool {
+				var o trace.Observation
+				o.Source = src
+				o.Format = "otel"
+				o.Tier = trace.TierServer
+				if extractOTel(lr, &o) {
+					o.Client = service
+					p.emit(&o)
+				} else {
+					p.out.Ignored++
+				}
+				return true
+			})
+			return true
+		})
+		return true
+	})
+}
+
+func extractOTelRecord(p *Parser, r *record, o *trace.Observation) bool {
+	// Re-read the record as one value: the paths below are nested.
+	return extractOTel(gjson.Parse(r.raw()), o)
+}
+
+// otelAttr finds an attribute in an OTLP key/value list.
+func otelAttr(attrs gjson.Result, key string) string {
+	var out string
+	attrs.ForEach(func(_, kv gjson.Result) bool {
+		if kv.Get("key").Str == key {
+			v := kv.Get("value")
+			switch {
+			case v.Get("stringValue").Exists():
+				out = v.Get("stringValue").Str
+			case v.Get("intValue").Exists():
+				out = present(v.Get("intValue"))
+			case v.Get("arrayValue.values.0.stringValue").Exists():
+				out = v.Get("arrayValue.values.0.stringValue").Str
+			case v.Get("boolValue").Exists():
+				out = present(v.Get("boolValue"))
+			case v.Get("doubleValue").Exists():
+				out = present(v.Get("doubleValue"))
+			}
+			return false
+		}
+		return true
+	})
+	return strings.TrimSpace(out)
+}
+
+func extractOTel(lr gjson.Result, o *trace.Observation) bool {
+	o.Time, _ = trace.ParseTime(present(lr.Get("timeUnixNano")))
+	if o.Time.IsZero() {
+		o.Time, _ = trace.ParseTime(present(lr.Get("observedTimeUnixNano")))
+	}
+	o.Message = present(lr.Get("body.stringValue"))
+	a := lr.Get("attributes")
+	first := func(keys ...string) string {
+		for _, k := range keys {
+			if s := otelAttr(a, k); s != "" {
+				return s
+			}
+		}
+		return ""
+	}
+	o.Method = strings.ToUpper(first("http.request.method", "http.method"))
+	o.Route = routePath(first("url.path", "http.route", "http.target", "url.full", "http.url"))
+	o.Status, _ = intValue(first("http.response.status_code", "http.status_code"))
+	o.Key = trace.NormalizeKey(first("http.request.header.idempotency-key", "idempotency_key", "idempotency.key"))
+	o.RequestID = first("http.request.header.x-request-id", "request_id", "http.request_id")
+	o.ResultID = first("result_id", "result.id")
+	o.Decision = strings.ToLower(first("idempotency.decision", "decision"))
+	o.Fingerprint = first("idempotency.fingerprint", "fingerprint")
+	if n, ok := intValue(first("http.request.resend_count")); ok {
+		o.Attempt = n
+	}
+	if e := first("error.type"); e != "" {
+		o.Detail = e
+		if o.Status == 0 {
+			o.Outcome = trace.OutcomeError
+			if strings.Contains(strings.ToLower(e), "timeout") {
+				o.Outcome = trace.OutcomeTimeout
+			}
+		}
+	}
+	if o.Status > 0 && o.Outcome == trace.OutcomeUnknown {
+		o.Outcome = trace.OutcomeOK
+	}
+	if o.ResultID != "" && effectWords.MatchString(o.Message) {
+		o.Effect = true
+	}
+	return o.Method != "" || o.RequestID != "" || o.Key != ""
+}
