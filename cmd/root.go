@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/idem-cli/idem/formats"
 	"github.com/idem-cli/idem/internal/iostreams"
 	"github.com/spf13/cobra"
 )
@@ -184,7 +185,7 @@ shares one Idempotency-Key: the retries of one action.`,
 	root.AddCommand(NewCmdReplay(f))
 	root.AddCommand(NewCmdGateway(f))
 	root.AddCommand(newHelpTopic("exit-codes", "What idem's exit codes mean", exitCodesHelp))
-	root.AddCommand(newHelpTopic("formats", "The log formats idem recognises", formatsHelp))
+	root.AddCommand(newHelpTopic("formats", "The log formats idem recognises", formats.Help()))
 	return root
 }
 
@@ -215,32 +216,4 @@ const exitCodesHelp = `idem's exit codes, as in ShellCheck and golangci-lint:
 Scripts should treat 2 and above as "idem could not do its job". Lines that
 cannot be parsed do not change the exit code: they are counted and shown
 with file:line in the summary, and the rest of the input is read.
-`
-
-const formatsHelp = `idem recognises each line by its own shape, so one file may mix formats.
-
-Request logs
-  har         browser HAR 1.2 (Chrome, Firefox): one entry per delivery
-  nginx       JSON access logs keyed by nginx variable names
-  envoy       Envoy / Istio JSON access logs (response_flags)
-  traefik     Traefik JSON access logs
-  caddy       Caddy JSON access logs
-  combined    nginx/Apache text access logs, with appended fields
-  haproxy     HAProxy option httplog text lines
-  pino-http   pino-http request logs
-  otlp, otel  OpenTelemetry logs (Collector file exporter batches, flat records)
-  temporal    Temporal worker logs (WorkflowID, ActivityID, Attempt)
-  canonical   idem's own schema (docs/log-schema.md)
-  slog, zap, zerolog, logrus, pino, structlog, json
-              application JSON logs, with the usual aliases for request id,
-              key, status, decision, state, fingerprint and result id
-
-Exports (unwrapped; their labels set the tier where they name one)
-  loki, elasticsearch, ecs, gcp, cloudwatch, docker, fluent, datadog,
-  and kubectl logs --prefix/--timestamps lines
-
-Inputs may be gzip or zstd compressed (detected by magic bytes), JSON lines,
-a JSON array, a HAR or other JSON document, or text. Use --input-format and
---input-tier to override detection for every input, or a --config file per
-source (docs/config.md, docs/exports.md).
 `

@@ -76,12 +76,16 @@ func (p *Parser) parseLine(line []byte, src trace.Source) {
 	}
 	if forced := p.forced(); forced != nil && forced.text != nil && line[0] == '{' {
 		if !p.parseText(line, src) {
-			p.skip(src, "a JSON object, not a "+forced.Name+" line")
+			p.skip(src, "a JSON object, not a "+forced.Name+" line (the input's format is set to "+forced.Name+")")
 		}
 		return
 	}
 	if line[0] != '{' {
 		if p.parseText(line, src) {
+			return
+		}
+		if f := p.forced(); f != nil && f.text != nil {
+			p.skip(src, "not a "+f.Name+" line (the input's format is set to "+f.Name+")")
 			return
 		}
 		if line[0] == '[' {
