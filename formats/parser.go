@@ -274,6 +274,8 @@ func (p *Parser) finish(o *trace.Observation) {
 	o.RunID = capLen(o.RunID)
 	o.ActivityID = capLen(o.ActivityID)
 	o.Message = capLen(o.Message)
+	o.Method = capLen(o.Method)
+	o.Labels = capLen(o.Labels)
 	if p.KeepRaw {
 		p.out.Raw = append(p.out.Raw, p.raw)
 	}

@@ -1,0 +1,84 @@
+package formats
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/idem-cli/idem/trace"
+)
+
+// TestEveryStringFieldIsCapped ties Parser.finish's caps to the model: a
+// new string field of trace.Observation that is not capped fails here.
+func TestEveryStringFieldIsCapped(t *testing.T) {
+	var o trace.Observation
+	long := strings.Repeat("x", 3*MaxField)
+	v := reflect.ValueOf(&o).Elem()
+	for i := range v.NumField() {
+		if f := v.Field(i); f.Kind() == reflect.String {
+			f.SetString(long)
+		}
+	}
+	p := NewParser(nil, nil)
+	var res Result
+	p.Into(&res)
+	p.finish(&o)
+	for i := range v.NumField() {
+		name := v.Type().Field(i).Name
+		if f := v.Field(i); f.Kind() == reflect.String && len(f.String()) > MaxField && name != "Format" {
+			t.Errorf("Observation.%s is not capped at %d bytes (%d)", name, MaxField, len(f.String()))
+		}
+	}
+}
+
+// notMappable are the model's fields a config cannot map from a field of
+// a custom format, and why.
+var notMappable = map[string]string{
+	"Tier":       "a source's \"tier\" sets it",
+	"Format":     "the format's or pattern's name",
+	"Duration":   "mapped as duration_ms",
+	"Scope":      "the config's \"scope\" makes it",
+	"Replayed":   "a flag read by each format from its replay header",
+	"RetryAfter": "a flag read by each format from its Retry-After header",
+	"Effect":     "the config's \"effects\" matchers set it",
+	"Labels":     "an export's labels",
+	"Source":     "where the line is",
+}
+
+// TestMappableCoversTheModel ties the config's field mappings to the
+// model: every field of trace.Observation is mappable or listed above.
+func TestMappableCoversTheModel(t *testing.T) {
+	typ := reflect.TypeOf(trace.Observation{})
+	for i := range typ.NumField() {
+		name := typ.Field(i).Name
+		if _, ok := notMappable[name]; ok {
+			continue
+		}
+		if _, ok := mappable[snake(name)]; !ok {
+			t.Errorf("Observation.%s has no config mapping %q and is not listed as unmappable", name, snake(name))
+		}
+	}
+	for name := range mappable {
+		o := trace.Observation{}
+		mappable[name](&o, "2026-11-30T10:00:00Z")
+		if name != "status" && name != "attempt" && name != "upstream_status" && name != "outcome" && name != "duration_ms" && reflect.ValueOf(o).IsZero() {
+			t.Errorf("mapping %q sets nothing", name)
+		}
+	}
+}
+
+// snake turns a Go field name into the config's field name (RequestID →
+// request_id, KeyHash → key_hash).
+func snake(name string) string {
+	var b strings.Builder
+	for i, r := range name {
+		if r >= 'A' && r <= 'Z' {
+			if i > 0 && !(name[i-1] >= 'A' && name[i-1] <= 'Z') {
+				b.WriteByte('_')
+			}
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
