@@ -14,24 +14,43 @@ import (
 var combinedFormat = &Format{
 	Name: "combined", Aliases: []string{"clf", "apache", "nginx-text"}, Kind: KindText, Tier: trace.TierProxy,
 	Doc: "nginx/Apache combined text access logs, with appended fields",
-	text: func(p *Parser, s string, src trace.Source) bool {
-		m := combinedLine.FindStringSubmatch(s)
-		if m == nil {
-			return false
-		}
-		p.combined(m, src)
-		return true
-	},
+	text: readCombined,
 }
 
-// combinedLine matches the Common/Combined Log Format; what follows the user
-// agent is read by extras.
-var combinedLine = regexp.MustCompile(`^(\S+) \S+ (\S+) \[([^\]]+)\] "(\S+) (\S+)(?: [^"]*)?" (\d{3}) (\d+|-)(?: "((?:[^"\\]|\\.)*)" "((?:[^"\\]|\\.)*)")?(.*)$`)
+// combinedLine matches the Common/Combined Log Format, and Apache's
+// vhost_combined (the virtual host and port first); what follows the user
+// agent is read by extras. Groups: vhost, client, user, time, method,
+// path, status, bytes, referer, user agent, extras.
+var combinedLine = regexp.MustCompile(`^(?:(\S+) )?` + clfBody)
+
+// combinedAnywhere finds a combined line behind a logger's prefix
+// (morgan through winston: "info: [app] 1.2.3.4 - - [...] "POST …"").
+var combinedAnywhere = regexp.MustCompile(`(?:^|\s)()` + clfBody)
+
+const clfBody = `(\S+) \S+ (\S+) \[([^\]]+)\] "(\S+) (\S+)(?: [^"]*)?" (\d{3}) (\d+|-)(?: "((?:[^"\\]|\\.)*)" "((?:[^"\\]|\\.)*)")?(.*)$`
+
+// readCombined reads a combined line, at the start of the line or, for a
+// line that is not kubectl's prefix, behind another prefix.
+func readCombined(p *Parser, s string, src trace.Source) bool {
+	m := combinedLine.FindStringSubmatch(s)
+	if m == nil && !strings.HasPrefix(s, "[") && strings.Contains(s, "] \"") {
+		m = combinedAnywhere.FindStringSubmatch(s)
+	}
+	if m == nil {
+		return false
+	}
+	p.combined(m, src)
+	return true
+}
 
 // combined maps a combined-format line and its appended fields.
 func (p *Parser) combined(m []string, src trace.Source) {
 	var o trace.Observation
 	o.Source, o.Format, o.Tier = src, "combined", trace.TierProxy
+	if m[1] != "" {
+		o.Labels = "vhost=" + m[1]
+	}
+	m = m[1:] // the rest as in the combined format
 	o.Client = m[1]
 	o.Method = strings.ToUpper(m[4])
 	o.Route = routePath(m[5])

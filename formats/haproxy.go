@@ -59,15 +59,79 @@ func (p *Parser) haproxy(m []string, src trace.Source) {
 	if n, _ := strconv.Atoi(m[15]); n > 0 {
 		o.Detail += " retries " + m[15]
 	}
-	// Captured request headers, in the documented order:
-	// capture request header X-Request-Id, then Idempotency-Key.
-	if hs := strings.Split(m[16], "|"); m[16] != "" {
-		o.RequestID = strings.TrimSpace(hs[0])
-		if len(hs) > 1 {
-			o.Key = trace.NormalizeKey(hs[1])
+	if m[16] != "" {
+		var names []string
+		if p.src != nil {
+			names = p.src.captures
 		}
+		o.RequestID, o.Key = captured(strings.Split(m[16], "|"), names)
 	}
 	p.textDone(&o)
 }
 
 func msDuration(ms int) time.Duration { return time.Duration(ms) * time.Millisecond }
+
+// captured finds the request id and the key among HAProxy's captured
+// request headers. HAProxy logs them by position, unnamed: with the
+// config's capture order (names) they are read by name; without it, the
+// first value shaped like an id is the request id and the second the key.
+// A hostname or a user agent (the usual first captures) never is one.
+func captured(values, names []string) (requestID, key string) {
+	if len(names) > 0 {
+		for i, v := range values {
+			if i >= len(names) {
+				break
+			}
+			v = strings.TrimSpace(v)
+			switch names[i] {
+			case "x-request-id", "x-correlation-id", "request-id", "x-amzn-trace-id":
+				requestID = v
+			case "idempotency-key", "x-idempotency-key":
+				key = trace.NormalizeKey(v)
+			}
+		}
+		return requestID, key
+	}
+	for _, v := range values {
+		v = strings.TrimSpace(v)
+		if !idShaped(v) {
+			continue
+		}
+		switch {
+		case requestID == "":
+			requestID = v
+		case key == "":
+			key = trace.NormalizeKey(v)
+		}
+	}
+	return requestID, key
+}
+
+// idShaped reports whether a captured value looks like a request id or a
+// key: 8 to 200 characters of letters, digits and -_:.=+/, with a digit in
+// it, no spaces, and not a host name (dotted labels) or a host:port.
+func idShaped(v string) bool {
+	v = strings.Trim(v, `"`)
+	if len(v) < 8 || len(v) > 200 {
+		return false
+	}
+	digits := false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c >= '0' && c <= '9':
+			digits = true
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '-', c == '_', c == '=', c == '+', c == ':', c == '.':
+		default:
+			return false
+		}
+	}
+	if !digits {
+		return false
+	}
+	// A host name or address: dotted labels, perhaps with a port.
+	if strings.Contains(v, ".") && !strings.Contains(v, "=") {
+		return false
+	}
+	return true
+}
