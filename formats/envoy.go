@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/idem-cli/idem/trace"
@@ -53,4 +54,108 @@ func envoyOutcome(status int, flags string) trace.Outcome {
 		return trace.OutcomeClientClosed
 	}
 	return proxyOutcome(status)
+}
+
+// envoyTextFormat is Envoy's default text access log, which most Istio
+// users have (Istio's default adds the response code details, connection
+// termination details and the upstream transport failure reason after the
+// flags, and the upstream cluster and addresses at the end):
+//
+//	[%START_TIME%] "%REQ(:METHOD)% %REQ(X-ENVOY-ORIGINAL-PATH?:PATH)% %PROTOCOL%"
+//	%RESPONSE_CODE% %RESPONSE_FLAGS% [details…] %BYTES_RECEIVED% %BYTES_SENT%
+//	%DURATION% %RESP(X-ENVOY-UPSTREAM-SERVICE-TIME)% "%REQ(X-FORWARDED-FOR)%"
+//	"%REQ(USER-AGENT)%" "%REQ(X-REQUEST-ID)%" "%REQ(:AUTHORITY)%" "%UPSTREAM_HOST%" …
+//
+// Its flags map to outcomes as in the JSON access log.
+var envoyTextFormat = &Format{
+	Name: "envoy-text", Aliases: []string{"istio-text"}, Kind: KindText, Tier: trace.TierProxy,
+	Doc:   "Envoy / Istio default text access logs",
+	Setup: "Envoy logs %REQ(X-REQUEST-ID)% by default; add \"%REQ(IDEMPOTENCY-KEY)%\" at the end of the format to log the key.",
+	text:  readEnvoyText,
+}
+
+func readEnvoyText(p *Parser, s string, src trace.Source) bool {
+	if !strings.HasPrefix(s, "[") {
+		return false
+	}
+	end := strings.IndexByte(s, ']')
+	if end < 0 || end+3 > len(s) || s[end+1] != ' ' || s[end+2] != '"' {
+		return false
+	}
+	start, ok := trace.ParseTime(s[1:end])
+	if !ok {
+		return false
+	}
+	f := albFields(s[end+2:])
+	if len(f) < 10 {
+		return false
+	}
+	method, path := splitRequestLine(f[0])
+	code, err := strconv.Atoi(f[1])
+	if method == "" || err != nil {
+		return false
+	}
+	// Three numbers in a row are the bytes received, bytes sent and the
+	// duration; what stands between the flags and them are details.
+	d := -1
+	for i := 3; i+2 < len(f); i++ {
+		if isUint(f[i]) && isUint(f[i+1]) && isUint(f[i+2]) {
+			d = i
+			break
+		}
+	}
+	if d < 0 || d+7 >= len(f) {
+		return false
+	}
+	var o trace.Observation
+	o.Source, o.Format, o.Tier = src, "envoy-text", trace.TierProxy
+	o.Time, o.Method, o.Route, o.Status = start, method, path, code
+	o.Duration, _ = trace.ParseDuration(f[d+2], trace.Milliseconds)
+	if xff := f[d+4]; xff != "-" {
+		o.Client = strings.TrimSpace(strings.Split(xff, ",")[0])
+	}
+	if rid := f[d+6]; rid != "-" {
+		o.RequestID = rid
+	}
+	flags := f[2]
+	details := []string{}
+	if flags != "-" {
+		details = append(details, flags)
+	}
+	for _, x := range f[3:d] {
+		if x != "-" && x != "" {
+			details = append(details, x)
+		}
+	}
+	o.Detail = strings.Join(details, " ")
+	if flags == "-" {
+		flags = ""
+	}
+	o.Outcome = envoyOutcome(o.Status, flags)
+	// A key appended to the format ("%REQ(IDEMPOTENCY-KEY)%") follows the
+	// upstream host or the fields Istio adds after it.
+	for _, x := range f[d+9:] {
+		if k := strings.Trim(x, `"`); idShaped(k) && strings.Count(k, "-") >= 2 && !strings.Contains(k, ":") {
+			o.Key = trace.NormalizeKey(k)
+			break
+		}
+	}
+	if o.Status == 0 {
+		o.Outcome = envoyOutcome(0, flags)
+	}
+	p.textDone(&o)
+	return true
+}
+
+// isUint reports whether s is a run of decimal digits.
+func isUint(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }

@@ -47,6 +47,29 @@ func TestTextFormats(t *testing.T) {
 				Labels: "upstream=shop-api-8080", Time: time.Date(2026, 11, 30, 9, 14, 1, 602000000, time.UTC)},
 		},
 		{
+			// The example of Envoy's docs (default format).
+			name: "envoy default text access log",
+			line: `[2016-04-15T20:17:00.310Z] "POST /api/v1/locations HTTP/2" 204 - 154 0 226 100 "10.0.35.28" "nsq2http" "cc21d9b0-cf5c-432b-8c7e-98aeb7988cd2" "locations" "tcp://10.0.2.1:80"`,
+			want: trace.Observation{Format: "envoy-text", Tier: trace.TierProxy, Method: "POST", Route: "/api/v1/locations", Status: 204, Outcome: trace.OutcomeOK,
+				Client: "10.0.35.28", RequestID: "cc21d9b0-cf5c-432b-8c7e-98aeb7988cd2", Duration: 226 * time.Millisecond,
+				Time: time.Date(2016, 4, 15, 20, 17, 0, 310000000, time.UTC)},
+		},
+		{
+			// The example of Istio's docs (its default format).
+			name: "istio default text access log",
+			line: `[2020-11-25T21:26:18.409Z] "GET /status/418 HTTP/1.1" 418 - via_upstream - "-" 0 135 4 4 "-" "curl/7.73.0-DEV" "84961386-6d84-929d-98bd-c5aee93b5c88" "httpbin:8000" "127.0.0.1:80" inbound|8000|| 127.0.0.1:41854 10.44.1.27:80 10.44.1.23:37652 outbound_.8000_._.httpbin.default.svc.cluster.local default`,
+			want: trace.Observation{Format: "envoy-text", Tier: trace.TierProxy, Method: "GET", Route: "/status/418", Status: 418, Outcome: trace.OutcomeOK,
+				RequestID: "84961386-6d84-929d-98bd-c5aee93b5c88", Detail: "via_upstream", Duration: 4 * time.Millisecond,
+				Time: time.Date(2020, 11, 25, 21, 26, 18, 409000000, time.UTC)},
+		},
+		{
+			name: "istio: the client went away (DC)",
+			line: `[2026-11-30T09:14:02.114Z] "POST /v1/orders HTTP/1.1" 0 DC downstream_remote_disconnect - "-" 312 0 2398 - "198.51.100.23" "okhttp/4.12.0" "c9b2decb-ebc7-4a9b-99d6-69712772ef41" "shop.example.com" "10.44.1.27:8080" outbound|8080||api.shop.svc.cluster.local 10.44.1.23:37652 10.44.1.27:8080 198.51.100.23:51544 - default`,
+			want: trace.Observation{Format: "envoy-text", Tier: trace.TierProxy, Method: "POST", Route: "/v1/orders", Outcome: trace.OutcomeClientClosed,
+				Client: "198.51.100.23", RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", Detail: "DC downstream_remote_disconnect", Duration: 2398 * time.Millisecond,
+				Time: time.Date(2026, 11, 30, 9, 14, 2, 114000000, time.UTC)},
+		},
+		{
 			name: "apache vhost_combined",
 			line: `shop.example.com:443 203.0.113.9 - - [30/Nov/2026:09:14:04 +0000] "POST /v1/orders HTTP/1.1" 201 312 "-" "curl/8.5.0"`,
 			want: trace.Observation{Format: "combined", Tier: trace.TierProxy, Method: "POST", Route: "/v1/orders", Status: 201, Outcome: trace.OutcomeOK,
@@ -81,11 +104,16 @@ func TestTextFormats(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			obs, in := readString(t, tt.name, tt.line+"\n", ingest.Options{})
-			if len(obs) != 1 {
-				t.Fatalf("%d observations, skipped %+v", len(obs), in.SkipSamples)
+			// Each line on its own, through the parser: what a file's first
+			// line makes the reader do is ingest's concern.
+			p := formats.NewParser(nil, nil)
+			var res formats.Result
+			p.Into(&res)
+			p.Line([]byte(tt.line), trace.Source{File: "-", Line: 1})
+			if len(res.Obs) != 1 {
+				t.Fatalf("%d observations, skipped %+v", len(res.Obs), res.Skips)
 			}
-			got := *obs[0]
+			got := res.Obs[0]
 			tt.want.Source = trace.Source{File: "-", Line: 1}
 			if !got.Time.Equal(tt.want.Time) {
 				t.Errorf("time %s, want %s", got.Time, tt.want.Time)
@@ -187,5 +215,24 @@ func TestHAProxyCapturesByConfiguredOrder(t *testing.T) {
 	obs, _ = readString(t, "no config", line, ingest.Options{})
 	if obs[0].RequestID != "" || obs[0].Key != "" {
 		t.Errorf("without the capture order, short values were taken for ids: %q %q", obs[0].RequestID, obs[0].Key)
+	}
+}
+
+// TestComposePrefixIsUnwrapped reads docker compose logs lines: the
+// prefix and its colours removed, the service kept as a label that names
+// the tier.
+func TestComposePrefixIsUnwrapped(t *testing.T) {
+	lines := "\x1b[36mcaddy-1  | \x1b[0m" + `{"level":"info","ts":1764494042.5,"logger":"http.log.access.log0","msg":"handled request","request":{"remote_ip":"172.18.0.1","client_ip":"172.18.0.1","proto":"HTTP/1.1","method":"POST","host":"localhost","uri":"/v1/orders","headers":{"X-Request-Id":["c9b2decb-ebc7-4a9b-99d6-69712772ef41"],"Idempotency-Key":["0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41"]}},"duration":0.25,"size":57,"status":201,"resp_headers":{}}` + "\n" +
+		`api-1    | 10.0.0.7 - - [30/Nov/2026:09:14:04 +0000] "POST /v1/orders HTTP/1.1" 201 57 "-" "curl/8.5.0"` + "\n" +
+		"INFO | started\n"
+	obs, in := readString(t, "compose", lines, ingest.Options{})
+	if len(obs) != 2 || in.Skipped != 1 {
+		t.Fatalf("%d observations, %d skipped (%v); want 2 and the bare INFO line skipped", len(obs), in.Skipped, in.SkipSamples)
+	}
+	if o := obs[0]; o.Format != "caddy" || o.RequestID != "c9b2decb-ebc7-4a9b-99d6-69712772ef41" || o.Status != 201 || !strings.Contains(o.Labels, "service=caddy") {
+		t.Errorf("caddy line: %+v", o)
+	}
+	if o := obs[1]; o.Format != "combined" || o.Route != "/v1/orders" || !strings.Contains(o.Labels, "service=api") {
+		t.Errorf("api line: %+v", o)
 	}
 }
