@@ -17,6 +17,8 @@ var attemptScopedKey = &Rule{
 	Hypothesis: "The key is built from the attempt (or run) id, so each retry became a new operation.",
 	Check:      "Compare the keys across attempts of one activity (WorkflowID, ActivityID); look for Attempt or a run id inside the key.",
 	Action:     "Derive the key from the domain and keep it attempt-free, e.g. submissionId + \":r\" + revision + \":\" + operation.",
+	Evidence:   "Keys that differ only by an attempt suffix (`:attempt-2`, `-try3`), or different keys on the attempts of one Temporal activity (WorkflowID + ActivityID).",
+	Example:    "attempt-scoped-key",
 	Needs:      []trace.Tier{trace.TierWorker},
 	run:        runAttemptScopedKey,
 }

@@ -16,6 +16,8 @@ var lateCompletion = &Rule{
 	Hypothesis: "The attempt did its external work, lost its lease, and reported late; the engine already retried it.",
 	Check:      "Compare the late attempt's completion with the next attempt's start; look for the external effect of both.",
 	Action:     "Make the activity's external call idempotent with an attempt-free key; keep side effects out of workflow code.",
+	Evidence:   "A worker line `Activity complete after timeout.`, or an activity attempt that reported completion after the next attempt had begun.",
+	Example:    "late-completion",
 	Needs:      []trace.Tier{trace.TierWorker},
 	run:        runLateCompletion,
 }

@@ -18,6 +18,8 @@ var retryNewKey = &Rule{
 	Hypothesis: "The retry did not carry the first attempt's Idempotency-Key, so the server saw a new intent.",
 	Check:      "Compare the keys, fingerprints and effect records of the intents; find where the client makes its key.",
 	Action:     "Stop blind retries; create the key once per user action, before the first attempt, and reuse it on every retry.",
+	Evidence:   "Two or more intents under different keys whose deliveries share a payload fingerprint (compared within one tier), method and route, from the same client where known, starting within `--retry-window`, each with an effect.",
+	Example:    "retry-new-key",
 	Needs:      []trace.Tier{trace.TierServer},
 	run:        runRetryNewKey,
 }

@@ -15,6 +15,8 @@ var unkeyedRetry = &Rule{
 	Hypothesis: "The client (or a proxy, or a library) retries non-idempotent requests that carry no key.",
 	Check:      "Find who retried: the client's retry policy, the proxy's retry-on (proxy_next_upstream non_idempotent, Envoy retry_on), a library default.",
 	Action:     "Send an Idempotency-Key with every write, and do not let proxies retry writes without one.",
+	Evidence:   "POST or PATCH deliveries without a key, with one fingerprint, method and route (and client where known), within `--retry-window`, where an earlier one lost its response and two or more made effects.",
+	Example:    "unkeyed-retry",
 	Needs:      []trace.Tier{trace.TierServer},
 	run:        runUnkeyedRetry,
 }
