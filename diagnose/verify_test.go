@@ -1,0 +1,186 @@
+package diagnose_test
+
+// Minimal cases beside each rule, in the manner of ShellCheck's
+// verify/verifyNot: a few log lines built in Go, read by the real
+// correlator, and the findings the rule must (or must not) make of them.
+// Each rule_*_test.go holds one ruleCases table; allCases lists them.
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idem-cli/idem/diagnose"
+	"github.com/idem-cli/idem/trace"
+)
+
+// allCases holds every rule's cases, in catalog order.
+var allCases = []ruleCases{
+	responseLostCases,
+}
+
+// ruleCases are one rule's minimal cases: fire must each make the findings
+// they name; quiet are the near misses, one field away from firing, where
+// the rule must stay silent.
+type ruleCases struct {
+	rule  string
+	fire  []ruleCase
+	quiet []ruleCase
+}
+
+// ruleCase is one input: log lines, read in order as one file.
+type ruleCase struct {
+	name string
+	obs  []ob
+	// inputs are the per-file summaries the reader would hand over
+	// (secret-in-logs reads them); nil for most cases.
+	inputs []*trace.Input
+	// opts changes the default thresholds, for cases about one.
+	opts func(*diagnose.Options)
+	// want are the rule's findings in report order (fire cases only).
+	want []want
+}
+
+// want is one expected finding.
+type want struct {
+	severity diagnose.Severity
+	keys     []string // Finding.Keys, in order
+	says     string   // a phrase the narrative must hold, if any
+	input    string   // the input a file finding names
+}
+
+// caseFile names the one file a case's lines come from.
+const caseFile = "case.jsonl"
+
+// t0 is when every case begins.
+var t0 = time.Date(2026, 11, 30, 13, 30, 0, 0, time.UTC)
+
+// ob is one log line under construction. Its methods return a changed
+// copy, so a case reads as one expression per line.
+type ob struct{ o trace.Observation }
+
+func line(t trace.Tier, rid string) ob { return ob{trace.Observation{Tier: t, RequestID: rid}} }
+
+func client(rid string) ob   { return line(trace.TierClient, rid) }
+func proxy(rid string) ob    { return line(trace.TierProxy, rid) }
+func server(rid string) ob   { return line(trace.TierServer, rid) }
+func worker(rid string) ob   { return line(trace.TierWorker, rid) }
+func provider(rid string) ob { return line(trace.TierProvider, rid) }
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// at is when the tier saw the request, in seconds after t0.
+func (b ob) at(s float64) ob             { b.o.Time = t0.Add(seconds(s)); return b }
+func (b ob) took(s float64) ob           { b.o.Duration = seconds(s); return b }
+func (b ob) key(k string) ob             { b.o.Key = k; return b }
+func (b ob) req(method, route string) ob { b.o.Method, b.o.Route = method, route; return b }
+func (b ob) post() ob                    { return b.req("POST", "/v1/orders") }
+func (b ob) status(n int) ob             { b.o.Status = n; return b }
+func (b ob) upstream(n int) ob           { b.o.UpstreamStatus = n; return b }
+func (b ob) outcome(o trace.Outcome) ob  { b.o.Outcome = o; return b }
+func (b ob) fp(f string) ob              { b.o.Fingerprint = f; return b }
+func (b ob) decision(d string) ob        { b.o.Decision = d; return b }
+func (b ob) state(s string) ob           { b.o.State = s; return b }
+func (b ob) result(id string) ob         { b.o.ResultID = id; return b }
+func (b ob) effect(id string) ob         { b.o.Effect, b.o.ResultID = true, id; return b }
+func (b ob) replayed() ob                { b.o.Replayed = true; return b }
+func (b ob) retryAfter() ob              { b.o.RetryAfter = true; return b }
+func (b ob) from(addr string) ob         { b.o.Client = addr; return b }
+func (b ob) msg(m string) ob             { b.o.Message = m; return b }
+func (b ob) detail(d string) ob          { b.o.Detail = d; return b }
+func (b ob) activity(wf, id string, n int) ob {
+	b.o.WorkflowID, b.o.ActivityID, b.o.Attempt, b.o.ActivityType = wf, id, n, "Publish"
+	return b
+}
+
+// run reads a case's lines through the correlator and diagnoses them,
+// returning the findings of rule alone.
+func (c ruleCase) run(t *testing.T, rule *diagnose.Rule) []*diagnose.Finding {
+	t.Helper()
+	cr := trace.NewCorrelator(nil)
+	for i, b := range c.obs {
+		o := b.o
+		o.Source = trace.Source{File: caseFile, Line: i + 1}
+		cr.Add(&o)
+	}
+	opts := diagnose.DefaultOptions()
+	if c.opts != nil {
+		c.opts(&opts)
+	}
+	res := diagnose.Run(cr.Set(c.inputs), opts)
+	return diagnose.Filter{Rules: []string{rule.ID}}.Apply(res.Findings)
+}
+
+// verify requires the case to make exactly the wanted findings, each with
+// a narrative and with evidence drawn from the case's own lines.
+func verify(t *testing.T, rule *diagnose.Rule, c ruleCase) {
+	t.Helper()
+	got := c.run(t, rule)
+	if len(got) != len(c.want) {
+		t.Fatalf("%s made %d findings, want %d:\n%s", rule.ID, len(got), len(c.want), describe(got))
+	}
+	for i, w := range c.want {
+		f := got[i]
+		if f.Severity != w.severity {
+			t.Errorf("finding %d: severity %s, want %s: %s", i, f.Severity, w.severity, f.Narrative)
+		}
+		if !slices.Equal(f.Keys, w.keys) {
+			t.Errorf("finding %d: keys %q, want %q", i, f.Keys, w.keys)
+		}
+		if f.Input != w.input {
+			t.Errorf("finding %d: input %q, want %q", i, f.Input, w.input)
+		}
+		if f.Narrative == "" || !strings.Contains(f.Narrative, w.says) {
+			t.Errorf("finding %d: narrative %q does not say %q", i, f.Narrative, w.says)
+		}
+		for _, in := range f.Intents {
+			if !slices.Contains(f.Keys, in.Key) {
+				t.Errorf("finding %d: implicates intent %s but names keys %q", i, in.Key, f.Keys)
+			}
+		}
+		if f.Input == "" && len(f.Evidence) == 0 {
+			t.Errorf("finding %d has no evidence: %s", i, f.Narrative)
+		}
+		for _, o := range f.Evidence {
+			if o.Source.File != caseFile || o.Source.Line < 1 || o.Source.Line > len(c.obs) {
+				t.Errorf("finding %d: evidence from %s, not a line of the case", i, o.Source)
+			}
+		}
+	}
+}
+
+// verifyNot requires the case to make no finding of the rule.
+func verifyNot(t *testing.T, rule *diagnose.Rule, c ruleCase) {
+	t.Helper()
+	if got := c.run(t, rule); len(got) > 0 {
+		t.Errorf("%s fired on a near miss:\n%s", rule.ID, describe(got))
+	}
+}
+
+func describe(findings []*diagnose.Finding) string {
+	var b strings.Builder
+	for _, f := range findings {
+		fmt.Fprintf(&b, "  %s %q: %s\n", f.Severity, f.Keys, f.Narrative)
+	}
+	return b.String()
+}
+
+func TestRuleCases(t *testing.T) {
+	for _, rc := range allCases {
+		rule := diagnose.RuleByID(rc.rule)
+		if rule == nil {
+			t.Errorf("cases for unknown rule %q", rc.rule)
+			continue
+		}
+		t.Run(rc.rule, func(t *testing.T) {
+			for _, c := range rc.fire {
+				t.Run("fires/"+c.name, func(t *testing.T) { verify(t, rule, c) })
+			}
+			for _, c := range rc.quiet {
+				t.Run("quiet/"+c.name, func(t *testing.T) { verifyNot(t, rule, c) })
+			}
+		})
+	}
+}
