@@ -19,6 +19,10 @@ import (
 // allCases holds every rule's cases, in catalog order.
 var allCases = []ruleCases{
 	responseLostCases,
+	retryNewKeyCases,
+	nonAtomicCases,
+	payloadMismatchCases,
+	inProgressCases,
 }
 
 // ruleCases are one rule's minimal cases: fire must each make the findings
