@@ -23,6 +23,9 @@ var allCases = []ruleCases{
 	nonAtomicCases,
 	payloadMismatchCases,
 	inProgressCases,
+	externalDuplicateCases,
+	unkeyedRetryCases,
+	keyExpiredCases,
 }
 
 // ruleCases are one rule's minimal cases: fire must each make the findings
