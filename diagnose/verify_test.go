@@ -26,6 +26,12 @@ var allCases = []ruleCases{
 	externalDuplicateCases,
 	unkeyedRetryCases,
 	keyExpiredCases,
+	attemptScopedKeyCases,
+	lateCompletionCases,
+	retryStormCases,
+	replayDivergenceCases,
+	requestIDReusedCases,
+	secretInLogsCases,
 }
 
 // ruleCases are one rule's minimal cases: fire must each make the findings

@@ -1,0 +1,33 @@
+package diagnose_test
+
+import "github.com/idem-cli/idem/diagnose"
+
+var attemptScopedKeyCases = ruleCases{
+	rule: "attempt-scoped-key",
+	fire: []ruleCase{
+		{name: "each attempt of an activity made its own key and receipt", obs: []ob{
+			worker("").activity("article-107", "5", 1).key("article-107:r1:publish:attempt-1").at(0).effect("rcpt_A"),
+			worker("").activity("article-107", "5", 2).key("article-107:r1:publish:attempt-2").at(30).effect("rcpt_B"),
+		}, want: []want{{severity: diagnose.Critical, keys: []string{"article-107:r1:publish:attempt-1", "article-107:r1:publish:attempt-2"},
+			says: "one per attempt"}}},
+		{name: "keys with a try suffix at the server, one effect", obs: []ob{
+			server("r1").key("sub-9-try1").post().at(0).status(201),
+			server("r1").key("sub-9-try1").at(0.1).effect("ord_1"),
+			server("r2").key("sub-9-try2").post().at(5).status(500),
+		}, want: []want{{severity: diagnose.Warning, keys: []string{"sub-9-try1", "sub-9-try2"}, says: "made 1 effect"}}},
+		{name: "an activity's attempts under unrelated keys", obs: []ob{
+			worker("").activity("article-107", "5", 1).key("run-5a4d:publish").at(0).effect("rcpt_A"),
+			worker("").activity("article-107", "5", 2).key("run-77e1:publish").at(30).effect("rcpt_B"),
+		}, want: []want{{severity: diagnose.Critical, keys: []string{"run-5a4d:publish", "run-77e1:publish"}, says: "(article-107/5)"}}},
+	},
+	quiet: []ruleCase{
+		{name: "two activities of one workflow, a key each", obs: []ob{
+			worker("").activity("article-107", "5", 1).key("article-107:r1:publish").at(0).effect("rcpt_A"),
+			worker("").activity("article-107", "6", 1).key("article-107:r1:notify").at(30).effect("mail_A"),
+		}},
+		{name: "two attempts of an activity under one attempt-free key", obs: []ob{
+			worker("").activity("article-107", "5", 1).key("article-107:r1:publish").at(0),
+			worker("").activity("article-107", "5", 2).key("article-107:r1:publish").at(30).effect("rcpt_A"),
+		}},
+	},
+}
