@@ -23,8 +23,11 @@ var attemptScopedKey = &Rule{
 	run:        runAttemptScopedKey,
 }
 
-// attemptSuffix matches the part of a key that names an attempt.
-var attemptSuffix = regexp.MustCompile(`(?i)[:_./-]?(attempt|try|retry|att)[:_./-]?\d+$`)
+// attemptSuffix matches the part of a key that names an attempt. The word
+// starts after a separator (":attempt-2", "-try3") or a camelCase boundary
+// ("jobAttempt2", whose last letter before it is kept by ${1}), so that
+// "ledger-entry-41" is not entry 41's attempt.
+var attemptSuffix = regexp.MustCompile(`(?:[:_./-](?i:attempt|try|retry|att)|([a-z0-9])(?:Attempt|Try|Retry|Att))[:_./-]?\d+$`)
 
 func runAttemptScopedKey(c *context) []*Finding {
 	type member struct {
@@ -106,7 +109,7 @@ func stripAttempt(key string) string {
 	if !containsFold(key, "att") && !containsFold(key, "try") {
 		return key
 	}
-	return attemptSuffix.ReplaceAllString(key, "")
+	return attemptSuffix.ReplaceAllString(key, "${1}")
 }
 
 // containsFold reports whether s contains the lower-case ASCII word w,

@@ -19,6 +19,12 @@ var attemptScopedKeyCases = ruleCases{
 			worker("").activity("article-107", "5", 1).key("run-5a4d:publish").at(0).effect("rcpt_A"),
 			worker("").activity("article-107", "5", 2).key("run-77e1:publish").at(30).effect("rcpt_B"),
 		}, want: []want{{severity: diagnose.Critical, keys: []string{"run-5a4d:publish", "run-77e1:publish"}, says: "(article-107/5)"}}},
+		{name: "a camelCase attempt suffix", obs: []ob{
+			server("r1").key("sendMailAttempt1").post().at(0).status(202),
+			server("r1").key("sendMailAttempt1").at(0.1).effect("mail_1"),
+			server("r2").key("sendMailAttempt2").post().at(5).status(202),
+			server("r2").key("sendMailAttempt2").at(5.1).effect("mail_2"),
+		}, want: []want{{severity: diagnose.Critical, keys: []string{"sendMailAttempt1", "sendMailAttempt2"}, says: "One operation (sendMail)"}}},
 	},
 	quiet: []ruleCase{
 		{name: "two activities of one workflow, a key each", obs: []ob{
@@ -28,6 +34,12 @@ var attemptScopedKeyCases = ruleCases{
 		{name: "two attempts of an activity under one attempt-free key", obs: []ob{
 			worker("").activity("article-107", "5", 1).key("article-107:r1:publish").at(0),
 			worker("").activity("article-107", "5", 2).key("article-107:r1:publish").at(30).effect("rcpt_A"),
+		}},
+		{name: "keys ending in a word that holds 'try' are not attempts", obs: []ob{
+			server("r1").key("ledger-entry-41").post().at(0).status(201),
+			server("r1").key("ledger-entry-41").at(0.1).effect("ent_41"),
+			server("r2").key("ledger-entry-42").post().at(5).status(201),
+			server("r2").key("ledger-entry-42").at(5.1).effect("ent_42"),
 		}},
 	},
 }

@@ -32,6 +32,10 @@ var retryNewKeyCases = ruleCases{
 			proxy("r1").key("k-1").post().from("10.0.0.7").at(0).took(2).status(499).upstream(201).outcome(trace.OutcomeClientClosed),
 			proxy("r2").key("k-2").post().from("10.0.0.7").at(20).status(201),
 		}, want: []want{{severity: diagnose.Warning, keys: []string{"k-1", "k-2"}, says: "likely, not a proven"}}},
+		{name: "new keys from a counter that ends in 'entry'", obs: []ob{
+			server("r1").key("basket-entry-41").post().at(0).status(201).fp("sha256:aaaa"),
+			server("r2").key("basket-entry-42").post().at(60).status(201).fp("sha256:aaaa"),
+		}, want: []want{{severity: diagnose.Critical, keys: []string{"basket-entry-41", "basket-entry-42"}}}},
 	},
 	quiet: []ruleCase{
 		{name: "the second key came after the retry window", obs: newKeyRetry(601, "10.0.0.7", "sha256:aaaa")},
