@@ -7,6 +7,8 @@ package diagnose_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -195,5 +197,50 @@ func TestRuleCases(t *testing.T) {
 				t.Run("quiet/"+c.name, func(t *testing.T) { verifyNot(t, rule, c) })
 			}
 		})
+	}
+}
+
+// TestRulesAreComplete holds every rule of the catalog to being a whole
+// unit: its documentation, its example scenario, and at least two cases
+// that fire and two near misses, registered in allCases in catalog order.
+func TestRulesAreComplete(t *testing.T) {
+	rules := diagnose.Rules()
+	if len(allCases) != len(rules) {
+		t.Errorf("allCases has %d rules, the catalog %d", len(allCases), len(rules))
+	}
+	for i, r := range rules {
+		if r.Evidence == "" {
+			t.Errorf("%s: no Evidence", r.ID)
+		}
+		if r.Example == "" {
+			t.Errorf("%s: no Example", r.ID)
+		} else if st, err := os.Stat(filepath.Join("..", "fixtures", "scenarios", r.Example)); err != nil || !st.IsDir() {
+			t.Errorf("%s: Example %q is not a directory of fixtures/scenarios", r.ID, r.Example)
+		}
+		if i >= len(allCases) || allCases[i].rule != r.ID {
+			t.Errorf("%s: not at place %d of allCases", r.ID, i)
+			continue
+		}
+		rc := allCases[i]
+		if len(rc.fire) < 2 || len(rc.quiet) < 2 {
+			t.Errorf("%s: %d cases that fire and %d near misses, want at least 2 of each", r.ID, len(rc.fire), len(rc.quiet))
+		}
+		names := map[string]bool{}
+		for _, c := range append(slices.Clone(rc.fire), rc.quiet...) {
+			if c.name == "" || names[c.name] {
+				t.Errorf("%s: case name %q is empty or used twice", r.ID, c.name)
+			}
+			names[c.name] = true
+		}
+		for _, c := range rc.fire {
+			if len(c.want) == 0 {
+				t.Errorf("%s: case %q fires but wants no finding", r.ID, c.name)
+			}
+		}
+		for _, c := range rc.quiet {
+			if len(c.want) > 0 {
+				t.Errorf("%s: near miss %q wants findings", r.ID, c.name)
+			}
+		}
 	}
 }
