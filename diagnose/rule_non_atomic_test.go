@@ -31,5 +31,13 @@ var nonAtomicCases = ruleCases{
 			obs: twoDeliveries(0.5, "sha256:aaaa", server("r2").key("k-1").at(0.6).status(409).decision("in_progress"))},
 		{name: "the concurrent delivery carried another payload",
 			obs: twoDeliveries(0.5, "sha256:bbbb", server("r2").key("k-1").at(2).effect("ord_2"))},
+		{name: "sequential at the proxy, though the proxy's clock runs behind the server's", obs: []ob{
+			proxy("r1").key("k-1").post().at(-10).took(1).status(201),
+			server("r1").key("k-1").post().at(0).took(0.4).status(201).fp("sha256:aaaa"),
+			server("r1").key("k-1").at(0.4).effect("ord_1"),
+			proxy("r2").key("k-1").post().at(-8).took(1).status(201),
+			server("r2").key("k-1").post().at(2).took(0.4).status(201).fp("sha256:aaaa"),
+			server("r2").key("k-1").at(2.4).effect("ord_2"),
+		}},
 	},
 }

@@ -27,6 +27,15 @@ var responseLostCases = ruleCases{
 			client("r1").key("k-1").post().at(0).took(2).outcome(trace.OutcomeTimeout),
 			server("r1").key("k-1").post().at(0.1).took(3).status(201),
 		}, want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "the client gave up after 2s"}}},
+		{name: "a retry got the stored result, yet the intent made two effects", obs: []ob{
+			proxy("r1").key("k-1").post().at(0).took(30).status(504).outcome(trace.OutcomeUpstreamTimeout),
+			server("r1").key("k-1").post().at(0.1).status(201),
+			server("r1").key("k-1").at(0.5).effect("ord_1"),
+			proxy("r2").key("k-1").post().at(40).status(201),
+			server("r2").key("k-1").post().at(40.1).status(201).decision("replay").result("ord_1"),
+			server("r3").key("k-1").post().at(50).status(201),
+			server("r3").key("k-1").at(50.5).effect("ord_2"),
+		}, want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "the intent made 2 effects in all (ord_1, ord_2)"}}},
 	},
 	quiet: []ruleCase{
 		{name: "the server failed, so nothing was committed", obs: []ob{

@@ -35,5 +35,13 @@ var unkeyedRetryCases = ruleCases{
 		{name: "the first response arrived", obs: unkeyedTwice("POST", 201, trace.OutcomeOK, 31, "10.0.0.7")},
 		{name: "the resend came from another client", obs: unkeyedTwice("POST", 504, trace.OutcomeUpstreamTimeout, 31, "10.0.0.8")},
 		{name: "the resend came after the retry window", obs: unkeyedTwice("POST", 504, trace.OutcomeUpstreamTimeout, 601, "10.0.0.7")},
+		{name: "only the last of the writes lost its response", obs: []ob{
+			proxy("r1").post().from("10.0.0.7").at(0).took(1).status(201),
+			server("r1").post().at(0.1).status(201).fp("sha256:aaaa"),
+			server("r1").at(0.5).effect("ord_1"),
+			proxy("r2").post().from("10.0.0.7").at(31).took(30).status(504).outcome(trace.OutcomeUpstreamTimeout),
+			server("r2").post().at(31.1).status(201).fp("sha256:aaaa"),
+			server("r2").at(31.5).effect("ord_2"),
+		}},
 	},
 }
