@@ -49,6 +49,7 @@ func runAttemptScopedKey(c *context) []*Finding {
 		}
 		groups[g] = append(groups[g], m)
 	}
+	suffixed := false
 	for _, in := range c.set.Intents {
 		for _, d := range in.Deliveries {
 			for _, o := range d.Observations {
@@ -60,7 +61,18 @@ func runAttemptScopedKey(c *context) []*Finding {
 				}
 				if base := stripAttempt(o.Key); base != o.Key && base != "" {
 					add("key "+base, member{o.Key, o.Attempt, o, in})
+					suffixed = true
 				}
+			}
+		}
+	}
+	// A client often sends the bare key on the first attempt and adds
+	// the suffix on retries: a bare key joins its suffixed keys.
+	for i := 0; suffixed && i < len(c.set.Intents); i++ {
+		in := c.set.Intents[i]
+		if _, ok := groups["key "+in.Key]; ok {
+			if o := firstWithKey(in); o != nil {
+				add("key "+in.Key, member{o.Key, o.Attempt, o, in})
 			}
 		}
 	}
@@ -101,6 +113,18 @@ func runAttemptScopedKey(c *context) []*Finding {
 				what, plural(len(keys), "key", "keys"), strings.Join(keys, ", "), plural(len(effects), "effect", "effects"), resultList(uniqueResults(effects)))})
 	}
 	return out
+}
+
+// firstWithKey is the intent's first observation that carries its key.
+func firstWithKey(in *trace.Intent) *trace.Observation {
+	for _, d := range in.Deliveries {
+		for _, o := range d.Observations {
+			if o.Key == in.Key {
+				return o
+			}
+		}
+	}
+	return nil
 }
 
 // stripAttempt removes an attempt suffix from a key. Most keys have none,

@@ -1,6 +1,9 @@
 package diagnose_test
 
-import "github.com/idem-cli/idem/diagnose"
+import (
+	"github.com/idem-cli/idem/diagnose"
+	"github.com/idem-cli/idem/trace"
+)
 
 var attemptScopedKeyCases = ruleCases{
 	rule: "attempt-scoped-key",
@@ -25,6 +28,13 @@ var attemptScopedKeyCases = ruleCases{
 			server("r2").key("sendMailAttempt2").post().at(5).status(202),
 			server("r2").key("sendMailAttempt2").at(5.1).effect("mail_2"),
 		}, want: []want{{severity: diagnose.Critical, keys: []string{"sendMailAttempt1", "sendMailAttempt2"}, says: "One operation (sendMail)"}}},
+		{name: "the first attempt's key has no suffix, the retry's has one", obs: []ob{
+			proxy("r1").key("sub-9:publish").post().at(0).took(30).status(504).outcome(trace.OutcomeUpstreamTimeout),
+			server("r1").key("sub-9:publish").post().at(0.1).status(201),
+			server("r1").key("sub-9:publish").at(0.5).effect("rcpt_A"),
+			server("r2").key("sub-9:publish:attempt-2").post().at(31).status(201),
+			server("r2").key("sub-9:publish:attempt-2").at(31.5).effect("rcpt_B"),
+		}, want: []want{{severity: diagnose.Critical, keys: []string{"sub-9:publish", "sub-9:publish:attempt-2"}, says: "One operation (sub-9:publish)"}}},
 	},
 	quiet: []ruleCase{
 		{name: "two activities of one workflow, a key each", obs: []ob{
