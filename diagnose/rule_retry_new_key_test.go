@@ -36,6 +36,11 @@ var retryNewKeyCases = ruleCases{
 			server("r1").key("basket-entry-41").post().at(0).status(201).fp("sha256:aaaa"),
 			server("r2").key("basket-entry-42").post().at(60).status(201).fp("sha256:aaaa"),
 		}, want: []want{{severity: diagnose.Critical, keys: []string{"basket-entry-41", "basket-entry-42"}}}},
+		{name: "another client's order of the same payload came in between", obs: append(newKeyRetry(60, "10.0.0.7", "sha256:aaaa"),
+			proxy("r9").key("k-9").post().from("10.0.0.9").at(20).status(201),
+			server("r9").key("k-9").post().at(20.1).status(201).fp("sha256:aaaa"),
+			server("r9").key("k-9").at(20.5).effect("ord_9"),
+		), want: []want{{severity: diagnose.Critical, keys: []string{"k-1", "k-2"}, says: "(ord_1, ord_2)"}}},
 	},
 	quiet: []ruleCase{
 		{name: "the second key came after the retry window", obs: newKeyRetry(601, "10.0.0.7", "sha256:aaaa")},
