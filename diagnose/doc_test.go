@@ -19,7 +19,10 @@ func rulesDoc(t *testing.T) string {
 	b.WriteString("stable ID (use it with `--rule`), a usual severity, the four columns of the\n")
 	b.WriteString("diagnosis table, the evidence it needs, and an example from `fixtures/scenarios/`.\n")
 	b.WriteString("A rule that lacks its evidence says nothing; the report names missing tiers.\n\n")
-	b.WriteString("This page is generated from the catalog: `go test ./diagnose -run TestRulesDoc -update`.\n\n")
+	b.WriteString("This page is generated from the catalog: `go test ./diagnose -run TestRulesDoc -update`.\n")
+	b.WriteString("Each rule lives in its own `diagnose/rule_*.go` with this documentation, and its\n")
+	b.WriteString("minimal cases (log lines that must make it fire, and near misses that must not)\n")
+	b.WriteString("sit beside it in `rule_*_test.go`.\n\n")
 	b.WriteString("| id | severity | title |\n|---|---|---|\n")
 	for _, r := range diagnose.Rules() {
 		fmt.Fprintf(&b, "| [`%s`](#%s) | %s | %s |\n", r.ID, r.ID, r.Severity, r.Title)
