@@ -30,5 +30,9 @@ var requestIDReusedCases = ruleCases{
 	quiet: []ruleCase{
 		{name: "the proxy saw it twice, five minutes apart", obs: sameRequestID(trace.TierProxy, "k-1", 300)},
 		{name: "the proxy and the server, on clocks ten minutes apart", obs: sameRequestID(trace.TierServer, "k-1", 600)},
+		{name: "the proxy logged the key, the server its hash", obs: []ob{
+			proxy("r1").key("k-1").post().at(0).status(201),
+			server("r1").keyHashOf("k-1").post().at(0.1).status(201),
+		}},
 	},
 }

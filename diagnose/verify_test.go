@@ -90,6 +90,7 @@ func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Se
 func (b ob) at(s float64) ob             { b.o.Time = t0.Add(seconds(s)); return b }
 func (b ob) took(s float64) ob           { b.o.Duration = seconds(s); return b }
 func (b ob) key(k string) ob             { b.o.Key = k; return b }
+func (b ob) keyHashOf(k string) ob       { b.o.KeyHash = trace.HashKey(k); return b }
 func (b ob) req(method, route string) ob { b.o.Method, b.o.Route = method, route; return b }
 func (b ob) post() ob                    { return b.req("POST", "/v1/orders") }
 func (b ob) status(n int) ob             { b.o.Status = n; return b }
