@@ -108,9 +108,21 @@ func runLateCompletion(c *context) []*Finding {
 	return out
 }
 
+// notCompleted are words that turn a message about completing into one
+// about failing to ("failed to complete", "not complete").
+var notCompleted = []string{"incomplete", "fail", "error", "not complete", "n't complete", "never complete"}
+
 func isCompletion(msg string) bool {
 	m := strings.ToLower(msg)
-	return strings.Contains(m, "complete") && !strings.Contains(m, "incomplete")
+	if !strings.Contains(m, "complete") {
+		return false
+	}
+	for _, w := range notCompleted {
+		if strings.Contains(m, w) {
+			return false
+		}
+	}
+	return true
 }
 
 func appendIntent(list []*trace.Intent, in *trace.Intent) []*trace.Intent {

@@ -26,5 +26,7 @@ var lateCompletionCases = ruleCases{
 		{name: "the first attempt completed before the second began", obs: twoAttempts(11, "5", "", "Publish completed")},
 		{name: "the first attempt reported it was incomplete", obs: twoAttempts(15.2, "5", "", "Publish incomplete")},
 		{name: "the late report belongs to another activity", obs: twoAttempts(15.2, "6", "", "Publish completed")},
+		{name: "the first attempt reported it failed to complete", obs: twoAttempts(15.2, "5", "", "Activity failed to complete")},
+		{name: "the first attempt reported its upload was not complete", obs: twoAttempts(15.2, "5", "", "Publish error: upload not complete")},
 	},
 }
