@@ -111,10 +111,9 @@ func (b ob) activity(wf, id string, n int) ob {
 	return b
 }
 
-// run reads a case's lines through the correlator and diagnoses them,
-// returning the findings of rule alone.
-func (c ruleCase) run(t *testing.T, rule *diagnose.Rule) []*diagnose.Finding {
-	t.Helper()
+// diagnose reads a case's lines through the correlator, as one file, and
+// runs every rule over them.
+func (c ruleCase) diagnose() *diagnose.Result {
 	cr := trace.NewCorrelator(nil)
 	for i, b := range c.obs {
 		o := b.o
@@ -125,15 +124,19 @@ func (c ruleCase) run(t *testing.T, rule *diagnose.Rule) []*diagnose.Finding {
 	if c.opts != nil {
 		c.opts(&opts)
 	}
-	res := diagnose.Run(cr.Set(c.inputs), opts)
-	return diagnose.Filter{Rules: []string{rule.ID}}.Apply(res.Findings)
+	return diagnose.Run(cr.Set(c.inputs), opts)
+}
+
+// run returns the findings of rule alone.
+func (c ruleCase) run(rule *diagnose.Rule) []*diagnose.Finding {
+	return diagnose.Filter{Rules: []string{rule.ID}}.Apply(c.diagnose().Findings)
 }
 
 // verify requires the case to make exactly the wanted findings, each with
 // a narrative and with evidence drawn from the case's own lines.
 func verify(t *testing.T, rule *diagnose.Rule, c ruleCase) {
 	t.Helper()
-	got := c.run(t, rule)
+	got := c.run(rule)
 	if len(got) != len(c.want) {
 		t.Fatalf("%s made %d findings, want %d:\n%s", rule.ID, len(got), len(c.want), describe(got))
 	}
@@ -148,21 +151,33 @@ func verify(t *testing.T, rule *diagnose.Rule, c ruleCase) {
 		if f.Input != w.input {
 			t.Errorf("finding %d: input %q, want %q", i, f.Input, w.input)
 		}
-		if f.Narrative == "" || !strings.Contains(f.Narrative, w.says) {
+		if !strings.Contains(f.Narrative, w.says) {
 			t.Errorf("finding %d: narrative %q does not say %q", i, f.Narrative, w.says)
 		}
-		for _, in := range f.Intents {
-			if !slices.Contains(f.Keys, in.Key) {
-				t.Errorf("finding %d: implicates intent %s but names keys %q", i, in.Key, f.Keys)
-			}
+		wellFormed(t, f, len(c.obs))
+	}
+}
+
+// wellFormed requires what every finding owes its reader: a narrative,
+// the keys of the intents it implicates, and evidence (unless it is about
+// a file) drawn from the lines read.
+func wellFormed(t *testing.T, f *diagnose.Finding, lines int) {
+	t.Helper()
+	if f.Rule == nil || f.Narrative == "" {
+		t.Errorf("finding without a rule or a narrative: %+v", f)
+		return
+	}
+	for _, in := range f.Intents {
+		if !slices.Contains(f.Keys, in.Key) {
+			t.Errorf("%s implicates intent %s but names keys %q", f.Rule.ID, in.Key, f.Keys)
 		}
-		if f.Input == "" && len(f.Evidence) == 0 {
-			t.Errorf("finding %d has no evidence: %s", i, f.Narrative)
-		}
-		for _, o := range f.Evidence {
-			if o.Source.File != caseFile || o.Source.Line < 1 || o.Source.Line > len(c.obs) {
-				t.Errorf("finding %d: evidence from %s, not a line of the case", i, o.Source)
-			}
+	}
+	if f.Input == "" && len(f.Evidence) == 0 {
+		t.Errorf("%s has no evidence: %s", f.Rule.ID, f.Narrative)
+	}
+	for _, o := range f.Evidence {
+		if o.Source.File != caseFile || o.Source.Line < 1 || o.Source.Line > lines {
+			t.Errorf("%s: evidence from %s, not a line read", f.Rule.ID, o.Source)
 		}
 	}
 }
@@ -170,7 +185,7 @@ func verify(t *testing.T, rule *diagnose.Rule, c ruleCase) {
 // verifyNot requires the case to make no finding of the rule.
 func verifyNot(t *testing.T, rule *diagnose.Rule, c ruleCase) {
 	t.Helper()
-	if got := c.run(t, rule); len(got) > 0 {
+	if got := c.run(rule); len(got) > 0 {
 		t.Errorf("%s fired on a near miss:\n%s", rule.ID, describe(got))
 	}
 }
@@ -244,4 +259,70 @@ func TestRulesAreComplete(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzRules builds a few log lines from the fuzzer's bytes, each field
+// picked from a small vocabulary so that lines meet, and requires every
+// rule to finish without a panic and with findings that hold together.
+func FuzzRules(f *testing.F) {
+	f.Add([]byte("\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10"))
+	f.Add([]byte("\x12\x34\x56\x78\x9a\xbc\xde\xf0\x11\x22\x33\x44\x55\x66\x77\x88\x99\xaa\xbb\xcc\xdd\xee\xff"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c := ruleCase{obs: linesFrom(data)}
+		if len(data) > 0 && data[0]&1 == 1 {
+			c.inputs = []*trace.Input{{Path: "a.jsonl", Secrets: map[string]int{"cookie": int(data[0])}}}
+		}
+		for _, f := range c.diagnose().Findings {
+			wellFormed(t, f, len(c.obs))
+		}
+	})
+}
+
+var (
+	fuzzRIDs     = []string{"", "r1", "r2", "r3"}
+	fuzzKeys     = []string{"", "k-1", "k-2", "k-1:attempt-2", "k-1-try3"}
+	fuzzMethods  = []string{"", "POST", "PATCH", "GET", "PUT"}
+	fuzzStatuses = []int{0, 200, 201, 409, 422, 429, 499, 500, 504}
+	fuzzFPs      = []string{"", "sha256:aaaa", "sha256:bbbb"}
+	fuzzDecision = []string{"", "new", "replay", "in_progress", "conflict"}
+	fuzzMsgs     = []string{"", "Activity complete after timeout.", "Publish completed", "Publishing"}
+)
+
+func linesFrom(data []byte) []ob {
+	var out []ob
+	for i := 0; i+8 <= len(data) && len(out) < 12; i += 8 {
+		p := data[i : i+8]
+		pick := func(b byte, n int) int { return int(b) % n }
+		b := line(trace.Tier(pick(p[0], 6)), fuzzRIDs[pick(p[1], len(fuzzRIDs))]).
+			key(fuzzKeys[pick(p[2], len(fuzzKeys))]).
+			req(fuzzMethods[pick(p[3], len(fuzzMethods))], "/v1/orders").
+			status(fuzzStatuses[pick(p[4], len(fuzzStatuses))]).
+			outcome(trace.Outcome(pick(p[5], 10))).
+			fp(fuzzFPs[pick(p[6], len(fuzzFPs))]).
+			decision(fuzzDecision[pick(p[6]>>4, len(fuzzDecision))])
+		if p[7]&0x80 == 0 {
+			b = b.at(float64(p[7]&0x7f) * 7)
+		}
+		if p[7]&0x40 != 0 {
+			b = b.took(float64(p[7]&0x0f) * 3)
+		}
+		if p[5]&0x80 != 0 {
+			b = b.effect("res_" + string(rune('a'+p[5]%4)))
+		}
+		if p[4]&0x80 != 0 {
+			b = b.activity("wf", string(rune('5'+p[4]%2)), int(p[3]%3))
+			b = b.msg(fuzzMsgs[pick(p[2]>>4, len(fuzzMsgs))])
+		}
+		if p[3]&0x80 != 0 {
+			b = b.from([]string{"10.0.0.7", "10.0.0.8"}[p[3]&1])
+		}
+		if p[2]&0x80 != 0 {
+			b = b.replayed()
+		}
+		if p[1]&0x80 != 0 {
+			b = b.retryAfter()
+		}
+		out = append(out, b)
+	}
+	return out
 }
