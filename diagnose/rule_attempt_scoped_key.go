@@ -53,7 +53,10 @@ func runAttemptScopedKey(c *context) []*Finding {
 	for _, in := range c.set.Intents {
 		for _, d := range in.Deliveries {
 			for _, o := range d.Observations {
-				if o.Key == "" {
+				// A key other than the intent's rode on a request id
+				// that carried two keys: request-id-reused says so, and
+				// this finding would implicate an intent it cannot name.
+				if o.Key == "" || o.Key != in.Key {
 					continue
 				}
 				if o.ActivityID != "" && o.WorkflowID != "" {

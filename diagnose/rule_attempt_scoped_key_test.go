@@ -51,5 +51,10 @@ var attemptScopedKeyCases = ruleCases{
 			server("r2").key("ledger-entry-42").post().at(5).status(201),
 			server("r2").key("ledger-entry-42").at(5.1).effect("ent_42"),
 		}},
+		{name: "a suffixed key rode on a request id that carried another key first", obs: []ob{
+			server("r1").key("k-2").post().at(0).status(409).decision("in_progress"),
+			server("r1").key("k-1-try3").post().at(0.1).status(409).decision("in_progress"),
+			server("r2").key("k-1:attempt-2").post().at(5).status(409).decision("in_progress"),
+		}},
 	},
 }
