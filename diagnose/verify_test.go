@@ -127,7 +127,8 @@ func (c ruleCase) diagnose() *diagnose.Result {
 	return diagnose.Run(cr.Set(c.inputs), opts)
 }
 
-// run returns the findings of rule alone.
+// run returns the findings of rule alone. The whole catalog runs, as in
+// idem diagnose; no rule's findings depend on another's.
 func (c ruleCase) run(rule *diagnose.Rule) []*diagnose.Finding {
 	return diagnose.Filter{Rules: []string{rule.ID}}.Apply(c.diagnose().Findings)
 }
