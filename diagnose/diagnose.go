@@ -65,6 +65,12 @@ type Rule struct {
 	Hypothesis string
 	Check      string
 	Action     string
+	// Evidence says what the rule reads in the logs and when its severity
+	// differs from the usual one; docs/rules.md prints it.
+	Evidence string
+	// Example names the directory under fixtures/scenarios/ whose logs
+	// show the rule firing; docs/rules.md quotes that finding.
+	Example string
 	// Needs names the tiers without which the rule cannot see its case.
 	Needs []trace.Tier
 	run   func(c *context) []*Finding

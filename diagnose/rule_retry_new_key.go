@@ -18,6 +18,8 @@ var retryNewKey = &Rule{
 	Hypothesis: "The retry did not carry the first attempt's Idempotency-Key, so the server saw a new intent.",
 	Check:      "Compare the keys, fingerprints and effect records of the intents; find where the client makes its key.",
 	Action:     "Stop blind retries; create the key once per user action, before the first attempt, and reuse it on every retry.",
+	Evidence:   "Two or more intents under different keys whose deliveries share a payload fingerprint (compared within one tier), method and route, from the same client where known, starting within `--retry-window`, each with an effect.",
+	Example:    "retry-new-key",
 	Needs:      []trace.Tier{trace.TierServer},
 	run:        runRetryNewKey,
 }
@@ -81,27 +83,25 @@ func runRetryNewKey(c *context) (out []*Finding) {
 	return out
 }
 
-// clusterIntents splits intents (sorted by start) into runs whose
-// neighbours start within the retry window and do not come from clients
-// known to differ.
+// clusterIntents splits intents (sorted by start) by client, then into
+// runs whose neighbours start within the retry window.
 func clusterIntents(list []*trace.Intent, opts Options) [][]*trace.Intent {
 	sort.SliceStable(list, func(i, j int) bool { return list[i].Start().Before(list[j].Start()) })
 	var out [][]*trace.Intent
-	var cur []*trace.Intent
-	for _, in := range list {
-		if len(cur) > 0 {
-			prev := cur[len(cur)-1]
-			if in.Start().Sub(prev.Start()) > opts.RetryWindow || !sameClient(prev, in) {
+	for _, part := range byClient(list, intentClient) {
+		var cur []*trace.Intent
+		for _, in := range part {
+			if len(cur) > 0 && in.Start().Sub(cur[len(cur)-1].Start()) > opts.RetryWindow {
 				if len(cur) > 1 {
 					out = append(out, cur)
 				}
 				cur = nil
 			}
+			cur = append(cur, in)
 		}
-		cur = append(cur, in)
-	}
-	if len(cur) > 1 {
-		out = append(out, cur)
+		if len(cur) > 1 {
+			out = append(out, cur)
+		}
 	}
 	return out
 }
@@ -113,11 +113,6 @@ func intentClient(in *trace.Intent) string {
 		}
 	}
 	return ""
-}
-
-func sameClient(a, b *trace.Intent) bool {
-	ca, cb := intentClient(a), intentClient(b)
-	return ca == "" || cb == "" || ca == cb
 }
 
 func newKeyFinding(c *context, cluster []*trace.Intent) *Finding {
