@@ -227,19 +227,29 @@ func Run(set *trace.Set, opts Options) *Result {
 }
 
 func anyEffect(set *trace.Set) bool {
+	// A provider's or a client's record of an effect does not say whether
+	// the server logs its own: only theirs counts here.
+	own := func(obs []*trace.Observation) bool {
+		for _, o := range obs {
+			if o.Effect && o.Tier != trace.TierProvider && o.Tier != trace.TierClient {
+				return true
+			}
+		}
+		return false
+	}
 	for _, in := range set.Intents {
 		for _, d := range in.Deliveries {
-			if len(d.Effects()) > 0 {
+			if own(d.Effects()) {
 				return true
 			}
 		}
 	}
 	for _, d := range set.Unkeyed {
-		if len(d.Effects()) > 0 {
+		if own(d.Effects()) {
 			return true
 		}
 	}
-	return len(set.Orphans) > 0
+	return own(set.Orphans)
 }
 
 func summarise(set *trace.Set, findings []*Finding) Summary {

@@ -41,6 +41,12 @@ var retryNewKeyCases = ruleCases{
 			server("r9").key("k-9").post().at(20.1).status(201).fp("sha256:aaaa"),
 			server("r9").key("k-9").at(20.5).effect("ord_9"),
 		), want: []want{{severity: diagnose.Critical, keys: []string{"k-1", "k-2"}, says: "(ord_1, ord_2)"}}},
+		{name: "the provider logs its charges, the server only its answers", obs: []ob{
+			server("r1").key("k-1").post().at(0).status(201).fp("sha256:aaaa"),
+			provider("r1").key("k-1").at(0.2).effect("ch_1"),
+			server("r2").key("k-2").post().at(60).status(201).fp("sha256:aaaa"),
+			provider("r2").key("k-2").at(60.2).effect("ch_2"),
+		}, want: []want{{severity: diagnose.Critical, keys: []string{"k-1", "k-2"}, says: "under 2 different keys"}}},
 	},
 	quiet: []ruleCase{
 		{name: "the second key came after the retry window", obs: newKeyRetry(601, "10.0.0.7", "sha256:aaaa")},
