@@ -13,7 +13,7 @@ import (
 // key), by name or by shape.
 var combinedFormat = &Format{
 	Name: "combined", Aliases: []string{"clf", "apache", "nginx-text"}, Kind: KindText, Tier: trace.TierProxy,
-	Doc: "nginx/Apache combined text access logs, with appended fields",
+	Doc:  "nginx/Apache combined text access logs, with appended fields",
 	text: readCombined,
 }
 
