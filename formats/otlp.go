@@ -104,7 +104,7 @@ func extractOTel(lr gjson.Result, o *trace.Observation) bool {
 	o.Status, _ = intValue(first("http.response.status_code", "http.status_code"))
 	o.Key = trace.NormalizeKey(first("http.request.header.idempotency-key", "idempotency_key", "idempotency.key"))
 	o.RequestID = first("http.request.header.x-request-id", "request_id", "http.request_id")
-	o.ResultID = first("result_id", "result.id")
+	o.ResultID = first(append(resultAliases, "result.id", "order.id")...)
 	o.Decision = strings.ToLower(first("idempotency.decision", "decision"))
 	o.Fingerprint = first("idempotency.fingerprint", "fingerprint")
 	if n, ok := intValue(first("http.request.resend_count")); ok {

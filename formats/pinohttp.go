@@ -22,14 +22,16 @@ func extractPinoHTTP(p *Parser, r *record, o *trace.Observation) bool {
 	o.Time = o.Time.Add(-o.Duration)
 	o.Message = r.str("msg")
 	req := r.get("req")
-	o.RequestID = present(req.Get("id"))
+	// The propagated X-Request-Id joins the tiers; pino-http's own req.id
+	// is by default a per-process counter.
+	o.RequestID = header(req.Get("headers"), "x-request-id")
+	if o.RequestID == "" {
+		o.RequestID = processScoped(r, present(req.Get("id")), o.Source)
+	}
 	o.Method = strings.ToUpper(present(req.Get("method")))
 	o.Route = routePath(present(req.Get("url")))
 	hs := req.Get("headers")
 	o.Key = trace.NormalizeKey(header(hs, "idempotency-key"))
-	if o.RequestID == "" {
-		o.RequestID = header(hs, "x-request-id")
-	}
 	o.Client = present(req.Get("remoteAddress"))
 	res := r.get("res")
 	o.Status, _ = intValue(present(res.Get("statusCode")))
