@@ -17,7 +17,7 @@ import (
 // is in nanoseconds.
 var echoFormat = &Format{
 	Name: "echo", Kind: KindJSON, Tier: trace.TierServer,
-	Doc:  "echo's Logger middleware (Go): id, remote_ip, uri, status, latency (ns)",
+	Doc: "echo's Logger middleware (Go): id, remote_ip, uri, status, latency (ns)",
 	match: func(r *record) bool {
 		return r.has("latency_human") || r.has("remote_ip") && r.has("bytes_in") && r.has("uri")
 	},
