@@ -41,6 +41,29 @@ func intentSignatures(in *trace.Intent) []string {
 }
 
 func runRetryNewKey(c *context) (out []*Finding) {
+	reported := map[string]bool{}
+	defer func() { out = append(out, likelyNewKey(c, reported)...) }()
+	for _, cl := range newKeyClusters(c) {
+		reported[cl.id] = true
+		if cl.failed != nil {
+			out = append(out, newKeyFinding(c, cl.intents, cl.failed))
+		}
+	}
+	return out
+}
+
+// newKeyCluster is one client's intents under different keys with one
+// payload, each with an effect, within the retry window; failed is the
+// first delivery of an earlier one whose outcome was a failure or is not
+// known, before the last began (nil when every earlier answer was seen to
+// arrive).
+type newKeyCluster struct {
+	id      string
+	intents []*trace.Intent
+	failed  *trace.Delivery
+}
+
+func newKeyClusters(c *context) []newKeyCluster {
 	groups := map[string][]*trace.Intent{}
 	var order []string
 	for _, in := range c.set.Intents {
@@ -60,8 +83,8 @@ func runRetryNewKey(c *context) (out []*Finding) {
 			groups[s] = append(groups[s], in)
 		}
 	}
-	reported := map[string]bool{}
-	defer func() { out = append(out, likelyNewKey(c, reported)...) }()
+	seen := map[string]bool{}
+	var out []newKeyCluster
 	for _, sig := range order {
 		list := groups[sig]
 		if len(list) < 2 {
@@ -73,14 +96,35 @@ func runRetryNewKey(c *context) (out []*Finding) {
 				keys = append(keys, in.Key)
 			}
 			id := strings.Join(keys, "\x00")
-			if reported[id] || attemptScoped(cluster) {
+			if seen[id] || attemptScoped(cluster) {
 				continue
 			}
-			reported[id] = true
-			out = append(out, newKeyFinding(c, cluster))
+			seen[id] = true
+			out = append(out, newKeyCluster{id: id, intents: cluster, failed: failureBefore(cluster)})
 		}
 	}
 	return out
+}
+
+// failureBefore finds the first delivery, of an intent before the
+// cluster's last, whose answer did not reach the caller or is not known
+// to have: a loss (timeout, reset, 499, an aborted request), a 5xx at the
+// edge, or no tier outside the server logging it at all.
+func failureBefore(cluster []*trace.Intent) *trace.Delivery {
+	last := cluster[len(cluster)-1].Start()
+	for _, in := range cluster[:len(cluster)-1] {
+		for _, d := range in.Deliveries {
+			if !d.Start().Before(last) {
+				continue
+			}
+			e := d.Edge()
+			switch {
+			case d.Lost() != nil, e == nil, e.Tier >= trace.TierServer, e.Status >= 500, e.Status == 0:
+				return d
+			}
+		}
+	}
+	return nil
 }
 
 // clusterIntents splits intents (sorted by start) by client, then into
@@ -115,10 +159,9 @@ func intentClient(in *trace.Intent) string {
 	return ""
 }
 
-func newKeyFinding(c *context, cluster []*trace.Intent) *Finding {
+func newKeyFinding(c *context, cluster []*trace.Intent, failed *trace.Delivery) *Finding {
 	var ev evidence
 	var effects []*trace.Observation
-	var failed *trace.Delivery
 	for _, in := range cluster {
 		for _, d := range in.Deliveries {
 			e := c.effects(d)
@@ -126,9 +169,6 @@ func newKeyFinding(c *context, cluster []*trace.Intent) *Finding {
 			ev.add(d.Edge())
 			ev.add(d.Lost())
 			ev.add(e...)
-			if failed == nil && d.Lost() != nil {
-				failed = d
-			}
 		}
 	}
 	first := cluster[0]
@@ -136,8 +176,13 @@ func newKeyFinding(c *context, cluster []*trace.Intent) *Finding {
 	n := fmt.Sprintf("Between %s and %s the same %s %s payload (fingerprint %s) arrived under %s (%s) and made %s (%s)",
 		hhmmss(first.Start()), hhmmss(cluster[len(cluster)-1].Start()), d0.Method(), d0.Route(), shortFP(d0.Fingerprint()),
 		plural(len(cluster), "key", "different keys"), joinKeys(cluster), plural(len(effects), "effect", "effects"), resultList(uniqueResults(effects)))
-	if failed != nil {
+	switch {
+	case failed.Lost() != nil:
 		n += fmt.Sprintf("; the first failure was delivery %s, where %s", failed.RequestID, describeLoss(failed.Lost()))
+	case failed.Edge() != nil && failed.Edge().Status >= 500:
+		n += fmt.Sprintf("; delivery %s was answered %d first", failed.RequestID, failed.Edge().Status)
+	default:
+		n += fmt.Sprintf("; no log outside the server shows whether delivery %s's answer reached the caller", failed.RequestID)
 	}
 	return &Finding{Severity: Critical, Intents: cluster, Narrative: n + ".", Evidence: ev.sorted()}
 }

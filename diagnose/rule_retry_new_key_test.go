@@ -50,6 +50,15 @@ var retryNewKeyCases = ruleCases{
 	},
 	quiet: []ruleCase{
 		{name: "the second key came after the retry window", obs: newKeyRetry(601, "10.0.0.7", "sha256:aaaa")},
+		// Two clean successes are at most a duplicate submission.
+		{name: "every earlier answer reached the client", obs: []ob{
+			proxy("r1").key("k-1").post().from("10.0.0.7").at(0).took(0.2).status(201),
+			server("r1").key("k-1").post().at(0.01).status(201).fp("sha256:aaaa"),
+			server("r1").key("k-1").at(0.1).effect("ord_1"),
+			proxy("r2").key("k-2").post().from("10.0.0.7").at(40).took(0.2).status(201),
+			server("r2").key("k-2").post().at(40.01).status(201).fp("sha256:aaaa"),
+			server("r2").key("k-2").at(40.1).effect("ord_2"),
+		}},
 		{name: "the second key carried another payload", obs: newKeyRetry(60, "10.0.0.7", "sha256:bbbb")},
 		{name: "the second key came from another client", obs: newKeyRetry(60, "10.0.0.8", "sha256:aaaa")},
 		{name: "the second key was refused before any effect", obs: []ob{

@@ -22,6 +22,7 @@ import (
 var allCases = []ruleCases{
 	responseLostCases,
 	retryNewKeyCases,
+	duplicateSubmissionCases,
 	nonAtomicCases,
 	payloadMismatchCases,
 	inProgressCases,
