@@ -141,6 +141,9 @@ type Summary struct {
 	Info         int      `json:"info"`
 	Tiers        []string `json:"tiers"`
 	MissingTiers []string `json:"missing_tiers"`
+	// OwnTraffic counts the deliveries idem replay and its probes sent,
+	// which the rules do not diagnose.
+	OwnTraffic int `json:"idem_traffic_deliveries,omitempty"`
 }
 
 // context is what a rule reads.
@@ -167,6 +170,8 @@ func Run(set *trace.Set, opts Options) *Result {
 	if opts.ReuseGap <= 0 {
 		opts.ReuseGap = def.ReuseGap
 	}
+	whole := set
+	set, own := withoutOwnTraffic(set)
 	c := &context{set: set, opts: opts}
 	c.effectsLogged = anyEffect(set)
 	// The rules only read the set, so they run side by side; their
@@ -223,7 +228,9 @@ func Run(set *trace.Set, opts Options) *Result {
 	for i := range all {
 		findings[i] = all[i].f
 	}
-	return &Result{Findings: findings, Summary: summarise(set, findings)}
+	sum := summarise(whole, findings)
+	sum.OwnTraffic = own
+	return &Result{Findings: findings, Summary: sum}
 }
 
 func anyEffect(set *trace.Set) bool {
