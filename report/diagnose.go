@@ -227,10 +227,11 @@ func inOrder(n, size int, encode func(i int, out *bytes.Buffer) error, write fun
 	return nil
 }
 
-// encodeTo encodes v onto out as encoding/json does without HTML escaping:
-// compact, or indented two spaces nested at prefix.
+// encodeTo encodes v onto out as encoding/json does without HTML escaping,
+// made terminal-safe: compact, or indented two spaces nested at prefix.
 func (r *Report) encodeTo(out *bytes.Buffer, v any, prefix string) error {
-	enc := json.NewEncoder(out)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if !r.Compact {
 		enc.SetIndent(prefix, "  ")
@@ -238,7 +239,7 @@ func (r *Report) encodeTo(out *bytes.Buffer, v any, prefix string) error {
 	if err := enc.Encode(v); err != nil {
 		return err
 	}
-	out.Truncate(out.Len() - 1) // Encode's newline
+	out.Write(jsonSafe(bytes.TrimSuffix(b.Bytes(), []byte("\n")))) // without Encode's newline
 	return nil
 }
 

@@ -58,12 +58,10 @@ func needsEscape(r rune, size int) bool {
 	switch {
 	case r == utf8.RuneError && size == 1:
 		return true
-	case r < 0x20, r == 0x7f, r >= 0x80 && r <= 0x9f:
-		return true
-	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f:
+	case r < 0x20:
 		return true
 	}
-	return false
+	return terminalActive(r)
 }
 
 // MD makes log content safe inside Markdown, including table cells: it is

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -126,15 +127,21 @@ func NewTraceJSON(set *trace.Set, key string, intents []*trace.Intent) TraceJSON
 	return doc
 }
 
-// WriteJSON writes v as JSON without HTML escaping: indented for a person
-// at a terminal, compact (one line) for a pipe.
+// WriteJSON writes v as JSON without HTML escaping and with terminal
+// controls escaped (jsonSafe): indented for a person at a terminal,
+// compact (one line) for a pipe.
 func WriteJSON(w io.Writer, v any, indent bool) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if indent {
 		enc.SetIndent("", "  ")
 	}
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(jsonSafe(b.Bytes()))
+	return err
 }
 
 // TraceText writes the timeline of the intents for key.
