@@ -134,9 +134,9 @@ func TestProgressOnlyOnATerminal(t *testing.T) {
 
 func TestProgressLine(t *testing.T) {
 	p := &trace.Progress{}
-	p.Bytes.Store(400 << 20)
+	p.Bytes.Store(400e6)
 	p.Lines.Store(700000)
-	p.Total.Store(800 << 20)
+	p.Total.Store(800e6)
 	got := progressLine(p, 2*time.Second)
 	if got != "idem: read 400 MB of 800 MB (200 MB/s, 350k lines/s), ETA 2s" {
 		t.Errorf("progress line %q", got)
