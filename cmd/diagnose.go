@@ -22,6 +22,7 @@ type DiagnoseOptions struct {
 	Since   string
 	Until   string
 	FailOn  string
+	Limit   int
 	Rule    diagnose.Options
 	Input   inputFlags
 }
@@ -59,7 +60,8 @@ an input that could not be read (see 'idem help exit-codes').`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVarP(&opts.Format, "format", "o", "text", "output format: text, markdown or json")
+	fs.StringVarP(&opts.Format, "format", "o", "text", "output format: text, markdown, json or html")
+	fs.IntVar(&opts.Limit, "limit", report.DefaultLimit, "findings of each rule shown in full in text, markdown and html (0: all; json has all)")
 	fs.StringSliceVar(&opts.Keys, "key", nil, "only findings about these keys")
 	fs.StringSliceVar(&opts.Rules, "rule", nil, "only these rules (see 'idem rules')")
 	fs.StringVar(&opts.Tier, "tier", "", "only findings with evidence from this tier")
@@ -75,9 +77,12 @@ an input that could not be read (see 'idem help exit-codes').`,
 
 func (o *DiagnoseOptions) validate() error {
 	switch o.Format {
-	case "text", "markdown", "md", "json":
+	case "text", "markdown", "md", "json", "html":
 	default:
-		return usagef("invalid --format %q: want text, markdown or json", o.Format)
+		return usagef("invalid --format %q: want text, markdown, json or html", o.Format)
+	}
+	if o.Limit < 0 {
+		return usagef("--limit must be 0 (all) or more")
 	}
 	if _, err := diagnose.ParseSeverity(o.FailOn); err != nil {
 		return &UsageError{Err: fmt.Errorf("--fail-on: %w", err)}
@@ -138,7 +143,8 @@ func runDiagnose(cmd *cobra.Command, opts *DiagnoseOptions) error {
 	set.Release() // the rules look only at the intents built for them
 	storeReleased()
 	res := diagnose.Run(set, opts.Rule)
-	rep := &report.Report{Inputs: set.Inputs, Summary: res.Summary, Findings: filter.Apply(res.Findings), Compact: !f.IO.IsStdoutTTY()}
+	rep := &report.Report{Inputs: set.Inputs, Summary: res.Summary, Findings: filter.Apply(res.Findings), Compact: !f.IO.IsStdoutTTY(),
+		Limit: opts.Limit}
 	out := f.IO.Out
 	switch opts.Format {
 	case "json":
@@ -147,6 +153,10 @@ func runDiagnose(cmd *cobra.Command, opts *DiagnoseOptions) error {
 		}
 	case "markdown", "md":
 		rep.Markdown(out)
+	case "html":
+		if err := rep.HTML(out); err != nil {
+			return err
+		}
 	default:
 		rep.Text(out, report.NewStyles(out, f.IO.ColorEnabled()), f.IO.TerminalWidth())
 	}

@@ -22,6 +22,10 @@ type Report struct {
 	Findings []*diagnose.Finding
 	// Compact writes JSON on one line (for pipes) instead of indented.
 	Compact bool
+	// Limit is how many findings of each rule text, Markdown and HTML show
+	// in full (0: all; DefaultLimit is what idem diagnose uses). JSON
+	// always has every finding.
+	Limit int
 }
 
 // ReportJSON is the idem.report/v1 document (docs/report-json.md).
@@ -278,21 +282,7 @@ func (r *Report) Text(w io.Writer, st Styles, width int) {
 		fmt.Fprintf(w, "\n%s\n", st.OK.Render("No findings."))
 		return
 	}
-	for _, sev := range []diagnose.Severity{diagnose.Critical, diagnose.Warning, diagnose.Info} {
-		var group []*diagnose.Finding
-		for _, f := range r.Findings {
-			if f.Severity == sev {
-				group = append(group, f)
-			}
-		}
-		if len(group) == 0 {
-			continue
-		}
-		fmt.Fprintf(w, "\n%s\n", sevStyle(st, sev).Render(fmt.Sprintf("%s (%d)", strings.ToUpper(sev.String()), len(group))))
-		for _, f := range group {
-			r.findingText(w, st, f, width)
-		}
-	}
+	r.findingsText(w, st, width)
 }
 
 func (r *Report) skipsText(w io.Writer, st Styles) {
@@ -331,34 +321,6 @@ func sevStyle(st Styles, s diagnose.Severity) interface{ Render(...string) strin
 	return st.Info
 }
 
-func (r *Report) findingText(w io.Writer, st Styles, f *diagnose.Finding, width int) {
-	head := fmt.Sprintf("%s  %s", st.Label.Render(f.Rule.ID), f.Rule.Title)
-	if len(f.Keys) > 0 {
-		head += st.Faint.Render("  key " + Safe(strings.Join(f.Keys, ", ")))
-	}
-	fmt.Fprintf(w, "\n%s %s\n", sevStyle(st, f.Severity).Render("●"), head)
-	for _, line := range wrap(Safe(f.Narrative), width-2) {
-		fmt.Fprintf(w, "  %s\n", line)
-	}
-	for _, col := range [][2]string{{"symptom", f.Rule.Symptom}, {"hypothesis", f.Rule.Hypothesis}, {"check", f.Rule.Check}, {"action", f.Rule.Action}} {
-		lines := wrap(col[1], width-14)
-		for i, line := range lines {
-			label := ""
-			if i == 0 {
-				label = col[0]
-			}
-			fmt.Fprintf(w, "  %s %s\n", st.Faint.Render(fmt.Sprintf("%-11s", label)), line)
-		}
-	}
-	if len(f.Evidence) > 0 {
-		fmt.Fprintf(w, "  %s\n", st.Faint.Render("evidence"))
-		for _, o := range f.Evidence {
-			fmt.Fprintf(w, "    %s  %-8s %-13s %s%s  %s\n", FormatTime(o.Time), o.Tier, evidenceStatus(o), Safe(shorten(o.RequestID, 36)),
-				observationExtras(st, o), st.Faint.Render(Safe(o.Source.String())))
-		}
-	}
-}
-
 func evidenceStatus(o *trace.Observation) string {
 	switch {
 	case o.Outcome.Lost():
@@ -374,29 +336,6 @@ func shorten(s string, n int) string {
 		return s
 	}
 	return s[:n-1] + "…"
-}
-
-// wrap breaks text into lines of at most width columns at spaces.
-func wrap(s string, width int) []string {
-	if width < 20 {
-		width = 20
-	}
-	var lines []string
-	var cur strings.Builder
-	for _, word := range strings.Fields(s) {
-		if cur.Len() > 0 && cur.Len()+1+len(word) > width {
-			lines = append(lines, cur.String())
-			cur.Reset()
-		}
-		if cur.Len() > 0 {
-			cur.WriteByte(' ')
-		}
-		cur.WriteString(word)
-	}
-	if cur.Len() > 0 {
-		lines = append(lines, cur.String())
-	}
-	return lines
 }
 
 // Markdown writes the report to paste into an incident channel or ticket.

@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/report"
@@ -51,20 +53,38 @@ func TestGoldenReports(t *testing.T) {
 		{"retry-new-key", "../fixtures/scenarios/retry-new-key/*"},
 	} {
 		r := build(t, tc.glob)
-		var text, md, js bytes.Buffer
-		r.Text(&text, report.NewStyles(&text, false), 100)
+		for _, width := range []int{60, 80, 120} {
+			var text bytes.Buffer
+			r.Text(&text, report.NewStyles(&text, false), width)
+			golden(t, fmt.Sprintf("%s.w%d.txt", tc.name, width), text.Bytes())
+			if bytes.Contains(text.Bytes(), []byte("\x1b[")) {
+				t.Errorf("%s: escape sequences in plain text", tc.name)
+			}
+			assertFits(t, tc.name, text.String(), width)
+		}
+		var md, js bytes.Buffer
 		r.Markdown(&md)
 		if err := r.JSON(&js); err != nil {
 			t.Fatal(err)
 		}
-		golden(t, tc.name+".txt", text.Bytes())
 		golden(t, tc.name+".md", md.Bytes())
 		golden(t, tc.name+".json", js.Bytes())
 		if !json.Valid(js.Bytes()) {
 			t.Errorf("%s: invalid JSON", tc.name)
 		}
-		if bytes.Contains(text.Bytes(), []byte("\x1b[")) {
-			t.Errorf("%s: escape sequences in plain text", tc.name)
+	}
+}
+
+// assertFits fails when a line of a text report is wider than the width it
+// was laid out for, unless the line is one word (an id or a path, which is
+// never split). The first line, the counts, stays one line whatever the
+// width, for scripts that read it with sed -n 1p.
+func assertFits(t *testing.T, name, text string, width int) {
+	t.Helper()
+	for i, line := range strings.Split(text, "\n")[1:] {
+		i++
+		if n := utf8.RuneCountInString(line); n > width && len(strings.Fields(line)) > 1 {
+			t.Errorf("%s at %d columns: line %d is %d wide: %q", name, width, i+1, n, line)
 		}
 	}
 }
