@@ -67,7 +67,8 @@ func needsEscape(r rune, size int) bool {
 // MD makes log content safe inside Markdown, including table cells: it is
 // first made terminal-safe, then every character that Markdown or HTML
 // would interpret is escaped, so a log line cannot add a row, a link, a
-// heading or markup to the report.
+// heading or markup to the report, and no bare URL or address becomes a
+// link (markdownLinkSafe).
 func MD(s string) string {
 	s = Safe(s)
 	var b strings.Builder
@@ -91,7 +92,7 @@ func MD(s string) string {
 			b.WriteRune(r)
 		}
 	}
-	return b.String()
+	return markdownLinkSafe(b.String())
 }
 
 // Mermaid makes log content safe inside a Mermaid sequence-diagram message

@@ -169,6 +169,22 @@ func TestMarkdownCannotBeRestructured(t *testing.T) {
 	}
 }
 
+func TestMarkdownNeutralisesAutolinks(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"see https://evil.example/login now", `see https\://evil.example/login now`},
+		{"HTTP://EVIL.EXAMPLE", `HTTP\://EVIL.EXAMPLE`},
+		{"ftp://x.example", `ftp\://x.example`},
+		{"go to www.evil.example", `go to www\.evil.example`},
+		{"WWW.Evil.example", `WWW\.Evil.example`},
+		{"mail ops@evil.example", `mail ops\@evil.example`},
+		{"plain ord_1 at 09:14:02.105Z", `plain ord\_1 at 09:14:02.105Z`},
+	} {
+		if got := report.MD(tc.in); got != tc.want {
+			t.Errorf("MD(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
 func TestSecretsAreRedacted(t *testing.T) {
 	for _, s := range []string{
 		"Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.abc.def",

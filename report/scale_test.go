@@ -122,3 +122,41 @@ func TestNarrowEvidenceNeverSplitsIDs(t *testing.T) {
 		}
 	}
 }
+
+func TestMarkdownAtScale(t *testing.T) {
+	r := manyFindings(10000, "retry-storm", "unkeyed-retry", "request-id-reused")
+	r.Limit = report.DefaultLimit
+	var b bytes.Buffer
+	r.Markdown(&b)
+	out := b.String()
+	for _, want := range []string{
+		"### Findings by rule",
+		"| `unkeyed-retry` | critical | 10000 | 10000 |",
+		"<details><summary>9,995 more findings of retry-storm</summary>",
+		"… and 9,795 more: `idem diagnose -o json` has every finding.",
+		"</details>",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the Markdown lacks %q", want)
+		}
+	}
+	if got := strings.Count(out, "| symptom | hypothesis | check | bounded action |"); got != 3 {
+		t.Errorf("%d four-column tables, want one per rule (3)", got)
+	}
+	if got := strings.Count(out, "```mermaid"); got != 3 {
+		t.Errorf("%d diagrams, want 3 (the worst of each rule)", got)
+	}
+	if got := strings.Count(out, "\n| "); got > 3*(2+report.DefaultLimit+2+200+2)+20 {
+		t.Errorf("%d table rows for 30,000 findings", got)
+	}
+	if len(out) > 1<<20 {
+		t.Errorf("the Markdown of 30,000 findings is %d bytes", len(out))
+	}
+	// With no limit every finding has a row.
+	r.Limit = 0
+	b.Reset()
+	r.Markdown(&b)
+	if got := strings.Count(b.String(), "what happened to "); got < 30000 {
+		t.Errorf("--limit 0 shows %d findings, want all 30,000", got)
+	}
+}
