@@ -40,12 +40,16 @@ it, the bounded action to take, and the log lines behind it (file:line).
 
 With no FILE, or with -, standard input is read. Output is styled on a
 terminal and plain when piped; -o markdown is made to paste into an incident,
--o json is the idem.report/v1 schema (docs/report-json.md).
+-o html is one self-contained page with a timeline per finding
+(docs/report-html.md), -o json is the idem.report/v1 schema
+(docs/report-json.md). Text, Markdown and HTML lead with a summary per rule
+and show the first --limit findings of each rule in full; JSON has them all.
 
 Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 usage error or
 an input that could not be read (see 'idem help exit-codes').`,
 		Example: `  idem diagnose fixtures/incident/*
   idem diagnose -o markdown client.har access.log.gz app.jsonl > incident.md
+  idem diagnose -o html --limit 20 client.har access.log.gz app.jsonl > incident.html
   idem diagnose --rule response-lost,retry-new-key --since 2026-11-30T09:00:00Z logs.jsonl
   kubectl logs deploy/api | idem diagnose -o json - | jq '.findings[].rule'`,
 		RunE: func(cmd *cobra.Command, args []string) error {
