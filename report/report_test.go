@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/idem-cli/idem/diagnose"
@@ -85,6 +86,45 @@ func assertFits(t *testing.T, name, text string, width int) {
 		i++
 		if n := utf8.RuneCountInString(line); n > width && len(strings.Fields(line)) > 1 {
 			t.Errorf("%s at %d columns: line %d is %d wide: %q", name, width, i+1, n, line)
+		}
+	}
+}
+
+func TestGoldenTrace(t *testing.T) {
+	paths, _ := filepath.Glob("../fixtures/incident/*")
+	paths = append(paths, "../fixtures/exports/fluentbit.jsonl")
+	set, err := trace.Load(context.Background(), paths, trace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := "0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41"
+	for _, width := range []int{60, 80, 120} {
+		var b bytes.Buffer
+		report.TraceText(&b, report.NewStyles(&b, false), set, key, set.FindIntent(key), width)
+		golden(t, fmt.Sprintf("trace.w%d.txt", width), b.Bytes())
+		assertFits(t, "trace", b.String(), width)
+	}
+}
+
+// TestTraceShowsTheMessage: a line that says nothing the model reads (no
+// status, decision or result) shows its log message, aligned with the rest.
+func TestTraceShowsTheMessage(t *testing.T) {
+	c := trace.NewCorrelator(nil)
+	t0 := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	c.Add(&trace.Observation{Tier: trace.TierProxy, Time: t0, RequestID: "r1", Key: "k1", Method: "POST", Route: "/v1/x", Status: 201,
+		Outcome: trace.OutcomeOK, Duration: 30 * time.Millisecond, Source: trace.Source{File: "access.log", Line: 1}})
+	c.Add(&trace.Observation{Tier: trace.TierServer, Time: t0.Add(time.Millisecond), RequestID: "r1", Key: "k1",
+		Message: "charging card via provider\x1b[2J", Source: trace.Source{File: "app.jsonl", Line: 7}})
+	set := c.Set(nil)
+	var b bytes.Buffer
+	report.TraceText(&b, report.NewStyles(&b, false), set, "k1", set.FindIntent("k1"), 120)
+	want := []string{
+		"    09:00:00.000Z  proxy   201  30ms                             access.log:1",
+		`    09:00:00.001Z  server  -    charging card via provider\e[2J  app.jsonl:7`,
+	}
+	for _, w := range want {
+		if !strings.Contains(b.String(), w+"\n") {
+			t.Errorf("no line %q in\n%s", w, b.String())
 		}
 	}
 }
