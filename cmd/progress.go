@@ -16,8 +16,9 @@ const progressMinBytes = 64 << 20
 // inputs are big or of unknown size. It returns the function that stops and
 // clears it.
 func startProgress(f *Factory, p *trace.Progress, paths []string, quiet bool, minBytes int64) func() {
-	stdinHint(f, paths)
-	if quiet || !f.IO.IsStderrTTY() {
+	// Someone typing or pasting at the terminal needs the hint, and no
+	// progress line redrawn over what they type.
+	if stdinHint(f, paths) || quiet || !f.IO.IsStderrTTY() {
 		return func() {}
 	}
 	var total int64
@@ -61,16 +62,18 @@ func startProgress(f *Factory, p *trace.Progress, paths []string, quiet bool, mi
 
 // stdinHint tells someone who named - at a terminal that idem is waiting
 // for them to type or paste, and how to end, rather than seeming to hang.
-func stdinHint(f *Factory, paths []string) {
+// It reports whether it did.
+func stdinHint(f *Factory, paths []string) bool {
 	if !f.IO.IsStdinTTY() {
-		return
+		return false
 	}
 	for _, p := range paths {
 		if p == "-" {
 			fmt.Fprintln(f.IO.ErrOut, "idem: reading standard input; Ctrl-D to end")
-			return
+			return true
 		}
 	}
+	return false
 }
 
 // progressLine describes progress: "read 412 MB of 866 MB (240 MB/s,

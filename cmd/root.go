@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -127,6 +128,25 @@ func unknownCommand(err error) (string, bool) {
 	return strings.Join(lines, "\n"), true
 }
 
+// finalEOF makes the end of a terminal's input final. At a terminal,
+// Ctrl-D ends one read, not the stream: a reader that peeks ahead (and so
+// sees the end once) and reads again would wait for a second Ctrl-D.
+type finalEOF struct {
+	r   io.Reader
+	eof bool
+}
+
+func (f *finalEOF) Read(p []byte) (int, error) {
+	if f.eof {
+		return 0, io.EOF
+	}
+	n, err := f.r.Read(p)
+	if err == io.EOF {
+		f.eof = true
+	}
+	return n, err
+}
+
 // Version is the build's version: from -ldflags, else the module version
 // Go recorded (a tag, or a pseudo-version from the checkout's commit).
 func Version() string {
@@ -212,6 +232,9 @@ shares one Idempotency-Key: the retries of one action.`,
 			}
 			if f.Getenv != nil {
 				f.IO.SetEnv(f.Getenv)
+			}
+			if f.IO.IsStdinTTY() {
+				f.IO.In = &finalEOF{r: f.IO.In}
 			}
 			f.IO.SetColorMode(m)
 			if cpuprofile != "" {
