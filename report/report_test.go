@@ -292,8 +292,8 @@ func TestCompactJSONIsTheSameDocument(t *testing.T) {
 }
 
 // FuzzRenderers feeds any bytes, as a log, through reading, diagnosis and
-// the three renderers: no panic, valid JSON, and no control character in
-// text or Markdown but the newline.
+// the renderers: no panic, valid JSON, and no control character in text,
+// Markdown or HTML but the newline.
 func FuzzRenderers(f *testing.F) {
 	for _, p := range []string{"../fixtures/hostile/escapes.jsonl", "../fixtures/scenarios/retry-new-key/app.jsonl", "../fixtures/scenarios/unkeyed-retry/nginx.jsonl"} {
 		if b, err := os.ReadFile(p); err == nil {
@@ -307,13 +307,20 @@ func FuzzRenderers(f *testing.F) {
 		}
 		res := diagnose.Run(set, diagnose.DefaultOptions())
 		r := &report.Report{Inputs: set.Inputs, Summary: res.Summary, Findings: res.Findings}
-		var text, md, js bytes.Buffer
+		var text, narrow, md, js, page bytes.Buffer
 		r.Text(&text, report.NewStyles(&text, false), 80)
+		r.Text(&narrow, report.NewStyles(&narrow, false), 40)
 		r.Markdown(&md)
 		if err := r.JSON(&js); err != nil || !json.Valid(js.Bytes()) {
 			t.Fatalf("invalid JSON report: %v\n%s", err, js.Bytes())
 		}
-		for _, out := range []string{text.String(), md.String()} {
+		if err := r.HTML(&page); err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(page.Bytes(), []byte("<script")) {
+			t.Fatalf("a script element in the HTML report")
+		}
+		for _, out := range []string{text.String(), narrow.String(), md.String(), page.String()} {
 			for _, c := range out {
 				if c < 0x20 && c != '\n' || c == 0x7f || c >= 0x80 && c <= 0x9f {
 					t.Fatalf("control character %U in a report", c)
