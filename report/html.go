@@ -23,6 +23,9 @@ var htmlSource string
 
 var htmlPage = template.Must(template.New("page").Parse(htmlSource))
 
+// unstyled renders text bare, for pieces shared with the text report.
+var unstyled = NewStyles(io.Discard, false)
+
 // htmlLanes are the swimlanes, in the order a request crosses them.
 var htmlLanes = []trace.Tier{trace.TierClient, trace.TierProxy, trace.TierServer, trace.TierWorker, trace.TierProvider}
 
@@ -140,7 +143,7 @@ func htmlFindingOf(f *diagnose.Finding) htmlFinding {
 			when = o.Time.UTC().Format("15:04:05.000Z")
 		}
 		hf.Evidence = append(hf.Evidence, htmlEvidence{Time: when, Tier: o.Tier.String(), Status: evidenceStatus(o),
-			RequestID: Safe(o.RequestID), Detail: strings.TrimSpace(observationExtras(Styles{}, o)), Source: Safe(o.Source.String()),
+			RequestID: Safe(o.RequestID), Detail: strings.TrimSpace(observationExtras(unstyled, o)), Source: Safe(o.Source.String()),
 			Lost: o.Outcome.Lost(), Effect: o.Effect})
 	}
 	return hf
