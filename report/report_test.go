@@ -20,13 +20,20 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
-func build(t *testing.T, glob string) *report.Report {
+// loadSet reads and correlates the inputs.
+func loadSet(t *testing.T, paths []string) *trace.Set {
 	t.Helper()
-	paths, _ := filepath.Glob(glob)
 	set, err := trace.Load(context.Background(), paths, trace.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return set
+}
+
+func build(t *testing.T, glob string) *report.Report {
+	t.Helper()
+	paths, _ := filepath.Glob(glob)
+	set := loadSet(t, paths)
 	res := diagnose.Run(set, diagnose.DefaultOptions())
 	return &report.Report{Inputs: set.Inputs, Summary: res.Summary, Findings: res.Findings}
 }
@@ -93,10 +100,7 @@ func assertFits(t *testing.T, name, text string, width int) {
 func TestGoldenTrace(t *testing.T) {
 	paths, _ := filepath.Glob("../fixtures/incident/*")
 	paths = append(paths, "../fixtures/exports/fluentbit.jsonl")
-	set, err := trace.Load(context.Background(), paths, trace.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := loadSet(t, paths)
 	key := "0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41"
 	for _, width := range []int{60, 80, 120} {
 		var b bytes.Buffer
