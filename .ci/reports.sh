@@ -11,5 +11,7 @@ if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}"
 fi
-# Screenshots of the HTML reports are kept here as CI artifacts.
-mkdir -p "${IDEM_ARTIFACTS:-/tmp/idem-artifacts}"
+# Screenshots of the HTML reports are kept here as CI artifacts
+# (.ci/run exports IDEM_ARTIFACTS with this default).
+mkdir -p "${IDEM_ARTIFACTS:-/tmp/idem-artifacts}/html"
+echo "screenshots of the HTML reports: ${IDEM_ARTIFACTS:-/tmp/idem-artifacts}/html"
