@@ -22,6 +22,7 @@ type DiagnoseOptions struct {
 	Since   string
 	Until   string
 	FailOn  string
+	Limit   int
 	Rule    diagnose.Options
 	Input   inputFlags
 }
@@ -39,12 +40,16 @@ it, the bounded action to take, and the log lines behind it (file:line).
 
 With no FILE, or with -, standard input is read. Output is styled on a
 terminal and plain when piped; -o markdown is made to paste into an incident,
--o json is the idem.report/v1 schema (docs/report-json.md).
+-o html is one self-contained page with a timeline per finding
+(docs/report-html.md), -o json is the idem.report/v1 schema
+(docs/report-json.md). Text, Markdown and HTML lead with a summary per rule
+and show the first --limit findings of each rule in full; JSON has them all.
 
 Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 usage error or
 an input that could not be read (see 'idem help exit-codes').`,
 		Example: `  idem diagnose fixtures/incident/*
   idem diagnose -o markdown client.har access.log.gz app.jsonl > incident.md
+  idem diagnose -o html --limit 20 client.har access.log.gz app.jsonl > incident.html
   idem diagnose --rule response-lost,retry-new-key --since 2026-11-30T09:00:00Z logs.jsonl
   kubectl logs deploy/api | idem diagnose -o json - | jq '.findings[].rule'`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -59,7 +64,8 @@ an input that could not be read (see 'idem help exit-codes').`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVarP(&opts.Format, "format", "o", "text", "output format: text, markdown or json")
+	fs.StringVarP(&opts.Format, "format", "o", "text", "output format: text, markdown, json or html")
+	fs.IntVar(&opts.Limit, "limit", report.DefaultLimit, "findings of each rule shown in full in text, markdown and html (0: all; json has all)")
 	fs.StringSliceVar(&opts.Keys, "key", nil, "only findings about these keys")
 	fs.StringSliceVar(&opts.Rules, "rule", nil, "only these rules (see 'idem rules')")
 	fs.StringVar(&opts.Tier, "tier", "", "only findings with evidence from this tier")
@@ -75,9 +81,12 @@ an input that could not be read (see 'idem help exit-codes').`,
 
 func (o *DiagnoseOptions) validate() error {
 	switch o.Format {
-	case "text", "markdown", "md", "json":
+	case "text", "markdown", "md", "json", "html":
 	default:
-		return usagef("invalid --format %q: want text, markdown or json", o.Format)
+		return usagef("invalid --format %q: want text, markdown, json or html", o.Format)
+	}
+	if o.Limit < 0 {
+		return usagef("--limit must be 0 (all) or more")
 	}
 	if _, err := diagnose.ParseSeverity(o.FailOn); err != nil {
 		return &UsageError{Err: fmt.Errorf("--fail-on: %w", err)}
@@ -138,7 +147,8 @@ func runDiagnose(cmd *cobra.Command, opts *DiagnoseOptions) error {
 	set.Release() // the rules look only at the intents built for them
 	storeReleased()
 	res := diagnose.Run(set, opts.Rule)
-	rep := &report.Report{Inputs: set.Inputs, Summary: res.Summary, Findings: filter.Apply(res.Findings), Compact: !f.IO.IsStdoutTTY()}
+	rep := &report.Report{Inputs: set.Inputs, Summary: res.Summary, Findings: filter.Apply(res.Findings), Compact: !f.IO.IsStdoutTTY(),
+		Limit: opts.Limit}
 	out := f.IO.Out
 	switch opts.Format {
 	case "json":
@@ -147,6 +157,10 @@ func runDiagnose(cmd *cobra.Command, opts *DiagnoseOptions) error {
 		}
 	case "markdown", "md":
 		rep.Markdown(out)
+	case "html":
+		if err := rep.HTML(out); err != nil {
+			return err
+		}
 	default:
 		rep.Text(out, report.NewStyles(out, f.IO.ColorEnabled()), f.IO.TerminalWidth())
 	}
