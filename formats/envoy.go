@@ -14,6 +14,27 @@ var envoyFormat = &Format{
 		return r.has("response_flags") || r.has("response_code") && r.hasAny("upstream_host", "start_time", "upstream_cluster")
 	},
 	extract: extractEnvoy,
+	// start_time is when the request started, duration is milliseconds;
+	// code 0 with DC: the client went away before any response.
+	Samples: []Sample{{
+		Origin: "an Istio sidecar's JSON access log in a public blog on access log cases (ssup2.github.io), as in fixtures/formats/envoy.jsonl",
+		Line: `{"start_time":"2025-12-14T15:31:56.209Z","method":"GET","path":"/delay/10000","protocol":"HTTP/1.1","response_code":"0","response_flags":"DC",` +
+			`"response_code_details":"downstream_remote_disconnect","connection_termination_details":"-","upstream_transport_failure_reason":"-",` +
+			`"bytes_received":"0","bytes_sent":"0","duration":"1870","upstream_service_time":"-","x_forwarded_for":"-","user_agent":"curl/8.14.1",` +
+			`"request_id":"c9b2decb-ebc7-9ab4-99d6-69712772ef41","authority":"mock-server:8080","upstream_host":"10.244.1.4:8080"}`,
+		Want: trace.Observation{Tier: trace.TierProxy, Format: "envoy", Method: "GET", Route: "/delay/10000",
+			Outcome: trace.OutcomeClientClosed, RequestID: "c9b2decb-ebc7-9ab4-99d6-69712772ef41",
+			Time: mustTime("2025-12-14T15:31:56.209Z"), Duration: 1_870_000_000},
+	}, {
+		Origin: "an Istio upstream timeout (504 UT response_timeout) quoted publicly, keyed as Istio's JSON in fixtures/formats/envoy.jsonl",
+		Line: `{"start_time":"2025-05-15T20:00:21.626Z","method":"GET","path":"/items","protocol":"HTTP/1.1","response_code":"504","response_flags":"UT",` +
+			`"response_code_details":"response_timeout","bytes_received":"0","bytes_sent":"24","duration":"501","upstream_service_time":"-",` +
+			`"x_forwarded_for":"172.18.0.1","user_agent":"curl/8.7.1","request_id":"cb846eff-07ac-902e-9890-7af478c84166",` +
+			`"authority":"catalog.istioinaction.io:30000","upstream_host":"10.10.0.13:3000"}`,
+		Want: trace.Observation{Tier: trace.TierProxy, Format: "envoy", Method: "GET", Route: "/items", Status: 504,
+			Outcome: trace.OutcomeUpstreamTimeout, RequestID: "cb846eff-07ac-902e-9890-7af478c84166", Client: "172.18.0.1",
+			Time: mustTime("2025-05-15T20:00:21.626Z"), Duration: 501_000_000},
+	}},
 }
 
 func extractEnvoy(p *Parser, r *record, o *trace.Observation) bool {

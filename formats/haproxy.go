@@ -21,6 +21,23 @@ var haproxyFormat = &Format{
 		p.haproxy(m, src)
 		return true
 	},
+	// %tr is when the request was received (local time, no zone), Ta the
+	// total in milliseconds; the termination state says who ended it.
+	Samples: []Sample{{
+		Origin: "lnav test/logfile_haproxy.0 (a capture of the User-Agent header in the braces)",
+		Line: `Feb 25 16:19:49 192.168.4.2 haproxy[7]: 92.193.212.151:59841 [25/Feb/2019:16:19:49.851] prod_http_in~ bk_ktest_kt/nginx_sonst 0/0/0/62/62 200 306 - - ` +
+			`---- 3/2/0/0/0 0/0 {Mozilla/5.0 (Macintosh; Intel Mac OS X 10_13_6) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/72.0.3626.109 Safari/537.36} {} ` +
+			`"POST /portal/?Script=934&onlinetest=speichereKorrektur&anm=10347 HTTP/1.1"`,
+		Want: trace.Observation{Tier: trace.TierProxy, Format: "haproxy", Method: "POST", Route: "/portal/", Status: 200,
+			Outcome: trace.OutcomeOK, Client: "92.193.212.151", Time: mustTime("2019-02-25T16:19:49.851Z"), Duration: 62 * time.Millisecond},
+	}, {
+		Origin: "HAProxy configuration manual, section 8 (SC--: the server refused the connection, after 3 retries)",
+		Line: `Feb  6 12:12:56 localhost haproxy[18989]: 10.0.0.1:34552 [15/Oct/2003:15:26:31.462] px-http px-http/srv1 3183/-1/-1/-1/11215 503 0 - - SC-- ` +
+			`205/202/202/115/3 0/0 "HEAD / HTTP/1.0"`,
+		Want: trace.Observation{Tier: trace.TierProxy, Format: "haproxy", Method: "HEAD", Route: "/", Status: 503,
+			Outcome: trace.OutcomeNotDelivered, Client: "10.0.0.1",
+			Time: mustTime("2003-10-15T15:26:31.462Z"), Duration: 11215 * time.Millisecond},
+	}},
 }
 
 // haproxyLine matches HAProxy's option httplog format, with or without the

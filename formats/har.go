@@ -22,6 +22,45 @@ var harFormat = &Format{
 		return true
 	},
 	extract: extractHAREntry,
+	// Chrome writes status 0 and an _error for a request that got no
+	// answer; the fingerprint is that of the canonical JSON body
+	// {"amount":25000,"currency":"USD","memo":"invoice 2026-114","to":"acct_991"}.
+	Samples: []Sample{{
+		Origin: "fixtures/scenarios/retry-new-key/client.har, Chrome's first entry (a timeout)",
+		Line: `{"startedDateTime":"2026-11-30T14:02:11.300Z","time":5001,"request":{"method":"POST","url":"https://shop.example.com/v1/transfers",` +
+			`"httpVersion":"HTTP/1.1","cookies":[],"headers":[{"name":"Content-Type","value":"application/json"},{"name":"Accept","value":"application/json"},` +
+			`{"name":"X-Request-Id","value":"5a0c7e21-0b1d-4c2e-8f3a-4b5c6d7e8f90"},{"name":"Idempotency-Key","value":"c0ffee00-1111-4222-8333-444455556666"}],` +
+			`"queryString":[],"headersSize":-1,"bodySize":75,"postData":{"mimeType":"application/json","text":"{\"to\":\"acct_991\",\"amount\":25000,` +
+			`\"currency\":\"USD\",\"memo\":\"invoice 2026-114\"}"}},"response":{"status":0,"statusText":"","httpVersion":"unknown","cookies":[],"headers":[],` +
+			`"content":{"size":0,"mimeType":"x-unknown"},"redirectURL":"","headersSize":-1,"bodySize":-1,"_transferSize":0,"_error":"net::ERR_TIMED_OUT"},` +
+			`"cache":{},"timings":{"blocked":0.5,"dns":-1,"ssl":-1,"connect":-1,"send":0.1,"wait":5000.3,"receive":0.1}}`,
+		Want: trace.Observation{Tier: trace.TierClient, Format: "har", Method: "POST", Route: "/v1/transfers",
+			Outcome: trace.OutcomeTimeout, Detail: "net::ERR_TIMED_OUT", RequestID: "5a0c7e21-0b1d-4c2e-8f3a-4b5c6d7e8f90",
+			Key: "c0ffee00-1111-4222-8333-444455556666", Fingerprint: "sha256:45507fac511ba7331a07647a5d208d94c3dd4708d3ae6b336eb68c3744b6b332",
+			Time: mustTime("2026-11-30T14:02:11.3Z"), Duration: 5_001_000_000},
+	}, {
+		Origin: "fixtures/scenarios/retry-new-key/client.har, the whole document on one line",
+		Line: `{"log":{"version":"1.2","creator":{"name":"WebInspector","version":"537.36"},"pages":[],"entries":[{"startedDateTime":"2026-11-30T14:02:11.300Z",` +
+			`"time":5001,"request":{"method":"POST","url":"https://shop.example.com/v1/transfers","httpVersion":"HTTP/1.1","cookies":[],` +
+			`"headers":[{"name":"Content-Type","value":"application/json"},{"name":"Accept","value":"application/json"},{"name":"X-Request-Id",` +
+			`"value":"5a0c7e21-0b1d-4c2e-8f3a-4b5c6d7e8f90"},{"name":"Idempotency-Key","value":"c0ffee00-1111-4222-8333-444455556666"}],"queryString":[],` +
+			`"headersSize":-1,"bodySize":75,"postData":{"mimeType":"application/json","text":"{\"to\":\"acct_991\",\"amount\":25000,\"currency\":\"USD\",` +
+			`\"memo\":\"invoice 2026-114\"}"}},"response":{"status":0,"statusText":"","httpVersion":"unknown","cookies":[],"headers":[],"content":{"size":0,` +
+			`"mimeType":"x-unknown"},"redirectURL":"","headersSize":-1,"bodySize":-1,"_transferSize":0,"_error":"net::ERR_TIMED_OUT"},"cache":{},` +
+			`"timings":{"blocked":0.5,"dns":-1,"ssl":-1,"connect":-1,"send":0.1,"wait":5000.3,"receive":0.1}},{"startedDateTime":"2026-11-30T14:02:19.950Z",` +
+			`"time":310.5,"request":{"method":"POST","url":"https://shop.example.com/v1/transfers","httpVersion":"HTTP/1.1","cookies":[],` +
+			`"headers":[{"name":"Content-Type","value":"application/json"},{"name":"Accept","value":"application/json"},{"name":"X-Request-Id",` +
+			`"value":"6b1d8f32-1c2e-4d3f-9a4b-5c6d7e8f9a01"},{"name":"Idempotency-Key","value":"c0ffee00-7777-4888-9999-aaaabbbbcccc"}],"queryString":[],` +
+			`"headersSize":-1,"bodySize":75,"postData":{"mimeType":"application/json","text":"{\"to\":\"acct_991\",\"amount\":25000,\"currency\":\"USD\",` +
+			`\"memo\":\"invoice 2026-114\"}"}},"response":{"status":201,"statusText":"","httpVersion":"HTTP/1.1","cookies":[],"headers":[{"name":"Content-Type",` +
+			`"value":"application/json"}],"content":{"size":34,"mimeType":"application/json","text":"{\"id\":\"tr_002\",\"status\":\"pending\"}"},"redirectURL":"",` +
+			`"headersSize":-1,"bodySize":34,"_transferSize":300},"cache":{},"timings":{"blocked":0.5,"dns":-1,"ssl":-1,"connect":-1,"send":0.1,"wait":309.8,` +
+			`"receive":0.1}}]}}`,
+		Count: 2,
+		Want: trace.Observation{Tier: trace.TierClient, Format: "har", Method: "POST", Route: "/v1/transfers",
+			Outcome: trace.OutcomeTimeout, Detail: "net::ERR_TIMED_OUT", RequestID: "5a0c7e21-0b1d-4c2e-8f3a-4b5c6d7e8f90",
+			Key: "c0ffee00-1111-4222-8333-444455556666", Time: mustTime("2026-11-30T14:02:11.3Z"), Duration: 5_001_000_000},
+	}},
 }
 
 // isHAREntry recognises one HAR entry (streamed out of a HAR document).

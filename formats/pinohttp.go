@@ -14,6 +14,16 @@ var pinoHTTPFormat = &Format{
 		return r.has("req") && (r.has("res") || r.has("responseTime"))
 	},
 	extract: extractPinoHTTP,
+	// time is when the response finished (ms), responseTime milliseconds.
+	Samples: []Sample{{
+		Origin: "fixtures/formats/pino-http.jsonl, after pino-http's README example",
+		Line: `{"level":30,"time":1531171074631,"pid":657,"hostname":"box","req":{"id":1,"method":"POST","url":"/v1/orders","headers":{"host":"localhost:3000",` +
+			`"idempotency-key":"k-pino-1","x-request-id":"p-1"},"remoteAddress":"::1","remotePort":64386},"res":{"statusCode":201,` +
+			`"headers":{"content-type":"application/json"}},"responseTime":31,"msg":"request completed"}`,
+		Want: trace.Observation{Tier: trace.TierServer, Format: "pino-http", Method: "POST", Route: "/v1/orders", Status: 201,
+			Outcome: trace.OutcomeOK, RequestID: "1", Key: "k-pino-1", Client: "::1", Message: "request completed",
+			Time: mustTime("2018-07-09T21:17:54.6Z"), Duration: 31_000_000},
+	}},
 }
 
 func extractPinoHTTP(p *Parser, r *record, o *trace.Observation) bool {

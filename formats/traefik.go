@@ -14,6 +14,19 @@ var traefikFormat = &Format{
 		return r.hasAny("DownstreamStatus", "OriginStatus") || r.has("RequestMethod") && r.has("StartUTC")
 	},
 	extract: extractTraefik,
+	// StartUTC is the start, Duration nanoseconds.
+	Samples: []Sample{{
+		Origin: "goaccess-for-nginxproxymanager issue #108, addresses and user agent replaced (fixtures/formats/traefik.jsonl)",
+		Line: `{"ClientAddr":"192.0.2.10:63261","ClientHost":"192.0.2.10","ClientPort":"63261","ClientUsername":"-","DownstreamContentSize":287,` +
+			`"DownstreamStatus":207,"Duration":8184335,"OriginContentSize":287,"OriginDuration":7349966,"OriginStatus":207,"Overhead":834369,` +
+			`"RequestAddr":"sub.example.com","RequestContentSize":366,"RequestCount":17348,"RequestHost":"sub.example.com","RequestMethod":"REPORT",` +
+			`"RequestPath":"/dav.php/calendars/","RequestPort":"-","RequestProtocol":"HTTP/2.0","RequestScheme":"https","RetryAttempts":0,` +
+			`"RouterName":"https-bk@docker","ServiceAddr":"172.29.0.2:8111","ServiceName":"bk-bk@docker","ServiceURL":"http://172.29.0.2:8111",` +
+			`"StartLocal":"2024-12-29T12:42:47.503803974+01:00","StartUTC":"2024-12-29T11:42:47.503803974Z","TLSCipher":"TLS_AES_128_GCM_SHA256",` +
+			`"TLSVersion":"1.3","entryPointName":"https","level":"info","msg":"","request_User-Agent":"Mozilla/5.0","time":"2024-12-29T12:42:47+01:00"}`,
+		Want: trace.Observation{Tier: trace.TierProxy, Format: "traefik", Method: "REPORT", Route: "/dav.php/calendars/", Status: 207,
+			Outcome: trace.OutcomeOK, Client: "192.0.2.10", Time: mustTime("2024-12-29T11:42:47.503803974Z"), Duration: 8_184_335},
+	}},
 }
 
 // keyFold returns the value of the first member whose name equals one of
