@@ -34,6 +34,15 @@ var envoyFormat = &Format{
 		Want: trace.Observation{Tier: trace.TierProxy, Format: "envoy", Method: "GET", Route: "/items", Status: 504,
 			Outcome: trace.OutcomeUpstreamTimeout, RequestID: "cb846eff-07ac-902e-9890-7af478c84166", Client: "172.18.0.1",
 			Time: mustTime("2025-05-15T20:00:21.626Z"), Duration: 501_000_000},
+	}, {
+		Origin: "an Istio ingress gateway's typed JSON line in a public write-up on 503 UC resets during uploads",
+		Line: `{"duration":1441,"response_code_details":"upstream_reset_before_response_started{connection_termination}","response_flags":"UC","protocol":"HTTP/2",` +
+			`"user_agent":"curl/7.58.0","route_name":null,"request_id":"d0784d05-2b65-4121-b309-a28fe69c91b0","upstream_service_time":null,` +
+			`"connection_termination_details":null,"upstream_transport_failure_reason":null,"path":"/chang/reproduce503/round1/random300M_1","method":"PUT",` +
+			`"response_code":503,"bytes_received":268435456,"bytes_sent":95,"start_time":"2021-12-07T08:37:28.358Z"}`,
+		Want: trace.Observation{Tier: trace.TierProxy, Format: "envoy", Method: "PUT", Route: "/chang/reproduce503/round1/random300M_1", Status: 503,
+			Outcome: trace.OutcomeUpstreamReset, RequestID: "d0784d05-2b65-4121-b309-a28fe69c91b0",
+			Time: mustTime("2021-12-07T08:37:28.358Z"), Duration: 1_441_000_000},
 	}},
 }
 
