@@ -37,6 +37,27 @@ var haproxyFormat = &Format{
 		Want: trace.Observation{Tier: trace.TierProxy, Format: "haproxy", Method: "HEAD", Route: "/", Status: 503,
 			Outcome: trace.OutcomeNotDelivered, Client: "10.0.0.1",
 			Time: mustTime("2003-10-15T15:26:31.462Z"), Duration: 11215 * time.Millisecond},
+	}, {
+		Origin: "a blog post on HAProxy in front of IIS (cD--: the client stopped acknowledging after the 200 had started)",
+		Known:  "a client abort or timeout once the response had started (cD, CD) drops the status the server sent",
+		Line: `May  4 14:18:19 localhost haproxy[16344]: 192.168.101.47:58781 [04/May/2013:14:18:14.757] https_frontend~ web_server/s2 20/0/2/3/5026 200 236 - - ` +
+			`cD-- 0/0/0/0/0 0/0 "GET /test.html HTTP/1.1"`,
+		Want: trace.Observation{Tier: trace.TierProxy, Format: "haproxy", Method: "GET", Route: "/test.html", Status: 200,
+			Outcome: trace.OutcomeClientClosed, Detail: "cD--", Client: "192.168.101.47",
+			Time: mustTime("2013-05-04T14:18:14.757Z"), Duration: 5026 * time.Millisecond},
+	}, {
+		Origin: "a production line behind an RFC 5424 header in a public HAProxy log parser's tests (CD--, status -1: the client left before any answer)",
+		Known:  "%tr is local time and the header says +03:00, but a time without a zone is read as UTC",
+		Line: `2021-03-10T06:26:36.347+03:00 local2.info 2021-03-10T06:26:36.347017+03:00 mslb01h haproxy 25291 - [haproxy_http_req@13238 ` +
+			`conn_time="10/Mar/2021:06:26:36.206" fe_addr="2a02:6b8:0:3400:0:3c9:0:91" fe_port="8080" handshake_ms="0" idle_ms="40" req_after_connect_ms="40" ` +
+			`http_version="HTTP/2.0" http_method="POST" req_size="2533" be_src_addr="2a02:6b8:c02:45a:0:577:e299:ec6c" be_src_port="42630" ` +
+			`srv_ip="2a02:6b8:c08:7792:10e:f91e:0:43c9" srv_port="17355"] 2a02:6b8:c1b:360d:10b:7acd:0:429a:45228 [10/Mar/2021:06:26:36.246] ` +
+			`combinator.vs.market.yandex.net:8080 be1:combinator.vs.market.yandex.net:8080/sas4-6785-266-sas-market-prod--fc2-17353.gencfg-c.yandex.net:17355 ` +
+			`0/0/0/-1/100 -1 0 - - CD-- 2006/58/0/0/0 0/0 {|||combinator.vs.market.yandex.net:8080} "POST ` +
+			`http://combinator.vs.market.yandex.net:8080/yandex.market.combinator.v0.Combinator/GetOffersDeliveryStats HTTP/2.0"`,
+		Want: trace.Observation{Tier: trace.TierProxy, Format: "haproxy", Method: "POST", Route: "/yandex.market.combinator.v0.Combinator/GetOffersDeliveryStats",
+			Outcome: trace.OutcomeClientClosed, Detail: "CD--", Client: "2a02:6b8:c1b:360d:10b:7acd:0:429a",
+			Time: mustTime("2021-03-10T06:26:36.246+03:00"), Duration: 100 * time.Millisecond},
 	}},
 }
 
