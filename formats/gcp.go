@@ -21,15 +21,16 @@ var gcpFormat = &Format{
 	},
 	Samples: []Sample{{
 		Origin: "fixtures/exports/gcloud.json, one entry of gcloud logging read --format json",
-		Line: `{"insertId":"c23dfcf843d028","jsonPayload":{"time":"2026-11-30T09:14:04.501Z","level":"INFO","msg":"request completed",` +
-			`"request_id":"c9b2decb-ebc7-4a9b-99d6-69712772ef41","route":"/v1/orders","method":"POST","status":201,"duration_ms":2383,` +
-			`"key_hash":"sha256:64a007e7bb1a1169","state":"completed","result_id":"ord_8H2kQ"},"labels":{"k8s-pod/app":"orders-api"},` +
-			`"logName":"projects/shop-prod/logs/stdout","receiveTimestamp":"2026-11-30T09:14:04.501000Z","resource":{"labels":{"cluster_name":"prod",` +
+		Line: `{"insertId":"b11cf7157e0a83","jsonPayload":{"time":"2026-11-30T09:14:02.118Z","level":"INFO","msg":"idempotency reservation",` +
+			`"request_id":"c9b2decb-ebc7-4a9b-99d6-69712772ef41","route":"/v1/orders","method":"POST","key_hash":"sha256:64a007e7bb1a1169","decision":"new",` +
+			`"state":"in_progress","fingerprint":"sha256:0da6983d5be4c82203ac1bd602fa40926c7f8ce5c44253057c3d4618e3f7880e"},"labels":{"k8s-pod/app":"orders-api"},` +
+			`"logName":"projects/shop-prod/logs/stdout","receiveTimestamp":"2026-11-30T09:14:02.118000Z","resource":{"labels":{"cluster_name":"prod",` +
 			`"container_name":"orders-api","location":"europe-west1","namespace_name":"shop","pod_name":"orders-api-7d9f6b8c5-qm2lz","project_id":"shop-prod"},` +
-			`"type":"k8s_container"},"severity":"INFO","timestamp":"2026-11-30T09:14:04.501000Z"}`,
-		Want: trace.Observation{Tier: trace.TierServer, Format: "slog", Method: "POST", Route: "/v1/orders", Status: 201, Outcome: trace.OutcomeOK,
-			RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", KeyHash: "sha256:64a007e7bb1a1169", State: "completed", ResultID: "ord_8H2kQ",
-			Message: "request completed", Time: mustTime("2026-11-30T09:14:04.501Z"), Duration: 2_383_000_000},
+			`"type":"k8s_container"},"severity":"INFO","timestamp":"2026-11-30T09:14:02.118000Z"}`,
+		Want: trace.Observation{Tier: trace.TierServer, Format: "slog", Method: "POST", Route: "/v1/orders",
+			RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", KeyHash: "sha256:64a007e7bb1a1169", Decision: "new", State: "in_progress",
+			Fingerprint: "sha256:0da6983d5be4c82203ac1bd602fa40926c7f8ce5c44253057c3d4618e3f7880e", Message: "idempotency reservation",
+			Time: mustTime("2026-11-30T09:14:02.118Z")},
 	}, {
 		// timestamp is taken as when the load balancer answered, so the
 		// request started latency before it.

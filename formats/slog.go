@@ -13,10 +13,20 @@ var slogFormat = &Format{
 	// A time.Duration attribute is integer nanoseconds.
 	Samples: []Sample{{
 		Origin: "fixtures/formats/slog.jsonl",
+		Known:  "a line written when the request ended is timed at its end: the start is time less the logged duration",
 		Line: `{"time":"2022-11-08T15:28:26.5-05:00","level":"INFO","msg":"request completed","request_id":"s-1","method":"POST","route":"/v1/orders","status":201,` +
 			`"duration":153000000,"idempotency_key":"k-slog-1"}`,
 		Want: trace.Observation{Tier: trace.TierServer, Format: "slog", Method: "POST", Route: "/v1/orders", Status: 201,
 			Outcome: trace.OutcomeOK, RequestID: "s-1", Key: "k-slog-1", Message: "request completed",
-			Time: mustTime("2022-11-08T20:28:26.5Z"), Duration: 153_000_000},
+			Time: mustTime("2022-11-08T20:28:26.347Z"), Duration: 153_000_000},
+	}, {
+		Origin: "fixtures/exports/app.jsonl: an idempotency reservation",
+		Line: `{"time":"2026-11-30T09:14:02.118Z","level":"INFO","msg":"idempotency reservation","request_id":"c9b2decb-ebc7-4a9b-99d6-69712772ef41",` +
+			`"route":"/v1/orders","method":"POST","key_hash":"sha256:64a007e7bb1a1169","decision":"new","state":"in_progress",` +
+			`"fingerprint":"sha256:0da6983d5be4c82203ac1bd602fa40926c7f8ce5c44253057c3d4618e3f7880e"}`,
+		Want: trace.Observation{Tier: trace.TierServer, Format: "slog", Method: "POST", Route: "/v1/orders",
+			RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", KeyHash: "sha256:64a007e7bb1a1169", Decision: "new", State: "in_progress",
+			Fingerprint: "sha256:0da6983d5be4c82203ac1bd602fa40926c7f8ce5c44253057c3d4618e3f7880e", Message: "idempotency reservation",
+			Time: mustTime("2026-11-30T09:14:02.118Z")},
 	}},
 }
