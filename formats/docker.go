@@ -24,6 +24,12 @@ var dockerFormat = &Format{
 		Want: trace.Observation{Tier: trace.TierProxy, Format: "nginx", Method: "POST", Route: "/v1/orders", UpstreamStatus: 201,
 			Outcome: trace.OutcomeClientClosed, RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", Key: "0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41",
 			Client: "198.51.100.23", Time: mustTime("2026-11-30T09:14:02.114Z"), Duration: 2_398_000_000},
+	}, {
+		Origin: "an nginx container's -json.log quoted in a public repository (the access line inside, its $time_local the log time)",
+		Line: `{"log":"172.17.0.1 - - [13/Nov/2022:20:39:06 +0000] \"GET / HTTP/1.1\" 200 353 \"-\" \"curl/7.68.0\" \"-\"\n","stream":"stdout",` +
+			`"time":"2022-11-13T20:39:06.5747771Z"}`,
+		Want: trace.Observation{Tier: trace.TierProxy, Format: "combined", Method: "GET", Route: "/", Status: 200, Outcome: trace.OutcomeOK,
+			Client: "172.17.0.1", Time: mustTime("2022-11-13T20:39:06Z")},
 	}},
 }
 
