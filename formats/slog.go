@@ -28,5 +28,11 @@ var slogFormat = &Format{
 			RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", KeyHash: "sha256:64a007e7bb1a1169", Decision: "new", State: "in_progress",
 			Fingerprint: "sha256:0da6983d5be4c82203ac1bd602fa40926c7f8ce5c44253057c3d4618e3f7880e", Message: "idempotency reservation",
 			Time: mustTime("2026-11-30T09:14:02.118Z")},
+	}, {
+		Origin: "a Go proxy's README (its slog JSONHandler access line; the duration a string with its unit)",
+		Known:  "a line written when the request ended is timed at its end: the start is time less the logged duration",
+		Line:   `{"time":"2026-07-14T09:28:49Z","level":"INFO","msg":"request","method":"GET","path":"/get","status":200,"duration":"815ms","ip":"10.0.2.100"}`,
+		Want: trace.Observation{Tier: trace.TierServer, Format: "slog", Method: "GET", Route: "/get", Status: 200, Outcome: trace.OutcomeOK,
+			Client: "10.0.2.100", Message: "request", Time: mustTime("2026-07-14T09:28:48.185Z"), Duration: 815_000_000},
 	}},
 }
