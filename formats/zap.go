@@ -25,5 +25,10 @@ var zapFormat = &Format{
 			`"status":201}`,
 		Want: trace.Observation{Tier: trace.TierServer, Format: "zap", Method: "POST", Route: "/v1/orders", Status: 201,
 			Outcome: trace.OutcomeOK, RequestID: "z-1", Message: "request finished", Time: mustTime("2019-10-27T07:24:11.846623Z")},
+	}, {
+		Origin: "a Go framework's logging documentation (zap with the ISO 8601 time encoder)",
+		Line:   `{"level":"info","ts":"2024-05-30T09:43:19.89399056+07:00","caller":"cmd/main.go:56","msg":"Hello, World!","request_id":"0007d2f7-a767-43cf-ae48-9b2f9d3c099f"}`,
+		Want: trace.Observation{Tier: trace.TierServer, Format: "zap", RequestID: "0007d2f7-a767-43cf-ae48-9b2f9d3c099f", Message: "Hello, World!",
+			Time: mustTime("2024-05-30T02:43:19.89399056Z")},
 	}},
 }
