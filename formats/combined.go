@@ -15,6 +15,21 @@ var combinedFormat = &Format{
 	Name: "combined", Aliases: []string{"clf", "apache", "nginx-text"}, Kind: KindText, Tier: trace.TierProxy,
 	Doc:  "nginx/Apache combined text access logs, with appended fields",
 	text: readCombined,
+	// nginx's $time_local is when the log is written (start = it -
+	// $request_time); Apache's %t is when the request arrived.
+	Samples: []Sample{{
+		Origin: "Apache HTTP Server documentation, Log Files (Combined Log Format example)",
+		Line:   `127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] "GET /apache_pb.gif HTTP/1.0" 200 2326 "http://www.example.com/start.html" "Mozilla/4.08 [en] (Win98; I ;Nav)"`,
+		Want: trace.Observation{Tier: trace.TierProxy, Format: "combined", Method: "GET", Route: "/apache_pb.gif", Status: 200,
+			Outcome: trace.OutcomeOK, Client: "127.0.0.1", Time: mustTime("2000-10-10T13:55:36-07:00")},
+	}, {
+		Origin: "fixtures/exports/combined.log: a 499 with request time, upstream status, request id and key appended",
+		Line: `198.51.100.23 - - [30/Nov/2026:09:14:04 +0000] "POST /v1/orders HTTP/1.1" 499 0 "-" "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_6)" 2.398 "201" ` +
+			`"c9b2decb-ebc7-4a9b-99d6-69712772ef41" "0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41"`,
+		Want: trace.Observation{Tier: trace.TierProxy, Format: "combined", Method: "POST", Route: "/v1/orders", UpstreamStatus: 201,
+			Outcome: trace.OutcomeClientClosed, RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", Key: "0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41",
+			Client: "198.51.100.23", Time: mustTime("2026-11-30T09:14:01.602Z"), Duration: 2_398_000_000},
+	}},
 }
 
 // combinedLine matches the Common/Combined Log Format, and Apache's

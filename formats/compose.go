@@ -3,6 +3,7 @@ package formats
 import (
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/idem-cli/idem/trace"
 )
@@ -19,6 +20,15 @@ var composeFormat = &Format{
 	Name: "compose", Aliases: []string{"docker-compose"}, Kind: KindEnvelope,
 	Doc:  "docker compose logs lines (service | line), unwrapped",
 	text: readCompose,
+	Samples: []Sample{{
+		Origin: "docker compose logs of a Caddy service, colour codes as on a terminal",
+		Line: "\x1b[36mcaddy-1  | \x1b[0m" + `{"level":"info","ts":1796030044.25,"logger":"http.log.access.log0","msg":"handled request","request":` +
+			`{"remote_ip":"172.18.0.1","client_ip":"172.18.0.1","proto":"HTTP/1.1","method":"POST","host":"localhost","uri":"/v1/orders",` +
+			`"headers":{"X-Request-Id":["c9b2decb-ebc7-4a9b-99d6-69712772ef41"]}},"duration":0.25,"size":57,"status":201,"resp_headers":{}}`,
+		Want: trace.Observation{Tier: trace.TierProxy, Format: "caddy", Method: "POST", Route: "/v1/orders", Status: 201, Outcome: trace.OutcomeOK,
+			RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", Client: "172.18.0.1", Labels: "container=caddy-1,service=caddy",
+			Time: mustTime("2026-11-30T09:14:04Z"), Duration: 250 * time.Millisecond},
+	}},
 }
 
 // composePrefix matches the service name, its padding and the bar.

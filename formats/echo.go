@@ -1,6 +1,8 @@
 package formats
 
 import (
+	"time"
+
 	"github.com/idem-cli/idem/trace"
 )
 
@@ -22,6 +24,15 @@ var echoFormat = &Format{
 		return r.has("latency_human") || r.has("remote_ip") && r.has("bytes_in") && r.has("uri")
 	},
 	extract: extractEcho,
+	Samples: []Sample{{
+		Origin: "echo's Logger middleware, its default JSON format, for a POST with X-Request-ID",
+		Line: `{"time":"2026-11-30T09:14:04.5Z","id":"c9b2decb-ebc7-4a9b-99d6-69712772ef41","remote_ip":"10.0.0.7","host":"api:8080",` +
+			`"method":"POST","uri":"/v1/orders","user_agent":"curl/8.5.0","status":201,"error":"","latency":1500000000,` +
+			`"latency_human":"1.5s","bytes_in":41,"bytes_out":57}`,
+		Want: trace.Observation{Tier: trace.TierServer, Format: "echo", Method: "POST", Route: "/v1/orders", Status: 201, Outcome: trace.OutcomeOK,
+			RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", Client: "10.0.0.7",
+			Time: mustTime("2026-11-30T09:14:03Z"), Duration: 1500 * time.Millisecond},
+	}},
 }
 
 func extractEcho(p *Parser, r *record, o *trace.Observation) bool {

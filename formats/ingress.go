@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/idem-cli/idem/trace"
 )
@@ -25,6 +26,22 @@ var ingressNginxFormat = &Format{
 	Doc:   "ingress-nginx's default access log (log-format-upstream), read by position",
 	Setup: "ingress-nginx logs $req_id, the request's X-Request-ID; add \"$http_idempotency_key\" at the end of log-format-upstream to log the key.",
 	text:  readIngressNginx,
+	Samples: []Sample{{
+		Origin: "ingress-nginx's default log-format-upstream, a line quoted in a public README",
+		Line: `192.168.0.139 - - [27/Nov/2020:10:04:38 +0000] "GET /api/v2.0/projects?page=1&page_size=15 HTTP/2.0" 200 760 ` +
+			`"https://harbor.iisquare.com/harbor/projects" "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/86.0.4240.75 ` +
+			`Safari/537.36" 50 1.279 [app-lvs-svr-harbor-harbor-core-80] [] 10.244.4.100:8080 760 1.279 200 e0726b2e0c22976ac8ccd04d52d7c83b`,
+		Want: trace.Observation{Tier: trace.TierProxy, Format: "ingress-nginx", Method: "GET", Route: "/api/v2.0/projects", Status: 200,
+			UpstreamStatus: 200, Outcome: trace.OutcomeOK, RequestID: "e0726b2e0c22976ac8ccd04d52d7c83b", Client: "192.168.0.139",
+			Time: mustTime("2020-11-27T10:04:36.721Z"), Duration: 1_279_000_000, Labels: "upstream=app-lvs-svr-harbor-harbor-core-80"},
+	}, {
+		Origin: "a 499 behind which nginx tried two upstreams; $request_length (301) comes before $request_time",
+		Line: `10.1.2.3 - - [30/Nov/2026:09:14:04 +0000] "POST /v1/orders HTTP/1.1" 499 0 "-" "okhttp/4.12.0" 301 2.398 [shop-api-8080] [] ` +
+			`10.244.1.7:8080, 10.244.2.9:8080 0, 0 1.000, 1.397 502, 201 c9b2decb-ebc7-4a9b-99d6-69712772ef41`,
+		Want: trace.Observation{Tier: trace.TierProxy, Format: "ingress-nginx", Method: "POST", Route: "/v1/orders", UpstreamStatus: 201,
+			Outcome: trace.OutcomeClientClosed, Detail: "upstream_status 502, 201", RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41",
+			Client: "10.1.2.3", Time: mustTime("2026-11-30T09:14:01.602Z"), Duration: 2398 * time.Millisecond},
+	}},
 }
 
 // ingressTail matches what ingress-nginx appends to the combined line;
