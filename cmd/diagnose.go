@@ -22,9 +22,12 @@ type DiagnoseOptions struct {
 	Since   string
 	Until   string
 	FailOn  string
-	Limit   int
-	Rule    diagnose.Options
-	Input   inputFlags
+	// FailOnHygiene lets hygiene findings (secrets in the logs) count
+	// toward --fail-on; by default only the incident's findings do.
+	FailOnHygiene bool
+	Limit         int
+	Rule          diagnose.Options
+	Input         inputFlags
 }
 
 // NewCmdDiagnose builds `idem diagnose [FILE...]`.
@@ -72,6 +75,7 @@ an input that could not be read (see 'idem help exit-codes').`,
 	fs.StringVar(&opts.Since, "since", "", "only intents that started at or after this time (RFC 3339, or a duration before now such as 2h)")
 	fs.StringVar(&opts.Until, "until", "", "only intents that started at or before this time (RFC 3339, or a duration before now)")
 	fs.StringVar(&opts.FailOn, "fail-on", "warning", "exit 1 when a finding is at least this severe: info, warning or critical")
+	fs.BoolVar(&opts.FailOnHygiene, "fail-on-hygiene", false, "let hygiene findings (secret-in-logs) fail --fail-on too")
 	fs.DurationVar(&opts.Rule.RetryWindow, "retry-window", opts.Rule.RetryWindow, "how far apart two intents may start and be one user's retry")
 	fs.IntVar(&opts.Rule.RetryBudget, "retry-budget", opts.Rule.RetryBudget, "deliveries one intent may take before retry-storm")
 	fs.DurationVar(&opts.Rule.Deadline, "deadline", opts.Rule.Deadline, "how long after its first delivery an intent may be retried")
@@ -144,10 +148,11 @@ func runDiagnose(cmd *cobra.Command, opts *DiagnoseOptions) error {
 	if err != nil {
 		return err
 	}
-	set.Release() // the rules look only at the intents built for them
+	missing := missingKeys(set, opts.Keys) // before Release: FindIntent builds what it finds
+	set.Release()                          // the rules look only at the intents built for them
 	storeReleased()
-	res := diagnose.Run(set, opts.Rule)
-	rep := &report.Report{Inputs: set.Inputs, Summary: res.Summary, Findings: filter.Apply(res.Findings), Compact: !f.IO.IsStdoutTTY(),
+	res := diagnose.Run(set, opts.Rule).Filter(filter)
+	rep := &report.Report{Inputs: set.Inputs, Summary: res.Summary, Findings: res.Findings, Compact: !f.IO.IsStdoutTTY(),
 		Limit: opts.Limit}
 	out := f.IO.Out
 	switch opts.Format {
@@ -170,11 +175,31 @@ func runDiagnose(cmd *cobra.Command, opts *DiagnoseOptions) error {
 		}
 		return &CodeError{Code: ExitError}
 	}
+	for _, k := range missing {
+		fmt.Fprintf(f.IO.ErrOut, "idem: no intent has key %s (as a raw key or its hash)\n", report.Safe(k))
+	}
+	if len(missing) > 0 && len(missing) == len(opts.Keys) {
+		return &CodeError{Code: ExitError}
+	}
+	if len(opts.Rules) > 0 && len(rep.Findings) == 0 {
+		fmt.Fprintf(f.IO.ErrOut, "idem: --rule %s found nothing in %d intents\n", report.Safe(strings.Join(opts.Rules, ",")), res.Summary.Intents)
+	}
 	failOn, _ := diagnose.ParseSeverity(opts.FailOn)
 	for _, fd := range rep.Findings {
-		if fd.Severity >= failOn {
+		if fd.Severity >= failOn && (!fd.Rule.Hygiene || opts.FailOnHygiene) {
 			return &CodeError{Code: ExitFindings}
 		}
 	}
 	return nil
+}
+
+// missingKeys lists the --key values no intent carries, raw or hashed.
+func missingKeys(set *trace.Set, keys []string) []string {
+	var out []string
+	for _, k := range keys {
+		if len(set.FindIntent(k)) == 0 {
+			out = append(out, k)
+		}
+	}
+	return out
 }

@@ -306,7 +306,9 @@ func newHelpTopic(name, short, long string) *cobra.Command {
 const exitCodesHelp = `idem's exit codes, as in ShellCheck and golangci-lint:
 
   0    no finding at or above --fail-on (diagnose); every assertion held (replay)
-  1    findings at or above --fail-on (diagnose); the replay contract is broken (replay)
+  1    findings at or above --fail-on (diagnose; hygiene findings such as
+       secret-in-logs only with --fail-on-hygiene); the replay contract is
+       broken (replay)
   2    usage error, an input that cannot be opened or was cut short, a network error
   130  interrupted (SIGINT)
 

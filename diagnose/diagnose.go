@@ -73,7 +73,11 @@ type Rule struct {
 	Example string
 	// Needs names the tiers without which the rule cannot see its case.
 	Needs []trace.Tier
-	run   func(c *context) []*Finding
+	// Hygiene marks a rule about how the logs are kept (secrets in them),
+	// not about the incident: its findings do not fail --fail-on unless
+	// asked to (--fail-on-hygiene).
+	Hygiene bool
+	run     func(c *context) []*Finding
 }
 
 // Finding is one diagnosis with its evidence.
@@ -122,6 +126,19 @@ func DefaultOptions() Options {
 type Result struct {
 	Findings []*Finding
 	Summary  Summary
+	set      *trace.Set
+}
+
+// Filter keeps the findings that pass fl, with the summary counted again
+// over them so that it describes what is shown.
+func (r *Result) Filter(fl Filter) *Result {
+	kept := fl.Apply(r.Findings)
+	if r.set == nil || len(kept) == len(r.Findings) {
+		return &Result{Findings: kept, Summary: r.Summary, set: r.set}
+	}
+	sum := Summarise(r.set, kept)
+	sum.OwnTraffic = r.Summary.OwnTraffic
+	return &Result{Findings: kept, Summary: sum, set: r.set}
 }
 
 // Summary counts what was read and what was found.
@@ -129,6 +146,7 @@ type Summary struct {
 	Inputs       int      `json:"inputs"`
 	Lines        int      `json:"lines"`
 	Skipped      int      `json:"skipped"`
+	Ignored      int      `json:"ignored"` // lines read that say nothing about a request
 	Observations int      `json:"observations"`
 	Deliveries   int      `json:"deliveries"`
 	Unkeyed      int      `json:"unkeyed_deliveries"`
@@ -139,8 +157,10 @@ type Summary struct {
 	Critical     int      `json:"critical"`
 	Warning      int      `json:"warning"`
 	Info         int      `json:"info"`
-	Tiers        []string `json:"tiers"`
-	MissingTiers []string `json:"missing_tiers"`
+	// ByRule counts the findings of each rule that made any.
+	ByRule       map[string]int `json:"by_rule"`
+	Tiers        []string       `json:"tiers"`
+	MissingTiers []string       `json:"missing_tiers"`
 	// OwnTraffic counts the deliveries idem replay and its probes sent,
 	// which the rules do not diagnose.
 	OwnTraffic int `json:"idem_traffic_deliveries,omitempty"`
@@ -228,9 +248,9 @@ func Run(set *trace.Set, opts Options) *Result {
 	for i := range all {
 		findings[i] = all[i].f
 	}
-	sum := summarise(whole, findings)
+	sum := Summarise(whole, findings)
 	sum.OwnTraffic = own
-	return &Result{Findings: findings, Summary: sum}
+	return &Result{Findings: findings, Summary: sum, set: whole}
 }
 
 func anyEffect(set *trace.Set) bool {
@@ -259,16 +279,22 @@ func anyEffect(set *trace.Set) bool {
 	return own(set.Orphans)
 }
 
-func summarise(set *trace.Set, findings []*Finding) Summary {
+// Summarise counts what was read and what was found, so that the counts
+// add up: every finding is counted once by severity and once by rule, and
+// every intent is either with findings (named by one, at any severity) or
+// without.
+func Summarise(set *trace.Set, findings []*Finding) Summary {
 	s := Summary{Inputs: len(set.Inputs), Intents: set.IntentCount(), Unkeyed: set.UnkeyedCount(), Findings: len(findings),
-		Deliveries: set.DeliveryCount()}
+		Deliveries: set.DeliveryCount(), ByRule: map[string]int{}}
 	for _, in := range set.Inputs {
 		s.Lines += in.Lines
 		s.Skipped += in.Skipped
+		s.Ignored += in.Ignored
 		s.Observations += in.Observations
 	}
-	flagged := map[*trace.Intent]bool{}
+	flagged := map[string]bool{}
 	for _, f := range findings {
+		s.ByRule[f.Rule.ID]++
 		switch f.Severity {
 		case Critical:
 			s.Critical++
@@ -277,10 +303,8 @@ func summarise(set *trace.Set, findings []*Finding) Summary {
 		default:
 			s.Info++
 		}
-		if f.Severity >= Warning {
-			for _, in := range f.Intents {
-				flagged[in] = true
-			}
+		for _, in := range f.Intents {
+			flagged[in.ID] = true // by ID: the rules may see a copy (own traffic left out)
 		}
 	}
 	// Intents that were only counted had nothing for a rule to see.
@@ -343,7 +367,9 @@ func anyKey(want, have []string) bool {
 	for _, w := range want {
 		w = trace.NormalizeKey(w)
 		for _, h := range have {
-			if h == w || h == "hash:"+w || h == "hash:"+trace.HashKey(w) {
+			// The key as given or as a hash, against a raw key or a
+			// hash-only one: --key sha256:… finds the raw key's intent.
+			if h == w || h == "hash:"+w || h == "hash:"+trace.HashKey(w) || trace.HashKey(h) == w {
 				return true
 			}
 		}

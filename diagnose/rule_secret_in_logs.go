@@ -10,6 +10,7 @@ var secretInLogs = &Rule{
 	ID:         "secret-in-logs",
 	Title:      "Credentials or bodies in the logs",
 	Severity:   Warning,
+	Hygiene:    true,
 	Symptom:    "A log holds Authorization, Cookie, Set-Cookie or API-key values, or whole request bodies.",
 	Hypothesis: "Logging captures headers or payloads wholesale; diagnostics have become a leak.",
 	Check:      "Review the named fields in the named source; check who can read these logs and for how long they are kept.",

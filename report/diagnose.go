@@ -251,9 +251,31 @@ func (r *Report) encodeTo(out *bytes.Buffer, v any, prefix string) error {
 // summaryLine is the one-line count of what was read and found.
 func (r *Report) summaryLine() string {
 	s := r.Summary
-	return fmt.Sprintf("%s, %s (%s skipped), %s, %s: %d healthy, %d with findings",
-		plural(s.Inputs, "input", "inputs"), plural(s.Lines, "line", "lines"), fmt.Sprint(s.Skipped),
-		plural(s.Deliveries, "delivery", "deliveries"), plural(s.Intents, "intent", "intents"), s.Healthy, s.WithFindings)
+	line := fmt.Sprintf("%s, %s (%d skipped, %d ignored), %s (%d unkeyed), %s (%d with findings, %d without); %s",
+		plural(s.Inputs, "input", "inputs"), plural(s.Lines, "line", "lines"), s.Skipped, s.Ignored,
+		plural(s.Deliveries, "delivery", "deliveries"), s.Unkeyed, plural(s.Intents, "intent", "intents"), s.WithFindings, s.Healthy,
+		findingCounts(s))
+	if s.OwnTraffic > 0 {
+		line += fmt.Sprintf("; %s of idem replay's own traffic set apart", plural(s.OwnTraffic, "delivery", "deliveries"))
+	}
+	return line
+}
+
+// findingCounts says how many findings there are, by severity.
+func findingCounts(s diagnose.Summary) string {
+	if s.Findings == 0 {
+		return "no findings"
+	}
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		name string
+	}{{s.Critical, "critical"}, {s.Warning, "warning"}, {s.Info, "info"}} {
+		if c.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.name))
+		}
+	}
+	return plural(s.Findings, "finding", "findings") + ": " + strings.Join(parts, ", ")
 }
 
 func plural(n int, one, many string) string {
@@ -345,10 +367,14 @@ func shorten(s string, n int) string {
 func (r *Report) Markdown(w io.Writer) {
 	s := r.Summary
 	fmt.Fprintf(w, "## idem diagnosis\n\n")
-	fmt.Fprintf(w, "| inputs | lines | skipped | deliveries | intents | healthy | with findings | critical | warning | info |\n")
-	fmt.Fprintf(w, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-	fmt.Fprintf(w, "| %d | %d | %d | %d | %d | %d | %d | %d | %d | %d |\n\n", s.Inputs, s.Lines, s.Skipped, s.Deliveries, s.Intents,
-		s.Healthy, s.WithFindings, s.Critical, s.Warning, s.Info)
+	fmt.Fprintf(w, "| inputs | lines | skipped | ignored | deliveries | unkeyed | intents | with findings | without | critical | warning | info |\n")
+	fmt.Fprintf(w, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(w, "| %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d |\n\n", s.Inputs, s.Lines, s.Skipped, s.Ignored, s.Deliveries,
+		s.Unkeyed, s.Intents, s.WithFindings, s.Healthy, s.Critical, s.Warning, s.Info)
+	if s.OwnTraffic > 0 {
+		fmt.Fprintf(w, "%s of idem replay's own traffic (request ids idem-replay-…, probe keys) were set apart, not diagnosed.\n\n",
+			plural(s.OwnTraffic, "delivery", "deliveries"))
+	}
 	fmt.Fprintf(w, "Tiers seen: %s.", strings.Join(s.Tiers, ", "))
 	if len(s.MissingTiers) > 0 {
 		fmt.Fprintf(w, " Missing: %s, so what happened there could not be seen.", strings.Join(s.MissingTiers, ", "))
