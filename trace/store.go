@@ -205,6 +205,40 @@ func (a *arena) get(r aref) string {
 	return bytesToString(b)
 }
 
+// appendTo appends the string r names to buf, unpacking packed ids in
+// place: no allocation when buf has room.
+func (a *arena) appendTo(buf []byte, r aref) []byte {
+	b, kind := a.raw(r)
+	switch kind {
+	case packedUUID:
+		for i, c := range b {
+			if i == 4 || i == 6 || i == 8 || i == 10 {
+				buf = append(buf, '-')
+			}
+			buf = append(buf, hexDigits[c>>4], hexDigits[c&0xf])
+		}
+		return buf
+	case packedHex:
+		return appendHex(buf, b)
+	case packedIPv4:
+		for i, x := range b {
+			if i > 0 {
+				buf = append(buf, '.')
+			}
+			buf = strconv.AppendUint(buf, uint64(x), 10)
+		}
+		return buf
+	}
+	return append(buf, b...)
+}
+
+func appendHex(buf, b []byte) []byte {
+	for _, c := range b {
+		buf = append(buf, hexDigits[c>>4], hexDigits[c&0xf])
+	}
+	return buf
+}
+
 const hexDigits = "0123456789abcdef"
 
 // hexVal maps a lower-case hex digit to its value and every other byte
@@ -428,6 +462,50 @@ func (c *Correlator) materialize(i int32, rid string) *Observation {
 		o.Time = time.Unix(0, co.time).UTC()
 	}
 	return o
+}
+
+// The fields follow-ups are compared by (see followUps.follows).
+const (
+	fieldClient = iota
+	fieldMethod
+	fieldRoute
+)
+
+// appendField appends a string field of observation j (or of none, for
+// j < 0) to buf in the form appendSig lays out.
+func (c *Correlator) appendField(buf []byte, j int32, field int) []byte {
+	if j < 0 {
+		return appendPacked(buf, "", packed{})
+	}
+	if f := c.full(j); f >= 0 {
+		o := c.fulls[f]
+		if field == fieldMethod {
+			return append(buf, o.Method...)
+		}
+		s := [...]string{fieldClient: o.Client, fieldRoute: o.Route}[field]
+		return appendPacked(buf, s, pack(s))
+	}
+	co := c.obs.at(j)
+	r := co.route
+	switch field {
+	case fieldClient:
+		r = co.client
+	case fieldMethod:
+		return append(buf, c.methods.list[co.method][0]...)
+	}
+	raw, kind := c.arena.raw(r)
+	return append(append(append(buf, byte(kind)), raw...), 0)
+}
+
+// obsTime is when observation j started.
+func (c *Correlator) obsTime(j int32) time.Time {
+	if f := c.full(j); f >= 0 {
+		return c.fulls[f].Time
+	}
+	if t := c.obs.at(j).time; t != 0 {
+		return time.Unix(0, t).UTC()
+	}
+	return time.Time{}
 }
 
 // chunked is an append-only list stored in fixed-size chunks: appending
