@@ -75,12 +75,12 @@ func TestBuildFollowUps(t *testing.T) {
 		{"client from the proxy, not the server", 5 * time.Minute,
 			proxyLine("r-next", "k-next", client, buildT0.Add(time.Second), 201, OutcomeOK),
 			[]*Observation{{Tier: TierServer, RequestID: "r-next", Client: "10.0.0.9", Status: 201}}, true},
-		// A line kept whole (its text is not among the compact ones) is
-		// read whole.
+		// A line kept whole (its line number is past int32) is read
+		// whole.
 		{"kept whole", 5 * time.Minute,
 			func() *Observation {
 				o := proxyLine("r-next", "k-next", client, buildT0.Add(time.Second), 201, OutcomeOK)
-				o.Source.File = strings.Repeat("f", 10)
+				o.Source.Line = 3_000_000_000
 				return o
 			}(), nil, true},
 	}

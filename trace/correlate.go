@@ -245,7 +245,7 @@ func (c *Correlator) Add(o *Observation) {
 	d := c.deliveries.at(di)
 	method, methodOK := c.methods.id(o.Method, "")
 	source, sourceOK := c.sources.id(o.Format, o.Source.File)
-	co := cobs{time: 0, dur: int32(min(o.Duration/time.Microsecond, 1<<31-1)), route: c.routes.ref(o.Route, o.pre.routeID), client: c.arena.addPacked(o.Client, o.pre.client),
+	co := cobs{time: 0, dur: durBits(o.Duration), route: c.routes.ref(o.Route, o.pre.routeID), client: c.arena.addPacked(o.Client, o.pre.client),
 		method: uint8(method), source: source, status: int16(o.Status), upstream: int16(o.UpstreamStatus), line: int32(o.Source.Line),
 		next: -1, tier: o.Tier, outcome: o.Outcome}
 	if !o.Time.IsZero() {

@@ -347,8 +347,8 @@ type cobs struct {
 	key      aref
 	client   aref
 	route    aref
-	time     int64 // unix nanoseconds; 0 when unknown
-	dur      int32 // microseconds
+	time     int64  // unix nanoseconds; 0 when unknown
+	dur      uint32 // see packDuration
 	line     int32
 	next     int32  // the delivery's next observation, -1 at the end
 	source   uint16 // Correlator.sources: format and file
@@ -430,19 +430,77 @@ type intentExtra struct {
 }
 
 // plain reports whether o can be kept compact: nothing beyond the fields
-// cobs holds (a Detail and a Message from a small set of values, such as
-// "499 client closed request" or "request completed", are among them:
-// see Correlator.texts).
-func plain(o *Observation) bool {
+// cobs holds, and each value as cobs holds it exactly (see fits).
+func plain(o *Observation) bool { return simple(o) && fits(o) }
+
+// simple reports whether o says nothing beyond the fields cobs holds (a
+// Detail and a Message from a small set of values, such as "499 client
+// closed request" or "request completed", are among them: see
+// Correlator.texts).
+func simple(o *Observation) bool {
 	return o.Scope == "" && o.Decision == "" && o.State == "" && o.Fingerprint == "" &&
 		o.ResultID == "" && !o.Effect && o.Attempt == 0 && o.WorkflowID == "" && o.RunID == "" &&
 		o.ActivityID == "" && o.ActivityType == "" && o.KeyHash == "" && o.Labels == ""
 }
 
+// fits reports whether cobs holds o's values exactly: a value past a
+// field's range (a status beyond int16, a line past 2^31, a duration
+// packDuration cannot hold, a time outside int64 nanoseconds or away from
+// UTC) keeps the observation whole instead of changing what it says.
+func fits(o *Observation) bool {
+	_, ok := packDuration(o.Duration)
+	return ok && int(int16(o.Status)) == o.Status && int(int16(o.UpstreamStatus)) == o.UpstreamStatus &&
+		int(int32(o.Source.Line)) == o.Source.Line && timeFits(o.Time)
+}
+
+// timeFits reports whether cobs.time holds t: unix nanoseconds, 0 for the
+// zero time (so the epoch itself does not fit), in UTC.
+func timeFits(t time.Time) bool {
+	if t.IsZero() {
+		return true
+	}
+	ns := t.UnixNano()
+	return ns != 0 && t.Location() == time.UTC && time.Unix(0, ns).Equal(t)
+}
+
+// durUnits are the units packDuration counts in, finest first.
+var durUnits = [4]time.Duration{time.Nanosecond, time.Microsecond, time.Millisecond, time.Second}
+
+// packDuration stores d in 32 bits: a 30-bit count of the finest unit in
+// durUnits that holds it exactly, and the unit's index. Nanoseconds reach
+// 1.07 s, microseconds 17.8 minutes, milliseconds 12.4 days and seconds 34
+// years; false when none holds d (or d is negative).
+func packDuration(d time.Duration) (uint32, bool) {
+	if d < 0 {
+		return 0, false
+	}
+	for u, unit := range durUnits {
+		if d%unit != 0 {
+			break // no coarser unit holds it either
+		}
+		if n := d / unit; n < 1<<30 {
+			return uint32(n)<<2 | uint32(u), true
+		}
+	}
+	return 0, false
+}
+
+// durBits is what cobs.dur holds for d. An observation whose duration does
+// not pack is kept whole (see fits), so its 0 is never read.
+func durBits(d time.Duration) uint32 {
+	v, _ := packDuration(d)
+	return v
+}
+
+// unpackDuration reads what packDuration stored.
+func unpackDuration(v uint32) time.Duration {
+	return time.Duration(v>>2) * durUnits[v&3]
+}
+
 // notable reports whether an observation makes its delivery worth a rule's
 // look on its own: anything but a plain, answered request.
 func notable(o *Observation) bool {
-	return o.Detail != "" || o.Message != "" || !plain(o) || o.Outcome.Lost() || o.Outcome == OutcomeNotDelivered || o.Status >= 400 ||
+	return o.Detail != "" || o.Message != "" || !simple(o) || o.Outcome.Lost() || o.Outcome == OutcomeNotDelivered || o.Status >= 400 ||
 		o.UpstreamStatus >= 400 || o.Replayed || o.RetryAfter
 }
 
@@ -453,7 +511,7 @@ func (c *Correlator) materialize(i int32, rid string) *Observation {
 		return c.fulls[f]
 	}
 	src, text := c.sources.list[co.source], c.texts.list[co.text]
-	o := &Observation{Tier: co.tier, Format: src[0], Duration: time.Duration(co.dur) * time.Microsecond,
+	o := &Observation{Tier: co.tier, Format: src[0], Duration: unpackDuration(co.dur),
 		Method: c.methods.list[co.method][0], Route: c.arena.own(co.route), Status: int(co.status), UpstreamStatus: int(co.upstream),
 		Outcome: co.outcome, RequestID: rid, Key: c.arena.own(co.key), Client: c.arena.own(co.client),
 		Detail: text[0], Message: text[1], Replayed: co.flags&flagReplayed != 0, RetryAfter: co.flags&flagRetryAfter != 0,
