@@ -2,6 +2,7 @@ package trace
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -49,7 +50,14 @@ func sameFacts(t *testing.T, got, want *Observation) {
 			continue
 		}
 		if !reflect.DeepEqual(g.Field(i).Interface(), w.Field(i).Interface()) {
-			t.Errorf("%s: got %v, want %v", f.Name, g.Field(i).Interface(), w.Field(i).Interface())
+			short := func(v reflect.Value) string {
+				s := fmt.Sprint(v.Interface())
+				if len(s) > 80 {
+					return fmt.Sprintf("%s… (%d bytes)", s[:80], len(s))
+				}
+				return s
+			}
+			t.Errorf("%s: got %s, want %s", f.Name, short(g.Field(i)), short(w.Field(i)))
 		}
 	}
 }
@@ -82,6 +90,10 @@ func TestNoRepresentationChangesAFact(t *testing.T) {
 		{"after 2262", func(o *Observation) { o.Time = time.Date(3000, 1, 1, 0, 0, 0, 1, time.UTC) }},
 		{"in another zone", func(o *Observation) { o.Time = at.In(time.FixedZone("CET", 3600)) }},
 		{"no time", func(o *Observation) { o.Time = time.Time{} }},
+		{"a 70,000-byte key", func(o *Observation) { o.Key = strings.Repeat("k", 70_000) }},
+		{"a 70,000-byte route", func(o *Observation) { o.Route = "/" + strings.Repeat("r", 70_000) }},
+		{"a 70,000-byte client", func(o *Observation) { o.Client = strings.Repeat("c", 70_000) }},
+		{"a 70,000-byte request id", func(o *Observation) { o.RequestID = strings.Repeat("i", 70_000) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -95,6 +107,25 @@ func TestNoRepresentationChangesAFact(t *testing.T) {
 				sameFacts(t, correlated(t, b, o), &want)
 			}
 		})
+	}
+}
+
+// TestLongIDsStayApart: request ids and keys that share their first 64
+// KiB are still different ids and keys.
+func TestLongIDsStayApart(t *testing.T) {
+	long := strings.Repeat("x", 70_000)
+	c := NewCorrelator(nil)
+	c.Build = Build{All: true}
+	c.Add(&Observation{Tier: TierServer, RequestID: long + "a", Key: long + "1", Status: 201})
+	c.Add(&Observation{Tier: TierServer, RequestID: long + "b", Key: long + "2", Status: 201})
+	set := c.Set(nil)
+	if set.DeliveryCount() != 2 || set.IntentCount() != 2 || len(set.Intents) != 2 {
+		t.Fatalf("%d deliveries, %d intents", set.DeliveryCount(), set.IntentCount())
+	}
+	for _, in := range set.Intents {
+		if d := in.Deliveries[0]; len(in.Key) != 70_001 || len(d.RequestID) != 70_001 || d.Key != in.Key {
+			t.Errorf("intent %.10s… (%d bytes), delivery %.10s… (%d bytes)", in.Key, len(in.Key), d.RequestID, len(d.RequestID))
+		}
 	}
 }
 

@@ -26,6 +26,10 @@ type arena struct {
 // aref names a string in an arena; 0 is the empty string.
 type aref uint64
 
+// longString is the length an aref cannot count: a string as long or
+// longer has a chunk of its own, which the aref names whole.
+const longString = 0xffff
+
 const (
 	arenaChunk = 1 << 20
 	packedUUID = 1 // a canonical lower-case UUID, stored as 16 bytes
@@ -124,15 +128,18 @@ func (a *arena) addPacked(s string, p packed) aref {
 	if s == "" {
 		return 0
 	}
-	if len(s) > 0xffff {
-		s = s[:0xffff]
-	}
 	kind := p.kind
 	data := s
 	if kind != 0 {
 		data = bytesToString(p.bytes[:p.n])
 	}
 	n := len(a.chunks)
+	if len(data) >= longString {
+		// A chunk of its own, exactly as long: the reference names it
+		// whole, and nothing is appended after it.
+		a.chunks = append(a.chunks, append(make([]byte, 0, len(data)), data...))
+		return aref(uint64(n+1)<<44 | longString<<4 | uint64(kind))
+	}
 	if n == 0 || cap(a.chunks[n-1])-len(a.chunks[n-1]) < len(data) {
 		size := arenaChunk
 		if len(data) > size {
@@ -156,6 +163,9 @@ func (a *arena) raw(r aref) ([]byte, int) {
 	chunk := int(r>>44) - 1
 	off := int(r>>20) & (1<<24 - 1)
 	n := int(r>>4) & 0xffff
+	if n == longString {
+		return a.chunks[chunk], int(r & 0xf)
+	}
 	return a.chunks[chunk][off : off+n], int(r & 0xf)
 }
 
@@ -178,7 +188,7 @@ func (a *arena) is(r aref, s string, p packed) bool {
 	if kind != 0 {
 		return string(b) == string(p.bytes[:p.n])
 	}
-	return string(b) == s || len(s) > 0xffff && string(b) == s[:0xffff]
+	return string(b) == s
 }
 
 // own returns the string r names in memory of its own: what the rich
