@@ -3,6 +3,7 @@ package trace
 import (
 	"cmp"
 	"hash/maphash"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -469,8 +470,9 @@ func timeFits(t time.Time) bool {
 	if t.IsZero() {
 		return true
 	}
-	ns := t.UnixNano()
-	return ns != 0 && t.Location() == time.UTC && time.Unix(0, ns).Equal(t)
+	// Seconds well inside what int64 nanoseconds reach (1678 to 2262).
+	sec := t.Unix()
+	return sec > -math.MaxInt64/int64(time.Second) && sec < math.MaxInt64/int64(time.Second) && t.Location() == time.UTC && t.UnixNano() != 0
 }
 
 // durUnits are the units packDuration counts in, finest first.
@@ -481,16 +483,20 @@ var durUnits = [4]time.Duration{time.Nanosecond, time.Microsecond, time.Millisec
 // 1.07 s, microseconds 17.8 minutes, milliseconds 12.4 days and seconds 34
 // years; false when none holds d (or d is negative).
 func packDuration(d time.Duration) (uint32, bool) {
-	if d < 0 {
+	const max = 1 << 30
+	switch {
+	case d >= 0 && d < max: // most requests: no division
+		return uint32(d) << 2, true
+	case d < 0 || d%time.Microsecond != 0:
 		return 0, false
-	}
-	for u, unit := range durUnits {
-		if d%unit != 0 {
-			break // no coarser unit holds it either
-		}
-		if n := d / unit; n < 1<<30 {
-			return uint32(n)<<2 | uint32(u), true
-		}
+	case d/time.Microsecond < max:
+		return uint32(d/time.Microsecond)<<2 | 1, true
+	case d%time.Millisecond != 0:
+		return 0, false
+	case d/time.Millisecond < max:
+		return uint32(d/time.Millisecond)<<2 | 2, true
+	case d%time.Second == 0 && d/time.Second < max:
+		return uint32(d/time.Second)<<2 | 3, true
 	}
 	return 0, false
 }
