@@ -17,11 +17,11 @@ type Build struct {
 	// nothing, so it is the reference the other fields are tested
 	// against, at the cost of a rich object per request.
 	All bool
-	// FollowUp builds the plain intents that start at most this long
-	// after a lost delivery (see Delivery.Lost) of a built intent, and
-	// after it, from the client, method and route of that intent's
-	// first delivery: they may be its retry under a new key. 0 builds
-	// none.
+	// FollowUp builds each plain intent that starts after a lost
+	// delivery (see Delivery.Lost) of a built intent, at most this long
+	// after it, and comes from the client, method and route of that
+	// intent's first delivery: it may be the retry under a new key. 0
+	// builds none.
 	FollowUp time.Duration
 	// Key, when set, builds the plain intents whose key it accepts. It
 	// may be called from several goroutines at once, with a string that
