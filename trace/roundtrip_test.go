@@ -267,3 +267,40 @@ func TestObservationFieldLists(t *testing.T) {
 		})
 	}
 }
+
+// FuzzArenaAppendTo: appending a stored string, unpacked in place, gives
+// back the string, as get does.
+func FuzzArenaAppendTo(f *testing.F) {
+	for _, s := range []string{"", "x", "c9b2decb-ebc7-4a9b-99d6-69712772ef41", "14fe277217966d99b9a47cbebced2b9c",
+		"17.178.14.233", "0.0.0.0", "01.2.3.4", strings.Repeat("z", 70_000)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var a arena
+		r := a.add(s)
+		if got := string(a.appendTo([]byte("pre"), r)); got != "pre"+s {
+			t.Fatalf("appendTo(%q) = %q", s, got)
+		}
+		if got := a.get(r); got != s {
+			t.Fatalf("get(%q) = %q", s, got)
+		}
+	})
+}
+
+// FuzzPackDuration: a packed duration comes back exactly, and every
+// duration under 1.07 s packs.
+func FuzzPackDuration(f *testing.F) {
+	for _, d := range []int64{0, 1, 1500, 1 << 30, 4000e9, 4000e9 + 1, math.MaxInt64, -1, math.MinInt64} {
+		f.Add(d)
+	}
+	f.Fuzz(func(t *testing.T, n int64) {
+		d := time.Duration(n)
+		v, ok := packDuration(d)
+		if ok && unpackDuration(v) != d {
+			t.Fatalf("%d packed as %d, back as %d", d, v, unpackDuration(v))
+		}
+		if !ok && d >= 0 && d < 1<<30 {
+			t.Fatalf("%d did not pack", d)
+		}
+	})
+}
