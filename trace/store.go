@@ -467,12 +467,13 @@ func fits(o *Observation) bool {
 // timeFits reports whether cobs.time holds t: unix nanoseconds, 0 for the
 // zero time (so the epoch itself does not fit), in UTC.
 func timeFits(t time.Time) bool {
-	if t.IsZero() {
-		return true
+	// Seconds well inside what int64 nanoseconds reach (1678 to 2262);
+	// the zero time is far outside.
+	const limit = math.MaxInt64 / int64(time.Second)
+	if sec := t.Unix(); sec > -limit && sec < limit {
+		return t.Location() == time.UTC && sec*int64(time.Second)+int64(t.Nanosecond()) != 0
 	}
-	// Seconds well inside what int64 nanoseconds reach (1678 to 2262).
-	sec := t.Unix()
-	return sec > -math.MaxInt64/int64(time.Second) && sec < math.MaxInt64/int64(time.Second) && t.Location() == time.UTC && t.UnixNano() != 0
+	return t.IsZero()
 }
 
 // durUnits are the units packDuration counts in, finest first.
