@@ -831,10 +831,7 @@ func (f *followUps) follows(c *Correlator, d *cdelivery, buf []byte) bool {
 		return false
 	}
 	buf = c.appendField(buf, client, fieldClient)
-	if method >= 0 {
-		buf = c.appendField(buf, method, fieldMethod)
-	}
-	buf = append(buf, 0)
+	buf = append(c.appendField(buf, method, fieldMethod), 0)
 	buf = c.appendField(buf, route, fieldRoute)
 	k := maphash.Bytes(idSeed, buf) | 1
 	if f.seen[k>>50]&(1<<(k>>44&63)) == 0 {

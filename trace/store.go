@@ -549,7 +549,10 @@ const (
 // appendField appends a string field of observation j (or of none, for
 // j < 0) to buf in the form appendSig lays out.
 func (c *Correlator) appendField(buf []byte, j int32, field int) []byte {
-	if j < 0 {
+	switch {
+	case j < 0 && field == fieldMethod:
+		return buf
+	case j < 0:
 		return appendPacked(buf, "", packed{})
 	}
 	if f := c.full(j); f >= 0 {
