@@ -95,7 +95,7 @@ func TestOracleScenarios(t *testing.T) {
 	}
 }
 
-func TestOracleExportsAndIncident(t *testing.T) {
+func TestOracleFixtures(t *testing.T) {
 	exports := glob(t, filepath.Join("..", "fixtures", "exports", "*"))
 	for _, p := range exports {
 		t.Run(filepath.Base(p), func(t *testing.T) {
@@ -104,7 +104,9 @@ func TestOracleExportsAndIncident(t *testing.T) {
 		})
 	}
 	t.Run("exports-together", func(t *testing.T) { checkOracle(t, exports) })
-	t.Run("incident", func(t *testing.T) { checkOracle(t, glob(t, filepath.Join("..", "fixtures", "incident", "*"))) })
+	for _, dir := range []string{"incident", "formats", "hostile"} {
+		t.Run(dir, func(t *testing.T) { checkOracle(t, glob(t, filepath.Join("..", "fixtures", dir, "*"))) })
+	}
 }
 
 // TestOracleWorkload runs the oracle on generated logs: thousands of
