@@ -41,9 +41,11 @@ var needs = map[string]need{
 	"request-id-reused": {},
 	"secret-in-logs":    {}, // reads the inputs' counts
 	// retry-new-key compares a lost delivery with the plain intents that
-	// follow it from the same client, method and route: within a minute
-	// when no payload was logged (likelyNewKey), and clusters retries
-	// within the retry window.
+	// follow it from the same client, method and route (within a minute,
+	// when no payload was logged: likelyNewKey). The retries it clusters
+	// within the retry window carry fingerprints, worth a look on their
+	// own; follow-ups are built as far as the window all the same, so
+	// that a wider --retry-window never sees less.
 	"retry-new-key": {followUp: func(o Options) time.Duration { return max(o.RetryWindow, likelyWindow) }},
 	// attempt-scoped-key groups keys that differ by an attempt suffix,
 	// whatever else their intents say.
