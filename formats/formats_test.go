@@ -226,3 +226,14 @@ func TestApplicationLoggersAsTheyReallyLog(t *testing.T) {
 		})
 	}
 }
+
+// TestECSDocumentWithItsOwnRequestFields: an ECS document whose message is
+// plain text and whose own fields hold the request used to be unwrapped
+// as ECS again and again until the stack overflowed.
+func TestECSDocumentWithItsOwnRequestFields(t *testing.T) {
+	line := `{"@timestamp":"2021-09-09T18:42:20.799Z","message":"handled request","ecs":{"version":"1.6.0"},"http":{"request":{"method":"POST"},"response":{"status_code":201}},"url":{"path":"/v1/orders"}}`
+	obs, in := readString(t, "ecs", line+"\n", ingest.Options{})
+	if len(obs) != 1 || in.Skipped != 0 || obs[0].Method != "POST" {
+		t.Fatalf("%d observations, %d skipped %v: %+v", len(obs), in.Skipped, in.SkipSamples, obs)
+	}
+}
