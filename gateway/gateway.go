@@ -466,7 +466,7 @@ func (s *Server) reserve(w http.ResponseWriter, ctx context.Context, d *delivery
 func (s *Server) commit(ctx context.Context, d *delivery, prefix string) (Record, error) {
 	now := s.opts.Now()
 	c := Completion{Scope: d.route, KeyHash: d.keyHash, Owner: d.owner, Request: d.rid, Prefix: prefix, Time: now,
-		Dedup: !s.opts.Faults.NoDedup,
+		Dedup: !s.opts.Faults.NoDedup, Blind: s.opts.Faults.NonAtomic,
 		Respond: func(resultID string) (int, http.Header, []byte) {
 			body, _ := json.Marshal(map[string]any{"id": resultID, "status": "created"})
 			return http.StatusCreated, http.Header{"Content-Type": {"application/json"}}, body

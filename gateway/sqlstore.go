@@ -166,15 +166,20 @@ func (s *sqlStore) Complete(ctx context.Context, c Completion) (Record, error) {
 	rec := Record{Scope: c.Scope, KeyHash: c.KeyHash, State: StateCompleted, Owner: c.Owner, Status: status,
 		Header: whitelist(header), Body: body, ResultID: resultID, Expires: c.Expires}
 	if c.Dedup {
-		res, err := tx.ExecContext(ctx, s.q("UPDATE idem_keys SET state = 'completed', lease_ns = 0, status = ?, headers = ?, body = ?, result_id = ?, expires_ns = ? "+
-			"WHERE scope = ? AND key_hash = ? AND owner = ? AND state = 'in_progress'"),
-			int64(status), encodeHeader(rec.Header), body, resultID, nanos(c.Expires), c.Scope, c.KeyHash, c.Owner)
+		query := "UPDATE idem_keys SET state = 'completed', owner = ?, lease_ns = 0, status = ?, headers = ?, body = ?, result_id = ?, expires_ns = ? " +
+			"WHERE scope = ? AND key_hash = ?"
+		args := []any{c.Owner, int64(status), encodeHeader(rec.Header), body, resultID, nanos(c.Expires), c.Scope, c.KeyHash}
+		if !c.Blind {
+			query += " AND owner = ? AND state = 'in_progress'"
+			args = append(args, c.Owner)
+		}
+		res, err := tx.ExecContext(ctx, s.q(query), args...)
 		if err != nil {
 			return Record{}, storageErr("complete the key", err)
 		}
 		if n, err := res.RowsAffected(); err != nil {
 			return Record{}, storageErr("complete the key", err)
-		} else if n != 1 {
+		} else if n != 1 && !c.Blind {
 			return Record{}, ErrNotOwner
 		}
 	}

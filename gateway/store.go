@@ -62,6 +62,9 @@ type Completion struct {
 	Time           time.Time
 	Expires        time.Time
 	Dedup          bool // false: record the effect only (the no-dedup fault)
+	// Blind completes the record whoever holds it: the non-atomic fault's
+	// last-writer-wins save.
+	Blind bool
 	// Respond builds the stored answer from the new result id.
 	Respond func(resultID string) (status int, header http.Header, body []byte)
 }
