@@ -353,15 +353,17 @@ func TestReservationsOfGoneOwnersAreRecovered(t *testing.T) {
 		name      string
 		shared    bool
 		stuck     bool
+		external  bool
 		at        time.Duration // after t0
 		want      int
 		wantState string
 	}{
-		{"exclusive store: the lock proves the owner dead", false, false, time.Second, 201, "recovers"},
-		{"shared store, lease running: the owner may be alive", true, false, time.Second, 409, "in progress"},
-		{"shared store, lease over", true, false, time.Minute, 201, "recovers"},
-		{"stuck-reservation fault, exclusive store", false, true, time.Second, 409, "in progress"},
-		{"stuck-reservation fault, lease over", true, true, time.Hour, 409, "in progress"},
+		{"exclusive store: the lock proves the owner dead", false, false, false, time.Second, 201, "recovers"},
+		{"shared store, lease running: the owner may be alive", true, false, false, time.Second, 409, "in progress"},
+		{"shared store, lease over", true, false, false, time.Minute, 201, "recovers"},
+		{"stuck-reservation fault, exclusive store", false, true, false, time.Second, 409, "in progress"},
+		{"stuck-reservation fault, lease over", true, true, false, time.Hour, 409, "in progress"},
+		{"an external call may have happened: reconcile first", false, false, true, time.Hour, 409, "reconcile with the provider"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -371,7 +373,11 @@ func TestReservationsOfGoneOwnersAreRecovered(t *testing.T) {
 			}
 			orphan(st, "k-orphan")
 			now := t0.Add(tt.at)
-			c, log := serveStore(t, st, Options{Now: func() time.Time { return now }, Faults: Faults{StuckReservation: tt.stuck}})
+			faults := Faults{StuckReservation: tt.stuck}
+			if tt.external {
+				faults.External = "http://127.0.0.1:1"
+			}
+			c, log := serveStore(t, st, Options{Now: func() time.Time { return now }, Faults: faults})
 			state := c.get("/v1/keys/k-orphan")
 			if !strings.Contains(state, `"state":"in_progress"`) || !strings.Contains(state, tt.wantState) || strings.Contains(state, "k-orphan") {
 				t.Errorf("GET /v1/keys before the delivery: %s", state)

@@ -158,9 +158,12 @@ func (s *Server) keyState(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case rec.State == StateInProgress:
 			m["lease"] = rec.Lease.UTC().Format(time.RFC3339Nano)
-			if s.recoverable(rec, now) {
+			switch {
+			case s.recoverable(rec, now):
 				m["next_delivery"] = "recovers the reservation: its owner is gone and no effect was committed"
-			} else {
+			case s.opts.Faults.External != "":
+				m["next_delivery"] = "in progress: reconcile with the provider first, its call may have happened"
+			default:
 				m["next_delivery"] = "in progress: its owner is alive"
 			}
 		case rec.expired(now):
@@ -375,7 +378,10 @@ func (s *Server) setLive(owner string, on bool) {
 // in_progress record means no effect was committed: recovering it cannot
 // make a second one.
 func (s *Server) recoverable(rec Record, now time.Time) bool {
-	if rec.State != StateInProgress || s.opts.Faults.StuckReservation {
+	if rec.State != StateInProgress || s.opts.Faults.StuckReservation || s.opts.Faults.External != "" {
+		// With an external call, the provider's effect is outside the
+		// transaction: a dead owner may have made it, so only
+		// reconciliation with the provider may settle the key.
 		return false
 	}
 	instance, _, _ := strings.Cut(rec.Owner, "/")
