@@ -98,7 +98,7 @@ func rawPost(t *testing.T, url, key, body string) (int, string, []byte, bool) {
 	return resp.StatusCode, head, b, resp.Header.Get("Idempotent-Replayed") == "true"
 }
 
-var diskFull = fmt.Errorf("write: %w", syscall.ENOSPC)
+var errDiskFull = fmt.Errorf("write: %w", syscall.ENOSPC)
 
 func TestStorageErrorsAreNeverAcknowledged(t *testing.T) {
 	tests := []struct {
@@ -114,7 +114,7 @@ func TestStorageErrorsAreNeverAcknowledged(t *testing.T) {
 			fs := &faultyStore{Store: mustOpen(t, filepath.Join(t.TempDir(), "state.db"))}
 			c, log := serveStore(t, fs, Options{})
 			for _, op := range tt.fail {
-				fs.set(op, diskFull)
+				fs.set(op, errDiskFull)
 			}
 			r := c.post("/v1/demo-requests", "k-full", `{"x":1}`)
 			if r.status != 503 || r.retry == "" || r.body["id"] != nil {

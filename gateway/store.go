@@ -135,11 +135,33 @@ func encodeHeader(h http.Header) []byte {
 	}
 	sort.Strings(names)
 	for _, name := range names {
+		if !validHeaderName(name) {
+			continue
+		}
 		for _, v := range h[name] {
-			b.WriteString(name + ": " + strings.ReplaceAll(v, "\n", " ") + "\r\n")
+			v = strings.TrimSpace(strings.Map(func(r rune) rune {
+				if r == '\r' || r == '\n' {
+					return ' '
+				}
+				return r
+			}, v))
+			b.WriteString(textproto.CanonicalMIMEHeaderKey(name) + ": " + v + "\r\n")
 		}
 	}
 	return append([]byte{}, b.Bytes()...) // never nil: the column is NOT NULL
+}
+
+// validHeaderName accepts an HTTP token.
+func validHeaderName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, c := range []byte(name) {
+		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func decodeHeader(b []byte) http.Header {
