@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -224,4 +225,17 @@ func FuzzStoredHeader(f *testing.F) {
 			t.Errorf("%q read back as %q", once, twice)
 		}
 	})
+}
+
+func TestStoreErrorsHideThePassword(t *testing.T) {
+	for _, target := range []string{"postgres://idem:s3cr3t-pw@127.0.0.1:1/idem?connect_timeout=2", "postgres://idem:s3cr3t-pw@[bad"} {
+		st, err := OpenStore(target)
+		if err == nil {
+			st.Close()
+			t.Fatalf("%s opened", target)
+		}
+		if strings.Contains(err.Error(), "s3cr3t-pw") {
+			t.Errorf("the error shows the password: %v", err)
+		}
+	}
 }
