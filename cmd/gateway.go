@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strings"
 	"time"
 
@@ -30,21 +29,6 @@ type GatewayOptions struct {
 	FaultNames []string
 
 	profile gateway.Profile
-}
-
-// faultFlags maps each --fault name to its switch.
-func faultFlags(fl *gateway.Faults) map[string]*bool {
-	return map[string]*bool{"fail-after-commit": &fl.FailAfterCommit, "no-dedup": &fl.NoDedup, "non-atomic": &fl.NonAtomic,
-		"no-fingerprint": &fl.NoFingerprint, "crash-after-external": &fl.CrashAfterExternal, "stuck-reservation": &fl.StuckReservation}
-}
-
-func faultNames() []string {
-	var names []string
-	for name := range faultFlags(&gateway.Faults{}) {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	return names
 }
 
 // NewCmdGateway builds `idem gateway`.
@@ -117,7 +101,7 @@ for --external.`,
 	fs.BoolVar(&opts.Faults.NoFingerprint, "no-fingerprint", false, "fault: replay the first result whatever the payload")
 	fs.StringVar(&opts.Faults.External, "external", "", "call this provider URL before recording completed")
 	fs.BoolVar(&opts.Faults.CrashAfterExternal, "crash-after-external", false, "fault (with --external): lose the terminal write after the call, once per key")
-	fs.StringSliceVar(&opts.FaultNames, "fault", nil, "faults by name: "+strings.Join(faultNames(), ", ")+" (stuck-reservation: never recover a reservation whose owner is gone)")
+	fs.StringSliceVar(&opts.FaultNames, "fault", nil, "faults by name: "+strings.Join(gateway.FaultNames(), ", ")+" (stuck-reservation: never recover a reservation whose owner is gone)")
 	return cmd
 }
 
@@ -127,13 +111,10 @@ func (o *GatewayOptions) validate() error {
 		return usagef("unknown --profile %q (known: %s)", o.Profile, strings.Join(gateway.ProfileNames(), ", "))
 	}
 	o.profile = profile
-	flags := faultFlags(&o.Faults)
 	for _, name := range o.FaultNames {
-		p, ok := flags[name]
-		if !ok {
-			return usagef("unknown --fault %q (known: %s)", name, strings.Join(faultNames(), ", "))
+		if err := o.Faults.Enable(name); err != nil {
+			return usagef("--fault: %v (known: %s)", err, strings.Join(gateway.FaultNames(), ", "))
 		}
-		*p = true
 	}
 	if o.Faults.CrashAfterExternal && o.Faults.External == "" {
 		return usagef("--crash-after-external needs --external URL")
@@ -207,19 +188,8 @@ func runGateway(ctx context.Context, opts *GatewayOptions) error {
 }
 
 func faultList(fl gateway.Faults) string {
-	var on []string
-	for name, set := range map[string]bool{"fail-after-commit": fl.FailAfterCommit, "no-dedup": fl.NoDedup, "non-atomic": fl.NonAtomic,
-		"no-fingerprint": fl.NoFingerprint, "crash-after-external": fl.CrashAfterExternal, "stuck-reservation": fl.StuckReservation} {
-		if set {
-			on = append(on, name)
-		}
+	if on := fl.Enabled(); len(on) > 0 {
+		return "; faults: " + strings.Join(on, ", ")
 	}
-	if fl.External != "" {
-		on = append(on, "external "+fl.External)
-	}
-	if len(on) == 0 {
-		return ""
-	}
-	sort.Strings(on)
-	return "; faults: " + strings.Join(on, ", ")
+	return ""
 }

@@ -33,7 +33,7 @@ func TestNewCmdGatewayFlags(t *testing.T) {
 		}},
 		{"a PostgreSQL store", []string{"--store", "postgresql://u@127.0.0.1/idem"}, "", func(o *GatewayOptions) bool { return o.Store != "" }},
 		{"unknown profile", []string{"--profile", "nope"}, `unknown --profile "nope"`, nil},
-		{"unknown fault", []string{"--fault", "slow-disk"}, `unknown --fault "slow-disk"`, nil},
+		{"unknown fault", []string{"--fault", "slow-disk"}, `--fault: unknown fault "slow-disk"`, nil},
 		{"crash without external", []string{"--crash-after-external"}, "needs --external", nil},
 		{"crash by name without external", []string{"--fault", "crash-after-external"}, "needs --external", nil},
 		{"negative ttl", []string{"--ttl", "-1s"}, "must not be negative", nil},
