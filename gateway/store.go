@@ -15,21 +15,21 @@ import (
 // Record is the durable key record: what a replay needs, never a bare
 // "seen" flag.
 type Record struct {
-	Scope       string `json:"scope"`
-	KeyHash     string `json:"key_hash"`
-	Fingerprint string `json:"fingerprint"`
-	State       string `json:"state"` // in_progress or completed
+	Scope       string
+	KeyHash     string
+	Fingerprint string
+	State       string // in_progress or completed
 	// Owner is "<instance>/<request id>": the process and the delivery
 	// that hold the reservation (and, once completed, that ran the effect).
-	Owner string `json:"owner"`
+	Owner string
 	// Lease is when an in_progress reservation's owner is presumed gone.
-	Lease    time.Time   `json:"lease,omitzero"`
-	Status   int         `json:"status,omitempty"`
-	Header   http.Header `json:"-"` // the whitelisted response headers
-	Body     []byte      `json:"-"` // the response body, byte for byte
-	ResultID string      `json:"result_id,omitempty"`
-	Created  time.Time   `json:"created"`
-	Expires  time.Time   `json:"expires,omitzero"` // zero: kept forever
+	Lease    time.Time
+	Status   int
+	Header   http.Header // the whitelisted response headers
+	Body     []byte      // the response body, byte for byte
+	ResultID string
+	Created  time.Time
+	Expires  time.Time // zero: kept forever
 }
 
 // Record states.
