@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/idem-cli/idem/contract"
@@ -75,6 +76,8 @@ type Server struct {
 	store    Store
 	log      *logger
 	instance string // this process's share of every owner it writes
+	// deliveries numbers this process's deliveries, for unique owners.
+	deliveries atomic.Uint64
 
 	mu        sync.Mutex
 	crashed   map[string]bool // keys whose external call already "crashed"
@@ -288,7 +291,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, route, prefix str
 	ctx.fingerprint = trace.Fingerprint(body)
 	s.sweep(r.Context(), start)
 
-	d := &delivery{reqCtx: ctx, owner: s.instance + "/" + rid}
+	// The counter keeps owners apart when clients reuse a request id.
+	d := &delivery{reqCtx: ctx, owner: s.instance + "/" + strconv.FormatUint(s.deliveries.Add(1), 10) + "/" + rid}
 	s.setLive(d.owner, true)
 	defer s.setLive(d.owner, false)
 	if !s.opts.Faults.NoDedup {

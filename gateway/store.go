@@ -19,8 +19,9 @@ type Record struct {
 	KeyHash     string
 	Fingerprint string
 	State       string // in_progress or completed
-	// Owner is "<instance>/<request id>": the process and the delivery
-	// that hold the reservation (and, once completed, that ran the effect).
+	// Owner is "<instance>/<n>/<request id>": the process and the
+	// delivery that hold the reservation (and, once completed, that ran
+	// the effect).
 	Owner string
 	// Lease is when an in_progress reservation's owner is presumed gone.
 	Lease    time.Time
