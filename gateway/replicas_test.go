@@ -167,3 +167,37 @@ func TestReplicasShareOneDatabase(t *testing.T) {
 		})
 	}
 }
+
+// TestReplicaKilledMidRequest kills one replica with a delivery in its
+// handler: on a shared database its reservation waits out its lease (the
+// owner might be alive), then another replica recovers it, once.
+func TestReplicaKilledMidRequest(t *testing.T) {
+	bin := idemBinary(t)
+	url := gateway.PostgresURL(t)
+	args := []string{"--store", url, "--delay", "1s", "--lease", "2s"}
+	a, b := startGateway(t, bin, args...), startGateway(t, bin, args...)
+	body := `{"sku":"A-1"}`
+	go post(a.url, "replica-kill-1", body)
+	deadline := time.Now().Add(5 * time.Second)
+	for strings.Join(keyStates(t, b.url, "replica-kill-1"), ",") != gateway.StateInProgress {
+		if time.Now().After(deadline) {
+			t.Fatal("the key was never reserved")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	killed := time.Now()
+	a.kill()
+	if r := post(b.url, "replica-kill-1", body); r.status != 409 || r.header.Get("Retry-After") != "1" {
+		t.Fatalf("within the lease: %d %s", r.status, r.body)
+	}
+	time.Sleep(time.Until(killed.Add(2100 * time.Millisecond)))
+	if r := post(b.url, "replica-kill-1", body); r.status != 201 || r.replayed {
+		t.Fatalf("after the lease: %d %s", r.status, r.body)
+	}
+	if r := post(b.url, "replica-kill-1", body); r.status != 201 || !r.replayed {
+		t.Fatalf("the replay: %d %s", r.status, r.body)
+	}
+	if n := effectCount(t, b.url); n != 1 {
+		t.Errorf("%d effects, want 1", n)
+	}
+}
