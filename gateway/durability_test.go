@@ -416,12 +416,12 @@ func TestReservationsOfGoneOwnersAreRecovered(t *testing.T) {
 // refused, so the effect happens once.
 func TestSlowOwnerLosesItsLease(t *testing.T) {
 	st := shared{mustOpen(t, "")}
-	slow, _ := serveStore(t, st, Options{Delay: 400 * time.Millisecond, Lease: 100 * time.Millisecond})
+	slow, _ := serveStore(t, st, Options{Delay: time.Second, Lease: 100 * time.Millisecond})
 	fast, _ := serveStore(t, st, Options{Lease: time.Second})
 	var first reply
 	done := make(chan struct{})
 	go func() { first = slow.post("/v1/demo-requests", "k-slow", `{"x":1}`); close(done) }()
-	time.Sleep(200 * time.Millisecond)
+	time.Sleep(300 * time.Millisecond)
 	second := fast.post("/v1/demo-requests", "k-slow", `{"x":1}`)
 	<-done
 	if second.status != 201 || first.status != 503 || first.body["error"] != "reservation_lost" {

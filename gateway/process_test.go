@@ -154,7 +154,7 @@ func TestKillNineAndRestart(t *testing.T) {
 	acked := map[string]answer{}
 	var interrupted []string
 	for round := 1; round <= 3; round++ {
-		g := startGateway(t, bin, "--state", state, "--log", logPath, "--delay", "1500ms", "--ttl", "0")
+		g := startGateway(t, bin, "--state", state, "--log", logPath, "--delay", "2500ms", "--ttl", "0")
 		// Every key acknowledged before replays, byte for byte.
 		for key, first := range acked {
 			a := post(g.url, key, body(key))

@@ -174,7 +174,7 @@ func TestReplicasShareOneDatabase(t *testing.T) {
 func TestReplicaKilledMidRequest(t *testing.T) {
 	bin := idemBinary(t)
 	url := gateway.PostgresURL(t)
-	args := []string{"--store", url, "--delay", "1s", "--lease", "2s"}
+	args := []string{"--store", url, "--delay", "2s", "--lease", "3s"}
 	a, b := startGateway(t, bin, args...), startGateway(t, bin, args...)
 	body := `{"sku":"A-1"}`
 	go post(a.url, "replica-kill-1", body)
@@ -190,7 +190,7 @@ func TestReplicaKilledMidRequest(t *testing.T) {
 	if r := post(b.url, "replica-kill-1", body); r.status != 409 || r.header.Get("Retry-After") != "1" {
 		t.Fatalf("within the lease: %d %s", r.status, r.body)
 	}
-	time.Sleep(time.Until(killed.Add(2100 * time.Millisecond)))
+	time.Sleep(time.Until(killed.Add(3100 * time.Millisecond)))
 	if r := post(b.url, "replica-kill-1", body); r.status != 201 || r.replayed {
 		t.Fatalf("after the lease: %d %s", r.status, r.body)
 	}
