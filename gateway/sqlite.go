@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"path/filepath"
 	"syscall"
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver: no cgo, one static binary
@@ -53,6 +54,11 @@ INSERT INTO idem_seq (name, value) VALUES ('result', 0) ON CONFLICT (name) DO NO
 func OpenSQLite(ctx context.Context, path string) (Store, error) {
 	if path == "" {
 		return openSQLiteDSN(ctx, ":memory:", nil, false)
+	}
+	// SQLite names its WAL after the path it opens; open the file by its
+	// real name, so that a crash's WAL is found whichever link names it.
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
 	}
 	lock, err := lockFile(path)
 	if err != nil {
