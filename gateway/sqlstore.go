@@ -19,10 +19,7 @@ type sqlStore struct {
 	dollar     bool // PostgreSQL's $1 placeholders instead of ?
 	exclusive  bool
 	persistent bool
-	// beforeCommit, when set, runs inside Complete's transaction just
-	// before COMMIT: tests use it to fail a real commit path.
-	beforeCommit func(tx *sql.Tx) error
-	closeExtra   func() error
+	closeExtra func() error // releases the file lock after the database
 }
 
 const recordColumns = "scope, key_hash, fingerprint, state, owner, lease_ns, status, headers, body, result_id, created_ns, expires_ns"
@@ -181,11 +178,6 @@ func (s *sqlStore) Complete(ctx context.Context, c Completion) (Record, error) {
 			return Record{}, storageErr("complete the key", err)
 		} else if n != 1 && !c.Blind {
 			return Record{}, ErrNotOwner
-		}
-	}
-	if s.beforeCommit != nil {
-		if err := s.beforeCommit(tx); err != nil {
-			return Record{}, storageErr("commit", err)
 		}
 	}
 	if err := tx.Commit(); err != nil {
