@@ -296,7 +296,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, route, prefix str
 	s.setLive(d.owner, true)
 	defer s.setLive(d.owner, false)
 	if !s.opts.Faults.NoDedup {
-		if done := s.reserve(w, r.Context(), d, conflictStatus); done {
+		if done := s.reserve(r.Context(), w, d, conflictStatus); done {
 			return
 		}
 	} else {
@@ -419,7 +419,7 @@ func (s *Server) sweep(ctx context.Context, now time.Time) {
 
 // reserve takes the key's reservation or answers for it (replay, conflict,
 // in progress). It reports whether the delivery was answered.
-func (s *Server) reserve(w http.ResponseWriter, ctx context.Context, d *delivery, conflictStatus int) bool {
+func (s *Server) reserve(ctx context.Context, w http.ResponseWriter, d *delivery, conflictStatus int) bool {
 	now := s.opts.Now()
 	d.key = Record{Scope: d.route, KeyHash: d.keyHash, Fingerprint: d.fingerprint, State: StateInProgress, Owner: d.owner,
 		Lease: now.Add(s.opts.Lease), Created: now}
