@@ -34,7 +34,42 @@ func TestMain(m *testing.M) {
 	if pg.stop != nil {
 		pg.stop()
 	}
+	if built.path != "" {
+		os.RemoveAll(filepath.Dir(built.path))
+	}
 	os.Exit(code)
+}
+
+var built struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// IdemBinary builds idem once for the tests that run it as a child
+// process, and returns its path; TestMain removes it.
+func IdemBinary(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	built.once.Do(func() {
+		dir, err := os.MkdirTemp("", "idem-bin-")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.path = filepath.Join(dir, "idem")
+		build := exec.Command("go", "build", "-o", built.path, "./cmd/idem")
+		build.Dir = ".."
+		if out, err := build.CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	return built.path
 }
 
 // pgBinDir finds initdb and postgres: on PATH, or in Debian's versioned

@@ -23,36 +23,6 @@ import (
 // SIGKILL mid-request and restarted on the same state, or run as several
 // replicas on one PostgreSQL database.
 
-var built struct {
-	once sync.Once
-	path string
-	err  error
-}
-
-func idemBinary(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	built.once.Do(func() {
-		dir, err := os.MkdirTemp("", "idem-bin-")
-		if err != nil {
-			built.err = err
-			return
-		}
-		built.path = filepath.Join(dir, "idem")
-		build := exec.Command("go", "build", "-o", built.path, "./cmd/idem")
-		build.Dir = ".."
-		if out, err := build.CombinedOutput(); err != nil {
-			built.err = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if built.err != nil {
-		t.Fatal(built.err)
-	}
-	return built.path
-}
-
 type proc struct {
 	cmd    *exec.Cmd
 	url    string
@@ -147,7 +117,7 @@ func keyStates(t *testing.T, url, key string) []string {
 // result replays byte for byte, every interrupted key runs exactly once on
 // its retry, and no result id is reused in the log.
 func TestKillNineAndRestart(t *testing.T) {
-	bin := idemBinary(t)
+	bin := gateway.IdemBinary(t)
 	dir := t.TempDir()
 	state, logPath := filepath.Join(dir, "state.db"), filepath.Join(dir, "gateway.jsonl")
 	body := func(key string) string { return `{"sku":"A-1","key":"` + key + `"}` }

@@ -108,7 +108,7 @@ func frontReplicas(t *testing.T, replicas []*proc) func(i int) string {
 // deliveries of each key: the correct mode makes one effect per key; the
 // non-atomic fault makes the cross-process race happen for real.
 func TestReplicasShareOneDatabase(t *testing.T) {
-	bin := idemBinary(t)
+	bin := gateway.IdemBinary(t)
 	const replicas, deliveries = 3, 200
 	keys := []string{"replica-k1", "replica-k2"}
 	for _, mode := range []struct {
@@ -172,7 +172,7 @@ func TestReplicasShareOneDatabase(t *testing.T) {
 // handler: on a shared database its reservation waits out its lease (the
 // owner might be alive), then another replica recovers it, once.
 func TestReplicaKilledMidRequest(t *testing.T) {
-	bin := idemBinary(t)
+	bin := gateway.IdemBinary(t)
 	url := gateway.PostgresURL(t)
 	args := []string{"--store", url, "--delay", "2s", "--lease", "3s"}
 	a, b := startGateway(t, bin, args...), startGateway(t, bin, args...)
