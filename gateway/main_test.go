@@ -17,6 +17,9 @@ import (
 	"time"
 )
 
+// TestMain stops what the tests started: a PostgreSQL server and a built
+// idem binary, each made on first use.
+//
 // The PostgreSQL tests start their own server: an initdb in a temporary
 // directory, listening on 127.0.0.1 only, stopped when the tests end. As
 // root, it runs as nobody, since postgres refuses to run as root.
