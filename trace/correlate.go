@@ -150,6 +150,9 @@ type Correlator struct {
 	texts   pairTable
 	routes  interner
 	orphans []*Observation
+	// activities maps an activity attempt to its id, learned from the
+	// lines that name both (see activityOf).
+	activities map[activityKey]string
 }
 
 // Expect sizes the request-id index for inputs of this many bytes (about
@@ -249,6 +252,17 @@ func (c *Correlator) add(o *Observation, p *prepared) {
 		case o.ActivityID != "" && o.WorkflowID != "":
 			// A workflow activity attempt is the worker's delivery.
 			id = "activity:" + o.WorkflowID + "/" + o.ActivityID + "#" + strconv.Itoa(o.Attempt)
+			c.learnActivity(o)
+		case o.WorkflowID != "" && o.ActivityType != "":
+			// The Temporal SDK's own lines ("Activity error.", "Activity
+			// complete after timeout.") name the workflow, run, activity
+			// type and attempt but not the activity id: they join the
+			// attempt of that type last seen in that run.
+			aid := c.activityOf(o)
+			if !strings.HasPrefix(aid, "type:") {
+				o.ActivityID = aid // the line is about that attempt: say so
+			}
+			id = "activity:" + o.WorkflowID + "/" + aid + "#" + strconv.Itoa(o.Attempt)
 		case o.Key != "" || o.KeyHash != "":
 			id = o.Tier.String() + "@" + o.Source.String()
 			synthetic = true
@@ -334,6 +348,35 @@ func (c *Correlator) add(o *Observation, p *prepared) {
 		d.interesting = d.interesting || c.sameTierTwice(d, o.Tier, oi)
 	}
 	d.last = oi
+}
+
+// activityKey names an activity attempt by what the SDK's own lines log.
+type activityKey struct {
+	workflow, run, typ string
+	attempt            int
+}
+
+// learnActivity remembers which activity id ran an attempt of a type.
+func (c *Correlator) learnActivity(o *Observation) {
+	if o.ActivityType == "" {
+		return
+	}
+	if c.activities == nil {
+		c.activities = map[activityKey]string{}
+	}
+	k := activityKey{o.WorkflowID, o.RunID, o.ActivityType, o.Attempt}
+	if c.activities[k] != o.ActivityID {
+		c.activities[activityKey{strings.Clone(k.workflow), strings.Clone(k.run), strings.Clone(k.typ), k.attempt}] = strings.Clone(o.ActivityID)
+	}
+}
+
+// activityOf is the activity id of the attempt o's line is about, or its
+// type when no line of the attempt named the id (yet).
+func (c *Correlator) activityOf(o *Observation) string {
+	if id, ok := c.activities[activityKey{o.WorkflowID, o.RunID, o.ActivityType, o.Attempt}]; ok {
+		return id
+	}
+	return "type:" + o.ActivityType
 }
 
 // deliveryKeyRef is the first key any observation of d carried, as stored.
