@@ -1,0 +1,160 @@
+package harness_test
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// knownGaps are the facts idem reads wrong from real logs today, by check
+// id (capture/step/fact, with path.Match patterns): a failing check listed
+// here is logged as a known gap instead of failing the test. Each one is a
+// bug to fix in formats/ or ingest/; remove its entry with the fix (the
+// test says when a listed check passes).
+var knownGaps = map[string]string{
+	// HAProxy's captures are positional and unnamed; with Host and
+	// User-Agent captured first (as most configs do) idem takes the Host
+	// for the request id and the User-Agent for the key.
+	"haproxy-host-first/*/request_id":            "{Host|User-Agent|X-Request-Id|Idempotency-Key}: the first capture (the Host, 127.0.0.1:PORT) is read as the request id",
+	"haproxy-host-first/*/key":                   "{Host|User-Agent|X-Request-Id|Idempotency-Key}: the second capture (the User-Agent, idem-harness/1) is read as the key",
+	"haproxy-host-first/*/joined_proxy":          "with the Host as request id the HAProxy lines join none of the backend's deliveries",
+	"haproxy-host-first/alone/deliveries":        "every request through one Host becomes one delivery (9 requests, 1 delivery)",
+	"haproxy-host-first/alone/intents":           "every request with one User-Agent becomes one intent",
+	"haproxy-host-first/alone/unkeyed":           "the unkeyed request gets the User-Agent as its key",
+	"haproxy-host-first/upstream-refused/intent": "the refused request reached only HAProxy, whose key (4th capture) is not read: its intent is lost",
+
+	// ingress-nginx's default log-format-upstream read as combined with
+	// extras, by shape.
+	"ingress-nginx/*/upstream_status": "$request_length (the number after the user agent, e.g. 311) is read as the upstream status; the real $upstream_status comes later",
+	"ingress-nginx/*/request_id":      "$req_id (the propagated X-Request-Id, a UUID) is dropped: only 32 hex characters are taken for ingress-nginx's id",
+	"ingress-nginx/*/joined_proxy":    "with $req_id dropped the ingress lines join none of the backend's deliveries",
+	"ingress-nginx/alone/deliveries":  "with $req_id dropped each line is a delivery of its own, named after its source",
+	"ingress-nginx/alone/unkeyed":     "with $req_id dropped the deliveries are counted as synthetic, not as unkeyed requests",
+	"ingress-nginx/joined/deliveries": "with $req_id dropped the ingress lines and the backend's lines are separate deliveries",
+
+	// combined with "$upstream_status" "$http_x_request_id"
+	// "$http_idempotency_key" appended: on a 499 nginx writes "-" for the
+	// upstream status, and the quoted values shift.
+	"nginx-combined/retry-1-timeout/request_id":   `a 499 line's "-" upstream status is taken for the first quoted value: the request id is lost`,
+	"nginx-combined/retry-1-timeout/key":          `a 499 line's "-" upstream status shifts the quoted values: the request id is read as the key`,
+	"nginx-combined/retry-1-timeout/joined_proxy": "with its ids shifted the 499 line joins no delivery of its key",
+	"nginx-combined/abort/request_id":             `a 499 line's "-" upstream status is taken for the first quoted value: the request id is lost`,
+	"nginx-combined/abort/key":                    `a 499 line's "-" upstream status shifts the quoted values: the request id is read as the key`,
+	"nginx-combined/abort/joined_proxy":           "with its ids shifted the 499 line joins no delivery of its key",
+	"nginx-combined/alone/intents":                "each 499 line makes an intent of its own request id, read as a key",
+	"nginx-combined/joined/deliveries":            "each 499 line is a delivery apart from the backend's lines of the same request",
+}
+
+// checker asserts facts about one capture, consulting knownGaps.
+type checker struct {
+	t       reporter
+	capture string
+	fired   map[string]bool
+}
+
+// reporter is the part of testing.TB a checker uses.
+type reporter interface {
+	Helper()
+	Logf(format string, args ...any)
+	Errorf(format string, args ...any)
+}
+
+// check records one fact: ok says whether idem read it right.
+func (c *checker) check(id string, ok bool, format string, args ...any) {
+	c.t.Helper()
+	if ok {
+		return
+	}
+	full := c.capture + "/" + id
+	msg := fmt.Sprintf(format, args...)
+	if gap, reason := gapFor(full); gap != "" {
+		if c.fired == nil {
+			c.fired = map[string]bool{}
+		}
+		c.fired[gap] = true
+		c.t.Logf("KNOWN GAP %s: %s [%s]", full, msg, reason)
+		return
+	}
+	c.t.Errorf("%s: %s", full, msg)
+}
+
+// done says which known gaps of this capture no longer show: their entry
+// is to be removed with the fix that closed them.
+func (c *checker) done() {
+	c.t.Helper()
+	for k := range knownGaps {
+		if strings.HasPrefix(k, c.capture+"/") && !c.fired[k] {
+			c.t.Logf("known gap %q no longer shows: remove it from knownGaps", k)
+		}
+	}
+}
+
+func gapFor(id string) (string, string) {
+	keys := make([]string, 0, len(knownGaps))
+	for k := range knownGaps {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if ok, _ := path.Match(k, id); ok || k == id {
+			return k, knownGaps[k]
+		}
+	}
+	return "", ""
+}
+
+func TestKnownGapsAreWellFormed(t *testing.T) {
+	for k, reason := range knownGaps {
+		if _, err := path.Match(k, ""); err != nil {
+			t.Errorf("knownGaps %q: %v", k, err)
+		}
+		if strings.Count(k, "/") != 2 {
+			t.Errorf("knownGaps %q: want capture/step/fact", k)
+		}
+		if len(reason) < 20 {
+			t.Errorf("knownGaps %q: say what idem gets wrong, not %q", k, reason)
+		}
+	}
+}
+
+func TestCheckerConsultsKnownGaps(t *testing.T) {
+	saved := knownGaps
+	defer func() { knownGaps = saved }()
+	knownGaps = map[string]string{"cap/*/status": "idem reads the wrong field as the status"}
+	var r fakeReporter
+	c := &checker{t: &r, capture: "cap"}
+	c.check("step/status", false, "got %d", 1) // a known gap: logged
+	if r.errors != 0 || r.logs != 1 {
+		t.Fatalf("a known gap: %d errors, %d logs", r.errors, r.logs)
+	}
+	c.check("step/key", false, "got %q", "x") // not a known gap: fails
+	if r.errors != 1 {
+		t.Fatalf("an unknown failure: %d errors", r.errors)
+	}
+	c.check("other/status", true, "") // passes: nothing to say
+	if r.errors != 1 || r.logs != 1 {
+		t.Fatalf("a passing check: %d errors, %d logs", r.errors, r.logs)
+	}
+	c.done() // the gap fired: nothing to say
+	if r.logs != 1 {
+		t.Fatalf("done after the gap fired: %d logs", r.logs)
+	}
+	(&checker{t: &r, capture: "cap"}).done() // it did not fire: say so
+	if r.logs != 2 {
+		t.Fatalf("done when the gap did not fire: %d logs", r.logs)
+	}
+	if g, _ := gapFor("cap/step/key"); g != "" {
+		t.Fatalf("cap/step/key matched gap %q", g)
+	}
+	if g, _ := gapFor("cap/step/status"); g != "cap/*/status" {
+		t.Fatalf("cap/step/status matched %q", g)
+	}
+}
+
+type fakeReporter struct{ errors, logs int }
+
+func (f *fakeReporter) Helper()               {}
+func (f *fakeReporter) Logf(string, ...any)   { f.logs++ }
+func (f *fakeReporter) Errorf(string, ...any) { f.errors++ }
