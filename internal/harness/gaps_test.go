@@ -25,6 +25,12 @@ var knownGaps = map[string]string{
 	"haproxy-host-first/alone/unkeyed":           "the unkeyed request gets the User-Agent as its key",
 	"haproxy-host-first/upstream-refused/intent": "the refused request reached only HAProxy, whose key (4th capture) is not read: its intent is lost",
 
+	// Playwright's HAR (one line, failures as status -1 with
+	// response._failureText).
+	"chromium/*/source":        "Playwright writes the whole HAR on one line: every entry cites chromium.har:1, not its entry",
+	"chromium/refused/outcome": "status -1 with _failureText net::ERR_CONNECTION_REFUSED is read as aborted: only Chrome's _error is mapped",
+	"chromium/refused/detail":  "_failureText (net::ERR_CONNECTION_REFUSED) is not read into the detail",
+
 	// ingress-nginx's default log-format-upstream read as combined with
 	// extras, by shape.
 	"ingress-nginx/*/upstream_status": "$request_length (the number after the user agent, e.g. 311) is read as the upstream status; the real $upstream_status comes later",

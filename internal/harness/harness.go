@@ -243,13 +243,18 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// Version is the first line a program prints about its version (nginx
-// prints it on stderr).
-func Version(bin string, args ...string) string {
+// Version names the software that wrote a capture: its Debian package
+// and version where dpkg knows it, else the last line the program prints
+// about its version (nginx prints it on stderr; Debian's chromium wrapper
+// prints noise before it).
+func Version(pkg, bin string, args ...string) string {
+	if out, err := exec.Command("dpkg-query", "-W", "-f", "${Package} ${Version} (Debian)", pkg).Output(); err == nil && len(out) > 0 {
+		return string(out)
+	}
 	out, err := exec.Command(bin, args...).CombinedOutput()
 	if err != nil {
 		return "unknown (" + err.Error() + ")"
 	}
-	first, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
-	return first
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	return lines[len(lines)-1]
 }

@@ -114,7 +114,7 @@ func TestNginx(t *testing.T) {
 	waitLogged(t, sent, n.Logs.JSON, n.Logs.Combined, n.Logs.Ingress)
 	n.Stop()
 	run := harness.Run{
-		Software: harness.Version("nginx", "-v"), BackendLog: "app.jsonl", Sent: sent,
+		Software: harness.Version("nginx", "nginx", "-v"), BackendLog: "app.jsonl", Sent: sent,
 		Logs: []harness.RunLog{
 			{File: "access.json.log", Capture: "nginx-json", Format: "nginx", Proxy: "nginx"},
 			{File: "access.combined.log", Capture: "nginx-combined", Format: "combined", Proxy: "nginx"},
@@ -143,7 +143,7 @@ func TestHAProxy(t *testing.T) {
 			sent := drive(t, h.URL, b, harness.Plan())
 			waitLogged(t, sent, h.Log)
 			run := harness.Run{
-				Software: harness.Version("haproxy", "-v"), BackendLog: "app.jsonl", Sent: sent,
+				Software: harness.Version("haproxy", "haproxy", "-v"), BackendLog: "app.jsonl", Sent: sent,
 				Logs: []harness.RunLog{{File: "haproxy.log", Capture: "haproxy-" + tc.name, Format: "haproxy", Proxy: "haproxy"}},
 			}
 			finish(t, filepath.Join("haproxy", tc.name), run, map[string]string{"haproxy.log": h.Log, "app.jsonl": b.LogPath},
@@ -158,7 +158,7 @@ func TestCaddy(t *testing.T) {
 	sent := drive(t, c.URL, b, harness.Plan())
 	waitLogged(t, sent, c.Log)
 	run := harness.Run{
-		Software: harness.Version("caddy", "version"), BackendLog: "app.jsonl", Sent: sent,
+		Software: harness.Version("caddy", "caddy", "version"), BackendLog: "app.jsonl", Sent: sent,
 		Logs: []harness.RunLog{{File: "access.json", Capture: "caddy", Format: "caddy", Proxy: "caddy"}},
 	}
 	finish(t, "caddy", run, map[string]string{"access.json": c.Log, "app.jsonl": b.LogPath}, c.Config(), "Caddyfile")

@@ -16,6 +16,9 @@ type Run struct {
 	// Logs are the proxy's or browser's logs of this traffic (nginx writes
 	// three side by side).
 	Logs []RunLog `json:"logs"`
+	// Also are other logs of the same traffic (the proxy in front of a
+	// browser), read with each log for the joins.
+	Also []string `json:"also,omitempty"`
 	// BackendLog is the backend's log/slog JSON file of the same traffic.
 	BackendLog string `json:"backend_log,omitempty"`
 	Sent       []Sent `json:"sent"`
@@ -36,22 +39,19 @@ type RunLog struct {
 }
 
 // Save writes the run's run.json into dir and copies each log there,
-// keeping at most maxLines lines of each (the first ones).
+// keeping at most maxLines lines of each (the first ones; 0 keeps the
+// file as written, byte for byte).
 func (r Run) Save(dir string, from map[string]string, maxLines int) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	for name, src := range from {
-		lines, err := readLines(src)
+		b, err := os.ReadFile(src)
 		if err != nil {
 			return fmt.Errorf("harness: save %s: %w", name, err)
 		}
-		if maxLines > 0 && len(lines) > maxLines {
-			lines = lines[:maxLines]
-		}
-		var b []byte
-		for _, l := range lines {
-			b = append(append(b, l...), '\n')
+		if maxLines > 0 {
+			b = firstLines(b, maxLines)
 		}
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 			return err
@@ -75,4 +75,15 @@ func LoadRun(dir string) (Run, error) {
 		return r, fmt.Errorf("harness: %s: %w", filepath.Join(dir, "run.json"), err)
 	}
 	return r, nil
+}
+
+func firstLines(b []byte, n int) []byte {
+	for i, c := range b {
+		if c == '\n' {
+			if n--; n == 0 {
+				return b[:i+1]
+			}
+		}
+	}
+	return b
 }
