@@ -25,6 +25,12 @@ var knownGaps = map[string]string{
 	"haproxy-host-first/alone/unkeyed":           "the unkeyed request gets the User-Agent as its key",
 	"haproxy-host-first/upstream-refused/intent": "the refused request reached only HAProxy, whose key (4th capture) is not read: its intent is lost",
 
+	// Public samples (fixtures/real/public).
+	"public-lnav-haproxy/*/ids":                    "{Mozilla/5.0 …} {}: the captured User-Agent is read as the request id",
+	"public-lnav-haproxy/set/deliveries":           "with the User-Agent as request id, 13 requests from 5 clients become 3 deliveries",
+	"public-lnav-caddy-compose/input/observations": `"caddy  | {…}" (docker compose logs) is not unwrapped: every line is skipped`,
+	"public-lnav-caddy-compose/*/read":             `"caddy  | {…}" (docker compose logs) is not unwrapped: the access line is skipped`,
+
 	// Playwright's HAR (one line, failures as status -1 with
 	// response._failureText).
 	"chromium/*/source":        "Playwright writes the whole HAR on one line: every entry cites chromium.har:1, not its entry",
