@@ -214,7 +214,7 @@ func verifyBrowserRun(t *testing.T, dir string, run harness.Run) {
 				}
 				c.check(at("result_id"), o.ResultID == s.ResultID, "result id %q, want %q: %s", o.ResultID, s.ResultID, raw)
 				d := o.Time.Sub(s.Start)
-				c.check(at("time"), d > -250*time.Millisecond && d < 250*time.Millisecond, "start %s, the page started it at %s: %s",
+				c.check(at("time"), d > -time.Second && d < time.Second, "start %s, the page started it at %s: %s",
 					o.Time.UTC().Format(time.RFC3339Nano), s.Start.UTC().Format(time.RFC3339Nano), raw)
 				src := o.Source.String()
 				c.check(at("source"), sources[src] == "", "cites %s, as does fetch %s: a person cannot find the entry", src, sources[src])

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -162,4 +163,36 @@ func TestCaddy(t *testing.T) {
 		Logs: []harness.RunLog{{File: "access.json", Capture: "caddy", Format: "caddy", Proxy: "caddy"}},
 	}
 	finish(t, "caddy", run, map[string]string{"access.json": c.Log, "app.jsonl": b.LogPath}, c.Config(), "Caddyfile")
+}
+
+// TestChain puts Caddy in front of HAProxy in front of nginx in front of
+// the backend: a request crosses three proxies, each logging it, and a
+// client that gives up at the edge is seen going away at every hop.
+func TestChain(t *testing.T) {
+	b := harness.StartBackend(t)
+	n := harness.StartNginx(t, b.Addr, harness.Addr(harness.FreePort(t)))
+	h := harness.StartHAProxy(t, strings.TrimPrefix(n.URL, "http://"), harness.Addr(harness.FreePort(t)), "X-Request-Id", "Idempotency-Key")
+	c := harness.StartCaddy(t, strings.TrimPrefix(h.URL, "http://"), harness.Addr(harness.FreePort(t)))
+	var plan []harness.Step
+	for _, s := range harness.Plan() {
+		switch s.End {
+		case harness.EndCreated, harness.EndClientTimeout, harness.EndClientAbort, harness.EndServerError, harness.EndUpstreamDrop:
+			plan = append(plan, s) // what every hop sees the same way
+		}
+	}
+	sent := drive(t, c.URL, b, plan)
+	waitLogged(t, sent, c.Log, h.Log, n.Logs.JSON)
+	n.Stop()
+	run := harness.Run{
+		Software: strings.Join([]string{harness.Version("caddy", "caddy", "version"), harness.Version("haproxy", "haproxy", "-v"),
+			harness.Version("nginx", "nginx", "-v")}, " -> "),
+		Chain: true, BackendLog: "app.jsonl", Sent: sent,
+		Logs: []harness.RunLog{
+			{File: "caddy.json", Capture: "chain-caddy", Format: "caddy", Proxy: "caddy"},
+			{File: "haproxy.log", Capture: "chain-haproxy", Format: "haproxy", Proxy: "haproxy"},
+			{File: "nginx.json.log", Capture: "chain-nginx", Format: "nginx", Proxy: "nginx"},
+		},
+	}
+	finish(t, "chain", run, map[string]string{"caddy.json": c.Log, "haproxy.log": h.Log, "nginx.json.log": n.Logs.JSON, "app.jsonl": b.LogPath},
+		"# Caddyfile\n"+c.Config()+"\n# haproxy.cfg\n"+h.Config()+"\n# nginx.conf\n"+n.Config(), "configs.txt")
 }

@@ -19,6 +19,9 @@ type Run struct {
 	// Also are other logs of the same traffic (the proxy in front of a
 	// browser), read with each log for the joins.
 	Also []string `json:"also,omitempty"`
+	// Chain says the logs are of proxies in a chain, each in front of the
+	// next: every request crossed all of them.
+	Chain bool `json:"chain,omitempty"`
 	// BackendLog is the backend's log/slog JSON file of the same traffic.
 	BackendLog string `json:"backend_log,omitempty"`
 	Sent       []Sent `json:"sent"`

@@ -90,6 +90,57 @@ func verifyProxyRun(t *testing.T, dir string, run harness.Run) {
 			verifyProxyLog(t, dir, run, l)
 		})
 	}
+	if run.Chain {
+		t.Run("chain", func(t *testing.T) { verifyChain(t, dir, run) })
+	}
+}
+
+// verifyChain reads every hop's log with the backend's: each request is
+// one delivery holding one line of each hop (and the backend's lines when
+// it got there), each key one intent.
+func verifyChain(t *testing.T, dir string, run harness.Run) {
+	paths := []string{}
+	for _, l := range run.Logs {
+		paths = append(paths, filepath.Join(dir, l.File))
+	}
+	paths = append(paths, filepath.Join(dir, run.BackendLog))
+	r, err := harness.Read(context.Background(), paths...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &checker{t: t, capture: "chain"}
+	defer c.done()
+	c.check("all/deliveries", r.Set.DeliveryCount() == len(run.Sent), "%d deliveries from %d requests", r.Set.DeliveryCount(), len(run.Sent))
+	for _, s := range run.Sent {
+		if s.Key == "" {
+			continue
+		}
+		ins := r.Set.FindIntent(s.Key)
+		if len(ins) != 1 {
+			c.check(s.Name+"/intent", false, "key %s: %d intents, want 1", s.Key, len(ins))
+			continue
+		}
+		var d *trace.Delivery
+		for _, x := range ins[0].Deliveries {
+			if x.RequestID == s.RequestID {
+				d = x
+			}
+		}
+		if d == nil {
+			c.check(s.Name+"/delivery", false, "intent %s has no delivery %s", s.Key, s.RequestID)
+			continue
+		}
+		formats := map[string]int{}
+		for _, o := range d.Observations {
+			if o.Tier == trace.TierProxy {
+				formats[o.Format]++
+			}
+		}
+		for _, l := range run.Logs {
+			c.check(s.Name+"/hops", formats[l.Format] == 1, "%d %s lines in delivery %s, want 1 (tiers %s)", formats[l.Format], l.Format, s.RequestID, tiersOf(d))
+		}
+		c.check(s.Name+"/joined_server", (d.At(trace.TierServer) != nil) == s.Reached, "reached the backend: %v; tiers %s", s.Reached, tiersOf(d))
+	}
 }
 
 func verifyProxyLog(t *testing.T, dir string, run harness.Run, l harness.RunLog) {
@@ -173,7 +224,7 @@ func verifyObservation(c *checker, l harness.RunLog, s harness.Sent, o *trace.Ob
 	if s.End != harness.EndClientAbort {
 		// The proxy's interval lies inside the client's.
 		elapsed := s.Finish.Sub(s.Start)
-		c.check(at("duration"), o.Duration >= 0 && o.Duration <= elapsed+100*time.Millisecond,
+		c.check(at("duration"), o.Duration >= 0 && o.Duration <= elapsed+250*time.Millisecond,
 			"duration %s, the client waited %s: %s", o.Duration, elapsed, raw)
 	}
 }
