@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -23,6 +24,9 @@ import (
 //	               client does meanwhile, as a real server's would be)
 //	?fail=500      answer with that status
 //	?fail=drop     close the connection without answering
+//
+// GET /v1/orders/ID answers {"id":"ID"} (a read: no effect), and
+// GET /v1/blob?bytes=N a JSON body of about N bytes.
 //
 // A POST answers 201 with {"id":"ord_N"}; a POST with a key seen before
 // answers the same id, marked Idempotent-Replayed.
@@ -125,6 +129,10 @@ func (b *Backend) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":"failed as asked"}`, code)
 		return
 	}
+	if r.Method == http.MethodGet {
+		b.get(w, r, attrs)
+		return
+	}
 	if r.Method != http.MethodPost {
 		http.NotFound(w, r)
 		return
@@ -150,6 +158,22 @@ func (b *Backend) serve(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(map[string]string{"id": id})
 	b.log.Info("request completed", append(attrs, "status", http.StatusCreated, "result_id", id,
 		"duration_ms", time.Since(start).Milliseconds())...)
+}
+
+func (b *Backend) get(w http.ResponseWriter, r *http.Request, attrs []any) {
+	w.Header().Set("Content-Type", "application/json")
+	switch id, ok := strings.CutPrefix(r.URL.Path, "/v1/orders/"); {
+	case ok && id != "":
+		_ = json.NewEncoder(w).Encode(map[string]string{"id": id, "state": "created"})
+	case r.URL.Path == "/v1/blob":
+		n, _ := strconv.Atoi(r.URL.Query().Get("bytes"))
+		n = min(max(n, 0), 64<<20)
+		_, _ = io.WriteString(w, `{"data":"`+strings.Repeat("x", n)+`"}`)
+	default:
+		http.NotFound(w, r)
+		return
+	}
+	b.log.Info("request completed", append(attrs, "status", http.StatusOK)...)
 }
 
 type syncWriter struct {

@@ -36,6 +36,7 @@ type planFetch struct {
 	RequestID string `json:"request_id"`
 	Key       string `json:"key,omitempty"`
 	Path      string `json:"path"`
+	Method    string `json:"method,omitempty"`
 	TimeoutMS int64  `json:"timeout_ms,omitempty"`
 	AbortMS   int64  `json:"abort_ms,omitempty"`
 	Pause     string `json:"pause,omitempty"`
@@ -78,7 +79,7 @@ func (c *Chromium) Record(t testing.TB, page, har string, fetches []Fetch, onPau
 	sent := make([]Sent, len(fetches))
 	for i, f := range fetches {
 		sent[i] = Sent{Step: f.Step, RequestID: NewID()}
-		plan.Fetches = append(plan.Fetches, planFetch{Name: f.Name, RequestID: sent[i].RequestID, Key: f.Key, Path: f.Path,
+		plan.Fetches = append(plan.Fetches, planFetch{Name: f.Name, RequestID: sent[i].RequestID, Key: f.Key, Path: f.Path, Method: f.Step.Method,
 			TimeoutMS: f.Timeout.Milliseconds(), AbortMS: f.AbortAfter.Milliseconds(), Pause: f.Pause})
 	}
 	b, _ := json.Marshal(plan)

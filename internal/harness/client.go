@@ -26,11 +26,14 @@ const (
 	EndUpstreamDrop    End = "upstream_drop"    // the backend closed the connection without answering
 	EndUpstreamTimeout End = "upstream_timeout" // the proxy gave up on a slow backend
 	EndRefused         End = "refused"          // nothing listened where the request was sent
+	EndRead            End = "read"             // the backend answered 200 to a read
 )
 
 // Step is one request of a traffic plan.
 type Step struct {
 	Name string `json:"name"`
+	// Method is POST unless set.
+	Method string `json:"method,omitempty"`
 	// Key is the Idempotency-Key; "" sends none. Steps sharing a key are
 	// retries of one intent.
 	Key string `json:"key,omitempty"`
@@ -56,6 +59,14 @@ type Sent struct {
 	ResultID  string    `json:"result_id,omitempty"`
 	Error     string    `json:"error,omitempty"`
 	Reached   bool      `json:"reached_backend"` // the backend logged it
+}
+
+// HTTPMethod is the step's method: POST unless set.
+func (s Step) HTTPMethod() string {
+	if s.Method == "" {
+		return http.MethodPost
+	}
+	return s.Method
 }
 
 // Route is the step's path without its query, as logs should name it.
@@ -105,7 +116,11 @@ func Send(ctx context.Context, base string, st Step) Sent {
 		ctx, cancel = context.WithTimeout(ctx, st.Timeout)
 		defer cancel()
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+st.Path, strings.NewReader(body))
+	var rd io.Reader
+	if st.HTTPMethod() != http.MethodGet {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, st.HTTPMethod(), base+st.Path, rd)
 	if err != nil {
 		s.Error = err.Error()
 		return s
@@ -143,7 +158,7 @@ func sendAndClose(base string, st Step, rid, body string) string {
 		return errorKind(err)
 	}
 	w := bufio.NewWriter(c)
-	fmt.Fprintf(w, "POST %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: idem-harness/1\r\nContent-Type: application/json\r\nX-Request-Id: %s\r\n", st.Path, addr, rid)
+	fmt.Fprintf(w, "%s %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: idem-harness/1\r\nContent-Type: application/json\r\nX-Request-Id: %s\r\n", st.HTTPMethod(), st.Path, addr, rid)
 	if st.Key != "" {
 		fmt.Fprintf(w, "Idempotency-Key: %s\r\n", st.Key)
 	}

@@ -204,7 +204,7 @@ func verifyObservation(c *checker, l harness.RunLog, s harness.Sent, o *trace.Ob
 		wk = ""
 	}
 	c.check(at("key"), trace.NormalizeKey(o.Key) == wk, "key %q, want %q: %s", o.Key, wk, raw)
-	c.check(at("method"), o.Method == "POST", "method %q, want POST: %s", o.Method, raw)
+	c.check(at("method"), o.Method == s.HTTPMethod(), "method %q, want %s: %s", o.Method, s.HTTPMethod(), raw)
 	c.check(at("route"), o.Route == s.Route(), "route %q, want %q: %s", o.Route, s.Route(), raw)
 	ws := wantStatus(l.Proxy, s.End)
 	c.check(at("status"), o.Status == ws, "status %d, want %d (%s): %s", o.Status, ws, s.End, raw)

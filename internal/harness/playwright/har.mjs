@@ -35,9 +35,11 @@ try {
       if (f.abort_ms) setTimeout(() => ctl.abort(), f.abort_ms);
       const start = Date.now();
       try {
-        const res = await fetch(f.path, { method: 'POST', headers, body: JSON.stringify({ item: f.name }), signal });
-        const body = await res.text();
-        return { status: res.status, body, start, ms: Date.now() - start };
+        const method = f.method || 'POST';
+        const body = method === 'GET' ? undefined : JSON.stringify({ item: f.name });
+        const res = await fetch(f.path, { method, headers, body, signal });
+        const text = await res.text();
+        return { status: res.status, body: text.length > 4096 ? '' : text, start, ms: Date.now() - start };
       } catch (e) {
         return { error: e.name + ': ' + e.message, start, ms: Date.now() - start };
       }
