@@ -51,6 +51,15 @@ var knownGaps = map[string]string{
 	"ingress-nginx/alone/unkeyed":     "with $req_id dropped the deliveries are counted as synthetic, not as unkeyed requests",
 	"ingress-nginx/joined/deliveries": "with $req_id dropped the ingress lines and the backend's lines are separate deliveries",
 
+	// vhost_combined: "$host:$server_port" before the address.
+	"nginx-vhost/*/read":                  `"127.0.0.1:PORT 127.0.0.1 - - [...] \"POST …\"": the virtual host before the address is not recognised; every line is skipped`,
+	"nginx-vhost/input/skipped":           "every vhost_combined line is skipped: not a JSON object, nor a known text format",
+	"nginx-vhost/input/observations":      "no vhost_combined line is read: 0 observations from 9 requests",
+	"nginx-vhost/*/joined_proxy":          "with its lines skipped, no delivery holds the proxy's line",
+	"nginx-vhost/alone/*":                 "with its lines skipped, the log alone yields no delivery",
+	"nginx-vhost/joined/deliveries":       "with its lines skipped, the refused request (seen by nginx only) is lost",
+	"nginx-vhost/upstream-refused/intent": "with its lines skipped, the refused request (seen by nginx only) has no intent",
+
 	// combined with "$upstream_status" "$http_x_request_id"
 	// "$http_idempotency_key" appended: on a 499 nginx writes "-" for the
 	// upstream status, and the quoted values shift.

@@ -8,12 +8,13 @@ import (
 	"testing"
 )
 
-// NginxLogs are the three access logs nginx writes side by side for the
+// NginxLogs are the access logs nginx writes side by side for the
 // same traffic.
 type NginxLogs struct {
 	JSON     string // log_format escape=json keyed by nginx variable names
 	Combined string // the combined format with the request time, upstream status, request id and key appended
 	Ingress  string // ingress-nginx's default log-format-upstream
+	VHost    string // vhost_combined (the virtual host first) with the same fields appended
 }
 
 // NginxJSONFormat is the JSON log_format, keyed by nginx variable names.
@@ -28,6 +29,13 @@ const NginxJSONFormat = `log_format idem_json escape=json '{"time_iso8601":"$tim
 // NginxCombinedFormat is combined with the fields idem needs appended, in
 // the order formats/combined.go reads them by shape.
 const NginxCombinedFormat = `log_format idem_combined '$remote_addr - $remote_user [$time_local] "$request" '
+    '$status $body_bytes_sent "$http_referer" "$http_user_agent" '
+    '$request_time "$upstream_status" "$http_x_request_id" "$http_idempotency_key"';`
+
+// NginxVHostFormat is Apache's vhost_combined (the virtual host and port
+// before the address), as nginx setups copy it, with the combined
+// format's fields appended.
+const NginxVHostFormat = `log_format vhost_combined '$host:$server_port $remote_addr - $remote_user [$time_local] "$request" '
     '$status $body_bytes_sent "$http_referer" "$http_user_agent" '
     '$request_time "$upstream_status" "$http_x_request_id" "$http_idempotency_key"';`
 
@@ -56,6 +64,7 @@ http {
   %[5]s
   %[6]s
   %[7]s
+  %[9]s
   # ingress-nginx's nginx.tmpl: a client's X-Request-ID is kept, else
   # nginx makes one.
   map $http_x_request_id $req_id {
@@ -65,6 +74,7 @@ http {
   access_log %[2]s/access.json.log idem_json;
   access_log %[2]s/access.combined.log idem_combined;
   access_log %[2]s/access.ingress.log upstreaminfo;
+  access_log %[2]s/access.vhost.log vhost_combined;
   proxy_http_version 1.1;
   proxy_set_header X-Request-ID $req_id;
   proxy_next_upstream off;
@@ -113,11 +123,12 @@ func StartNginx(t testing.TB, upstream, down string) *Nginx {
 	}
 	port := FreePort(t)
 	conf := WriteFile(t, dir, "nginx.conf", fmt.Sprintf(nginxConf, user, dir, port, upstream,
-		NginxJSONFormat, NginxCombinedFormat, IngressFormat, down))
+		NginxJSONFormat, NginxCombinedFormat, IngressFormat, down, NginxVHostFormat))
 	n := &Nginx{URL: "http://" + Addr(port), Dir: dir, Logs: NginxLogs{
 		JSON:     filepath.Join(dir, "access.json.log"),
 		Combined: filepath.Join(dir, "access.combined.log"),
 		Ingress:  filepath.Join(dir, "access.ingress.log"),
+		VHost:    filepath.Join(dir, "access.vhost.log"),
 	}}
 	n.proc = Start(t, "nginx", nil, nil, bin, []string{"-p", dir, "-c", conf, "-e", filepath.Join(dir, "error.log")}, Addr(port))
 	return n

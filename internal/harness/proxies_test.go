@@ -112,7 +112,7 @@ func TestNginx(t *testing.T) {
 	b := harness.StartBackend(t)
 	n := harness.StartNginx(t, b.Addr, harness.Addr(harness.FreePort(t)))
 	sent := drive(t, n.URL, b, harness.Plan())
-	waitLogged(t, sent, n.Logs.JSON, n.Logs.Combined, n.Logs.Ingress)
+	waitLogged(t, sent, n.Logs.JSON, n.Logs.Combined, n.Logs.Ingress, n.Logs.VHost)
 	n.Stop()
 	run := harness.Run{
 		Software: harness.Version("nginx", "nginx", "-v"), BackendLog: "app.jsonl", Sent: sent,
@@ -120,11 +120,13 @@ func TestNginx(t *testing.T) {
 			{File: "access.json.log", Capture: "nginx-json", Format: "nginx", Proxy: "nginx"},
 			{File: "access.combined.log", Capture: "nginx-combined", Format: "combined", Proxy: "nginx"},
 			{File: "access.ingress.log", Capture: "ingress-nginx", Proxy: "nginx", NoKey: true},
+			{File: "access.vhost.log", Capture: "nginx-vhost", Proxy: "nginx"},
 		},
 	}
 	finish(t, "nginx", run, map[string]string{
 		"access.json.log": n.Logs.JSON, "access.combined.log": n.Logs.Combined, "access.ingress.log": n.Logs.Ingress,
-		"app.jsonl": b.LogPath,
+		"access.vhost.log": n.Logs.VHost,
+		"app.jsonl":        b.LogPath,
 	}, n.Config(), "nginx.conf")
 }
 
