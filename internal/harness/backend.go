@@ -94,9 +94,14 @@ func (b *Backend) Received(rid string) bool {
 func (b *Backend) serve(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	rid, key := r.Header.Get("X-Request-Id"), r.Header.Get("Idempotency-Key")
+	trace, parent := traceParent(r.Header.Get("Traceparent"))
 	_, _ = io.Copy(io.Discard, r.Body)
 	b.mu.Lock()
-	b.hits = append(b.hits, Hit{RequestID: rid, Key: key, Method: r.Method, Path: r.URL.Path})
+	seen := rid
+	if seen == "" {
+		seen = trace
+	}
+	b.hits = append(b.hits, Hit{RequestID: seen, Key: key, Method: r.Method, Path: r.URL.Path})
 	b.mu.Unlock()
 	if r.Method == http.MethodGet && r.URL.Path == "/" {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -106,7 +111,16 @@ func (b *Backend) serve(w http.ResponseWriter, r *http.Request) {
 	if d, err := time.ParseDuration(r.URL.Query().Get("delay")); err == nil {
 		time.Sleep(d)
 	}
-	attrs := []any{"request_id", rid, "method", r.Method, "route", r.URL.Path}
+	var attrs []any
+	if rid != "" {
+		attrs = append(attrs, "request_id", rid)
+	}
+	if trace != "" {
+		// As an OpenTelemetry-instrumented server logs: its own span, a
+		// child of the caller's.
+		attrs = append(attrs, "trace_id", trace, "span_id", strings.ReplaceAll(NewID(), "-", "")[:16], "parent_span_id", parent)
+	}
+	attrs = append(attrs, "method", r.Method, "route", r.URL.Path)
 	if key != "" {
 		attrs = append(attrs, "idempotency_key", key)
 	}
@@ -174,6 +188,15 @@ func (b *Backend) get(w http.ResponseWriter, r *http.Request, attrs []any) {
 		return
 	}
 	b.log.Info("request completed", append(attrs, "status", http.StatusOK)...)
+}
+
+// traceParent reads a W3C traceparent header: version-traceid-parentid-flags.
+func traceParent(h string) (traceID, parentID string) {
+	parts := strings.Split(h, "-")
+	if len(parts) != 4 || len(parts[1]) != 32 || len(parts[2]) != 16 {
+		return "", ""
+	}
+	return parts[1], parts[2]
 }
 
 type syncWriter struct {

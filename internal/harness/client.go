@@ -45,6 +45,9 @@ type Step struct {
 	Timeout time.Duration `json:"timeout,omitempty"`
 	// Abort closes the connection right after the request is sent.
 	Abort bool `json:"abort,omitempty"`
+	// Trace sends a W3C traceparent instead of an X-Request-Id; the
+	// request is then known by its trace id.
+	Trace bool `json:"trace,omitempty"`
 	// End is how the harness makes this request end.
 	End End `json:"end"`
 }
@@ -52,13 +55,15 @@ type Step struct {
 // Sent is a step as it was sent and as it ended, from the client's side.
 type Sent struct {
 	Step
-	RequestID string    `json:"request_id"`
-	Start     time.Time `json:"start"`
-	Finish    time.Time `json:"finish"`
-	Status    int       `json:"status,omitempty"` // 0 when no response arrived
-	ResultID  string    `json:"result_id,omitempty"`
-	Error     string    `json:"error,omitempty"`
-	Reached   bool      `json:"reached_backend"` // the backend logged it
+	// RequestID is the X-Request-Id sent, or the trace id of a Trace step.
+	RequestID   string    `json:"request_id"`
+	TraceParent string    `json:"traceparent,omitempty"`
+	Start       time.Time `json:"start"`
+	Finish      time.Time `json:"finish"`
+	Status      int       `json:"status,omitempty"` // 0 when no response arrived
+	ResultID    string    `json:"result_id,omitempty"`
+	Error       string    `json:"error,omitempty"`
+	Reached     bool      `json:"reached_backend"` // the backend logged it
 }
 
 // HTTPMethod is the step's method: POST unless set.
@@ -105,6 +110,10 @@ func Drive(ctx context.Context, base string, steps []Step) []Sent {
 // Send sends one step as a JSON POST with its own X-Request-Id.
 func Send(ctx context.Context, base string, st Step) Sent {
 	s := Sent{Step: st, RequestID: NewID(), Start: time.Now()}
+	if st.Trace {
+		s.RequestID = strings.ReplaceAll(NewID(), "-", "")
+		s.TraceParent = "00-" + s.RequestID + "-" + strings.ReplaceAll(NewID(), "-", "")[:16] + "-01"
+	}
 	body := fmt.Sprintf(`{"item":%q,"quantity":1}`, st.Name)
 	if st.Abort {
 		s.Error = sendAndClose(base, st, s.RequestID, body)
@@ -127,7 +136,11 @@ func Send(ctx context.Context, base string, st Step) Sent {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "idem-harness/1")
-	req.Header.Set("X-Request-Id", s.RequestID)
+	if st.Trace {
+		req.Header.Set("Traceparent", s.TraceParent)
+	} else {
+		req.Header.Set("X-Request-Id", s.RequestID)
+	}
 	if st.Key != "" {
 		req.Header.Set("Idempotency-Key", st.Key)
 	}

@@ -25,6 +25,13 @@ var knownGaps = map[string]string{
 	"haproxy-host-first/alone/unkeyed":           "the unkeyed request gets the User-Agent as its key",
 	"haproxy-host-first/upstream-refused/intent": "the refused request reached only HAProxy, whose key (4th capture) is not read: its intent is lost",
 
+	// Requests known only by a W3C traceparent (no X-Request-Id): trace
+	// ids do not join tiers yet, so each keyed line is a delivery of its
+	// own (Caddy's Traceparent header, the backend's trace_id).
+	"caddy-traceparent/joined/deliveries": "trace ids join nothing: each keyed line (Caddy's and the backend's two) is a synthetic delivery of its own, 8 from 4 requests",
+	"caddy-traceparent/*/intent":          "trace ids join nothing: an intent holds one delivery per keyed line, not one per request",
+	"caddy-traceparent/*/joined":          `Caddy's "Traceparent":["00-<trace>-<span>-01"] and the backend's "trace_id":"<trace>" are not joined into one delivery`,
+
 	// Public samples (fixtures/real/public).
 	"public-lnav-haproxy/*/ids":                    "{Mozilla/5.0 …} {}: the captured User-Agent is read as the request id",
 	"public-lnav-haproxy/set/deliveries":           "with the User-Agent as request id, 13 requests from 5 clients become 3 deliveries",

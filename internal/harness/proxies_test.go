@@ -198,3 +198,36 @@ func TestChain(t *testing.T) {
 	finish(t, "chain", run, map[string]string{"caddy.json": c.Log, "haproxy.log": h.Log, "nginx.json.log": n.Logs.JSON, "app.jsonl": b.LogPath},
 		"# Caddyfile\n"+c.Config()+"\n# haproxy.cfg\n"+h.Config()+"\n# nginx.conf\n"+n.Config(), "configs.txt")
 }
+
+// TestCaddyTraceparent sends requests with a W3C traceparent and no
+// X-Request-Id through Caddy, which logs the header as it passes it on;
+// the backend logs the trace id as OpenTelemetry does. The trace id is
+// all that joins the proxy's line to the backend's.
+func TestCaddyTraceparent(t *testing.T) {
+	b := harness.StartBackend(t)
+	c := harness.StartCaddy(t, b.Addr, harness.Addr(harness.FreePort(t)))
+	k1, k2 := harness.NewID(), harness.NewID()
+	plan := []harness.Step{
+		{Name: "created", Key: k1, Path: "/v1/orders", Trace: true, End: harness.EndCreated},
+		{Name: "unkeyed", Path: "/v1/orders", Trace: true, End: harness.EndCreated},
+		{Name: "retry-1-timeout", Key: k2, Path: "/v1/orders?delay=1200ms", Timeout: 300 * time.Millisecond, Trace: true, End: harness.EndClientTimeout},
+		{Name: "retry-2-replayed", Key: k2, Path: "/v1/orders", Trace: true, End: harness.EndCreated},
+	}
+	sent := drive(t, c.URL, b, plan)
+	waitLogged(t, sent, c.Log)
+	run := harness.Run{
+		Software: harness.Version("caddy", "caddy", "version"), JoinBy: "traceparent", BackendLog: "app.jsonl", Sent: sent,
+		Logs: []harness.RunLog{{File: "access.json", Capture: "caddy-traceparent", Format: "caddy", Proxy: "caddy"}},
+	}
+	logs := map[string]string{"access.json": c.Log, "app.jsonl": b.LogPath}
+	dir := t.TempDir()
+	if err := run.Save(dir, logs, 0); err != nil {
+		t.Fatal(err)
+	}
+	verifyTraceRun(t, dir, run)
+	if *update {
+		if err := run.Save(filepath.Join(realDir, "caddy-traceparent"), logs, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -19,6 +19,9 @@ type Run struct {
 	// Also are other logs of the same traffic (the proxy in front of a
 	// browser), read with each log for the joins.
 	Also []string `json:"also,omitempty"`
+	// JoinBy, when "traceparent", says the requests carried a W3C
+	// traceparent and no X-Request-Id: only trace ids can join the tiers.
+	JoinBy string `json:"join_by,omitempty"`
 	// Chain says the logs are of proxies in a chain, each in front of the
 	// next: every request crossed all of them.
 	Chain bool `json:"chain,omitempty"`

@@ -315,3 +315,62 @@ func sentIn(run harness.Run, line string) bool {
 	}
 	return false
 }
+
+// verifyTraceRun checks the joins of a run whose requests carried only a
+// traceparent: each request one delivery holding the proxy's line and the
+// backend's, each key one intent holding exactly its requests.
+func verifyTraceRun(t *testing.T, dir string, run harness.Run) {
+	for _, l := range run.Logs {
+		t.Run(l.Capture, func(t *testing.T) {
+			file, backend := filepath.Join(dir, l.File), filepath.Join(dir, run.BackendLog)
+			proxyLines, err := harness.ReadLines(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			serverLines, err := harness.ReadLines(backend)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := harness.Read(context.Background(), file, backend)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := &checker{t: t, capture: l.Capture}
+			defer c.done()
+			c.check("joined/deliveries", r.Set.DeliveryCount() == len(run.Sent), "%d deliveries from %d requests, each with its own trace id",
+				r.Set.DeliveryCount(), len(run.Sent))
+			byKey := map[string]int{}
+			for _, s := range run.Sent {
+				if s.Key != "" {
+					byKey[s.Key]++
+				}
+			}
+			for _, s := range run.Sent {
+				if s.Key == "" {
+					continue
+				}
+				ins := r.Set.FindIntent(s.Key)
+				if len(ins) != 1 {
+					c.check(s.Name+"/intent", false, "key %s: %d intents, want 1", s.Key, len(ins))
+					continue
+				}
+				c.check(s.Name+"/intent", len(ins[0].Deliveries) == byKey[s.Key], "key %s: %d deliveries, want %d (one per trace id)",
+					s.Key, len(ins[0].Deliveries), byKey[s.Key])
+				// The delivery holding the proxy's line of this trace must hold
+				// the backend's line of it too.
+				proxyLine, serverLine := harness.LineOf(proxyLines, s.RequestID), harness.LineOf(serverLines, s.RequestID)
+				joined := false
+				for _, d := range ins[0].Deliveries {
+					var p, sv bool
+					for _, o := range d.Observations {
+						p = p || o.Source.File == file && o.Source.Line == proxyLine
+						sv = sv || o.Source.File == backend && o.Source.Line == serverLine
+					}
+					joined = joined || p && sv
+				}
+				c.check(s.Name+"/joined", joined, "no delivery of key %s holds both %s:%d and %s:%d, the lines of trace %s",
+					s.Key, l.File, proxyLine, run.BackendLog, serverLine, s.RequestID)
+			}
+		})
+	}
+}
