@@ -62,7 +62,7 @@ func FindChromium(t testing.TB) *Chromium {
 	dir := filepath.Join(filepath.Dir(file), "playwright")
 	c.Script = filepath.Join(dir, "har.mjs")
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "playwright-core")); err != nil {
-		if os.Getenv("CI") == "true" {
+		if os.Getenv("CI") != "" {
 			t.Fatalf("playwright-core is not installed in %s; .ci/harness.sh runs npm ci there", dir)
 		}
 		t.Skipf("playwright-core is not installed (npm ci --prefix %s); skipping", dir)
