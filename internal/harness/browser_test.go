@@ -25,9 +25,9 @@ func browserFetches() []harness.Fetch {
 		// A read of what was created: its body carries the id too, but a
 		// GET makes no effect.
 		{Step: harness.Step{Name: "read-back", Method: "GET", Path: "/v1/orders/ord_1", End: harness.EndRead}},
-		{Step: harness.Step{Name: "retry-1-timeout", Key: k2, Path: "/v1/orders?delay=1200ms", Timeout: 300 * time.Millisecond, End: harness.EndClientTimeout}},
+		{Step: harness.Step{Name: "retry-1-timeout", Key: k2, Path: "/v1/orders?delay=1200ms", Timeout: 400 * time.Millisecond, End: harness.EndClientTimeout}},
 		{Step: harness.Step{Name: "retry-2-replayed", Key: k2, Path: "/v1/orders", End: harness.EndCreated}},
-		{Step: harness.Step{Name: "abort", Key: k3, Path: "/v1/orders?delay=800ms", Abort: true, End: harness.EndClientAbort}, AbortAfter: 150 * time.Millisecond},
+		{Step: harness.Step{Name: "abort", Key: k3, Path: "/v1/orders?delay=1000ms", Abort: true, End: harness.EndClientAbort}, AbortAfter: 300 * time.Millisecond},
 		{Step: harness.Step{Name: "server-error", Key: k4, Path: "/v1/orders?fail=500", End: harness.EndServerError}},
 		{Step: harness.Step{Name: "refused", Key: k5, Path: "/v1/orders", End: harness.EndRefused}, Pause: "stop-proxy"},
 	}

@@ -87,9 +87,9 @@ func Plan() []Step {
 	return []Step{
 		{Name: "created", Key: k1, Path: "/v1/orders", End: EndCreated},
 		{Name: "unkeyed", Path: "/v1/orders", End: EndCreated},
-		{Name: "retry-1-timeout", Key: k2, Path: "/v1/orders?delay=1200ms", Timeout: 300 * time.Millisecond, End: EndClientTimeout},
+		{Name: "retry-1-timeout", Key: k2, Path: "/v1/orders?delay=1200ms", Timeout: 400 * time.Millisecond, End: EndClientTimeout},
 		{Name: "retry-2-replayed", Key: k2, Path: "/v1/orders", End: EndCreated},
-		{Name: "abort", Key: k3, Path: "/v1/orders?delay=800ms", Abort: true, End: EndClientAbort},
+		{Name: "abort", Key: k3, Path: "/v1/orders?delay=1000ms", Abort: true, End: EndClientAbort},
 		{Name: "server-error", Key: k4, Path: "/v1/orders?fail=500", End: EndServerError},
 		{Name: "upstream-drop", Key: k5, Path: "/v1/orders?fail=drop", End: EndUpstreamDrop},
 		{Name: "upstream-timeout", Key: k6, Path: "/v1/slow/orders?delay=1500ms", End: EndUpstreamTimeout},
@@ -181,7 +181,7 @@ func sendAndClose(base string, st Step, rid, body string) string {
 		return errorKind(err)
 	}
 	// Long enough for the proxy to have passed the request on.
-	time.Sleep(150 * time.Millisecond)
+	time.Sleep(300 * time.Millisecond)
 	c.Close()
 	return "aborted"
 }

@@ -210,7 +210,7 @@ func TestCaddyTraceparent(t *testing.T) {
 	plan := []harness.Step{
 		{Name: "created", Key: k1, Path: "/v1/orders", Trace: true, End: harness.EndCreated},
 		{Name: "unkeyed", Path: "/v1/orders", Trace: true, End: harness.EndCreated},
-		{Name: "retry-1-timeout", Key: k2, Path: "/v1/orders?delay=1200ms", Timeout: 300 * time.Millisecond, Trace: true, End: harness.EndClientTimeout},
+		{Name: "retry-1-timeout", Key: k2, Path: "/v1/orders?delay=1200ms", Timeout: 400 * time.Millisecond, Trace: true, End: harness.EndClientTimeout},
 		{Name: "retry-2-replayed", Key: k2, Path: "/v1/orders", Trace: true, End: harness.EndCreated},
 	}
 	sent := drive(t, c.URL, b, plan)
