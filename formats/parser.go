@@ -157,6 +157,9 @@ func (p *Parser) parseRecord(src trace.Source) {
 	if p.src != nil {
 		ok = p.src.apply(&p.rec, o) || ok
 	}
+	if o.RequestID == "" && (o.Key != "" || o.Method != "") {
+		traceFromRecord(&p.rec, o)
+	}
 	if p.cfg != nil {
 		p.cfg.applyEffect(o)
 		o.Scope = p.cfg.scopeOf(&p.rec, o)

@@ -14,13 +14,6 @@ import (
 // bug to fix in formats/ or ingest/; remove its entry with the fix (the
 // test says when a listed check passes).
 var knownGaps = map[string]string{
-	// Requests known only by a W3C traceparent (no X-Request-Id): trace
-	// ids do not join tiers yet, so each keyed line is a delivery of its
-	// own (Caddy's Traceparent header, the backend's trace_id).
-	"caddy-traceparent/joined/deliveries": "trace ids join nothing: each keyed line (Caddy's and the backend's two) is a synthetic delivery of its own, 8 from 4 requests",
-	"caddy-traceparent/*/intent":          "trace ids join nothing: an intent holds one delivery per keyed line, not one per request",
-	"caddy-traceparent/*/joined":          `Caddy's "Traceparent":["00-<trace>-<span>-01"] and the backend's "trace_id":"<trace>" are not joined into one delivery`,
-
 	// Playwright's HAR (one line, failures as status -1 with
 	// response._failureText).
 	"chromium/*/source":             "Playwright writes the whole HAR on one line: every entry cites chromium.har:1, not its entry",
