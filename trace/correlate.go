@@ -1216,7 +1216,10 @@ func (s *Set) FindIntent(key string) []*Intent {
 	// The forms under which the key may have been stored: raw, or known
 	// only by hash (either way round).
 	forms := []string{key, "hash:" + key, hashed, "hash:" + hashed}
-	match := func(k string) bool { return slices.Contains(forms, k) }
+	// A hash given for a key some input logged raw: the server logs
+	// sha256:…, the HAR the key itself.
+	byHash := strings.HasPrefix(key, "sha256:")
+	match := func(k string) bool { return slices.Contains(forms, k) || byHash && !strings.HasPrefix(k, "hash:") && HashKey(k) == key }
 	var out []*Intent
 	for _, in := range s.Intents {
 		if match(in.Key) {
@@ -1246,12 +1249,16 @@ func (s *Set) FindIntent(key string) []*Intent {
 			continue
 		}
 		ref := s.c.deliveryKeyRef(d)
+		found := byHash && HashKey(s.c.arena.get(ref)) == key
 		for i, f := range forms {
-			if s.c.arena.is(ref, f, packs[i]) {
-				ci := cintent{extra: -1, first: di, last: di, n: 1}
-				out = append(out, s.c.intent(&ci))
+			if found || s.c.arena.is(ref, f, packs[i]) {
+				found = true
 				break
 			}
+		}
+		if found {
+			ci := cintent{extra: -1, first: di, last: di, n: 1}
+			out = append(out, s.c.intent(&ci))
 		}
 	}
 	sortIntents(out)

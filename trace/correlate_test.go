@@ -132,3 +132,20 @@ func TestEndsKeepsTheFirstAndLastHalves(t *testing.T) {
 		}
 	}
 }
+
+// TestFindIntentByTheHashOfARawKey: the server logs sha256:…, another
+// input the raw key; asked for the hash, FindIntent finds the raw key's
+// intent, built or not.
+func TestFindIntentByTheHashOfARawKey(t *testing.T) {
+	c := NewCorrelator(nil)
+	c.Add(&Observation{Tier: TierClient, RequestID: "a", Key: "k-raw", Method: "POST", Route: "/x", Status: 201, Outcome: OutcomeOK})
+	c.Add(&Observation{Tier: TierClient, RequestID: "b", Key: "k-other", Method: "POST", Route: "/x", Status: 201, Outcome: OutcomeOK})
+	set := c.Set(nil)
+	got := set.FindIntent(HashKey("k-raw"))
+	if len(got) != 1 || got[0].Key != "k-raw" {
+		t.Fatalf("FindIntent(hash) = %v", got)
+	}
+	if got := set.FindIntent(HashKey("nope")); len(got) != 0 {
+		t.Errorf("a hash of no key found %v", got)
+	}
+}
