@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -75,7 +76,7 @@ func (s *Set) Release() {
 	if s.c == nil {
 		return
 	}
-	s.deliveryCount = s.c.deliveries.len()
+	s.deliveryCount = s.c.deliveries.len() - int(s.c.joined.Load())
 	s.c.release()
 	s.cintents = nil
 }
@@ -109,7 +110,7 @@ func (s *Set) DeliveryCount() int {
 	if s.deliveryCount > 0 {
 		return s.deliveryCount
 	}
-	return s.c.deliveries.len()
+	return s.c.deliveries.len() - int(s.c.joined.Load())
 }
 
 // Correlator builds a Set from observations added in input order. The
@@ -153,6 +154,9 @@ type Correlator struct {
 	// activities maps an activity attempt to its id, learned from the
 	// lines that name both (see activityOf).
 	activities map[activityKey]string
+	// joined counts the browser entries joined to a delivery by key (see
+	// joinByKey): each is one delivery fewer.
+	joined atomic.Int64
 }
 
 // Expect sizes the request-id index for inputs of this many bytes (about
@@ -719,7 +723,72 @@ func (c *Correlator) intent(ci *cintent) *Intent {
 	sort.SliceStable(in.Deliveries, func(i, j int) bool {
 		return in.Deliveries[i].Start().Before(in.Deliveries[j].Start())
 	})
+	if n := joinByKey(in); n > 0 {
+		c.joined.Add(int64(n))
+	}
 	return in
+}
+
+// KeyJoinWindow is how far apart a browser's entry and a proxy's or
+// server's delivery of one key, method and route may start and still be
+// one trip: clocks of a laptop and a server disagree by a second or two.
+const KeyJoinWindow = 5 * time.Second
+
+// joinByKey joins a browser's HAR entries that carry only the
+// Idempotency-Key (the proxy made the request id and passed it on) to the
+// delivery of the same key, method and route whose start is nearest
+// within KeyJoinWindow and that no client line joined yet. It returns how
+// many it joined.
+func joinByKey(in *Intent) int {
+	var entries, trips []*Delivery
+	for _, d := range in.Deliveries {
+		switch {
+		case d.Synthetic && d.Edge() != nil && d.Edge().Tier == TierClient && len(d.Observations) == 1:
+			entries = append(entries, d)
+		case !d.Synthetic && d.At(TierClient) == nil:
+			trips = append(trips, d)
+		}
+	}
+	if len(entries) == 0 || len(trips) == 0 {
+		return 0
+	}
+	used := map[*Delivery]bool{}
+	gone := map[*Delivery]bool{}
+	for _, e := range entries {
+		var best *Delivery
+		var bestGap time.Duration
+		for _, t := range trips {
+			if used[t] || t.Method() != e.Method() || t.Route() != e.Route() {
+				continue
+			}
+			gap := t.Start().Sub(e.Start()).Abs()
+			if gap <= KeyJoinWindow && (best == nil || gap < bestGap) {
+				best, bestGap = t, gap
+			}
+		}
+		if best == nil {
+			continue
+		}
+		used[best], gone[e] = true, true
+		for _, o := range e.Observations {
+			o.RequestID = best.RequestID // the trip's id, which the proxy made
+		}
+		best.Observations = append(best.Observations, e.Observations...)
+		best.Total += e.Total
+		sortObservations(best.Observations)
+	}
+	if len(gone) == 0 {
+		return 0
+	}
+	kept := in.Deliveries[:0]
+	for _, d := range in.Deliveries {
+		if !gone[d] {
+			kept = append(kept, d)
+		}
+	}
+	in.Deliveries = kept
+	in.Total -= len(gone)
+	return len(gone)
 }
 
 // markWanted marks the plain intents c.Build asks for besides those
@@ -1219,7 +1288,9 @@ func (s *Set) FindIntent(key string) []*Intent {
 	// A hash given for a key some input logged raw: the server logs
 	// sha256:…, the HAR the key itself.
 	byHash := strings.HasPrefix(key, "sha256:")
-	match := func(k string) bool { return slices.Contains(forms, k) || byHash && !strings.HasPrefix(k, "hash:") && HashKey(k) == key }
+	match := func(k string) bool {
+		return slices.Contains(forms, k) || byHash && !strings.HasPrefix(k, "hash:") && HashKey(k) == key
+	}
 	var out []*Intent
 	for _, in := range s.Intents {
 		if match(in.Key) {
