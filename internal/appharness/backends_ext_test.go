@@ -23,7 +23,7 @@ func needTool(t *testing.T, what, install string) {
 
 // nodeBackend runs testdata/node/server.js: pino with pino-http, with
 // pino-http's default request ids or (mode "header") X-Request-Id.
-func nodeBackend(mode string) func(t *testing.T, log, ledger string) (string, func()) {
+func nodeBackend(name, mode string) func(t *testing.T, log, ledger string) (string, func()) {
 	return func(t *testing.T, log, ledger string) (string, func()) {
 		node, err := exec.LookPath("node")
 		if err != nil {
@@ -32,7 +32,7 @@ func nodeBackend(mode string) func(t *testing.T, log, ledger string) (string, fu
 		if _, err := os.Stat("testdata/node/node_modules/pino-http/package.json"); err != nil {
 			needTool(t, "pino-http", "npm ci --prefix internal/appharness/testdata/node")
 		}
-		args := []string{"testdata/node/server.js", log, ledger}
+		args := []string{"testdata/node/server.js", log, ledger, name}
 		if mode != "" {
 			args = append(args, mode)
 		}
@@ -107,7 +107,10 @@ func startProcess(t *testing.T, cmd *exec.Cmd) (string, func()) {
 }
 
 var extBackends = []backend{
-	{library: "pino-http", format: "pino-http", abortLogged: true, tool: "node", start: nodeBackend("")},
-	{library: "pino-http-header", format: "pino-http", abortLogged: true, tool: "node", start: nodeBackend("header")},
+	{library: "pino-http", format: "pino-http", abortLogged: true, tool: "node", start: nodeBackend("pino-http", "")},
+	// The same service again: a second process (another pod, or the same
+	// after a restart), whose counter starts at 1 again.
+	{library: "pino-http-restart", format: "pino-http", abortLogged: true, tool: "node", start: nodeBackend("pino-http-restart", "")},
+	{library: "pino-http-header", format: "pino-http", abortLogged: true, tool: "node", start: nodeBackend("pino-http-header", "header")},
 	{library: "structlog", format: "structlog", tool: "python3", start: structlogBackend},
 }

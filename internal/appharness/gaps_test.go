@@ -39,6 +39,14 @@ var knownGaps = map[string]string{
 	"pino-http/delivery":          gapPinoCounter,
 	"pino-http/intent":            gapPinoCounter,
 
+	"pino-http-restart/request-id":        gapPinoCounter,
+	"pino-http-restart/effect-request-id": gapPinoCounter,
+	"pino-http-restart/delivery":          gapPinoCounter,
+	"pino-http-restart/intent":            gapPinoCounter,
+	"pino-http-pods/deliveries": gapPinoCounter + ": two processes' logs read together merge their trips 1, 2, ... " +
+		"into one delivery each",
+	"pino-http-pods/intent": gapPinoCounter + ": an intent gets the other process's trip of the same number",
+
 	"temporal/sdk-join": gapTemporalSDK,
 	"temporal/effect": "\"stock reserved\" with reservation_id is not an effect: reservation_id is not a result-id alias " +
 		"(the effect vocabulary knows order_id, charge_id, payment_id, ticket_id, receipt, result_id...)",

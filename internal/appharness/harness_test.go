@@ -5,6 +5,8 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"testing"
 	"time"
 )
@@ -121,4 +123,44 @@ func TestFixtures(t *testing.T) {
 			checkHTTP(t, c)
 		})
 	}
+}
+
+// TestCountersAcrossProcesses reads two processes' pino-http logs
+// together, as an export of every pod's log holds them: each trip stays
+// its own delivery, though both processes numbered theirs 1, 2, ...
+func TestCountersAcrossProcesses(t *testing.T) {
+	var caps []*Capture
+	var logs []string
+	for _, lib := range []string{"pino-http", "pino-http-restart"} {
+		c, err := LoadCapture(filepath.Join(fixturesDir, lib), AppLog)
+		if err != nil {
+			t.Fatal(err)
+		}
+		caps, logs = append(caps, c), append(logs, c.Log)
+	}
+	f := newFacts(t, "pino-http-pods")
+	r := readLogs(t, logs...)
+	sent := 0
+	for _, c := range caps {
+		sent += len(c.Sent)
+		byKey := map[string][]string{}
+		for _, s := range c.Sent {
+			if s.Key != "" {
+				byKey[s.Key] = append(byKey[s.Key], s.RequestID)
+			}
+		}
+		for k, want := range byKey {
+			ins := r.set.FindIntent(k)
+			var got []string
+			for _, in := range ins {
+				for _, d := range in.Deliveries {
+					got = append(got, d.RequestID)
+				}
+			}
+			sort.Strings(got)
+			sort.Strings(want)
+			f.expect("intent", len(ins) == 1 && slices.Equal(got, want), "key %s: %d intents, deliveries %v, want %v", k, len(ins), got, want)
+		}
+	}
+	f.expect("deliveries", r.set.DeliveryCount() == sent, "%d deliveries, want %d (one per request sent)", r.set.DeliveryCount(), sent)
 }

@@ -1,5 +1,5 @@
 // An order service logging with pino and pino-http, for idem's capture
-// harness. Usage: node server.js LOG LEDGER [header]
+// harness. Usage: node server.js LOG LEDGER NAME [header]
 // With "header", pino-http's genReqId uses the propagated X-Request-Id (a
 // new UUID when there is none); without it, pino-http's default: a
 // per-process counter. Prints "listening PORT" once it serves 127.0.0.1.
@@ -10,7 +10,7 @@ const { randomUUID } = require('node:crypto')
 const pino = require('pino')
 const pinoHttp = require('pino-http')
 
-const [logPath, ledgerPath, mode] = process.argv.slice(2)
+const [logPath, ledgerPath, name, mode] = process.argv.slice(2)
 const logger = pino(pino.destination({ dest: logPath, sync: true }))
 const opts = { logger }
 if (mode === 'header') {
@@ -21,7 +21,8 @@ if (mode === 'header') {
   }
 }
 const httpLogger = pinoHttp(opts)
-const prefix = mode === 'header' ? 'ord_pinoh' : 'ord_pino'
+// Order ids as a database makes them: unique across the service's processes.
+const prefix = 'ord_' + name.replace(/-/g, '_')
 const byKey = new Map()
 let n = 0
 
@@ -54,10 +55,10 @@ function place (req, res) {
   // After pino-http's own listener: the ledger records a step once its
   // access line is written.
   const record = () => fs.appendFileSync(ledgerPath, JSON.stringify(done) + '\n')
-  if (res.destroyed) {
+  if (res.destroyed || res.closed) {
     record()
   } else {
-    res.once('finish', record)
+    res.once('close', record)
   }
   res.statusCode = 201
   res.setHeader('Content-Type', 'application/json')
