@@ -80,8 +80,10 @@ type Capture struct {
 // new-key retry of the same payload, and two unkeyed posts, the last
 // without a request id so the library makes one.
 func Scenario(library string) []Step {
-	const ok, work, timeout = 250 * time.Millisecond, 600 * time.Millisecond, 5 * time.Second
-	lost := 200 * time.Millisecond
+	// The lost step's client waits long enough for the request to reach
+	// the service on a loaded machine, and gives up well before it is done.
+	const ok, work, timeout = 250 * time.Millisecond, 1200 * time.Millisecond, 10 * time.Second
+	lost := 400 * time.Millisecond
 	id := func(n int) string { return fmt.Sprintf("req-%s-%d", library, n) }
 	key := func(n int) string { return fmt.Sprintf("key-%s-%d", library, n) }
 	return []Step{
