@@ -21,14 +21,14 @@ import (
 // knownGaps lists for the library logs instead of failing; a listed gap
 // that no longer shows is reported, and fails with IDEM_STRICT_GAPS=1.
 type facts struct {
-	t     *testing.T
+	t     testing.TB
 	lib   string
 	mu    sync.Mutex
 	asked map[string]bool
 	fired map[string]bool
 }
 
-func newFacts(t *testing.T, lib string) *facts {
+func newFacts(t testing.TB, lib string) *facts {
 	f := &facts{t: t, lib: lib, asked: map[string]bool{}, fired: map[string]bool{}}
 	t.Cleanup(func() {
 		for id := range f.asked {
@@ -91,7 +91,7 @@ func (c *collector) Consume(b *trace.Batch) {
 
 // readLogs reads paths the way diagnose.Load does (ingest.Read into
 // trace.NewCorrelator), collecting each observation beside it.
-func readLogs(t *testing.T, paths ...string) *read {
+func readLogs(t testing.TB, paths ...string) *read {
 	t.Helper()
 	c := trace.NewCorrelator(nil)
 	col := &collector{obs: map[trace.Source]*trace.Observation{}}
@@ -212,7 +212,7 @@ const (
 // route, status, start and duration; the request id joining the access
 // and effect lines into one delivery; the effect and its result id; and
 // the intents and unkeyed deliveries the steps make.
-func checkHTTP(t *testing.T, c *Capture) {
+func checkHTTP(t testing.TB, c *Capture) {
 	t.Helper()
 	prof, ok := profiles[c.Library]
 	if !ok {

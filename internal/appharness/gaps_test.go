@@ -48,8 +48,8 @@ var knownGaps = map[string]string{
 	"pino-http-pods/intent": gapPinoCounter + ": an intent gets the other process's trip of the same number",
 
 	"temporal/sdk-join": gapTemporalSDK,
-	"temporal/effect": "\"stock reserved\" with reservation_id is not an effect: reservation_id is not a result-id alias " +
+	"temporal/effect-reserve": "\"stock reserved\" with reservation_id is not an effect: reservation_id is not a result-id alias " +
 		"(the effect vocabulary knows order_id, charge_id, payment_id, ticket_id, receipt, result_id...)",
-	"temporal/intent-effect": "the reservations' effects are not read (reservation_id is not a result-id alias), so the " +
+	"temporal/intent-effect-reserve": "the reservations' effects are not read (reservation_id is not a result-id alias), so the " +
 		"attempt-scoped intents show no effect",
 }

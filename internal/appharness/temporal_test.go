@@ -228,6 +228,12 @@ func TestTemporalFixture(t *testing.T) {
 	if *update {
 		t.Skip("rewriting the fixtures")
 	}
+	checkTemporal(t, loadTemporal(t))
+}
+
+// loadTemporal reads the committed Temporal capture.
+func loadTemporal(t *testing.T) *TemporalCapture {
+	t.Helper()
 	dir := filepath.Join(fixturesDir, "temporal")
 	b, err := os.ReadFile(filepath.Join(dir, CaptureFile))
 	if err != nil {
@@ -238,7 +244,7 @@ func TestTemporalFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Log = filepath.Join(dir, temporalLog)
-	checkTemporal(t, &c)
+	return &c
 }
 
 // sdkLine finds the SDK's own line msg for one attempt: it names the
@@ -255,7 +261,7 @@ func sdkLines(r *read, path, msg string, at Attempt) []line {
 	return out
 }
 
-func checkTemporal(t *testing.T, c *TemporalCapture) {
+func checkTemporal(t testing.TB, c *TemporalCapture) {
 	t.Helper()
 	// What the harness must have made happen before idem is asked.
 	var charge, email, reserve []Attempt
@@ -313,7 +319,7 @@ func checkTemporal(t *testing.T, c *TemporalCapture) {
 			isEffect := gjson.Get(l.text, "msg").String() != "already done" && at.ResultID != "" &&
 				strings.Contains(l.text, at.ResultID)
 			if isEffect {
-				f.expect("effect", o.Effect && o.ResultID == at.ResultID,
+				f.expect("effect-"+strings.ToLower(at.ActivityType), o.Effect && o.ResultID == at.ResultID,
 					"effect %v result %q, want an effect with result %q; %s", o.Effect, o.ResultID, at.ResultID, where)
 			} else {
 				f.expect("no-effect", !o.Effect, "read as an effect (result %q); %s", o.ResultID, where)
@@ -377,7 +383,7 @@ func checkTemporal(t *testing.T, c *TemporalCapture) {
 	for _, at := range reserve {
 		ins := r.set.FindIntent(at.Key)
 		if f.check("intent", len(ins) == 1, "key %s: %d intents, want 1", at.Key, len(ins)) {
-			f.expect("intent-effect", effectIDs(ins[0].Effects()) == at.ResultID,
+			f.expect("intent-effect-reserve", effectIDs(ins[0].Effects()) == at.ResultID,
 				"key %s: effects [%s], want [%s]", at.Key, effectIDs(ins[0].Effects()), at.ResultID)
 		}
 	}
