@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -176,13 +177,20 @@ func zerologBackend(t *testing.T, logPath, ledger string) (string, func()) {
 }
 
 // logrusBackend: logrus with its JSONFormatter (sorted keys, RFC 3339
-// seconds), fields as a service writes them.
-func logrusBackend(t *testing.T, logPath, ledger string) (string, func()) {
+// seconds unless timeFormat says otherwise), fields as a service writes
+// them.
+func logrusBackend(name, timeFormat string) func(t *testing.T, logPath, ledger string) (string, func()) {
+	return func(t *testing.T, logPath, ledger string) (string, func()) {
+		return logrusServe(t, name, &logrus.JSONFormatter{TimestampFormat: timeFormat}, logPath, ledger)
+	}
+}
+
+func logrusServe(t *testing.T, name string, formatter logrus.Formatter, logPath, ledger string) (string, func()) {
 	f := openLog(t, logPath)
 	logger := logrus.New()
-	logger.SetFormatter(&logrus.JSONFormatter{})
+	logger.SetFormatter(formatter)
 	logger.SetOutput(f)
-	o := newOrders(t, "ord_logrus", ledger)
+	o := newOrders(t, "ord_"+strings.ReplaceAll(name, "-", "_"), ledger)
 	h := ordersHandler(t, o, requestID, func(r *http.Request, p Placed) {
 		l := logger.WithFields(logrus.Fields{"request_id": requestID(r), "idempotency_key": p.Key, "order_id": p.OrderID})
 		if p.Created {
@@ -231,6 +239,10 @@ var goBackends = []backend{
 	{library: "slog", format: "slog", start: slogBackend},
 	{library: "zap", format: "zap", start: zapBackend},
 	{library: "zerolog", format: "zerolog", start: zerologBackend},
-	{library: "logrus", format: "logrus", start: logrusBackend},
+	{library: "logrus", format: "logrus", start: logrusBackend("logrus", "")},
+	// Time layouts logrus services set: RFC 1123, and Go's time.String()
+	// form that old logrus wrote.
+	{library: "logrus-rfc1123", format: "logrus", start: logrusBackend("logrus-rfc1123", time.RFC1123Z)},
+	{library: "logrus-timestring", format: "logrus", start: logrusBackend("logrus-timestring", "2006-01-02 15:04:05.999999999 -0700 MST")},
 	{library: "echo", format: "echo", start: echoBackend},
 }

@@ -181,6 +181,8 @@ var profiles = map[string]profile{
 	"zap":               {idPaths: []string{"request_id"}, effectFormat: "zap", precision: time.Microsecond},
 	"zerolog":           {idPaths: []string{"req_id"}, effectFormat: "zerolog", precision: time.Second},
 	"logrus":            {idPaths: []string{"request_id"}, effectFormat: "logrus", precision: time.Second},
+	"logrus-rfc1123":    {idPaths: []string{"request_id"}, effectFormat: "logrus", precision: time.Second},
+	"logrus-timestring": {idPaths: []string{"request_id"}, effectFormat: "logrus", precision: time.Microsecond},
 	"echo":              {idPaths: []string{"id", "request_id"}, effectFormat: "echo", precision: time.Microsecond},
 	"pino-http":         {idPaths: []string{"req.id"}, effectFormat: "pino", precision: time.Millisecond, headerID: true},
 	"pino-http-restart": {idPaths: []string{"req.id"}, effectFormat: "pino", precision: time.Millisecond, headerID: true},

@@ -28,6 +28,11 @@ var knownGaps = map[string]string{
 	"zerolog/duration": "zerolog writes Dur fields in milliseconds by default (zerolog.DurationFieldUnit); idem reads a " +
 		"float duration as seconds, so 250ms becomes 4m10s",
 
+	"logrus-rfc1123/start": "a logrus JSONFormatter with TimestampFormat: time.RFC1123Z writes \"Tue, 01 Dec 2026 10:17:03 +0000\"; " +
+		"idem does not parse RFC 1123 dates, so the line has no time",
+	"logrus-timestring/start": "Go's time.String() layout (\"2026-12-01 10:17:03.169629696 +0000 UTC\", as old logrus wrote) " +
+		"does not parse, so the line has no time",
+
 	"echo/format":        gapEcho,
 	"echo/input-format":  gapEcho,
 	"echo/request-id":    gapEcho,
