@@ -27,7 +27,9 @@ import (
 // The Temporal capture: one workflow run in the Go SDK's test environment,
 // logging through a JSON slog handler, with three activities:
 //   - Charge fails on its first attempt and succeeds on the second, under
-//     a key stable across attempts (workflow id + activity id);
+//     a key stable across attempts (workflow id + activity id); it runs
+//     twice in the run (the order, then its shipping), so the SDK's two
+//     "Activity error." lines name the same type and attempt;
 //   - Email works past its StartToClose timeout and sends the email late.
 //     The SDK logs "Activity complete after timeout."; the test
 //     environment then fails the activity with its timeout and, unlike a
@@ -46,6 +48,7 @@ type Attempt struct {
 	ResultID     string `json:"result_id,omitempty"` // what it made or found
 	Created      bool   `json:"created,omitempty"`   // it made the effect
 	Failed       bool   `json:"failed,omitempty"`    // it returned an error
+	Error        string `json:"error,omitempty"`     // the error it returned
 	Late         bool   `json:"late,omitempty"`      // it returned after its timeout
 }
 
@@ -110,9 +113,10 @@ func (a *activities) Charge(ctx context.Context, order string) (string, error) {
 	at.Key = stableKey(at)
 	activity.GetLogger(ctx).Info("charging", "idempotency_key", at.Key, "order", order)
 	if at.Attempt == 1 {
-		at.Failed = true
+		err := fmt.Errorf("card processor unavailable for %s", order)
+		at.Failed, at.Error = true, err.Error()
 		a.record(at)
-		return "", errors.New("card processor unavailable")
+		return "", err
 	}
 	id, created := a.effect("ch", at.Key)
 	at.ResultID, at.Created = id, created
@@ -148,9 +152,10 @@ func (a *activities) Reserve(ctx context.Context, order string) (string, error) 
 	at.ResultID, at.Created = id, created
 	a.logEffect(ctx, at, created, "reservation_id", "stock reserved")
 	if at.Attempt == 1 {
-		at.Failed = true
+		err := errors.New("inventory service: connection reset")
+		at.Failed, at.Error = true, err.Error()
 		a.record(at)
-		return "", errors.New("inventory service: connection reset")
+		return "", err
 	}
 	a.record(at)
 	return id, nil
@@ -164,8 +169,10 @@ func orderWorkflow(ctx workflow.Context, order string) error {
 	tight := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: emailTimeout, RetryPolicy: retry})
 	var a *activities
 	var id string
-	if err := workflow.ExecuteActivity(roomy, a.Charge, order).Get(ctx, &id); err != nil {
-		return err
+	for _, what := range []string{order, order + "/shipping"} {
+		if err := workflow.ExecuteActivity(roomy, a.Charge, what).Get(ctx, &id); err != nil {
+			return err
+		}
 	}
 	if err := workflow.ExecuteActivity(tight, a.Email, order).Get(ctx, &id); err != nil {
 		// The email is a courtesy: the order goes on without it.
@@ -247,14 +254,16 @@ func loadTemporal(t *testing.T) *TemporalCapture {
 	return &c
 }
 
-// sdkLine finds the SDK's own line msg for one attempt: it names the
-// workflow, run, activity type and attempt, but not the activity id.
+// sdkLines finds the SDK's own line msg for one attempt: it names the
+// workflow, run, activity type and attempt, but not the activity id, so
+// the error the attempt returned tells two activities of one type apart.
 func sdkLines(r *read, path, msg string, at Attempt) []line {
 	var out []line
 	for i, l := range r.lines[path] {
 		j := gjson.Parse(l)
 		if j.Get("msg").String() == msg && j.Get("WorkflowID").String() == at.WorkflowID &&
-			j.Get("ActivityType").String() == at.ActivityType && int(j.Get("Attempt").Int()) == at.Attempt {
+			j.Get("ActivityType").String() == at.ActivityType && int(j.Get("Attempt").Int()) == at.Attempt &&
+			(at.Error == "" || j.Get("Error").String() == at.Error) {
 			out = append(out, line{trace.Source{File: path, Line: i + 1}, l})
 		}
 	}
@@ -264,19 +273,22 @@ func sdkLines(r *read, path, msg string, at Attempt) []line {
 func checkTemporal(t testing.TB, c *TemporalCapture) {
 	t.Helper()
 	// What the harness must have made happen before idem is asked.
-	var charge, email, reserve []Attempt
+	byID := map[string][]Attempt{}
+	var order []string
 	for _, at := range c.Attempts {
-		switch at.ActivityType {
-		case "Charge":
-			charge = append(charge, at)
-		case "Email":
-			email = append(email, at)
-		case "Reserve":
-			reserve = append(reserve, at)
+		if _, ok := byID[at.ActivityID]; !ok {
+			order = append(order, at.ActivityID)
 		}
+		byID[at.ActivityID] = append(byID[at.ActivityID], at)
 	}
-	if len(charge) != 2 || !charge[0].Failed || !charge[1].Created {
-		t.Fatalf("charge attempts %+v, want a failure then a charge", charge)
+	if len(order) != 4 {
+		t.Fatalf("activities %v, want two charges, an email and a reservation", order)
+	}
+	charge, shipping, email, reserve := byID[order[0]], byID[order[1]], byID[order[2]], byID[order[3]]
+	for _, ch := range [][]Attempt{charge, shipping} {
+		if len(ch) != 2 || ch[0].ActivityType != "Charge" || !ch[0].Failed || !ch[1].Created {
+			t.Fatalf("charge attempts %+v, want a failure then a charge", ch)
+		}
 	}
 	if len(email) != 1 || !email[0].Late || !email[0].Created {
 		t.Fatalf("email attempts %+v, want one late send", email)
@@ -364,7 +376,7 @@ func checkTemporal(t testing.TB, c *TemporalCapture) {
 	// The intents: a stable key holds every attempt and one effect; the
 	// attempt-scoped key splits one logical execution into two intents
 	// with an effect each.
-	for _, group := range [][]Attempt{charge, email} {
+	for _, group := range [][]Attempt{charge, shipping, email} {
 		k := group[0].Key
 		ins := r.set.FindIntent(k)
 		if !f.check("intent", len(ins) == 1, "key %s: %d intents, want 1", k, len(ins)) {
