@@ -8,6 +8,9 @@ const (
 		"req.headers[\"x-request-id\"], so the trip is named after a small integer that collides across pods and restarts"
 	gapEcho = "echo's Logger middleware writes id, remote_ip, host, uri, latency (ns), latency_human, bytes_in/out; " +
 		"idem has no echo format, reads it as plain json and does not take \"id\" as the request id"
+	gapIDsNeverMeet = "hlog.RequestIDHandler makes its own xid and ignores the X-Request-Id nginx passes on, so the " +
+		"proxy's id and the server's never meet: idem shows each trip as a proxy-only and a server-only delivery and does " +
+		"not say why (the one-line fix: hlog.CustomHeaderHandler(\"request_id\", \"X-Request-Id\"))"
 	gapTemporalSDK = "the Go SDK's own \"Activity error.\" and \"Activity complete after timeout.\" lines carry WorkflowID, " +
 		"RunID, ActivityType and Attempt but no ActivityID; idem joins worker lines only by ActivityID, so the attempt's " +
 		"error or late completion is in no delivery"
@@ -32,6 +35,10 @@ var knownGaps = map[string]string{
 		"idem does not parse RFC 1123 dates, so the line has no time",
 	"logrus-timestring/start": "Go's time.String() layout (\"2026-12-01 10:17:03.169629696 +0000 UTC\", as old logrus wrote) " +
 		"does not parse, so the line has no time",
+
+	"nginx-zerolog/join":       gapIDsNeverMeet,
+	"nginx-zerolog/delivery":   gapIDsNeverMeet,
+	"nginx-zerolog/deliveries": gapIDsNeverMeet,
 
 	"echo/format":        gapEcho,
 	"echo/input-format":  gapEcho,
