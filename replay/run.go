@@ -428,6 +428,13 @@ func (r *runner) effectCheck(ctx context.Context) (func(out []Assertion, name st
 		if !counted {
 			return out, nil
 		}
+		// A handler may still be running after the answer (a replay
+		// answered by middleware, a queued job): count after the settle.
+		select {
+		case <-time.After(r.opts.Settle):
+		case <-ctx.Done():
+			return out, ctx.Err()
+		}
 		after, _, err := r.effects(ctx)
 		if err != nil {
 			return out, err
