@@ -64,7 +64,7 @@ func ReplayHint(res *replay.Result) string {
 	switch why.Kind {
 	case replay.ReasonCredentials:
 		if len(why.Dropped) == 0 {
-			return fmt.Sprintf("%sthe target answered %d and the capture held no credentials: give them with --header 'Authorization: …'", prefix, why.Status)
+			return fmt.Sprintf("%sthe target answered %d and the capture held no credentials; give them with --header 'Name: value'", prefix, why.Status)
 		}
 		verb := "was"
 		if len(why.Dropped) > 1 {
