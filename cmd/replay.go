@@ -357,6 +357,10 @@ func runReplay(ctx context.Context, o *ReplayOptions) error {
 		}
 	}
 	if err != nil {
+		var ee *replay.EffectsError
+		if errors.As(err, &ee) {
+			return fmt.Errorf("--effects-url: %w", err)
+		}
 		return err
 	}
 	switch res.Verdict {

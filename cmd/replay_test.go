@@ -314,3 +314,15 @@ func TestNoDSNOrUserinfoPassword(t *testing.T) {
 		t.Errorf("--dry-run printed the target's password:\n%s", out)
 	}
 }
+
+func TestReplayEffectsURLErrorsNameTheFlag(t *testing.T) {
+	srv, _, _ := countingServer(t)
+	dead := statusServer(t, 200)
+	dead.Close()
+	for _, effects := range []string{srv.URL + "/v1/effects", dead.URL} {
+		code, _, errOut := run(t, "", "replay", "--key", incidentKey, "--target", srv.URL, "--yes", "--effects-url", effects, "../fixtures/incident/client.har")
+		if code != ExitError || !strings.Contains(errOut, "--effects-url: counting effects") {
+			t.Errorf("%s: exit %d %s", effects, code, errOut)
+		}
+	}
+}

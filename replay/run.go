@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/idem-cli/idem/redact"
 	"github.com/idem-cli/idem/trace"
 	"github.com/tidwall/gjson"
 )
@@ -389,11 +390,11 @@ func (r *runner) effects(ctx context.Context) (n int, ok bool, err error) {
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.opts.EffectsURL, nil)
 	if err != nil {
-		return 0, true, err
+		return 0, true, &EffectsError{Err: err}
 	}
 	resp, err := r.client.Do(req)
 	if err != nil {
-		return 0, true, &NetworkError{Err: err}
+		return 0, true, &EffectsError{Err: &NetworkError{Err: err}}
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
@@ -413,8 +414,18 @@ func (r *runner) effects(ctx context.Context) (n int, ok bool, err error) {
 	case v.IsArray():
 		return len(v.Array()), true, nil
 	}
-	return 0, true, fmt.Errorf("--effects-url %s: no count at %q in its answer", r.opts.EffectsURL, r.opts.EffectsPath)
+	return 0, true, &EffectsError{Err: fmt.Errorf("%w at %q in the answer of %s", ErrNoEffectCount, r.opts.EffectsPath, redact.String(r.opts.EffectsURL))}
 }
+
+// ErrNoEffectCount is an effects answer without a count or a list.
+var ErrNoEffectCount = errors.New("no count")
+
+// EffectsError is a failure to count effects: the effects URL could not
+// be read or held no count. The command names its flag.
+type EffectsError struct{ Err error }
+
+func (e *EffectsError) Error() string { return "counting effects: " + e.Err.Error() }
+func (e *EffectsError) Unwrap() error { return e.Err }
 
 // effectCheck counts the server's effects now and returns a function that
 // counts them again and adds the assertion that they changed by delta
