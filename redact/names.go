@@ -34,9 +34,10 @@ var secretWords = []string{"authorization", "authentication", "cookie", "passwor
 
 // secretNames are credentials' names too short or too common to search
 // for inside other names.
-var secretNames = map[string]bool{"auth": true, "xauth": true, "pass": true, "pwd": true, "sig": true, "sid": true,
-	"cvc": true, "cvv": true, "cvc2": true, "cvv2": true, "csc": true, "pin": true, "otp": true, "cardnumber": true,
-	"pan": true, "ssn": true, "xaccesskey": true}
+// Each holds one of the scan's suspects (card numbers themselves are
+// recognised by the Luhn check, whatever their name).
+var secretNames = map[string]bool{"auth": true, "xauth": true, "pass": true, "pwd": true, "sig": true,
+	"cvc": true, "cvv": true, "cvc2": true, "cvv2": true, "xaccesskey": true}
 
 // IsSecretName reports whether a field, JSON key or header name names a
 // credential: one that contains authorization, authentication, cookie,

@@ -11,6 +11,7 @@ package redact
 import (
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -28,32 +29,48 @@ var (
 	paramValue    = regexp.MustCompile(`([?&;\s]|^)([A-Za-z0-9_.-]+)=([^&\s"#]+)`)
 )
 
-var shapes = []struct {
+// shape is a credential recognised by its form; it is tried only when
+// the text holds one of its words (a bitmask over suspects).
+type shape struct {
 	re   *regexp.Regexp
 	repl string
-}{
-	// A password in URL userinfo, DSNs included (postgres://app:pw@db/shop).
-	{regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)([^/\s:@"'<>]*):([^/\s@"'<>]+)@`), "$1$2:" + Mask + "@"},
-	// Bearer and Basic credentials anywhere.
-	{regexp.MustCompile(`(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{6,}`), "$1 " + Mask},
-	// JWTs (header.payload.signature, the header base64url of `{"`).
-	{regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*`), Mask},
-	// Well-known key shapes (Stripe, GitHub, AWS, Slack, Google).
-	{regexp.MustCompile(`\b(sk|rk|pk)_(live|test)_[A-Za-z0-9]{8,}`), Mask},
-	{regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{20,}`), Mask},
-	{regexp.MustCompile(`\bAKIA[0-9A-Z]{16}\b`), Mask},
-	{regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9-]{10,}`), Mask},
-	{regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}\b`), Mask},
+	need uint64
 }
+
+var shapes = []shape{
+	// A password in URL userinfo, DSNs included (postgres://app:pw@db/shop).
+	{regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)([^/\s:@"'<>]*):([^/\s@"'<>]+)@`), "$1$2:" + Mask + "@", words("://")},
+	// Bearer and Basic credentials anywhere.
+	{regexp.MustCompile(`(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{6,}`), "$1 " + Mask, words("bearer", "basic ")},
+	// JWTs (header.payload.signature, the header base64url of `{"`).
+	{regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*`), Mask, words("eyj")},
+	// Well-known key shapes (Stripe, GitHub, AWS, Slack, Google).
+	{regexp.MustCompile(`\b(sk|rk|pk)_(live|test)_[A-Za-z0-9]{8,}`), Mask, words("sk_", "rk_", "pk_")},
+	{regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{20,}`), Mask, words("ghp_", "gho_", "ghu_", "ghs_", "ghr_")},
+	{regexp.MustCompile(`\bAKIA[0-9A-Z]{16}\b`), Mask, words("akia")},
+	{regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9-]{10,}`), Mask, words("xox")},
+	{regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}\b`), Mask, words("aiza")},
+}
+
+// nameWords are the suspects a credential's name contains: only text
+// that holds one goes through the name patterns.
+var nameWords = words("auth", "cookie", "api-key", "api_key", "apikey", "access-key", "access_key", "accesskey",
+	"private-key", "private_key", "privatekey", "token", "pass", "pwd", "secret", "sig", "session", "credential",
+	"jwt", "oidc", "cvc", "cvv", "code", "key=")
 
 // cardRun is a candidate card number: 13 to 19 digits, single spaces or
 // dashes allowed between them, starting with a card network's digit (2-6:
 // Mastercard, Amex, Visa, Discover) so that epoch times are left alone.
 var cardRun = regexp.MustCompile(`\b[2-6](?:[ -]?[0-9]){12,18}\b`)
 
-// String redacts s. Most text has no secret: a cheap test skips the regexps.
+// String redacts s. Most text has no secret: a cheap scan for the words
+// that introduce one skips the regexps, and picks the ones to run.
 func String(s string) string {
-	if s == "" || !suspicious(s) {
+	if s == "" {
+		return s
+	}
+	found, digits := scan(s)
+	if found == 0 && !digits {
 		return s
 	}
 	if t := strings.TrimSpace(s); t != "" && (t[0] == '{' || t[0] == '[') {
@@ -61,24 +78,31 @@ func String(s string) string {
 			return out
 		}
 	}
-	return text(s)
+	return text(s, found, digits)
 }
 
-// text redacts free text.
-func text(s string) string {
+// text redacts free text, given what scan found in it.
+func text(s string, found uint64, digits bool) string {
 	for _, p := range shapes {
-		s = p.re.ReplaceAllString(s, p.repl)
-	}
-	s = replaceNamed(escapedValue, s)
-	s = replaceNamed(quotedValue, s)
-	s = replaceNamed(unquotedValue, s)
-	s = paramValue.ReplaceAllStringFunc(s, func(m string) string {
-		g := paramValue.FindStringSubmatch(m)
-		if !IsSecretParam(g[2]) || (isURLOnly(g[2]) && g[1] != "?" && g[1] != "&" && g[1] != ";") {
-			return m
+		if found&p.need != 0 {
+			s = p.re.ReplaceAllString(s, p.repl)
 		}
-		return g[1] + g[2] + "=" + Mask
-	})
+	}
+	if found&nameWords != 0 {
+		s = replaceNamed(escapedValue, s)
+		s = replaceNamed(quotedValue, s)
+		s = replaceNamed(unquotedValue, s)
+		s = paramValue.ReplaceAllStringFunc(s, func(m string) string {
+			g := paramValue.FindStringSubmatch(m)
+			if !IsSecretParam(g[2]) || (isURLOnly(g[2]) && g[1] != "?" && g[1] != "&" && g[1] != ";") {
+				return m
+			}
+			return g[1] + g[2] + "=" + Mask
+		})
+	}
+	if !digits {
+		return s
+	}
 	return cardRun.ReplaceAllStringFunc(s, func(m string) string {
 		if luhn(m) {
 			return Mask
@@ -257,26 +281,28 @@ func jsonValue(tok string, secret bool) string {
 }
 
 // suspicious is a cheap test for what introduces a secret: a suspect word,
-// or a run of digits as long as a card number. Only text that has one goes
-// through the regular expressions. ("key" alone is not a suspect: every
-// report says "key" for the Idempotency-Key.)
+// or a run of digits as long as a card number. ("key" alone is not a
+// suspect: every report says "key" for the Idempotency-Key.)
 func suspicious(s string) bool {
-	return hasSuspect(s) || hasDigitRun(s)
+	found, digits := scan(s)
+	return found != 0 || digits
 }
 
-func hasSuspect(s string) bool {
+// scan reads s once and returns the suspects it holds, as a bitmask over
+// suspects, and whether it has a card-length run of digits.
+func scan(s string) (found uint64, digits bool) {
 	for i := 0; i+1 < len(s); i++ {
 		a := lowerTable[s[i]]
 		if !suspectPair[a][lowerTable[s[i+1]]] {
 			continue // most pairs of letters start no suspect
 		}
 		for _, w := range suspectsBy[a] {
-			if len(s)-i >= len(w) && hasPrefixFold(s[i:], w) {
-				return true
+			if len(s)-i >= len(suspects[w]) && hasPrefixFold(s[i:], suspects[w]) {
+				found |= 1 << w
 			}
 		}
 	}
-	return false
+	return found, hasDigitRun(s)
 }
 
 // hasDigitRun reports whether s has 13 digits in a row, single spaces or
@@ -305,15 +331,29 @@ func hasDigitRun(s string) bool {
 var suspects = []string{"auth", "cookie", "api-key", "api_key", "apikey", "access-key", "access_key", "accesskey",
 	"private-key", "private_key", "privatekey", "bearer", "basic ", "token", "pass", "pwd", "secret", "sig", "session",
 	"credential", "jwt", "oidc", "cvc", "cvv", "code", "eyj", "://", "sk_", "rk_", "pk_", "ghp_", "gho_", "ghu_", "ghs_",
-	"ghr_", "akia", "aiza", "xox"}
+	"ghr_", "akia", "aiza", "xox", "key="}
 
-// suspectsBy lists the suspects by their first byte, and suspectPair
-// marks the first two bytes of each, so that suspicious reads its text
-// once instead of once a word, and stops only where a suspect may begin.
+// words is the bitmask of the named suspects.
+func words(ws ...string) uint64 {
+	var m uint64
+	for _, w := range ws {
+		i := slices.Index(suspects, w)
+		if i < 0 {
+			panic("redact: " + w + " is not a suspect")
+		}
+		m |= 1 << i
+	}
+	return m
+}
+
+// suspectsBy lists the suspects (their index) by their first byte, and
+// suspectPair marks the first two bytes of each, so that scan reads its
+// text once instead of once a word, and stops only where a suspect may
+// begin.
 var (
-	suspectsBy = func() (t [256][]string) {
-		for _, w := range suspects {
-			t[w[0]] = append(t[w[0]], w)
+	suspectsBy = func() (t [256][]int) {
+		for i, w := range suspects {
+			t[w[0]] = append(t[w[0]], i)
 		}
 		return t
 	}()

@@ -36,6 +36,7 @@ func TestString(t *testing.T) {
 		{"/oauth/cb?code=4/0AbCdEf&state=xyz", "4/0AbCdEf"},
 		{"/hook?sig=deadbeef01", "deadbeef01"},
 		{"/maps?key=AIzaSyA1234567890abcdefghijklmnopqrstu", "AIzaSyA1234567890"},
+		{"maps key AIzaSyA1234567890abcdefghijklmnopqrstuv here", "AIzaSyA1234567890"},
 		// A name that is not one does not hide the next.
 		{"error: password: hunter2", "hunter2"},
 		{`msg="login failed" passwd=letmein`, "letmein"},
