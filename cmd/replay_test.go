@@ -163,7 +163,7 @@ func TestReplayInconclusive(t *testing.T) {
 			args := append([]string{"replay", "--key", incidentKey, "--target", srv.URL, "--yes", "--probe", "mismatch", har}, tt.extra...)
 			code, out, errOut := run(t, "", args...)
 			if code != ExitInconclusive || !strings.Contains(out, "INCONCLUSIVE") || strings.Contains(out, "FAIL") ||
-				!strings.Contains(out, "inconclusive: the replay never reached the contract") || !strings.Contains(out, "not sent: probe mismatch") {
+				!strings.Contains(out, "the replay is inconclusive (it never reached the contract)") || !strings.Contains(out, "not sent: probe mismatch") {
 				t.Errorf("exit %d\n%s%s", code, out, errOut)
 			}
 			for _, h := range tt.hint {

@@ -45,7 +45,7 @@ func replayVerdict(res *replay.Result) string {
 	case replay.VerdictBroken:
 		return "the replay contract is broken"
 	case replay.VerdictInconclusive:
-		return "inconclusive: the replay never reached the contract"
+		return "the replay is inconclusive (it never reached the contract)"
 	}
 	return "the replay contract held"
 }

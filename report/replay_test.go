@@ -33,7 +33,7 @@ func TestReplayReportsSayInconclusive(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, out := range map[string]string{"text": text.String(), "markdown": md.String()} {
-		for _, want := range []string{"INCONCLUSIVE", "the replay never reached the contract", "Authorization, ?api\\_key", "--keep-auth", "probe mismatch", "demo-request-42", "client.har:77"} {
+		for _, want := range []string{"INCONCLUSIVE", "the replay is inconclusive (it never reached the contract)", "Authorization, ?api\\_key", "--keep-auth", "probe mismatch", "demo-request-42", "client.har:77"} {
 			if name == "text" {
 				want = strings.ReplaceAll(want, `\_`, "_")
 			}
