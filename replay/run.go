@@ -643,7 +643,7 @@ func runConcurrent(ctx context.Context, r *runner, s *Step) ([]Assertion, error)
 	close(startGate)
 	wg.Wait()
 	for _, resp := range resps {
-		if a, stop := r.check(s.Probe, resp, 0); stop {
+		if a, stop := r.check(s.Probe, resp, r.opts.Profile.InProgress); stop {
 			return []Assertion{a}, nil
 		}
 	}
@@ -772,7 +772,7 @@ func runLostResponse(ctx context.Context, r *runner, s *Step) ([]Assertion, erro
 		req = req.clone(r.opts, req.Key, req.Body)
 		resp = r.send(ctx, req)
 	}
-	if a, stop := r.check(s.Probe, resp, 0); stop {
+	if a, stop := r.check(s.Probe, resp, r.opts.Profile.InProgress); stop {
 		return []Assertion{a}, nil
 	}
 	var out []Assertion
