@@ -18,16 +18,63 @@ import (
 // Mask replaces every secret value.
 const Mask = "[REDACTED]"
 
-// namedValue is a name, a separator and the value it introduces: a header
-// line, a JSON or logfmt field. A quoted value runs to its closing quote
-// (escaped quotes included); an unquoted one to the next delimiter.
+// A named value is a name, a separator and the value it introduces: a
+// header line, a JSON or logfmt field. The regexps find the name and its
+// separator only; the value's end is found by scanning, so that text with
+// many separators is read once (a regexp that also matched the value
+// would read the rest of the line again at every separator).
+type named struct {
+	re  *regexp.Regexp
+	end func(s string, i int) int // where the value that starts at i ends
+}
+
 var (
-	quotedValue = regexp.MustCompile(`([A-Za-z0-9_.-]+)("\s*:\s*")((?:[^"\\\r\n]|\\.)*)`)
+	// "password": "x", the value running to its closing quote.
+	quotedValue = named{regexp.MustCompile(`([A-Za-z0-9_.-]+)("\s*:\s*")`), quotedEnd}
 	// The same inside a JSON string of a log line: {\"password\":\"x\"}.
-	escapedValue  = regexp.MustCompile(`([A-Za-z0-9_.-]+)(\\"\s*:\s*\\")((?:[^"\\\r\n]|\\\\\\"|\\\\|\\[^"\\])*)`)
-	unquotedValue = regexp.MustCompile(`([A-Za-z0-9_.-]+)("?[ \t]*[:=][ \t]*"?)([^"\r\n,;}&]*)`)
+	escapedValue = named{regexp.MustCompile(`([A-Za-z0-9_.-]+)(\\"\s*:\s*\\")`), escapedEnd}
+	// password=x, Authorization: Bearer x, to the next delimiter.
+	unquotedValue = named{regexp.MustCompile(`([A-Za-z0-9_.-]+)("?[ \t]*[:=][ \t]*"?)`), delimitedEnd}
 	paramValue    = regexp.MustCompile(`([?&;\s]|^)([A-Za-z0-9_.-]+)=([^&\s"#]+)`)
 )
+
+func quotedEnd(s string, i int) int {
+	for i < len(s) && s[i] != '"' && s[i] != '\r' && s[i] != '\n' {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+		}
+		i++
+	}
+	return min(i, len(s))
+}
+
+// escapedEnd ends at \" (one backslash): \\\" is a quote escaped inside
+// the inner string, \\ an escaped backslash.
+func escapedEnd(s string, i int) int {
+	for i < len(s) && s[i] != '"' && s[i] != '\r' && s[i] != '\n' {
+		if s[i] == '\\' {
+			switch {
+			case strings.HasPrefix(s[i:], `\\\"`):
+				i += 4
+				continue
+			case strings.HasPrefix(s[i:], `\\`):
+				i += 2
+				continue
+			case strings.HasPrefix(s[i:], `\"`):
+				return i
+			}
+		}
+		i++
+	}
+	return min(i, len(s))
+}
+
+func delimitedEnd(s string, i int) int {
+	if j := strings.IndexAny(s[i:], "\"\r\n,;}&"); j >= 0 {
+		return i + j
+	}
+	return len(s)
+}
 
 // shape is a credential recognised by its form; it is tried only when
 // the text holds one of its words (a bitmask over suspects).
@@ -111,26 +158,22 @@ func text(s string, found uint64, digits bool) string {
 	})
 }
 
-// replaceNamed masks the values of matches whose name is a credential's.
-// A match whose name is not one is skipped past its name only, so that
-// "error: password: x" still finds the password.
-func replaceNamed(re *regexp.Regexp, s string) string {
+// replaceNamed masks the values whose name is a credential's.
+func replaceNamed(n named, s string) string {
+	locs := n.re.FindAllStringSubmatchIndex(s, -1)
 	var b strings.Builder
 	pos := 0
-	for pos < len(s) {
-		loc := re.FindStringSubmatchIndex(s[pos:])
-		if loc == nil {
-			break
-		}
-		name, sep, value := s[pos+loc[2]:pos+loc[3]], s[pos+loc[4]:pos+loc[5]], s[pos+loc[6]:pos+loc[7]]
-		if !IsSecretName(name) || value == "" || value == Mask {
-			b.WriteString(s[pos : pos+loc[3]])
-			pos += loc[3]
+	for _, loc := range locs {
+		if loc[0] < pos || !IsSecretName(s[loc[2]:loc[3]]) {
 			continue
 		}
-		b.WriteString(s[pos : pos+loc[2]])
-		b.WriteString(name + sep + Mask)
-		pos += loc[1]
+		start, end := loc[1], n.end(s, loc[1])
+		if end == start || s[start:end] == Mask {
+			continue
+		}
+		b.WriteString(s[pos:start])
+		b.WriteString(Mask)
+		pos = end
 	}
 	if pos == 0 {
 		return s
@@ -176,13 +219,10 @@ func jsonDocument(s string) (string, bool) {
 		secretKey bool // the key just read names a credential
 	)
 	b.Grow(len(s))
+	// A frame is secret when it or a container around it is the value
+	// of a credential's key.
 	inSecret := func() bool {
-		for _, f := range stack {
-			if f.secret {
-				return true
-			}
-		}
-		return secretKey
+		return secretKey || (len(stack) > 0 && stack[len(stack)-1].secret)
 	}
 	top := func() *frame {
 		if len(stack) == 0 {
@@ -214,7 +254,7 @@ func jsonDocument(s string) (string, bool) {
 			}
 			i = j
 		case c == '{' || c == '[':
-			stack = append(stack, frame{object: c == '{', expectKey: c == '{', secret: secretKey})
+			stack = append(stack, frame{object: c == '{', expectKey: c == '{', secret: inSecret()})
 			secretKey = false
 			b.WriteByte(c)
 			i++
