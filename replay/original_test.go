@@ -6,6 +6,7 @@ import (
 
 	"github.com/idem-cli/idem/replay"
 	"github.com/idem-cli/idem/trace"
+	"github.com/tidwall/gjson"
 )
 
 func TestResultIDIn(t *testing.T) {
@@ -73,4 +74,21 @@ func TestOriginalOf(t *testing.T) {
 	if o := replay.OriginalOf(nil, "k", []*trace.Captured{lost}); o.Status != 0 {
 		t.Errorf("nothing answered: %+v", o)
 	}
+}
+
+// FuzzResultIDIn checks that any body is read without a panic and that a
+// found id is what its path holds.
+func FuzzResultIDIn(f *testing.F) {
+	f.Add([]byte(`{"requestId":"demo-request-42","state":"accepted"}`), "/v1/demo-requests")
+	f.Add([]byte(`{"data":{"order_id":7}}`), "/v1/orders")
+	f.Add([]byte(`{"a.b_id":"x","*Id":"y"}`), "/%zz")
+	f.Fuzz(func(t *testing.T, body []byte, rawURL string) {
+		path, id := replay.ResultIDIn(body, rawURL, "k")
+		if (path == "") != (id == "") {
+			t.Fatalf("path %q, id %q", path, id)
+		}
+		if path != "" && gjson.GetBytes(body, path).String() != id {
+			t.Fatalf("%s holds %q, not %q", path, gjson.GetBytes(body, path).String(), id)
+		}
+	})
 }
