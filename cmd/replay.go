@@ -69,7 +69,7 @@ func NewCmdReplay(f *Factory, runF func(*ReplayOptions) error) *cobra.Command {
 		Long: `Find the request captured for KEY in the inputs (a HAR entry, or a log line
 with method and route; give the body with --body when the logs hold none),
 send it again to --target with the same Idempotency-Key and a new request id,
-and check it against the original answer in the logs:
+and check it against the original answer:
 
   status       the same status as the original
   result id    the same result id (--result-path, or where the capture had it)
@@ -95,8 +95,8 @@ This command can create a second order or charge on a broken server. It
 sends nothing without --target; it asks before sending on a terminal and
 refuses without --yes elsewhere; --dry-run prints the requests (secrets
 redacted) with equivalent curl commands and sends nothing. Captured
-credentials are not resent without --keep-auth; redirects are not followed;
-TLS is verified unless --insecure.
+credentials (headers and query parameters) are not resent without
+--keep-auth; redirects are not followed; TLS is verified unless --insecure.
 
 A replay whose answers test nothing (401, 403, 404, 405, 407, 421, 429, a
 502-504 before any contract answer, a refused connection) is inconclusive,
