@@ -204,7 +204,8 @@ type Reason struct {
 	Error   string   `json:"error,omitempty"`
 }
 
-// RequestInfo describes the replayed request, redacted.
+// RequestInfo describes the replayed request. It holds what was sent:
+// renderers redact it.
 type RequestInfo struct {
 	Method    string            `json:"method"`
 	URL       string            `json:"url"`
@@ -219,7 +220,7 @@ type RequestInfo struct {
 func (p *Plan) Info() RequestInfo {
 	h := map[string]string{}
 	for name, vs := range p.Base.Header {
-		h[name] = ShowHeader(name, strings.Join(vs, ", "))
+		h[name] = strings.Join(vs, ", ") // redacted where it is rendered
 	}
 	rid := p.opts.RequestIDHeader
 	if rid == "" {

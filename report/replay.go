@@ -16,6 +16,11 @@ func ReplayJSON(w io.Writer, res *replay.Result, indent bool) error {
 	out := *res
 	out.Target = redact.String(out.Target)
 	out.Request.URL = redact.String(out.Request.URL)
+	out.Request.Key = redact.String(out.Request.Key)
+	out.Request.Headers = map[string]string{}
+	for name, v := range res.Request.Headers {
+		out.Request.Headers[name] = replay.ShowHeader(name, v)
+	}
 	out.Assertions = append([]replay.Assertion(nil), res.Assertions...)
 	for i := range out.Assertions {
 		out.Assertions[i].Expected = redact.String(out.Assertions[i].Expected)
