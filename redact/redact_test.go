@@ -171,15 +171,21 @@ func FuzzSuspicious(f *testing.F) {
 // deep JSON with many values.
 func TestLinearTime(t *testing.T) {
 	inputs := map[string]string{
-		"separators": "token " + strings.Repeat("a: b= ", 20000),
-		"names":      strings.Repeat("password: x, ", 100000),
-		"deep JSON":  `{"secret":` + strings.Repeat("[", 5000) + strings.Repeat("1,", 100000) + "1" + strings.Repeat("]", 5000) + "}",
-		"escapes":    `{\"pass\":\"` + strings.Repeat(`\\`, 300000) + `\"}`,
+		// 8,000 pairs took 14 s when every separator re-read the line.
+		"separators": "token " + strings.Repeat("a: b= ", 8000),
+		"names":      strings.Repeat("password: x, ", 10000),
+		"deep JSON":  `{"secret":` + strings.Repeat("[", 5000) + strings.Repeat("1,", 50000) + "1" + strings.Repeat("]", 5000) + "}",
+		"escapes":    `{\"pass\":\"` + strings.Repeat(`\\`, 100000) + `\"}`,
 	}
 	for name, in := range inputs {
 		start := time.Now()
 		out := String(in)
-		if d := time.Since(start); d > 2*time.Second {
+		limit := 2 * time.Second
+		if raceEnabled {
+			limit = 40 * time.Second
+		}
+		t.Logf("%s: %s", name, time.Since(start))
+		if d := time.Since(start); d > limit {
 			t.Errorf("%s: %d bytes took %s", name, len(in), d)
 		}
 		if name == "names" && strings.Contains(out, " x,") {
