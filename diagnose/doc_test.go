@@ -1,13 +1,16 @@
 package diagnose_test
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/idem-cli/idem/diagnose"
+	"github.com/idem-cli/idem/ingest"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/rules.md from the catalog")
@@ -23,9 +26,26 @@ func rulesDoc(t *testing.T) string {
 	b.WriteString("Each rule lives in its own `diagnose/rule_*.go` with this documentation, and its\n")
 	b.WriteString("minimal cases (log lines that must make it fire, and near misses that must not)\n")
 	b.WriteString("sit beside it in `rule_*_test.go`.\n\n")
-	b.WriteString("| id | severity | title |\n|---|---|---|\n")
+	b.WriteString("The last column names the captures of real software (under `fixtures/real/`,\n")
+	b.WriteString("each recorded by a harness that ran the software on 127.0.0.1) on which the\n")
+	b.WriteString("rule fires; the test that writes this page checks it does.\n\n")
+	b.WriteString("| id | severity | title | proven on real captures |\n|---|---|---|---|\n")
 	for _, r := range diagnose.Rules() {
-		fmt.Fprintf(&b, "| [`%s`](#%s) | %s | %s |\n", r.ID, r.ID, r.Severity, r.Title)
+		var on []string
+		for _, c := range provenOn[r.ID] {
+			if !firesOnCapture(t, r, c) {
+				t.Errorf("rule %s does not fire on the real capture %s", r.ID, c)
+			}
+			name, note, _ := strings.Cut(c, " (")
+			if note != "" {
+				note = " (" + note
+			}
+			on = append(on, "`"+name+"`"+note)
+		}
+		if len(on) == 0 {
+			on = []string{"scenarios and cases only"}
+		}
+		fmt.Fprintf(&b, "| [`%s`](#%s) | %s | %s | %s |\n", r.ID, r.ID, r.Severity, r.Title, strings.Join(on, ", "))
 	}
 	for _, r := range diagnose.Rules() {
 		fmt.Fprintf(&b, "\n## %s\n\n**%s.** Usually %s.\n\n", r.ID, r.Title, r.Severity)
@@ -70,4 +90,46 @@ func TestRulesDoc(t *testing.T) {
 	if string(want) != got {
 		t.Errorf("docs/rules.md is out of date with the catalog: go test ./diagnose -run TestRulesDoc -update")
 	}
+}
+
+// provenOn names, per rule, the captures of real software it fires on:
+// folders under fixtures/real/ that a harness recorded (see their READMEs
+// for what was sent and how each request ended).
+var provenOn = map[string][]string{
+	"response-lost":             {"nginx (nginx 1.22, a client timeout and an abort)", "caddy", "chain (Caddy → HAProxy → nginx)", "chromium (Chromium 156 via playwright-core)", "nginx-slog", "pino-http"},
+	"retry-new-key":             {"nginx", "chain", "nginx-slog"},
+	"payload-mismatch":          {"chromium (a retry under the same key with another body)"},
+	"request-id-not-propagated": {"nginx-zerolog (zerolog's hlog.RequestIDHandler behind nginx)"},
+	"attempt-scoped-key":        {"temporal (Go SDK test environment)"},
+	"late-completion":           {"temporal"},
+}
+
+// firesOnCapture runs every rule on a capture's logs and reports whether
+// r fired; c is the folder's name, then an optional note in parentheses.
+func firesOnCapture(t *testing.T, r *diagnose.Rule, c string) bool {
+	t.Helper()
+	dir := filepath.Join("..", "fixtures", "real", strings.TrimSpace(strings.SplitN(c, " (", 2)[0]))
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatalf("capture %s: %v", c, err)
+	}
+	var paths []string
+	for _, e := range entries {
+		switch name := e.Name(); {
+		case e.IsDir(), strings.HasSuffix(name, ".md"), name == "run.json", name == "harness.json", strings.HasPrefix(name, "package"):
+		case strings.HasSuffix(name, ".conf"), strings.HasSuffix(name, ".cfg"), strings.HasSuffix(name, ".txt"), strings.HasSuffix(name, "Caddyfile"), name == "Caddyfile":
+		default:
+			paths = append(paths, filepath.Join(dir, name))
+		}
+	}
+	set, err := diagnose.Load(context.Background(), paths, ingest.Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range diagnose.Run(set, diagnose.DefaultOptions()).Findings {
+		if f.Rule == r {
+			return true
+		}
+	}
+	return false
 }
