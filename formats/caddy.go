@@ -9,7 +9,8 @@ import (
 // Caddy's JSON access logs (the http.log.access logger).
 var caddyFormat = &Format{
 	Name: "caddy", Kind: KindJSON, Tier: trace.TierProxy,
-	Doc: "Caddy JSON access logs",
+	Doc:   "Caddy JSON access logs",
+	Setup: "log { output file access.json; format json } logs the request headers, X-Request-Id and Idempotency-Key among them; add request_header X-Request-Id {http.request.uuid} (when absent) so the server logs the same id.",
 	match: func(r *record) bool {
 		return r.has("request") && (r.has("resp_headers") || r.has("logger") && r.has("duration") && r.has("status"))
 	},

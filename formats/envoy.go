@@ -11,7 +11,8 @@ import (
 // Envoy's and Istio's JSON access logs.
 var envoyFormat = &Format{
 	Name: "envoy", Aliases: []string{"istio"}, Kind: KindJSON, Tier: trace.TierProxy,
-	Doc: "Envoy / Istio JSON access logs (response_flags)",
+	Doc:   "Envoy / Istio JSON access logs (response_flags)",
+	Setup: "json_format with \"request_id\": \"%REQ(X-REQUEST-ID)%\", \"idempotency_key\": \"%REQ(IDEMPOTENCY-KEY)%\", \"response_flags\": \"%RESPONSE_FLAGS%\", \"start_time\": \"%START_TIME%\", \"duration\": \"%DURATION%\" beside the method, path and code.",
 	match: func(r *record) bool {
 		return r.has("response_flags") || r.has("response_code") && r.hasAny("upstream_host", "start_time", "upstream_cluster")
 	},

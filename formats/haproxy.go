@@ -12,7 +12,8 @@ import (
 // HAProxy's option httplog line, with or without its syslog header.
 var haproxyFormat = &Format{
 	Name: "haproxy", Kind: KindText, Tier: trace.TierProxy,
-	Doc: "HAProxy option httplog text lines",
+	Doc:   "HAProxy option httplog text lines",
+	Setup: "option httplog, http-request capture req.hdr(X-Request-Id) len 64, http-request capture req.hdr(Idempotency-Key) len 128 (in that order, or name the order in the config's \"captures\"), and option abortonclose so a client that gave up is logged.",
 	text: func(p *Parser, s string, src trace.Source) bool {
 		m := haproxyLine.FindStringSubmatch(s)
 		if m == nil {

@@ -10,7 +10,8 @@ import (
 // nginx's own variable names.
 var nginxFormat = &Format{
 	Name: "nginx", Kind: KindJSON, Tier: trace.TierProxy,
-	Doc: "nginx JSON access logs keyed by nginx variable names (log_format escape=json)",
+	Doc:   "nginx JSON access logs keyed by nginx variable names (log_format escape=json)",
+	Setup: "log_format idem escape=json '{\"time_iso8601\":\"$time_iso8601\",\"msec\":\"$msec\",\"request_time\":\"$request_time\",\"remote_addr\":\"$remote_addr\",\"request_id\":\"$request_id\",\"http_x_request_id\":\"$http_x_request_id\",\"http_idempotency_key\":\"$http_idempotency_key\",\"request_method\":\"$request_method\",\"request_uri\":\"$request_uri\",\"status\":\"$status\",\"upstream_status\":\"$upstream_status\"}'; and proxy_set_header X-Request-Id $request_id; so the server logs the same id.",
 	match: func(r *record) bool {
 		return r.count("request_uri", "request_method", "http_idempotency_key", "http_x_request_id", "upstream_status",
 			"request_time", "msec", "time_iso8601", "time_local", "remote_addr", "body_bytes_sent", "upstream_response_time",

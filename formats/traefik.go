@@ -9,7 +9,8 @@ import (
 // Traefik's JSON access logs.
 var traefikFormat = &Format{
 	Name: "traefik", Kind: KindJSON, Tier: trace.TierProxy,
-	Doc: "Traefik JSON access logs (headers kept with accessLog.fields.headers)",
+	Doc:   "Traefik JSON access logs (headers kept with accessLog.fields.headers)",
+	Setup: "accessLog.format=json, accessLog.fields.headers.names.X-Request-Id=keep and accessLog.fields.headers.names.Idempotency-Key=keep (headers are dropped by default).",
 	match: func(r *record) bool {
 		return r.hasAny("DownstreamStatus", "OriginStatus") || r.has("RequestMethod") && r.has("StartUTC")
 	},
