@@ -161,6 +161,10 @@ type Summary struct {
 	ByRule       map[string]int `json:"by_rule"`
 	Tiers        []string       `json:"tiers"`
 	MissingTiers []string       `json:"missing_tiers"`
+	// Idless counts, by tier, the request lines that carried neither a
+	// request id nor a key: they join nothing, and the report says how to
+	// make that tier log them.
+	Idless map[string]int `json:"lines_without_ids,omitempty"`
 	// OwnTraffic counts the deliveries idem replay and its probes sent,
 	// which the rules do not diagnose.
 	OwnTraffic int `json:"idem_traffic_deliveries,omitempty"`
@@ -291,6 +295,12 @@ func Summarise(set *trace.Set, findings []*Finding) Summary {
 		s.Skipped += in.Skipped
 		s.Ignored += in.Ignored
 		s.Observations += in.Observations
+	}
+	for t, n := range set.Idless {
+		if s.Idless == nil {
+			s.Idless = map[string]int{}
+		}
+		s.Idless[t.String()] = n
 	}
 	flagged := map[string]bool{}
 	for _, f := range findings {

@@ -189,3 +189,19 @@ func readFile(t *testing.T, p string) string {
 	}
 	return string(b)
 }
+
+// TestLinesWithoutIDsAreCounted: proxy lines with neither a request id
+// nor a key join nothing; the summary counts them by tier, so the report
+// can say how to log them.
+func TestLinesWithoutIDsAreCounted(t *testing.T) {
+	lines := `{"time_iso8601":"2026-11-30T10:00:00+00:00","request_method":"POST","request_uri":"/v1/orders","status":"201","request_time":"0.1","remote_addr":"1.2.3.4"}` + "\n" +
+		`{"time_iso8601":"2026-11-30T10:00:01+00:00","request_method":"POST","request_uri":"/v1/orders","status":"201","request_time":"0.1","remote_addr":"1.2.3.4","http_x_request_id":"r-1"}` + "\n"
+	set, err := diagnose.Load(context.Background(), []string{"-"}, ingest.Options{Stdin: strings.NewReader(lines)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := diagnose.Run(set, diagnose.DefaultOptions()).Summary
+	if s.Idless["proxy"] != 1 || s.Deliveries != 1 {
+		t.Errorf("lines without ids %v, deliveries %d; want 1 proxy line and 1 delivery", s.Idless, s.Deliveries)
+	}
+}

@@ -44,6 +44,12 @@ func Help() string {
 			}
 		}
 	}
+	b.WriteString("\nHow to make a proxy log what idem joins on (the request id and the key)\n")
+	for _, f := range registry {
+		if f.Setup != "" {
+			fmt.Fprintf(&b, "  %s\n      %s\n", f.Name, f.Setup)
+		}
+	}
 	b.WriteString(`
 Inputs may be gzip or zstd compressed (detected by magic bytes), JSON lines,
 a JSON array, a HAR or other JSON document, or text. Use --input-format and

@@ -261,6 +261,21 @@ func (r *Report) summaryLine() string {
 	return line
 }
 
+// idlessNote says how many request lines joined nothing for want of a
+// request id and a key, and where the fix is; "" when none.
+func (r *Report) idlessNote() string {
+	var parts []string
+	for _, t := range []string{"client", "proxy", "server"} {
+		if n := r.Summary.Idless[t]; n > 0 {
+			parts = append(parts, plural(n, t+" line", t+" lines"))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "no request id and no key: " + strings.Join(parts, ", ") + " joined nothing; make that tier log them (the format's setup in 'idem help formats' and docs/formats.md)"
+}
+
 // findingCounts says how many findings there are, by severity.
 func findingCounts(s diagnose.Summary) string {
 	if s.Findings == 0 {
@@ -300,6 +315,9 @@ func (r *Report) Text(w io.Writer, st Styles, width int) {
 		fmt.Fprintf(w, "; %s", st.Warning.Render("missing: "+strings.Join(r.Summary.MissingTiers, ", ")))
 	}
 	fmt.Fprintln(w)
+	if note := r.idlessNote(); note != "" {
+		fmt.Fprintf(w, "%s\n", st.Warning.Render(note))
+	}
 	r.skipsText(w, st)
 	if len(r.Findings) == 0 {
 		fmt.Fprintf(w, "\n%s\n", st.OK.Render("No findings."))
@@ -380,6 +398,9 @@ func (r *Report) Markdown(w io.Writer) {
 		fmt.Fprintf(w, " Missing: %s, so what happened there could not be seen.", strings.Join(s.MissingTiers, ", "))
 	}
 	fmt.Fprintf(w, "\n\n")
+	if note := r.idlessNote(); note != "" {
+		fmt.Fprintf(w, "**%s**\n\n", MD(note))
+	}
 	fmt.Fprintf(w, "| input | format | tier | lines | skipped |\n|---|---|---|---:|---:|\n")
 	for _, in := range r.Inputs {
 		fmt.Fprintf(w, "| %s | %s | %s | %d | %d |\n", MD(in.Path), MD(in.Format), in.Tier, in.Lines, in.Skipped)

@@ -59,6 +59,9 @@ type Set struct {
 	Unkeyed []*Delivery
 	// Orphans are effect lines that name neither a request id nor a key.
 	Orphans []*Observation
+	// Idless counts, by tier, the request lines that carried neither a
+	// request id nor a key (nor a trace id): they join nothing.
+	Idless map[Tier]int
 	// Tiers records which tiers appear anywhere in the inputs.
 	Tiers map[Tier]bool
 
@@ -157,6 +160,8 @@ type Correlator struct {
 	// joined counts the browser entries joined to a delivery by key (see
 	// joinByKey): each is one delivery fewer.
 	joined atomic.Int64
+	// idless counts the client, proxy and server lines with no id at all.
+	idless [TierWorker]int
 }
 
 // Expect sizes the request-id index for inputs of this many bytes (about
@@ -273,6 +278,8 @@ func (c *Correlator) add(o *Observation, p *prepared) {
 		default:
 			if o.Effect {
 				c.orphans = append(c.orphans, cloneObservation(o))
+			} else if o.Tier < TierWorker {
+				c.idless[o.Tier]++
 			}
 			return
 		}
@@ -426,7 +433,12 @@ func HashKey(key string) string {
 // c.Build asks for them: nothing in them needs a look on its own, and they
 // are most of a big log.
 func (c *Correlator) Set(inputs []*Input) *Set {
-	s := &Set{Inputs: inputs, Orphans: c.orphans, Tiers: map[Tier]bool{}, c: c}
+	s := &Set{Inputs: inputs, Orphans: c.orphans, Tiers: map[Tier]bool{}, c: c, Idless: map[Tier]int{}}
+	for t, n := range c.idless {
+		if n > 0 {
+			s.Idless[Tier(t)] = n
+		}
+	}
 	all := c.Build.All
 	for t := range 256 {
 		if c.tiers[t>>6]&(1<<(t&63)) != 0 {
