@@ -41,8 +41,9 @@ With no FILE, or with -, standard input is read. Output is styled on a
 terminal and plain when piped; -o markdown is made to paste into an incident,
 -o json is the idem.report/v1 schema (docs/report-json.md).
 
-Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 usage error or
-an input that could not be read (see 'idem help exit-codes').`,
+Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 usage error,
+an input that could not be read, or nothing to diagnose: no line of any
+input was recognised (see 'idem help exit-codes').`,
 		Example: `  idem diagnose fixtures/incident/*
   idem diagnose -o markdown client.har access.log.gz app.jsonl > incident.md
   idem diagnose --rule response-lost,retry-new-key --since 2026-11-30T09:00:00Z logs.jsonl
@@ -135,6 +136,10 @@ func runDiagnose(cmd *cobra.Command, opts *DiagnoseOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := nothingToDiagnose(set); err != nil {
+		warnInputs(f.IO.ErrOut, set)
+		return err
+	}
 	set.Release() // the rules look only at the intents built for them
 	storeReleased()
 	res := diagnose.Run(set, opts.Rule)
@@ -150,10 +155,7 @@ func runDiagnose(cmd *cobra.Command, opts *DiagnoseOptions) error {
 	default:
 		rep.Text(out, report.NewStyles(out, f.IO.ColorEnabled()), f.IO.TerminalWidth())
 	}
-	if problems := inputProblems(set); len(problems) > 0 {
-		for _, p := range problems {
-			fmt.Fprintf(f.IO.ErrOut, "idem: input cut short: %s\n", p)
-		}
+	if warnInputs(f.IO.ErrOut, set) {
 		return &CodeError{Code: ExitError}
 	}
 	failOn, _ := diagnose.ParseSeverity(opts.FailOn)
