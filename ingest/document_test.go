@@ -375,7 +375,8 @@ func TestUnrecognisedInput(t *testing.T) {
 		want string // the first line's text, "" for no warning
 		line int
 	}{
-		{"envoy text", envoyText + "\n" + envoyText + "\n", envoyText[:excerptBytes], 1},
+		{"envoy text, cut at a word", envoyText + "\n" + envoyText + "\n", envoyText[:strings.LastIndexAny(envoyText[:excerptBytes], " \t,;&\"'")], 1},
+		{"a secret is not cut in half", strings.Repeat("x", excerptBytes-12) + " token=sk_live_4eC39HqLyjWDarjtT1zdp7dc\n", strings.Repeat("x", excerptBytes-12), 1},
 		{"after blank lines", "\n\n2026-11-30 11:00:00 INFO server starting\n", "2026-11-30 11:00:00 INFO server starting", 3},
 		{"long line is cut", strings.Repeat("é", 200) + "\n", strings.Repeat("é", excerptBytes/2), 1},
 		{"one recognised line", "server starting\n" + fmt.Sprintf(goodLine, 1) + "\n", "", 0},

@@ -558,6 +558,10 @@ func excerpt(line []byte) string {
 	line = bytes.TrimRight(line, "\r\n")
 	if len(line) > excerptBytes {
 		line = line[:excerptBytes]
+		// Not half a word: half a secret would escape redaction.
+		if i := bytes.LastIndexAny(line, " \t,;&\"'"); i >= excerptBytes/2 {
+			line = line[:i]
+		}
 		// Not half a character.
 		for i := 0; i < utf8.UTFMax-1 && len(line) > 0; i++ {
 			if r, n := utf8.DecodeLastRune(line); r != utf8.RuneError || n != 1 {
