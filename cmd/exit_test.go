@@ -49,7 +49,7 @@ func TestExitCodes(t *testing.T) {
 		{"an unrecognised input among others is a warning", "", []string{"diagnose", fx + "incident/app.jsonl", fx + "hostile/README.md"}, 0, "2 intents",
 			"warning: ../fixtures/hostile/README.md: no line was recognised"},
 		{"JSON about no request", `{"level":"info","msg":"server starting"}` + "\n", []string{"diagnose", "-"}, 2, "", "nothing to diagnose: no line of the 1 input(s) was about a request"},
-		{"empty input", "", []string{"diagnose", fx + "hostile/empty.jsonl"}, 2, "", "nothing to diagnose"},
+		{"empty input", "", []string{"diagnose", fx + "hostile/empty.jsonl"}, 2, "", "nothing to diagnose: the 1 input(s) held no line"},
 		{"nothing to trace", "listening on :8080\n", []string{"trace", "k", "-"}, 2, "", "nothing to diagnose: no line of the 1 input(s) was recognised"},
 		{"a bracketed first line hides nothing", "", []string{"diagnose", fx + "hostile/bracket-first-line.log"}, 0, "4 intents", ""},
 		{"repaired lines are said", "", []string{"diagnose", fx + "hostile/control-bytes.jsonl"}, 0, "4 intents", "control-bytes.jsonl: 2 lines read although not valid JSON (first at line 2)"},

@@ -146,7 +146,7 @@ func warnInputs(w io.Writer, set *trace.Set) (failed bool) {
 // was read can say. When no input could be opened at all, warnInputs has
 // said why already.
 func nothingToDiagnose(set *trace.Set) error {
-	read, ignored := 0, 0
+	read, ignored, lines := 0, 0, 0
 	for _, in := range set.Inputs {
 		if in.Observations > 0 {
 			return nil
@@ -156,11 +156,14 @@ func nothingToDiagnose(set *trace.Set) error {
 			read++
 		}
 		ignored += in.Ignored
+		lines += in.Lines
 	}
-	if read == 0 {
+	switch {
+	case read == 0:
 		return &CodeError{Code: ExitError}
-	}
-	if ignored > 0 {
+	case lines == 0:
+		return fmt.Errorf("nothing to diagnose: the %d input(s) held no line", read)
+	case ignored > 0:
 		return fmt.Errorf("nothing to diagnose: no line of the %d input(s) was about a request (see 'idem help formats')", read)
 	}
 	return fmt.Errorf("nothing to diagnose: no line of the %d input(s) was recognised (see 'idem help formats')", read)
