@@ -53,6 +53,7 @@ func TestExitCodes(t *testing.T) {
 		{"nothing to trace", "listening on :8080\n", []string{"trace", "k", "-"}, 2, "", "nothing to diagnose: no line of the 1 input(s) was recognised"},
 		{"a bracketed first line hides nothing", "", []string{"diagnose", fx + "hostile/bracket-first-line.log"}, 0, "4 intents", ""},
 		{"repaired lines are said", "", []string{"diagnose", fx + "hostile/control-bytes.jsonl"}, 0, "4 intents", "control-bytes.jsonl: 2 lines read although not valid JSON (first at line 2)"},
+		{"a one-line HAR cites the entry", "", []string{"trace", "c0ffee00-1111-4222-8333-000000000002", fx + "hostile/one-line.har"}, 0, "one-line.har:1#entries[1]", ""},
 		{"missing file", "", []string{"diagnose", fx + "nope.jsonl"}, 2, "", "idem: cannot read input ../fixtures/nope.jsonl: no such file"},
 		{"missing file among several: the others are reported", "", []string{"diagnose", fx + "incident/app.jsonl", fx + "nope.jsonl", fx + "incident/nginx-access.jsonl"}, 2,
 			"3 inputs, 14 lines", "idem: cannot read input ../fixtures/nope.jsonl: no such file"},
