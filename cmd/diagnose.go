@@ -22,8 +22,12 @@ type DiagnoseOptions struct {
 	Since   string
 	Until   string
 	FailOn  string
-	Rule    diagnose.Options
-	Input   inputFlags
+	// FailOnHygiene lets hygiene findings (secrets in the logs) count
+	// toward --fail-on; by default only the incident's findings do.
+	FailOnHygiene bool
+	Limit         int
+	Rule          diagnose.Options
+	Input         inputFlags
 }
 
 // NewCmdDiagnose builds `idem diagnose [FILE...]`.
@@ -39,13 +43,17 @@ it, the bounded action to take, and the log lines behind it (file:line).
 
 With no FILE, or with -, standard input is read. Output is styled on a
 terminal and plain when piped; -o markdown is made to paste into an incident,
--o json is the idem.report/v1 schema (docs/report-json.md).
+-o html is one self-contained page with a timeline per finding
+(docs/report-html.md), -o json is the idem.report/v1 schema
+(docs/report-json.md). Text, Markdown and HTML lead with a summary per rule
+and show the first --limit findings of each rule in full; JSON has them all.
 
 Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 usage error,
 an input that could not be read, or nothing to diagnose: no line of any
 input was recognised (see 'idem help exit-codes').`,
 		Example: `  idem diagnose fixtures/incident/*
   idem diagnose -o markdown client.har access.log.gz app.jsonl > incident.md
+  idem diagnose -o html --limit 20 client.har access.log.gz app.jsonl > incident.html
   idem diagnose --rule response-lost,retry-new-key --since 2026-11-30T09:00:00Z logs.jsonl
   kubectl logs deploy/api | idem diagnose -o json - | jq '.findings[].rule'`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -60,13 +68,15 @@ input was recognised (see 'idem help exit-codes').`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVarP(&opts.Format, "format", "o", "text", "output format: text, markdown or json")
+	fs.StringVarP(&opts.Format, "format", "o", "text", "output format: text, markdown, json or html")
+	fs.IntVar(&opts.Limit, "limit", report.DefaultLimit, "findings of each rule shown in full in text, markdown and html (0: all; json has all)")
 	fs.StringSliceVar(&opts.Keys, "key", nil, "only findings about these keys")
 	fs.StringSliceVar(&opts.Rules, "rule", nil, "only these rules (see 'idem rules')")
 	fs.StringVar(&opts.Tier, "tier", "", "only findings with evidence from this tier")
 	fs.StringVar(&opts.Since, "since", "", "only intents that started at or after this time (RFC 3339, or a duration before now such as 2h)")
 	fs.StringVar(&opts.Until, "until", "", "only intents that started at or before this time (RFC 3339, or a duration before now)")
 	fs.StringVar(&opts.FailOn, "fail-on", "warning", "exit 1 when a finding is at least this severe: info, warning or critical")
+	fs.BoolVar(&opts.FailOnHygiene, "fail-on-hygiene", false, "let hygiene findings (secret-in-logs) fail --fail-on too")
 	fs.DurationVar(&opts.Rule.RetryWindow, "retry-window", opts.Rule.RetryWindow, "how far apart two intents may start and be one user's retry")
 	fs.IntVar(&opts.Rule.RetryBudget, "retry-budget", opts.Rule.RetryBudget, "deliveries one intent may take before retry-storm")
 	fs.DurationVar(&opts.Rule.Deadline, "deadline", opts.Rule.Deadline, "how long after its first delivery an intent may be retried")
@@ -76,9 +86,12 @@ input was recognised (see 'idem help exit-codes').`,
 
 func (o *DiagnoseOptions) validate() error {
 	switch o.Format {
-	case "text", "markdown", "md", "json":
+	case "text", "markdown", "md", "json", "html":
 	default:
-		return usagef("invalid --format %q: want text, markdown or json", o.Format)
+		return usagef("invalid --format %q: want text, markdown, json or html", o.Format)
+	}
+	if o.Limit < 0 {
+		return usagef("--limit must be 0 (all) or more")
 	}
 	if _, err := diagnose.ParseSeverity(o.FailOn); err != nil {
 		return &UsageError{Err: fmt.Errorf("--fail-on: %w", err)}
@@ -140,10 +153,12 @@ func runDiagnose(cmd *cobra.Command, opts *DiagnoseOptions) error {
 		warnInputs(f.IO.ErrOut, set)
 		return err
 	}
-	set.Release() // the rules look only at the intents built for them
+	missing := missingKeys(set, opts.Keys) // before Release: FindIntent builds what it finds
+	set.Release()                          // the rules look only at the intents built for them
 	storeReleased()
-	res := diagnose.Run(set, opts.Rule)
-	rep := &report.Report{Inputs: set.Inputs, Summary: res.Summary, Findings: filter.Apply(res.Findings), Compact: !f.IO.IsStdoutTTY()}
+	res := diagnose.Run(set, opts.Rule).Filter(filter)
+	rep := &report.Report{Inputs: set.Inputs, Summary: res.Summary, Findings: res.Findings, Compact: !f.IO.IsStdoutTTY(),
+		Limit: opts.Limit}
 	out := f.IO.Out
 	switch opts.Format {
 	case "json":
@@ -152,17 +167,41 @@ func runDiagnose(cmd *cobra.Command, opts *DiagnoseOptions) error {
 		}
 	case "markdown", "md":
 		rep.Markdown(out)
+	case "html":
+		if err := rep.HTML(out); err != nil {
+			return err
+		}
 	default:
 		rep.Text(out, report.NewStyles(out, f.IO.ColorEnabled()), f.IO.TerminalWidth())
 	}
 	if warnInputs(f.IO.ErrOut, set) {
 		return &CodeError{Code: ExitError}
 	}
+	for _, k := range missing {
+		fmt.Fprintf(f.IO.ErrOut, "idem: no intent has key %s (as a raw key or its hash)\n", report.Safe(k))
+	}
+	if len(missing) > 0 && len(missing) == len(opts.Keys) {
+		return &CodeError{Code: ExitError}
+	}
+	if len(opts.Rules) > 0 && len(rep.Findings) == 0 {
+		fmt.Fprintf(f.IO.ErrOut, "idem: --rule %s found nothing in %d intents\n", report.Safe(strings.Join(opts.Rules, ",")), res.Summary.Intents)
+	}
 	failOn, _ := diagnose.ParseSeverity(opts.FailOn)
 	for _, fd := range rep.Findings {
-		if fd.Severity >= failOn {
+		if fd.Severity >= failOn && (!fd.Rule.Hygiene || opts.FailOnHygiene) {
 			return &CodeError{Code: ExitFindings}
 		}
 	}
 	return nil
+}
+
+// missingKeys lists the --key values no intent carries, raw or hashed.
+func missingKeys(set *trace.Set, keys []string) []string {
+	var out []string
+	for _, k := range keys {
+		if len(set.FindIntent(k)) == 0 {
+			out = append(out, k)
+		}
+	}
+	return out
 }

@@ -16,7 +16,9 @@ const progressMinBytes = 64 << 20
 // inputs are big or of unknown size. It returns the function that stops and
 // clears it.
 func startProgress(f *Factory, p *ingest.Progress, paths []string, quiet bool, minBytes int64) func() {
-	if quiet || !f.IO.IsStderrTTY() {
+	// Someone typing or pasting at the terminal needs the hint, and no
+	// progress line redrawn over what they type.
+	if stdinHint(f, paths) || quiet || !f.IO.IsStderrTTY() {
 		return func() {}
 	}
 	var total int64
@@ -58,6 +60,22 @@ func startProgress(f *Factory, p *ingest.Progress, paths []string, quiet bool, m
 	}
 }
 
+// stdinHint tells someone who named - at a terminal that idem is waiting
+// for them to type or paste, and how to end, rather than seeming to hang.
+// It reports whether it did.
+func stdinHint(f *Factory, paths []string) bool {
+	if !f.IO.IsStdinTTY() {
+		return false
+	}
+	for _, p := range paths {
+		if p == "-" {
+			fmt.Fprintln(f.IO.ErrOut, "idem: reading standard input; Ctrl-D to end")
+			return true
+		}
+	}
+	return false
+}
+
 // progressLine describes progress: "read 412 MB of 866 MB (240 MB/s,
 // 430k lines/s), ETA 2s".
 func progressLine(p *ingest.Progress, elapsed time.Duration) string {
@@ -78,7 +96,9 @@ func progressLine(p *ingest.Progress, elapsed time.Duration) string {
 	return s
 }
 
-func mb(n int64) string { return fmt.Sprintf("%d MB", n>>20) }
+// mb writes a size in megabytes of 10^6 bytes, the unit ls --si, du --si
+// and the docs use, so the figure matches what people compare it with.
+func mb(n int64) string { return fmt.Sprintf("%d MB", n/1e6) }
 
 func count(v float64) string {
 	switch {

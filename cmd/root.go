@@ -7,15 +7,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"runtime/debug"
 	"runtime/pprof"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/idem-cli/idem/formats"
 	"github.com/idem-cli/idem/internal/iostreams"
+	"github.com/idem-cli/idem/report"
 	"github.com/spf13/cobra"
 )
 
@@ -67,15 +70,17 @@ func Main() int {
 func Run(ctx context.Context, f *Factory, args []string) int {
 	root := NewCmdRoot(f)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	for _, fn := range f.atExit {
 		fn()
 	}
 	f.atExit = nil
-	return exitCode(f, root, err, ctx)
+	return exitCode(f, cmd, err, ctx)
 }
 
-func exitCode(f *Factory, root *cobra.Command, err error, ctx context.Context) int {
+// exitCode reports err, if any, and turns it into an exit code; cmd is the
+// command that ran (or failed to parse), named in the usage hint.
+func exitCode(f *Factory, cmd *cobra.Command, err error, ctx context.Context) int {
 	if err == nil {
 		return ExitOK
 	}
@@ -87,23 +92,113 @@ func exitCode(f *Factory, root *cobra.Command, err error, ctx context.Context) i
 		fmt.Fprintln(f.IO.ErrOut, "idem: interrupted")
 		return ExitInterrupted
 	}
-	fmt.Fprintf(f.IO.ErrOut, "idem: %s\n", safeError(err))
 	var ue *UsageError
-	if errors.As(err, &ue) {
-		fmt.Fprintln(f.IO.ErrOut, "Run 'idem --help' for usage.")
+	if msg, ok := unknownCommand(err); ok {
+		fmt.Fprintf(f.IO.ErrOut, "idem: %s\n", msg)
+		ue = &UsageError{Err: err}
+	} else {
+		fmt.Fprintf(f.IO.ErrOut, "idem: %s\n", safeError(err))
+	}
+	if ue != nil || errors.As(err, &ue) {
+		path := "idem"
+		if cmd != nil {
+			path = cmd.CommandPath()
+		}
+		fmt.Fprintf(f.IO.ErrOut, "Run '%s --help' for usage.\n", path)
 	}
 	return ExitError
 }
 
-// Version is the build's version: from -ldflags, else the module version.
+// unknownCommand lays out cobra's "unknown command" error, whose lines
+// (the "Did you mean this?" suggestions) would otherwise reach the user as
+// literal \n and \t escapes. Each line is still made terminal-safe: the
+// mistyped word comes from the command line.
+func unknownCommand(err error) (string, bool) {
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "unknown command ") {
+		return "", false
+	}
+	var lines []string
+	for _, line := range strings.Split(strings.TrimRight(msg, "\n"), "\n") {
+		indent := ""
+		for strings.HasPrefix(line, "\t") {
+			indent, line = indent+"  ", line[1:]
+		}
+		lines = append(lines, indent+report.Safe(line))
+	}
+	return strings.Join(lines, "\n"), true
+}
+
+// finalEOF makes the end of a terminal's input final. At a terminal,
+// Ctrl-D ends one read, not the stream: a reader that peeks ahead (and so
+// sees the end once) and reads again would wait for a second Ctrl-D.
+type finalEOF struct {
+	r   io.Reader
+	eof bool
+}
+
+func (f *finalEOF) Read(p []byte) (int, error) {
+	if f.eof {
+		return 0, io.EOF
+	}
+	n, err := f.r.Read(p)
+	if err == io.EOF {
+		f.eof = true
+	}
+	return n, err
+}
+
+// Version is the build's version: from -ldflags, else the module version
+// Go recorded (a tag, or a pseudo-version from the checkout's commit).
 func Version() string {
+	bi, _ := debug.ReadBuildInfo()
+	return moduleVersion(bi)
+}
+
+func moduleVersion(bi *debug.BuildInfo) string {
 	if version != "" {
 		return version
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+	if bi != nil && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		return bi.Main.Version
 	}
 	return "dev"
+}
+
+// versionText is what --version prints: the version, then the commit it was
+// built from, as go build records it, and the toolchain, so a bug report
+// names the exact build.
+func versionText(bi *debug.BuildInfo) string {
+	s := "idem " + moduleVersion(bi) + "\n"
+	if bi == nil {
+		return s
+	}
+	var rev, when string
+	modified := false
+	for _, kv := range bi.Settings {
+		switch kv.Key {
+		case "vcs.revision":
+			rev = kv.Value
+		case "vcs.time":
+			when = kv.Value
+		case "vcs.modified":
+			modified = kv.Value == "true"
+		}
+	}
+	if rev != "" {
+		s += "revision " + rev
+		if when != "" {
+			s += " (" + when + ")"
+		}
+		if modified {
+			s += ", with uncommitted changes"
+		}
+		s += "\n"
+	}
+	if bi.GoVersion != "" {
+		s += "built with " + bi.GoVersion + "\n"
+	}
+	return s
 }
 
 // NewCmdRoot builds the command tree.
@@ -138,6 +233,9 @@ shares one Idempotency-Key: the retries of one action.`,
 			}
 			if f.Getenv != nil {
 				f.IO.SetEnv(f.Getenv)
+			}
+			if f.IO.IsStdinTTY() {
+				f.IO.In = &finalEOF{r: f.IO.In}
 			}
 			f.IO.SetColorMode(m)
 			if cpuprofile != "" {
@@ -176,8 +274,9 @@ shares one Idempotency-Key: the retries of one action.`,
 	root.PersistentFlags().StringVar(&memprofile, "memprofile", "", "write a heap profile to this file on exit (for docs/performance.md)")
 	root.PersistentFlags().MarkHidden("memprofile")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &UsageError{Err: err} })
-	root.SetVersionTemplate("idem {{.Version}}\n")
-	root.CompletionOptions.HiddenDefaultCmd = true
+	bi, _ := debug.ReadBuildInfo()
+	// Template actions are escaped: the text is printed as it is.
+	root.SetVersionTemplate(strings.NewReplacer("{{", "{{`{{`}}").Replace(versionText(bi)))
 
 	root.AddCommand(NewCmdDiagnose(f, nil))
 	root.AddCommand(NewCmdTrace(f, nil))
@@ -186,21 +285,19 @@ shares one Idempotency-Key: the retries of one action.`,
 	root.AddCommand(NewCmdGateway(f))
 	root.AddCommand(newHelpTopic("exit-codes", "What idem's exit codes mean", exitCodesHelp))
 	root.AddCommand(newHelpTopic("formats", "The log formats idem recognises", formats.Help()))
+	registerCompletions(root)
 	return root
 }
 
 // newHelpTopic is a page for `idem help NAME`, like gh's help topics: just
-// its text, no usage or flags.
+// its text, no usage or flags. Not being runnable, it is listed under
+// "Additional help topics" in `idem --help`.
 func newHelpTopic(name, short, long string) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:    name,
-		Short:  short,
-		Long:   long,
-		Hidden: true,
-		Args:   cobra.NoArgs,
-		Run: func(c *cobra.Command, _ []string) {
-			fmt.Fprint(c.OutOrStdout(), long)
-		},
+		Use:   name,
+		Short: short,
+		Long:  long,
+		Args:  cobra.NoArgs,
 	}
 	cmd.SetHelpFunc(func(c *cobra.Command, _ []string) { fmt.Fprint(c.OutOrStdout(), long) })
 	return cmd
@@ -209,7 +306,9 @@ func newHelpTopic(name, short, long string) *cobra.Command {
 const exitCodesHelp = `idem's exit codes, as in ShellCheck and golangci-lint:
 
   0    no finding at or above --fail-on (diagnose); every assertion held (replay)
-  1    findings at or above --fail-on (diagnose); the replay contract is broken (replay)
+  1    findings at or above --fail-on (diagnose; hygiene findings such as
+       secret-in-logs only with --fail-on-hygiene); the replay contract is
+       broken (replay)
   2    usage error, an input that cannot be opened or was cut short (what the
        other inputs say is still reported), nothing to diagnose (no line of any
        input was recognised, or none was about a request), a network error

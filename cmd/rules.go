@@ -73,7 +73,7 @@ func runRules(opts *RulesOptions) error {
 	st := report.NewStyles(io.Out, io.ColorEnabled())
 	if opts.ID == "" {
 		for _, r := range rules {
-			fmt.Fprintf(io.Out, "%-24s %-9s %s\n", st.Label.Render(r.ID), r.Severity, r.Title)
+			fmt.Fprintf(io.Out, "%s %-9s %s\n", st.Label.Render(fmt.Sprintf("%-24s", r.ID)), r.Severity, r.Title) // pad before styling: escapes have no width
 		}
 		return nil
 	}

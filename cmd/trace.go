@@ -78,7 +78,7 @@ func runTrace(cmd *cobra.Command, opts *TraceOptions) error {
 			return err
 		}
 	} else {
-		report.TraceText(io.Out, report.NewStyles(io.Out, io.ColorEnabled()), set, opts.Key, intents)
+		report.TraceText(io.Out, report.NewStyles(io.Out, io.ColorEnabled()), set, opts.Key, intents, io.TerminalWidth())
 	}
 	if failed {
 		return &CodeError{Code: ExitError}

@@ -65,9 +65,19 @@ type Rule struct {
 	Hypothesis string
 	Check      string
 	Action     string
+	// Evidence says what the rule reads in the logs and when its severity
+	// differs from the usual one; docs/rules.md prints it.
+	Evidence string
+	// Example names the directory under fixtures/scenarios/ whose logs
+	// show the rule firing; docs/rules.md quotes that finding.
+	Example string
 	// Needs names the tiers without which the rule cannot see its case.
 	Needs []trace.Tier
-	run   func(c *context) []*Finding
+	// Hygiene marks a rule about how the logs are kept (secrets in them),
+	// not about the incident: its findings do not fail --fail-on unless
+	// asked to (--fail-on-hygiene).
+	Hygiene bool
+	run     func(c *context) []*Finding
 }
 
 // Finding is one diagnosis with its evidence.
@@ -116,6 +126,19 @@ func DefaultOptions() Options {
 type Result struct {
 	Findings []*Finding
 	Summary  Summary
+	set      *trace.Set
+}
+
+// Filter keeps the findings that pass fl, with the summary counted again
+// over them so that it describes what is shown.
+func (r *Result) Filter(fl Filter) *Result {
+	kept := fl.Apply(r.Findings)
+	if r.set == nil || len(kept) == len(r.Findings) {
+		return &Result{Findings: kept, Summary: r.Summary, set: r.set}
+	}
+	sum := Summarise(r.set, kept)
+	sum.OwnTraffic = r.Summary.OwnTraffic
+	return &Result{Findings: kept, Summary: sum, set: r.set}
 }
 
 // Summary counts what was read and what was found.
@@ -123,6 +146,7 @@ type Summary struct {
 	Inputs       int      `json:"inputs"`
 	Lines        int      `json:"lines"`
 	Skipped      int      `json:"skipped"`
+	Ignored      int      `json:"ignored"` // lines read that say nothing about a request
 	Observations int      `json:"observations"`
 	Deliveries   int      `json:"deliveries"`
 	Unkeyed      int      `json:"unkeyed_deliveries"`
@@ -133,8 +157,13 @@ type Summary struct {
 	Critical     int      `json:"critical"`
 	Warning      int      `json:"warning"`
 	Info         int      `json:"info"`
-	Tiers        []string `json:"tiers"`
-	MissingTiers []string `json:"missing_tiers"`
+	// ByRule counts the findings of each rule that made any.
+	ByRule       map[string]int `json:"by_rule"`
+	Tiers        []string       `json:"tiers"`
+	MissingTiers []string       `json:"missing_tiers"`
+	// OwnTraffic counts the deliveries idem replay and its probes sent,
+	// which the rules do not diagnose.
+	OwnTraffic int `json:"idem_traffic_deliveries,omitempty"`
 }
 
 // context is what a rule reads.
@@ -161,6 +190,8 @@ func Run(set *trace.Set, opts Options) *Result {
 	if opts.ReuseGap <= 0 {
 		opts.ReuseGap = def.ReuseGap
 	}
+	whole := set
+	set, own := withoutOwnTraffic(set)
 	c := &context{set: set, opts: opts}
 	c.effectsLogged = anyEffect(set)
 	// The rules only read the set, so they run side by side; their
@@ -217,35 +248,53 @@ func Run(set *trace.Set, opts Options) *Result {
 	for i := range all {
 		findings[i] = all[i].f
 	}
-	return &Result{Findings: findings, Summary: summarise(set, findings)}
+	sum := Summarise(whole, findings)
+	sum.OwnTraffic = own
+	return &Result{Findings: findings, Summary: sum, set: whole}
 }
 
 func anyEffect(set *trace.Set) bool {
+	// A provider's or a client's record of an effect does not say whether
+	// the server logs its own: only theirs counts here.
+	own := func(obs []*trace.Observation) bool {
+		for _, o := range obs {
+			if o.Effect && o.Tier != trace.TierProvider && o.Tier != trace.TierClient {
+				return true
+			}
+		}
+		return false
+	}
 	for _, in := range set.Intents {
 		for _, d := range in.Deliveries {
-			if len(d.Effects()) > 0 {
+			if own(d.Effects()) {
 				return true
 			}
 		}
 	}
 	for _, d := range set.Unkeyed {
-		if len(d.Effects()) > 0 {
+		if own(d.Effects()) {
 			return true
 		}
 	}
-	return len(set.Orphans) > 0
+	return own(set.Orphans)
 }
 
-func summarise(set *trace.Set, findings []*Finding) Summary {
+// Summarise counts what was read and what was found, so that the counts
+// add up: every finding is counted once by severity and once by rule, and
+// every intent is either with findings (named by one, at any severity) or
+// without.
+func Summarise(set *trace.Set, findings []*Finding) Summary {
 	s := Summary{Inputs: len(set.Inputs), Intents: set.IntentCount(), Unkeyed: set.UnkeyedCount(), Findings: len(findings),
-		Deliveries: set.DeliveryCount()}
+		Deliveries: set.DeliveryCount(), ByRule: map[string]int{}}
 	for _, in := range set.Inputs {
 		s.Lines += in.Lines
 		s.Skipped += in.Skipped
+		s.Ignored += in.Ignored
 		s.Observations += in.Observations
 	}
-	flagged := map[*trace.Intent]bool{}
+	flagged := map[string]bool{}
 	for _, f := range findings {
+		s.ByRule[f.Rule.ID]++
 		switch f.Severity {
 		case Critical:
 			s.Critical++
@@ -254,10 +303,8 @@ func summarise(set *trace.Set, findings []*Finding) Summary {
 		default:
 			s.Info++
 		}
-		if f.Severity >= Warning {
-			for _, in := range f.Intents {
-				flagged[in] = true
-			}
+		for _, in := range f.Intents {
+			flagged[in.ID] = true // by ID: the rules may see a copy (own traffic left out)
 		}
 	}
 	// Intents that were only counted had nothing for a rule to see.
@@ -320,7 +367,9 @@ func anyKey(want, have []string) bool {
 	for _, w := range want {
 		w = trace.NormalizeKey(w)
 		for _, h := range have {
-			if h == w || h == "hash:"+w || h == "hash:"+trace.HashKey(w) {
+			// The key as given or as a hash, against a raw key or a
+			// hash-only one: --key sha256:… finds the raw key's intent.
+			if h == w || h == "hash:"+w || h == "hash:"+trace.HashKey(w) || trace.HashKey(h) == w {
 				return true
 			}
 		}

@@ -17,12 +17,17 @@ var attemptScopedKey = &Rule{
 	Hypothesis: "The key is built from the attempt (or run) id, so each retry became a new operation.",
 	Check:      "Compare the keys across attempts of one activity (WorkflowID, ActivityID); look for Attempt or a run id inside the key.",
 	Action:     "Derive the key from the domain and keep it attempt-free, e.g. submissionId + \":r\" + revision + \":\" + operation.",
+	Evidence:   "Keys that differ only by an attempt suffix (`:attempt-2`, `-try3`), or different keys on the attempts of one Temporal activity (WorkflowID + ActivityID).",
+	Example:    "attempt-scoped-key",
 	Needs:      []trace.Tier{trace.TierWorker},
 	run:        runAttemptScopedKey,
 }
 
-// attemptSuffix matches the part of a key that names an attempt.
-var attemptSuffix = regexp.MustCompile(`(?i)[:_./-]?(attempt|try|retry|att)[:_./-]?\d+$`)
+// attemptSuffix matches the part of a key that names an attempt. The word
+// starts after a separator (":attempt-2", "-try3") or a camelCase boundary
+// ("jobAttempt2", whose last letter before it is kept by ${1}), so that
+// "ledger-entry-41" is not entry 41's attempt.
+var attemptSuffix = regexp.MustCompile(`(?:[:_./-](?i:attempt|try|retry|att)|([a-z0-9])(?:Attempt|Try|Retry|Att))[:_./-]?\d+$`)
 
 func runAttemptScopedKey(c *context) []*Finding {
 	type member struct {
@@ -44,10 +49,14 @@ func runAttemptScopedKey(c *context) []*Finding {
 		}
 		groups[g] = append(groups[g], m)
 	}
+	suffixed := false
 	for _, in := range c.set.Intents {
 		for _, d := range in.Deliveries {
 			for _, o := range d.Observations {
-				if o.Key == "" {
+				// A key other than the intent's rode on a request id
+				// that carried two keys: request-id-reused says so, and
+				// this finding would implicate an intent it cannot name.
+				if o.Key == "" || o.Key != in.Key {
 					continue
 				}
 				if o.ActivityID != "" && o.WorkflowID != "" {
@@ -55,7 +64,18 @@ func runAttemptScopedKey(c *context) []*Finding {
 				}
 				if base := stripAttempt(o.Key); base != o.Key && base != "" {
 					add("key "+base, member{o.Key, o.Attempt, o, in})
+					suffixed = true
 				}
+			}
+		}
+	}
+	// A client often sends the bare key on the first attempt and adds
+	// the suffix on retries: a bare key joins its suffixed keys.
+	for i := 0; suffixed && i < len(c.set.Intents); i++ {
+		in := c.set.Intents[i]
+		if _, ok := groups["key "+in.Key]; ok {
+			if o := firstWithKey(in); o != nil {
+				add("key "+in.Key, member{o.Key, o.Attempt, o, in})
 			}
 		}
 	}
@@ -98,13 +118,25 @@ func runAttemptScopedKey(c *context) []*Finding {
 	return out
 }
 
+// firstWithKey is the intent's first observation that carries its key.
+func firstWithKey(in *trace.Intent) *trace.Observation {
+	for _, d := range in.Deliveries {
+		for _, o := range d.Observations {
+			if o.Key == in.Key {
+				return o
+			}
+		}
+	}
+	return nil
+}
+
 // stripAttempt removes an attempt suffix from a key. Most keys have none,
 // so a cheap look for "att" or "try" comes before the regular expression.
 func stripAttempt(key string) string {
 	if !containsFold(key, "att") && !containsFold(key, "try") {
 		return key
 	}
-	return attemptSuffix.ReplaceAllString(key, "")
+	return attemptSuffix.ReplaceAllString(key, "${1}")
 }
 
 // containsFold reports whether s contains the lower-case ASCII word w,

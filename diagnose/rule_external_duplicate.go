@@ -14,6 +14,8 @@ var externalDuplicate = &Rule{
 	Hypothesis: "The external call happened before the terminal record: a crash or timeout between the call and 'completed' made a retry call again.",
 	Check:      "Find the external business id and the provider's results for the intent's key.",
 	Action:     "Stop retries until there is a status route or an external idempotency key; pass a stable external id to the provider.",
+	Evidence:   "Two or more provider-tier calls or effects for one intent while the server and worker tiers recorded at most one effect.",
+	Example:    "external-duplicate",
 	Needs:      []trace.Tier{trace.TierProvider},
 	run:        runExternalDuplicate,
 }

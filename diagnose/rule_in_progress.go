@@ -14,6 +14,8 @@ var inProgressRetry = &Rule{
 	Hypothesis: "The first attempt is still running, or died holding the reservation.",
 	Check:      "Check the reservation's owner, heartbeat and deadline; look for a terminal result for the key after the answer.",
 	Action:     "Follow the state contract: wait and retry with the same key; recover a stuck reservation by reconciliation, never by deleting it blindly.",
+	Evidence:   "A delivery answered \"in progress\": a decision such as `in_progress`, or 409 with `Retry-After` or an in-progress state. Critical (stuck) when no effect, `completed` state or server 2xx for the key follows.",
+	Example:    "in-progress-stuck",
 	Needs:      []trace.Tier{trace.TierServer},
 	run:        runInProgress,
 }

@@ -14,6 +14,8 @@ var keyExpired = &Rule{
 	Hypothesis: "The key record was forgotten (its TTL is shorter than the retry budget) or was never stored or checked.",
 	Check:      "Compare the key's retention with the time between the completion and the retry; look for a 'new' decision after 'completed'.",
 	Action:     "Keep keys for at least the whole retry budget plus late resubmission; answer a late retry with the stored result or an explicit 'expired' error.",
+	Evidence:   "A delivery of a key that had completed made another effect afterwards (not concurrently), or was decided `new` after completion.",
+	Example:    "key-expired",
 	Needs:      []trace.Tier{trace.TierServer},
 	run:        runKeyExpired,
 }

@@ -16,6 +16,8 @@ var lateCompletion = &Rule{
 	Hypothesis: "The attempt did its external work, lost its lease, and reported late; the engine already retried it.",
 	Check:      "Compare the late attempt's completion with the next attempt's start; look for the external effect of both.",
 	Action:     "Make the activity's external call idempotent with an attempt-free key; keep side effects out of workflow code.",
+	Evidence:   "A worker line `Activity complete after timeout.`, or an activity attempt that reported completion after the next attempt had begun.",
+	Example:    "late-completion",
 	Needs:      []trace.Tier{trace.TierWorker},
 	run:        runLateCompletion,
 }
@@ -106,9 +108,21 @@ func runLateCompletion(c *context) []*Finding {
 	return out
 }
 
+// notCompleted are words that turn a message about completing into one
+// about failing to ("failed to complete", "not complete").
+var notCompleted = []string{"incomplete", "fail", "error", "not complete", "n't complete", "never complete"}
+
 func isCompletion(msg string) bool {
 	m := strings.ToLower(msg)
-	return strings.Contains(m, "complete") && !strings.Contains(m, "incomplete")
+	if !strings.Contains(m, "complete") {
+		return false
+	}
+	for _, w := range notCompleted {
+		if strings.Contains(m, w) {
+			return false
+		}
+	}
+	return true
 }
 
 func appendIntent(list []*trace.Intent, in *trace.Intent) []*trace.Intent {

@@ -15,6 +15,8 @@ var nonAtomicReservation = &Rule{
 	Hypothesis: "The key reservation is not atomic: a check-then-insert let two concurrent deliveries both run the effect.",
 	Check:      "Look for a unique index or transaction on (scope, key); compare the deliveries' server start and commit times.",
 	Action:     "Make the reservation atomic (unique constraint, INSERT … ON CONFLICT, a lock) so only its owner runs the effect.",
+	Evidence:   "One key with one fingerprint and two or more deliveries that made effects, the later one starting (at the same tier's clock) before the earlier one finished.",
+	Example:    "non-atomic-reservation",
 	Needs:      []trace.Tier{trace.TierServer},
 	run:        runNonAtomic,
 }

@@ -14,6 +14,8 @@ var payloadMismatch = &Rule{
 	Hypothesis: "The key was reused for a new command (a bug in key generation, or a client editing the form and resending).",
 	Check:      "Compare the canonical payloads and fingerprints of the deliveries under the key.",
 	Action:     "Answer a conflict (409, or 422/400 by the contract) before the business effect; make a new key when the content changes.",
+	Evidence:   "One key whose deliveries carry different fingerprints at one tier. Critical when the second payload made an effect or got a success (a replay for a different command); warning when the server answered 400/409/417/422 first.",
+	Example:    "payload-mismatch",
 	Needs:      []trace.Tier{trace.TierServer},
 	run:        runPayloadMismatch,
 }

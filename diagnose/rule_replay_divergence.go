@@ -14,6 +14,8 @@ var replayDivergence = &Rule{
 	Hypothesis: "The key record does not store what a replay needs (status, safe body, result id), or the replay path rebuilds the answer.",
 	Check:      "Compare the original's and the replay's status and result id; read what the key record stores.",
 	Action:     "Store the status, a safe body and the result id with the completed key, and return exactly those on replay.",
+	Evidence:   "A later delivery with the same key and fingerprint, without an effect of its own, whose server status or result id differs from the original's.",
+	Example:    "replay-divergence",
 	Needs:      []trace.Tier{trace.TierServer},
 	run:        runReplayDivergence,
 }

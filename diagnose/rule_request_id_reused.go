@@ -15,6 +15,8 @@ var requestIDReused = &Rule{
 	Hypothesis: "The client reuses its request id across retries or actions, so deliveries cannot be told apart.",
 	Check:      "Find where the request id is made; it must be new for every delivery (and the key kept).",
 	Action:     "Generate a new request id per delivery and keep the Idempotency-Key for the intent.",
+	Evidence:   "One request id seen with two keys, or at one tier at times more than five minutes apart.",
+	Example:    "request-id-reused",
 	run:        runRequestIDReused,
 }
 

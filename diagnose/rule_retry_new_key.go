@@ -18,6 +18,8 @@ var retryNewKey = &Rule{
 	Hypothesis: "The retry did not carry the first attempt's Idempotency-Key, so the server saw a new intent.",
 	Check:      "Compare the keys, fingerprints and effect records of the intents; find where the client makes its key.",
 	Action:     "Stop blind retries; create the key once per user action, before the first attempt, and reuse it on every retry.",
+	Evidence:   "Two or more intents under different keys whose deliveries share a payload fingerprint (compared within one tier), method and route, from the same client where known, starting within `--retry-window`, each with an effect.",
+	Example:    "retry-new-key",
 	Needs:      []trace.Tier{trace.TierServer},
 	run:        runRetryNewKey,
 }
@@ -39,6 +41,29 @@ func intentSignatures(in *trace.Intent) []string {
 }
 
 func runRetryNewKey(c *context) (out []*Finding) {
+	reported := map[string]bool{}
+	defer func() { out = append(out, likelyNewKey(c, reported)...) }()
+	for _, cl := range newKeyClusters(c) {
+		reported[cl.id] = true
+		if cl.failed != nil {
+			out = append(out, newKeyFinding(c, cl.intents, cl.failed))
+		}
+	}
+	return out
+}
+
+// newKeyCluster is one client's intents under different keys with one
+// payload, each with an effect, within the retry window; failed is the
+// first delivery of an earlier one whose outcome was a failure or is not
+// known, before the last began (nil when every earlier answer was seen to
+// arrive).
+type newKeyCluster struct {
+	id      string
+	intents []*trace.Intent
+	failed  *trace.Delivery
+}
+
+func newKeyClusters(c *context) []newKeyCluster {
 	groups := map[string][]*trace.Intent{}
 	var order []string
 	for _, in := range c.set.Intents {
@@ -58,8 +83,8 @@ func runRetryNewKey(c *context) (out []*Finding) {
 			groups[s] = append(groups[s], in)
 		}
 	}
-	reported := map[string]bool{}
-	defer func() { out = append(out, likelyNewKey(c, reported)...) }()
+	seen := map[string]bool{}
+	var out []newKeyCluster
 	for _, sig := range order {
 		list := groups[sig]
 		if len(list) < 2 {
@@ -71,37 +96,56 @@ func runRetryNewKey(c *context) (out []*Finding) {
 				keys = append(keys, in.Key)
 			}
 			id := strings.Join(keys, "\x00")
-			if reported[id] || attemptScoped(cluster) {
+			if seen[id] || attemptScoped(cluster) {
 				continue
 			}
-			reported[id] = true
-			out = append(out, newKeyFinding(c, cluster))
+			seen[id] = true
+			out = append(out, newKeyCluster{id: id, intents: cluster, failed: failureBefore(cluster)})
 		}
 	}
 	return out
 }
 
-// clusterIntents splits intents (sorted by start) into runs whose
-// neighbours start within the retry window and do not come from clients
-// known to differ.
+// failureBefore finds the first delivery, of an intent before the
+// cluster's last, whose answer did not reach the caller or is not known
+// to have: a loss (timeout, reset, 499, an aborted request), a 5xx at the
+// edge, or no tier outside the server logging it at all.
+func failureBefore(cluster []*trace.Intent) *trace.Delivery {
+	last := cluster[len(cluster)-1].Start()
+	for _, in := range cluster[:len(cluster)-1] {
+		for _, d := range in.Deliveries {
+			if !d.Start().Before(last) {
+				continue
+			}
+			e := d.Edge()
+			switch {
+			case d.Lost() != nil, e == nil, e.Tier >= trace.TierServer, e.Status >= 500, e.Status == 0:
+				return d
+			}
+		}
+	}
+	return nil
+}
+
+// clusterIntents splits intents (sorted by start) by client, then into
+// runs whose neighbours start within the retry window.
 func clusterIntents(list []*trace.Intent, opts Options) [][]*trace.Intent {
 	sort.SliceStable(list, func(i, j int) bool { return list[i].Start().Before(list[j].Start()) })
 	var out [][]*trace.Intent
-	var cur []*trace.Intent
-	for _, in := range list {
-		if len(cur) > 0 {
-			prev := cur[len(cur)-1]
-			if in.Start().Sub(prev.Start()) > opts.RetryWindow || !sameClient(prev, in) {
+	for _, part := range byClient(list, intentClient) {
+		var cur []*trace.Intent
+		for _, in := range part {
+			if len(cur) > 0 && in.Start().Sub(cur[len(cur)-1].Start()) > opts.RetryWindow {
 				if len(cur) > 1 {
 					out = append(out, cur)
 				}
 				cur = nil
 			}
+			cur = append(cur, in)
 		}
-		cur = append(cur, in)
-	}
-	if len(cur) > 1 {
-		out = append(out, cur)
+		if len(cur) > 1 {
+			out = append(out, cur)
+		}
 	}
 	return out
 }
@@ -115,15 +159,9 @@ func intentClient(in *trace.Intent) string {
 	return ""
 }
 
-func sameClient(a, b *trace.Intent) bool {
-	ca, cb := intentClient(a), intentClient(b)
-	return ca == "" || cb == "" || ca == cb
-}
-
-func newKeyFinding(c *context, cluster []*trace.Intent) *Finding {
+func newKeyFinding(c *context, cluster []*trace.Intent, failed *trace.Delivery) *Finding {
 	var ev evidence
 	var effects []*trace.Observation
-	var failed *trace.Delivery
 	for _, in := range cluster {
 		for _, d := range in.Deliveries {
 			e := c.effects(d)
@@ -131,9 +169,6 @@ func newKeyFinding(c *context, cluster []*trace.Intent) *Finding {
 			ev.add(d.Edge())
 			ev.add(d.Lost())
 			ev.add(e...)
-			if failed == nil && d.Lost() != nil {
-				failed = d
-			}
 		}
 	}
 	first := cluster[0]
@@ -141,8 +176,13 @@ func newKeyFinding(c *context, cluster []*trace.Intent) *Finding {
 	n := fmt.Sprintf("Between %s and %s the same %s %s payload (fingerprint %s) arrived under %s (%s) and made %s (%s)",
 		hhmmss(first.Start()), hhmmss(cluster[len(cluster)-1].Start()), d0.Method(), d0.Route(), shortFP(d0.Fingerprint()),
 		plural(len(cluster), "key", "different keys"), joinKeys(cluster), plural(len(effects), "effect", "effects"), resultList(uniqueResults(effects)))
-	if failed != nil {
+	switch {
+	case failed.Lost() != nil:
 		n += fmt.Sprintf("; the first failure was delivery %s, where %s", failed.RequestID, describeLoss(failed.Lost()))
+	case failed.Edge() != nil && failed.Edge().Status >= 500:
+		n += fmt.Sprintf("; delivery %s was answered %d first", failed.RequestID, failed.Edge().Status)
+	default:
+		n += fmt.Sprintf("; no log outside the server shows whether delivery %s's answer reached the caller", failed.RequestID)
 	}
 	return &Finding{Severity: Critical, Intents: cluster, Narrative: n + ".", Evidence: ev.sorted()}
 }

@@ -14,6 +14,8 @@ var retryStorm = &Rule{
 	Hypothesis: "Each layer retries on its own fresh timer, turning a short outage into a stream of identical commands.",
 	Check:      "Count the deliveries per tier and their spacing; find which layer retries and with what backoff.",
 	Action:     "Give the intent one overall deadline and budget shared by every layer; back off with jitter; show 'outcome unknown' when it runs out.",
+	Evidence:   "An intent with more deliveries than `--retry-budget`, or deliveries later than `--deadline` after the first.",
+	Example:    "retry-storm",
 	run:        runRetryStorm,
 }
 

@@ -10,10 +10,13 @@ var secretInLogs = &Rule{
 	ID:         "secret-in-logs",
 	Title:      "Credentials or bodies in the logs",
 	Severity:   Warning,
+	Hygiene:    true,
 	Symptom:    "A log holds Authorization, Cookie, Set-Cookie or API-key values, or whole request bodies.",
 	Hypothesis: "Logging captures headers or payloads wholesale; diagnostics have become a leak.",
 	Check:      "Review the named fields in the named source; check who can read these logs and for how long they are kept.",
 	Action:     "Log only safe fields (time, route, request id, a key hash, decision, state, result id); rotate the exposed credentials.",
+	Evidence:   "Per input, the field paths holding Authorization, Cookie, Set-Cookie, API-key, token, password or secret values, or whole request bodies, with counts. Values are never shown.",
+	Example:    "secret-in-logs",
 	run:        runSecretInLogs,
 }
 

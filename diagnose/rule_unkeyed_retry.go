@@ -15,6 +15,8 @@ var unkeyedRetry = &Rule{
 	Hypothesis: "The client (or a proxy, or a library) retries non-idempotent requests that carry no key.",
 	Check:      "Find who retried: the client's retry policy, the proxy's retry-on (proxy_next_upstream non_idempotent, Envoy retry_on), a library default.",
 	Action:     "Send an Idempotency-Key with every write, and do not let proxies retry writes without one.",
+	Evidence:   "POST or PATCH deliveries without a key, with one fingerprint, method and route (and client where known), within `--retry-window`, where an earlier one lost its response and two or more made effects.",
+	Example:    "unkeyed-retry",
 	Needs:      []trace.Tier{trace.TierServer},
 	run:        runUnkeyedRetry,
 }
@@ -41,24 +43,50 @@ func runUnkeyedRetry(c *context) []*Finding {
 	for _, sig := range order {
 		list := groups[sig]
 		sort.SliceStable(list, func(i, j int) bool { return list[i].Start().Before(list[j].Start()) })
-		var cluster []*trace.Delivery
-		flush := func() {
-			if f := unkeyedFinding(c, cluster); f != nil {
-				out = append(out, f)
+		for _, part := range byClient(list, (*trace.Delivery).Client) {
+			var cluster []*trace.Delivery
+			flush := func() {
+				if f := unkeyedFinding(c, cluster); f != nil {
+					out = append(out, f)
+				}
+				cluster = nil
 			}
-			cluster = nil
-		}
-		for _, d := range list {
-			if len(cluster) > 0 {
-				prev := cluster[len(cluster)-1]
-				cp, cd := prev.Client(), d.Client()
-				if d.Start().Sub(prev.Start()) > c.opts.RetryWindow || cp != "" && cd != "" && cp != cd {
+			for _, d := range part {
+				if len(cluster) > 0 && d.Start().Sub(cluster[len(cluster)-1].Start()) > c.opts.RetryWindow {
 					flush()
 				}
+				cluster = append(cluster, d)
 			}
-			cluster = append(cluster, d)
+			flush()
 		}
-		flush()
+	}
+	return out
+}
+
+// byClient splits a time-ordered list of one signature by who sent each,
+// so that another client's request in between does not break one client's
+// run of retries. Those of an unknown client go with the only known one,
+// or among themselves when several are known, so none is counted twice.
+func byClient[T any](list []T, client func(T) string) [][]T {
+	var order []string
+	parts := map[string][]T{}
+	for _, x := range list {
+		who := client(x)
+		if _, ok := parts[who]; !ok {
+			order = append(order, who)
+		}
+		parts[who] = append(parts[who], x)
+	}
+	known := len(order)
+	if _, ok := parts[""]; ok {
+		known--
+	}
+	if known <= 1 {
+		return [][]T{list}
+	}
+	out := make([][]T, 0, len(order))
+	for _, who := range order {
+		out = append(out, parts[who])
 	}
 	return out
 }

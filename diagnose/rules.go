@@ -8,6 +8,7 @@ func init() {
 	catalog = []*Rule{
 		responseLost,
 		retryNewKey,
+		duplicateSubmission,
 		nonAtomicReservation,
 		payloadMismatch,
 		inProgressRetry,

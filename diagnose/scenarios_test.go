@@ -60,6 +60,7 @@ func TestScenarios(t *testing.T) {
 		{"replay-divergence", "replay-divergence", "4d5e6f70-8192-4a3b-9c4d-5e6f708192a3", "warning", []string{"replay-divergence"}},
 		{"request-id-reused", "request-id-reused", "0c0c0c0c-aaaa-4bbb-8ccc-dddddddd0002", "warning", []string{"request-id-reused"}},
 		{"secret-in-logs", "secret-in-logs", "", "warning", []string{"secret-in-logs"}},
+		{"duplicate-submission", "duplicate-submission", "a1b2c3d4-0002-4000-8000-000000000002", "warning", []string{"duplicate-submission"}},
 	}
 	covered := map[string]bool{}
 	for _, tt := range tests {
@@ -128,8 +129,25 @@ func TestResponseLostRecoveredIsInfo(t *testing.T) {
 	if f == nil || f.Severity != diagnose.Info || !strings.Contains(f.Narrative, "got the stored result") {
 		t.Fatalf("response-lost on the incident: %+v", f)
 	}
-	if res.Summary.Deliveries != 4 || res.Summary.Intents != 2 || res.Summary.Healthy != 2 {
-		t.Errorf("summary %+v", res.Summary)
+	// The info finding names one of the two intents: one with findings,
+	// one without, and the counts add up.
+	if s := res.Summary; s.Deliveries != 4 || s.Intents != 2 || s.WithFindings != 1 || s.Healthy != 1 || s.Ignored != 1 {
+		t.Errorf("summary %+v", s)
+	}
+	for _, sc := range []string{"incident", "scenarios/retry-new-key", "scenarios/late-completion", "scenarios/secret-in-logs"} {
+		paths, _ := filepath.Glob(filepath.Join("..", "fixtures", sc, "*"))
+		set, err := diagnose.Load(context.Background(), paths, ingest.Options{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := diagnose.Run(set, diagnose.DefaultOptions()).Summary
+		byRule := 0
+		for _, n := range s.ByRule {
+			byRule += n
+		}
+		if s.Intents != s.WithFindings+s.Healthy || s.Findings != s.Critical+s.Warning+s.Info || s.Findings != byRule {
+			t.Errorf("%s: the summary does not add up: %+v", sc, s)
+		}
 	}
 }
 

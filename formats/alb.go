@@ -47,6 +47,24 @@ var albFormat = &Format{
 		Want: trace.Observation{Tier: trace.TierProxy, Format: "alb", Method: "POST", Route: "/v1/orders", Status: 502,
 			Outcome: trace.OutcomeUpstreamReset, RequestID: "Root=1-6746d3c4-0f1e2d3c4b5a69788796a5b4", Client: "203.0.113.7",
 			Time: mustTime("2026-11-30T09:14:02.12Z"), Duration: 2400 * time.Millisecond, Detail: "target_processing_time -1"},
+	}, {
+		Origin: "Elastic beats x-pack/filebeat/module/aws/elb/test/application-lb-http.log (460: the client left 5.7s after the ALB forwarded it)",
+		Line: `http 2019-10-11T15:01:12.376735Z app/filebeat-aws-elb-test/c86a326e7dc14222 77.227.156.41:56398 10.0.0.192:80 -1 -1 -1 460 - 125 0 ` +
+			`"GET http://filebeat-aws-elb-test-12030537.eu-central-1.elb.amazonaws.com:80/ HTTP/1.1" "curl/7.58.0" - - ` +
+			`arn:aws:elasticloadbalancing:eu-central-1:627959692251:targetgroup/test-lb-instances/8f04c4fe71f5f794 "Root=1-5da09932-2c342a443bfb96249aa50ed7" ` +
+			`"-" "-" 0 2019-10-11T15:01:06.657000Z "forward" "-" "-"`,
+		Want: trace.Observation{Tier: trace.TierProxy, Format: "alb", Method: "GET", Route: "/", Outcome: trace.OutcomeClientClosed,
+			RequestID: "Root=1-5da09932-2c342a443bfb96249aa50ed7", Client: "77.227.156.41",
+			Time: mustTime("2019-10-11T15:01:06.657Z"), Duration: 5719735 * time.Microsecond},
+	}, {
+		Origin: "Elastic beats x-pack/filebeat/module/aws/elb/test/application-lb-http.log (504: no answer from the target in 10s)",
+		Line: `http 2019-10-11T15:01:50.492440Z app/filebeat-aws-elb-test/c86a326e7dc14222 77.227.156.41:56488 10.0.1.107:80 -1 -1 -1 504 - 125 308 ` +
+			`"GET http://filebeat-aws-elb-test-12030537.eu-central-1.elb.amazonaws.com:80/ HTTP/1.1" "curl/7.58.0" - - ` +
+			`arn:aws:elasticloadbalancing:eu-central-1:627959692251:targetgroup/test-lb-instances/8f04c4fe71f5f794 "Root=1-5da09954-2c342a443bfb96249aa50ed7" ` +
+			`"-" "-" 0 2019-10-11T15:01:40.491000Z "forward" "-" "-"`,
+		Want: trace.Observation{Tier: trace.TierProxy, Format: "alb", Method: "GET", Route: "/", Status: 504,
+			Outcome: trace.OutcomeUpstreamTimeout, RequestID: "Root=1-5da09954-2c342a443bfb96249aa50ed7", Client: "77.227.156.41",
+			Time: mustTime("2019-10-11T15:01:40.491Z"), Duration: 10001440 * time.Microsecond},
 	}},
 }
 

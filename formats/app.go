@@ -57,7 +57,7 @@ var resultAliases = []string{"result_id", "resultId", "receipt", "receipt_id", "
 	"charge_id", "chargeId", "payment_id", "paymentId", "ticket_id", "ticketId", "resource_id", "Result"}
 
 // effectWords in a message, together with a result id, mark a business effect.
-var effectWords = regexp.MustCompile(`(?i)\b(created|committed|published|charged|sent|inserted|stored|captured|booked|reserved|released|enqueued|emailed|effect)\b`)
+var effectWords = regexp.MustCompile(`(?i)\b(created|committed|published|charged|sent|inserted|stored|captured|booked|reserved|released|enqueued|emailed|effect|placed|opened|issued|refunded|dispatched|shipped|scheduled|submitted|transferred|paid)\b`)
 
 // extractApp maps application loggers (slog, zap, zerolog, logrus, pino,
 // structlog), Temporal worker lines and idem's canonical schema.
@@ -89,7 +89,8 @@ func extractApp(p *Parser, r *record, o *trace.Observation) bool {
 			o.Tier = tier
 		}
 	}
-	o.Duration = appDuration(r)
+	o.Duration = appDuration(r, o.Format == "zerolog")
+	o.RequestID = processScoped(r, o.RequestID, o.Source)
 	if oc := r.strs(pOutcomeAliases); oc != "" {
 		o.Outcome = trace.ParseOutcome(strings.ToLower(oc))
 	}
@@ -133,8 +134,8 @@ var pDurMS = newPaths("duration_ms", "latency_ms", "elapsed_ms", "responseTime",
 
 // appDuration reads the durations application loggers write: explicit
 // units in the key name, strings with units, slog's integer nanoseconds,
-// zap's float seconds.
-func appDuration(r *record) time.Duration {
+// zap's float seconds, zerolog's milliseconds (millis).
+func appDuration(r *record, millis bool) time.Duration {
 	if s := r.strs(pDurMS); s != "" {
 		d, _ := trace.ParseDuration(s, trace.Milliseconds)
 		return d
@@ -148,6 +149,12 @@ func appDuration(r *record) time.Duration {
 		d, _ := trace.ParseDuration(v.Str, trace.Seconds)
 		return d
 	case gjson.Number:
+		if millis {
+			// zerolog's Dur fields and hlog.AccessHandler's duration are
+			// milliseconds unless zerolog.DurationFieldUnit says otherwise.
+			d, _ := trace.ParseDuration(v.Raw, trace.Milliseconds)
+			return d
+		}
 		if strings.ContainsAny(v.Raw, ".eE") {
 			d, _ := trace.ParseDuration(v.Raw, trace.Seconds)
 			return d
@@ -156,4 +163,23 @@ func appDuration(r *record) time.Duration {
 		return d
 	}
 	return 0
+}
+
+// processScoped makes a small integer request id, such as pino-http's
+// default per-process counter (1, 2, …), unique to the process that
+// logged it (its hostname and pid, where the line has them, else its
+// file): the same counter value from two pods or two restarts is not one
+// request.
+func processScoped(r *record, id string, src trace.Source) string {
+	if id == "" || len(id) > 9 {
+		return id
+	}
+	if _, ok := smallUint(id); !ok {
+		return id
+	}
+	host, pid := r.str("hostname"), r.str("pid")
+	if host != "" || pid != "" {
+		return host + "/" + pid + "#" + id
+	}
+	return src.File + "#" + id
 }

@@ -14,6 +14,24 @@ var caddyFormat = &Format{
 		return r.has("request") && (r.has("resp_headers") || r.has("logger") && r.has("duration") && r.has("status"))
 	},
 	extract: extractCaddy,
+	// ts is when the request was done, duration float seconds.
+	Samples: []Sample{{
+		Origin: "Caddy documentation, Logging (structured access log example)",
+		Line: `{"level":"info","ts":1646861401.5241024,"logger":"http.log.access","msg":"handled request","request":{"remote_ip":"127.0.0.1","remote_port":"41342",` +
+			`"client_ip":"127.0.0.1","proto":"HTTP/2.0","method":"GET","host":"localhost","uri":"/","headers":{"User-Agent":["curl/7.82.0"],"Accept":["*/*"],` +
+			`"Accept-Encoding":["gzip, deflate, br"]},"tls":{"resumed":false,"version":772,"cipher_suite":4865,"proto":"h2","server_name":"example.com"}},` +
+			`"bytes_read":0,"user_id":"","duration":0.000929675,"size":10900,"status":200,"resp_headers":{"Server":["Caddy"],"Content-Encoding":["gzip"],` +
+			`"Content-Type":["text/html; charset=utf-8"],"Vary":["Accept-Encoding"]}}`,
+		Want: trace.Observation{Tier: trace.TierProxy, Format: "caddy", Method: "GET", Route: "/", Status: 200,
+			Outcome: trace.OutcomeOK, Client: "127.0.0.1", Time: mustTime("2022-03-09T21:30:01.523172725Z"), Duration: 929_675},
+	}, {
+		Origin: "a reverse_proxy 502 quoted in a public log viewer's tests (its error line says the dial was refused; the access line cannot tell)",
+		Line: `{"level":"error","ts":1790515619.0385482,"logger":"http.log.access","msg":"handled request","request":{"remote_ip":"127.0.0.1","remote_port":"43862",` +
+			`"client_ip":"127.0.0.1","proto":"HTTP/1.1","method":"GET","host":"127.0.0.1:18281","uri":"/refused","headers":{"User-Agent":["curl/8.12.1"],` +
+			`"Accept":["*/*"]}},"bytes_read":0,"user_id":"","duration":0.000656591,"size":0,"status":502,"resp_headers":{"Server":["Caddy"]}}`,
+		Want: trace.Observation{Tier: trace.TierProxy, Format: "caddy", Method: "GET", Route: "/refused", Status: 502,
+			Outcome: trace.OutcomeUpstreamReset, Client: "127.0.0.1", Time: mustTime("2026-09-27T13:26:59.037891609Z"), Duration: 656_591},
+	}},
 }
 
 func extractCaddy(p *Parser, r *record, o *trace.Observation) bool {

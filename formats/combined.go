@@ -13,25 +13,59 @@ import (
 // key), by name or by shape.
 var combinedFormat = &Format{
 	Name: "combined", Aliases: []string{"clf", "apache", "nginx-text"}, Kind: KindText, Tier: trace.TierProxy,
-	Doc: "nginx/Apache combined text access logs, with appended fields",
-	text: func(p *Parser, s string, src trace.Source) bool {
-		m := combinedLine.FindStringSubmatch(s)
-		if m == nil {
-			return false
-		}
-		p.combined(m, src)
-		return true
-	},
+	Doc:  "nginx/Apache combined text access logs, with appended fields",
+	text: readCombined,
+	// nginx's $time_local is when the log is written (start = it -
+	// $request_time); Apache's %t is when the request arrived.
+	Samples: []Sample{{
+		Origin: "Apache HTTP Server documentation, Log Files (Combined Log Format example)",
+		Line:   `127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] "GET /apache_pb.gif HTTP/1.0" 200 2326 "http://www.example.com/start.html" "Mozilla/4.08 [en] (Win98; I ;Nav)"`,
+		Want: trace.Observation{Tier: trace.TierProxy, Format: "combined", Method: "GET", Route: "/apache_pb.gif", Status: 200,
+			Outcome: trace.OutcomeOK, Client: "127.0.0.1", Time: mustTime("2000-10-10T13:55:36-07:00")},
+	}, {
+		Origin: "fixtures/exports/combined.log: a 499 with request time, upstream status, request id and key appended",
+		Line: `198.51.100.23 - - [30/Nov/2026:09:14:04 +0000] "POST /v1/orders HTTP/1.1" 499 0 "-" "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_6)" 2.398 "201" ` +
+			`"c9b2decb-ebc7-4a9b-99d6-69712772ef41" "0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41"`,
+		Want: trace.Observation{Tier: trace.TierProxy, Format: "combined", Method: "POST", Route: "/v1/orders", UpstreamStatus: 201,
+			Outcome: trace.OutcomeClientClosed, RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", Key: "0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41",
+			Client: "198.51.100.23", Time: mustTime("2026-11-30T09:14:01.602Z"), Duration: 2_398_000_000},
+	}},
 }
 
-// combinedLine matches the Common/Combined Log Format; what follows the user
-// agent is read by extras.
-var combinedLine = regexp.MustCompile(`^(\S+) \S+ (\S+) \[([^\]]+)\] "(\S+) (\S+)(?: [^"]*)?" (\d{3}) (\d+|-)(?: "((?:[^"\\]|\\.)*)" "((?:[^"\\]|\\.)*)")?(.*)$`)
+// combinedLine matches the Common/Combined Log Format, and Apache's
+// vhost_combined (the virtual host and port first); what follows the user
+// agent is read by extras. Groups: vhost, client, user, time, method,
+// path, status, bytes, referer, user agent, extras.
+var combinedLine = regexp.MustCompile(`^(?:(\S+) )?` + clfBody)
+
+// combinedAnywhere finds a combined line behind a logger's prefix
+// (morgan through winston: "info: [app] 1.2.3.4 - - [...] "POST …"").
+var combinedAnywhere = regexp.MustCompile(`(?:^|\s)()` + clfBody)
+
+const clfBody = `(\S+) \S+ (\S+) \[([^\]]+)\] "(\S+) (\S+)(?: [^"]*)?" (\d{3}) (\d+|-)(?: "((?:[^"\\]|\\.)*)" "((?:[^"\\]|\\.)*)")?(.*)$`
+
+// readCombined reads a combined line, at the start of the line or, for a
+// line that is not kubectl's prefix, behind another prefix.
+func readCombined(p *Parser, s string, src trace.Source) bool {
+	m := combinedLine.FindStringSubmatch(s)
+	if m == nil && !strings.HasPrefix(s, "[") && strings.Contains(s, "] \"") {
+		m = combinedAnywhere.FindStringSubmatch(s)
+	}
+	if m == nil {
+		return false
+	}
+	p.combined(m, src)
+	return true
+}
 
 // combined maps a combined-format line and its appended fields.
 func (p *Parser) combined(m []string, src trace.Source) {
 	var o trace.Observation
 	o.Source, o.Format, o.Tier = src, "combined", trace.TierProxy
+	if m[1] != "" {
+		o.Labels = "vhost=" + m[1]
+	}
+	m = m[1:] // the rest as in the combined format
 	o.Client = m[1]
 	o.Method = strings.ToUpper(m[4])
 	o.Route = routePath(m[5])

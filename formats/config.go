@@ -59,6 +59,9 @@ type SourceConfig struct {
 	Format string            `json:"format"`
 	Fields map[string]string `json:"fields"`
 	Effect *EffectConfig     `json:"effect"`
+	// Captures names HAProxy's captured request headers in the order the
+	// config captures them ("Host", "X-Request-Id", "Idempotency-Key").
+	Captures []string `json:"captures"`
 }
 
 // EffectConfig recognises effect lines: a regular expression on the
@@ -81,6 +84,8 @@ type SourceRule struct {
 	format  *Format
 	fields  map[string]string
 	effect  *effectRule
+	// captures names HAProxy's request header captures, lower-cased.
+	captures []string
 }
 
 // ConfigError is a problem in the configuration file or flags.
@@ -155,6 +160,9 @@ func (c *Config) Compile() error {
 	c.compiled = nil
 	for i, s := range c.Sources {
 		r := &SourceRule{glob: s.Path, fields: s.Fields}
+		for _, c := range s.Captures {
+			r.captures = append(r.captures, strings.ToLower(strings.TrimSpace(c)))
+		}
 		if s.Path == "" {
 			return fmt.Errorf("sources[%d]: path is required (use \"*\" for every input)", i)
 		}
@@ -278,6 +286,9 @@ func (c *Config) RuleFor(path string, tier trace.Tier, formatName string) (*Sour
 		}
 		if r.effect != nil {
 			out.effect = r.effect
+		}
+		if r.captures != nil {
+			out.captures = r.captures
 		}
 	}
 	if c != nil {

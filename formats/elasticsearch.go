@@ -21,6 +21,44 @@ var elasticsearchFormat = &Format{
 		}
 		return true
 	},
+	Samples: []Sample{{
+		Origin: "fixtures/exports/elasticsearch-search.json, a _search answer cut to two hits",
+		Line: `{"took":12,"timed_out":false,"_shards":{"total":2,"successful":2,"skipped":0,"failed":0},"hits":{"total":{"value":14,"relation":"eq"},` +
+			`"max_score":null,"hits":[{"_index":".ds-logs-orders-api-default-2026.11.30-000001","_id":"b11cf7157e0a83ff14f3","_score":null,` +
+			`"_source":{"@timestamp":"2026-11-30T09:14:02.118Z","message":"{\"time\":\"2026-11-30T09:14:02.118Z\",\"level\":\"INFO\",\"msg\":\"idempotency ` +
+			`reservation\",\"request_id\":\"c9b2decb-ebc7-4a9b-99d6-69712772ef41\",\"route\":\"/v1/orders\",\"method\":\"POST\",` +
+			`\"key_hash\":\"sha256:64a007e7bb1a1169\",\"decision\":\"new\",\"state\":\"in_progress\",` +
+			`\"fingerprint\":\"sha256:0da6983d5be4c82203ac1bd602fa40926c7f8ce5c44253057c3d4618e3f7880e\"}","service":{"name":"orders-api"},` +
+			`"log":{"file":{"path":"/var/log/containers/orders-api-7d9f6b8c5-qm2lz.log"}},"ecs":{"version":"8.11.0"}},"sort":[1796030042118]},` +
+			`{"_index":".ds-logs-ingress-nginx-default-2026.11.30-000001","_id":"d0538d4f58884720e20f","_score":null,` +
+			`"_source":{"@timestamp":"2026-11-30T09:14:04.512Z","message":"{\"time_iso8601\":\"2026-11-30T09:14:04+00:00\",\"msec\":\"1796030044.512\",` +
+			`\"remote_addr\":\"198.51.100.23\",\"request_id\":\"14fe277217966d99b9a47cbebced2b9c\",\"http_x_request_id\":\"c9b2decb-ebc7-4a9b-99d6-69712772ef41\",` +
+			`\"http_idempotency_key\":\"0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41\",\"request_method\":\"POST\",\"request_uri\":\"/v1/orders\",\"status\":\"499\",` +
+			`\"body_bytes_sent\":\"0\",\"request_length\":\"612\",\"request_time\":\"2.398\",\"upstream_addr\":\"10.0.2.15:8080\",\"upstream_status\":\"201\",` +
+			`\"upstream_response_time\":\"2.390\",\"http_user_agent\":\"Mozilla/5.0 (Macintosh; Intel Mac OS X 14_6) AppleWebKit/537.36 (KHTML, like Gecko) ` +
+			`Chrome/131.0 Safari/537.36\"}","service":{"name":"ingress-nginx"},` +
+			`"log":{"file":{"path":"/var/log/containers/ingress-nginx-controller-5d8b7c9f4-x2k8p.log"}},"ecs":{"version":"8.11.0"}},"sort":[1796030044512]}]}}`,
+		Count: 2,
+		Want: trace.Observation{Tier: trace.TierServer, Format: "slog", Method: "POST", Route: "/v1/orders",
+			RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", KeyHash: "sha256:64a007e7bb1a1169", Decision: "new", State: "in_progress",
+			Fingerprint: "sha256:0da6983d5be4c82203ac1bd602fa40926c7f8ce5c44253057c3d4618e3f7880e", Message: "idempotency reservation",
+			Time:   mustTime("2026-11-30T09:14:02.118Z"),
+			Labels: "_index=.ds-logs-orders-api-default-2026.11.30-000001,log.file.path=/var/log/containers/orders-api-7d9f6b8c5-qm2lz.log,service.name=orders-api"},
+	}, {
+		Origin: "fixtures/exports/elasticsearch-search.json, one hit exported on its own line",
+		Line: `{"_index":".ds-logs-ingress-nginx-default-2026.11.30-000001","_id":"d0538d4f58884720e20f","_score":null,` +
+			`"_source":{"@timestamp":"2026-11-30T09:14:04.512Z","message":"{\"time_iso8601\":\"2026-11-30T09:14:04+00:00\",\"msec\":\"1796030044.512\",` +
+			`\"remote_addr\":\"198.51.100.23\",\"request_id\":\"14fe277217966d99b9a47cbebced2b9c\",\"http_x_request_id\":\"c9b2decb-ebc7-4a9b-99d6-69712772ef41\",` +
+			`\"http_idempotency_key\":\"0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41\",\"request_method\":\"POST\",\"request_uri\":\"/v1/orders\",\"status\":\"499\",` +
+			`\"body_bytes_sent\":\"0\",\"request_length\":\"612\",\"request_time\":\"2.398\",\"upstream_addr\":\"10.0.2.15:8080\",\"upstream_status\":\"201\",` +
+			`\"upstream_response_time\":\"2.390\",\"http_user_agent\":\"Mozilla/5.0 (Macintosh; Intel Mac OS X 14_6) AppleWebKit/537.36 (KHTML, like Gecko) ` +
+			`Chrome/131.0 Safari/537.36\"}","service":{"name":"ingress-nginx"},` +
+			`"log":{"file":{"path":"/var/log/containers/ingress-nginx-controller-5d8b7c9f4-x2k8p.log"}},"ecs":{"version":"8.11.0"}},"sort":[1796030044512]}`,
+		Want: trace.Observation{Tier: trace.TierProxy, Format: "nginx", Method: "POST", Route: "/v1/orders", UpstreamStatus: 201,
+			Outcome: trace.OutcomeClientClosed, RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", Key: "0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41",
+			Client: "198.51.100.23", Time: mustTime("2026-11-30T09:14:02.114Z"), Duration: 2_398_000_000,
+			Labels: "_index=.ds-logs-ingress-nginx-default-2026.11.30-000001,log.file.path=/var/log/containers/ingress-nginx-controller-5d8b7c9f4-x2k8p.log,service.name=ingress-nginx"},
+	}},
 }
 
 // ecsFormat is an Elastic Common Schema document on its own (Filebeat's
@@ -35,6 +73,18 @@ var ecsFormat = &Format{
 		whole(func(p *Parser, doc gjson.Result, src trace.Source) { p.unwrapECS(doc, nil, src, "ecs") })(p, r, src)
 		return true
 	},
+	Samples: []Sample{{
+		Origin: "fixtures/exports/elasticsearch.ndjson, an ECS document whose message is the slog line",
+		Line: `{"@timestamp":"2026-11-30T09:14:02.118Z","message":"{\"time\":\"2026-11-30T09:14:02.118Z\",\"level\":\"INFO\",\"msg\":\"idempotency reservation\",` +
+			`\"request_id\":\"c9b2decb-ebc7-4a9b-99d6-69712772ef41\",\"route\":\"/v1/orders\",\"method\":\"POST\",\"key_hash\":\"sha256:64a007e7bb1a1169\",` +
+			`\"decision\":\"new\",\"state\":\"in_progress\",\"fingerprint\":\"sha256:0da6983d5be4c82203ac1bd602fa40926c7f8ce5c44253057c3d4618e3f7880e\"}",` +
+			`"service":{"name":"orders-api"},"log":{"file":{"path":"/var/log/containers/orders-api-7d9f6b8c5-qm2lz.log"}},"ecs":{"version":"8.11.0"}}`,
+		Want: trace.Observation{Tier: trace.TierServer, Format: "slog", Method: "POST", Route: "/v1/orders",
+			RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", KeyHash: "sha256:64a007e7bb1a1169", Decision: "new", State: "in_progress",
+			Fingerprint: "sha256:0da6983d5be4c82203ac1bd602fa40926c7f8ce5c44253057c3d4618e3f7880e", Message: "idempotency reservation",
+			Time:   mustTime("2026-11-30T09:14:02.118Z"),
+			Labels: "log.file.path=/var/log/containers/orders-api-7d9f6b8c5-qm2lz.log,service.name=orders-api"},
+	}},
 }
 
 // isSearchPage recognises a _search answer.

@@ -141,6 +141,8 @@ func (p *Parser) labelTier(o *trace.Observation, ownTier bool) {
 	}
 	if o.Labels == "" {
 		o.Labels = labelString(p.labels)
+	} else {
+		o.Labels = labelString(p.labels) + "," + o.Labels // the export's labels, then the line's own
 	}
 	for _, k := range labelKeys {
 		v := strings.ToLower(p.labels[k])

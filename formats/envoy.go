@@ -1,7 +1,9 @@
 package formats
 
 import (
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/idem-cli/idem/trace"
 )
@@ -14,6 +16,36 @@ var envoyFormat = &Format{
 		return r.has("response_flags") || r.has("response_code") && r.hasAny("upstream_host", "start_time", "upstream_cluster")
 	},
 	extract: extractEnvoy,
+	// start_time is when the request started, duration is milliseconds;
+	// code 0 with DC: the client went away before any response.
+	Samples: []Sample{{
+		Origin: "an Istio sidecar's JSON access log in a public blog on access log cases (ssup2.github.io), as in fixtures/formats/envoy.jsonl",
+		Line: `{"start_time":"2025-12-14T15:31:56.209Z","method":"GET","path":"/delay/10000","protocol":"HTTP/1.1","response_code":"0","response_flags":"DC",` +
+			`"response_code_details":"downstream_remote_disconnect","connection_termination_details":"-","upstream_transport_failure_reason":"-",` +
+			`"bytes_received":"0","bytes_sent":"0","duration":"1870","upstream_service_time":"-","x_forwarded_for":"-","user_agent":"curl/8.14.1",` +
+			`"request_id":"c9b2decb-ebc7-9ab4-99d6-69712772ef41","authority":"mock-server:8080","upstream_host":"10.244.1.4:8080"}`,
+		Want: trace.Observation{Tier: trace.TierProxy, Format: "envoy", Method: "GET", Route: "/delay/10000",
+			Outcome: trace.OutcomeClientClosed, RequestID: "c9b2decb-ebc7-9ab4-99d6-69712772ef41",
+			Time: mustTime("2025-12-14T15:31:56.209Z"), Duration: 1_870_000_000},
+	}, {
+		Origin: "an Istio upstream timeout (504 UT response_timeout) quoted publicly, keyed as Istio's JSON in fixtures/formats/envoy.jsonl",
+		Line: `{"start_time":"2025-05-15T20:00:21.626Z","method":"GET","path":"/items","protocol":"HTTP/1.1","response_code":"504","response_flags":"UT",` +
+			`"response_code_details":"response_timeout","bytes_received":"0","bytes_sent":"24","duration":"501","upstream_service_time":"-",` +
+			`"x_forwarded_for":"172.18.0.1","user_agent":"curl/8.7.1","request_id":"cb846eff-07ac-902e-9890-7af478c84166",` +
+			`"authority":"catalog.istioinaction.io:30000","upstream_host":"10.10.0.13:3000"}`,
+		Want: trace.Observation{Tier: trace.TierProxy, Format: "envoy", Method: "GET", Route: "/items", Status: 504,
+			Outcome: trace.OutcomeUpstreamTimeout, RequestID: "cb846eff-07ac-902e-9890-7af478c84166", Client: "172.18.0.1",
+			Time: mustTime("2025-05-15T20:00:21.626Z"), Duration: 501_000_000},
+	}, {
+		Origin: "an Istio ingress gateway's typed JSON line in a public write-up on 503 UC resets during uploads",
+		Line: `{"duration":1441,"response_code_details":"upstream_reset_before_response_started{connection_termination}","response_flags":"UC","protocol":"HTTP/2",` +
+			`"user_agent":"curl/7.58.0","route_name":null,"request_id":"d0784d05-2b65-4121-b309-a28fe69c91b0","upstream_service_time":null,` +
+			`"connection_termination_details":null,"upstream_transport_failure_reason":null,"path":"/chang/reproduce503/round1/random300M_1","method":"PUT",` +
+			`"response_code":503,"bytes_received":268435456,"bytes_sent":95,"start_time":"2021-12-07T08:37:28.358Z"}`,
+		Want: trace.Observation{Tier: trace.TierProxy, Format: "envoy", Method: "PUT", Route: "/chang/reproduce503/round1/random300M_1", Status: 503,
+			Outcome: trace.OutcomeUpstreamReset, RequestID: "d0784d05-2b65-4121-b309-a28fe69c91b0",
+			Time: mustTime("2021-12-07T08:37:28.358Z"), Duration: 1_441_000_000},
+	}},
 }
 
 func extractEnvoy(p *Parser, r *record, o *trace.Observation) bool {
@@ -53,4 +85,124 @@ func envoyOutcome(status int, flags string) trace.Outcome {
 		return trace.OutcomeClientClosed
 	}
 	return proxyOutcome(status)
+}
+
+// envoyTextFormat is Envoy's default text access log, which most Istio
+// users have (Istio's default adds the response code details, connection
+// termination details and the upstream transport failure reason after the
+// flags, and the upstream cluster and addresses at the end):
+//
+//	[%START_TIME%] "%REQ(:METHOD)% %REQ(X-ENVOY-ORIGINAL-PATH?:PATH)% %PROTOCOL%"
+//	%RESPONSE_CODE% %RESPONSE_FLAGS% [details…] %BYTES_RECEIVED% %BYTES_SENT%
+//	%DURATION% %RESP(X-ENVOY-UPSTREAM-SERVICE-TIME)% "%REQ(X-FORWARDED-FOR)%"
+//	"%REQ(USER-AGENT)%" "%REQ(X-REQUEST-ID)%" "%REQ(:AUTHORITY)%" "%UPSTREAM_HOST%" …
+//
+// Its flags map to outcomes as in the JSON access log.
+var envoyTextFormat = &Format{
+	Name: "envoy-text", Aliases: []string{"istio-text"}, Kind: KindText, Tier: trace.TierProxy,
+	Doc:   "Envoy / Istio default text access logs",
+	Setup: "Envoy logs %REQ(X-REQUEST-ID)% by default; add \"%REQ(IDEMPOTENCY-KEY)%\" at the end of the format to log the key.",
+	text:  readEnvoyText,
+	Samples: []Sample{{
+		Origin: "Envoy documentation, Access logging: the default format's example",
+		Line: `[2016-04-15T20:17:00.310Z] "POST /api/v1/locations HTTP/2" 204 - 154 0 226 100 "10.0.35.28" "nsq2http" ` +
+			`"cc21d9b0-cf5c-432b-8c7e-98aeb7988cd2" "locations" "tcp://10.0.2.1:80"`,
+		Want: trace.Observation{Tier: trace.TierProxy, Format: "envoy-text", Method: "POST", Route: "/api/v1/locations", Status: 204,
+			Outcome: trace.OutcomeOK, Client: "10.0.35.28", RequestID: "cc21d9b0-cf5c-432b-8c7e-98aeb7988cd2",
+			Time: mustTime("2016-04-15T20:17:00.310Z"), Duration: 226 * time.Millisecond},
+	}, {
+		Origin: "Istio documentation, Envoy Access Logs (its default text format)",
+		Line: `[2020-11-25T21:26:18.409Z] "GET /status/418 HTTP/1.1" 418 - via_upstream - "-" 0 135 4 4 "-" "curl/7.73.0-DEV" ` +
+			`"84961386-6d84-929d-98bd-c5aee93b5c88" "httpbin:8000" "127.0.0.1:80" inbound|8000|| 127.0.0.1:41854 10.44.1.27:80 10.44.1.23:37652 ` +
+			`outbound_.8000_._.httpbin.default.svc.cluster.local default`,
+		Want: trace.Observation{Tier: trace.TierProxy, Format: "envoy-text", Method: "GET", Route: "/status/418", Status: 418,
+			Outcome: trace.OutcomeOK, RequestID: "84961386-6d84-929d-98bd-c5aee93b5c88", Detail: "via_upstream",
+			Time: mustTime("2020-11-25T21:26:18.409Z"), Duration: 4 * time.Millisecond},
+	}},
+}
+
+func readEnvoyText(p *Parser, s string, src trace.Source) bool {
+	if !strings.HasPrefix(s, "[") {
+		return false
+	}
+	end := strings.IndexByte(s, ']')
+	if end < 0 || end+3 > len(s) || s[end+1] != ' ' || s[end+2] != '"' {
+		return false
+	}
+	start, ok := trace.ParseTime(s[1:end])
+	if !ok {
+		return false
+	}
+	f := albFields(s[end+2:])
+	if len(f) < 10 {
+		return false
+	}
+	method, path := splitRequestLine(f[0])
+	code, err := strconv.Atoi(f[1])
+	if method == "" || err != nil {
+		return false
+	}
+	// Three numbers in a row are the bytes received, bytes sent and the
+	// duration; what stands between the flags and them are details.
+	d := -1
+	for i := 3; i+2 < len(f); i++ {
+		if isUint(f[i]) && isUint(f[i+1]) && isUint(f[i+2]) {
+			d = i
+			break
+		}
+	}
+	if d < 0 || d+7 >= len(f) {
+		return false
+	}
+	var o trace.Observation
+	o.Source, o.Format, o.Tier = src, "envoy-text", trace.TierProxy
+	o.Time, o.Method, o.Route, o.Status = start, method, path, code
+	o.Duration, _ = trace.ParseDuration(f[d+2], trace.Milliseconds)
+	if xff := f[d+4]; xff != "-" {
+		o.Client = strings.TrimSpace(strings.Split(xff, ",")[0])
+	}
+	if rid := f[d+6]; rid != "-" {
+		o.RequestID = rid
+	}
+	flags := f[2]
+	details := []string{}
+	if flags != "-" {
+		details = append(details, flags)
+	}
+	for _, x := range f[3:d] {
+		if x != "-" && x != "" {
+			details = append(details, x)
+		}
+	}
+	o.Detail = strings.Join(details, " ")
+	if flags == "-" {
+		flags = ""
+	}
+	o.Outcome = envoyOutcome(o.Status, flags)
+	// A key appended to the format ("%REQ(IDEMPOTENCY-KEY)%") follows the
+	// upstream host or the fields Istio adds after it.
+	for _, x := range f[d+9:] {
+		if k := strings.Trim(x, `"`); idShaped(k) && strings.Count(k, "-") >= 2 && !strings.Contains(k, ":") {
+			o.Key = trace.NormalizeKey(k)
+			break
+		}
+	}
+	if o.Status == 0 {
+		o.Outcome = envoyOutcome(0, flags)
+	}
+	p.textDone(&o)
+	return true
+}
+
+// isUint reports whether s is a run of decimal digits.
+func isUint(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }

@@ -176,3 +176,53 @@ func mustRead(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+// TestApplicationLoggersAsTheyReallyLog pins what the real libraries
+// write: zerolog's durations in milliseconds, pino-http's counter ids
+// scoped to their process (the propagated X-Request-Id preferred), echo's
+// id and end-of-request time, OTLP's result aliases.
+func TestApplicationLoggersAsTheyReallyLog(t *testing.T) {
+	at := func(s string) time.Time { v, _ := trace.ParseTime(s); return v }
+	tests := []struct {
+		name, line string
+		format     string
+		rid        string
+		dur        time.Duration
+		start      time.Time
+		result     string
+		effect     bool
+	}{
+		{"zerolog hlog.AccessHandler: duration in ms",
+			`{"level":"info","method":"POST","url":"/v1/orders","status":201,"size":57,"duration":2500.37,"time":"2026-11-30T09:14:04Z","message":"request"}`,
+			"zerolog", "", 2500370 * time.Microsecond, at("2026-11-30T09:14:04Z"), "", false},
+		{"pino-http: the propagated header wins over the counter",
+			`{"level":30,"time":1796030044000,"pid":7,"hostname":"api-1","req":{"id":3,"method":"POST","url":"/v1/orders","headers":{"x-request-id":"c9b2decb-ebc7-4a9b-99d6-69712772ef41"}},"res":{"statusCode":201},"responseTime":12,"msg":"request completed"}`,
+			"pino-http", "c9b2decb-ebc7-4a9b-99d6-69712772ef41", 12 * time.Millisecond, at("2026-11-30T09:14:03.988Z"), "", false},
+		{"pino-http: a counter id belongs to its process",
+			`{"level":30,"time":1796030044000,"pid":7,"hostname":"api-1","req":{"id":3,"method":"POST","url":"/v1/orders","headers":{}},"res":{"statusCode":201},"responseTime":12,"msg":"request completed"}`,
+			"pino-http", "api-1/7#3", 12 * time.Millisecond, at("2026-11-30T09:14:03.988Z"), "", false},
+		{"pino: a reqId counter belongs to its process",
+			`{"level":30,"time":1796030044000,"pid":7,"hostname":"api-1","reqId":3,"order_id":"ord_1","msg":"order created"}`,
+			"pino", "api-1/7#3", 0, at("2026-11-30T09:14:04Z"), "ord_1", true},
+		{"echo Logger: id is the request id, time is the end",
+			`{"time":"2026-11-30T09:14:04.5Z","id":"c9b2decb-ebc7-4a9b-99d6-69712772ef41","remote_ip":"10.0.0.7","host":"api","method":"POST","uri":"/v1/orders","user_agent":"curl/8.5.0","status":201,"error":"","latency":1500000000,"latency_human":"1.5s","bytes_in":41,"bytes_out":57}`,
+			"echo", "c9b2decb-ebc7-4a9b-99d6-69712772ef41", 1500 * time.Millisecond, at("2026-11-30T09:14:03Z"), "", false},
+		{"OTLP: order_id on 'order created' is an effect",
+			`{"timeUnixNano":"1796030044000000000","body":{"stringValue":"order created"},"attributes":[{"key":"request_id","value":{"stringValue":"r-1"}},{"key":"order_id","value":{"stringValue":"ord_1"}}]}`,
+			"otel", "r-1", 0, at("2026-11-30T09:14:04Z"), "ord_1", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			obs, in := readString(t, tt.name, tt.line+"\n", ingest.Options{})
+			if len(obs) != 1 {
+				t.Fatalf("%d observations; skipped %v", len(obs), in.SkipSamples)
+			}
+			o := obs[0]
+			if o.Format != tt.format || o.RequestID != tt.rid || o.Duration != tt.dur || !o.Time.Equal(tt.start) || o.ResultID != tt.result || o.Effect != tt.effect {
+				t.Errorf("got format %s rid %q duration %s start %s result %q effect %v\nwant %s %q %s %s %q %v",
+					o.Format, o.RequestID, o.Duration, o.Time.Format(time.RFC3339Nano), o.ResultID, o.Effect,
+					tt.format, tt.rid, tt.dur, tt.start.Format(time.RFC3339Nano), tt.result, tt.effect)
+			}
+		})
+	}
+}

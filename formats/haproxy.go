@@ -21,6 +21,44 @@ var haproxyFormat = &Format{
 		p.haproxy(m, src)
 		return true
 	},
+	// %tr is when the request was received (local time, no zone), Ta the
+	// total in milliseconds; the termination state says who ended it.
+	Samples: []Sample{{
+		Origin: "lnav test/logfile_haproxy.0 (a capture of the User-Agent header in the braces)",
+		Line: `Feb 25 16:19:49 192.168.4.2 haproxy[7]: 92.193.212.151:59841 [25/Feb/2019:16:19:49.851] prod_http_in~ bk_ktest_kt/nginx_sonst 0/0/0/62/62 200 306 - - ` +
+			`---- 3/2/0/0/0 0/0 {Mozilla/5.0 (Macintosh; Intel Mac OS X 10_13_6) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/72.0.3626.109 Safari/537.36} {} ` +
+			`"POST /portal/?Script=934&onlinetest=speichereKorrektur&anm=10347 HTTP/1.1"`,
+		Want: trace.Observation{Tier: trace.TierProxy, Format: "haproxy", Method: "POST", Route: "/portal/", Status: 200,
+			Outcome: trace.OutcomeOK, Client: "92.193.212.151", Time: mustTime("2019-02-25T16:19:49.851Z"), Duration: 62 * time.Millisecond},
+	}, {
+		Origin: "HAProxy configuration manual, section 8 (SC--: the server refused the connection, after 3 retries)",
+		Line: `Feb  6 12:12:56 localhost haproxy[18989]: 10.0.0.1:34552 [15/Oct/2003:15:26:31.462] px-http px-http/srv1 3183/-1/-1/-1/11215 503 0 - - SC-- ` +
+			`205/202/202/115/3 0/0 "HEAD / HTTP/1.0"`,
+		Want: trace.Observation{Tier: trace.TierProxy, Format: "haproxy", Method: "HEAD", Route: "/", Status: 503,
+			Outcome: trace.OutcomeNotDelivered, Client: "10.0.0.1",
+			Time: mustTime("2003-10-15T15:26:31.462Z"), Duration: 11215 * time.Millisecond},
+	}, {
+		Origin: "a blog post on HAProxy in front of IIS (cD--: the client stopped acknowledging after the 200 had started)",
+		Known:  "a client abort or timeout once the response had started (cD, CD) drops the status the server sent",
+		Line: `May  4 14:18:19 localhost haproxy[16344]: 192.168.101.47:58781 [04/May/2013:14:18:14.757] https_frontend~ web_server/s2 20/0/2/3/5026 200 236 - - ` +
+			`cD-- 0/0/0/0/0 0/0 "GET /test.html HTTP/1.1"`,
+		Want: trace.Observation{Tier: trace.TierProxy, Format: "haproxy", Method: "GET", Route: "/test.html", Status: 200,
+			Outcome: trace.OutcomeClientClosed, Detail: "cD--", Client: "192.168.101.47",
+			Time: mustTime("2013-05-04T14:18:14.757Z"), Duration: 5026 * time.Millisecond},
+	}, {
+		Origin: "a production line behind an RFC 5424 header in a public HAProxy log parser's tests (CD--, status -1: the client left before any answer)",
+		Known:  "%tr is local time and the header says +03:00, but a time without a zone is read as UTC",
+		Line: `2021-03-10T06:26:36.347+03:00 local2.info 2021-03-10T06:26:36.347017+03:00 mslb01h haproxy 25291 - [haproxy_http_req@13238 ` +
+			`conn_time="10/Mar/2021:06:26:36.206" fe_addr="2a02:6b8:0:3400:0:3c9:0:91" fe_port="8080" handshake_ms="0" idle_ms="40" req_after_connect_ms="40" ` +
+			`http_version="HTTP/2.0" http_method="POST" req_size="2533" be_src_addr="2a02:6b8:c02:45a:0:577:e299:ec6c" be_src_port="42630" ` +
+			`srv_ip="2a02:6b8:c08:7792:10e:f91e:0:43c9" srv_port="17355"] 2a02:6b8:c1b:360d:10b:7acd:0:429a:45228 [10/Mar/2021:06:26:36.246] ` +
+			`combinator.vs.market.yandex.net:8080 be1:combinator.vs.market.yandex.net:8080/sas4-6785-266-sas-market-prod--fc2-17353.gencfg-c.yandex.net:17355 ` +
+			`0/0/0/-1/100 -1 0 - - CD-- 2006/58/0/0/0 0/0 {|||combinator.vs.market.yandex.net:8080} "POST ` +
+			`http://combinator.vs.market.yandex.net:8080/yandex.market.combinator.v0.Combinator/GetOffersDeliveryStats HTTP/2.0"`,
+		Want: trace.Observation{Tier: trace.TierProxy, Format: "haproxy", Method: "POST", Route: "/yandex.market.combinator.v0.Combinator/GetOffersDeliveryStats",
+			Outcome: trace.OutcomeClientClosed, Detail: "CD--", Client: "2a02:6b8:c1b:360d:10b:7acd:0:429a",
+			Time: mustTime("2021-03-10T06:26:36.246+03:00"), Duration: 100 * time.Millisecond},
+	}},
 }
 
 // haproxyLine matches HAProxy's option httplog format, with or without the
@@ -59,15 +97,79 @@ func (p *Parser) haproxy(m []string, src trace.Source) {
 	if n, _ := strconv.Atoi(m[15]); n > 0 {
 		o.Detail += " retries " + m[15]
 	}
-	// Captured request headers, in the documented order:
-	// capture request header X-Request-Id, then Idempotency-Key.
-	if hs := strings.Split(m[16], "|"); m[16] != "" {
-		o.RequestID = strings.TrimSpace(hs[0])
-		if len(hs) > 1 {
-			o.Key = trace.NormalizeKey(hs[1])
+	if m[16] != "" {
+		var names []string
+		if p.src != nil {
+			names = p.src.captures
 		}
+		o.RequestID, o.Key = captured(strings.Split(m[16], "|"), names)
 	}
 	p.textDone(&o)
 }
 
 func msDuration(ms int) time.Duration { return time.Duration(ms) * time.Millisecond }
+
+// captured finds the request id and the key among HAProxy's captured
+// request headers. HAProxy logs them by position, unnamed: with the
+// config's capture order (names) they are read by name; without it, the
+// first value shaped like an id is the request id and the second the key.
+// A hostname or a user agent (the usual first captures) never is one.
+func captured(values, names []string) (requestID, key string) {
+	if len(names) > 0 {
+		for i, v := range values {
+			if i >= len(names) {
+				break
+			}
+			v = strings.TrimSpace(v)
+			switch names[i] {
+			case "x-request-id", "x-correlation-id", "request-id", "x-amzn-trace-id":
+				requestID = v
+			case "idempotency-key", "x-idempotency-key":
+				key = trace.NormalizeKey(v)
+			}
+		}
+		return requestID, key
+	}
+	for _, v := range values {
+		v = strings.TrimSpace(v)
+		if !idShaped(v) {
+			continue
+		}
+		switch {
+		case requestID == "":
+			requestID = v
+		case key == "":
+			key = trace.NormalizeKey(v)
+		}
+	}
+	return requestID, key
+}
+
+// idShaped reports whether a captured value looks like a request id or a
+// key: 8 to 200 characters of letters, digits and -_:.=+/, with a digit in
+// it, no spaces, and not a host name (dotted labels) or a host:port.
+func idShaped(v string) bool {
+	v = strings.Trim(v, `"`)
+	if len(v) < 8 || len(v) > 200 {
+		return false
+	}
+	digits := false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c >= '0' && c <= '9':
+			digits = true
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '-', c == '_', c == '=', c == '+', c == ':', c == '.':
+		default:
+			return false
+		}
+	}
+	if !digits {
+		return false
+	}
+	// A host name or address: dotted labels, perhaps with a port.
+	if strings.Contains(v, ".") && !strings.Contains(v, "=") {
+		return false
+	}
+	return true
+}

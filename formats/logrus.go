@@ -14,6 +14,21 @@ var logrusFormat = &Format{
 		return r.has("time") && r.has("level") && r.has("msg") && len(r.keys) > 0 && r.keys[0] != "time" && sortedKeys(r.keys)
 	},
 	extract: extractApp,
+	Samples: []Sample{{
+		Origin: "a petstore orchestrator's logrus output quoted in a public repository's README",
+		Line: `{"level":"info","method":"POST","msg":"request received","path":"/rpc/listPets","query":"","time":"2026-02-21T21:17:04.585656683Z",` +
+			`"trace_id":"cf20050ba8e173690e878d1acb9fba49","traceparent":"00-cf20050ba8e173690e878d1acb9fba49-4eed18446c0c6ef4-01",` +
+			`"x_request_id":"4fbed3ca-62f2-474d-9c02-d6edeca96822"}`,
+		Want: trace.Observation{Tier: trace.TierServer, Format: "logrus", Method: "POST", Route: "/rpc/listPets",
+			RequestID: "4fbed3ca-62f2-474d-9c02-d6edeca96822", Message: "request received", Time: mustTime("2026-02-21T21:17:04.585656683Z")},
+	}, {
+		Origin: "the same log, the response of that request",
+		Known:  "a line written when the request ended is timed at its end: the start is time less the logged duration",
+		Line: `{"duration_ms":2,"level":"info","method":"POST","msg":"response sent","path":"/rpc/listPets","status":200,"time":"2026-02-21T21:17:04.587748415Z",` +
+			`"trace_id":"cf20050ba8e173690e878d1acb9fba49"}`,
+		Want: trace.Observation{Tier: trace.TierServer, Format: "logrus", Method: "POST", Route: "/rpc/listPets", Status: 200,
+			Outcome: trace.OutcomeOK, Message: "response sent", Time: mustTime("2026-02-21T21:17:04.585748415Z"), Duration: 2_000_000},
+	}},
 }
 
 // sortedKeys reports whether the names are in byte order, as

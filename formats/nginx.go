@@ -17,6 +17,33 @@ var nginxFormat = &Format{
 			"upstream_addr", "http_user_agent", "request_length") >= 2
 	},
 	extract: extractNginx,
+	// msec is taken when the log is written, at the end of the request:
+	// the start is msec - request_time. A 499 sent no response.
+	Samples: []Sample{{
+		Origin: "Grafana Loki documentation, Query (the nginx JSON line of Grafana's play site)",
+		Line: `{"msec": "1733828027.704", "connection": "81290341", "connection_requests": "1", "pid": "24", "request_id": "7a98025445386b1feef1402bb13362e5", ` +
+			`"request_length": "559", "remote_addr": "52.167.144.255", "remote_user": "", "remote_port": "", "time_local": "10/Dec/2024:10:53:47 +0000", ` +
+			`"time_iso8601": "2024-12-10T10:53:47+00:00", "request": "GET /a/1080936380/alternative-to-refaid-refugee-aid-app.html HTTP/1.1", "request_uri": ` +
+			`"/a/1080936380/alternative-to-refaid-refugee-aid-app.html", "args": "", "status": "200", "body_bytes_sent": "11497", "bytes_sent": "11676", ` +
+			`"http_referer": "", "http_user_agent": "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm) ` +
+			`Chrome/116.0.1938.76 Safari/537.36", "http_x_forwarded_for": "52.167.144.255", "http_host": "nl.appfelstrudel.com", "server_name": ` +
+			`"ns565366.ip-54-39-133.net", "request_time": "0.105", "upstream": "172.19.0.255:3006", "upstream_connect_time": "0.000", "upstream_header_time": ` +
+			`"0.100", "upstream_response_time": "0.100", "upstream_response_length": "72787", "upstream_cache_status": "MISS", "ssl_protocol": "", "ssl_cipher": ` +
+			`"", "scheme": "http", "request_method": "GET", "server_protocol": "HTTP/1.1", "pipe": ".", "gzip_ratio": "6.34", "http_cf_ray": ` +
+			`"8efcb173cc760648-IAD","geoip_country_code": "US"}`,
+		Want: trace.Observation{Tier: trace.TierProxy, Format: "nginx", Method: "GET", Route: "/a/1080936380/alternative-to-refaid-refugee-aid-app.html",
+			Status: 200, Outcome: trace.OutcomeOK, RequestID: "7a98025445386b1feef1402bb13362e5", Client: "52.167.144.255",
+			Time: mustTime("2024-12-10T10:53:47.599Z"), Duration: 105_000_000},
+	}, {
+		Origin: "fixtures/formats/nginx.jsonl: a 499 whose upstream answered 201, the key in its structured-field form",
+		Line: `{"time_iso8601":"2026-11-30T09:14:04+00:00","msec":"1796030044.512","request_id":"14fe277217966d99b9a47cbebced2b9c",` +
+			`"http_x_request_id":"c9b2decb-ebc7-4a9b-99d6-69712772ef41","http_idempotency_key":"\"0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41\"","request_method":"POST",` +
+			`"request_uri":"/v1/orders","status":"499","request_time":"2.398","upstream_addr":"10.0.2.15:8080","upstream_status":"201",` +
+			`"upstream_response_time":"2.390"}`,
+		Want: trace.Observation{Tier: trace.TierProxy, Format: "nginx", Method: "POST", Route: "/v1/orders", UpstreamStatus: 201,
+			Outcome: trace.OutcomeClientClosed, RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", Key: "0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41",
+			Time: mustTime("2026-11-30T09:14:02.114Z"), Duration: 2_398_000_000},
+	}},
 }
 
 // nginx's variable names (and aliases seen in real templates).

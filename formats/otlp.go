@@ -18,6 +18,19 @@ var otlpFormat = &Format{
 		expandOTLP(p, r, src)
 		return true
 	},
+	Samples: []Sample{{
+		Origin: "fixtures/formats/otlp.jsonl: opentelemetry-proto's examples/logs.json with HTTP attributes",
+		Line: `{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"orders"}}]},"scopeLogs":[{"scope":{"name":"http",` +
+			`"version":"1.0.0"},"logRecords":[{"timeUnixNano":"1544712660300000000","observedTimeUnixNano":"1544712660300000000","severityText":"Information",` +
+			`"traceId":"5B8EFFF798038103D269B633813FC60C","spanId":"EEE19B7EC3C1B174","body":{"stringValue":"request"},"attributes":[{"key":"http.request.method",` +
+			`"value":{"stringValue":"POST"}},{"key":"url.path","value":{"stringValue":"/v1/orders"}},{"key":"http.response.status_code",` +
+			`"value":{"intValue":"201"}},{"key":"http.request.header.idempotency-key","value":{"arrayValue":{"values":[{"stringValue":"k-otel-1"}]}}},` +
+			`{"key":"http.request.header.x-request-id","value":{"arrayValue":{"values":[{"stringValue":"o-1"}]}}}]}]}]}]}`,
+		Count: 1,
+		Want: trace.Observation{Tier: trace.TierServer, Format: "otel", Method: "POST", Route: "/v1/orders", Status: 201,
+			Outcome: trace.OutcomeOK, RequestID: "o-1", Key: "k-otel-1", Message: "request",
+			Time: mustTime("2018-12-13T14:51:00.3Z")},
+	}},
 }
 
 var otelFormat = &Format{
@@ -27,6 +40,17 @@ var otelFormat = &Format{
 		return r.hasAny("timeUnixNano", "observedTimeUnixNano") && r.has("attributes")
 	},
 	extract: extractOTelRecord,
+	Samples: []Sample{{
+		Origin: "the log record of fixtures/formats/otlp.jsonl on its own line",
+		Line: `{"timeUnixNano":"1544712660300000000","observedTimeUnixNano":"1544712660300000000","severityText":"Information",` +
+			`"traceId":"5B8EFFF798038103D269B633813FC60C","spanId":"EEE19B7EC3C1B174","body":{"stringValue":"request"},"attributes":[{"key":"http.request.method",` +
+			`"value":{"stringValue":"POST"}},{"key":"url.path","value":{"stringValue":"/v1/orders"}},{"key":"http.response.status_code",` +
+			`"value":{"intValue":"201"}},{"key":"http.request.header.idempotency-key","value":{"arrayValue":{"values":[{"stringValue":"k-otel-1"}]}}},` +
+			`{"key":"http.request.header.x-request-id","value":{"arrayValue":{"values":[{"stringValue":"o-1"}]}}}]}`,
+		Want: trace.Observation{Tier: trace.TierServer, Format: "otel", Method: "POST", Route: "/v1/orders", Status: 201,
+			Outcome: trace.OutcomeOK, RequestID: "o-1", Key: "k-otel-1", Message: "request",
+			Time: mustTime("2018-12-13T14:51:00.3Z")},
+	}},
 }
 
 // expandOTLP flattens an OTLP/JSON batch as the Collector's file exporter
@@ -104,7 +128,7 @@ func extractOTel(lr gjson.Result, o *trace.Observation) bool {
 	o.Status, _ = intValue(first("http.response.status_code", "http.status_code"))
 	o.Key = trace.NormalizeKey(first("http.request.header.idempotency-key", "idempotency_key", "idempotency.key"))
 	o.RequestID = first("http.request.header.x-request-id", "request_id", "http.request_id")
-	o.ResultID = first("result_id", "result.id")
+	o.ResultID = first(append(resultAliases, "result.id", "order.id")...)
 	o.Decision = strings.ToLower(first("idempotency.decision", "decision"))
 	o.Fingerprint = first("idempotency.fingerprint", "fingerprint")
 	if n, ok := intValue(first("http.request.resend_count")); ok {

@@ -18,9 +18,9 @@ func init() {
 		// Browsers, OpenTelemetry and proxies (JSON).
 		otlpFormat, harFormat, otelFormat, envoyFormat, traefikFormat, caddyFormat, nginxFormat, pinoHTTPFormat,
 		// Application and worker loggers (JSON), the catch-all last.
-		temporalFormat, canonicalFormat, pinoFormat, zapFormat, zerologFormat, structlogFormat, logrusFormat, slogFormat, jsonFormat,
+		temporalFormat, canonicalFormat, echoFormat, pinoFormat, zapFormat, zerologFormat, structlogFormat, logrusFormat, slogFormat, jsonFormat,
 		// Text lines, and the prefix that wraps lines of any format.
-		albFormat, combinedFormat, haproxyFormat, kubectlFormat,
+		albFormat, envoyTextFormat, composeFormat, ingressNginxFormat, combinedFormat, haproxyFormat, kubectlFormat,
 	}
 	for _, f := range registry {
 		switch {

@@ -32,30 +32,88 @@ func TestTextFormats(t *testing.T) {
 		{
 			name: "ingress-nginx default",
 			line: `192.168.0.139 - - [27/Nov/2020:10:04:38 +0000] "GET /api/v2.0/projects?page=1&page_size=15 HTTP/2.0" 200 760 "https://x/" "Mozilla/5.0" 50 1.279 [app-harbor-core-80] [] 10.244.4.100:8080 760 1.279 200 e0726b2e0c22976ac8ccd04d52d7c83b`,
-			want: trace.Observation{Format: "combined", Tier: trace.TierProxy, Method: "GET", Route: "/api/v2.0/projects", Status: 200, UpstreamStatus: 200, Outcome: trace.OutcomeOK,
-				Client: "192.168.0.139", RequestID: "e0726b2e0c22976ac8ccd04d52d7c83b", Duration: 1279 * time.Millisecond,
+			want: trace.Observation{Format: "ingress-nginx", Tier: trace.TierProxy, Method: "GET", Route: "/api/v2.0/projects", Status: 200, UpstreamStatus: 200, Outcome: trace.OutcomeOK,
+				Client: "192.168.0.139", RequestID: "e0726b2e0c22976ac8ccd04d52d7c83b", Duration: 1279 * time.Millisecond, Labels: "upstream=app-harbor-core-80",
 				Time: time.Date(2020, 11, 27, 10, 4, 36, 721000000, time.UTC)},
 		},
 		{
+			// $request_length (301) is not the upstream status; the upstream
+			// fields are lists when nginx tried two upstreams; $req_id is the
+			// propagated X-Request-ID, a UUID.
+			name: "ingress-nginx 499 with a retried upstream and a propagated request id",
+			line: `10.1.2.3 - - [30/Nov/2026:09:14:04 +0000] "POST /v1/orders HTTP/1.1" 499 0 "-" "okhttp/4.12.0" 301 2.398 [shop-api-8080] [] 10.244.1.7:8080, 10.244.2.9:8080 0, 0 1.000, 1.397 502, 201 c9b2decb-ebc7-4a9b-99d6-69712772ef41`,
+			want: trace.Observation{Format: "ingress-nginx", Tier: trace.TierProxy, Method: "POST", Route: "/v1/orders", UpstreamStatus: 201, Outcome: trace.OutcomeClientClosed,
+				Detail: "upstream_status 502, 201", Client: "10.1.2.3", RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", Duration: 2398 * time.Millisecond,
+				Labels: "upstream=shop-api-8080", Time: time.Date(2026, 11, 30, 9, 14, 1, 602000000, time.UTC)},
+		},
+		{
+			// The example of Envoy's docs (default format).
+			name: "envoy default text access log",
+			line: `[2016-04-15T20:17:00.310Z] "POST /api/v1/locations HTTP/2" 204 - 154 0 226 100 "10.0.35.28" "nsq2http" "cc21d9b0-cf5c-432b-8c7e-98aeb7988cd2" "locations" "tcp://10.0.2.1:80"`,
+			want: trace.Observation{Format: "envoy-text", Tier: trace.TierProxy, Method: "POST", Route: "/api/v1/locations", Status: 204, Outcome: trace.OutcomeOK,
+				Client: "10.0.35.28", RequestID: "cc21d9b0-cf5c-432b-8c7e-98aeb7988cd2", Duration: 226 * time.Millisecond,
+				Time: time.Date(2016, 4, 15, 20, 17, 0, 310000000, time.UTC)},
+		},
+		{
+			// The example of Istio's docs (its default format).
+			name: "istio default text access log",
+			line: `[2020-11-25T21:26:18.409Z] "GET /status/418 HTTP/1.1" 418 - via_upstream - "-" 0 135 4 4 "-" "curl/7.73.0-DEV" "84961386-6d84-929d-98bd-c5aee93b5c88" "httpbin:8000" "127.0.0.1:80" inbound|8000|| 127.0.0.1:41854 10.44.1.27:80 10.44.1.23:37652 outbound_.8000_._.httpbin.default.svc.cluster.local default`,
+			want: trace.Observation{Format: "envoy-text", Tier: trace.TierProxy, Method: "GET", Route: "/status/418", Status: 418, Outcome: trace.OutcomeOK,
+				RequestID: "84961386-6d84-929d-98bd-c5aee93b5c88", Detail: "via_upstream", Duration: 4 * time.Millisecond,
+				Time: time.Date(2020, 11, 25, 21, 26, 18, 409000000, time.UTC)},
+		},
+		{
+			name: "istio: the client went away (DC)",
+			line: `[2026-11-30T09:14:02.114Z] "POST /v1/orders HTTP/1.1" 0 DC downstream_remote_disconnect - "-" 312 0 2398 - "198.51.100.23" "okhttp/4.12.0" "c9b2decb-ebc7-4a9b-99d6-69712772ef41" "shop.example.com" "10.44.1.27:8080" outbound|8080||api.shop.svc.cluster.local 10.44.1.23:37652 10.44.1.27:8080 198.51.100.23:51544 - default`,
+			want: trace.Observation{Format: "envoy-text", Tier: trace.TierProxy, Method: "POST", Route: "/v1/orders", Outcome: trace.OutcomeClientClosed,
+				Client: "198.51.100.23", RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", Detail: "DC downstream_remote_disconnect", Duration: 2398 * time.Millisecond,
+				Time: time.Date(2026, 11, 30, 9, 14, 2, 114000000, time.UTC)},
+		},
+		{
+			name: "apache vhost_combined",
+			line: `shop.example.com:443 203.0.113.9 - - [30/Nov/2026:09:14:04 +0000] "POST /v1/orders HTTP/1.1" 201 312 "-" "curl/8.5.0"`,
+			want: trace.Observation{Format: "combined", Tier: trace.TierProxy, Method: "POST", Route: "/v1/orders", Status: 201, Outcome: trace.OutcomeOK,
+				Client: "203.0.113.9", Labels: "vhost=shop.example.com:443", Time: time.Date(2026, 11, 30, 9, 14, 4, 0, time.UTC)},
+		},
+		{
+			name: "combined behind a logger's prefix (morgan through winston)",
+			line: `info: [orders] ::ffff:10.0.0.7 - - [30/Nov/2026:09:14:04 +0000] "POST /v1/orders HTTP/1.1" 201 57 "-" "node-fetch/1.0"`,
+			want: trace.Observation{Format: "combined", Tier: trace.TierProxy, Method: "POST", Route: "/v1/orders", Status: 201, Outcome: trace.OutcomeOK,
+				Client: "::ffff:10.0.0.7", Time: time.Date(2026, 11, 30, 9, 14, 4, 0, time.UTC)},
+		},
+		{
 			name: "haproxy httplog, client gave up waiting for headers",
-			line: `Feb  6 12:14:14 localhost haproxy[14389]: 10.0.1.2:33317 [06/Feb/2009:12:14:14.655] http-in static/srv1 10/0/30/-1/5000 -1 0 - - CH-- 1/1/1/1/0 0/0 {r-9|k-9} {} "POST /pay HTTP/1.1"`,
+			line: `Feb  6 12:14:14 localhost haproxy[14389]: 10.0.1.2:33317 [06/Feb/2009:12:14:14.655] http-in static/srv1 10/0/30/-1/5000 -1 0 - - CH-- 1/1/1/1/0 0/0 {r-9a41e2f9c|k-9b7e3d2a1} {} "POST /pay HTTP/1.1"`,
 			want: trace.Observation{Format: "haproxy", Tier: trace.TierProxy, Method: "POST", Route: "/pay", Outcome: trace.OutcomeClientClosed, Detail: "CH--",
-				Client: "10.0.1.2", RequestID: "r-9", Key: "k-9", Duration: 5 * time.Second, Time: time.Date(2009, 2, 6, 12, 14, 14, 655000000, time.UTC)},
+				Client: "10.0.1.2", RequestID: "r-9a41e2f9c", Key: "k-9b7e3d2a1", Duration: 5 * time.Second, Time: time.Date(2009, 2, 6, 12, 14, 14, 655000000, time.UTC)},
 		},
 		{
 			name: "haproxy doc example",
 			line: `haproxy[14389]: 10.0.1.2:33317 [06/Feb/2009:12:14:14.655] http-in static/srv1 10/0/30/69/109 200 2750 - - ---- 1/1/1/1/0 0/0 {1wt.eu} {} "GET /index.html HTTP/1.1"`,
+			// {1wt.eu} is the captured Host header: never a request id.
 			want: trace.Observation{Format: "haproxy", Tier: trace.TierProxy, Method: "GET", Route: "/index.html", Status: 200, Outcome: trace.OutcomeOK, Detail: "----",
-				Client: "10.0.1.2", RequestID: "1wt.eu", Duration: 109 * time.Millisecond, Time: time.Date(2009, 2, 6, 12, 14, 14, 655000000, time.UTC)},
+				Client: "10.0.1.2", Duration: 109 * time.Millisecond, Time: time.Date(2009, 2, 6, 12, 14, 14, 655000000, time.UTC)},
+		},
+		{
+			name: "haproxy captures Host and User-Agent before the request id",
+			line: `haproxy[14389]: 10.0.1.2:33317 [30/Nov/2026:09:14:02.114] fe be/srv1 0/0/1/40/41 201 312 - - ---- 1/1/1/1/0 0/0 {shop.example.com|Mozilla/5.0 (X11; Linux x86_64)|c9b2decb-ebc7-4a9b-99d6-69712772ef41|0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41} "POST /v1/orders HTTP/1.1"`,
+			want: trace.Observation{Format: "haproxy", Tier: trace.TierProxy, Method: "POST", Route: "/v1/orders", Status: 201, Outcome: trace.OutcomeOK, Detail: "----",
+				Client: "10.0.1.2", RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", Key: "0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41",
+				Duration: 41 * time.Millisecond, Time: time.Date(2026, 11, 30, 9, 14, 2, 114000000, time.UTC)},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			obs, in := readString(t, tt.name, tt.line+"\n", ingest.Options{})
-			if len(obs) != 1 {
-				t.Fatalf("%d observations, skipped %+v", len(obs), in.SkipSamples)
+			// Each line on its own, through the parser: what a file's first
+			// line makes the reader do is ingest's concern.
+			p := formats.NewParser(nil, nil)
+			var res formats.Result
+			p.Into(&res)
+			p.Line([]byte(tt.line), trace.Source{File: "-", Line: 1})
+			if len(res.Obs) != 1 {
+				t.Fatalf("%d observations, skipped %+v", len(res.Obs), res.Skips)
 			}
-			got := *obs[0]
+			got := res.Obs[0]
 			tt.want.Source = trace.Source{File: "-", Line: 1}
 			if !got.Time.Equal(tt.want.Time) {
 				t.Errorf("time %s, want %s", got.Time, tt.want.Time)
@@ -140,4 +198,41 @@ func FuzzParseText(f *testing.F) {
 		p.Into(&res)
 		p.Line([]byte(line), trace.Source{File: "f", Line: 1})
 	})
+}
+
+// TestHAProxyCapturesByConfiguredOrder reads captures by the names a
+// source's config gives them, so a short id is read and a Host is not.
+func TestHAProxyCapturesByConfiguredOrder(t *testing.T) {
+	cfg := &formats.Config{Sources: []formats.SourceConfig{{Path: "*", Captures: []string{"Host", "Idempotency-Key", "X-Request-Id"}}}}
+	if err := cfg.Compile(); err != nil {
+		t.Fatal(err)
+	}
+	line := `haproxy[1]: 10.0.1.2:33317 [30/Nov/2026:09:14:02.114] fe be/srv1 0/0/1/40/41 201 312 - - ---- 1/1/1/1/0 0/0 {shop.example.com|k-1|r-1} "POST /v1/orders HTTP/1.1"` + "\n"
+	obs, _ := readString(t, "captures", line, ingest.Options{Config: cfg})
+	if len(obs) != 1 || obs[0].RequestID != "r-1" || obs[0].Key != "k-1" {
+		t.Fatalf("captures read as request id %q, key %q; want r-1, k-1", obs[0].RequestID, obs[0].Key)
+	}
+	obs, _ = readString(t, "no config", line, ingest.Options{})
+	if obs[0].RequestID != "" || obs[0].Key != "" {
+		t.Errorf("without the capture order, short values were taken for ids: %q %q", obs[0].RequestID, obs[0].Key)
+	}
+}
+
+// TestComposePrefixIsUnwrapped reads docker compose logs lines: the
+// prefix and its colours removed, the service kept as a label that names
+// the tier.
+func TestComposePrefixIsUnwrapped(t *testing.T) {
+	lines := "\x1b[36mcaddy-1  | \x1b[0m" + `{"level":"info","ts":1764494042.5,"logger":"http.log.access.log0","msg":"handled request","request":{"remote_ip":"172.18.0.1","client_ip":"172.18.0.1","proto":"HTTP/1.1","method":"POST","host":"localhost","uri":"/v1/orders","headers":{"X-Request-Id":["c9b2decb-ebc7-4a9b-99d6-69712772ef41"],"Idempotency-Key":["0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41"]}},"duration":0.25,"size":57,"status":201,"resp_headers":{}}` + "\n" +
+		`api-1    | 10.0.0.7 - - [30/Nov/2026:09:14:04 +0000] "POST /v1/orders HTTP/1.1" 201 57 "-" "curl/8.5.0"` + "\n" +
+		"INFO | started\n"
+	obs, in := readString(t, "compose", lines, ingest.Options{})
+	if len(obs) != 2 || in.Skipped != 1 {
+		t.Fatalf("%d observations, %d skipped (%v); want 2 and the bare INFO line skipped", len(obs), in.Skipped, in.SkipSamples)
+	}
+	if o := obs[0]; o.Format != "caddy" || o.RequestID != "c9b2decb-ebc7-4a9b-99d6-69712772ef41" || o.Status != 201 || !strings.Contains(o.Labels, "service=caddy") {
+		t.Errorf("caddy line: %+v", o)
+	}
+	if o := obs[1]; o.Format != "combined" || o.Route != "/v1/orders" || !strings.Contains(o.Labels, "service=api") {
+		t.Errorf("api line: %+v", o)
+	}
 }

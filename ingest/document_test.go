@@ -28,6 +28,9 @@ func goodLines(n int) string {
 // An Envoy / Istio access log line in the default text format.
 const envoyText = `[2026-11-30T14:02:11.300Z] "POST /v1/orders HTTP/1.1" 201 - via_upstream - "-" 52 96 96 95 "10.0.0.7" "curl/8.5.0" "5a0c7e21-0b1d-4c2e-8f3a-4b5c6d7e8f90" "api.example.com" "10.0.3.19:8080" outbound|8080||orders.prod.svc.cluster.local 10.0.2.4:51234 10.0.3.19:8080 10.0.0.7:40112 - default`
 
+// A Rails request log line: a text format idem does not read.
+const railsLine = `I, [2026-11-30T14:02:11.300123 #4242]  INFO -- : [5a0c7e21-0b1d-4c2e-8f3a-4b5c6d7e8f90] Started POST "/v1/orders" for 10.0.0.7 at 2026-11-30 14:02:11 +0000 with a long tail of parameters`
+
 // TestTextStartingLikeJSONIsReadAsLines: a text log whose first line
 // opens with "[" or "{" used to be taken for a JSON document and given up
 // on after its first line, so the lines behind it were never read.
@@ -35,24 +38,26 @@ func TestTextStartingLikeJSONIsReadAsLines(t *testing.T) {
 	tests := []struct {
 		name  string
 		first string
+		read  int // observations of the first lines themselves
 	}{
-		{"bracketed time", "[2026-11-30T11:00:00Z] server starting"},
-		{"lone bracket", "["},
-		{"lone brace", "{"},
-		{"envoy text access log", envoyText},
-		{"kubectl prefix", "[pod/orders-api-7d9f6b8c5-qm2lx/api] listening on :8080"},
-		{"common log date", "[30/Nov/2026:14:02:11 +0000] worker 3 ready"},
-		{"a JSON array of one line, then lines", `["a","b"]` + "\nnot json"},
-		{"broken object, then text", `{"time":"2026-11-30T09:14:02Z","requ` + "\nserver starting"},
-		{"BOM and bracketed time", "\ufeff[2026-11-30T11:00:00Z] server starting"},
+		{"bracketed time", "[2026-11-30T11:00:00Z] server starting", 0},
+		{"lone bracket", "[", 0},
+		{"lone brace", "{", 0},
+		{"envoy text access log", envoyText, 1},
+		{"kubectl prefix", "[pod/orders-api-7d9f6b8c5-qm2lx/api] listening on :8080", 0},
+		{"common log date", "[30/Nov/2026:14:02:11 +0000] worker 3 ready", 0},
+		{"a JSON array of one line, then lines", `["a","b"]` + "\nnot json", 0},
+		{"broken object, then text", `{"time":"2026-11-30T09:14:02Z","requ` + "\nserver starting", 0},
+		{"BOM and bracketed time", "\ufeff[2026-11-30T11:00:00Z] server starting", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			first := strings.Count(tt.first, "\n") + 1
 			obs, info := readString(t, tt.name, tt.first+"\n"+goodLines(1000), Options{})
-			if len(obs) != 1000 {
-				t.Fatalf("%d observations, want 1000; skipped %+v", len(obs), info.SkipSamples)
+			if len(obs) != 1000+tt.read {
+				t.Fatalf("%d observations, want %d; skipped %+v", len(obs), 1000+tt.read, info.SkipSamples)
 			}
+			obs = obs[tt.read:]
 			if obs[0].Source.Line != first+1 || obs[999].Source.Line != first+1000 || info.Lines != first+1000 {
 				t.Errorf("lines: first observation at %d, last at %d, %d lines", obs[0].Source.Line, obs[999].Source.Line, info.Lines)
 			}
@@ -375,7 +380,7 @@ func TestUnrecognisedInput(t *testing.T) {
 		want string // the first line's text, "" for no warning
 		line int
 	}{
-		{"envoy text, cut at a word", envoyText + "\n" + envoyText + "\n", envoyText[:strings.LastIndexAny(envoyText[:excerptBytes], " \t,;&\"'")], 1},
+		{"a text format idem does not read, cut at a word", railsLine + "\n" + railsLine + "\n", railsLine[:strings.LastIndexAny(railsLine[:excerptBytes], " \t,;&\"'")], 1},
 		{"a secret is not cut in half", strings.Repeat("x", excerptBytes-12) + " token=sk_live_4eC39HqLyjWDarjtT1zdp7dc\n", strings.Repeat("x", excerptBytes-12), 1},
 		{"after blank lines", "\n\n2026-11-30 11:00:00 INFO server starting\n", "2026-11-30 11:00:00 INFO server starting", 3},
 		{"long line is cut", strings.Repeat("é", 200) + "\n", strings.Repeat("é", excerptBytes/2), 1},

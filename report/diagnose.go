@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/redact"
@@ -22,6 +23,10 @@ type Report struct {
 	Findings []*diagnose.Finding
 	// Compact writes JSON on one line (for pipes) instead of indented.
 	Compact bool
+	// Limit is how many findings of each rule text, Markdown and HTML show
+	// in full (0: all; DefaultLimit is what idem diagnose uses). JSON
+	// always has every finding.
+	Limit int
 }
 
 // ReportJSON is the idem.report/v1 document (docs/report-json.md).
@@ -227,10 +232,11 @@ func inOrder(n, size int, encode func(i int, out *bytes.Buffer) error, write fun
 	return nil
 }
 
-// encodeTo encodes v onto out as encoding/json does without HTML escaping:
-// compact, or indented two spaces nested at prefix.
+// encodeTo encodes v onto out as encoding/json does without HTML escaping,
+// made terminal-safe: compact, or indented two spaces nested at prefix.
 func (r *Report) encodeTo(out *bytes.Buffer, v any, prefix string) error {
-	enc := json.NewEncoder(out)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if !r.Compact {
 		enc.SetIndent(prefix, "  ")
@@ -238,16 +244,38 @@ func (r *Report) encodeTo(out *bytes.Buffer, v any, prefix string) error {
 	if err := enc.Encode(v); err != nil {
 		return err
 	}
-	out.Truncate(out.Len() - 1) // Encode's newline
+	out.Write(jsonSafe(bytes.TrimSuffix(b.Bytes(), []byte("\n")))) // without Encode's newline
 	return nil
 }
 
 // summaryLine is the one-line count of what was read and found.
 func (r *Report) summaryLine() string {
 	s := r.Summary
-	return fmt.Sprintf("%s, %s (%s skipped), %s, %s: %d healthy, %d with findings",
-		plural(s.Inputs, "input", "inputs"), plural(s.Lines, "line", "lines"), fmt.Sprint(s.Skipped),
-		plural(s.Deliveries, "delivery", "deliveries"), plural(s.Intents, "intent", "intents"), s.Healthy, s.WithFindings)
+	line := fmt.Sprintf("%s, %s (%d skipped, %d ignored), %s (%d unkeyed), %s (%d with findings, %d without); %s",
+		plural(s.Inputs, "input", "inputs"), plural(s.Lines, "line", "lines"), s.Skipped, s.Ignored,
+		plural(s.Deliveries, "delivery", "deliveries"), s.Unkeyed, plural(s.Intents, "intent", "intents"), s.WithFindings, s.Healthy,
+		findingCounts(s))
+	if s.OwnTraffic > 0 {
+		line += fmt.Sprintf("; %s of idem replay's own traffic set apart", plural(s.OwnTraffic, "delivery", "deliveries"))
+	}
+	return line
+}
+
+// findingCounts says how many findings there are, by severity.
+func findingCounts(s diagnose.Summary) string {
+	if s.Findings == 0 {
+		return "no findings"
+	}
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		name string
+	}{{s.Critical, "critical"}, {s.Warning, "warning"}, {s.Info, "info"}} {
+		if c.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.name))
+		}
+	}
+	return plural(s.Findings, "finding", "findings") + ": " + strings.Join(parts, ", ")
 }
 
 func plural(n int, one, many string) string {
@@ -277,21 +305,7 @@ func (r *Report) Text(w io.Writer, st Styles, width int) {
 		fmt.Fprintf(w, "\n%s\n", st.OK.Render("No findings."))
 		return
 	}
-	for _, sev := range []diagnose.Severity{diagnose.Critical, diagnose.Warning, diagnose.Info} {
-		var group []*diagnose.Finding
-		for _, f := range r.Findings {
-			if f.Severity == sev {
-				group = append(group, f)
-			}
-		}
-		if len(group) == 0 {
-			continue
-		}
-		fmt.Fprintf(w, "\n%s\n", sevStyle(st, sev).Render(fmt.Sprintf("%s (%d)", strings.ToUpper(sev.String()), len(group))))
-		for _, f := range group {
-			r.findingText(w, st, f, width)
-		}
-	}
+	r.findingsText(w, st, width)
 }
 
 func (r *Report) skipsText(w io.Writer, st Styles) {
@@ -330,34 +344,6 @@ func sevStyle(st Styles, s diagnose.Severity) interface{ Render(...string) strin
 	return st.Info
 }
 
-func (r *Report) findingText(w io.Writer, st Styles, f *diagnose.Finding, width int) {
-	head := fmt.Sprintf("%s  %s", st.Label.Render(f.Rule.ID), f.Rule.Title)
-	if len(f.Keys) > 0 {
-		head += st.Faint.Render("  key " + Safe(strings.Join(f.Keys, ", ")))
-	}
-	fmt.Fprintf(w, "\n%s %s\n", sevStyle(st, f.Severity).Render("●"), head)
-	for _, line := range wrap(Safe(f.Narrative), width-2) {
-		fmt.Fprintf(w, "  %s\n", line)
-	}
-	for _, col := range [][2]string{{"symptom", f.Rule.Symptom}, {"hypothesis", f.Rule.Hypothesis}, {"check", f.Rule.Check}, {"action", f.Rule.Action}} {
-		lines := wrap(col[1], width-14)
-		for i, line := range lines {
-			label := ""
-			if i == 0 {
-				label = col[0]
-			}
-			fmt.Fprintf(w, "  %s %s\n", st.Faint.Render(fmt.Sprintf("%-11s", label)), line)
-		}
-	}
-	if len(f.Evidence) > 0 {
-		fmt.Fprintf(w, "  %s\n", st.Faint.Render("evidence"))
-		for _, o := range f.Evidence {
-			fmt.Fprintf(w, "    %s  %-8s %-13s %s%s  %s\n", FormatTime(o.Time), o.Tier, evidenceStatus(o), Safe(shorten(o.RequestID, 36)),
-				observationExtras(st, o), st.Faint.Render(Safe(o.Source.String())))
-		}
-	}
-}
-
 func evidenceStatus(o *trace.Observation) string {
 	switch {
 	case o.Outcome.Lost():
@@ -375,39 +361,20 @@ func shorten(s string, n int) string {
 	return s[:n-1] + "…"
 }
 
-// wrap breaks text into lines of at most width columns at spaces.
-func wrap(s string, width int) []string {
-	if width < 20 {
-		width = 20
-	}
-	var lines []string
-	var cur strings.Builder
-	for _, word := range strings.Fields(s) {
-		if cur.Len() > 0 && cur.Len()+1+len(word) > width {
-			lines = append(lines, cur.String())
-			cur.Reset()
-		}
-		if cur.Len() > 0 {
-			cur.WriteByte(' ')
-		}
-		cur.WriteString(word)
-	}
-	if cur.Len() > 0 {
-		lines = append(lines, cur.String())
-	}
-	return lines
-}
-
 // Markdown writes the report to paste into an incident channel or ticket.
 // Every piece of log content goes through MD, so no log line can add rows,
 // links or markup.
 func (r *Report) Markdown(w io.Writer) {
 	s := r.Summary
 	fmt.Fprintf(w, "## idem diagnosis\n\n")
-	fmt.Fprintf(w, "| inputs | lines | skipped | deliveries | intents | healthy | with findings | critical | warning | info |\n")
-	fmt.Fprintf(w, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-	fmt.Fprintf(w, "| %d | %d | %d | %d | %d | %d | %d | %d | %d | %d |\n\n", s.Inputs, s.Lines, s.Skipped, s.Deliveries, s.Intents,
-		s.Healthy, s.WithFindings, s.Critical, s.Warning, s.Info)
+	fmt.Fprintf(w, "| inputs | lines | skipped | ignored | deliveries | unkeyed | intents | with findings | without | critical | warning | info |\n")
+	fmt.Fprintf(w, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(w, "| %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d |\n\n", s.Inputs, s.Lines, s.Skipped, s.Ignored, s.Deliveries,
+		s.Unkeyed, s.Intents, s.WithFindings, s.Healthy, s.Critical, s.Warning, s.Info)
+	if s.OwnTraffic > 0 {
+		fmt.Fprintf(w, "%s of idem replay's own traffic (request ids idem-replay-…, probe keys) were set apart, not diagnosed.\n\n",
+			plural(s.OwnTraffic, "delivery", "deliveries"))
+	}
 	fmt.Fprintf(w, "Tiers seen: %s.", strings.Join(s.Tiers, ", "))
 	if len(s.MissingTiers) > 0 {
 		fmt.Fprintf(w, " Missing: %s, so what happened there could not be seen.", strings.Join(s.MissingTiers, ", "))
@@ -427,30 +394,7 @@ func (r *Report) Markdown(w io.Writer) {
 		fmt.Fprintf(w, "\nNo findings.\n")
 		return
 	}
-	fmt.Fprintf(w, "\n### Findings\n\n| # | severity | rule | keys | what happened |\n|---:|---|---|---|---|\n")
-	for i, f := range r.Findings {
-		fmt.Fprintf(w, "| %d | %s | `%s` | %s | %s |\n", i+1, f.Severity, f.Rule.ID, MD(strings.Join(f.Keys, ", ")), MD(f.Narrative))
-	}
-	for i, f := range r.Findings {
-		fmt.Fprintf(w, "\n### %d. %s: `%s` (%s)\n\n", i+1, f.Severity, f.Rule.ID, f.Rule.Title)
-		fmt.Fprintf(w, "**What happened.** %s\n\n", MD(f.Narrative))
-		fmt.Fprintf(w, "| symptom | hypothesis | check | bounded action |\n|---|---|---|---|\n")
-		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", MD(f.Rule.Symptom), MD(f.Rule.Hypothesis), MD(f.Rule.Check), MD(f.Rule.Action))
-		if len(f.Evidence) > 0 {
-			fmt.Fprintf(w, "\n**Evidence**\n\n| time | tier | request id | status | outcome | decision | result | source |\n|---|---|---|---:|---|---|---|---|\n")
-			for _, o := range f.Evidence {
-				result := MD(o.ResultID)
-				if o.Effect {
-					result += " (effect)"
-				}
-				fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", FormatTime(o.Time), o.Tier, MD(o.RequestID), statusOrDash(o.Status),
-					cellOutcome(o), MD(o.Decision), result, MD(o.Source.String()))
-			}
-		}
-		if len(f.Intents) > 0 {
-			fmt.Fprintf(w, "\n```mermaid\n%s```\n", SequenceDiagram(f.Intents))
-		}
-	}
+	r.findingsMarkdown(w)
 }
 
 // SequenceDiagram draws the deliveries of intents as a Mermaid
@@ -498,39 +442,113 @@ func SequenceDiagram(intents []*trace.Intent) string {
 		if omitted > 0 && n == len(deliveries)/2 {
 			fmt.Fprintf(&b, "    Note over %s: %d more deliveries not drawn\n", names[tiers[0]], omitted)
 		}
-		present := map[trace.Tier]*trace.Observation{}
-		var path []trace.Tier
-		for _, o := range d.Observations {
-			if _, ok := present[o.Tier]; !ok {
-				present[o.Tier] = o
-				path = append(path, o.Tier)
-			}
-		}
-		label := Mermaid(fmt.Sprintf("%s %s key %s req %s", d.Method(), d.Route(), shorten(d.Key, 24), shorten(d.RequestID, 13)))
-		if len(path) == 1 {
-			fmt.Fprintf(&b, "    Note over %s: %s\n", names[path[0]], label)
-		}
-		for i := 0; i+1 < len(path); i++ {
-			fmt.Fprintf(&b, "    %s->>%s: %s\n", names[path[i]], names[path[i+1]], label)
-		}
-		// Responses travel back; where one was lost, a note says so.
-		for i := len(path) - 1; i > 0; i-- {
-			inner, outer := present[path[i]], present[path[i-1]]
-			msg := responseLabel(d, inner)
-			if witness := lostLeg(inner, outer); witness != nil {
-				fmt.Fprintf(&b, "    %s--x%s: %s\n", names[path[i]], names[path[i-1]], Mermaid(msg))
-				fmt.Fprintf(&b, "    Note over %s: %s\n", names[witness.Tier], Mermaid(lostLabel(witness)))
-				break
-			}
-			fmt.Fprintf(&b, "    %s-->>%s: %s\n", names[path[i]], names[path[i-1]], Mermaid(msg))
-		}
-		for _, o := range d.Observations {
-			if o.Effect {
-				fmt.Fprintf(&b, "    Note over %s: effect %s\n", names[o.Tier], Mermaid(o.ResultID))
-			}
+		for _, e := range deliveryEvents(d, names, tiers) {
+			b.WriteString(e.line)
 		}
 	}
 	return b.String()
+}
+
+// event is one line of a diagram and when it happened.
+type event struct {
+	at   time.Time
+	line string
+}
+
+// deliveryEvents are the messages and notes of one delivery in the order
+// they happened: the request down the tiers, then each response back, a
+// lost one marked where it was lost, and the effects, ordered by time
+// across participants (a proxy that saw its client leave before the server
+// answered is drawn so). Where the tiers' clocks contradict the path (a
+// tier saw the request before the tier that sent it), they are skewed: the
+// events keep path order and a note says so.
+func deliveryEvents(d *trace.Delivery, names map[trace.Tier]string, tiers []trace.Tier) []event {
+	present := map[trace.Tier]*trace.Observation{}
+	var path []trace.Tier
+	for _, o := range d.Observations {
+		if _, ok := present[o.Tier]; !ok {
+			present[o.Tier] = o
+			path = append(path, o.Tier)
+		}
+	}
+	var events []event
+	add := func(at time.Time, format string, a ...any) {
+		events = append(events, event{at, fmt.Sprintf("    "+format+"\n", a...)})
+	}
+	label := Mermaid(fmt.Sprintf("%s %s key %s req %s", d.Method(), d.Route(), shorten(d.Key, 24), shorten(d.RequestID, 13)))
+	if len(path) == 1 {
+		add(present[path[0]].Time, "Note over %s: %s", names[path[0]], label)
+	}
+	skew := ""
+	for i := 0; i+1 < len(path); i++ {
+		from, to := present[path[i]], present[path[i+1]]
+		add(from.Time, "%s->>%s: %s", names[path[i]], names[path[i+1]], label)
+		if !from.Time.IsZero() && !to.Time.IsZero() && to.Time.Before(from.Time) && skew == "" {
+			skew = fmt.Sprintf("%s logged it %s before %s sent it", path[i+1], from.Time.Sub(to.Time).Round(time.Millisecond), path[i])
+		}
+	}
+	// Responses travel back; where one was lost, a note says so.
+	var witnessed *trace.Observation
+	for i := len(path) - 1; i > 0; i-- {
+		inner, outer := present[path[i]], present[path[i-1]]
+		msg := Mermaid(responseLabel(d, inner))
+		if witness := lostLeg(inner, outer); witness != nil {
+			at := endOf(witness)
+			add(at, "%s--x%s: %s", names[path[i]], names[path[i-1]], msg)
+			add(at, "Note over %s: %s", names[witness.Tier], Mermaid(lostLabel(witness)))
+			witnessed = witness
+			break
+		}
+		add(responseTime(d, inner), "%s-->>%s: %s", names[path[i]], names[path[i-1]], msg)
+	}
+	// The first tier's caller giving up is a moment of its own, before or
+	// after the effect, whoever else witnessed the loss.
+	if c := present[path[0]]; c.Outcome.Lost() && c != witnessed {
+		add(endOf(c), "Note over %s: %s", names[c.Tier], Mermaid(lostLabel(c)))
+	}
+	for _, o := range d.Observations {
+		if o.Effect {
+			add(o.Time, "Note over %s: effect %s", names[o.Tier], Mermaid(o.ResultID))
+		}
+	}
+	if skew != "" {
+		over := names[tiers[0]]
+		if len(tiers) > 1 {
+			over += "," + names[tiers[len(tiers)-1]]
+		}
+		return append([]event{{line: fmt.Sprintf("    Note over %s: clocks disagree (%s), drawn in path order\n", over, Mermaid(skew))}}, events...)
+	}
+	// An event without a time keeps its place after the one before it.
+	for i := range events {
+		if events[i].at.IsZero() && i > 0 {
+			events[i].at = events[i-1].at
+		}
+	}
+	sort.SliceStable(events, func(i, j int) bool { return events[i].at.Before(events[j].at) })
+	return events
+}
+
+// endOf is when a tier was done with the request. A client's or a proxy's
+// line is one per request, stamped with its start and carrying its
+// duration; a server's or worker's lines are events stamped when they
+// happened.
+func endOf(o *trace.Observation) time.Time {
+	if o.Tier <= trace.TierProxy {
+		return o.End()
+	}
+	return o.Time
+}
+
+// responseTime is when tier o answered: the last line of that tier with a
+// status, else its end.
+func responseTime(d *trace.Delivery, o *trace.Observation) time.Time {
+	at := endOf(o)
+	for _, x := range d.Observations {
+		if x.Tier == o.Tier && x.Status > 0 {
+			at = endOf(x)
+		}
+	}
+	return at
 }
 
 func responseLabel(d *trace.Delivery, o *trace.Observation) string {

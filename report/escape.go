@@ -58,18 +58,17 @@ func needsEscape(r rune, size int) bool {
 	switch {
 	case r == utf8.RuneError && size == 1:
 		return true
-	case r < 0x20, r == 0x7f, r >= 0x80 && r <= 0x9f:
-		return true
-	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f:
+	case r < 0x20:
 		return true
 	}
-	return false
+	return terminalActive(r)
 }
 
 // MD makes log content safe inside Markdown, including table cells: it is
 // first made terminal-safe, then every character that Markdown or HTML
 // would interpret is escaped, so a log line cannot add a row, a link, a
-// heading or markup to the report.
+// heading or markup to the report, and no bare URL or address becomes a
+// link (markdownLinkSafe).
 func MD(s string) string {
 	s = Safe(s)
 	var b strings.Builder
@@ -93,7 +92,7 @@ func MD(s string) string {
 			b.WriteRune(r)
 		}
 	}
-	return b.String()
+	return markdownLinkSafe(b.String())
 }
 
 // Mermaid makes log content safe inside a Mermaid sequence-diagram message

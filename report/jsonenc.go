@@ -105,16 +105,17 @@ func appendField(b []byte, sep byte, name, value string) []byte {
 	return appendJSONString(b, value)
 }
 
-// appendJSONString quotes s as encoding/json does with HTML escaping off:
-// \" \\ \b \f \n \r \t, other control bytes as \u00XX, invalid UTF-8 as
-// \ufffd, and U+2028 and U+2029 escaped.
+// appendJSONString quotes s as encoding/json does with HTML escaping off
+// (\" \\ \b \f \n \r \t, other control bytes as \u00XX, invalid UTF-8 as
+// \ufffd, U+2028 and U+2029 escaped), and also escapes what jsonSafe does:
+// DEL, C1 controls and bidi controls.
 func appendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
+			if c >= 0x20 && c != '"' && c != '\\' && c != 0x7f {
 				i++
 				continue
 			}
@@ -143,9 +144,9 @@ func appendJSONString(b []byte, s string) []byte {
 		if r == utf8.RuneError && size == 1 {
 			b = append(b, s[start:i]...)
 			b = append(b, `\ufffd`...)
-		} else if r == '\u2028' || r == '\u2029' {
+		} else if r == '\u2028' || r == '\u2029' || terminalActive(r) {
 			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigit[r&0xf])
+			b = appendUnicodeEscape(b, r)
 		} else {
 			i += size
 			continue
@@ -158,3 +159,53 @@ func appendJSONString(b []byte, s string) []byte {
 }
 
 const hexDigit = "0123456789abcdef"
+
+func appendUnicodeEscape(b []byte, r rune) []byte {
+	return append(b, '\\', 'u', hexDigit[r>>12&0xf], hexDigit[r>>8&0xf], hexDigit[r>>4&0xf], hexDigit[r&0xf])
+}
+
+// terminalActive reports the characters beyond C0 that a terminal acts on
+// or that reorder what it shows: DEL, the C1 controls (U+009B is a CSI on
+// its own) and the bidi controls (U+202E turns the rest of a line around).
+func terminalActive(r rune) bool {
+	switch {
+	case r == 0x7f, r >= 0x80 && r <= 0x9f:
+		return true
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f:
+		return true
+	}
+	return false
+}
+
+// jsonSafe escapes, in a JSON document encoding/json wrote, what it leaves
+// raw and a terminal would act on (terminalActive), so `cat report.json`
+// is as safe as the text report. Outside strings JSON is plain ASCII
+// without DEL, so every such character is inside a string, and its \u
+// escape decodes to the same value.
+func jsonSafe(b []byte) []byte {
+	i := 0
+	for i < len(b) && b[i] < 0x7f {
+		i++
+	}
+	if i == len(b) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16)
+	out = append(out, b[:i]...)
+	for i < len(b) {
+		c := b[i]
+		if c < 0x7f {
+			out = append(out, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if terminalActive(r) {
+			out = appendUnicodeEscape(out, r)
+		} else {
+			out = append(out, b[i:i+size]...)
+		}
+		i += size
+	}
+	return out
+}

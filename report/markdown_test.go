@@ -17,7 +17,8 @@ import (
 // hostileReport is a diagnosis whose log content tries to break out of
 // Markdown tables and Mermaid messages.
 func hostileReport() *report.Report {
-	nasty := "x|y`z`\n## injected | row\r\n<script>alert(1)</script> ->> S: fake; Note over C: pwned %% \x1b[31m"
+	nasty := "x|y`z`\n## injected | row\r\n<script>alert(1)</script> ->> S: fake; Note over C: pwned %% \x1b[31m" +
+		" https://evil.example/login www.evil.example ops@evil.example"
 	c := trace.NewCorrelator(nil)
 	t0 := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 	key := "k-" + nasty
@@ -90,9 +91,13 @@ func TestMarkdownRenders(t *testing.T) {
 	}
 	write("incident", build(t, "../fixtures/incident/*"))
 	write("hostile", hostileReport())
+	write("hostile-fixtures", build(t, "../fixtures/hostile/*"))
 	out, err := exec.Command("node", append([]string{checker}, files...)...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("Markdown check failed: %v\n%s", err, out)
+	}
+	if n := strings.Count(string(out), "ok no links"); n != 2 {
+		t.Errorf("%d hostile reports checked for links, want 2:\n%s", n, out)
 	}
 	if n := strings.Count(string(out), "ok mermaid"); n < len(scenarios) {
 		t.Errorf("only %d Mermaid diagrams checked:\n%s", n, out)

@@ -5,25 +5,36 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+	"unicode/utf8"
 
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/report"
+	"github.com/idem-cli/idem/trace"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
-func build(t *testing.T, glob string) *report.Report {
+// loadSet reads and correlates the inputs.
+func loadSet(t *testing.T, paths []string) *trace.Set {
 	t.Helper()
-	paths, _ := filepath.Glob(glob)
 	set, err := diagnose.Load(context.Background(), paths, ingest.Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return set
+}
+
+func build(t *testing.T, glob string) *report.Report {
+	t.Helper()
+	paths, _ := filepath.Glob(glob)
+	set := loadSet(t, paths)
 	res := diagnose.Run(set, diagnose.DefaultOptions())
 	return &report.Report{Inputs: set.Inputs, Summary: res.Summary, Findings: res.Findings}
 }
@@ -51,20 +62,74 @@ func TestGoldenReports(t *testing.T) {
 		{"retry-new-key", "../fixtures/scenarios/retry-new-key/*"},
 	} {
 		r := build(t, tc.glob)
-		var text, md, js bytes.Buffer
-		r.Text(&text, report.NewStyles(&text, false), 100)
+		for _, width := range []int{60, 80, 120} {
+			var text bytes.Buffer
+			r.Text(&text, report.NewStyles(&text, false), width)
+			golden(t, fmt.Sprintf("%s.w%d.txt", tc.name, width), text.Bytes())
+			if bytes.Contains(text.Bytes(), []byte("\x1b[")) {
+				t.Errorf("%s: escape sequences in plain text", tc.name)
+			}
+			assertFits(t, tc.name, text.String(), width)
+		}
+		var md, js bytes.Buffer
 		r.Markdown(&md)
 		if err := r.JSON(&js); err != nil {
 			t.Fatal(err)
 		}
-		golden(t, tc.name+".txt", text.Bytes())
 		golden(t, tc.name+".md", md.Bytes())
 		golden(t, tc.name+".json", js.Bytes())
 		if !json.Valid(js.Bytes()) {
 			t.Errorf("%s: invalid JSON", tc.name)
 		}
-		if bytes.Contains(text.Bytes(), []byte("\x1b[")) {
-			t.Errorf("%s: escape sequences in plain text", tc.name)
+	}
+}
+
+// assertFits fails when a line of a text report is wider than the width it
+// was laid out for, unless the line is one word (an id or a path, which is
+// never split). The first line, the counts, stays one line whatever the
+// width, for scripts that read it with sed -n 1p.
+func assertFits(t *testing.T, name, text string, width int) {
+	t.Helper()
+	for i, line := range strings.Split(text, "\n")[1:] {
+		i++
+		if n := utf8.RuneCountInString(line); n > width && len(strings.Fields(line)) > 1 {
+			t.Errorf("%s at %d columns: line %d is %d wide: %q", name, width, i+1, n, line)
+		}
+	}
+}
+
+func TestGoldenTrace(t *testing.T) {
+	paths, _ := filepath.Glob("../fixtures/incident/*")
+	paths = append(paths, "../fixtures/exports/fluentbit.jsonl")
+	set := loadSet(t, paths)
+	key := "0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41"
+	for _, width := range []int{60, 80, 120} {
+		var b bytes.Buffer
+		report.TraceText(&b, report.NewStyles(&b, false), set, key, set.FindIntent(key), width)
+		golden(t, fmt.Sprintf("trace.w%d.txt", width), b.Bytes())
+		assertFits(t, "trace", b.String(), width)
+	}
+}
+
+// TestTraceShowsTheMessage: a line that says nothing the model reads (no
+// status, decision or result) shows its log message, aligned with the rest.
+func TestTraceShowsTheMessage(t *testing.T) {
+	c := trace.NewCorrelator(nil)
+	t0 := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	c.Add(&trace.Observation{Tier: trace.TierProxy, Time: t0, RequestID: "r1", Key: "k1", Method: "POST", Route: "/v1/x", Status: 201,
+		Outcome: trace.OutcomeOK, Duration: 30 * time.Millisecond, Source: trace.Source{File: "access.log", Line: 1}})
+	c.Add(&trace.Observation{Tier: trace.TierServer, Time: t0.Add(time.Millisecond), RequestID: "r1", Key: "k1",
+		Message: "charging card via provider\x1b[2J", Source: trace.Source{File: "app.jsonl", Line: 7}})
+	set := c.Set(nil)
+	var b bytes.Buffer
+	report.TraceText(&b, report.NewStyles(&b, false), set, "k1", set.FindIntent("k1"), 120)
+	want := []string{
+		"    09:00:00.000Z  proxy   201  30ms                             access.log:1",
+		`    09:00:00.001Z  server  -    charging card via provider\e[2J  app.jsonl:7`,
+	}
+	for _, w := range want {
+		if !strings.Contains(b.String(), w+"\n") {
+			t.Errorf("no line %q in\n%s", w, b.String())
 		}
 	}
 }
@@ -149,6 +214,22 @@ func TestMarkdownCannotBeRestructured(t *testing.T) {
 	}
 }
 
+func TestMarkdownNeutralisesAutolinks(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"see https://evil.example/login now", `see https\://evil.example/login now`},
+		{"HTTP://EVIL.EXAMPLE", `HTTP\://EVIL.EXAMPLE`},
+		{"ftp://x.example", `ftp\://x.example`},
+		{"go to www.evil.example", `go to www\.evil.example`},
+		{"WWW.Evil.example", `WWW\.Evil.example`},
+		{"mail ops@evil.example", `mail ops\@evil.example`},
+		{"plain ord_1 at 09:14:02.105Z", `plain ord\_1 at 09:14:02.105Z`},
+	} {
+		if got := report.MD(tc.in); got != tc.want {
+			t.Errorf("MD(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
 func TestSecretsAreRedacted(t *testing.T) {
 	for _, s := range []string{
 		"Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.abc.def",
@@ -216,8 +297,8 @@ func TestCompactJSONIsTheSameDocument(t *testing.T) {
 }
 
 // FuzzRenderers feeds any bytes, as a log, through reading, diagnosis and
-// the three renderers: no panic, valid JSON, and no control character in
-// text or Markdown but the newline.
+// the renderers: no panic, valid JSON, and no control character in text,
+// Markdown or HTML but the newline.
 func FuzzRenderers(f *testing.F) {
 	for _, p := range []string{"../fixtures/hostile/escapes.jsonl", "../fixtures/scenarios/retry-new-key/app.jsonl", "../fixtures/scenarios/unkeyed-retry/nginx.jsonl"} {
 		if b, err := os.ReadFile(p); err == nil {
@@ -231,13 +312,20 @@ func FuzzRenderers(f *testing.F) {
 		}
 		res := diagnose.Run(set, diagnose.DefaultOptions())
 		r := &report.Report{Inputs: set.Inputs, Summary: res.Summary, Findings: res.Findings}
-		var text, md, js bytes.Buffer
+		var text, narrow, md, js, page bytes.Buffer
 		r.Text(&text, report.NewStyles(&text, false), 80)
+		r.Text(&narrow, report.NewStyles(&narrow, false), 40)
 		r.Markdown(&md)
 		if err := r.JSON(&js); err != nil || !json.Valid(js.Bytes()) {
 			t.Fatalf("invalid JSON report: %v\n%s", err, js.Bytes())
 		}
-		for _, out := range []string{text.String(), md.String()} {
+		if err := r.HTML(&page); err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(page.Bytes(), []byte("<script")) {
+			t.Fatalf("a script element in the HTML report")
+		}
+		for _, out := range []string{text.String(), narrow.String(), md.String(), page.String()} {
 			for _, c := range out {
 				if c < 0x20 && c != '\n' || c == 0x7f || c >= 0x80 && c <= 0x9f {
 					t.Fatalf("control character %U in a report", c)

@@ -23,8 +23,6 @@ type Styles struct {
 	Faint    lipgloss.Style
 	Code     lipgloss.Style
 	Label    lipgloss.Style
-	// showLabels adds an export's labels to observation lines.
-	showLabels bool
 }
 
 // NewStyles builds styles for w; colour is decided by the caller (--color,

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -126,20 +127,27 @@ func NewTraceJSON(set *trace.Set, key string, intents []*trace.Intent) TraceJSON
 	return doc
 }
 
-// WriteJSON writes v as JSON without HTML escaping: indented for a person
-// at a terminal, compact (one line) for a pipe.
+// WriteJSON writes v as JSON without HTML escaping and with terminal
+// controls escaped (jsonSafe): indented for a person at a terminal,
+// compact (one line) for a pipe.
 func WriteJSON(w io.Writer, v any, indent bool) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if indent {
 		enc.SetIndent("", "  ")
 	}
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(jsonSafe(b.Bytes()))
+	return err
 }
 
-// TraceText writes the timeline of the intents for key.
-func TraceText(w io.Writer, st Styles, set *trace.Set, key string, intents []*trace.Intent) {
-	st.showLabels = true // the timeline has room for an export's labels; evidence tables do not
+// TraceText writes the timeline of the intents for key, laid out for
+// width columns.
+func TraceText(w io.Writer, st Styles, set *trace.Set, key string, intents []*trace.Intent, width int) {
+	width = max(width, 40)
 	doc := NewTraceJSON(set, key, intents)
 	for _, in := range intents {
 		effects := in.Effects()
@@ -153,13 +161,19 @@ func TraceText(w io.Writer, st Styles, set *trace.Set, key string, intents []*tr
 		if total > len(in.Deliveries) {
 			fmt.Fprintf(w, "  %s\n", st.Faint.Render(fmt.Sprintf("(the first and last %d are shown; %d in between are not)", len(in.Deliveries)/2, total-len(in.Deliveries))))
 		}
+		var all []*trace.Observation
+		for _, d := range in.Deliveries {
+			all = append(all, d.Observations...)
+		}
+		rows := newTraceRows(st, all, 4, width) // one alignment for the whole intent
 		for i, d := range in.Deliveries {
-			fmt.Fprintf(w, "\n  %s %s  %s %s\n", st.Label.Render(fmt.Sprintf("delivery %d", i+1)),
-				Safe(d.RequestID), Safe(d.Method()), Safe(d.Route()))
-			for _, o := range d.Observations {
-				fmt.Fprintf(w, "    %s  %-8s %s%s  %s\n", FormatTime(o.Time), o.Tier, statusText(st, o),
-					observationExtras(st, o), st.Faint.Render(o.Source.String()))
+			label, rid, what := fmt.Sprintf("delivery %d", i+1), Safe(d.RequestID), Safe(d.Method())+" "+Safe(d.Route())
+			if textWidth(label+rid+what)+6 <= width {
+				fmt.Fprintf(w, "\n  %s %s  %s\n", st.Label.Render(label), rid, what)
+			} else {
+				fmt.Fprintf(w, "\n  %s %s\n    %s\n", st.Label.Render(label), rid, what)
 			}
+			rows.write(w, st, len(d.Observations))
 		}
 		fmt.Fprintln(w)
 	}
@@ -167,9 +181,12 @@ func TraceText(w io.Writer, st Styles, set *trace.Set, key string, intents []*tr
 	if len(doc.Effects) == 0 {
 		fmt.Fprintf(w, "  %s\n", st.Faint.Render("none logged"))
 	}
+	effects := newGrid("time", "result", "by request", "tier", "source")
 	for _, e := range doc.Effects {
-		fmt.Fprintf(w, "  %s  result %s  by %s at %s  %s\n", e.Time, st.Code.Render(Safe(e.ResultID)), Safe(e.RequestID), e.Tier, st.Faint.Render(e.Source))
+		effects.add(plain(e.Time), cell{Safe(e.ResultID), st.Code.Render}, plain(Safe(e.RequestID)), plain(e.Tier),
+			cell{Safe(e.Source), st.Faint.Render})
 	}
+	effects.write(w, st, 2, width)
 	fmt.Fprintf(w, "%s\n", st.Title.Render("related intents (same fingerprint, other keys)"))
 	if len(doc.Related) == 0 {
 		fmt.Fprintf(w, "  %s\n", st.Faint.Render("none"))
@@ -179,19 +196,77 @@ func TraceText(w io.Writer, st Styles, set *trace.Set, key string, intents []*tr
 	}
 }
 
-func statusText(st Styles, o *trace.Observation) string {
-	var s string
-	switch {
-	case o.Outcome.Lost():
-		s = st.Critical.Render(fmt.Sprintf("%-4s %s", statusOrDash(o.Status), o.Outcome))
-	case o.Status >= 400:
-		s = st.Warning.Render(fmt.Sprintf("%-4d", o.Status))
-	case o.Status > 0:
-		s = st.OK.Render(fmt.Sprintf("%-4d", o.Status))
-	default:
-		s = st.Faint.Render(fmt.Sprintf("%-4s", "-"))
+// traceRows lays out an intent's observations aligned in columns (time,
+// tier, status, what the line says, source): a table where it fits, else
+// with what the line says and its source on the next lines. A line that
+// says nothing the model reads shows its message. An export's labels
+// follow their line.
+type traceRows struct {
+	g, head       *grid
+	obs           []*trace.Observation
+	widths        []int
+	fits          bool
+	indent, width int
+	next          int
+}
+
+func newTraceRows(st Styles, obs []*trace.Observation, indent, width int) *traceRows {
+	g := newGrid("time", "tier", "status", "detail", "source")
+	g.flex = 3
+	head := newGrid(g.names[:3]...)
+	_, oneDay := obsDay(obs)
+	for _, o := range obs {
+		detail := strings.TrimSpace(observationExtras(st, o))
+		if detail == "" && o.Message != "" {
+			detail = Safe(shorten(o.Message, 200))
+		}
+		when := FormatTime(o.Time)
+		if oneDay && !o.Time.IsZero() {
+			when = o.Time.UTC().Format("15:04:05.000Z")
+		}
+		g.add(plain(when), plain(o.Tier.String()), cell{evidenceStatus(o), statusStyle(st, o)},
+			plain(detail), cell{Safe(o.Source.String()), st.Faint.Render})
+		head.add(g.rows[len(g.rows)-1][:3]...)
 	}
-	return s
+	r := &traceRows{g: g, head: head, obs: obs, indent: indent, width: width}
+	r.widths, r.fits = g.widths(indent, width)
+	if !r.fits {
+		r.widths, _ = head.widths(indent, width)
+	}
+	return r
+}
+
+// write writes the next n rows.
+func (r *traceRows) write(w io.Writer, st Styles, n int) {
+	pad := strings.Repeat(" ", r.indent)
+	for i := r.next; i < min(r.next+n, len(r.obs)); i++ {
+		if r.fits {
+			(&grid{names: r.g.names, right: r.g.right, flex: r.g.flex, rows: r.g.rows[i : i+1]}).writeWidths(w, st, r.indent, r.widths)
+		} else {
+			(&grid{names: r.head.names, right: r.head.right, flex: -1, rows: r.head.rows[i : i+1]}).writeWidths(w, st, r.indent, r.widths)
+			room := r.width - r.indent - 2
+			lines := wrapWords(r.g.rows[i][3].text, room)
+			src := r.g.rows[i][4].text
+			if n := len(lines); n > 0 && textWidth(lines[n-1])+2+textWidth(src) <= room {
+				lines[n-1] += "  " + st.Faint.Render(src)
+			} else {
+				lines = append(lines, st.Faint.Render(src))
+			}
+			for _, line := range lines {
+				fmt.Fprintf(w, "%s  %s\n", pad, line)
+			}
+		}
+		if o := r.obs[i]; o.Labels != "" {
+			// Shown "k=v, k=v" so that they wrap between labels.
+			for j, line := range wrapWords("labels "+strings.ReplaceAll(Safe(o.Labels), ",", ", "), r.width-r.indent-2) {
+				if j > 0 {
+					line = "  " + line
+				}
+				fmt.Fprintf(w, "%s  %s\n", pad, st.Faint.Render(line))
+			}
+		}
+	}
+	r.next = min(r.next+n, len(r.obs))
 }
 
 func statusOrDash(n int) string {
@@ -226,9 +301,6 @@ func observationExtras(st Styles, o *trace.Observation) string {
 	}
 	if o.Effect {
 		parts = append(parts, st.Warning.Render("EFFECT"))
-	}
-	if o.Labels != "" && st.showLabels {
-		parts = append(parts, st.Faint.Render("["+Safe(o.Labels)+"]"))
 	}
 	if len(parts) == 0 {
 		return ""

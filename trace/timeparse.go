@@ -12,7 +12,9 @@ import (
 // microseconds or nanoseconds (numbers or strings, e-notation included),
 // nginx/Apache $time_local ("10/Oct/2000:13:55:36 -0700", brackets allowed),
 // HAProxy's "06/Feb/2009:12:14:14.655", Go's log layout "2024/01/15 10:30:45",
-// and Python's "2003-07-08 16:49:45,896". Forms without a zone are read as UTC.
+// Go's time.String() ("2014-03-10 19:57:38.562264131 -0400 EDT", old
+// logrus), RFC 1123 ("Mon, 10 Mar 2014 19:57:38 -0400") and Python's
+// "2003-07-08 16:49:45,896". Forms without a zone are read as UTC.
 func ParseTime(s string) (time.Time, bool) {
 	if sec, ns, ok := epochSeconds(s); ok {
 		return time.Unix(sec, ns).UTC(), true // nginx's $msec: the common case first
@@ -40,8 +42,12 @@ func ParseTime(s string) (time.Time, bool) {
 		if t, err := time.Parse(time.RFC3339Nano, string(r)); err == nil {
 			return t, true
 		}
+		if i := strings.Index(string(r), " m=+"); i > 0 {
+			r = r[:i] // Go's monotonic clock reading, from time.String()
+		}
 		for _, layout := range []string{"2006-01-02T15:04:05.999999999", "2006-01-02T15:04:05.999999999Z0700",
-			"2006-01-02T15:04:05.999999999 -0700", "2006-01-02T15:04:05.999999999 MST"} {
+			"2006-01-02T15:04:05.999999999 -0700", "2006-01-02T15:04:05.999999999 MST",
+			"2006-01-02T15:04:05.999999999 -0700 MST"} {
 			if t, err := time.Parse(layout, string(r)); err == nil {
 				return t, true
 			}
@@ -51,6 +57,15 @@ func ParseTime(s string) (time.Time, bool) {
 	if len(s) >= 19 && s[4] == '/' && s[7] == '/' {
 		if t, err := time.Parse("2006/01/02 15:04:05.999999999", s); err == nil {
 			return t, true
+		}
+		return time.Time{}, false
+	}
+	if len(s) >= 25 && s[3] == ',' {
+		// RFC 1123, as HTTP dates and some Go and Java loggers write them.
+		for _, layout := range []string{time.RFC1123Z, time.RFC1123} {
+			if t, err := time.Parse(layout, s); err == nil {
+				return t, true
+			}
 		}
 		return time.Time{}, false
 	}

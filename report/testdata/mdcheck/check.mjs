@@ -22,5 +22,13 @@ for (const file of process.argv.slice(2)) {
     }
   };
   await walk(tokens);
+  // No log content may become a link: a report written from hostile logs
+  // renders as GitHub-flavoured Markdown without any <a>.
+  if (file.includes('hostile')) {
+    const html = marked.parse(md, { gfm: true });
+    const links = (html.match(/<a\s/g) || []).length;
+    if (links) { failed++; console.log(`FAIL links ${file}: ${links} <a> in the rendered report`); }
+    else console.log(`ok no links ${file}`);
+  }
 }
 process.exit(failed ? 1 : 0);

@@ -1,0 +1,36 @@
+package diagnose_test
+
+import "github.com/idem-cli/idem/diagnose"
+
+// completedThenRetried is an order that completed, then its key again an
+// hour later (at retryAt seconds) with what the server did.
+func completedThenRetried(retryAt float64, retry ...ob) []ob {
+	return append([]ob{
+		server("r1").key("k-1").post().at(0).took(0.3).status(201).fp("sha256:aaaa"),
+		server("r1").key("k-1").at(0.2).effect("ord_1"),
+		server("r2").key("k-1").post().at(retryAt).took(0.3).fp("sha256:aaaa"),
+	}, retry...)
+}
+
+var keyExpiredCases = ruleCases{
+	rule: "key-expired",
+	fire: []ruleCase{
+		{name: "an hour later the key ran again",
+			obs:  completedThenRetried(3600, server("r2").key("k-1").at(3600.1).decision("new").status(201), server("r2").key("k-1").at(3600.2).effect("ord_2")),
+			want: []want{{severity: diagnose.Critical, keys: []string{"k-1"}, says: "was run again and made ord_2"}}},
+		{name: "an hour later the key was decided new, no effect logged",
+			obs:  completedThenRetried(3600, server("r2").key("k-1").at(3600.1).decision("new").status(500)),
+			want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "was decided 'new'"}}},
+	},
+	quiet: []ruleCase{
+		{name: "an hour later the key got the stored result",
+			obs: completedThenRetried(3600, server("r2").key("k-1").at(3600.1).decision("replay").status(201).result("ord_1"))},
+		{name: "the second effect ran while the first was running",
+			obs: completedThenRetried(0.1, server("r2").key("k-1").at(0.25).effect("ord_2"))},
+		{name: "the first delivery never completed", obs: []ob{
+			server("r1").key("k-1").post().at(0).took(0.3).status(500).fp("sha256:aaaa").decision("new"),
+			server("r2").key("k-1").post().at(3600).took(0.3).status(201).fp("sha256:aaaa").decision("new"),
+			server("r2").key("k-1").at(3600.2).effect("ord_1"),
+		}},
+	},
+}

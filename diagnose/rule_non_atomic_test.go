@@ -1,0 +1,43 @@
+package diagnose_test
+
+import "github.com/idem-cli/idem/diagnose"
+
+// twoDeliveries is one key sent twice with a payload each; the second
+// reaches the server at second and ends with its own last line.
+func twoDeliveries(second float64, fp2 string, last ob) []ob {
+	return []ob{
+		server("r1").key("k-1").post().at(0).took(2).status(201).fp("sha256:aaaa"),
+		server("r1").key("k-1").at(1.5).effect("ord_1"),
+		server("r2").key("k-1").post().at(second).took(2).status(201).fp(fp2),
+		last,
+	}
+}
+
+var nonAtomicCases = ruleCases{
+	rule: "non-atomic-reservation",
+	fire: []ruleCase{
+		{name: "the second delivery arrived while the first ran, and both ran the effect",
+			obs:  twoDeliveries(0.5, "sha256:aaaa", server("r2").key("k-1").at(2).effect("ord_2")),
+			want: []want{{severity: diagnose.Critical, keys: []string{"k-1"}, says: "made 2 effects (ord_1, ord_2)"}}},
+		{name: "no effect lines: two overlapping 201s for one payload", obs: []ob{
+			server("r1").key("k-1").post().at(0).took(1).status(201).fp("sha256:aaaa"),
+			server("r2").key("k-1").post().at(1).took(1).status(201).fp("sha256:aaaa").decision("new"),
+		}, want: []want{{severity: diagnose.Critical, keys: []string{"k-1"}, says: "both ran the effect"}}},
+	},
+	quiet: []ruleCase{
+		{name: "the second delivery came after the first had finished",
+			obs: twoDeliveries(5, "sha256:aaaa", server("r2").key("k-1").at(6).effect("ord_2"))},
+		{name: "the concurrent delivery was answered in progress",
+			obs: twoDeliveries(0.5, "sha256:aaaa", server("r2").key("k-1").at(0.6).status(409).decision("in_progress"))},
+		{name: "the concurrent delivery carried another payload",
+			obs: twoDeliveries(0.5, "sha256:bbbb", server("r2").key("k-1").at(2).effect("ord_2"))},
+		{name: "sequential at the proxy, though the proxy's clock runs behind the server's", obs: []ob{
+			proxy("r1").key("k-1").post().at(-10).took(1).status(201),
+			server("r1").key("k-1").post().at(0).took(0.4).status(201).fp("sha256:aaaa"),
+			server("r1").key("k-1").at(0.4).effect("ord_1"),
+			proxy("r2").key("k-1").post().at(-8).took(1).status(201),
+			server("r2").key("k-1").post().at(2).took(0.4).status(201).fp("sha256:aaaa"),
+			server("r2").key("k-1").at(2.4).effect("ord_2"),
+		}},
+	},
+}

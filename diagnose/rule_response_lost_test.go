@@ -1,0 +1,57 @@
+package diagnose_test
+
+import (
+	"github.com/idem-cli/idem/diagnose"
+	"github.com/idem-cli/idem/trace"
+)
+
+var responseLostCases = ruleCases{
+	rule: "response-lost",
+	fire: []ruleCase{
+		{name: "the proxy gave up after the server committed", obs: []ob{
+			proxy("r1").key("k-1").post().at(0).took(30).status(504).outcome(trace.OutcomeUpstreamTimeout),
+			server("r1").key("k-1").post().at(0.1).status(201),
+			server("r1").key("k-1").at(0.5).effect("ord_1"),
+		}, want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "no retry with the same key followed"}}},
+		{name: "a retry with the key got the stored result", obs: []ob{
+			proxy("r1").key("k-1").post().at(0).took(30).status(504).outcome(trace.OutcomeUpstreamTimeout),
+			server("r1").key("k-1").post().at(0.1).status(201),
+			server("r1").key("k-1").at(0.5).effect("ord_1"),
+			proxy("r2").key("k-1").post().at(40).status(201),
+			server("r2").key("k-1").post().at(40.1).status(201).decision("replay").result("ord_1"),
+		}, want: []want{{severity: diagnose.Info, keys: []string{"k-1"}, says: "got the stored result"}}},
+		{name: "nginx logged the server's 201 behind its 499", obs: []ob{
+			proxy("r1").key("k-1").post().at(0).took(2).status(499).upstream(201).outcome(trace.OutcomeClientClosed),
+		}, want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "the proxy logged the server's 201"}}},
+		{name: "the browser timed out while the server answered 201", obs: []ob{
+			client("r1").key("k-1").post().at(0).took(2).outcome(trace.OutcomeTimeout),
+			server("r1").key("k-1").post().at(0.1).took(3).status(201),
+		}, want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "the client gave up after 2s"}}},
+		{name: "a retry got the stored result, yet the intent made two effects", obs: []ob{
+			proxy("r1").key("k-1").post().at(0).took(30).status(504).outcome(trace.OutcomeUpstreamTimeout),
+			server("r1").key("k-1").post().at(0.1).status(201),
+			server("r1").key("k-1").at(0.5).effect("ord_1"),
+			proxy("r2").key("k-1").post().at(40).status(201),
+			server("r2").key("k-1").post().at(40.1).status(201).decision("replay").result("ord_1"),
+			server("r3").key("k-1").post().at(50).status(201),
+			server("r3").key("k-1").at(50.5).effect("ord_2"),
+		}, want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "the intent made 2 effects in all (ord_1, ord_2)"}}},
+	},
+	quiet: []ruleCase{
+		{name: "the server failed, so nothing was committed", obs: []ob{
+			proxy("r1").key("k-1").post().at(0).took(30).status(504).outcome(trace.OutcomeUpstreamTimeout),
+			server("r1").key("k-1").post().at(0.1).status(500),
+		}},
+		{name: "the response arrived", obs: []ob{
+			proxy("r1").key("k-1").post().at(0).took(1).status(201).outcome(trace.OutcomeOK),
+			server("r1").key("k-1").post().at(0.1).status(201),
+			server("r1").key("k-1").at(0.5).effect("ord_1"),
+		}},
+		{name: "the delivery that lost its response is not the one that committed", obs: []ob{
+			proxy("r1").key("k-1").post().at(0).took(30).status(504).outcome(trace.OutcomeUpstreamTimeout),
+			proxy("r2").key("k-1").post().at(40).status(201),
+			server("r2").key("k-1").post().at(40.1).status(201),
+			server("r2").key("k-1").at(40.5).effect("ord_1"),
+		}},
+	},
+}

@@ -1,0 +1,114 @@
+package formats
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/idem-cli/idem/trace"
+)
+
+// ingress-nginx's default access log, its log-format-upstream:
+//
+//	$remote_addr - $remote_user [$time_local] "$request" $status
+//	$body_bytes_sent "$http_referer" "$http_user_agent" $request_length
+//	$request_time [$proxy_upstream_name] [$proxy_alternative_upstream_name]
+//	$upstream_addr $upstream_response_length $upstream_response_time
+//	$upstream_status $req_id
+//
+// The combined part is read as combined; what follows is read by
+// position, recognised by its two bracketed upstream names. When nginx
+// tried several upstreams, the upstream fields are lists ("502, 201").
+// $req_id is the X-Request-ID the request came with, else one nginx made.
+var ingressNginxFormat = &Format{
+	Name: "ingress-nginx", Aliases: []string{"ingress"}, Kind: KindText, Tier: trace.TierProxy,
+	Doc:   "ingress-nginx's default access log (log-format-upstream), read by position",
+	Setup: "ingress-nginx logs $req_id, the request's X-Request-ID; add \"$http_idempotency_key\" at the end of log-format-upstream to log the key.",
+	text:  readIngressNginx,
+	Samples: []Sample{{
+		Origin: "ingress-nginx's default log-format-upstream, a line quoted in a public README",
+		Line: `192.168.0.139 - - [27/Nov/2020:10:04:38 +0000] "GET /api/v2.0/projects?page=1&page_size=15 HTTP/2.0" 200 760 ` +
+			`"https://harbor.iisquare.com/harbor/projects" "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/86.0.4240.75 ` +
+			`Safari/537.36" 50 1.279 [app-lvs-svr-harbor-harbor-core-80] [] 10.244.4.100:8080 760 1.279 200 e0726b2e0c22976ac8ccd04d52d7c83b`,
+		Want: trace.Observation{Tier: trace.TierProxy, Format: "ingress-nginx", Method: "GET", Route: "/api/v2.0/projects", Status: 200,
+			UpstreamStatus: 200, Outcome: trace.OutcomeOK, RequestID: "e0726b2e0c22976ac8ccd04d52d7c83b", Client: "192.168.0.139",
+			Time: mustTime("2020-11-27T10:04:36.721Z"), Duration: 1_279_000_000, Labels: "upstream=app-lvs-svr-harbor-harbor-core-80"},
+	}, {
+		Origin: "a 499 behind which nginx tried two upstreams; $request_length (301) comes before $request_time",
+		Line: `10.1.2.3 - - [30/Nov/2026:09:14:04 +0000] "POST /v1/orders HTTP/1.1" 499 0 "-" "okhttp/4.12.0" 301 2.398 [shop-api-8080] [] ` +
+			`10.244.1.7:8080, 10.244.2.9:8080 0, 0 1.000, 1.397 502, 201 c9b2decb-ebc7-4a9b-99d6-69712772ef41`,
+		Want: trace.Observation{Tier: trace.TierProxy, Format: "ingress-nginx", Method: "POST", Route: "/v1/orders", UpstreamStatus: 201,
+			Outcome: trace.OutcomeClientClosed, Detail: "upstream_status 502, 201", RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41",
+			Client: "10.1.2.3", Time: mustTime("2026-11-30T09:14:01.602Z"), Duration: 2398 * time.Millisecond},
+	}},
+}
+
+// ingressTail matches what ingress-nginx appends to the combined line;
+// a quoted key may follow when the format was extended with it.
+var ingressTail = regexp.MustCompile(`^ (\d+|-) ([\d.]+|-) \[([^\]]*)\] \[([^\]]*)\] (.*)$`)
+
+func readIngressNginx(p *Parser, s string, src trace.Source) bool {
+	m := combinedLine.FindStringSubmatch(s)
+	if m == nil || m[1] != "" {
+		return false
+	}
+	t := ingressTail.FindStringSubmatch(m[11])
+	if t == nil {
+		return false
+	}
+	up := listFields(t[5])
+	if len(up) < 5 {
+		return false
+	}
+	var o trace.Observation
+	o.Source, o.Format, o.Tier = src, "ingress-nginx", trace.TierProxy
+	o.Client = m[2]
+	o.Method = strings.ToUpper(m[5])
+	o.Route = routePath(m[6])
+	o.Status, _ = strconv.Atoi(m[7])
+	o.Duration, _ = trace.ParseDuration(t[2], trace.Seconds)
+	if at, ok := trace.ParseTime(m[4]); ok {
+		o.Time = at.Add(-o.Duration) // $time_local is when the log was written
+	}
+	status := up[3]
+	o.UpstreamStatus, _ = intValue(status)
+	if strings.Contains(status, ",") || strings.Contains(status, ":") {
+		o.Detail = "upstream_status " + status
+	}
+	if rid := up[4]; rid != "-" {
+		o.RequestID = rid
+	}
+	if len(up) > 5 {
+		if k := strings.Trim(up[5], `"`); k != "-" {
+			o.Key = trace.NormalizeKey(k)
+		}
+	}
+	if t[3] != "" {
+		o.Labels = "upstream=" + t[3]
+	}
+	o.Outcome = proxyOutcome(o.Status)
+	if o.Status == 499 {
+		o.Status = 0
+		if o.Detail == "" {
+			o.Detail = "499 client closed request"
+		}
+	}
+	p.textDone(&o)
+	return true
+}
+
+// listFields splits at spaces, keeping nginx's lists ("10.0.0.1:80,
+// 10.0.0.2:80" or "502, 201", also joined by " : " across upstream
+// groups) as one field.
+func listFields(s string) []string {
+	var out []string
+	for _, f := range strings.Fields(s) {
+		if n := len(out); n > 0 && (strings.HasSuffix(out[n-1], ",") || f == ":" || strings.HasSuffix(out[n-1], " :")) {
+			out[n-1] += " " + f
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}

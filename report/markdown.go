@@ -1,0 +1,112 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/idem-cli/idem/diagnose"
+)
+
+// mdTail bounds the rows of one rule's folded tail: a ticket or a chat
+// message has a size limit long before 15,000 rows.
+const mdTail = 200
+
+// mdPictures is how many findings get an evidence table and a diagram.
+const mdPictures = 3
+
+// findingsMarkdown writes the per-rule summary, then one section per rule:
+// its four columns once, a short table of its first findings, the rest
+// folded in <details>, and evidence with a diagram for the worst few.
+func (r *Report) findingsMarkdown(w io.Writer) {
+	groups := groupByRule(r.Findings)
+	pictured := worstFew(groups, mdPictures)
+	fmt.Fprintf(w, "\n### Findings by rule\n\n| rule | severity | findings | intents | first | last | worst example |\n|---|---|---:|---:|---|---|---|\n")
+	for _, g := range groups {
+		fmt.Fprintf(w, "| `%s` | %s | %d | %d | %s | %s | %s |\n", g.Rule.ID, g.Severity, len(g.Findings), g.Intents,
+			FormatTime(g.First), FormatTime(g.Last), MD(subject(g.Worst)))
+	}
+	for _, g := range groups {
+		fmt.Fprintf(w, "\n### %s: `%s` (%s), %s\n\n", g.Severity, g.Rule.ID, g.Rule.Title, count(len(g.Findings), "finding", "findings"))
+		fmt.Fprintf(w, "| symptom | hypothesis | check | bounded action |\n|---|---|---|---|\n")
+		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", MD(g.Rule.Symptom), MD(g.Rule.Hypothesis), MD(g.Rule.Check), MD(g.Rule.Action))
+		n := shown(len(g.Findings), r.Limit)
+		findingRows(w, g.Findings[:n], 0)
+		if rest := g.Findings[n:]; len(rest) > 0 {
+			noun := "findings"
+			if len(rest) == 1 {
+				noun = "finding"
+			}
+			fmt.Fprintf(w, "\n<details><summary>%s more %s of %s</summary>\n", thousands(len(rest)), noun, g.Rule.ID)
+			folded := rest[:min(len(rest), mdTail)]
+			findingRows(w, folded, n)
+			if left := len(rest) - len(folded); left > 0 {
+				fmt.Fprintf(w, "\n… and %s more: `idem diagnose -o json` has every finding.\n", thousands(left))
+			}
+			fmt.Fprintf(w, "\n</details>\n")
+		}
+		for _, f := range g.Findings {
+			if pictured[f] || (len(f.Intents) == 0 && f == g.Worst && len(f.Evidence) > 0) {
+				findingPicture(w, f)
+			}
+		}
+	}
+}
+
+// findingRows is a short table of findings: what each is about, when it
+// started and what happened. from numbers the rows.
+func findingRows(w io.Writer, findings []*diagnose.Finding, from int) {
+	if len(findings) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n| # | about | started | what happened |\n|---:|---|---|---|\n")
+	for i, f := range findings {
+		first, _ := findingSpan(f)
+		fmt.Fprintf(w, "| %d | %s | %s | %s |\n", from+i+1, MD(subject(f)), FormatTime(first), MD(f.Narrative))
+	}
+}
+
+// findingPicture is the evidence table and sequence diagram of a finding.
+func findingPicture(w io.Writer, f *diagnose.Finding) {
+	fmt.Fprintf(w, "\n#### %s\n\n**What happened.** %s\n", MD(subject(f)), MD(f.Narrative))
+	if len(f.Evidence) > 0 {
+		fmt.Fprintf(w, "\n**Evidence**\n\n| time | tier | request id | status | outcome | decision | result | source |\n|---|---|---|---:|---|---|---|---|\n")
+		for _, o := range f.Evidence {
+			result := MD(o.ResultID)
+			if o.Effect {
+				result += " (effect)"
+			}
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", FormatTime(o.Time), o.Tier, MD(o.RequestID), statusOrDash(o.Status),
+				cellOutcome(o), MD(o.Decision), result, MD(o.Source.String()))
+		}
+	}
+	if len(f.Intents) > 0 {
+		fmt.Fprintf(w, "\n```mermaid\n%s```\n", SequenceDiagram(f.Intents))
+	}
+}
+
+// markdownLinkSafe is the last step of MD: it breaks what GitHub-flavoured
+// Markdown would turn into a link by itself (bare URLs, www. names, email
+// addresses) with backslash escapes, which render as the characters they
+// escape, so the text reads the same and links nowhere.
+func markdownLinkSafe(s string) string {
+	if !strings.Contains(s, "://") && !strings.Contains(s, "@") && !strings.Contains(strings.ToLower(s), "www.") {
+		return s
+	}
+	var b strings.Builder
+	lower := strings.ToLower(s)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ':' && strings.HasPrefix(s[i+1:], "//"):
+			b.WriteString(`\:`)
+		case c == '@':
+			b.WriteString(`\@`)
+		case c == '.' && i >= 3 && lower[i-3:i] == "www":
+			b.WriteString(`\.`)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
