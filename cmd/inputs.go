@@ -130,8 +130,12 @@ func warnInputs(w io.Writer, set *trace.Set) (failed bool) {
 			failed = true
 		}
 		if u := in.Unrecognised; u != nil {
+			first := u.Text
+			if first == "" { // a line too long to keep, say
+				first = "(" + u.Reason + ")"
+			}
 			fmt.Fprintf(w, "idem: warning: %s: no line was recognised (see 'idem help formats'); line %d: %s\n",
-				path, u.Source.Line, report.Safe(u.Text))
+				path, u.Source.Line, report.Safe(first))
 		}
 		if in.Repaired > 0 && len(in.RepairSamples) > 0 {
 			fmt.Fprintf(w, "idem: warning: %s: %d %s read although not valid JSON (first at line %d): %s\n", path, in.Repaired,
