@@ -145,6 +145,8 @@ func runDiagnose(cmd *cobra.Command, opts *DiagnoseOptions) error {
 	}
 	filter.Keys, filter.Rules = opts.Keys, opts.Rules
 
+	build := opts.Rule.Build() // --retry-window and the rest widen what is built
+	opts.Input.build = &build
 	set, err := load(cmd.Context(), f, &opts.Input, opts.Paths)
 	if err != nil {
 		return err

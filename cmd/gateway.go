@@ -1,10 +1,10 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strings"
 	"time"
 
@@ -19,14 +19,20 @@ type GatewayOptions struct {
 	Profile  string
 	TTL      time.Duration
 	Delay    time.Duration
+	Lease    time.Duration
 	State    string
+	Store    string
 	LogPath  string
 	Provider bool
 	Faults   gateway.Faults
+	// FaultNames are the --fault values, folded into Faults by validate.
+	FaultNames []string
+
+	profile gateway.Profile
 }
 
 // NewCmdGateway builds `idem gateway`.
-func NewCmdGateway(f *Factory) *cobra.Command {
+func NewCmdGateway(f *Factory, runF func(*GatewayOptions) error) *cobra.Command {
 	opts := &GatewayOptions{Factory: f}
 	cmd := &cobra.Command{
 		Use:   "gateway",
@@ -39,25 +45,44 @@ produce real logs for 'idem diagnose'.
   POST /v1/operations/{reserve|publish|release}
                                             key <submissionId>:r<revision>:<operation>
   GET  /v1/effects                          the effect count and records
+  GET  /v1/keys/{key}                       what the store holds for a key
   GET  /healthz
 
 A first delivery reserves the key (in_progress), runs the effect and records
-it with the key (completed) in one write. A replay gets the stored status and
-body with Idempotent-Replayed: true; the same key with another payload gets
-the profile's conflict code before the handler; a concurrent delivery gets
-409 with Retry-After; a missing or malformed key gets 400.
+it with the completed key record in one transaction; 201 is sent only once
+that transaction is durable, and a storage error answers 503 with nothing
+done. A replay gets the stored status, headers and body, byte for byte, with
+Idempotent-Replayed: true; the same key with another payload gets the
+profile's conflict code before the handler; a concurrent delivery gets 409
+with Retry-After; a missing or malformed key gets 400. A reservation whose
+owner is gone (a restarted gateway, or a lease past its deadline) is
+recovered by the next delivery with the same key and payload.
+
+Keys live in memory by default, in a SQLite file with --state (an old JSON
+state file is migrated once), or in PostgreSQL with --store, which several
+gateways behind one proxy can share (docs/gateway.md).
 
 Each fault flag reproduces one row of the diagnosis table. Logs are JSON
 lines in idem's canonical schema (docs/log-schema.md) on standard error, or
-in --log. With --provider it runs a fake external provider instead
-(POST /v1/charges, no idempotency of its own) for --external.`,
+in --log: a new file for an in-memory store, appended to for a persistent
+one, so result ids never restart within one log. With --provider it runs a
+fake external provider instead (POST /v1/charges, no idempotency of its own)
+for --external.`,
 		Example: `  idem gateway --fail-after-commit --log gateway.jsonl
-  idem gateway --profile ietf --ttl 10m --state gateway-state.json
+  idem gateway --profile ietf --ttl 10m --state gateway.db
+  idem gateway --store postgres://idem@127.0.0.1:5432/idem --listen 127.0.0.1:8081
+  idem gateway --state gateway.db --fault stuck-reservation
   idem gateway --provider --listen 127.0.0.1:9090 --log provider.jsonl &
   idem gateway --external http://127.0.0.1:9090 --crash-after-external`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runGateway(cmd, opts)
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runGateway(cmd.Context(), opts)
 		},
 	}
 	fs := cmd.Flags()
@@ -65,72 +90,106 @@ in --log. With --provider it runs a fake external provider instead
 	fs.StringVar(&opts.Profile, "profile", "article", "status codes: article (409/409), ietf (422/409) or stripe (400/409) for conflict/in-progress")
 	fs.DurationVar(&opts.TTL, "ttl", 24*time.Hour, "how long completed keys are kept; a later retry is new (0 keeps them forever)")
 	fs.DurationVar(&opts.Delay, "delay", 0, "make the handler this slow before its effect")
-	fs.StringVar(&opts.State, "state", "", "keep keys and effects in this file (atomic writes, locked); default in memory")
+	fs.DurationVar(&opts.Lease, "lease", gateway.DefaultLease, "how long a reservation's owner is trusted to be alive; longer than --delay")
+	fs.StringVar(&opts.State, "state", "", "keep keys and effects in this SQLite file (locked to one gateway); default in memory")
+	fs.StringVar(&opts.Store, "store", "", "keep keys and effects in this PostgreSQL database (postgres://…), shared by several gateways")
 	fs.StringVar(&opts.LogPath, "log", "", "write the JSON log to this file instead of standard error")
 	fs.BoolVar(&opts.Provider, "provider", false, "run a fake external provider instead of the gateway")
 	fs.BoolVar(&opts.Faults.FailAfterCommit, "fail-after-commit", false, "fault: commit, then drop the connection without a response")
 	fs.BoolVar(&opts.Faults.NoDedup, "no-dedup", false, "fault: ignore keys, every delivery runs the effect")
-	fs.BoolVar(&opts.Faults.NonAtomic, "non-atomic", false, "fault: check-then-insert, so concurrent deliveries both run")
+	fs.BoolVar(&opts.Faults.NonAtomic, "non-atomic", false, "fault: check-then-write, so concurrent deliveries both run")
 	fs.BoolVar(&opts.Faults.NoFingerprint, "no-fingerprint", false, "fault: replay the first result whatever the payload")
 	fs.StringVar(&opts.Faults.External, "external", "", "call this provider URL before recording completed")
 	fs.BoolVar(&opts.Faults.CrashAfterExternal, "crash-after-external", false, "fault (with --external): lose the terminal write after the call, once per key")
+	fs.StringSliceVar(&opts.FaultNames, "fault", nil, "faults by name: "+strings.Join(gateway.FaultNames(), ", ")+" (stuck-reservation: never recover a reservation whose owner is gone)")
 	return cmd
 }
 
-func runGateway(cmd *cobra.Command, opts *GatewayOptions) error {
-	f := opts.Factory
-	profile, ok := gateway.Profiles[opts.Profile]
+func (o *GatewayOptions) validate() error {
+	profile, ok := gateway.Profiles[o.Profile]
 	if !ok {
-		return usagef("unknown --profile %q (known: %s)", opts.Profile, strings.Join(gateway.ProfileNames(), ", "))
+		return usagef("unknown --profile %q (known: %s)", o.Profile, strings.Join(gateway.ProfileNames(), ", "))
 	}
-	if opts.Faults.CrashAfterExternal && opts.Faults.External == "" {
+	o.profile = profile
+	for _, name := range o.FaultNames {
+		if err := o.Faults.Enable(name); err != nil {
+			return usagef("--fault: %v (known: %s)", err, strings.Join(gateway.FaultNames(), ", "))
+		}
+	}
+	if o.Faults.CrashAfterExternal && o.Faults.External == "" {
 		return usagef("--crash-after-external needs --external URL")
 	}
-	if opts.TTL < 0 || opts.Delay < 0 {
+	if o.TTL < 0 || o.Delay < 0 {
 		return usagef("--ttl and --delay must not be negative")
 	}
-	var logw io.Writer = f.IO.ErrOut
-	if opts.LogPath != "" {
-		lf, err := os.OpenFile(opts.LogPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-		if err != nil {
-			return fmt.Errorf("cannot open the log: %w", err)
+	if o.Lease <= o.Delay {
+		return usagef("--lease (%s) must be longer than --delay (%s), or live reservations would be recovered", o.Lease, o.Delay)
+	}
+	if o.State != "" && o.Store != "" {
+		return usagef("--state and --store name two stores: choose one")
+	}
+	if o.Store != "" && !strings.HasPrefix(o.Store, "postgres://") && !strings.HasPrefix(o.Store, "postgresql://") {
+		return usagef("--store must be a postgres:// URL (for a SQLite file, use --state FILE)")
+	}
+	return nil
+}
+
+func runGateway(ctx context.Context, opts *GatewayOptions) error {
+	f := opts.Factory
+	openLog := func(persistent bool) (io.Writer, func(), error) {
+		if opts.LogPath == "" {
+			return f.IO.ErrOut, func() {}, nil
 		}
-		defer lf.Close()
-		logw = lf
+		// A persistent store continues its result ids, so its log goes on
+		// too; an in-memory store starts again at 1, and so does its log.
+		mode := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
+		if persistent {
+			mode = os.O_CREATE | os.O_WRONLY | os.O_APPEND
+		}
+		lf, err := os.OpenFile(opts.LogPath, mode, 0o644)
+		if err != nil {
+			return nil, nil, fmt.Errorf("cannot open the log: %w", err)
+		}
+		return lf, func() { lf.Close() }, nil
 	}
 	ready := func(addr string) {
-		what := "gateway (profile " + profile.Name + faultList(opts.Faults) + ")"
+		what := "gateway (profile " + opts.profile.Name + faultList(opts.Faults) + ")"
 		if opts.Provider {
 			what = "fake provider"
 		}
 		fmt.Fprintf(f.IO.ErrOut, "idem: %s listening on http://%s (Ctrl-C to stop)\n", what, addr)
 	}
+	timeouts := gateway.DefaultTimeouts(opts.Delay)
 	if opts.Provider {
-		return gateway.Serve(cmd.Context(), opts.Listen, gateway.NewProvider(logw, f.Now).Handler(), ready)
+		logw, closeLog, err := openLog(false)
+		if err != nil {
+			return err
+		}
+		defer closeLog()
+		return gateway.Serve(ctx, opts.Listen, gateway.NewProvider(logw, f.Now).Handler(), timeouts, ready)
 	}
-	store, err := gateway.OpenStore(opts.State)
+	target := opts.State
+	if opts.Store != "" {
+		target = opts.Store
+	}
+	store, err := gateway.OpenStoreContext(ctx, target)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	srv := gateway.New(gateway.Options{Profile: profile, TTL: opts.TTL, Delay: opts.Delay, Faults: opts.Faults, Log: logw, Now: f.Now}, store)
-	return gateway.Serve(cmd.Context(), opts.Listen, srv.Handler(), ready)
+	logw, closeLog, err := openLog(store.Persistent())
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	srv := gateway.New(gateway.Options{Profile: opts.profile, TTL: opts.TTL, Delay: opts.Delay, Lease: opts.Lease,
+		Faults: opts.Faults, Log: logw, Now: f.Now}, store)
+	return gateway.Serve(ctx, opts.Listen, srv.Handler(), timeouts, ready)
 }
 
 func faultList(fl gateway.Faults) string {
-	var on []string
-	for name, set := range map[string]bool{"fail-after-commit": fl.FailAfterCommit, "no-dedup": fl.NoDedup, "non-atomic": fl.NonAtomic,
-		"no-fingerprint": fl.NoFingerprint, "crash-after-external": fl.CrashAfterExternal} {
-		if set {
-			on = append(on, name)
-		}
+	if on := fl.Enabled(); len(on) > 0 {
+		return "; faults: " + strings.Join(on, ", ")
 	}
-	if fl.External != "" {
-		on = append(on, "external "+fl.External)
-	}
-	if len(on) == 0 {
-		return ""
-	}
-	sort.Strings(on)
-	return "; faults: " + strings.Join(on, ", ")
+	return ""
 }

@@ -25,6 +25,9 @@ type inputFlags struct {
 	Workers      int
 	MaxLineBytes int
 	progressMin  int64 // inputs smaller than this show no progress (tests lower it)
+	// build, when set, is what the correlator builds: diagnose sets it
+	// from its rules' needs under the thresholds in force.
+	build *trace.Build
 }
 
 func (fl *inputFlags) register(cmd *cobra.Command) {
@@ -101,7 +104,11 @@ func load(ctx context.Context, f *Factory, fl *inputFlags, paths []string) (*tra
 	// name it (see warnInputs).
 	opts.KeepGoing = true
 	stop := startProgress(f, opts.Progress, paths, fl.Quiet, fl.progressMin)
-	set, err := diagnose.Load(ctx, paths, opts, nil)
+	build := diagnose.DefaultOptions().Build()
+	if fl.build != nil {
+		build = *fl.build
+	}
+	set, err := diagnose.LoadBuild(ctx, paths, opts, build, nil)
 	stop()
 	if err != nil {
 		var ie *ingest.InputError

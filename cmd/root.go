@@ -282,7 +282,7 @@ shares one Idempotency-Key: the retries of one action.`,
 	root.AddCommand(NewCmdTrace(f, nil))
 	root.AddCommand(NewCmdRules(f))
 	root.AddCommand(NewCmdReplay(f))
-	root.AddCommand(NewCmdGateway(f))
+	root.AddCommand(NewCmdGateway(f, nil))
 	root.AddCommand(newHelpTopic("exit-codes", "What idem's exit codes mean", exitCodesHelp))
 	root.AddCommand(newHelpTopic("formats", "The log formats idem recognises", formats.Help()))
 	registerCompletions(root)

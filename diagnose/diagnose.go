@@ -143,20 +143,20 @@ func (r *Result) Filter(fl Filter) *Result {
 
 // Summary counts what was read and what was found.
 type Summary struct {
-	Inputs       int      `json:"inputs"`
-	Lines        int      `json:"lines"`
-	Skipped      int      `json:"skipped"`
-	Ignored      int      `json:"ignored"` // lines read that say nothing about a request
-	Observations int      `json:"observations"`
-	Deliveries   int      `json:"deliveries"`
-	Unkeyed      int      `json:"unkeyed_deliveries"`
-	Intents      int      `json:"intents"`
-	Healthy      int      `json:"healthy"`
-	WithFindings int      `json:"with_findings"`
-	Findings     int      `json:"findings"`
-	Critical     int      `json:"critical"`
-	Warning      int      `json:"warning"`
-	Info         int      `json:"info"`
+	Inputs       int `json:"inputs"`
+	Lines        int `json:"lines"`
+	Skipped      int `json:"skipped"`
+	Ignored      int `json:"ignored"` // lines read that say nothing about a request
+	Observations int `json:"observations"`
+	Deliveries   int `json:"deliveries"`
+	Unkeyed      int `json:"unkeyed_deliveries"`
+	Intents      int `json:"intents"`
+	Healthy      int `json:"healthy"`
+	WithFindings int `json:"with_findings"`
+	Findings     int `json:"findings"`
+	Critical     int `json:"critical"`
+	Warning      int `json:"warning"`
+	Info         int `json:"info"`
 	// ByRule counts the findings of each rule that made any.
 	ByRule       map[string]int `json:"by_rule"`
 	Tiers        []string       `json:"tiers"`

@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/idem-cli/idem/trace"
 )
@@ -14,7 +15,7 @@ var inProgressRetry = &Rule{
 	Hypothesis: "The first attempt is still running, or died holding the reservation.",
 	Check:      "Check the reservation's owner, heartbeat and deadline; look for a terminal result for the key after the answer.",
 	Action:     "Follow the state contract: wait and retry with the same key; recover a stuck reservation by reconciliation, never by deleting it blindly.",
-	Evidence:   "A delivery answered \"in progress\": a decision such as `in_progress`, or 409 with `Retry-After` or an in-progress state. Critical (stuck) when no effect, `completed` state or server 2xx for the key follows.",
+	Evidence:   "A delivery answered \"in progress\": a decision such as `in_progress`, or 409 with `Retry-After` or an in-progress state; or, where the server logs no state (express-idempotency's bare 409 `Conflict`), a 409, 425, 429 or 503 while an earlier delivery of the key was still in flight with the same payload (\"likely\" when no tier logged the payloads; another payload is a mismatch). Critical (stuck) when no effect, `completed` state or server 2xx for the key follows.",
 	Example:    "in-progress-stuck",
 	Needs:      []trace.Tier{trace.TierServer},
 	run:        runInProgress,
@@ -30,6 +31,10 @@ func runInProgress(c *context) []*Finding {
 				answered, answer = d, o
 				break
 			}
+		}
+		likely := false
+		if answered == nil {
+			answered, answer, likely = inferredInProgress(c, in)
 		}
 		if answered == nil {
 			continue
@@ -55,6 +60,14 @@ func runInProgress(c *context) []*Finding {
 		f := &Finding{Intents: []*trace.Intent{in}}
 		n := fmt.Sprintf("Delivery %s of key %s was answered %q at %s while an earlier delivery held the reservation",
 			answered.RequestID, in.Key, inProgressLabel(answer), hhmmss(answer.Time))
+		if answer.Decision == "" && answer.State == "" && !answer.RetryAfter {
+			n = fmt.Sprintf("Delivery %s of key %s was answered %d at %s while an earlier delivery of the key was still in flight, with the same payload",
+				answered.RequestID, in.Key, answer.Status, hhmmss(answer.Time))
+			if likely {
+				n = fmt.Sprintf("Delivery %s of key %s was answered %d at %s while an earlier delivery of the key was still in flight: likely an in-progress answer (no tier logged the payloads, so a mismatch cannot be ruled out)",
+					answered.RequestID, in.Key, answer.Status, hhmmss(answer.Time))
+			}
+		}
 		if terminal == nil {
 			f.Severity = Critical
 			n += "; no terminal result for the key follows in the logs, so the reservation looks stuck (variant: stuck)."
@@ -78,4 +91,68 @@ func inProgressLabel(o *trace.Observation) string {
 		return fmt.Sprintf("%d in progress", o.Status)
 	}
 	return "in progress"
+}
+
+// busyStatuses are the answers servers give a duplicate while the first
+// delivery of its key still runs, when they log no state: 409 (Stripe,
+// express-idempotency, rocket-rides), 425 Too Early, 429, 503.
+var busyStatuses = []int{409, 425, 429, 503}
+
+// inferredInProgress finds, on the timeline, a delivery answered with a
+// busy status while an earlier delivery of the same key was still in
+// flight, with the same payload (likely when no tier logged payloads). A
+// delivery with another payload is a mismatch, not this.
+func inferredInProgress(c *context, in *trace.Intent) (*trace.Delivery, *trace.Observation, bool) {
+	for i, d := range in.Deliveries {
+		var busy *trace.Observation
+		for _, o := range d.Observations {
+			if o.Tier <= trace.TierServer && slices.Contains(busyStatuses, o.Status) {
+				busy = o
+				if o.Tier == trace.TierServer {
+					break
+				}
+			}
+		}
+		if busy == nil {
+			continue
+		}
+		for _, e := range in.Deliveries[:i] {
+			if !overlapped(c, e, d) {
+				continue
+			}
+			switch samePayload(e, d) {
+			case payloadDiffers:
+				continue // another payload: payload-mismatch's
+			case payloadUnknown:
+				return d, busy, true
+			default:
+				return d, busy, false
+			}
+		}
+	}
+	return nil, nil, false
+}
+
+type payloadMatch int
+
+const (
+	payloadUnknown payloadMatch = iota // no tier logged both payloads
+	payloadSame
+	payloadDiffers
+)
+
+// samePayload compares two deliveries' fingerprints tier by tier: a
+// server's own hash and a HAR body's hash of one payload differ.
+func samePayload(a, b *trace.Delivery) payloadMatch {
+	fa, fb := a.Fingerprints(), b.Fingerprints()
+	m := payloadUnknown
+	for t, x := range fa {
+		if y, ok := fb[t]; ok {
+			if x != y {
+				return payloadDiffers
+			}
+			m = payloadSame
+		}
+	}
+	return m
 }

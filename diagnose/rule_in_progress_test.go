@@ -15,9 +15,28 @@ func heldKey(answer ob, then ...ob) []ob {
 	}, then...)
 }
 
+// concurrentDuplicate is express-idempotency's case: it logs no state;
+// a duplicate sent while the first delivery runs gets a bare 409
+// "Conflict". The second's start and both payloads vary.
+func concurrentDuplicate(secondAt float64, fp1, fp2 string) []ob {
+	first := server("r1").key("k-1").post().at(0).took(3).status(201)
+	second := server("r2").key("k-1").post().at(secondAt).took(0.01).status(409)
+	if fp1 != "" {
+		first = first.fp(fp1)
+	}
+	if fp2 != "" {
+		second = second.fp(fp2)
+	}
+	return []ob{first, server("r1").key("k-1").at(2.9).effect("ord_1"), second}
+}
+
 var inProgressCases = ruleCases{
 	rule: "in-progress-retry",
 	fire: []ruleCase{
+		{name: "a bare 409 while the first delivery ran, same payload", obs: concurrentDuplicate(1, "sha256:aaaa", "sha256:aaaa"),
+			want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "still in flight, with the same payload"}}},
+		{name: "a bare 409 while the first delivery ran, payloads not logged", obs: concurrentDuplicate(1, "", ""),
+			want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "likely an in-progress answer"}}},
 		{name: "the retry saw in_progress, then the first delivery completed",
 			obs:  heldKey(server("r2").key("k-1").post().at(1).status(409).decision("in_progress"), server("r1").key("k-1").at(20).effect("ord_1")),
 			want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "reached a terminal result"}}},
@@ -29,6 +48,8 @@ var inProgressCases = ruleCases{
 			want: []want{{severity: diagnose.Critical, keys: []string{"k-1"}, says: `"409 in progress"`}}},
 	},
 	quiet: []ruleCase{
+		{name: "a bare 409 after the first delivery had finished", obs: concurrentDuplicate(4, "sha256:aaaa", "sha256:aaaa")},
+		{name: "a bare 409 to another payload is a mismatch", obs: concurrentDuplicate(1, "sha256:aaaa", "sha256:bbbb")},
 		{name: "a 409 that is a payload conflict",
 			obs: heldKey(server("r2").key("k-1").post().at(1).status(409).decision("conflict"))},
 		{name: "a 429 with Retry-After is a rate limit",

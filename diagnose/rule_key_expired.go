@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/idem-cli/idem/trace"
 )
@@ -20,6 +21,10 @@ var keyExpired = &Rule{
 	run:        runKeyExpired,
 }
 
+// noExpiry is a gap between a completion and a second effect too short
+// for a key's expiry to explain it.
+const noExpiry = time.Minute
+
 func runKeyExpired(c *context) []*Finding {
 	var out []*Finding
 	for _, in := range c.set.Intents {
@@ -32,10 +37,15 @@ func runKeyExpired(c *context) []*Finding {
 			ev.delivery(p.first)
 			ev.delivery(p.second)
 			gap := serverStart(p.second).Sub(completedAt(c, p.first))
-			f = &Finding{Severity: Critical, Intents: []*trace.Intent{in}, Evidence: ev.sorted(),
-				Narrative: fmt.Sprintf("Key %s completed at %s (%s), and delivery %s %s later was run again and made %s.",
-					in.Key, hhmmss(completedAt(c, p.first)), resultList(uniqueResults(c.effects(p.first))), p.second.RequestID,
-					gap.Round(1e6), resultList(uniqueResults(c.effects(p.second))))}
+			n := fmt.Sprintf("Key %s completed at %s (%s), and delivery %s %s later was run again and made %s",
+				in.Key, hhmmss(completedAt(c, p.first)), resultList(uniqueResults(c.effects(p.first))), p.second.RequestID,
+				gap.Round(1e6), resultList(uniqueResults(c.effects(p.second))))
+			if gap < noExpiry {
+				// No key store forgets a key that fast: the evidence says
+				// the key was not stored or not checked, not that it expired.
+				n += fmt.Sprintf("; %s is too soon for any expiry, so the key was most likely never stored or never checked (no dedup at all)", gap.Round(1e6))
+			}
+			f = &Finding{Severity: Critical, Intents: []*trace.Intent{in}, Evidence: ev.sorted(), Narrative: n + "."}
 			break
 		}
 		if f == nil {

@@ -15,6 +15,9 @@ func completedThenRetried(retryAt float64, retry ...ob) []ob {
 var keyExpiredCases = ruleCases{
 	rule: "key-expired",
 	fire: []ruleCase{
+		{name: "12 ms after completion the key ran again: no dedup, not an expiry",
+			obs:  completedThenRetried(0.312, server("r2").key("k-1").at(0.4).status(201), server("r2").key("k-1").at(0.5).effect("ord_2")),
+			want: []want{{severity: diagnose.Critical, keys: []string{"k-1"}, says: "never stored or never checked"}}},
 		{name: "an hour later the key ran again",
 			obs:  completedThenRetried(3600, server("r2").key("k-1").at(3600.1).decision("new").status(201), server("r2").key("k-1").at(3600.2).effect("ord_2")),
 			want: []want{{severity: diagnose.Critical, keys: []string{"k-1"}, says: "was run again and made ord_2"}}},

@@ -18,6 +18,13 @@ var lateCompletionCases = ruleCases{
 		{name: "the worker says it completed after the timeout",
 			obs:  twoAttempts(15.2, "5", "completed after timeout", "Activity complete after timeout."),
 			want: []want{{severity: diagnose.Warning, keys: []string{"article-108:r1:publish"}, says: "attempt 1 reported completion after its timeout"}}},
+		{name: "the SDK's own line, without an ActivityID, joins its attempt",
+			obs: []ob{
+				worker("").activity("article-108", "5", 1).key("article-108:r1:publish").at(0).msg("Publishing article"),
+				worker("").activity("article-108", "5", 2).key("article-108:r1:publish").at(12).msg("Publishing article"),
+				worker("").activity("article-108", "", 1).at(15.2).detail("completed after timeout").msg("Activity complete after timeout."),
+			},
+			want: []want{{severity: diagnose.Warning, keys: []string{"article-108:r1:publish"}, says: "attempt 1 reported completion after its timeout"}}},
 		{name: "the first attempt completed after the second began",
 			obs:  twoAttempts(15.2, "5", "", "Publish completed"),
 			want: []want{{severity: diagnose.Warning, keys: []string{"article-108:r1:publish"}, says: "after attempt 2 had begun"}}},

@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/idem-cli/idem/trace"
@@ -45,6 +46,12 @@ func secondEffects(c *context, in *trace.Intent) []effectfulPair {
 		for _, prev := range effectful[:i] {
 			if fa, fb := prev.Fingerprint(), d.Fingerprint(); fa != "" && fb != "" && fa != fb {
 				continue // another payload: payload-mismatch says it
+			}
+			if sameResults(uniqueResults(c.effects(prev)), uniqueResults(c.effects(d))) {
+				// One effect seen twice: a server that held the duplicate
+				// on a lock and replayed it, or a worker reporting what the
+				// server made. Result ids name one effect each.
+				continue
 			}
 			out = append(out, effectfulPair{first: prev, second: d, concurrent: overlapped(c, prev, d)})
 			break
@@ -112,4 +119,18 @@ func tierSpan(d *trace.Delivery, t trace.Tier) span {
 		}
 	}
 	return s
+}
+
+// sameResults reports whether two deliveries named the same, non-empty
+// set of result ids.
+func sameResults(a, b []string) bool {
+	if len(a) == 0 || len(a) != len(b) {
+		return false
+	}
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			return false
+		}
+	}
+	return true
 }

@@ -25,6 +25,13 @@ var nonAtomicCases = ruleCases{
 		}, want: []want{{severity: diagnose.Critical, keys: []string{"k-1"}, says: "both ran the effect"}}},
 	},
 	quiet: []ruleCase{
+		// Fiber's idempotency middleware holds the duplicate on a lock,
+		// then answers it with the stored response: two overlapping 201s
+		// naming one result, and no effect lines.
+		{name: "a server that held the duplicate and replayed it", obs: []ob{
+			server("r1").key("k-1").post().at(0).took(2).status(201).result("ord_1").fp("sha256:aaaa"),
+			server("r2").key("k-1").post().at(0.5).took(1.6).status(201).result("ord_1").fp("sha256:aaaa"),
+		}},
 		{name: "the second delivery came after the first had finished",
 			obs: twoDeliveries(5, "sha256:aaaa", server("r2").key("k-1").at(6).effect("ord_2"))},
 		{name: "the concurrent delivery was answered in progress",

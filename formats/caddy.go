@@ -57,5 +57,8 @@ func extractCaddy(p *Parser, r *record, o *trace.Observation) bool {
 	if o.RequestID == "" {
 		o.RequestID = header(resp, "X-Request-Id")
 	}
+	if o.RequestID == "" {
+		o.RequestID = traceDelivery(header(hs, "Traceparent"))
+	}
 	return o.Method != ""
 }

@@ -133,6 +133,12 @@ func readExtras(s string) extras {
 			}
 		}
 	}
+	// A quoted "$upstream_status" is "-" when no upstream answered (a
+	// 499): then three quoted values follow the request time, and the
+	// first is that status, not the request id.
+	if len(quoted) >= 3 && quoted[0] == "" && e.upstream == "" {
+		quoted = quoted[1:]
+	}
 	for i, v := range quoted {
 		switch {
 		case i == 0 && e.requestID == "":

@@ -116,7 +116,11 @@ func (p *Parser) unwrapECS(doc gjson.Result, labels map[string]string, src trace
 		return
 	}
 	if doc.Get("http.request.method").Exists() || doc.Get("http\\.request\\.method").Exists() {
+		// The document's own fields hold the request: read them with the
+		// application aliases, not as an ECS envelope again.
+		p.as = jsonFormat
 		p.unwrap(doc, labels, src, format)
+		p.as = nil
 		return
 	}
 	p.unwrap(msg, labels, src, format)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idem-cli/idem/formats"
 	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/trace"
 )
@@ -224,5 +225,49 @@ func TestApplicationLoggersAsTheyReallyLog(t *testing.T) {
 					tt.format, tt.rid, tt.dur, tt.start.Format(time.RFC3339Nano), tt.result, tt.effect)
 			}
 		})
+	}
+}
+
+// TestECSDocumentWithItsOwnRequestFields: an ECS document whose message is
+// plain text and whose own fields hold the request used to be unwrapped
+// as ECS again and again until the stack overflowed.
+func TestECSDocumentWithItsOwnRequestFields(t *testing.T) {
+	line := `{"@timestamp":"2021-09-09T18:42:20.799Z","message":"handled request","ecs":{"version":"1.6.0"},"http":{"request":{"method":"POST"},"response":{"status_code":201}},"url":{"path":"/v1/orders"}}`
+	obs, in := readString(t, "ecs", line+"\n", ingest.Options{})
+	if len(obs) != 1 || in.Skipped != 0 || obs[0].Method != "POST" {
+		t.Fatalf("%d observations, %d skipped %v: %+v", len(obs), in.Skipped, in.SkipSamples, obs)
+	}
+}
+
+// TestTraceIDsJoinTiersWithoutRequestIDs: a browser that sends only a W3C
+// traceparent and a backend that logs OpenTelemetry's trace_id make one
+// delivery, named after the trace; a stack trace is no trace id.
+func TestTraceIDsJoinTiersWithoutRequestIDs(t *testing.T) {
+	har := `{"startedDateTime":"2026-11-30T09:14:02.105Z","time":120,"request":{"method":"POST","url":"https://shop.example.com/v1/orders","headers":[{"name":"traceparent","value":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"},{"name":"Idempotency-Key","value":"k-1"}]},"response":{"status":201,"headers":[],"content":{}},"timings":{}}`
+	app := `{"time":"2026-11-30T09:14:02.150Z","level":"INFO","msg":"order created","trace_id":"4BF92F3577B34DA6A3CE929D0E0E4736","span_id":"a2fb4a1d1a96d312","idempotency_key":"k-1","order_id":"ord_1"}`
+	gcp := `{"time":"2026-11-30T09:14:02.160Z","level":"INFO","msg":"charged","logging.googleapis.com/trace":"projects/shop/traces/4bf92f3577b34da6a3ce929d0e0e4736","idempotency_key":"k-1"}`
+	stack := `{"time":"2026-11-30T09:14:02.170Z","level":"ERROR","msg":"boom","trace":"goroutine 1 [running]: main.main()","idempotency_key":"k-1"}`
+	obs, _ := readString(t, "traces", har+"\n"+app+"\n"+gcp+"\n"+stack+"\n", ingest.Options{})
+	if len(obs) != 4 {
+		t.Fatalf("%d observations", len(obs))
+	}
+	for i, o := range obs[:3] {
+		if o.RequestID != "trace:4bf92f3577b34da6a3ce929d0e0e4736" {
+			t.Errorf("line %d: request id %q, want the trace's", i+1, o.RequestID)
+		}
+	}
+	if obs[3].RequestID != "" {
+		t.Errorf("a stack trace was taken for a trace id: %q", obs[3].RequestID)
+	}
+	for in, want := range map[string]string{
+		"Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1": "1-5759e988-bd862e3fe1be46a994272793",
+		"00-00000000000000000000000000000000-00f067aa0ba902b7-01":                    "",
+		"5759e988bd862e3f":    "5759e988bd862e3f",
+		"1234567890123456789": "1234567890123456789",
+		"not a trace":         "",
+	} {
+		if got := formats.TraceID(in); got != want {
+			t.Errorf("TraceID(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -101,6 +101,9 @@ func extractHAREntry(p *Parser, r *record, o *trace.Observation) bool {
 	o.Route = routePath(present(req.Get("url")))
 	hs := req.Get("headers")
 	o.RequestID = header(hs, "X-Request-Id")
+	if o.RequestID == "" {
+		o.RequestID = traceDelivery(header(hs, "traceparent"))
+	}
 	o.Key = trace.NormalizeKey(header(hs, "Idempotency-Key"))
 	if body := req.Get("postData.text"); body.Exists() && body.Str != "" {
 		o.Fingerprint = trace.Fingerprint([]byte(body.Str))

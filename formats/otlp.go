@@ -128,6 +128,9 @@ func extractOTel(lr gjson.Result, o *trace.Observation) bool {
 	o.Status, _ = intValue(first("http.response.status_code", "http.status_code"))
 	o.Key = trace.NormalizeKey(first("http.request.header.idempotency-key", "idempotency_key", "idempotency.key"))
 	o.RequestID = first("http.request.header.x-request-id", "request_id", "http.request_id")
+	if o.RequestID == "" {
+		o.RequestID = traceDelivery(present(lr.Get("traceId")))
+	}
 	o.ResultID = first(append(resultAliases, "result.id", "order.id")...)
 	o.Decision = strings.ToLower(first("idempotency.decision", "decision"))
 	o.Fingerprint = first("idempotency.fingerprint", "fingerprint")

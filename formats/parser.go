@@ -47,7 +47,16 @@ type Parser struct {
 	// labels are the labels of the envelope being unwrapped, if any.
 	labels map[string]string
 	raw    string // the record being read, for Result.Raw
+	// as, when set, is the format the next record is read as, whatever
+	// its shape says (an envelope reading its own document's fields).
+	as *Format
+	// depth counts the envelopes being unwrapped around the record.
+	depth int
 }
+
+// maxEnvelopes bounds envelopes within envelopes: a hostile export could
+// nest them without end.
+const maxEnvelopes = 8
 
 // NewParser makes a parser with the config's patterns, scope and effect
 // matchers and the input's overrides (both may be nil).
@@ -132,8 +141,20 @@ func (p *Parser) parseRecord(src trace.Source) {
 	p.scanSecrets(&p.rec, sh)
 	p.raw = p.rec.raw()
 	f := sh.format
-	if f.expand != nil && f.expand(p, &p.rec, src) {
-		return
+	if p.as != nil {
+		f, p.as = p.as, nil
+	}
+	if f.expand != nil {
+		if p.depth >= maxEnvelopes {
+			p.skip(src, "envelopes nested more than 8 deep")
+			return
+		}
+		p.depth++
+		expanded := f.expand(p, &p.rec, src)
+		p.depth--
+		if expanded {
+			return
+		}
 	}
 	// The observation is built in its place in the batch, saving a copy of
 	// the whole struct per line; it is taken back if the line says nothing.
@@ -142,6 +163,9 @@ func (p *Parser) parseRecord(src trace.Source) {
 	ok := f.extract(p, &p.rec, o)
 	if p.src != nil {
 		ok = p.src.apply(&p.rec, o) || ok
+	}
+	if o.RequestID == "" && (o.Key != "" || o.Method != "") {
+		traceFromRecord(&p.rec, o)
 	}
 	if p.cfg != nil {
 		p.cfg.applyEffect(o)

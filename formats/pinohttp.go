@@ -48,6 +48,9 @@ func extractPinoHTTP(p *Parser, r *record, o *trace.Observation) bool {
 	// is by default a per-process counter.
 	o.RequestID = header(req.Get("headers"), "x-request-id")
 	if o.RequestID == "" {
+		o.RequestID = traceDelivery(header(req.Get("headers"), "traceparent"))
+	}
+	if o.RequestID == "" {
 		o.RequestID = processScoped(r, present(req.Get("id")), o.Source)
 	}
 	o.Method = strings.ToUpper(present(req.Get("method")))

@@ -70,6 +70,15 @@ func TestTextFormats(t *testing.T) {
 				Time: time.Date(2026, 11, 30, 9, 14, 2, 114000000, time.UTC)},
 		},
 		{
+			// "$upstream_status" "$http_x_request_id" "$http_idempotency_key"
+			// appended: no upstream answered the 499, so the first is "-".
+			name: "combined 499 with a quoted - upstream status",
+			line: `127.0.0.1 - - [01/Dec/2026:10:15:49 +0000] "POST /v1/orders HTTP/1.1" 499 0 "-" "idem-harness/1" 0.452 "-" "8c3463b0-2bed-4921-9ca1-93847ba2c635" "02150d0d-e15a-44c5-a835-e5e49425234d"`,
+			want: trace.Observation{Format: "combined", Tier: trace.TierProxy, Method: "POST", Route: "/v1/orders", Outcome: trace.OutcomeClientClosed,
+				Detail: "499 client closed request", Client: "127.0.0.1", RequestID: "8c3463b0-2bed-4921-9ca1-93847ba2c635", Key: "02150d0d-e15a-44c5-a835-e5e49425234d",
+				Duration: 452 * time.Millisecond, Time: time.Date(2026, 12, 1, 10, 15, 48, 548000000, time.UTC)},
+		},
+		{
 			name: "apache vhost_combined",
 			line: `shop.example.com:443 203.0.113.9 - - [30/Nov/2026:09:14:04 +0000] "POST /v1/orders HTTP/1.1" 201 312 "-" "curl/8.5.0"`,
 			want: trace.Observation{Format: "combined", Tier: trace.TierProxy, Method: "POST", Route: "/v1/orders", Status: 201, Outcome: trace.OutcomeOK,

@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/idem-cli/idem/contract"
@@ -40,10 +41,13 @@ func ProfileNames() []string { return contract.Names() }
 type Faults struct {
 	FailAfterCommit    bool   // commit, then drop the connection without a response
 	NoDedup            bool   // ignore keys: every delivery runs the effect
-	NonAtomic          bool   // check, wait, then insert: concurrent deliveries both run
+	NonAtomic          bool   // check, wait, then write: concurrent deliveries both run
 	NoFingerprint      bool   // replay whatever came first, whatever the payload
 	External           string // call this provider before recording completed
 	CrashAfterExternal bool   // lose the terminal write after the external call (once per key)
+	// StuckReservation never recovers a reservation whose owner is gone:
+	// its key answers "in progress" until an operator reconciles it.
+	StuckReservation bool
 }
 
 // Options configure a gateway.
@@ -51,26 +55,38 @@ type Options struct {
 	Profile Profile
 	TTL     time.Duration // key retention; 0 keeps keys forever
 	Delay   time.Duration // a slow handler
-	Faults  Faults
-	Log     io.Writer
-	Now     func() time.Time
+	// Lease is how long a reservation's owner is trusted to be alive
+	// (default 30s). Another process may recover the reservation after it.
+	Lease  time.Duration
+	Faults Faults
+	Log    io.Writer
+	Now    func() time.Time
 	// NonAtomicWindow is the gap between check and insert in --non-atomic.
 	NonAtomicWindow time.Duration
 	// Client calls the external provider.
 	Client *http.Client
 }
 
+// DefaultLease is the reservation lease when Options.Lease is 0.
+const DefaultLease = 30 * time.Second
+
 // Server implements the contract over a Store.
 type Server struct {
-	opts    Options
-	store   *Store
-	log     *logger
-	mu      sync.Mutex
-	crashed map[string]bool // keys whose external call already "crashed"
+	opts     Options
+	store    Store
+	log      *logger
+	instance string // this process's share of every owner it writes
+	// deliveries numbers this process's deliveries, for unique owners.
+	deliveries atomic.Uint64
+
+	mu        sync.Mutex
+	crashed   map[string]bool // keys whose external call already "crashed"
+	live      map[string]bool // owners whose delivery is running here
+	lastSweep time.Time
 }
 
 // New returns a gateway over store.
-func New(opts Options, store *Store) *Server {
+func New(opts Options, store Store) *Server {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -80,10 +96,16 @@ func New(opts Options, store *Store) *Server {
 	if opts.NonAtomicWindow == 0 {
 		opts.NonAtomicWindow = 50 * time.Millisecond
 	}
+	if opts.Lease <= 0 {
+		opts.Lease = DefaultLease
+	}
 	if opts.Client == nil {
 		opts.Client = &http.Client{Timeout: 10 * time.Second}
 	}
-	return &Server{opts: opts, store: store, log: newLogger(opts.Log, opts.Now, "server"), crashed: map[string]bool{}}
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return &Server{opts: opts, store: store, log: newLogger(opts.Log, opts.Now, "server"), instance: "gw-" + hex.EncodeToString(b[:]),
+		crashed: map[string]bool{}, live: map[string]bool{}}
 }
 
 // Handler routes the gateway's endpoints.
@@ -102,13 +124,69 @@ func (s *Server) Handler() http.Handler {
 		s.serve(w, r, route, "rcpt", http.StatusConflict, validateOperation(op))
 	})
 	mux.HandleFunc("GET /v1/effects", func(w http.ResponseWriter, r *http.Request) {
-		effects := s.store.Effects()
+		effects, err := s.store.Effects(r.Context())
+		if err != nil {
+			writeJSON(w, http.StatusServiceUnavailable, map[string]any{"error": "storage_unavailable", "message": "the effects could not be read"})
+			return
+		}
 		writeJSON(w, http.StatusOK, map[string]any{"count": len(effects), "effects": effects})
 	})
+	mux.HandleFunc("GET /v1/keys/{key}", s.keyState)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"ok": true, "profile": s.opts.Profile.Name})
 	})
 	return mux
+}
+
+// keyState shows what the store holds for a key, in every scope, and what
+// the next delivery with it would get: the way to reconcile a stuck
+// reservation by looking rather than deleting.
+func (s *Server) keyState(w http.ResponseWriter, r *http.Request) {
+	key := trace.NormalizeKey(r.PathValue("key"))
+	if !keySyntax.MatchString(key) {
+		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "idempotency_key_invalid", "message": "the key must be 1 to 255 visible ASCII characters"})
+		return
+	}
+	hash := trace.HashKey(key)
+	recs, err := s.store.Records(r.Context(), hash)
+	if err != nil {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"error": "storage_unavailable", "message": "the key could not be read"})
+		return
+	}
+	now := s.opts.Now()
+	out := []map[string]any{}
+	for _, rec := range recs {
+		m := map[string]any{"scope": rec.Scope, "state": rec.State, "owner": rec.Owner, "fingerprint": rec.Fingerprint,
+			"created": rec.Created.UTC().Format(time.RFC3339Nano)}
+		switch {
+		case rec.State == StateInProgress:
+			m["lease"] = rec.Lease.UTC().Format(time.RFC3339Nano)
+			switch {
+			case s.recoverable(rec, now):
+				m["next_delivery"] = "recovers the reservation: its owner is gone and no effect was committed"
+			case s.opts.Faults.External != "":
+				m["next_delivery"] = "in progress: reconcile with the provider first, its call may have happened"
+			default:
+				m["next_delivery"] = "in progress: its owner is alive"
+			}
+		case rec.expired(now):
+			m["next_delivery"] = "new: the record has expired"
+		default:
+			m["next_delivery"] = "replay"
+		}
+		if rec.State == StateCompleted {
+			m["status"], m["result_id"] = rec.Status, rec.ResultID
+		}
+		if !rec.Expires.IsZero() {
+			m["expires"] = rec.Expires.UTC().Format(time.RFC3339Nano)
+		}
+		out = append(out, m)
+	}
+	status := http.StatusOK
+	if len(out) == 0 {
+		status = http.StatusNotFound
+	}
+	writeJSON(w, status, map[string]any{"key_hash": hash, "records": out})
 }
 
 // maxBody bounds a request body.
@@ -168,6 +246,13 @@ func newRequestID() string {
 	return hex.EncodeToString(b[:])
 }
 
+// delivery is one request's reservation.
+type delivery struct {
+	reqCtx
+	owner string
+	key   Record // the reservation as written
+}
+
 // serve runs the contract for one delivery.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, route, prefix string, conflictStatus int, validate validator) {
 	start := s.opts.Now()
@@ -189,9 +274,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, route, prefix str
 		return
 	}
 	ctx.keyHash = trace.HashKey(key)
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
-	if err != nil || len(body) > maxBody {
-		s.answer(w, ctx, http.StatusBadRequest, "rejected", "body_invalid", "the body could not be read or is larger than 1 MiB")
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			s.answer(w, ctx, http.StatusRequestEntityTooLarge, "rejected", "body_too_large", "the body is larger than 1 MiB")
+		} else {
+			s.answer(w, ctx, http.StatusBadRequest, "rejected", "body_invalid", "the body could not be read")
+		}
 		return
 	}
 	if err := validate(key, body); err != nil {
@@ -199,10 +289,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, route, prefix str
 		return
 	}
 	ctx.fingerprint = trace.Fingerprint(body)
-	id := route + "|" + ctx.keyHash
+	s.sweep(r.Context(), start)
 
+	// The counter keeps owners apart when clients reuse a request id.
+	d := &delivery{reqCtx: ctx, owner: s.instance + "/" + strconv.FormatUint(s.deliveries.Add(1), 10) + "/" + rid}
+	s.setLive(d.owner, true)
+	defer s.setLive(d.owner, false)
 	if !s.opts.Faults.NoDedup {
-		if done := s.reserve(w, ctx, id, conflictStatus); done {
+		if done := s.reserve(r.Context(), w, d, conflictStatus); done {
 			return
 		}
 	} else {
@@ -218,111 +312,198 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, route, prefix str
 			time.Sleep(s.opts.Delay)
 		}
 	}
+	// The client may have left: the commit must not depend on it.
+	bg := context.WithoutCancel(r.Context())
 	if s.opts.Faults.External != "" {
 		if err := s.callExternal(ctx, body); err != nil {
-			s.release(id)
+			s.release(bg, d)
 			s.answer(w, ctx, http.StatusBadGateway, "failed", "external_failed", "the provider call failed")
 			return
 		}
-		if s.opts.Faults.CrashAfterExternal && s.crashOnce(id) {
+		if s.opts.Faults.CrashAfterExternal && s.crashOnce(ctx.route+"|"+ctx.keyHash) {
 			// The process "dies" between the external call and the terminal
 			// write; a naive recovery deletes the stuck reservation.
-			s.release(id)
-			s.log.line(ctx, "crash after external call, reservation lost", map[string]any{"state": "in_progress"})
+			s.release(bg, d)
+			s.log.line(ctx, "crash after external call, reservation lost", map[string]any{"state": StateInProgress})
 			drop(w)
 			return
 		}
 	}
-	resultID, status, resp := s.commit(ctx, id, prefix)
+	rec, err := s.commit(bg, d, prefix)
+	if err != nil {
+		// Nothing was committed: no effect, and no answer but an error.
+		s.release(bg, d)
+		w.Header().Set("Retry-After", "1")
+		code, msg := "storage_unavailable", "the result could not be stored; nothing was done, retry with the same key"
+		if errors.Is(err, ErrNotOwner) {
+			code, msg = "reservation_lost", "the reservation passed to another delivery before this one finished; nothing was done"
+		}
+		s.log.line(ctx, "commit failed", map[string]any{"error": err.Error()})
+		s.answer(w, ctx, http.StatusServiceUnavailable, "failed", code, msg)
+		return
+	}
 	if s.opts.Faults.FailAfterCommit {
-		s.log.line(ctx, "response dropped after commit", map[string]any{"result_id": resultID, "outcome": "reset"})
+		s.log.line(ctx, "response dropped after commit", map[string]any{"result_id": rec.ResultID, "outcome": "reset"})
 		drop(w)
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	w.Write(resp)
+	writeStored(w, rec, false)
+}
+
+// writeStored sends a record's answer: its status, headers and body as
+// stored, byte for byte.
+func writeStored(w http.ResponseWriter, rec Record, replayed bool) {
+	for name, vs := range rec.Header {
+		w.Header()[name] = vs
+	}
+	if replayed {
+		// The marker is sent in every profile: clients that do not expect
+		// it ignore it, and it makes replays visible in the logs.
+		w.Header().Set("Idempotent-Replayed", "true")
+	}
+	w.Header().Set("Content-Length", strconv.Itoa(len(rec.Body)))
+	w.WriteHeader(rec.Status)
+	w.Write(rec.Body)
+}
+
+func (s *Server) setLive(owner string, on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if on {
+		s.live[owner] = true
+	} else {
+		delete(s.live, owner)
+	}
+}
+
+// recoverable reports whether an in_progress reservation's owner is gone,
+// so that the next delivery with its key and fingerprint may take it over.
+// The effect and the completed record commit in one transaction, so an
+// in_progress record means no effect was committed: recovering it cannot
+// make a second one.
+func (s *Server) recoverable(rec Record, now time.Time) bool {
+	if rec.State != StateInProgress || s.opts.Faults.StuckReservation || s.opts.Faults.External != "" {
+		// With an external call, the provider's effect is outside the
+		// transaction: a dead owner may have made it, so only
+		// reconciliation with the provider may settle the key.
+		return false
+	}
+	instance, _, _ := strings.Cut(rec.Owner, "/")
+	if instance == s.instance {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return !s.live[rec.Owner] // its delivery ended here without releasing it
+	}
+	if s.store.Exclusive() {
+		return true // the store's lock proves its owner's process is gone
+	}
+	return !rec.Lease.IsZero() && !now.Before(rec.Lease)
+}
+
+// sweep deletes expired records at most once a minute, off the hot path
+// of every other request.
+func (s *Server) sweep(ctx context.Context, now time.Time) {
+	if s.opts.TTL <= 0 {
+		return
+	}
+	s.mu.Lock()
+	due := now.Sub(s.lastSweep) >= time.Minute
+	if due {
+		s.lastSweep = now
+	}
+	s.mu.Unlock()
+	if due {
+		s.store.Sweep(ctx, now)
+	}
 }
 
 // reserve takes the key's reservation or answers for it (replay, conflict,
 // in progress). It reports whether the delivery was answered.
-func (s *Server) reserve(w http.ResponseWriter, ctx reqCtx, id string, conflictStatus int) bool {
-	st := s.store
-	st.mu.Lock()
-	st.purge(s.opts.Now())
-	rec := st.st.Keys[id]
-	if rec == nil && s.opts.Faults.NonAtomic {
-		// Check, then insert later: the race this mode exists to show.
-		st.mu.Unlock()
-		time.Sleep(s.opts.NonAtomicWindow)
-		st.mu.Lock()
-		rec = nil
+func (s *Server) reserve(ctx context.Context, w http.ResponseWriter, d *delivery, conflictStatus int) bool {
+	now := s.opts.Now()
+	d.key = Record{Scope: d.route, KeyHash: d.keyHash, Fingerprint: d.fingerprint, State: StateInProgress, Owner: d.owner,
+		Lease: now.Add(s.opts.Lease), Created: now}
+	var got Record
+	var reserved bool
+	var err error
+	if s.opts.Faults.NonAtomic {
+		// Check, then write later without the key's constraint: the race
+		// this mode exists to show.
+		var ok bool
+		got, ok, err = s.store.Get(ctx, d.route, d.keyHash)
+		if err == nil && (!ok || got.expired(now)) {
+			time.Sleep(s.opts.NonAtomicWindow)
+			err = s.store.Put(ctx, d.key)
+			got, reserved = d.key, true
+		}
+	} else {
+		got, reserved, err = s.store.Reserve(ctx, d.key, now)
 	}
-	if rec == nil {
-		now := s.opts.Now()
-		r := &Record{Scope: ctx.route, KeyHash: ctx.keyHash, Fingerprint: ctx.fingerprint, State: "in_progress", Owner: ctx.rid, Created: now}
-		if s.opts.TTL > 0 {
-			r.Expires = now.Add(s.opts.TTL)
-		}
-		st.st.Keys[id] = r
-		err := st.save()
-		st.mu.Unlock()
-		if err != nil {
-			s.answer(w, ctx, http.StatusInternalServerError, "failed", "state_unwritable", "the key record could not be stored")
-			return true
-		}
-		s.log.line(ctx, "decision", map[string]any{"decision": "new", "state": "in_progress"})
+	if err != nil {
+		s.log.line(d.reqCtx, "reservation failed", map[string]any{"error": err.Error()})
+		w.Header().Set("Retry-After", "1")
+		s.answer(w, d.reqCtx, http.StatusServiceUnavailable, "failed", "storage_unavailable", "the key could not be reserved; nothing was done, retry with the same key")
+		return true
+	}
+	if reserved {
+		s.log.line(d.reqCtx, "decision", map[string]any{"decision": "new", "state": StateInProgress})
 		return false
 	}
-	r := *rec
-	st.mu.Unlock()
-	if r.Fingerprint != ctx.fingerprint && !s.opts.Faults.NoFingerprint {
-		s.answer(w, ctx, conflictStatus, "conflict", "idempotency_key_reused", "this key was used with another payload")
+	if got.Fingerprint != d.fingerprint && !s.opts.Faults.NoFingerprint {
+		s.answer(w, d.reqCtx, conflictStatus, "conflict", "idempotency_key_reused", "this key was used with another payload")
 		return true
 	}
-	if r.State != "completed" {
+	if got.State != StateCompleted {
+		if s.recoverable(got, now) {
+			ok, err := s.store.TakeOver(ctx, d.route, d.keyHash, got.Owner, d.owner, d.key.Lease)
+			if err == nil && ok {
+				s.log.line(d.reqCtx, "decision", map[string]any{"decision": "new", "state": StateInProgress,
+					"note": "reservation recovered: its owner is gone and no effect was committed"})
+				return false
+			}
+		}
 		w.Header().Set("Retry-After", "1")
-		s.answer(w, ctx, s.opts.Profile.InProgress, "in_progress", "idempotency_key_in_use", "the first request with this key is still in progress")
+		s.answer(w, d.reqCtx, s.opts.Profile.InProgress, "in_progress", "idempotency_key_in_use", "the first request with this key is still in progress")
 		return true
 	}
-	// The marker is sent in every profile: clients that do not expect it
-	// ignore it, and it makes replays visible in the logs.
-	w.Header().Set("Idempotent-Replayed", "true")
-	w.Header().Set("Content-Type", "application/json")
-	s.log.line(ctx, "decision", map[string]any{"decision": "replay", "state": "completed", "status": r.Status, "result_id": r.ResultID})
-	w.WriteHeader(r.Status)
-	w.Write(r.Body)
+	s.log.line(d.reqCtx, "decision", map[string]any{"decision": "replay", "state": StateCompleted, "status": got.Status, "result_id": got.ResultID})
+	writeStored(w, got, true)
 	return true
 }
 
-// commit records the effect and completes the key record in one write.
-func (s *Server) commit(ctx reqCtx, id, prefix string) (string, int, []byte) {
-	st := s.store
-	st.mu.Lock()
-	resultID := st.nextID(prefix)
+// commit records the effect and completes the key record in one
+// transaction; it returns only once that transaction is durable.
+func (s *Server) commit(ctx context.Context, d *delivery, prefix string) (Record, error) {
 	now := s.opts.Now()
-	resp, _ := json.Marshal(map[string]any{"id": resultID, "status": "created"})
-	st.st.Effects = append(st.st.Effects, Effect{ResultID: resultID, Route: ctx.route, KeyHash: ctx.keyHash, Request: ctx.rid, Time: now})
-	if rec := st.st.Keys[id]; rec != nil && !s.opts.Faults.NoDedup {
-		rec.State, rec.Status, rec.Body, rec.ResultID = "completed", http.StatusCreated, resp, resultID
+	c := Completion{Scope: d.route, KeyHash: d.keyHash, Owner: d.owner, Request: d.rid, Prefix: prefix, Time: now,
+		Dedup: !s.opts.Faults.NoDedup, Blind: s.opts.Faults.NonAtomic,
+		Respond: func(resultID string) (int, http.Header, []byte) {
+			body, _ := json.Marshal(map[string]any{"id": resultID, "status": "created"})
+			return http.StatusCreated, http.Header{"Content-Type": {"application/json"}}, body
+		}}
+	if s.opts.TTL > 0 {
+		c.Expires = now.Add(s.opts.TTL)
 	}
-	err := st.save()
-	st.mu.Unlock()
+	rec, err := s.store.Complete(ctx, c)
 	if err != nil {
-		s.log.line(ctx, "state write failed", map[string]any{"error": err.Error()})
+		return Record{}, err
 	}
-	s.log.line(ctx, "effect", map[string]any{"event": "effect", "result_id": resultID})
-	s.log.line(ctx, "completed", map[string]any{"state": "completed", "status": http.StatusCreated, "result_id": resultID,
-		"duration_ms": now.Sub(ctx.start).Milliseconds()})
-	return resultID, http.StatusCreated, resp
+	s.log.line(d.reqCtx, "effect", map[string]any{"event": "effect", "result_id": rec.ResultID})
+	s.log.line(d.reqCtx, "completed", map[string]any{"state": StateCompleted, "status": rec.Status, "result_id": rec.ResultID,
+		"duration_ms": now.Sub(d.start).Milliseconds()})
+	return rec, nil
 }
 
-// release deletes a reservation (a failed or "crashed" first attempt).
-func (s *Server) release(id string) {
-	s.store.mu.Lock()
-	delete(s.store.st.Keys, id)
-	s.store.save()
-	s.store.mu.Unlock()
+// release deletes this delivery's reservation (a failed or "crashed"
+// attempt). If even that fails, the reservation stays with an owner that
+// is no longer live, and the next delivery recovers it.
+func (s *Server) release(ctx context.Context, d *delivery) {
+	if s.opts.Faults.NoDedup {
+		return
+	}
+	if err := s.store.Release(ctx, d.route, d.keyHash, d.owner); err != nil {
+		s.log.line(d.reqCtx, "release failed", map[string]any{"error": err.Error()})
+	}
 }
 
 func (s *Server) crashOnce(id string) bool {
@@ -468,10 +649,22 @@ func (p *Provider) Handler() http.Handler {
 	return mux
 }
 
+// Timeouts bound how long a connection may take. A slow or half-sent
+// request must not hold a connection (and its goroutine) open.
+type Timeouts struct {
+	ReadHeader, Read, Write, Idle time.Duration
+}
+
+// DefaultTimeouts suits a handler that takes up to delay.
+func DefaultTimeouts(delay time.Duration) Timeouts {
+	return Timeouts{ReadHeader: 5 * time.Second, Read: 15 * time.Second, Write: 30*time.Second + 2*delay, Idle: 60 * time.Second}
+}
+
 // Serve runs handler on addr until ctx ends, then shuts down gracefully.
 // ready, when set, receives the bound address.
-func Serve(ctx context.Context, addr string, handler http.Handler, ready func(addr string)) error {
-	lc := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+func Serve(ctx context.Context, addr string, handler http.Handler, t Timeouts, ready func(addr string)) error {
+	lc := &http.Server{Handler: handler, ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read, WriteTimeout: t.Write,
+		IdleTimeout: t.Idle, MaxHeaderBytes: 64 << 10}
 	ln, err := listen(addr)
 	if err != nil {
 		return err

@@ -6,8 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -242,51 +240,5 @@ func TestOperations(t *testing.T) {
 	}
 	if r := c.post("/v1/operations/compensate", "article-107:r1:release", body); r.status != 404 {
 		t.Errorf("unknown operation: %d", r.status)
-	}
-}
-
-func TestStateSurvivesRestartAndIsLocked(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "state.json")
-	store, err := OpenStore(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := OpenStore(path); err == nil || !strings.Contains(err.Error(), "in use") {
-		t.Fatalf("a second store opened the same state: %v", err)
-	}
-	srv := httptest.NewServer(New(Options{}, store).Handler())
-	c := client{t: t, url: srv.URL}
-	first := c.post("/v1/demo-requests", "k", `{"x":1}`)
-	srv.Close()
-	store.Close()
-
-	store2, err := OpenStore(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store2.Close()
-	srv2 := httptest.NewServer(New(Options{}, store2).Handler())
-	defer srv2.Close()
-	c2 := client{t: t, url: srv2.URL}
-	r := c2.post("/v1/demo-requests", "k", `{"x":1}`)
-	if !r.replayed || r.body["id"] != first.body["id"] || c2.effects() != 1 {
-		t.Errorf("after restart: %+v", r)
-	}
-	if matches, _ := filepath.Glob(path + ".tmp-*"); len(matches) != 0 {
-		t.Errorf("temporary files left: %v", matches)
-	}
-}
-
-func TestUnwritableState(t *testing.T) {
-	dir := t.TempDir()
-	if _, err := OpenStore(filepath.Join(dir, "missing-dir", "state.json")); err == nil {
-		t.Error("a state in a missing directory opened")
-	}
-	if os.Geteuid() != 0 {
-		os.Chmod(dir, 0o500)
-		defer os.Chmod(dir, 0o700)
-		if _, err := OpenStore(filepath.Join(dir, "state.json")); err == nil {
-			t.Error("a state in a read-only directory opened")
-		}
 	}
 }

@@ -15,9 +15,9 @@ func listen(addr string) (net.Listener, error) {
 	}
 	switch {
 	case errors.Is(err, syscall.EADDRINUSE):
-		return nil, fmt.Errorf("cannot listen on %s: the address is already in use (is another gateway running? choose another with --listen)", addr)
+		return nil, fmt.Errorf("cannot listen on %s (is another gateway running? choose another address): %w", addr, syscall.EADDRINUSE)
 	case errors.Is(err, syscall.EACCES):
-		return nil, fmt.Errorf("cannot listen on %s: permission denied (use a port above 1023)", addr)
+		return nil, fmt.Errorf("cannot listen on %s (use a port above 1023): %w", addr, syscall.EACCES)
 	}
 	return nil, fmt.Errorf("cannot listen on %s: %w", addr, err)
 }

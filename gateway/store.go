@@ -1,29 +1,47 @@
 package gateway
 
 import (
-	"encoding/json"
+	"bufio"
+	"bytes"
+	"context"
 	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-	"sync"
-	"syscall"
+	"net/http"
+	"net/textproto"
+	"sort"
+	"strings"
 	"time"
 )
 
 // Record is the durable key record: what a replay needs, never a bare
 // "seen" flag.
 type Record struct {
-	Scope       string          `json:"scope"`
-	KeyHash     string          `json:"key_hash"`
-	Fingerprint string          `json:"fingerprint"`
-	State       string          `json:"state"` // in_progress or completed
-	Status      int             `json:"status,omitempty"`
-	Body        json.RawMessage `json:"body,omitempty"` // the safe response body
-	ResultID    string          `json:"result_id,omitempty"`
-	Owner       string          `json:"owner"` // request id of the reservation's owner
-	Created     time.Time       `json:"created"`
-	Expires     time.Time       `json:"expires"`
+	Scope       string
+	KeyHash     string
+	Fingerprint string
+	State       string // in_progress or completed
+	// Owner is "<instance>/<n>/<request id>": the process and the
+	// delivery that hold the reservation (and, once completed, that ran
+	// the effect).
+	Owner string
+	// Lease is when an in_progress reservation's owner is presumed gone.
+	Lease    time.Time
+	Status   int
+	Header   http.Header // the whitelisted response headers
+	Body     []byte      // the response body, byte for byte
+	ResultID string
+	Created  time.Time
+	Expires  time.Time // zero: kept forever
+}
+
+// Record states.
+const (
+	StateInProgress = "in_progress"
+	StateCompleted  = "completed"
+)
+
+// expired reports whether a completed record has outlived its retention.
+func (r *Record) expired(now time.Time) bool {
+	return r.State == StateCompleted && !r.Expires.IsZero() && !now.Before(r.Expires)
 }
 
 // Effect is one business change the gateway made.
@@ -35,128 +53,154 @@ type Effect struct {
 	Time     time.Time `json:"time"`
 }
 
-type state struct {
-	Keys    map[string]*Record `json:"keys"`
-	Effects []Effect           `json:"effects"`
-	Seq     int                `json:"seq"`
+// Completion is what Store.Complete commits: the effect, and (unless the
+// key is ignored) the key record's terminal state, in one transaction.
+type Completion struct {
+	Scope, KeyHash string
+	Owner          string // must still hold the reservation
+	Request        string
+	Prefix         string // of the new result id: dr, rcpt
+	Time           time.Time
+	Expires        time.Time
+	Dedup          bool // false: record the effect only (the no-dedup fault)
+	// Blind completes the record whoever holds it: the non-atomic fault's
+	// last-writer-wins save.
+	Blind bool
+	// Respond builds the stored answer from the new result id.
+	Respond func(resultID string) (status int, header http.Header, body []byte)
 }
 
-// Store keeps key records and effects, in memory and, with a path, in one
-// file rewritten atomically (temporary file, fsync, rename) after every
-// change, so a restart keeps every receipt. A lock file stops a second
-// process from sharing the state.
-type Store struct {
-	mu   sync.Mutex
-	st   state
-	path string
-	lock *os.File
+// Store keeps key records and effects. Every method is one transaction;
+// implementations must make Reserve atomic per (scope, key) and Complete
+// all-or-nothing and durable before it returns.
+type Store interface {
+	// Reserve inserts rec (in_progress) unless a live record holds its
+	// (scope, key); an expired completed record is replaced. It returns
+	// the record that holds the key and whether it is rec.
+	Reserve(ctx context.Context, rec Record, now time.Time) (Record, bool, error)
+	// Get returns the record of (scope, key), if any.
+	Get(ctx context.Context, scope, keyHash string) (Record, bool, error)
+	// Put writes rec whatever holds the key: the non-atomic fault's
+	// check-then-write, never used by the correct path.
+	Put(ctx context.Context, rec Record) error
+	// TakeOver moves an in_progress reservation from one owner to another,
+	// only if from still holds it.
+	TakeOver(ctx context.Context, scope, keyHash, from, to string, lease time.Time) (bool, error)
+	// Complete commits the effect and the completed record together. It
+	// fails with ErrNotOwner, committing nothing, when c.Owner no longer
+	// holds the reservation.
+	Complete(ctx context.Context, c Completion) (Record, error)
+	// Release deletes an in_progress reservation held by owner.
+	Release(ctx context.Context, scope, keyHash, owner string) error
+	// Sweep deletes completed records expired at now.
+	Sweep(ctx context.Context, now time.Time) (int64, error)
+	// Records returns every record of a key, in every scope.
+	Records(ctx context.Context, keyHash string) ([]Record, error)
+	// Effects returns the effects in the order they were made.
+	Effects(ctx context.Context) ([]Effect, error)
+	// Exclusive reports whether this process is the only one using the
+	// store, so a reservation owned by another process has a dead owner.
+	Exclusive() bool
+	// Persistent reports whether the store outlives the process.
+	Persistent() bool
+	Close() error
 }
 
-// ErrStateLocked means another process holds the state file.
-var ErrStateLocked = errors.New("state file is in use by another idem gateway")
+// Store errors.
+var (
+	// ErrStateLocked means another process holds the state file.
+	ErrStateLocked = errors.New("the state is in use by another idem gateway")
+	// ErrNotOwner means a reservation changed hands before its commit.
+	ErrNotOwner = errors.New("the reservation is no longer held by this delivery")
+)
 
-// OpenStore opens (or creates) the state at path; "" keeps state in memory.
-func OpenStore(path string) (*Store, error) {
-	s := &Store{st: state{Keys: map[string]*Record{}}, path: path}
-	if path == "" {
-		return s, nil
+// StorageError is a failed read or write of the store.
+type StorageError struct {
+	Op  string
+	Err error
+}
+
+func (e *StorageError) Error() string { return "store " + e.Op + ": " + e.Err.Error() }
+func (e *StorageError) Unwrap() error { return e.Err }
+
+// replayHeaders are the response headers a record keeps and replays.
+var replayHeaders = []string{"Content-Type", "Location"}
+
+// encodeHeader writes the whitelisted headers as "Name: value" lines, in a
+// stable order, so a record stores them as bytes.
+func encodeHeader(h http.Header) []byte {
+	var b bytes.Buffer
+	names := make([]string, 0, len(h))
+	for name := range h {
+		names = append(names, name)
 	}
-	lock, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("cannot create the state lock %s: %w", path+".lock", err)
-	}
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		lock.Close()
-		return nil, fmt.Errorf("%s: %w", path, ErrStateLocked)
-	}
-	s.lock = lock
-	b, err := os.ReadFile(path)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		if err := s.save(); err != nil {
-			s.Close()
-			return nil, err
+	sort.Strings(names)
+	for _, name := range names {
+		if !validHeaderName(name) {
+			continue
 		}
-	case err != nil:
-		s.Close()
-		return nil, fmt.Errorf("cannot read state %s: %w", path, err)
-	default:
-		if err := json.Unmarshal(b, &s.st); err != nil {
-			s.Close()
-			return nil, fmt.Errorf("state %s is not valid: %w", path, err)
-		}
-		if s.st.Keys == nil {
-			s.st.Keys = map[string]*Record{}
-		}
-	}
-	return s, nil
-}
-
-// Close releases the lock.
-func (s *Store) Close() error {
-	if s.lock != nil {
-		syscall.Flock(int(s.lock.Fd()), syscall.LOCK_UN)
-		err := s.lock.Close()
-		s.lock = nil
-		return err
-	}
-	return nil
-}
-
-// save writes the state atomically. Callers hold mu.
-func (s *Store) save() error {
-	if s.path == "" {
-		return nil
-	}
-	b, err := json.MarshalIndent(&s.st, "", "  ")
-	if err != nil {
-		return err
-	}
-	dir := filepath.Dir(s.path)
-	tmp, err := os.CreateTemp(dir, filepath.Base(s.path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("cannot write state in %s: %w", dir, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return fmt.Errorf("cannot write state: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("cannot sync state: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), s.path); err != nil {
-		return fmt.Errorf("cannot replace state %s: %w", s.path, err)
-	}
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
-}
-
-// purge drops expired keys. Callers hold mu.
-func (s *Store) purge(now time.Time) {
-	for id, r := range s.st.Keys {
-		if !r.Expires.IsZero() && now.After(r.Expires) && r.State == "completed" {
-			delete(s.st.Keys, id)
+		for _, v := range h[name] {
+			v = strings.TrimSpace(strings.Map(func(r rune) rune {
+				if r == '\r' || r == '\n' {
+					return ' '
+				}
+				return r
+			}, v))
+			b.WriteString(textproto.CanonicalMIMEHeaderKey(name) + ": " + v + "\r\n")
 		}
 	}
+	return append([]byte{}, b.Bytes()...) // never nil: the column is NOT NULL
 }
 
-// Effects returns a copy of the effect records.
-func (s *Store) Effects() []Effect {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Effect(nil), s.st.Effects...)
+// validHeaderName accepts an HTTP token.
+func validHeaderName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, c := range []byte(name) {
+		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
+			return false
+		}
+	}
+	return true
 }
 
-// nextID returns a new sequential id with the given prefix. Callers hold mu.
-func (s *Store) nextID(prefix string) string {
-	s.st.Seq++
-	return fmt.Sprintf("%s_%06d", prefix, s.st.Seq)
+func decodeHeader(b []byte) http.Header {
+	h := http.Header{}
+	if len(b) == 0 {
+		return h
+	}
+	r := textproto.NewReader(bufio.NewReader(bytes.NewReader(append(b, '\r', '\n'))))
+	m, err := r.ReadMIMEHeader()
+	if err != nil && len(m) == 0 {
+		return h
+	}
+	return http.Header(m)
+}
+
+// whitelist keeps only the headers a replay may repeat.
+func whitelist(h http.Header) http.Header {
+	out := http.Header{}
+	for _, name := range replayHeaders {
+		if v := h.Values(name); len(v) > 0 {
+			out[name] = append([]string(nil), v...)
+		}
+	}
+	return out
+}
+
+// OpenStore opens the store named by target: "" keeps state in memory
+// (an in-memory SQLite database), a postgres:// or postgresql:// URL
+// shares a PostgreSQL database between gateways, anything else is a
+// SQLite file (an old JSON state file there is migrated once).
+func OpenStore(target string) (Store, error) {
+	return OpenStoreContext(context.Background(), target)
+}
+
+// OpenStoreContext is OpenStore with a context for the connection.
+func OpenStoreContext(ctx context.Context, target string) (Store, error) {
+	if strings.HasPrefix(target, "postgres://") || strings.HasPrefix(target, "postgresql://") {
+		return OpenPostgres(ctx, target)
+	}
+	return OpenSQLite(ctx, target)
 }

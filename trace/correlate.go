@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -75,7 +76,7 @@ func (s *Set) Release() {
 	if s.c == nil {
 		return
 	}
-	s.deliveryCount = s.c.deliveries.len()
+	s.deliveryCount = s.c.deliveries.len() - int(s.c.joined.Load())
 	s.c.release()
 	s.cintents = nil
 }
@@ -109,7 +110,7 @@ func (s *Set) DeliveryCount() int {
 	if s.deliveryCount > 0 {
 		return s.deliveryCount
 	}
-	return s.c.deliveries.len()
+	return s.c.deliveries.len() - int(s.c.joined.Load())
 }
 
 // Correlator builds a Set from observations added in input order. The
@@ -120,6 +121,9 @@ type Correlator struct {
 	// ScopeRoute and ScopeMethod add the route and method to each intent's
 	// scope (see Config.Scope).
 	ScopeRoute, ScopeMethod bool
+	// Build says what Set builds besides what is worth a look on its own;
+	// NewCorrelator sets DefaultBuild.
+	Build Build
 
 	obs        chunked[cobs]
 	fulls      []*Observation
@@ -147,6 +151,12 @@ type Correlator struct {
 	texts   pairTable
 	routes  interner
 	orphans []*Observation
+	// activities maps an activity attempt to its id, learned from the
+	// lines that name both (see activityOf).
+	activities map[activityKey]string
+	// joined counts the browser entries joined to a delivery by key (see
+	// joinByKey): each is one delivery fewer.
+	joined atomic.Int64
 }
 
 // Expect sizes the request-id index for inputs of this many bytes (about
@@ -158,11 +168,12 @@ func (c *Correlator) Expect(size int64) {
 	}
 }
 
-// NewCorrelator makes an empty correlator. scope lists the fields that
-// scope a key (see the config's "scope"); "route" and "method" among them
-// add the route and method to each intent's scope.
+// NewCorrelator makes an empty correlator that builds what DefaultBuild
+// says. scope lists the fields that scope a key (see the config's
+// "scope"); "route" and "method" among them add the route and method to
+// each intent's scope.
 func NewCorrelator(scope []string) *Correlator {
-	c := &Correlator{texts: pairTable{limit: maxTexts}, methods: pairTable{limit: 1 << 8}}
+	c := &Correlator{texts: pairTable{limit: maxTexts}, methods: pairTable{limit: 1 << 8}, Build: DefaultBuild()}
 	c.routes = interner{a: &c.arena, limit: 1 << 16}
 	for _, s := range scope {
 		c.ScopeRoute = c.ScopeRoute || s == "route"
@@ -245,6 +256,17 @@ func (c *Correlator) add(o *Observation, p *prepared) {
 		case o.ActivityID != "" && o.WorkflowID != "":
 			// A workflow activity attempt is the worker's delivery.
 			id = "activity:" + o.WorkflowID + "/" + o.ActivityID + "#" + strconv.Itoa(o.Attempt)
+			c.learnActivity(o)
+		case o.WorkflowID != "" && o.ActivityType != "":
+			// The Temporal SDK's own lines ("Activity error.", "Activity
+			// complete after timeout.") name the workflow, run, activity
+			// type and attempt but not the activity id: they join the
+			// attempt of that type last seen in that run.
+			aid := c.activityOf(o)
+			if !strings.HasPrefix(aid, "type:") {
+				o.ActivityID = aid // the line is about that attempt: say so
+			}
+			id = "activity:" + o.WorkflowID + "/" + aid + "#" + strconv.Itoa(o.Attempt)
 		case o.Key != "" || o.KeyHash != "":
 			id = o.Tier.String() + "@" + o.Source.String()
 			synthetic = true
@@ -268,7 +290,7 @@ func (c *Correlator) add(o *Observation, p *prepared) {
 	d := c.deliveries.at(di)
 	method, methodOK := c.methods.id(o.Method, "")
 	source, sourceOK := c.sources.id(o.Format, o.Source.File)
-	co := cobs{time: 0, dur: int32(min(o.Duration/time.Microsecond, 1<<31-1)), route: c.routes.ref(o.Route, p.routeID), client: c.arena.addPacked(o.Client, p.client),
+	co := cobs{time: 0, dur: durBits(o.Duration), route: c.routes.ref(o.Route, p.routeID), client: c.arena.addPacked(o.Client, p.client),
 		method: uint8(method), source: source, status: int16(o.Status), upstream: int16(o.UpstreamStatus), line: int32(o.Source.Line),
 		next: -1, tier: o.Tier, outcome: o.Outcome}
 	if !o.Time.IsZero() {
@@ -332,6 +354,35 @@ func (c *Correlator) add(o *Observation, p *prepared) {
 	d.last = oi
 }
 
+// activityKey names an activity attempt by what the SDK's own lines log.
+type activityKey struct {
+	workflow, run, typ string
+	attempt            int
+}
+
+// learnActivity remembers which activity id ran an attempt of a type.
+func (c *Correlator) learnActivity(o *Observation) {
+	if o.ActivityType == "" {
+		return
+	}
+	if c.activities == nil {
+		c.activities = map[activityKey]string{}
+	}
+	k := activityKey{o.WorkflowID, o.RunID, o.ActivityType, o.Attempt}
+	if c.activities[k] != o.ActivityID {
+		c.activities[activityKey{strings.Clone(k.workflow), strings.Clone(k.run), strings.Clone(k.typ), k.attempt}] = strings.Clone(o.ActivityID)
+	}
+}
+
+// activityOf is the activity id of the attempt o's line is about, or its
+// type when no line of the attempt named the id (yet).
+func (c *Correlator) activityOf(o *Observation) string {
+	if id, ok := c.activities[activityKey{o.WorkflowID, o.RunID, o.ActivityType, o.Attempt}]; ok {
+		return id
+	}
+	return "type:" + o.ActivityType
+}
+
 // deliveryKeyRef is the first key any observation of d carried, as stored.
 func (c *Correlator) deliveryKeyRef(d *cdelivery) aref {
 	for i := d.first; i >= 0; i = c.obs.at(i).next {
@@ -371,10 +422,12 @@ func HashKey(key string) string {
 }
 
 // Set groups the deliveries into intents and orders everything. Intents
-// with one plain, answered delivery are counted but not built: nothing in
-// them needs a rule's look, and they are most of a big log.
+// with one plain, answered delivery are counted but not built, unless
+// c.Build asks for them: nothing in them needs a look on its own, and they
+// are most of a big log.
 func (c *Correlator) Set(inputs []*Input) *Set {
 	s := &Set{Inputs: inputs, Orphans: c.orphans, Tiers: map[Tier]bool{}, c: c}
+	all := c.Build.All
 	for t := range 256 {
 		if c.tiers[t>>6]&(1<<(t&63)) != 0 {
 			s.Tiers[Tier(t)] = true
@@ -433,7 +486,7 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 		c.touched += t
 		for _, g := range block {
 			d := c.deliveries.at(g.i)
-			single := !d.interesting && g.hashKey == "" && g.scope == ""
+			single := !all && !d.interesting && g.hashKey == "" && g.scope == ""
 			v := int32(len(intents))
 			if single {
 				v = -g.i - 2
@@ -463,7 +516,7 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 			in := &intents[ii]
 			in.last = g.i
 			in.n++
-			if d.interesting || in.n > 1 {
+			if all || d.interesting || in.n > 1 {
 				in.interesting = true
 			}
 		}
@@ -483,7 +536,7 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 		}
 		if kref == 0 && hashKey == "" {
 			s.unkeyedCount++
-			if d.interesting || d.synthetic {
+			if all || d.interesting || d.synthetic {
 				s.Unkeyed = append(s.Unkeyed, c.delivery(i, ""))
 			}
 			continue
@@ -516,26 +569,37 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 		}
 	}
 	flush()
-	intents = c.markFollowUps(intents)
 	s.intentCount = byIntent.n
-	s.cintents = intents
+	// First what the observations make worth a look, then what Build
+	// asks to compare with them: the losses are read from the built
+	// intents, as their readers will see them.
 	var built []int32
 	for i := range intents {
 		if intents[i].interesting {
 			built = append(built, int32(i))
 		}
 	}
-	// Building reads the store only, so the intents are built side by side.
-	if len(built) > 0 {
-		s.Intents = make([]*Intent, len(built))
-	}
-	inParallel(len(built), func(lo, hi int) {
-		for j := lo; j < hi; j++ {
-			s.Intents[j] = c.intent(&intents[built[j]])
-		}
-	})
+	s.Intents = c.buildIntents(intents, built)
+	intents, built = c.markWanted(intents, s.Intents)
+	s.Intents = append(s.Intents, c.buildIntents(intents, built)...)
+	s.cintents = intents
 	sortIntents(s.Intents)
 	return s
+}
+
+// buildIntents builds the compact intents at idx, side by side: building
+// reads the store only. It returns nil for none.
+func (c *Correlator) buildIntents(intents []cintent, idx []int32) []*Intent {
+	if len(idx) == 0 {
+		return nil
+	}
+	out := make([]*Intent, len(idx))
+	inParallel(len(idx), func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			out[j] = c.intent(&intents[idx[j]])
+		}
+	})
+	return out
 }
 
 func sortIntents(intents []*Intent) {
@@ -659,113 +723,112 @@ func (c *Correlator) intent(ci *cintent) *Intent {
 	sort.SliceStable(in.Deliveries, func(i, j int) bool {
 		return in.Deliveries[i].Start().Before(in.Deliveries[j].Start())
 	})
+	if n := joinByKey(in); n > 0 {
+		c.joined.Add(int64(n))
+	}
 	return in
 }
 
-// FollowUpWindow is how soon after a lost delivery a plain intent from the
-// same client, method and route is built for the rules to compare: it may
-// be a retry under a new key.
-const FollowUpWindow = 10 * time.Minute
+// KeyJoinWindow is how far apart a browser's entry and a proxy's or
+// server's delivery of one key, method and route may start and still be
+// one trip: clocks of a laptop and a server disagree by a second or two.
+const KeyJoinWindow = 5 * time.Second
 
-// markFollowUps marks plain intents that follow a lost delivery from the
-// same client, method and route within FollowUpWindow, so they are built;
-// single deliveries among them become intents, appended.
-func (c *Correlator) markFollowUps(intents []cintent) []cintent {
-	// sig hashes a delivery's client, method and route (no allocation:
-	// this runs over every intent of a big log).
-	sig := func(d *cdelivery) (uint64, int64, bool) {
-		var client, route aref
-		var method uint8
-		var at int64
-		lost := false
-		for j := d.first; j >= 0; j = c.obs.at(j).next {
-			o := c.obs.at(j)
-			if o.client != 0 && client == 0 {
-				client = o.client
-			}
-			if o.route != 0 && route == 0 {
-				route, method = o.route, o.method
-			}
-			if o.time != 0 && (at == 0 || o.time < at) {
-				at = o.time
-			}
-			if o.tier <= TierProxy && o.outcome.Lost() {
-				lost = true
-			}
+// joinByKey joins a browser's HAR entries that carry only the
+// Idempotency-Key (the proxy made the request id and passed it on) to the
+// delivery of the same key, method and route whose start is nearest
+// within KeyJoinWindow and that no client line joined yet. It returns how
+// many it joined.
+func joinByKey(in *Intent) int {
+	var entries, trips []*Delivery
+	for _, d := range in.Deliveries {
+		switch {
+		case d.Synthetic && d.Edge() != nil && d.Edge().Tier == TierClient && len(d.Observations) == 1:
+			entries = append(entries, d)
+		case !d.Synthetic && d.At(TierClient) == nil:
+			trips = append(trips, d)
 		}
-		if client == 0 || route == 0 {
-			return 0, 0, lost
-		}
-		cb, ck := c.arena.raw(client)
-		rb, rk := c.arena.raw(route)
-		// One hash of the fields laid end to end: a streaming
-		// maphash.Hash costs more than the rest of the work here.
-		var buf [96]byte
-		if len(cb)+len(rb)+3 > len(buf) {
-			var h maphash.Hash
-			h.SetSeed(idSeed)
-			h.Write(cb)
-			h.WriteByte(byte(ck))
-			h.WriteByte(byte(method))
-			h.Write(rb)
-			h.WriteByte(byte(rk))
-			return h.Sum64() | 1, at, lost
-		}
-		b := append(buf[:0], cb...)
-		b = append(b, byte(ck), method)
-		b = append(b, rb...)
-		b = append(b, byte(rk))
-		return maphash.Bytes(idSeed, b) | 1, at, lost
 	}
-	// seen holds a bit for each loss's signature, so that most plain
-	// deliveries are ruled out without a map lookup.
-	seen := make([]uint64, 1<<20/64) // 128 KB: a few percent full for 40,000 losses
-	losses := map[uint64][]int64{}
-	for i := range intents {
-		if !intents[i].interesting {
+	if len(entries) == 0 || len(trips) == 0 {
+		return 0
+	}
+	used := map[*Delivery]bool{}
+	gone := map[*Delivery]bool{}
+	for _, e := range entries {
+		var best *Delivery
+		var bestGap time.Duration
+		for _, t := range trips {
+			if used[t] || t.Method() != e.Method() || t.Route() != e.Route() {
+				continue
+			}
+			gap := t.Start().Sub(e.Start()).Abs()
+			if gap <= KeyJoinWindow && (best == nil || gap < bestGap) {
+				best, bestGap = t, gap
+			}
+		}
+		if best == nil {
 			continue
 		}
-		for di := intents[i].first; ; di = c.deliveries.at(di).next {
-			if k, at, lost := sig(c.deliveries.at(di)); lost && k != 0 && at != 0 {
-				losses[k] = append(losses[k], at)
-				seen[k>>50] |= 1 << (k >> 44 & 63)
-			}
-			if di == intents[i].last {
-				break
-			}
+		used[best], gone[e] = true, true
+		for _, o := range e.Observations {
+			o.RequestID = best.RequestID // the trip's id, which the proxy made
+		}
+		best.Observations = append(best.Observations, e.Observations...)
+		best.Total += e.Total
+		sortObservations(best.Observations)
+	}
+	if len(gone) == 0 {
+		return 0
+	}
+	kept := in.Deliveries[:0]
+	for _, d := range in.Deliveries {
+		if !gone[d] {
+			kept = append(kept, d)
 		}
 	}
-	if len(losses) == 0 {
-		return intents
+	in.Deliveries = kept
+	in.Total -= len(gone)
+	return len(gone)
+}
+
+// markWanted marks the plain intents c.Build asks for besides those
+// already built: the follow-ups of the built intents' losses, and the keys
+// Build.Key accepts. Single deliveries among them become intents,
+// appended. It returns the intents and the indexes of those it marked.
+func (c *Correlator) markWanted(intents []cintent, built []*Intent) ([]cintent, []int32) {
+	if c.Build.All {
+		return intents, nil // nothing is left to mark
 	}
-	follows := func(d *cdelivery) bool {
-		k, at, _ := sig(d)
-		if seen[k>>50]&(1<<(k>>44&63)) == 0 {
-			return false
-		}
-		for _, t := range losses[k] {
-			// A hash collision only builds one more intent for the
-			// rules, which compare the real values.
-			if at > t && at-t <= int64(FollowUpWindow) {
-				return true
-			}
-		}
-		return false
+	f := c.followUps(built)
+	if f == nil && c.Build.Key == nil {
+		return intents, nil
 	}
 	// Each plain intent is looked at on its own: the work is shared out.
-	inParallel(len(intents), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			if in := &intents[i]; !in.interesting && follows(c.deliveries.at(in.first)) {
-				in.interesting = true
+	// A delivery in a plain intent has one observation per tier (a
+	// second one at a tier makes it worth a look).
+	var marked []int32
+	nd := c.deliveries.len()
+	parts := make([][]int32, (max(len(intents), nd)+1023)/1024)
+	inParallel(len(parts), func(lo, hi int) {
+		var buf [256]byte
+		for p := lo; p < hi; p++ {
+			for i := p * 1024; i < min(len(intents), (p+1)*1024); i++ {
+				if in := &intents[i]; !in.interesting && c.wanted(in.first, c.intentKeyRef(in), c.intentExtraKey(in), f, buf[:0]) {
+					in.interesting = true
+					parts[p] = append(parts[p], int32(i))
+				}
 			}
 		}
 	})
-	nd := c.deliveries.len()
-	parts := make([][]int32, (nd+1023)/1024)
+	for _, part := range parts {
+		marked = append(marked, part...)
+	}
 	inParallel(len(parts), func(lo, hi int) {
+		var buf [256]byte
 		for p := lo; p < hi; p++ {
+			parts[p] = parts[p][:0]
 			for di := int32(p * 1024); di < int32(min(nd, (p+1)*1024)); di++ {
-				if d := c.deliveries.at(di); d.single && follows(d) {
+				if d := c.deliveries.at(di); d.single && c.wanted(di, c.deliveryKeyRef(d), "", f, buf[:0]) {
 					parts[p] = append(parts[p], di)
 				}
 			}
@@ -774,10 +837,154 @@ func (c *Correlator) markFollowUps(intents []cintent) []cintent {
 	for _, part := range parts {
 		for _, di := range part {
 			c.deliveries.at(di).single = false
+			marked = append(marked, int32(len(intents)))
 			intents = append(intents, cintent{extra: -1, first: di, last: di, n: 1, interesting: true})
 		}
 	}
-	return intents
+	return intents, marked
+}
+
+// intentExtraKey is the key of a compact intent known by its hash only.
+func (c *Correlator) intentExtraKey(ci *cintent) string {
+	if ci.extra >= 0 {
+		return c.intentExtras[ci.extra].hashKey
+	}
+	return ""
+}
+
+// wanted reports whether c.Build asks for the plain intent whose only
+// delivery is di, with key kref (or hashKey); buf is scratch space.
+func (c *Correlator) wanted(di int32, kref aref, hashKey string, f *followUps, buf []byte) bool {
+	if c.Build.Key != nil {
+		key := hashKey
+		if kref != 0 {
+			buf = c.arena.appendTo(buf[:0], kref)
+			key = viewString(buf)
+		}
+		if c.Build.Key(key) {
+			return true
+		}
+	}
+	return f != nil && f.follows(c, c.deliveries.at(di), buf[:0])
+}
+
+// followUps are the losses of the built intents, found by the client,
+// method and route of each intent's first delivery.
+type followUps struct {
+	window time.Duration
+	// seen holds a bit for each loss's signature, so that most plain
+	// deliveries are ruled out without a map lookup.
+	seen   []uint64
+	losses map[uint64][]time.Time
+}
+
+// followUps gathers the losses of the built intents as their readers
+// see them, or returns nil when there is nothing to follow.
+func (c *Correlator) followUps(built []*Intent) *followUps {
+	if c.Build.FollowUp <= 0 {
+		return nil
+	}
+	f := &followUps{window: c.Build.FollowUp, losses: map[uint64][]time.Time{}}
+	var buf []byte
+	for _, in := range built {
+		if len(in.Deliveries) == 0 {
+			continue
+		}
+		d0 := in.Deliveries[0]
+		client := d0.Client()
+		if client == "" {
+			continue // not known to come from the same client as anything
+		}
+		var k uint64
+		for _, d := range in.Deliveries {
+			at := d.Start()
+			if d.Lost() == nil || at.IsZero() {
+				continue
+			}
+			if k == 0 {
+				buf = appendSig(buf[:0], client, d0.Method(), d0.Route())
+				k = maphash.Bytes(idSeed, buf) | 1
+			}
+			f.losses[k] = append(f.losses[k], at)
+		}
+	}
+	if len(f.losses) == 0 {
+		return nil
+	}
+	f.seen = make([]uint64, 1<<20/64) // 128 KB: a few percent full for 40,000 losses
+	for k := range f.losses {
+		f.seen[k>>50] |= 1 << (k >> 44 & 63)
+	}
+	return f
+}
+
+// appendSig lays out what makes two intents one client's same request:
+// the client and route as the arena stores them (packed ids stay packed,
+// which costs nothing to compare), and the method.
+func appendSig(buf []byte, client, method, route string) []byte {
+	buf = appendPacked(buf, client, pack(client))
+	buf = append(append(buf, method...), 0)
+	return appendPacked(buf, route, pack(route))
+}
+
+// appendPacked appends s as the arena stores it (see pack): its kind, then
+// its packed bytes or s itself.
+func appendPacked(buf []byte, s string, p packed) []byte {
+	buf = append(buf, p.kind)
+	if p.kind != 0 {
+		return append(append(buf, p.bytes[:p.n]...), 0)
+	}
+	return append(append(buf, s...), 0)
+}
+
+// follows reports whether the plain delivery d starts after a loss with its
+// signature, within the window. Like Delivery.Client, Method, Route and
+// Start, it takes each from the outermost tier that logged it: a plain
+// delivery has one observation per tier.
+func (f *followUps) follows(c *Correlator, d *cdelivery, buf []byte) bool {
+	var client, method, route, start int32 = -1, -1, -1, -1
+	var ct, mt, rt, st Tier
+	for j := d.first; j >= 0; j = c.obs.at(j).next {
+		co := c.obs.at(j)
+		var hasClient, hasMethod, hasRoute, hasTime bool
+		if fi := c.full(j); fi >= 0 {
+			o := c.fulls[fi]
+			hasClient, hasMethod, hasRoute, hasTime = o.Client != "", o.Method != "", o.Route != "", !o.Time.IsZero()
+		} else {
+			hasClient, hasMethod, hasRoute, hasTime = co.client != 0, c.methods.list[co.method][0] != "", co.route != 0, co.time != 0
+		}
+		if hasClient && (client < 0 || co.tier < ct) {
+			client, ct = j, co.tier
+		}
+		if hasMethod && (method < 0 || co.tier < mt) {
+			method, mt = j, co.tier
+		}
+		if hasRoute && (route < 0 || co.tier < rt) {
+			route, rt = j, co.tier
+		}
+		if hasTime && (start < 0 || co.tier < st) {
+			start, st = j, co.tier
+		}
+	}
+	if client < 0 || start < 0 {
+		return false
+	}
+	buf = c.appendField(buf, client, fieldClient)
+	buf = append(c.appendField(buf, method, fieldMethod), 0)
+	buf = c.appendField(buf, route, fieldRoute)
+	k := maphash.Bytes(idSeed, buf) | 1
+	if f.seen[k>>50]&(1<<(k>>44&63)) == 0 {
+		return false
+	}
+	at := c.obsTime(start)
+	for _, t := range f.losses[k] {
+		// A hash collision only builds one more intent for the readers,
+		// which compare the real values.
+		if at.After(t) && at.Sub(t) <= f.window {
+			return true
+		}
+	}
+	return false
 }
 
 // inParallel splits [0, n) into one range a CPU and runs fn on each at
@@ -1078,7 +1285,12 @@ func (s *Set) FindIntent(key string) []*Intent {
 	// The forms under which the key may have been stored: raw, or known
 	// only by hash (either way round).
 	forms := []string{key, "hash:" + key, hashed, "hash:" + hashed}
-	match := func(k string) bool { return slices.Contains(forms, k) }
+	// A hash given for a key some input logged raw: the server logs
+	// sha256:…, the HAR the key itself.
+	byHash := strings.HasPrefix(key, "sha256:")
+	match := func(k string) bool {
+		return slices.Contains(forms, k) || byHash && !strings.HasPrefix(k, "hash:") && HashKey(k) == key
+	}
 	var out []*Intent
 	for _, in := range s.Intents {
 		if match(in.Key) {
@@ -1108,12 +1320,16 @@ func (s *Set) FindIntent(key string) []*Intent {
 			continue
 		}
 		ref := s.c.deliveryKeyRef(d)
+		found := byHash && HashKey(s.c.arena.get(ref)) == key
 		for i, f := range forms {
-			if s.c.arena.is(ref, f, packs[i]) {
-				ci := cintent{extra: -1, first: di, last: di, n: 1}
-				out = append(out, s.c.intent(&ci))
+			if found || s.c.arena.is(ref, f, packs[i]) {
+				found = true
 				break
 			}
+		}
+		if found {
+			ci := cintent{extra: -1, first: di, last: di, n: 1}
+			out = append(out, s.c.intent(&ci))
 		}
 	}
 	sortIntents(out)

@@ -132,3 +132,63 @@ func TestEndsKeepsTheFirstAndLastHalves(t *testing.T) {
 		}
 	}
 }
+
+// TestFindIntentByTheHashOfARawKey: the server logs sha256:…, another
+// input the raw key; asked for the hash, FindIntent finds the raw key's
+// intent, built or not.
+func TestFindIntentByTheHashOfARawKey(t *testing.T) {
+	c := NewCorrelator(nil)
+	c.Add(&Observation{Tier: TierClient, RequestID: "a", Key: "k-raw", Method: "POST", Route: "/x", Status: 201, Outcome: OutcomeOK})
+	c.Add(&Observation{Tier: TierClient, RequestID: "b", Key: "k-other", Method: "POST", Route: "/x", Status: 201, Outcome: OutcomeOK})
+	set := c.Set(nil)
+	got := set.FindIntent(HashKey("k-raw"))
+	if len(got) != 1 || got[0].Key != "k-raw" {
+		t.Fatalf("FindIntent(hash) = %v", got)
+	}
+	if got := set.FindIntent(HashKey("nope")); len(got) != 0 {
+		t.Errorf("a hash of no key found %v", got)
+	}
+}
+
+// TestBrowserEntriesJoinByKey: a browser that sends only the
+// Idempotency-Key (nginx makes the request id and passes it on). Its two
+// HAR entries join the proxy's and server's deliveries of that key,
+// method and route that started nearest, within the window: two trips,
+// not four deliveries, and the client's timeout is in the first trip.
+func TestBrowserEntriesJoinByKey(t *testing.T) {
+	at := time.Date(2026, 11, 30, 9, 14, 2, 0, time.UTC)
+	c := NewCorrelator(nil)
+	add := func(tier Tier, rid string, sec float64, status int, outcome Outcome, line int) {
+		c.Add(&Observation{Tier: tier, RequestID: rid, Key: "k-1", Method: "POST", Route: "/v1/orders", Status: status, Outcome: outcome,
+			Time: at.Add(time.Duration(sec * float64(time.Second))), Source: Source{File: tier.String(), Line: line}})
+	}
+	add(TierClient, "", 0, 0, OutcomeTimeout, 10)         // the first try: the browser gave up
+	add(TierClient, "", 3.8, 201, OutcomeOK, 77)          // the retry
+	add(TierProxy, "n-1", 0.4, 0, OutcomeClientClosed, 1) // the browser's clock is 0.4 s behind
+	add(TierServer, "n-1", 0.41, 201, OutcomeOK, 1)
+	add(TierProxy, "n-2", 4.2, 201, OutcomeOK, 2)
+	add(TierServer, "n-2", 4.21, 201, OutcomeOK, 2)
+	add(TierClient, "", 600, 201, OutcomeOK, 140) // ten minutes later: no trip to join
+	set := c.Set(nil)
+	in := set.FindIntent("k-1")
+	if len(in) != 1 {
+		t.Fatalf("%d intents", len(in))
+	}
+	var got []string
+	for _, d := range in[0].Deliveries {
+		var tiers []string
+		for _, o := range d.Observations {
+			tiers = append(tiers, o.Tier.String())
+		}
+		got = append(got, d.RequestID+":"+strings.Join(tiers, ","))
+	}
+	if want := []string{"n-1:client,proxy,server", "n-2:client,proxy,server", "client@client:140:client"}; !slices.Equal(got, want) {
+		t.Errorf("deliveries %v, want %v", got, want)
+	}
+	if in[0].Deliveries[0].Lost() == nil || in[0].Deliveries[0].Lost().Outcome != OutcomeTimeout {
+		t.Errorf("the first trip lost the browser's timeout")
+	}
+	if n := set.DeliveryCount(); n != 3 {
+		t.Errorf("%d deliveries counted, want 3", n)
+	}
+}

@@ -2,8 +2,10 @@ package trace_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/trace"
@@ -66,5 +68,30 @@ func TestIncidentCorrelatesAcrossTiers(t *testing.T) {
 	}
 	if len(set.Intents) != 2 {
 		t.Errorf("intents: %d, want 2", len(set.Intents))
+	}
+}
+
+// TestLongRequestThroughTheReader: nginx logs a 4000 s request; the
+// correlated set says 4000 s, not the 35m47.484s of 32-bit microseconds.
+func TestLongRequestThroughTheReader(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "nginx.jsonl")
+	line := `{"time_iso8601":"2026-11-30T14:00:00+00:00","msec":"1796047200.000","remote_addr":"198.51.100.23",` +
+		`"http_x_request_id":"rid-long","http_idempotency_key":"key-long","request_method":"POST","request_uri":"/v1/exports",` +
+		`"status":"201","request_time":"4000.000","upstream_status":"201"}` + "\n"
+	if err := os.WriteFile(path, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := trace.NewCorrelator(nil)
+	inputs, err := ingest.Read(context.Background(), []string{path}, ingest.Options{}, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := c.Set(inputs)
+	in := set.FindIntent("key-long")
+	if len(in) != 1 || len(in[0].Deliveries) != 1 {
+		t.Fatalf("found %v", in)
+	}
+	if d := in[0].Deliveries[0].Observations[0].Duration; d != 4000*time.Second {
+		t.Errorf("duration %s, want 4000s", d)
 	}
 }

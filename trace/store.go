@@ -3,6 +3,7 @@ package trace
 import (
 	"cmp"
 	"hash/maphash"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -26,6 +27,10 @@ type arena struct {
 
 // aref names a string in an arena; 0 is the empty string.
 type aref uint64
+
+// longString is the length an aref cannot count: a string as long or
+// longer has a chunk of its own, which the aref names whole.
+const longString = 0xffff
 
 const (
 	arenaChunk = 1 << 20
@@ -123,15 +128,18 @@ func (a *arena) addPacked(s string, p packed) aref {
 	if s == "" {
 		return 0
 	}
-	if len(s) > 0xffff {
-		s = s[:0xffff]
-	}
 	kind := p.kind
 	data := s
 	if kind != 0 {
 		data = unsafe.String(&p.bytes[0], p.n)
 	}
 	n := len(a.chunks)
+	if len(data) >= longString {
+		// A chunk of its own, exactly as long: the reference names it
+		// whole, and nothing is appended after it.
+		a.chunks = append(a.chunks, append(make([]byte, 0, len(data)), data...))
+		return aref(uint64(n+1)<<44 | longString<<4 | uint64(kind))
+	}
 	if n == 0 || cap(a.chunks[n-1])-len(a.chunks[n-1]) < len(data) {
 		size := arenaChunk
 		if len(data) > size {
@@ -155,6 +163,9 @@ func (a *arena) raw(r aref) ([]byte, int) {
 	chunk := int(r>>44) - 1
 	off := int(r>>20) & (1<<24 - 1)
 	n := int(r>>4) & 0xffff
+	if n == longString {
+		return a.chunks[chunk], int(r & 0xf)
+	}
 	return a.chunks[chunk][off : off+n], int(r & 0xf)
 }
 
@@ -177,7 +188,7 @@ func (a *arena) is(r aref, s string, p packed) bool {
 	if kind != 0 {
 		return string(b) == string(p.bytes[:p.n])
 	}
-	return string(b) == s || len(s) > 0xffff && string(b) == s[:0xffff]
+	return string(b) == s
 }
 
 // own returns the string r names in memory of its own: what the rich
@@ -205,6 +216,40 @@ func (a *arena) get(r aref) string {
 		return ""
 	}
 	return unsafe.String(&b[0], len(b)) // the arena's chunks are never written again
+}
+
+// appendTo appends the string r names to buf, unpacking packed ids in
+// place: no allocation when buf has room.
+func (a *arena) appendTo(buf []byte, r aref) []byte {
+	b, kind := a.raw(r)
+	switch kind {
+	case packedUUID:
+		for i, c := range b {
+			if i == 4 || i == 6 || i == 8 || i == 10 {
+				buf = append(buf, '-')
+			}
+			buf = append(buf, hexDigits[c>>4], hexDigits[c&0xf])
+		}
+		return buf
+	case packedHex:
+		return appendHex(buf, b)
+	case packedIPv4:
+		for i, x := range b {
+			if i > 0 {
+				buf = append(buf, '.')
+			}
+			buf = strconv.AppendUint(buf, uint64(x), 10)
+		}
+		return buf
+	}
+	return append(buf, b...)
+}
+
+func appendHex(buf, b []byte) []byte {
+	for _, c := range b {
+		buf = append(buf, hexDigits[c>>4], hexDigits[c&0xf])
+	}
+	return buf
 }
 
 const hexDigits = "0123456789abcdef"
@@ -315,8 +360,8 @@ type cobs struct {
 	key      aref
 	client   aref
 	route    aref
-	time     int64 // unix nanoseconds; 0 when unknown
-	dur      int32 // microseconds
+	time     int64  // unix nanoseconds; 0 when unknown
+	dur      uint32 // see packDuration
 	line     int32
 	next     int32  // the delivery's next observation, -1 at the end
 	source   uint16 // Correlator.sources: format and file
@@ -398,19 +443,83 @@ type intentExtra struct {
 }
 
 // plain reports whether o can be kept compact: nothing beyond the fields
-// cobs holds (a Detail and a Message from a small set of values, such as
-// "499 client closed request" or "request completed", are among them:
-// see Correlator.texts).
-func plain(o *Observation) bool {
+// cobs holds, and each value as cobs holds it exactly (see fits).
+func plain(o *Observation) bool { return simple(o) && fits(o) }
+
+// simple reports whether o says nothing beyond the fields cobs holds (a
+// Detail and a Message from a small set of values, such as "499 client
+// closed request" or "request completed", are among them: see
+// Correlator.texts).
+func simple(o *Observation) bool {
 	return o.Scope == "" && o.Decision == "" && o.State == "" && o.Fingerprint == "" &&
 		o.ResultID == "" && !o.Effect && o.Attempt == 0 && o.WorkflowID == "" && o.RunID == "" &&
 		o.ActivityID == "" && o.ActivityType == "" && o.KeyHash == "" && o.Labels == ""
 }
 
+// fits reports whether cobs holds o's values exactly: a value past a
+// field's range (a status beyond int16, a line past 2^31, a duration
+// packDuration cannot hold, a time outside int64 nanoseconds or away from
+// UTC) keeps the observation whole instead of changing what it says.
+func fits(o *Observation) bool {
+	_, ok := packDuration(o.Duration)
+	return ok && int(int16(o.Status)) == o.Status && int(int16(o.UpstreamStatus)) == o.UpstreamStatus &&
+		int(int32(o.Source.Line)) == o.Source.Line && timeFits(o.Time)
+}
+
+// timeFits reports whether cobs.time holds t: unix nanoseconds, 0 for the
+// zero time (so the epoch itself does not fit), in UTC.
+func timeFits(t time.Time) bool {
+	// Seconds well inside what int64 nanoseconds reach (1678 to 2262);
+	// the zero time is far outside.
+	const limit = math.MaxInt64 / int64(time.Second)
+	if sec := t.Unix(); sec > -limit && sec < limit {
+		return t.Location() == time.UTC && sec*int64(time.Second)+int64(t.Nanosecond()) != 0
+	}
+	return t.IsZero()
+}
+
+// durUnits are the units packDuration counts in, finest first.
+var durUnits = [4]time.Duration{time.Nanosecond, time.Microsecond, time.Millisecond, time.Second}
+
+// packDuration stores d in 32 bits: a 30-bit count of the finest unit in
+// durUnits that holds it exactly, and the unit's index. Nanoseconds reach
+// 1.07 s, microseconds 17.8 minutes, milliseconds 12.4 days and seconds 34
+// years; false when none holds d (or d is negative).
+func packDuration(d time.Duration) (uint32, bool) {
+	const max = 1 << 30
+	switch {
+	case d >= 0 && d < max: // most requests: no division
+		return uint32(d) << 2, true
+	case d < 0 || d%time.Microsecond != 0:
+		return 0, false
+	case d/time.Microsecond < max:
+		return uint32(d/time.Microsecond)<<2 | 1, true
+	case d%time.Millisecond != 0:
+		return 0, false
+	case d/time.Millisecond < max:
+		return uint32(d/time.Millisecond)<<2 | 2, true
+	case d%time.Second == 0 && d/time.Second < max:
+		return uint32(d/time.Second)<<2 | 3, true
+	}
+	return 0, false
+}
+
+// durBits is what cobs.dur holds for d. An observation whose duration does
+// not pack is kept whole (see fits), so its 0 is never read.
+func durBits(d time.Duration) uint32 {
+	v, _ := packDuration(d)
+	return v
+}
+
+// unpackDuration reads what packDuration stored.
+func unpackDuration(v uint32) time.Duration {
+	return time.Duration(v>>2) * durUnits[v&3]
+}
+
 // notable reports whether an observation makes its delivery worth a rule's
 // look on its own: anything but a plain, answered request.
 func notable(o *Observation) bool {
-	return o.Detail != "" || o.Message != "" || !plain(o) || o.Outcome.Lost() || o.Outcome == OutcomeNotDelivered || o.Status >= 400 ||
+	return o.Detail != "" || o.Message != "" || !simple(o) || o.Outcome.Lost() || o.Outcome == OutcomeNotDelivered || o.Status >= 400 ||
 		o.UpstreamStatus >= 400 || o.Replayed || o.RetryAfter
 }
 
@@ -421,7 +530,7 @@ func (c *Correlator) materialize(i int32, rid string) *Observation {
 		return c.fulls[f]
 	}
 	src, text := c.sources.list[co.source], c.texts.list[co.text]
-	o := &Observation{Tier: co.tier, Format: src[0], Duration: time.Duration(co.dur) * time.Microsecond,
+	o := &Observation{Tier: co.tier, Format: src[0], Duration: unpackDuration(co.dur),
 		Method: c.methods.list[co.method][0], Route: c.arena.own(co.route), Status: int(co.status), UpstreamStatus: int(co.upstream),
 		Outcome: co.outcome, RequestID: rid, Key: c.arena.own(co.key), Client: c.arena.own(co.client),
 		Detail: text[0], Message: text[1], Replayed: co.flags&flagReplayed != 0, RetryAfter: co.flags&flagRetryAfter != 0,
@@ -430,6 +539,53 @@ func (c *Correlator) materialize(i int32, rid string) *Observation {
 		o.Time = time.Unix(0, co.time).UTC()
 	}
 	return o
+}
+
+// The fields follow-ups are compared by (see followUps.follows).
+const (
+	fieldClient = iota
+	fieldMethod
+	fieldRoute
+)
+
+// appendField appends a string field of observation j (or of none, for
+// j < 0) to buf in the form appendSig lays out.
+func (c *Correlator) appendField(buf []byte, j int32, field int) []byte {
+	switch {
+	case j < 0 && field == fieldMethod:
+		return buf
+	case j < 0:
+		return appendPacked(buf, "", packed{})
+	}
+	if f := c.full(j); f >= 0 {
+		o := c.fulls[f]
+		if field == fieldMethod {
+			return append(buf, o.Method...)
+		}
+		s := [...]string{fieldClient: o.Client, fieldRoute: o.Route}[field]
+		return appendPacked(buf, s, pack(s))
+	}
+	co := c.obs.at(j)
+	r := co.route
+	switch field {
+	case fieldClient:
+		r = co.client
+	case fieldMethod:
+		return append(buf, c.methods.list[co.method][0]...)
+	}
+	raw, kind := c.arena.raw(r)
+	return append(append(append(buf, byte(kind)), raw...), 0)
+}
+
+// obsTime is when observation j started.
+func (c *Correlator) obsTime(j int32) time.Time {
+	if f := c.full(j); f >= 0 {
+		return c.fulls[f].Time
+	}
+	if t := c.obs.at(j).time; t != 0 {
+		return time.Unix(0, t).UTC()
+	}
+	return time.Time{}
 }
 
 // chunked is an append-only list stored in fixed-size chunks: appending
@@ -477,4 +633,13 @@ func idLike(s string) bool {
 		}
 	}
 	return false
+}
+
+// viewString views b as a string without copying; it is valid while b is
+// unchanged.
+func viewString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }

@@ -1,0 +1,160 @@
+package cmd
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idem-cli/idem/internal/iostreams"
+)
+
+func TestNewCmdGatewayFlags(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr string // a usage error containing this; "" parses
+		check   func(*GatewayOptions) bool
+	}{
+		{"defaults", nil, "", func(o *GatewayOptions) bool {
+			return o.Listen == "127.0.0.1:8080" && o.profile.Name == "article" && o.TTL == 24*time.Hour && o.Lease == 30*time.Second && o.State == ""
+		}},
+		{"fault names fold into the switches", []string{"--fault", "stuck-reservation,no-fingerprint", "--fault", "non-atomic"}, "", func(o *GatewayOptions) bool {
+			return o.Faults.StuckReservation && o.Faults.NoFingerprint && o.Faults.NonAtomic && !o.Faults.NoDedup
+		}},
+		{"a SQLite state", []string{"--state", "g.db", "--profile", "ietf", "--lease", "5s", "--delay", "1s"}, "", func(o *GatewayOptions) bool {
+			return o.State == "g.db" && o.profile.Conflict == 422 && o.Lease == 5*time.Second
+		}},
+		{"a PostgreSQL store", []string{"--store", "postgresql://u@127.0.0.1/idem"}, "", func(o *GatewayOptions) bool { return o.Store != "" }},
+		{"unknown profile", []string{"--profile", "nope"}, `unknown --profile "nope"`, nil},
+		{"unknown fault", []string{"--fault", "slow-disk"}, `--fault: unknown fault "slow-disk"`, nil},
+		{"crash without external", []string{"--crash-after-external"}, "needs --external", nil},
+		{"crash by name without external", []string{"--fault", "crash-after-external"}, "needs --external", nil},
+		{"negative ttl", []string{"--ttl", "-1s"}, "must not be negative", nil},
+		{"lease shorter than the handler", []string{"--delay", "40s"}, "--lease (30s) must be longer than --delay (40s)", nil},
+		{"two stores", []string{"--state", "a.db", "--store", "postgres://h/db"}, "choose one", nil},
+		{"a store that is not PostgreSQL", []string{"--store", "mysql://h/db"}, "postgres:// URL", nil},
+		{"arguments", []string{"extra"}, "unknown command", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ios, _, _, _ := iostreams.Test()
+			var got *GatewayOptions
+			cmd := NewCmdGateway(&Factory{IO: ios, Now: time.Now}, func(o *GatewayOptions) error { got = o; return nil })
+			cmd.SetArgs(tt.args)
+			cmd.SetOut(&strings.Builder{})
+			cmd.SetErr(&strings.Builder{})
+			err := cmd.Execute()
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want %q", err, tt.wantErr)
+				}
+				var ue *UsageError
+				if tt.name != "arguments" && !errors.As(err, &ue) {
+					t.Errorf("%v is not a usage error", err)
+				}
+				if got != nil {
+					t.Error("the run function ran after a validation error")
+				}
+				return
+			}
+			if err != nil || got == nil {
+				t.Fatalf("error %v, run %v", err, got != nil)
+			}
+			if !tt.check(got) {
+				t.Errorf("options: %+v", got)
+			}
+		})
+	}
+}
+
+// gatewayRun starts runGateway on a free port and returns its URL and a
+// stop function that waits for it to end.
+func gatewayRun(t *testing.T, args ...string) (string, func()) {
+	t.Helper()
+	ios, _, _, errOut := iostreams.Test()
+	f := &Factory{IO: ios, Now: time.Now}
+	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := NewCmdGateway(f, nil)
+	cmd.SetArgs(append([]string{"--listen", addr}, args...))
+	cmd.SetContext(ctx)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Execute() }()
+	for i := 0; i < 200; i++ {
+		if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {
+			resp.Body.Close()
+			return "http://" + addr, func() {
+				cancel()
+				if err := <-done; err != nil {
+					t.Errorf("the gateway ended with %v", err)
+				}
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	t.Fatalf("the gateway did not start: %v %s", <-done, errOut.String())
+	return "", nil
+}
+
+func effectIDs(t *testing.T, path string) []string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var ids []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if line := sc.Text(); strings.Contains(line, `"event":"effect"`) {
+			_, rest, _ := strings.Cut(line, `"result_id":"`)
+			id, _, _ := strings.Cut(rest, `"`)
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// TestGatewayLogNeverRestartsItsIds runs the gateway twice on one --log:
+// in memory, the log starts again with the ids; with --state, both go on.
+func TestGatewayLogNeverRestartsItsIds(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		state bool
+		want  string
+	}{
+		{"in memory: a new log", false, "dr_000001"},
+		{"with a state file: the log and the ids go on", true, "dr_000001 dr_000002"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			logPath := filepath.Join(dir, "gateway.jsonl")
+			args := []string{"--log", logPath}
+			if tt.state {
+				args = append(args, "--state", filepath.Join(dir, "gateway.db"))
+			}
+			for run := 1; run <= 2; run++ {
+				url, stop := gatewayRun(t, args...)
+				req, _ := http.NewRequest(http.MethodPost, url+"/v1/demo-requests", strings.NewReader(`{"run":`+fmt.Sprint(run)+`}`))
+				req.Header.Set("Idempotency-Key", fmt.Sprintf("order-%d", run))
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+				stop()
+			}
+			if got := strings.Join(effectIDs(t, logPath), " "); got != tt.want {
+				t.Errorf("effects in the log: %s, want %s", got, tt.want)
+			}
+		})
+	}
+}

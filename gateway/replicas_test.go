@@ -1,0 +1,203 @@
+package gateway_test
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/idem-cli/idem/gateway"
+)
+
+const replicasConf = `daemon off;
+%s
+worker_processes 1;
+pid %[2]s/nginx.pid;
+error_log %[2]s/error.log warn;
+events { worker_connections 2048; }
+http {
+  client_body_temp_path %[2]s/tmp/body;
+  proxy_temp_path %[2]s/tmp/proxy;
+  fastcgi_temp_path %[2]s/tmp/fastcgi;
+  uwsgi_temp_path %[2]s/tmp/uwsgi;
+  scgi_temp_path %[2]s/tmp/scgi;
+  access_log off;
+  upstream gateways {
+%[4]s  }
+  server {
+    listen 127.0.0.1:%[3]d;
+    location / {
+      proxy_pass http://gateways;
+      proxy_http_version 1.1;
+      proxy_read_timeout 30s;
+      proxy_next_upstream off;
+    }
+  }
+}
+`
+
+// frontReplicas puts one nginx in front of the replicas and returns its
+// URL. Without nginx (outside CI) the client spreads the deliveries itself.
+func frontReplicas(t *testing.T, replicas []*proc) func(i int) string {
+	bin := ""
+	for _, p := range []string{"nginx", "/usr/sbin/nginx"} {
+		if path, err := exec.LookPath(p); err == nil {
+			bin = path
+			break
+		}
+	}
+	if bin == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("nginx is not installed; .ci/run installs it and CI must not skip this test")
+		}
+		t.Log("nginx is not installed: the client spreads the deliveries over the replicas")
+		return func(i int) string { return replicas[i%len(replicas)].url }
+	}
+	dir := t.TempDir()
+	for _, d := range []string{"tmp/body", "tmp/proxy", "tmp/fastcgi", "tmp/uwsgi", "tmp/scgi"} {
+		os.MkdirAll(filepath.Join(dir, d), 0o755)
+	}
+	user := ""
+	if os.Geteuid() == 0 {
+		user = "user root;"
+	}
+	var servers strings.Builder
+	for _, r := range replicas {
+		fmt.Fprintf(&servers, "    server %s;\n", strings.TrimPrefix(r.url, "http://"))
+	}
+	port := freePort(t)
+	conf := filepath.Join(dir, "nginx.conf")
+	os.WriteFile(conf, []byte(fmt.Sprintf(replicasConf, user, dir, port, servers.String())), 0o644)
+	cmd := exec.Command(bin, "-p", dir, "-c", conf, "-e", filepath.Join(dir, "error.log"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGQUIT)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			cmd.Process.Kill()
+		}
+	})
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	for i := 0; i < 100; i++ {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return func(int) string { return "http://" + addr }
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("nginx did not start: %s", stderr.String())
+	return nil
+}
+
+// TestReplicasShareOneDatabase runs three gateway processes on one
+// PostgreSQL database behind one nginx, and sends 200 concurrent
+// deliveries of each key: the correct mode makes one effect per key; the
+// non-atomic fault makes the cross-process race happen for real.
+func TestReplicasShareOneDatabase(t *testing.T) {
+	bin := gateway.IdemBinary(t)
+	const replicas, deliveries = 3, 200
+	keys := []string{"replica-k1", "replica-k2"}
+	for _, mode := range []struct {
+		name   string
+		args   []string
+		atomic bool
+	}{
+		{"atomic reservation", nil, true},
+		{"non-atomic fault", []string{"--non-atomic"}, false},
+	} {
+		t.Run(mode.name, func(t *testing.T) {
+			url := gateway.PostgresURL(t)
+			var procs []*proc
+			for i := 0; i < replicas; i++ {
+				procs = append(procs, startGateway(t, bin, append([]string{"--store", url, "--delay", "300ms"}, mode.args...)...))
+			}
+			front := frontReplicas(t, procs)
+			for _, key := range keys {
+				body := `{"seats":["F12"],"key":"` + key + `"}`
+				answers := make([]answer, deliveries)
+				var wg sync.WaitGroup
+				for i := 0; i < deliveries; i++ {
+					wg.Add(1)
+					go func() { defer wg.Done(); answers[i] = post(front(i), key, body) }()
+				}
+				wg.Wait()
+				counts := map[string]int{}
+				for _, a := range answers {
+					switch {
+					case a.err != nil:
+						counts["error"]++
+					case a.status == 201 && a.replayed:
+						counts["replay"]++
+					default:
+						counts[fmt.Sprint(a.status)]++
+					}
+				}
+				t.Logf("%s: %v", key, counts)
+				if mode.atomic && (counts["201"] != 1 || counts["201"]+counts["409"]+counts["replay"] != deliveries) {
+					t.Errorf("%s: answers %v; want one fresh 201, the others 409 or replays", key, counts)
+				}
+			}
+			n := effectCount(t, procs[0].url)
+			if mode.atomic && n != len(keys) {
+				t.Errorf("%d effects for %d keys", n, len(keys))
+			}
+			if !mode.atomic && n <= len(keys) {
+				t.Errorf("the non-atomic fault made only %d effects for %d keys: the race did not show", n, len(keys))
+			}
+			// Every replica sees the same effects: one table.
+			for _, p := range procs[1:] {
+				if m := effectCount(t, p.url); m != n {
+					t.Errorf("replicas disagree: %d and %d effects", n, m)
+				}
+			}
+		})
+	}
+}
+
+// TestReplicaKilledMidRequest kills one replica with a delivery in its
+// handler: on a shared database its reservation waits out its lease (the
+// owner might be alive), then another replica recovers it, once.
+func TestReplicaKilledMidRequest(t *testing.T) {
+	bin := gateway.IdemBinary(t)
+	url := gateway.PostgresURL(t)
+	args := []string{"--store", url, "--delay", "2s", "--lease", "3s"}
+	a, b := startGateway(t, bin, args...), startGateway(t, bin, args...)
+	body := `{"sku":"A-1"}`
+	go post(a.url, "replica-kill-1", body)
+	deadline := time.Now().Add(5 * time.Second)
+	for strings.Join(keyStates(t, b.url, "replica-kill-1"), ",") != gateway.StateInProgress {
+		if time.Now().After(deadline) {
+			t.Fatal("the key was never reserved")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	killed := time.Now()
+	a.kill()
+	if r := post(b.url, "replica-kill-1", body); r.status != 409 || r.header.Get("Retry-After") != "1" {
+		t.Fatalf("within the lease: %d %s", r.status, r.body)
+	}
+	time.Sleep(time.Until(killed.Add(3100 * time.Millisecond)))
+	if r := post(b.url, "replica-kill-1", body); r.status != 201 || r.replayed {
+		t.Fatalf("after the lease: %d %s", r.status, r.body)
+	}
+	if r := post(b.url, "replica-kill-1", body); r.status != 201 || !r.replayed {
+		t.Fatalf("the replay: %d %s", r.status, r.body)
+	}
+	if n := effectCount(t, b.url); n != 1 {
+		t.Errorf("%d effects, want 1", n)
+	}
+}

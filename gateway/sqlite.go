@@ -1,0 +1,149 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	_ "modernc.org/sqlite" // the pure-Go SQLite driver: no cgo, one static binary
+)
+
+const sqliteSchema = `
+CREATE TABLE IF NOT EXISTS idem_keys (
+  scope TEXT NOT NULL,
+  key_hash TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  state TEXT NOT NULL,
+  owner TEXT NOT NULL,
+  lease_ns INTEGER NOT NULL DEFAULT 0,
+  status INTEGER NOT NULL DEFAULT 0,
+  headers BLOB NOT NULL DEFAULT x'',
+  body BLOB NOT NULL DEFAULT x'',
+  result_id TEXT NOT NULL DEFAULT '',
+  created_ns INTEGER NOT NULL,
+  expires_ns INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (scope, key_hash)
+);
+CREATE INDEX IF NOT EXISTS idem_keys_by_hash ON idem_keys (key_hash);
+CREATE INDEX IF NOT EXISTS idem_keys_by_expiry ON idem_keys (expires_ns) WHERE expires_ns > 0;
+CREATE TABLE IF NOT EXISTS idem_effects (
+  seq INTEGER PRIMARY KEY,
+  result_id TEXT NOT NULL UNIQUE,
+  route TEXT NOT NULL,
+  key_hash TEXT NOT NULL,
+  request_id TEXT NOT NULL,
+  at_ns INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS idem_seq (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+INSERT INTO idem_seq (name, value) VALUES ('result', 0) ON CONFLICT (name) DO NOTHING;
+`
+
+// OpenSQLite opens (or creates) the SQLite database at path; "" keeps it
+// in memory. The file is locked (flock on the database file itself, so
+// the lock follows the file's identity, whatever path or link names it)
+// for as long as the store is open: a reservation held by another process
+// then always has a dead owner. An old JSON state file at path is migrated
+// once; the JSON is kept beside it as path.json-v1.
+func OpenSQLite(ctx context.Context, path string) (Store, error) {
+	if path == "" {
+		return openSQLiteDSN(ctx, ":memory:", nil, false)
+	}
+	// SQLite names its WAL after the path it opens; open the file by its
+	// real name, so that a crash's WAL is found whichever link names it.
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	lock, err := lockFile(path)
+	if err != nil {
+		return nil, err
+	}
+	head := make([]byte, 16)
+	n, _ := io.ReadFull(lock, head)
+	if trimmed := bytes.TrimLeft(head[:n], " \t\r\n"); len(trimmed) > 0 && trimmed[0] == '{' {
+		// The lock is on the JSON file's inode: hold it while its
+		// replacement is built, then lock the new file.
+		err := migrateJSON(ctx, path)
+		unlock(lock)
+		if err != nil {
+			return nil, err
+		}
+		if lock, err = lockFile(path); err != nil {
+			return nil, err
+		}
+	}
+	st, err := openSQLiteDSN(ctx, sqliteDSN(path), lock, true)
+	if err != nil {
+		unlock(lock)
+		return nil, err
+	}
+	return st, nil
+}
+
+func sqliteDSN(path string) string {
+	// WAL with synchronous=FULL: a commit returns after its WAL frames are
+	// fsynced. IMMEDIATE transactions take the write lock at BEGIN.
+	v := url.Values{}
+	v.Add("_pragma", "journal_mode(WAL)")
+	v.Add("_pragma", "synchronous(FULL)")
+	v.Add("_pragma", "busy_timeout(5000)")
+	v.Add("_txlock", "immediate")
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + v.Encode()
+}
+
+func openSQLiteDSN(ctx context.Context, dsn string, lock *os.File, persistent bool) (*sqlStore, error) {
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, storageErr("open", err)
+	}
+	// One connection: SQLite serialises writers anyway, and an in-memory
+	// database lives as long as its connection.
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
+	if _, err := db.ExecContext(ctx, sqliteSchema); err != nil {
+		db.Close()
+		return nil, storageErr("create the schema", err)
+	}
+	var check string
+	if err := db.QueryRowContext(ctx, "PRAGMA quick_check").Scan(&check); err != nil || check != "ok" {
+		db.Close()
+		if err == nil {
+			err = errors.New(check)
+		}
+		return nil, storageErr("check the database", err)
+	}
+	s := &sqlStore{db: db, exclusive: true, persistent: persistent}
+	if lock != nil {
+		s.closeExtra = func() error { return unlock(lock) }
+	}
+	return s, nil
+}
+
+// lockFile opens (creating) path and takes an exclusive flock on it.
+func lockFile(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open the state %s: %w", path, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("%s: %w", path, ErrStateLocked)
+		}
+		return nil, fmt.Errorf("cannot lock the state %s: %w", path, err)
+	}
+	return f, nil
+}
+
+func unlock(f *os.File) error {
+	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return f.Close()
+}

@@ -1,0 +1,278 @@
+package gateway
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// sqlStore is a Store over database/sql: the key table has a primary key
+// on (scope, key_hash), and Complete inserts the effect and completes the
+// key record in one transaction. SQLite and PostgreSQL share every
+// statement; only the schema's types and the placeholders differ.
+type sqlStore struct {
+	db         *sql.DB
+	dollar     bool // PostgreSQL's $1 placeholders instead of ?
+	exclusive  bool
+	persistent bool
+	closeExtra func() error // releases the file lock after the database
+}
+
+const recordColumns = "scope, key_hash, fingerprint, state, owner, lease_ns, status, headers, body, result_id, created_ns, expires_ns"
+
+// q rewrites ? placeholders for the dialect.
+func (s *sqlStore) q(query string) string {
+	if !s.dollar {
+		return query
+	}
+	var b strings.Builder
+	n := 0
+	for _, c := range query {
+		if c == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+func nanos(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+func fromNanos(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}
+
+func recordArgs(r Record) []any {
+	body := r.Body
+	if body == nil {
+		body = []byte{}
+	}
+	return []any{r.Scope, r.KeyHash, r.Fingerprint, r.State, r.Owner, nanos(r.Lease), int64(r.Status),
+		encodeHeader(r.Header), body, r.ResultID, nanos(r.Created), nanos(r.Expires)}
+}
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanRecord(row scanner) (Record, error) {
+	var r Record
+	var lease, created, expires, status int64
+	var header []byte
+	if err := row.Scan(&r.Scope, &r.KeyHash, &r.Fingerprint, &r.State, &r.Owner, &lease, &status, &header, &r.Body, &r.ResultID, &created, &expires); err != nil {
+		return Record{}, err
+	}
+	r.Lease, r.Created, r.Expires, r.Status = fromNanos(lease), fromNanos(created), fromNanos(expires), int(status)
+	r.Header = decodeHeader(header)
+	if r.Body == nil {
+		r.Body = []byte{}
+	}
+	return r, nil
+}
+
+func storageErr(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &StorageError{Op: op, Err: err}
+}
+
+const upsert = "INSERT INTO idem_keys (" + recordColumns + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) " +
+	"ON CONFLICT (scope, key_hash) DO UPDATE SET fingerprint = excluded.fingerprint, state = excluded.state, " +
+	"owner = excluded.owner, lease_ns = excluded.lease_ns, status = excluded.status, headers = excluded.headers, " +
+	"body = excluded.body, result_id = excluded.result_id, created_ns = excluded.created_ns, expires_ns = excluded.expires_ns"
+
+func (s *sqlStore) Reserve(ctx context.Context, rec Record, now time.Time) (Record, bool, error) {
+	// One statement: the primary key decides, and only an expired
+	// completed record gives way.
+	query := s.q(upsert + " WHERE idem_keys.state = 'completed' AND idem_keys.expires_ns > 0 AND idem_keys.expires_ns <= ?")
+	for attempt := 0; attempt < 5; attempt++ {
+		res, err := s.db.ExecContext(ctx, query, append(recordArgs(rec), now.UnixNano())...)
+		if err != nil {
+			return Record{}, false, storageErr("reserve", err)
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return Record{}, false, storageErr("reserve", err)
+		} else if n == 1 {
+			return rec, true, nil
+		}
+		got, ok, err := s.Get(ctx, rec.Scope, rec.KeyHash)
+		if err != nil || ok {
+			return got, false, err
+		}
+		// The holder was released between the two statements: try again.
+	}
+	return Record{}, false, storageErr("reserve", errors.New("the key kept changing hands"))
+}
+
+func (s *sqlStore) Get(ctx context.Context, scope, keyHash string) (Record, bool, error) {
+	row := s.db.QueryRowContext(ctx, s.q("SELECT "+recordColumns+" FROM idem_keys WHERE scope = ? AND key_hash = ?"), scope, keyHash)
+	r, err := scanRecord(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Record{}, false, nil
+	}
+	if err != nil {
+		return Record{}, false, storageErr("read", err)
+	}
+	return r, true, nil
+}
+
+func (s *sqlStore) Put(ctx context.Context, rec Record) error {
+	_, err := s.db.ExecContext(ctx, s.q(upsert), recordArgs(rec)...)
+	return storageErr("write", err)
+}
+
+func (s *sqlStore) TakeOver(ctx context.Context, scope, keyHash, from, to string, lease time.Time) (bool, error) {
+	res, err := s.db.ExecContext(ctx, s.q("UPDATE idem_keys SET owner = ?, lease_ns = ? WHERE scope = ? AND key_hash = ? AND state = 'in_progress' AND owner = ?"),
+		to, nanos(lease), scope, keyHash, from)
+	if err != nil {
+		return false, storageErr("take over", err)
+	}
+	n, err := res.RowsAffected()
+	return n == 1, storageErr("take over", err)
+}
+
+func (s *sqlStore) Complete(ctx context.Context, c Completion) (Record, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return Record{}, storageErr("begin", err)
+	}
+	defer tx.Rollback()
+	var seq int64
+	if err := tx.QueryRowContext(ctx, "UPDATE idem_seq SET value = value + 1 WHERE name = 'result' RETURNING value").Scan(&seq); err != nil {
+		return Record{}, storageErr("next id", err)
+	}
+	resultID := fmt.Sprintf("%s_%06d", c.Prefix, seq)
+	status, header, body := c.Respond(resultID)
+	if _, err := tx.ExecContext(ctx, s.q("INSERT INTO idem_effects (seq, result_id, route, key_hash, request_id, at_ns) VALUES (?, ?, ?, ?, ?, ?)"),
+		seq, resultID, c.Scope, c.KeyHash, c.Request, nanos(c.Time)); err != nil {
+		return Record{}, storageErr("record the effect", err)
+	}
+	rec := Record{Scope: c.Scope, KeyHash: c.KeyHash, State: StateCompleted, Owner: c.Owner, Status: status,
+		Header: whitelist(header), Body: body, ResultID: resultID, Expires: c.Expires}
+	if c.Dedup {
+		query := "UPDATE idem_keys SET state = 'completed', owner = ?, lease_ns = 0, status = ?, headers = ?, body = ?, result_id = ?, expires_ns = ? " +
+			"WHERE scope = ? AND key_hash = ?"
+		args := []any{c.Owner, int64(status), encodeHeader(rec.Header), body, resultID, nanos(c.Expires), c.Scope, c.KeyHash}
+		if !c.Blind {
+			query += " AND owner = ? AND state = 'in_progress'"
+			args = append(args, c.Owner)
+		}
+		res, err := tx.ExecContext(ctx, s.q(query), args...)
+		if err != nil {
+			return Record{}, storageErr("complete the key", err)
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return Record{}, storageErr("complete the key", err)
+		} else if n != 1 && !c.Blind {
+			return Record{}, ErrNotOwner
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return Record{}, storageErr("commit", err)
+	}
+	return rec, nil
+}
+
+func (s *sqlStore) Release(ctx context.Context, scope, keyHash, owner string) error {
+	_, err := s.db.ExecContext(ctx, s.q("DELETE FROM idem_keys WHERE scope = ? AND key_hash = ? AND owner = ? AND state = 'in_progress'"), scope, keyHash, owner)
+	return storageErr("release", err)
+}
+
+func (s *sqlStore) Sweep(ctx context.Context, now time.Time) (int64, error) {
+	res, err := s.db.ExecContext(ctx, s.q("DELETE FROM idem_keys WHERE state = 'completed' AND expires_ns > 0 AND expires_ns <= ?"), now.UnixNano())
+	if err != nil {
+		return 0, storageErr("sweep", err)
+	}
+	n, err := res.RowsAffected()
+	return n, storageErr("sweep", err)
+}
+
+func (s *sqlStore) Records(ctx context.Context, keyHash string) ([]Record, error) {
+	rows, err := s.db.QueryContext(ctx, s.q("SELECT "+recordColumns+" FROM idem_keys WHERE key_hash = ? ORDER BY scope"), keyHash)
+	if err != nil {
+		return nil, storageErr("read", err)
+	}
+	defer rows.Close()
+	var out []Record
+	for rows.Next() {
+		r, err := scanRecord(rows)
+		if err != nil {
+			return nil, storageErr("read", err)
+		}
+		out = append(out, r)
+	}
+	return out, storageErr("read", rows.Err())
+}
+
+func (s *sqlStore) Effects(ctx context.Context) ([]Effect, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT result_id, route, key_hash, request_id, at_ns FROM idem_effects ORDER BY seq")
+	if err != nil {
+		return nil, storageErr("read", err)
+	}
+	defer rows.Close()
+	out := []Effect{}
+	for rows.Next() {
+		var e Effect
+		var at int64
+		if err := rows.Scan(&e.ResultID, &e.Route, &e.KeyHash, &e.Request, &at); err != nil {
+			return nil, storageErr("read", err)
+		}
+		e.Time = fromNanos(at)
+		out = append(out, e)
+	}
+	return out, storageErr("read", rows.Err())
+}
+
+func (s *sqlStore) Exclusive() bool  { return s.exclusive }
+func (s *sqlStore) Persistent() bool { return s.persistent }
+
+func (s *sqlStore) Close() error {
+	err := s.db.Close()
+	if s.closeExtra != nil {
+		if e := s.closeExtra(); err == nil {
+			err = e
+		}
+	}
+	return err
+}
+
+// importState writes records, effects and the id sequence into an empty
+// store in one transaction (the JSON migration).
+func (s *sqlStore) importState(ctx context.Context, recs []Record, effects []Effect, seq int64) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return storageErr("begin", err)
+	}
+	defer tx.Rollback()
+	for _, r := range recs {
+		if _, err := tx.ExecContext(ctx, s.q(upsert), recordArgs(r)...); err != nil {
+			return storageErr("import a key", err)
+		}
+	}
+	for i, e := range effects {
+		if _, err := tx.ExecContext(ctx, s.q("INSERT INTO idem_effects (seq, result_id, route, key_hash, request_id, at_ns) VALUES (?, ?, ?, ?, ?, ?)"),
+			int64(i+1), e.ResultID, e.Route, e.KeyHash, e.Request, nanos(e.Time)); err != nil {
+			return storageErr("import an effect", err)
+		}
+	}
+	if int64(len(effects)) > seq {
+		seq = int64(len(effects))
+	}
+	if _, err := tx.ExecContext(ctx, s.q("UPDATE idem_seq SET value = ? WHERE name = 'result'"), seq); err != nil {
+		return storageErr("import the sequence", err)
+	}
+	return storageErr("commit", tx.Commit())
+}

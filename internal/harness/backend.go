@@ -1,0 +1,211 @@
+package harness
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Backend is the application behind the proxies: an Idempotency-Key aware
+// order service that writes a log/slog JSON line per request. Each
+// request says how it should be answered, in its query:
+//
+//	?delay=1500ms  answer after that long (the work is done whatever the
+//	               client does meanwhile, as a real server's would be)
+//	?fail=500      answer with that status
+//	?fail=drop     close the connection without answering
+//
+// GET /v1/orders/ID answers {"id":"ID"} (a read: no effect), and
+// GET /v1/blob?bytes=N a JSON body of about N bytes.
+//
+// A POST answers 201 with {"id":"ord_N"}; a POST with a key seen before
+// answers the same id, marked Idempotent-Replayed.
+type Backend struct {
+	Addr    string
+	LogPath string
+
+	srv *http.Server
+	log *slog.Logger
+
+	mu    sync.Mutex
+	n     int
+	byKey map[string]string
+	hits  []Hit
+}
+
+// Hit is a request the backend received.
+type Hit struct {
+	RequestID, Key, Method, Path string
+}
+
+// Page is what the backend serves at / for the browser: a blank page on
+// the proxy's origin from which the fetches are made (an empty favicon,
+// so that the browser asks for nothing the harness did not).
+const Page = `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>idem harness</title></head><body>harness</body></html>`
+
+// StartBackend listens on a free loopback port until the test ends.
+func StartBackend(t testing.TB) *Backend {
+	t.Helper()
+	dir := t.TempDir()
+	b := &Backend{LogPath: filepath.Join(dir, "app.jsonl"), byKey: map[string]string{}}
+	f, err := os.Create(b.LogPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.log = slog.New(slog.NewJSONHandler(&syncWriter{w: f}, nil))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Addr = ln.Addr().String()
+	b.srv = &http.Server{Handler: http.HandlerFunc(b.serve), ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = b.srv.Serve(ln) }()
+	t.Cleanup(func() { b.srv.Close(); f.Close() })
+	return b
+}
+
+// Hits are the requests received so far, in arrival order.
+func (b *Backend) Hits() []Hit {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]Hit(nil), b.hits...)
+}
+
+// Received reports whether a request with this request id arrived.
+func (b *Backend) Received(rid string) bool {
+	for _, h := range b.Hits() {
+		if h.RequestID == rid {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *Backend) serve(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	rid, key := r.Header.Get("X-Request-Id"), r.Header.Get("Idempotency-Key")
+	trace, parent := traceParent(r.Header.Get("Traceparent"))
+	_, _ = io.Copy(io.Discard, r.Body)
+	b.mu.Lock()
+	seen := rid
+	if seen == "" {
+		seen = trace
+	}
+	b.hits = append(b.hits, Hit{RequestID: seen, Key: key, Method: r.Method, Path: r.URL.Path})
+	b.mu.Unlock()
+	if r.Method == http.MethodGet && r.URL.Path == "/" {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = io.WriteString(w, Page)
+		return
+	}
+	if d, err := time.ParseDuration(r.URL.Query().Get("delay")); err == nil {
+		time.Sleep(d)
+	}
+	var attrs []any
+	if rid != "" {
+		attrs = append(attrs, "request_id", rid)
+	}
+	if trace != "" {
+		// As an OpenTelemetry-instrumented server logs: its own span, a
+		// child of the caller's.
+		attrs = append(attrs, "trace_id", trace, "span_id", strings.ReplaceAll(NewID(), "-", "")[:16], "parent_span_id", parent)
+	}
+	attrs = append(attrs, "method", r.Method, "route", r.URL.Path)
+	if key != "" {
+		attrs = append(attrs, "idempotency_key", key)
+	}
+	switch fail := r.URL.Query().Get("fail"); {
+	case fail == "drop":
+		b.log.Info("connection dropped", append(attrs, "duration_ms", time.Since(start).Milliseconds())...)
+		if hj, ok := w.(http.Hijacker); ok {
+			if c, _, err := hj.Hijack(); err == nil {
+				c.Close()
+				return
+			}
+		}
+		panic(http.ErrAbortHandler)
+	case fail != "":
+		code, _ := strconv.Atoi(fail)
+		if code < 400 || code > 599 {
+			code = http.StatusInternalServerError
+		}
+		b.log.Info("request failed", append(attrs, "status", code, "duration_ms", time.Since(start).Milliseconds())...)
+		http.Error(w, `{"error":"failed as asked"}`, code)
+		return
+	}
+	if r.Method == http.MethodGet {
+		b.get(w, r, attrs)
+		return
+	}
+	if r.Method != http.MethodPost {
+		http.NotFound(w, r)
+		return
+	}
+	b.mu.Lock()
+	id, replay := b.byKey[key]
+	if !replay || key == "" {
+		b.n++
+		id, replay = fmt.Sprintf("ord_%d", b.n), false
+		if key != "" {
+			b.byKey[key] = id
+		}
+	}
+	b.mu.Unlock()
+	if !replay {
+		b.log.Info("order created", append(attrs, "result_id", id, "effect", true)...)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if replay {
+		w.Header().Set("Idempotent-Replayed", "true")
+	}
+	w.WriteHeader(http.StatusCreated)
+	_ = json.NewEncoder(w).Encode(map[string]string{"id": id})
+	b.log.Info("request completed", append(attrs, "status", http.StatusCreated, "result_id", id,
+		"duration_ms", time.Since(start).Milliseconds())...)
+}
+
+func (b *Backend) get(w http.ResponseWriter, r *http.Request, attrs []any) {
+	w.Header().Set("Content-Type", "application/json")
+	switch id, ok := strings.CutPrefix(r.URL.Path, "/v1/orders/"); {
+	case ok && id != "":
+		_ = json.NewEncoder(w).Encode(map[string]string{"id": id, "state": "created"})
+	case r.URL.Path == "/v1/blob":
+		n, _ := strconv.Atoi(r.URL.Query().Get("bytes"))
+		n = min(max(n, 0), 64<<20)
+		_, _ = io.WriteString(w, `{"data":"`+strings.Repeat("x", n)+`"}`)
+	default:
+		http.NotFound(w, r)
+		return
+	}
+	b.log.Info("request completed", append(attrs, "status", http.StatusOK)...)
+}
+
+// traceParent reads a W3C traceparent header: version-traceid-parentid-flags.
+func traceParent(h string) (traceID, parentID string) {
+	parts := strings.Split(h, "-")
+	if len(parts) != 4 || len(parts[1]) != 32 || len(parts[2]) != 16 {
+		return "", ""
+	}
+	return parts[1], parts[2]
+}
+
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}

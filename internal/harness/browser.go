@@ -1,0 +1,143 @@
+package harness
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Fetch is one fetch() the page makes.
+type Fetch struct {
+	Step
+	// AbortAfter aborts the fetch (AbortController) after that long.
+	AbortAfter time.Duration
+	// Pause, when set, asks the harness to do something first (stop the
+	// proxy, for a refused connection): onPause is called with it.
+	Pause string
+}
+
+// fetchPlan is what har.mjs reads.
+type fetchPlan struct {
+	Executable string      `json:"executable"`
+	Page       string      `json:"page"`
+	HAR        string      `json:"har"`
+	Fetches    []planFetch `json:"fetches"`
+}
+
+type planFetch struct {
+	Name      string `json:"name"`
+	RequestID string `json:"request_id"`
+	Key       string `json:"key,omitempty"`
+	Path      string `json:"path"`
+	Method    string `json:"method,omitempty"`
+	TimeoutMS int64  `json:"timeout_ms,omitempty"`
+	AbortMS   int64  `json:"abort_ms,omitempty"`
+	Pause     string `json:"pause,omitempty"`
+}
+
+// Chromium is Debian's Chromium and the playwright-core that drives it.
+type Chromium struct {
+	Executable string
+	Node       string
+	Script     string
+}
+
+// FindChromium finds chromium, node and playwright-core (npm ci in
+// internal/harness/playwright), skipping the test when one is missing
+// (failing under CI=true).
+func FindChromium(t testing.TB) *Chromium {
+	t.Helper()
+	c := &Chromium{
+		Executable: Tool(t, "apt-get install chromium", "chromium", "/usr/bin/chromium"),
+		Node:       Tool(t, "apt-get install nodejs", "node"),
+	}
+	_, file, _, _ := runtime.Caller(0)
+	dir := filepath.Join(filepath.Dir(file), "playwright")
+	c.Script = filepath.Join(dir, "har.mjs")
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "playwright-core")); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("playwright-core is not installed in %s; .ci/harness.sh runs npm ci there", dir)
+		}
+		t.Skipf("playwright-core is not installed (npm ci --prefix %s); skipping", dir)
+	}
+	return c
+}
+
+// Record opens page in Chromium, makes the fetches from it and writes
+// the HAR Chromium recorded to har. It returns each fetch as sent and
+// as the page saw it end.
+func (c *Chromium) Record(t testing.TB, page, har string, fetches []Fetch, onPause func(string)) []Sent {
+	t.Helper()
+	plan := fetchPlan{Executable: c.Executable, Page: page, HAR: har}
+	sent := make([]Sent, len(fetches))
+	for i, f := range fetches {
+		sent[i] = Sent{Step: f.Step, RequestID: NewID()}
+		plan.Fetches = append(plan.Fetches, planFetch{Name: f.Name, RequestID: sent[i].RequestID, Key: f.Key, Path: f.Path, Method: f.Step.Method,
+			TimeoutMS: f.Timeout.Milliseconds(), AbortMS: f.AbortAfter.Milliseconds(), Pause: f.Pause})
+	}
+	b, _ := json.Marshal(plan)
+	planPath := WriteFile(t, t.TempDir(), "plan.json", string(b))
+	cmd := exec.Command(c.Node, c.Script, planPath)
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]int{}
+	for i, f := range fetches {
+		byName[f.Name] = i
+	}
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "PAUSE "):
+			onPause(strings.TrimPrefix(line, "PAUSE "))
+			fmt.Fprintln(stdin, "go")
+		case strings.HasPrefix(line, "RESULT "):
+			var r struct {
+				Name, Body, Error string
+				Status            int
+				MS                int64
+				Start             int64
+			}
+			if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "RESULT ")), &r); err != nil {
+				t.Fatalf("har.mjs: %v: %s", err, line)
+			}
+			i, ok := byName[r.Name]
+			if !ok {
+				t.Fatalf("har.mjs: a result for no fetch: %s", line)
+			}
+			s := &sent[i]
+			s.Start = time.UnixMilli(r.Start)
+			s.Finish = s.Start.Add(time.Duration(r.MS) * time.Millisecond)
+			s.Status, s.Error = r.Status, r.Error
+			var created struct {
+				ID string `json:"id"`
+			}
+			if json.Unmarshal([]byte(r.Body), &created) == nil {
+				s.ResultID = created.ID
+			}
+		}
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("har.mjs: %v\n%s", err, stderr.String())
+	}
+	return sent
+}

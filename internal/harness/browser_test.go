@@ -1,0 +1,338 @@
+package harness_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idem-cli/idem/internal/harness"
+	"github.com/idem-cli/idem/trace"
+)
+
+// browserFetches is what the page does: keyed fetches that end each way a
+// browser sees, the last one after the proxy has stopped.
+func browserFetches() []harness.Fetch {
+	k1, k2, k3, k4, k5 := harness.NewID(), harness.NewID(), harness.NewID(), harness.NewID(), harness.NewID()
+	return []harness.Fetch{
+		{Step: harness.Step{Name: "created", Key: k1, Path: "/v1/orders", End: harness.EndCreated}},
+		// A read of what was created: its body carries the id too, but a
+		// GET makes no effect.
+		{Step: harness.Step{Name: "read-back", Method: "GET", Path: "/v1/orders/ord_1", End: harness.EndRead}},
+		{Step: harness.Step{Name: "retry-1-timeout", Key: k2, Path: "/v1/orders?delay=1200ms", Timeout: 400 * time.Millisecond, End: harness.EndClientTimeout}},
+		{Step: harness.Step{Name: "retry-2-replayed", Key: k2, Path: "/v1/orders", End: harness.EndCreated}},
+		{Step: harness.Step{Name: "abort", Key: k3, Path: "/v1/orders?delay=1000ms", Abort: true, End: harness.EndClientAbort}, AbortAfter: 300 * time.Millisecond},
+		{Step: harness.Step{Name: "server-error", Key: k4, Path: "/v1/orders?fail=500", End: harness.EndServerError}},
+		{Step: harness.Step{Name: "refused", Key: k5, Path: "/v1/orders", End: harness.EndRefused}, Pause: "stop-proxy"},
+	}
+}
+
+func TestChromium(t *testing.T) {
+	ch := harness.FindChromium(t)
+	b := harness.StartBackend(t)
+	n := harness.StartNginx(t, b.Addr, harness.Addr(harness.FreePort(t)))
+	har := filepath.Join(t.TempDir(), "chromium.har")
+	sent := ch.Record(t, n.URL+"/", har, browserFetches(), func(what string) {
+		if what != "stop-proxy" {
+			t.Fatalf("har.mjs asked for %q", what)
+		}
+		n.Stop() // graceful: nginx logs what it was serving first
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	var received []string
+	for _, h := range b.Hits() {
+		if h.Method == "POST" { // the page's own GET is not logged
+			received = append(received, h.RequestID)
+		}
+	}
+	if _, err := harness.WaitFor(ctx, b.LogPath, received...); err != nil {
+		t.Fatal(err)
+	}
+	for i := range sent {
+		s := &sent[i]
+		s.Reached = b.Received(s.RequestID)
+		t.Logf("fetch %-17s %s %-26s -> status %d %s (%s) backend=%v", s.Name, s.RequestID, s.Path, s.Status, s.Error,
+			s.Finish.Sub(s.Start), s.Reached)
+		ok := true
+		switch s.End {
+		case harness.EndCreated:
+			ok = s.Status == 201 && s.ResultID != "" && s.Reached
+		case harness.EndServerError:
+			ok = s.Status == 500 && s.Reached
+		case harness.EndRead:
+			ok = s.Status == 200 && s.Reached
+		case harness.EndClientTimeout:
+			ok = strings.HasPrefix(s.Error, "TimeoutError") && s.Reached
+		case harness.EndClientAbort:
+			ok = strings.HasPrefix(s.Error, "AbortError") && s.Reached
+		case harness.EndRefused:
+			ok = strings.HasPrefix(s.Error, "TypeError") && !s.Reached
+		}
+		if !ok {
+			t.Fatalf("fetch %s did not end as %s: status %d, error %q, reached the backend %v", s.Name, s.End, s.Status, s.Error, s.Reached)
+		}
+	}
+	run := harness.Run{
+		Software: harness.Version("chromium", ch.Executable, "--version") + ", playwright-core " + playwrightVersion(t, ch),
+		Logs:     []harness.RunLog{{File: "chromium.har", Capture: "chromium", Format: "har"}},
+		Also:     []string{"access.json.log"}, BackendLog: "app.jsonl", Sent: sent,
+	}
+	logs := map[string]string{"chromium.har": har, "access.json.log": n.Logs.JSON, "app.jsonl": b.LogPath}
+	dir := t.TempDir()
+	if err := run.Save(dir, logs, 0); err != nil {
+		t.Fatal(err)
+	}
+	verifyBrowserRun(t, dir, run)
+	if *update {
+		dst := filepath.Join(realDir, "chromium")
+		if err := run.Save(dst, logs, 0); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("recorded %s", dst)
+	}
+}
+
+// TestChromiumLargeHAR records a HAR past the reader's 16 MiB line limit:
+// Playwright writes the whole document on one line, and a page that
+// fetched a large response embeds it. The keyed POST after it must still
+// be read. The capture is not recorded: it is large.
+func TestChromiumLargeHAR(t *testing.T) {
+	ch := harness.FindChromium(t)
+	b := harness.StartBackend(t)
+	n := harness.StartNginx(t, b.Addr, harness.Addr(harness.FreePort(t)))
+	har := filepath.Join(t.TempDir(), "large.har")
+	fetches := []harness.Fetch{
+		{Step: harness.Step{Name: "large-read", Method: "GET", Path: "/v1/blob?bytes=17000000", End: harness.EndRead}},
+		{Step: harness.Step{Name: "created", Key: harness.NewID(), Path: "/v1/orders", End: harness.EndCreated}},
+	}
+	sent := ch.Record(t, n.URL+"/", har, fetches, func(string) {})
+	for i := range sent {
+		sent[i].Reached = b.Received(sent[i].RequestID)
+	}
+	if sent[0].Status != 200 || sent[1].Status != 201 {
+		t.Fatalf("the fetches did not end as planned: %+v", sent)
+	}
+	fi, err := os.Stat(har)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() <= 16<<20 {
+		t.Fatalf("the HAR is %d bytes, not past the 16 MiB line limit", fi.Size())
+	}
+	n.Stop()
+	run := harness.Run{Software: "chromium", Logs: []harness.RunLog{{File: "large.har", Capture: "chromium-large", Format: "har"}}, Sent: sent}
+	dir := t.TempDir()
+	if err := run.Save(dir, map[string]string{"large.har": har}, 0); err != nil {
+		t.Fatal(err)
+	}
+	verifyBrowserRun(t, dir, run)
+}
+
+func playwrightVersion(t *testing.T, ch *harness.Chromium) string {
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(ch.Script), "node_modules", "playwright-core", "package.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p struct{ Version string }
+	_ = json.Unmarshal(b, &p)
+	return p.Version
+}
+
+// harEntry is what the harness reads from a HAR itself, to find each
+// fetch's entry without idem.
+type harEntry struct {
+	Method, RequestID string
+}
+
+func readHAR(t *testing.T, path string) []harEntry {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Log struct {
+			Entries []struct {
+				Request struct {
+					Method  string
+					Headers []struct{ Name, Value string }
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	var out []harEntry
+	for _, e := range doc.Log.Entries {
+		he := harEntry{Method: e.Request.Method}
+		for _, h := range e.Request.Headers {
+			if strings.EqualFold(h.Name, "X-Request-Id") {
+				he.RequestID = h.Value
+			}
+		}
+		out = append(out, he)
+	}
+	return out
+}
+
+// What the page saw, in idem's model: a fetch the page gave up on is
+// aborted at the network level whatever the page's reason (Chromium
+// records a timeout of AbortSignal.timeout as net::ERR_ABORTED).
+func wantBrowserOutcomes(e harness.End) []trace.Outcome {
+	switch e {
+	case harness.EndCreated, harness.EndServerError, harness.EndRead:
+		return []trace.Outcome{trace.OutcomeOK}
+	case harness.EndClientTimeout:
+		return []trace.Outcome{trace.OutcomeTimeout, trace.OutcomeAborted}
+	case harness.EndClientAbort:
+		return []trace.Outcome{trace.OutcomeAborted}
+	case harness.EndRefused:
+		return []trace.Outcome{trace.OutcomeNotDelivered}
+	}
+	return nil
+}
+
+// verifyBrowserRun checks what idem reads from the browser's HAR, alone
+// and joined with the proxy's and backend's logs of the same fetches.
+func verifyBrowserRun(t *testing.T, dir string, run harness.Run) {
+	for _, l := range run.Logs {
+		t.Run(l.Capture, func(t *testing.T) {
+			file := filepath.Join(dir, l.File)
+			c := &checker{t: t, capture: l.Capture}
+			defer c.done()
+			entries := readHAR(t, file)
+			r, err := harness.Read(context.Background(), file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := r.Input(file)
+			if in == nil {
+				t.Fatalf("no summary for %s", file)
+			}
+			if l.Format != "" {
+				c.check("input/format", in.Format == l.Format, "read as %q, want %q", in.Format, l.Format)
+			}
+			c.check("input/skipped", in.Skipped == 0, "%d skipped: %v", in.Skipped, in.SkipSamples)
+			obs := r.From(file)
+			c.check("input/entries", len(obs) == len(entries), "%d observations from %d entries", len(obs), len(entries))
+			sources := map[string]string{}
+			for _, s := range run.Sent {
+				i := slices.IndexFunc(entries, func(e harEntry) bool { return e.RequestID == s.RequestID })
+				if i < 0 {
+					t.Fatalf("the HAR has no entry with request id %s (fetch %s): the capture is broken, not idem", s.RequestID, s.Name)
+				}
+				if len(obs) != len(entries) {
+					continue
+				}
+				o := obs[i]
+				at := func(fact string) string { return s.Name + "/" + fact }
+				raw := "entries[" + itoa(i) + "]"
+				c.check(at("tier"), o.Tier == trace.TierClient, "tier %s, want client: %s", o.Tier, raw)
+				c.check(at("request_id"), o.RequestID == s.RequestID, "request id %q, want %q: %s", o.RequestID, s.RequestID, raw)
+				c.check(at("key"), o.Key == s.Key, "key %q, want %q: %s", o.Key, s.Key, raw)
+				c.check(at("method"), o.Method == s.HTTPMethod(), "method %q, want %s: %s", o.Method, s.HTTPMethod(), raw)
+				c.check(at("route"), o.Route == s.Route(), "route %q, want %q: %s", o.Route, s.Route(), raw)
+				ws := 0
+				switch s.End {
+				case harness.EndCreated:
+					ws = 201
+				case harness.EndServerError:
+					ws = 500
+				case harness.EndRead:
+					ws = 200
+				}
+				c.check(at("status"), o.Status == ws, "status %d, want %d (%s): %s", o.Status, ws, s.End, raw)
+				wo := wantBrowserOutcomes(s.End)
+				c.check(at("outcome"), slices.Contains(wo, o.Outcome), "outcome %s (detail %q), want %v (%s): %s", o.Outcome, o.Detail, wo, s.End, raw)
+				if s.End == harness.EndRefused {
+					c.check(at("detail"), strings.Contains(o.Detail, "ERR_CONNECTION_REFUSED"), "detail %q, want net::ERR_CONNECTION_REFUSED: %s", o.Detail, raw)
+				}
+				// Only a write's response names the effect it made.
+				wr := s.ResultID
+				if s.HTTPMethod() == "GET" {
+					wr = ""
+				}
+				c.check(at("result_id"), o.ResultID == wr, "result id %q, want %q (%s %s): %s", o.ResultID, wr, s.HTTPMethod(), s.Route(), raw)
+				d := o.Time.Sub(s.Start)
+				c.check(at("time"), d > -time.Second && d < time.Second, "start %s, the page started it at %s: %s",
+					o.Time.UTC().Format(time.RFC3339Nano), s.Start.UTC().Format(time.RFC3339Nano), raw)
+				src := o.Source.String()
+				c.check(at("source"), sources[src] == "", "cites %s, as does fetch %s: a person cannot find the entry", src, sources[src])
+				if sources[src] == "" {
+					sources[src] = s.Name
+				}
+			}
+			verifyBrowserJoins(c, dir, run, file)
+		})
+	}
+}
+
+// verifyBrowserJoins reads the HAR with the proxy's and the backend's
+// logs: each key is one intent holding exactly its fetches, and each
+// fetch one delivery holding the page's entry, the proxy's line unless
+// the connection was refused, and the backend's lines when it got there.
+func verifyBrowserJoins(c *checker, dir string, run harness.Run, har string) {
+	c.t.Helper()
+	paths := []string{har}
+	for _, a := range run.Also {
+		paths = append(paths, filepath.Join(dir, a))
+	}
+	if run.BackendLog != "" {
+		paths = append(paths, filepath.Join(dir, run.BackendLog))
+	}
+	r, err := harness.Read(context.Background(), paths...)
+	if err != nil {
+		c.t.Errorf("read %v: %v", paths, err)
+		return
+	}
+	byKey := map[string][]harness.Sent{}
+	var keys []string
+	for _, s := range run.Sent {
+		if s.Key == "" {
+			continue
+		}
+		if _, ok := byKey[s.Key]; !ok {
+			keys = append(keys, s.Key)
+		}
+		byKey[s.Key] = append(byKey[s.Key], s)
+	}
+	for _, k := range keys {
+		sent := byKey[k]
+		ins := r.Set.FindIntent(k)
+		if len(ins) != 1 {
+			c.check(sent[0].Name+"/intent", false, "key %s: %d intents, want 1", k, len(ins))
+			continue
+		}
+		var got, want []string
+		for _, d := range ins[0].Deliveries {
+			got = append(got, d.RequestID)
+		}
+		for _, s := range sent {
+			want = append(want, s.RequestID)
+		}
+		sort.Strings(got)
+		sort.Strings(want)
+		c.check(sent[0].Name+"/intent", slices.Equal(got, want), "key %s: deliveries %v, want %v", k, got, want)
+		for _, s := range sent {
+			for _, d := range ins[0].Deliveries {
+				if d.RequestID != s.RequestID {
+					continue
+				}
+				c.check(s.Name+"/joined_client", d.At(trace.TierClient) != nil, "no client entry (tiers %s)", tiersOf(d))
+				proxied := s.End != harness.EndRefused
+				c.check(s.Name+"/joined_proxy", (d.At(trace.TierProxy) != nil) == proxied, "reached the proxy: %v; tiers %s", proxied, tiersOf(d))
+				c.check(s.Name+"/joined_server", (d.At(trace.TierServer) != nil) == s.Reached, "reached the backend: %v; tiers %s", s.Reached, tiersOf(d))
+			}
+		}
+	}
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }

@@ -1,0 +1,79 @@
+package harness
+
+import (
+	"context"
+	"sync"
+
+	"github.com/idem-cli/idem/ingest"
+	"github.com/idem-cli/idem/trace"
+)
+
+// Reading is what idem made of some logs: the per-input summaries, every
+// observation by the line it came from, and the correlated set, read the
+// way diagnose.Load reads them.
+type Reading struct {
+	Inputs []*trace.Input
+	Set    *trace.Set
+	// Obs are every observation, in input and line order.
+	Obs []*trace.Observation
+}
+
+// Read reads paths with ingest.Read into a trace.Correlator, keeping a
+// copy of every observation beside it.
+func Read(ctx context.Context, paths ...string) (*Reading, error) {
+	c := trace.NewCorrelator(nil)
+	var keep collector
+	inputs, err := ingest.Read(ctx, paths, ingest.Options{Workers: 1}, ingest.Tee(c, &keep))
+	if err != nil {
+		return nil, err
+	}
+	return &Reading{Inputs: inputs, Set: c.Set(inputs), Obs: keep.obs}, nil
+}
+
+// At is the observations read from file's line (1-based).
+func (r *Reading) At(file string, line int) []*trace.Observation {
+	var out []*trace.Observation
+	for _, o := range r.Obs {
+		if o.Source.File == file && o.Source.Line == line {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// From is the observations read from file, in order.
+func (r *Reading) From(file string) []*trace.Observation {
+	var out []*trace.Observation
+	for _, o := range r.Obs {
+		if o.Source.File == file {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// Input is the summary of file.
+func (r *Reading) Input(file string) *trace.Input {
+	for _, in := range r.Inputs {
+		if in.Path == file {
+			return in
+		}
+	}
+	return nil
+}
+
+// collector keeps a copy of every observation: batches are reused.
+type collector struct {
+	mu  sync.Mutex
+	obs []*trace.Observation
+}
+
+func (c *collector) Prepare(*trace.Batch) {}
+
+func (c *collector) Consume(b *trace.Batch) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range b.Obs {
+		c.obs = append(c.obs, b.Obs[i].Clone())
+	}
+}

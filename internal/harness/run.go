@@ -1,0 +1,95 @@
+package harness
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Run is one capture: what the harness sent through one piece of real
+// software and the logs that software and the backend wrote. It is saved
+// beside the logs (run.json) so that a recorded capture is checked again
+// without the software installed.
+type Run struct {
+	Software string `json:"software"` // "nginx 1.22.1", as its -v says
+	// Logs are the proxy's or browser's logs of this traffic (nginx writes
+	// three side by side).
+	Logs []RunLog `json:"logs"`
+	// Also are other logs of the same traffic (the proxy in front of a
+	// browser), read with each log for the joins.
+	Also []string `json:"also,omitempty"`
+	// JoinBy, when "traceparent", says the requests carried a W3C
+	// traceparent and no X-Request-Id: only trace ids can join the tiers.
+	JoinBy string `json:"join_by,omitempty"`
+	// Chain says the logs are of proxies in a chain, each in front of the
+	// next: every request crossed all of them.
+	Chain bool `json:"chain,omitempty"`
+	// BackendLog is the backend's log/slog JSON file of the same traffic.
+	BackendLog string `json:"backend_log,omitempty"`
+	Sent       []Sent `json:"sent"`
+}
+
+// RunLog is one log file of a run.
+type RunLog struct {
+	File string `json:"file"` // relative to the run's directory
+	// Capture names this log in test output and in the known gaps.
+	Capture string `json:"capture"`
+	// Format is the format idem should recognise ("" when it has none yet).
+	Format string `json:"format,omitempty"`
+	// Proxy is "nginx", "haproxy" or "caddy": what its statuses mean.
+	Proxy string `json:"proxy,omitempty"`
+	// NoKey says the format does not write the Idempotency-Key
+	// (ingress-nginx's default): only the backend's lines carry it.
+	NoKey bool `json:"no_key,omitempty"`
+}
+
+// Save writes the run's run.json into dir and copies each log there,
+// keeping at most maxLines lines of each (the first ones; 0 keeps the
+// file as written, byte for byte).
+func (r Run) Save(dir string, from map[string]string, maxLines int) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for name, src := range from {
+		b, err := os.ReadFile(src)
+		if err != nil {
+			return fmt.Errorf("harness: save %s: %w", name, err)
+		}
+		if maxLines > 0 {
+			b = firstLines(b, maxLines)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			return err
+		}
+	}
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "run.json"), append(b, '\n'), 0o644)
+}
+
+// LoadRun reads dir/run.json.
+func LoadRun(dir string) (Run, error) {
+	var r Run
+	b, err := os.ReadFile(filepath.Join(dir, "run.json"))
+	if err != nil {
+		return r, err
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return r, fmt.Errorf("harness: %s: %w", filepath.Join(dir, "run.json"), err)
+	}
+	return r, nil
+}
+
+func firstLines(b []byte, n int) []byte {
+	for i, c := range b {
+		if c == '\n' {
+			if n--; n == 0 {
+				return b[:i+1]
+			}
+		}
+	}
+	return b
+}

@@ -1,0 +1,376 @@
+package harness_test
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idem-cli/idem/internal/harness"
+	"github.com/idem-cli/idem/trace"
+)
+
+// What a proxy answers for each way the harness makes a request end, and
+// what that means in idem's model. The statuses are the proxies'
+// documented answers; 0 is "no response was sent" (the client had gone).
+func wantStatus(proxy string, e harness.End) int {
+	switch e {
+	case harness.EndCreated:
+		return 201
+	case harness.EndServerError:
+		return 500
+	case harness.EndUpstreamDrop:
+		return 502
+	case harness.EndUpstreamTimeout:
+		return 504
+	case harness.EndRefused:
+		if proxy == "haproxy" {
+			return 503
+		}
+		return 502
+	}
+	return 0
+}
+
+// wantOutcomes are the outcomes that are right for a step: more than one
+// only where the log itself cannot tell them apart (nginx and Caddy log a
+// refused upstream as a 502, as they log a reset one).
+func wantOutcomes(proxy string, e harness.End) []trace.Outcome {
+	switch e {
+	case harness.EndCreated, harness.EndServerError:
+		return []trace.Outcome{trace.OutcomeOK}
+	case harness.EndClientTimeout, harness.EndClientAbort:
+		return []trace.Outcome{trace.OutcomeClientClosed}
+	case harness.EndUpstreamDrop:
+		return []trace.Outcome{trace.OutcomeUpstreamReset}
+	case harness.EndUpstreamTimeout:
+		return []trace.Outcome{trace.OutcomeUpstreamTimeout}
+	case harness.EndRefused:
+		if proxy == "haproxy" {
+			return []trace.Outcome{trace.OutcomeNotDelivered}
+		}
+		return []trace.Outcome{trace.OutcomeNotDelivered, trace.OutcomeUpstreamReset}
+	}
+	return nil
+}
+
+// wantUpstream is what the backend answered the proxy, where the harness
+// knows it; -1 when the backend never answered (any 2xx is then wrong).
+func wantUpstream(e harness.End) int {
+	switch e {
+	case harness.EndCreated:
+		return 201
+	case harness.EndServerError:
+		return 500
+	case harness.EndUpstreamDrop, harness.EndRefused:
+		return 502
+	case harness.EndUpstreamTimeout:
+		return 504
+	}
+	return -1
+}
+
+// hasUpstream is whether the log format writes $upstream_status.
+func hasUpstream(l harness.RunLog) bool { return l.Proxy == "nginx" }
+
+// timeSlack is how far a log's start time may be from when the harness
+// sent the request: the combined and ingress formats write whole seconds.
+const timeSlack = 1100 * time.Millisecond
+
+// verifyProxyRun checks what idem reads from each proxy log of run
+// (saved in dir), alone and joined with the backend's log, against what
+// the harness sent.
+func verifyProxyRun(t *testing.T, dir string, run harness.Run) {
+	t.Helper()
+	for _, l := range run.Logs {
+		t.Run(l.Capture, func(t *testing.T) {
+			verifyProxyLog(t, dir, run, l)
+		})
+	}
+	if run.Chain {
+		t.Run("chain", func(t *testing.T) { verifyChain(t, dir, run) })
+	}
+}
+
+// verifyChain reads every hop's log with the backend's: each request is
+// one delivery holding one line of each hop (and the backend's lines when
+// it got there), each key one intent.
+func verifyChain(t *testing.T, dir string, run harness.Run) {
+	paths := []string{}
+	for _, l := range run.Logs {
+		paths = append(paths, filepath.Join(dir, l.File))
+	}
+	paths = append(paths, filepath.Join(dir, run.BackendLog))
+	r, err := harness.Read(context.Background(), paths...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &checker{t: t, capture: "chain"}
+	defer c.done()
+	c.check("all/deliveries", r.Set.DeliveryCount() == len(run.Sent), "%d deliveries from %d requests", r.Set.DeliveryCount(), len(run.Sent))
+	for _, s := range run.Sent {
+		if s.Key == "" {
+			continue
+		}
+		ins := r.Set.FindIntent(s.Key)
+		if len(ins) != 1 {
+			c.check(s.Name+"/intent", false, "key %s: %d intents, want 1", s.Key, len(ins))
+			continue
+		}
+		var d *trace.Delivery
+		for _, x := range ins[0].Deliveries {
+			if x.RequestID == s.RequestID {
+				d = x
+			}
+		}
+		if d == nil {
+			c.check(s.Name+"/delivery", false, "intent %s has no delivery %s", s.Key, s.RequestID)
+			continue
+		}
+		formats := map[string]int{}
+		for _, o := range d.Observations {
+			if o.Tier == trace.TierProxy {
+				formats[o.Format]++
+			}
+		}
+		for _, l := range run.Logs {
+			c.check(s.Name+"/hops", formats[l.Format] == 1, "%d %s lines in delivery %s, want 1 (tiers %s)", formats[l.Format], l.Format, s.RequestID, tiersOf(d))
+		}
+		c.check(s.Name+"/joined_server", (d.At(trace.TierServer) != nil) == s.Reached, "reached the backend: %v; tiers %s", s.Reached, tiersOf(d))
+	}
+}
+
+func verifyProxyLog(t *testing.T, dir string, run harness.Run, l harness.RunLog) {
+	file := filepath.Join(dir, l.File)
+	lines, err := harness.ReadLines(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := harness.Read(context.Background(), file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	joined := r
+	if run.BackendLog != "" {
+		if joined, err = harness.Read(context.Background(), file, filepath.Join(dir, run.BackendLog)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := &checker{t: t, capture: l.Capture}
+
+	in := r.Input(file)
+	if in == nil {
+		t.Fatalf("no summary for %s", file)
+	}
+	// Lines about no request (a proxy's startup notices) may be skipped;
+	// a request's line never.
+	for _, sk := range in.SkipSamples {
+		if l := lines[sk.Source.Line-1]; sentIn(run, l) {
+			c.check("input/skipped", false, "%s: %s: %s", sk.Source, sk.Reason, l)
+		}
+	}
+	if l.Format != "" {
+		c.check("input/format", in.Format == l.Format, "read as %q, want %q", in.Format, l.Format)
+	}
+	c.check("input/observations", len(r.From(file)) == len(run.Sent),
+		"%d observations from %d requests", len(r.From(file)), len(run.Sent))
+
+	for _, s := range run.Sent {
+		line := harness.LineOf(lines, s.RequestID)
+		if line == 0 {
+			t.Fatalf("%s logged no line with request id %s (step %s): the capture is broken, not idem", l.File, s.RequestID, s.Name)
+		}
+		obs := r.At(file, line)
+		if len(obs) != 1 {
+			c.check(s.Name+"/read", false, "%s:%d gave %d observations, want 1: %s", l.File, line, len(obs), lines[line-1])
+			continue
+		}
+		verifyObservation(c, l, s, obs[0], lines[line-1])
+	}
+	verifyCorrelation(c, run, l, r, joined)
+	c.done()
+}
+
+func verifyObservation(c *checker, l harness.RunLog, s harness.Sent, o *trace.Observation, raw string) {
+	c.t.Helper()
+	at := func(fact string) string { return s.Name + "/" + fact }
+	c.check(at("tier"), o.Tier == trace.TierProxy, "tier %s, want proxy: %s", o.Tier, raw)
+	c.check(at("request_id"), o.RequestID == s.RequestID, "request id %q, want %q: %s", o.RequestID, s.RequestID, raw)
+	wk := s.Key
+	if l.NoKey {
+		wk = ""
+	}
+	c.check(at("key"), trace.NormalizeKey(o.Key) == wk, "key %q, want %q: %s", o.Key, wk, raw)
+	c.check(at("method"), o.Method == s.HTTPMethod(), "method %q, want %s: %s", o.Method, s.HTTPMethod(), raw)
+	c.check(at("route"), o.Route == s.Route(), "route %q, want %q: %s", o.Route, s.Route(), raw)
+	ws := wantStatus(l.Proxy, s.End)
+	c.check(at("status"), o.Status == ws, "status %d, want %d (%s): %s", o.Status, ws, s.End, raw)
+	wo := wantOutcomes(l.Proxy, s.End)
+	c.check(at("outcome"), slices.Contains(wo, o.Outcome), "outcome %s, want %v (%s): %s", o.Outcome, wo, s.End, raw)
+	if hasUpstream(l) {
+		wu := wantUpstream(s.End)
+		ok := o.UpstreamStatus == wu
+		if wu < 0 {
+			ok = o.UpstreamStatus < 200 || o.UpstreamStatus > 299
+		}
+		c.check(at("upstream_status"), ok, "upstream status %d, want %d (%s): %s", o.UpstreamStatus, wu, s.End, raw)
+	}
+	d := o.Time.Sub(s.Start)
+	c.check(at("time"), d > -timeSlack && d < timeSlack, "start %s, sent at %s (%s apart): %s",
+		o.Time.UTC().Format(time.RFC3339Nano), s.Start.UTC().Format(time.RFC3339Nano), d, raw)
+	if s.End != harness.EndClientAbort {
+		// The proxy's interval lies inside the client's.
+		elapsed := s.Finish.Sub(s.Start)
+		c.check(at("duration"), o.Duration >= 0 && o.Duration <= elapsed+250*time.Millisecond,
+			"duration %s, the client waited %s: %s", o.Duration, elapsed, raw)
+	}
+}
+
+// verifyCorrelation checks the joins. The proxy's log alone: one
+// delivery per request sent, one intent per key it wrote. Joined with the
+// backend's log: one intent per key holding exactly its retries, each
+// delivery holding the proxy's line and, when the backend received it,
+// the backend's.
+func verifyCorrelation(c *checker, run harness.Run, l harness.RunLog, alone, joined *harness.Reading) {
+	c.t.Helper()
+	byKey := map[string][]harness.Sent{}
+	var keys []string
+	keysAlone, unkeyedAlone := map[string]bool{}, 0
+	for _, s := range run.Sent {
+		switch {
+		case s.Key == "":
+			unkeyedAlone++
+		case l.NoKey:
+			unkeyedAlone++
+		default:
+			keysAlone[s.Key] = true
+		}
+		// A key is known only where some log wrote it.
+		if s.Key == "" || l.NoKey && !(s.Reached && run.BackendLog != "") {
+			continue
+		}
+		if _, ok := byKey[s.Key]; !ok {
+			keys = append(keys, s.Key)
+		}
+		byKey[s.Key] = append(byKey[s.Key], s)
+	}
+	c.check("alone/deliveries", alone.Set.DeliveryCount() == len(run.Sent),
+		"%d deliveries from %d requests with distinct request ids", alone.Set.DeliveryCount(), len(run.Sent))
+	c.check("alone/intents", alone.Set.IntentCount() == len(keysAlone), "%d intents from %d keys", alone.Set.IntentCount(), len(keysAlone))
+	c.check("alone/unkeyed", alone.Set.UnkeyedCount() == unkeyedAlone, "%d unkeyed deliveries, want %d", alone.Set.UnkeyedCount(), unkeyedAlone)
+	if joined == alone {
+		return
+	}
+	c.check("joined/deliveries", joined.Set.DeliveryCount() == len(run.Sent),
+		"%d deliveries from %d requests with distinct request ids, in the proxy's and the backend's logs", joined.Set.DeliveryCount(), len(run.Sent))
+	for _, k := range keys {
+		sent := byKey[k]
+		name := sent[0].Name
+		ins := joined.Set.FindIntent(k)
+		if len(ins) != 1 {
+			c.check(name+"/intent", false, "key %s: %d intents, want 1", k, len(ins))
+			continue
+		}
+		var got, want []string
+		for _, d := range ins[0].Deliveries {
+			got = append(got, d.RequestID)
+		}
+		for _, s := range sent {
+			want = append(want, s.RequestID)
+		}
+		sort.Strings(got)
+		sort.Strings(want)
+		c.check(name+"/intent", slices.Equal(got, want), "key %s: deliveries %v, want %v", k, got, want)
+		for _, s := range sent {
+			for _, d := range ins[0].Deliveries {
+				if d.RequestID != s.RequestID {
+					continue
+				}
+				c.check(s.Name+"/joined_proxy", d.At(trace.TierProxy) != nil, "delivery %s holds no proxy line (tiers %s)", s.RequestID, tiersOf(d))
+				server := d.At(trace.TierServer) != nil
+				c.check(s.Name+"/joined_server", server == s.Reached, "the backend received it: %v; idem joined its server lines: %v (tiers %s)",
+					s.Reached, server, tiersOf(d))
+			}
+		}
+	}
+}
+
+func tiersOf(d *trace.Delivery) string {
+	var ts []string
+	for _, o := range d.Observations {
+		ts = append(ts, o.Tier.String())
+	}
+	return strings.Join(ts, ",")
+}
+
+// sentIn reports whether a log line names a request the harness sent.
+func sentIn(run harness.Run, line string) bool {
+	for _, s := range run.Sent {
+		if strings.Contains(line, s.RequestID) {
+			return true
+		}
+	}
+	return false
+}
+
+// verifyTraceRun checks the joins of a run whose requests carried only a
+// traceparent: each request one delivery holding the proxy's line and the
+// backend's, each key one intent holding exactly its requests.
+func verifyTraceRun(t *testing.T, dir string, run harness.Run) {
+	for _, l := range run.Logs {
+		t.Run(l.Capture, func(t *testing.T) {
+			file, backend := filepath.Join(dir, l.File), filepath.Join(dir, run.BackendLog)
+			proxyLines, err := harness.ReadLines(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			serverLines, err := harness.ReadLines(backend)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := harness.Read(context.Background(), file, backend)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := &checker{t: t, capture: l.Capture}
+			defer c.done()
+			c.check("joined/deliveries", r.Set.DeliveryCount() == len(run.Sent), "%d deliveries from %d requests, each with its own trace id",
+				r.Set.DeliveryCount(), len(run.Sent))
+			byKey := map[string]int{}
+			for _, s := range run.Sent {
+				if s.Key != "" {
+					byKey[s.Key]++
+				}
+			}
+			for _, s := range run.Sent {
+				if s.Key == "" {
+					continue
+				}
+				ins := r.Set.FindIntent(s.Key)
+				if len(ins) != 1 {
+					c.check(s.Name+"/intent", false, "key %s: %d intents, want 1", s.Key, len(ins))
+					continue
+				}
+				c.check(s.Name+"/intent", len(ins[0].Deliveries) == byKey[s.Key], "key %s: %d deliveries, want %d (one per trace id)",
+					s.Key, len(ins[0].Deliveries), byKey[s.Key])
+				// The delivery holding the proxy's line of this trace must hold
+				// the backend's line of it too.
+				proxyLine, serverLine := harness.LineOf(proxyLines, s.RequestID), harness.LineOf(serverLines, s.RequestID)
+				joined := false
+				for _, d := range ins[0].Deliveries {
+					var p, sv bool
+					for _, o := range d.Observations {
+						p = p || o.Source.File == file && o.Source.Line == proxyLine
+						sv = sv || o.Source.File == backend && o.Source.Line == serverLine
+					}
+					joined = joined || p && sv
+				}
+				c.check(s.Name+"/joined", joined, "no delivery of key %s holds both %s:%d and %s:%d, the lines of trace %s",
+					s.Key, l.File, proxyLine, run.BackendLog, serverLine, s.RequestID)
+			}
+		})
+	}
+}
