@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/idem-cli/idem/formats"
+	"github.com/idem-cli/idem/trace"
 )
 
 // goodLines is n JSON lines of goodLine, numbered from 1.
@@ -480,5 +481,37 @@ func TestHostileLookalikes(t *testing.T) {
 	}
 	if o := col.Obs[2]; o.Format != "har" || !o.Time.IsZero() || o.Key != "c0ffee00-1111-4222-8333-000000000003" {
 		t.Errorf("the entry without startedDateTime: %s %v %q", o.Format, o.Time, o.Key)
+	}
+}
+
+// TestEntryCitationsSurviveTheCorrelator: a plain entry (no body, no
+// result) of a one-line HAR, which the correlator would keep compact, comes
+// back out of the set still citing its entry.
+func TestEntryCitationsSurviveTheCorrelator(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"log":{"entries":[`)
+	for i := range 3 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"startedDateTime":"2026-11-30T14:02:0%dZ","time":31,"request":{"method":"POST","url":"https://api.example.com/v1/orders","headers":[{"name":"Idempotency-Key","value":"k-1"},{"name":"X-Request-Id","value":"r-%d"}]},"response":{"status":503,"headers":[]}}`, i, i)
+	}
+	b.WriteString(`]}}`)
+	c := trace.NewCorrelator(nil)
+	inputs, err := Read(context.Background(), []string{"-"}, Options{Stdin: strings.NewReader(b.String())}, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := c.Set(inputs)
+	var got []string
+	for _, in := range set.FindIntent("k-1") {
+		for _, d := range in.Deliveries {
+			for _, o := range d.Observations {
+				got = append(got, o.Source.String())
+			}
+		}
+	}
+	if fmt.Sprint(got) != "[-:1#entries[0] -:1#entries[1] -:1#entries[2]]" {
+		t.Errorf("cited as %v", got)
 	}
 }
