@@ -1,7 +1,6 @@
 package formats
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"math/bits"
@@ -187,14 +186,13 @@ const (
 )
 
 // quoteBackslashOrControl returns the index of the first '"', '\\' or
-// control byte (below 0x20) in b from j on, or -1. The first forty bytes
-// are tested eight at a time with word arithmetic (ids, times and paths
-// end there, where a call to the runtime's vectorised search costs more
-// than it saves); a longer string (a user agent, a message) is left to
-// that search, and only the span before its stop is checked for control
-// bytes.
+// control byte (below 0x20) in b from j on, or -1. Bytes are tested eight
+// at a time with word arithmetic, to the string's end: with control bytes
+// to find as well, one pass beats the runtime's vectorised search for the
+// quote and then the backslash over the strings logs hold (user agents,
+// paths, messages of a few hundred bytes).
 func quoteBackslashOrControl(b []byte, j int) int {
-	for end := min(j+40, len(b)); j+8 <= end; j += 8 {
+	for ; j+8 <= len(b); j += 8 {
 		w := binary.LittleEndian.Uint64(b[j:])
 		q, s := w^(ones*'"'), w^(ones*'\\')
 		// A byte of q or s is zero where w has the byte sought, and
@@ -204,42 +202,9 @@ func quoteBackslashOrControl(b []byte, j int) int {
 			return j + bits.TrailingZeros64(m)>>3
 		}
 	}
-	if len(b)-j < 8 {
-		for ; j < len(b); j++ {
-			if b[j] == '"' || b[j] == '\\' || b[j] < 0x20 {
-				return j
-			}
-		}
-		return -1
-	}
-	q := bytes.IndexByte(b[j:], '"')
-	if q < 0 {
-		q = len(b) - j
-	}
-	if e := bytes.IndexByte(b[j:j+q], '\\'); e >= 0 {
-		q = e
-	}
-	if c := firstControl(b[j : j+q]); c >= 0 {
-		return j + c
-	}
-	if q == len(b)-j {
-		return -1
-	}
-	return j + q
-}
-
-// firstControl returns the index of the first byte below 0x20 in b, or -1.
-func firstControl(b []byte) int {
-	i := 0
-	for ; i+8 <= len(b); i += 8 {
-		w := binary.LittleEndian.Uint64(b[i:])
-		if m := (w - ones*0x20) &^ w & highs; m != 0 {
-			return i + bits.TrailingZeros64(m)>>3
-		}
-	}
-	for ; i < len(b); i++ {
-		if b[i] < 0x20 {
-			return i
+	for ; j < len(b); j++ {
+		if b[j] == '"' || b[j] == '\\' || b[j] < 0x20 {
+			return j
 		}
 	}
 	return -1
