@@ -72,8 +72,12 @@ func runRules(opts *RulesOptions) error {
 	}
 	st := report.NewStyles(io.Out, io.ColorEnabled())
 	if opts.ID == "" {
+		width := 0
 		for _, r := range rules {
-			fmt.Fprintf(io.Out, "%s %-9s %s\n", st.Label.Render(fmt.Sprintf("%-24s", r.ID)), r.Severity, r.Title) // pad before styling: escapes have no width
+			width = max(width, len(r.ID))
+		}
+		for _, r := range rules {
+			fmt.Fprintf(io.Out, "%s %-9s %s\n", st.Label.Render(fmt.Sprintf("%-*s", width, r.ID)), r.Severity, r.Title) // pad before styling: escapes have no width
 		}
 		return nil
 	}

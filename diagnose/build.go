@@ -39,7 +39,10 @@ var needs = map[string]need{
 	// of a kind is worth a look, whatever the budget, deadline or gap.
 	"retry-storm":       {},
 	"request-id-reused": {},
-	"secret-in-logs":    {}, // reads the inputs' counts
+	// request-id-not-propagated reads keys with a proxy-only and a
+	// server-only delivery: two deliveries, so built.
+	"request-id-not-propagated": {},
+	"secret-in-logs":            {}, // reads the inputs' counts
 	// retry-new-key compares a lost delivery with the plain intents that
 	// follow it from the same client, method and route (within a minute,
 	// when no payload was logged: likelyNewKey). The retries it clusters

@@ -20,6 +20,7 @@ func init() {
 		retryStorm,
 		replayDivergence,
 		requestIDReused,
+		requestIDNotPropagated,
 		secretInLogs,
 	}
 }

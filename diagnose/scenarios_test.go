@@ -60,6 +60,7 @@ func TestScenarios(t *testing.T) {
 		{"replay-divergence", "replay-divergence", "4d5e6f70-8192-4a3b-9c4d-5e6f708192a3", "warning", []string{"replay-divergence"}},
 		{"request-id-reused", "request-id-reused", "0c0c0c0c-aaaa-4bbb-8ccc-dddddddd0002", "warning", []string{"request-id-reused"}},
 		{"secret-in-logs", "secret-in-logs", "", "warning", []string{"secret-in-logs"}},
+		{"request-id-not-propagated", "request-id-not-propagated", "9d8c7b6a-1111-4222-8333-000000000001", "info", []string{"request-id-not-propagated"}},
 		{"duplicate-submission", "duplicate-submission", "a1b2c3d4-0002-4000-8000-000000000002", "warning", []string{"duplicate-submission"}},
 	}
 	covered := map[string]bool{}

@@ -34,6 +34,7 @@ var allCases = []ruleCases{
 	retryStormCases,
 	replayDivergenceCases,
 	requestIDReusedCases,
+	requestIDNotPropagatedCases,
 	secretInLogsCases,
 }
 

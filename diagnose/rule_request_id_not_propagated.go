@@ -1,0 +1,78 @@
+package diagnose
+
+import (
+	"fmt"
+
+	"github.com/idem-cli/idem/trace"
+)
+
+var requestIDNotPropagated = &Rule{
+	ID:         "request-id-not-propagated",
+	Title:      "The tiers name one trip by different request ids",
+	Severity:   Info,
+	Hygiene:    true,
+	Symptom:    "The proxy's and the server's lines of one key never share a request id: each trip shows as two half-deliveries.",
+	Hypothesis: "The server makes its own request id instead of reading the proxy's X-Request-Id (zerolog's hlog.RequestIDHandler makes an xid; many frameworks do likewise).",
+	Check:      "Compare the proxy's request id with the server's for one request; look for the middleware that sets the server's.",
+	Action:     "Have the server take the incoming X-Request-Id (and only make one when none came), or log the proxy's id beside its own.",
+	Evidence:   "A key whose deliveries seen only by the proxy and deliveries seen only by the server overlap in time, pairwise, with no request id in common.",
+	Example:    "request-id-not-propagated",
+	Needs:      []trace.Tier{trace.TierProxy, trace.TierServer},
+	run:        runRequestIDNotPropagated,
+}
+
+// runRequestIDNotPropagated makes one finding for the inputs: the
+// logging is what is wrong, not each key.
+func runRequestIDNotPropagated(c *context) []*Finding {
+	var split []*trace.Intent
+	var example [2]*trace.Delivery
+	for _, in := range c.set.Intents {
+		var proxies, servers []*trace.Delivery
+		meet := false // one trip joined both tiers: the ids do meet
+		for _, d := range in.Deliveries {
+			p, s := d.At(trace.TierProxy) != nil, d.At(trace.TierServer) != nil
+			switch {
+			case p && s:
+				meet = true
+			case p:
+				proxies = append(proxies, d)
+			case s:
+				servers = append(servers, d)
+			}
+		}
+		if meet || len(proxies) == 0 || len(servers) == 0 {
+			continue
+		}
+		var pair [2]*trace.Delivery
+		for _, p := range proxies {
+			ps := tierSpan(p, trace.TierProxy)
+			for _, s := range servers {
+				st := serverStart(s)
+				if !ps.start.IsZero() && !st.IsZero() && !st.Before(ps.start) && !st.After(ps.end) {
+					pair = [2]*trace.Delivery{p, s}
+					break
+				}
+			}
+			if pair[0] != nil {
+				break
+			}
+		}
+		if pair[0] == nil {
+			continue
+		}
+		if example[0] == nil {
+			example = pair
+		}
+		split = append(split, in)
+	}
+	if len(split) == 0 {
+		return nil
+	}
+	var ev evidence
+	ev.delivery(example[0])
+	ev.delivery(example[1])
+	first := split[0]
+	return []*Finding{{Severity: Info, Intents: split, Evidence: ev.sorted(),
+		Narrative: fmt.Sprintf("For %s the proxy and the server logged no request id in common: under key %s the proxy named a trip %s at %s and the server, while it ran, %s, so each trip shows as two deliveries.",
+			plural(len(split), "key", "keys"), first.Key, example[0].RequestID, hhmmss(example[0].Start()), example[1].RequestID)}}
+}
