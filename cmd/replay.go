@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +20,11 @@ import (
 	"github.com/idem-cli/idem/trace"
 	"github.com/spf13/cobra"
 )
+
+// ExitInconclusive is replay's exit code when no answer reached the
+// contract (credentials, route, rate limit, target down); it is listed in
+// `idem help exit-codes` with the others.
+const ExitInconclusive = 3
 
 // ReplayOptions are the inputs of `idem replay`.
 type ReplayOptions struct {
@@ -48,11 +54,16 @@ type ReplayOptions struct {
 	Yes              bool
 	Format           string
 	JUnit            string
+	RequireMarker    bool
 	Input            inputFlags
+
+	// replay is the validated form of the flags, set by validate.
+	replay replay.Options
 }
 
-// NewCmdReplay builds `idem replay`.
-func NewCmdReplay(f *Factory) *cobra.Command {
+// NewCmdReplay builds `idem replay`. runF replaces the run function in
+// tests; the flags are validated before either runs.
+func NewCmdReplay(f *Factory, runF func(*ReplayOptions) error) *cobra.Command {
 	opts := &ReplayOptions{Factory: f}
 	cmd := &cobra.Command{
 		Use:   "replay --key KEY --target URL [FILE...]",
@@ -60,12 +71,19 @@ func NewCmdReplay(f *Factory) *cobra.Command {
 		Long: `Find the request captured for KEY in the inputs (a HAR entry, or a log line
 with method and route; give the body with --body when the logs hold none),
 send it again to --target with the same Idempotency-Key and a new request id,
-and check it against the original answer in the logs:
+and check it against the original answer:
 
   status       the same status as the original
   result id    the same result id (--result-path, or where the capture had it)
-  marker       Idempotent-Replayed: true, where the profile has one
+  marker       Idempotent-Replayed: true, where the profile has one (its
+               absence is information unless --require-marker or the
+               stripe profile)
   effects      no new effect, counted through --effects-url
+
+The original answer is the 2xx response captured with the request (a HAR
+entry), else what the logs say; its result id is read from id, data.id,
+<resource>_id, *_id or *Id fields, and without one the replayed body must
+equal the captured one (canonical JSON).
 
 --probe runs more of the verification procedure: mismatch (the same key with
 a changed field gets the conflict code, no effect), concurrent (N deliveries
@@ -79,18 +97,29 @@ This command can create a second order or charge on a broken server. It
 sends nothing without --target; it asks before sending on a terminal and
 refuses without --yes elsewhere; --dry-run prints the requests (secrets
 redacted) with equivalent curl commands and sends nothing. Captured
-credentials are not resent without --keep-auth; redirects are not followed;
-TLS is verified unless --insecure.
+credentials (headers and query parameters) are not resent without
+--keep-auth; redirects are not followed; TLS is verified unless --insecure.
+
+A replay whose answers test nothing (401, 403, 404, 405, 407, 421, 429, a
+502-504 before any contract answer, a refused connection) is inconclusive,
+not broken: the report says which captured credentials were not resent or
+that the route looks wrong for the target.
 
 Exit codes: 0 every assertion held, 1 the contract is broken, 2 usage, input
-or network error.`,
+or network error, 3 inconclusive.`,
 		Example: `  idem replay --key order-42 --target http://127.0.0.1:8080 --dry-run client.har
   idem replay --key order-42 --target http://127.0.0.1:8080 --yes \
     --effects-url http://127.0.0.1:8080/v1/effects --probe mismatch,concurrent,lost-response client.har
   idem replay --key order-42 --target http://127.0.0.1:8080 --body @body.json --yes gateway.jsonl`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args
-			return runReplay(cmd, opts)
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runReplay(cmd.Context(), opts)
 		},
 	}
 	fs := cmd.Flags()
@@ -113,6 +142,7 @@ or network error.`,
 	fs.DurationVar(&opts.Timeout, "timeout", 10*time.Second, "timeout of every request")
 	fs.DurationVar(&opts.Settle, "settle", 500*time.Millisecond, "how long the lost-response probe waits before replaying")
 	fs.BoolVar(&opts.Insecure, "insecure", false, "do not verify the target's TLS certificate")
+	fs.BoolVar(&opts.RequireMarker, "require-marker", false, "fail when a replay lacks the profile's marker (default only for the stripe profile)")
 	fs.BoolVar(&opts.AllowUnkeyed, "allow-unkeyed", false, "replay a captured request that has no key (it is a new command)")
 	fs.BoolVar(&opts.DryRun, "dry-run", false, "print the requests and curl commands, send nothing")
 	fs.BoolVarP(&opts.Yes, "yes", "y", false, "send without asking")
@@ -122,26 +152,27 @@ or network error.`,
 	return cmd
 }
 
-func (o *ReplayOptions) replayOptions() (replay.Options, error) {
-	var ro replay.Options
+// validate checks the flags and builds the replay options; it runs
+// before the run function.
+func (o *ReplayOptions) validate() error {
 	if o.Key == "" && o.RequestID == "" {
-		return ro, usagef("replay needs --key KEY (or --request-id ID) to find the captured request")
+		return usagef("replay needs --key KEY (or --request-id ID) to find the captured request")
 	}
 	if o.Target == "" {
-		return ro, usagef("replay sends nothing without an explicit --target URL (e.g. --target http://127.0.0.1:8080)")
+		return usagef("replay sends nothing without an explicit --target URL (e.g. --target http://127.0.0.1:8080)")
 	}
 	u, err := url.Parse(o.Target)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return ro, usagef("--target %q must be an http or https URL with a host", o.Target)
+		return usagef("--target %q must be an http or https URL with a host", report.Safe(o.Target))
 	}
 	switch o.Format {
 	case "text", "markdown", "md", "json":
 	default:
-		return ro, usagef("invalid --format %q: want text, markdown or json", o.Format)
+		return usagef("invalid --format %q: want text, markdown or json", o.Format)
 	}
 	p, err := contract.Lookup(o.Profile)
 	if err != nil {
-		return ro, &UsageError{Err: fmt.Errorf("--profile: %w", err)}
+		return &UsageError{Err: fmt.Errorf("--profile: %w", err)}
 	}
 	for _, c := range []struct {
 		v   int
@@ -149,84 +180,101 @@ func (o *ReplayOptions) replayOptions() (replay.Options, error) {
 	}{{o.ConflictStatus, &p.Conflict}, {o.InProgressStatus, &p.InProgress}, {o.MissingKeyStatus, &p.MissingKey}} {
 		if c.v != 0 {
 			if c.v < 100 || c.v > 599 {
-				return ro, usagef("status overrides must be HTTP statuses (100-599), not %d", c.v)
+				return usagef("status overrides must be HTTP statuses (100-599), not %d", c.v)
 			}
 			*c.dst = c.v
 		}
 	}
 	for _, name := range o.Probes {
 		if !slices.Contains(replay.ProbeNames(), name) {
-			return ro, usagef("unknown probe %q (known: %s)", name, strings.Join(replay.ProbeNames(), ", "))
+			return usagef("unknown probe %q (known: %s)", name, strings.Join(replay.ProbeNames(), ", "))
 		}
 	}
 	if o.Concurrency < 2 || o.Concurrency > replay.MaxConcurrency {
-		return ro, usagef("--concurrency must be between 2 and %d", replay.MaxConcurrency)
+		return usagef("--concurrency must be between 2 and %d", replay.MaxConcurrency)
 	}
 	if o.Timeout <= 0 {
-		return ro, usagef("--timeout must be positive")
+		return usagef("--timeout must be positive")
+	}
+	if o.Body == "-" && slices.Contains(o.Paths, "-") {
+		return usagef("--body - and logs on standard input cannot both be read")
 	}
 	var headers []trace.Header
 	for _, h := range o.Headers {
 		name, value, ok := strings.Cut(h, ":")
 		if !ok || strings.TrimSpace(name) == "" || strings.ContainsAny(name, " \t") {
-			return ro, usagef("--header %q must look like 'Name: value'", h)
+			return usagef("--header %q must look like 'Name: value'", report.Safe(h))
 		}
 		headers = append(headers, trace.Header{Name: strings.TrimSpace(name), Value: strings.TrimSpace(value)})
 	}
-	return replay.Options{Target: u, Profile: p, RequestIDHeader: o.RequestIDHeader, KeepAuth: o.KeepAuth, Headers: headers,
+	// Stripe always marks a replay; the others may not.
+	requireMarker := o.RequireMarker || p.Name == "stripe"
+	if o.RequireMarker && p.Replayed == "" {
+		return usagef("--require-marker: the %s profile has no replay marker", p.Name)
+	}
+	o.replay = replay.Options{Target: u, Profile: p, RequestIDHeader: o.RequestIDHeader, KeepAuth: o.KeepAuth, Headers: headers,
 		ResultPath: o.ResultPath, EffectsURL: o.EffectsURL, EffectsPath: o.EffectsPath, Probes: o.Probes, Concurrency: o.Concurrency,
-		Timeout: o.Timeout, Insecure: o.Insecure, Settle: o.Settle}, nil
+		Timeout: o.Timeout, Insecure: o.Insecure, Settle: o.Settle, RequireMarker: requireMarker}
+	return nil
 }
 
-func runReplay(cmd *cobra.Command, o *ReplayOptions) error {
-	f := o.Factory
-	ro, err := o.replayOptions()
-	if err != nil {
-		return err
-	}
-	var body []byte
-	hasBody := false
+// readBody reads --body: @file, - for standard input, or the text itself.
+func (o *ReplayOptions) readBody() ([]byte, bool, error) {
 	switch {
 	case o.Body == "-":
-		if slices.Contains(o.Paths, "-") {
-			return usagef("--body - and logs on standard input cannot both be read")
-		}
-		if body, err = io.ReadAll(io.LimitReader(f.IO.In, 8<<20)); err != nil {
-			return err
-		}
-		hasBody = true
+		body, err := io.ReadAll(io.LimitReader(o.Factory.IO.In, 8<<20))
+		return body, true, err
 	case strings.HasPrefix(o.Body, "@"):
-		if body, err = os.ReadFile(o.Body[1:]); err != nil {
-			return fmt.Errorf("--body: %w", err)
+		body, err := os.ReadFile(o.Body[1:])
+		if err != nil {
+			return nil, false, fmt.Errorf("--body: %w", err)
 		}
-		hasBody = true
+		return body, true, nil
 	case o.Body != "":
-		body, hasBody = []byte(o.Body), true
+		return []byte(o.Body), true, nil
+	}
+	return nil, false, nil
+}
+
+// readCaptures reads the inputs once: the correlated set (for the
+// original answer in the logs) and every request captured for the key or
+// request id. It is the command's one call into the log reader.
+func readCaptures(ctx context.Context, paths []string, readOpts ingest.Options, key, requestID string) ([]*trace.Captured, *trace.Set, error) {
+	capture := ingest.NewCapturer(key, requestID)
+	set, err := diagnose.Load(ctx, paths, readOpts, capture)
+	if err != nil {
+		var ie *ingest.InputError
+		if errors.As(err, &ie) {
+			return nil, nil, fmt.Errorf("cannot read input %w", err)
+		}
+		return nil, nil, err
+	}
+	return capture.Captured, set, nil
+}
+
+func runReplay(ctx context.Context, o *ReplayOptions) error {
+	f := o.Factory
+	ro := o.replay
+	body, hasBody, err := o.readBody()
+	if err != nil {
+		return err
 	}
 	if len(o.Paths) == 0 && f.IO.IsStdinTTY() {
 		return usagef("replay needs the logs or HAR that captured the request (name files, or - for standard input)")
 	}
-
-	// Read the inputs once: the correlated set for the original answer,
-	// and the full requests captured for the key.
 	readOpts, err := o.Input.options(f)
 	if err != nil {
 		return err
 	}
-	capture := ingest.NewCapturer(o.Key, o.RequestID)
 	paths := o.Paths
 	if len(paths) == 0 {
 		paths = []string{"-"}
 	}
-	set, err := diagnose.Load(cmd.Context(), paths, readOpts, capture)
+	captured, set, err := readCaptures(ctx, paths, readOpts, o.Key, o.RequestID)
 	if err != nil {
-		var ie *ingest.InputError
-		if errors.As(err, &ie) {
-			return fmt.Errorf("cannot read input %w", err)
-		}
 		return err
 	}
-	c, err := pickCapture(capture.Captured, o.RequestID)
+	c, err := replay.PickCapture(captured, o.RequestID)
 	if err != nil {
 		what := "the key " + report.Safe(o.Key)
 		if o.Key == "" {
@@ -247,8 +295,14 @@ func runReplay(cmd *cobra.Command, o *ReplayOptions) error {
 	if !c.HasBody && (c.Method == "POST" || c.Method == "PUT" || c.Method == "PATCH") {
 		return fmt.Errorf("the logs hold no body for this %s (%s); give it with --body @file or --body -", c.Method, c.Source)
 	}
-	plan, err := replay.NewPlan(c, key, originalOf(set, key, c), ro)
+	plan, err := replay.NewPlan(c, key, replay.OriginalOf(set, key, captured), ro)
 	if err != nil {
+		if errors.Is(err, replay.ErrConcurrency) {
+			return &UsageError{Err: fmt.Errorf("--concurrency: %w", err)}
+		}
+		if errors.Is(err, replay.ErrTarget) {
+			return &UsageError{Err: fmt.Errorf("--target: %w", err)}
+		}
 		return &UsageError{Err: err}
 	}
 	errOut := f.IO.ErrOut
@@ -274,7 +328,7 @@ func runReplay(cmd *cobra.Command, o *ReplayOptions) error {
 			return fmt.Errorf("nothing sent")
 		}
 	}
-	res, err := plan.Execute(cmd.Context(), func(note string) {
+	res, err := plan.Execute(ctx, func(note string) {
 		fmt.Fprintf(errOut, "idem: %s\n", report.Safe(note))
 	})
 	if res != nil && (err == nil || len(res.Assertions) > 0) {
@@ -303,73 +357,17 @@ func runReplay(cmd *cobra.Command, o *ReplayOptions) error {
 		}
 	}
 	if err != nil {
+		var ee *replay.EffectsError
+		if errors.As(err, &ee) {
+			return fmt.Errorf("--effects-url: %w", err)
+		}
 		return err
 	}
-	if res.Failed > 0 {
+	switch res.Verdict {
+	case replay.VerdictBroken:
 		return &CodeError{Code: ExitFindings}
+	case replay.VerdictInconclusive:
+		return &CodeError{Code: ExitInconclusive}
 	}
 	return nil
-}
-
-// pickCapture chooses the request to replay: the one with the asked
-// request id, else the most complete capture (a body, an absolute URL).
-func pickCapture(list []*trace.Captured, requestID string) (*trace.Captured, error) {
-	if len(list) == 0 {
-		return nil, errors.New("no HAR entry or log line with its method and route carried it")
-	}
-	if requestID != "" {
-		for _, c := range list {
-			if c.RequestID == requestID {
-				return c, nil
-			}
-		}
-		return nil, fmt.Errorf("none had the request id %s", report.Safe(requestID))
-	}
-	best := list[0]
-	score := func(c *trace.Captured) int {
-		s := 0
-		if c.HasBody {
-			s += 2
-		}
-		if strings.Contains(c.URL, "://") {
-			s++
-		}
-		return s
-	}
-	for _, c := range list[1:] {
-		if score(c) > score(best) {
-			best = c
-		}
-	}
-	return best, nil
-}
-
-// originalOf finds the first answer to the key in the logs: the status and
-// result id of the delivery that made the effect, else the capture's own.
-func originalOf(set *trace.Set, key string, c *trace.Captured) replay.Original {
-	for _, in := range set.FindIntent(key) {
-		for _, d := range in.Deliveries {
-			for _, o := range d.Observations {
-				if o.Effect && o.Tier != trace.TierProvider {
-					status, _ := d.ServerStatus()
-					return replay.Original{Status: status, ResultID: o.ResultID, Source: o.Source.String()}
-				}
-			}
-		}
-	}
-	// Without an effect line, the first answer any tier saw for the key.
-	for _, in := range set.FindIntent(key) {
-		for _, d := range in.Deliveries {
-			if status, o := d.ServerStatus(); status >= 200 && status < 300 {
-				return replay.Original{Status: status, ResultID: d.ResultID(), Source: o.Source.String()}
-			}
-			if e := d.Edge(); e != nil && e.Status >= 200 && e.Status < 300 {
-				return replay.Original{Status: e.Status, ResultID: d.ResultID(), Source: e.Source.String()}
-			}
-		}
-	}
-	if c.Status > 0 {
-		return replay.Original{Status: c.Status, Source: c.Source.String()}
-	}
-	return replay.Original{}
 }

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -129,5 +130,199 @@ func TestReplayOutputs(t *testing.T) {
 	code, out, _ = runTTY(t, "", false, "replay", "--key", incidentKey, "--target", srv.URL, "--yes", "-o", "markdown", "../fixtures/incident/client.har", "../fixtures/incident/app.jsonl")
 	if code != 0 || !strings.Contains(out, "## idem replay: the replay contract held") || !strings.Contains(out, "| replay | result id | PASS |") {
 		t.Errorf("markdown: exit %d\n%s", code, out)
+	}
+}
+
+// statusServer answers every request with one status.
+func statusServer(t *testing.T, status int) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(status)
+		w.Write([]byte(`{"error":"no"}`))
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestReplayInconclusive(t *testing.T) {
+	har := "../fixtures/incident/client.har"
+	tests := []struct {
+		name   string
+		status int
+		extra  []string
+		hint   []string
+	}{
+		{"401 names the dropped credentials", 401, nil, []string{"the captured Authorization was not resent", "--keep-auth"}},
+		{"403 after --header gave one", 403, []string{"--header", "Authorization: Bearer fresh-value"}, []string{"held no credentials", "--header"}},
+		{"404 says the route looks wrong", 404, nil, []string{"the route looks wrong for this target", "POST"}},
+		{"503 before any contract answer", 503, nil, []string{"its upstream is down"}},
+		{"429", 429, nil, []string{"before its idempotency layer"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := statusServer(t, tt.status)
+			args := append([]string{"replay", "--key", incidentKey, "--target", srv.URL, "--yes", "--probe", "mismatch", har}, tt.extra...)
+			code, out, errOut := run(t, "", args...)
+			if code != ExitInconclusive || !strings.Contains(out, "INCONCLUSIVE") || strings.Contains(out, "FAIL") ||
+				!strings.Contains(out, "the replay is inconclusive (it never reached the contract)") || !strings.Contains(out, "not sent: probe mismatch") {
+				t.Errorf("exit %d\n%s%s", code, out, errOut)
+			}
+			for _, h := range tt.hint {
+				if !strings.Contains(out, h) {
+					t.Errorf("no %q in\n%s", h, out)
+				}
+			}
+		})
+	}
+	// Nothing listens: inconclusive too, in every format.
+	srv := statusServer(t, 200)
+	srv.Close()
+	for _, format := range []string{"text", "json", "markdown"} {
+		code, out, errOut := run(t, "", "replay", "--key", incidentKey, "--target", srv.URL, "--yes", "-o", format, har)
+		if code != ExitInconclusive || (format != "json" && !strings.Contains(out, "check --target")) {
+			t.Errorf("-o %s: exit %d\n%s%s", format, code, out, errOut)
+		}
+		if format == "json" && (!strings.Contains(out, `"verdict":"inconclusive"`) || !strings.Contains(out, `"kind":"unreachable"`)) {
+			t.Errorf("json:\n%s", out)
+		}
+	}
+	_, help, _ := run(t, "", "help", "exit-codes")
+	if !strings.Contains(help, "3    the replay is inconclusive") {
+		t.Errorf("help exit-codes:\n%s", help)
+	}
+}
+
+// The original line cites the captured response, and its result id is
+// read from the HAR's own response body.
+func TestReplayOriginalIsTheCapturedResponse(t *testing.T) {
+	srv, _, _ := countingServer(t)
+	code, out, _ := run(t, "", "replay", "--key", incidentKey, "--target", srv.URL, "--yes", "../fixtures/incident/client.har", "../fixtures/incident/app.jsonl")
+	if code != 0 || !strings.Contains(out, "original  201 ord_8H2kQ  ../fixtures/incident/client.har:") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+}
+
+func TestReplayMarkerRequirement(t *testing.T) {
+	unmarked := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(201)
+		w.Write([]byte(`{"id":"ord_8H2kQ","status":"created"}`))
+	}))
+	defer unmarked.Close()
+	base := []string{"replay", "--key", incidentKey, "--target", unmarked.URL, "--yes", "../fixtures/incident/client.har"}
+	if code, out, _ := run(t, "", base...); code != 0 || !strings.Contains(out, "INFO  replay marker") {
+		t.Errorf("article: exit %d\n%s", code, out)
+	}
+	for _, extra := range [][]string{{"--require-marker"}, {"--profile", "stripe", "--conflict-status", "400"}} {
+		if code, out, _ := run(t, "", append(base, extra...)...); code != ExitFindings || !strings.Contains(out, "FAIL  replay marker") {
+			t.Errorf("%v: exit %d\n%s", extra, code, out)
+		}
+	}
+	if code, _, errOut := run(t, "", append(base, "--profile", "ietf", "--require-marker")...); code != ExitError || !strings.Contains(errOut, "no replay marker") {
+		t.Errorf("ietf --require-marker: exit %d %s", code, errOut)
+	}
+}
+
+// Flags are validated in RunE, before the run function.
+func TestNewCmdReplayValidatesBeforeRunning(t *testing.T) {
+	tests := []struct {
+		args  []string
+		ok    bool
+		check func(*ReplayOptions) bool
+	}{
+		{[]string{"--key", "k", "--target", "http://127.0.0.1:1", "f.har"}, true, func(o *ReplayOptions) bool {
+			return o.replay.Target.Host == "127.0.0.1:1" && o.replay.Profile.Name == "article" && !o.replay.RequireMarker && o.Paths[0] == "f.har"
+		}},
+		{[]string{"--key", "k", "--target", "http://x", "--profile", "stripe"}, true, func(o *ReplayOptions) bool { return o.replay.RequireMarker }},
+		{[]string{"--key", "k", "--target", "http://x", "--conflict-status", "417"}, true, func(o *ReplayOptions) bool { return o.replay.Profile.Conflict == 417 }},
+		{[]string{"--target", "http://x"}, false, nil},
+		{[]string{"--key", "k"}, false, nil},
+		{[]string{"--key", "k", "--target", "ftp://x"}, false, nil},
+		{[]string{"--key", "k", "--target", "http://x", "--concurrency", "17"}, false, nil},
+		{[]string{"--key", "k", "--target", "http://x", "--body", "-", "-"}, false, nil},
+		{[]string{"--key", "k", "--target", "http://x", "--timeout", "0s"}, false, nil},
+	}
+	for _, tt := range tests {
+		ios, _, _, _ := iostreams.Test()
+		var got *ReplayOptions
+		cmd := NewCmdReplay(&Factory{IO: ios, Now: time.Now}, func(o *ReplayOptions) error { got = o; return nil })
+		cmd.SetArgs(tt.args)
+		cmd.SetOut(io.Discard)
+		cmd.SetErr(io.Discard)
+		err := cmd.Execute()
+		if tt.ok && (err != nil || got == nil || !tt.check(got)) {
+			t.Errorf("%v: err %v, options %+v", tt.args, err, got)
+		}
+		if !tt.ok && (err == nil || got != nil) {
+			t.Errorf("%v: accepted (err %v, run %v)", tt.args, err, got != nil)
+		}
+	}
+}
+
+func TestNewCmdRulesValidatesBeforeRunning(t *testing.T) {
+	tests := []struct {
+		args []string
+		ok   bool
+		id   string
+	}{
+		{nil, true, ""},
+		{[]string{"response-lost"}, true, "response-lost"},
+		{[]string{"-o", "json"}, true, ""},
+		{[]string{"no-such-rule"}, false, ""},
+		{[]string{"-o", "yaml"}, false, ""},
+		{[]string{"a", "b"}, false, ""},
+	}
+	for _, tt := range tests {
+		ios, _, _, _ := iostreams.Test()
+		var got *RulesOptions
+		cmd := NewCmdRules(&Factory{IO: ios, Now: time.Now}, func(o *RulesOptions) error { got = o; return nil })
+		cmd.SetArgs(tt.args)
+		cmd.SetOut(io.Discard)
+		cmd.SetErr(io.Discard)
+		err := cmd.Execute()
+		if tt.ok && (err != nil || got == nil || got.ID != tt.id) {
+			t.Errorf("%v: err %v, options %+v", tt.args, err, got)
+		}
+		if !tt.ok && (err == nil || got != nil) {
+			t.Errorf("%v: accepted", tt.args)
+		}
+	}
+	if code, out, _ := run(t, "", "rules", "response-lost"); code != 0 || !strings.Contains(out, "response-lost") {
+		t.Errorf("rules response-lost: exit %d\n%s", code, out)
+	}
+}
+
+// A DSN password in a log message, and a target's userinfo, reach no output.
+func TestNoDSNOrUserinfoPassword(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "app.jsonl")
+	os.WriteFile(log, []byte(`{"time":"2026-11-30T09:14:02Z","level":"ERROR","msg":"db down: postgres://app:pw-9f8e7d@db/shop","request_id":"r1","idempotency_key":"k-dsn","route":"/v1/orders","method":"POST","status":500}`+"\n"), 0o644)
+	for _, args := range [][]string{{"trace", "k-dsn", "-o", "json", log}, {"trace", "k-dsn", log}, {"diagnose", "--fail-on", "info", "-o", "json", log}} {
+		_, out, errOut := run(t, "", args...)
+		if strings.Contains(out+errOut, "pw-9f8e7d") {
+			t.Errorf("%v printed the DSN password:\n%s", args, out)
+		}
+	}
+	srv, _, _ := countingServer(t)
+	target := strings.Replace(srv.URL, "http://", "http://ops:tg-pw-1234@", 1)
+	for _, format := range []string{"text", "json", "markdown"} {
+		_, out, errOut := run(t, "", "replay", "--key", incidentKey, "--target", target, "--yes", "-o", format, "../fixtures/incident/client.har")
+		if strings.Contains(out+errOut, "tg-pw-1234") {
+			t.Errorf("-o %s printed the target's password:\n%s%s", format, out, errOut)
+		}
+	}
+	_, out, _ := run(t, "", "replay", "--key", incidentKey, "--target", target, "--dry-run", "../fixtures/incident/client.har")
+	if strings.Contains(out, "tg-pw-1234") {
+		t.Errorf("--dry-run printed the target's password:\n%s", out)
+	}
+}
+
+func TestReplayEffectsURLErrorsNameTheFlag(t *testing.T) {
+	srv, _, _ := countingServer(t)
+	dead := statusServer(t, 200)
+	dead.Close()
+	for _, effects := range []string{srv.URL + "/v1/effects", dead.URL} {
+		code, _, errOut := run(t, "", "replay", "--key", incidentKey, "--target", srv.URL, "--yes", "--effects-url", effects, "../fixtures/incident/client.har")
+		if code != ExitError || !strings.Contains(errOut, "--effects-url: counting effects") {
+			t.Errorf("%s: exit %d %s", effects, code, errOut)
+		}
 	}
 }

@@ -280,8 +280,8 @@ shares one Idempotency-Key: the retries of one action.`,
 
 	root.AddCommand(NewCmdDiagnose(f, nil))
 	root.AddCommand(NewCmdTrace(f, nil))
-	root.AddCommand(NewCmdRules(f))
-	root.AddCommand(NewCmdReplay(f))
+	root.AddCommand(NewCmdRules(f, nil))
+	root.AddCommand(NewCmdReplay(f, nil))
 	root.AddCommand(NewCmdGateway(f, nil))
 	root.AddCommand(newHelpTopic("exit-codes", "What idem's exit codes mean", exitCodesHelp))
 	root.AddCommand(newHelpTopic("formats", "The log formats idem recognises", formats.Help()))
@@ -312,6 +312,7 @@ const exitCodesHelp = `idem's exit codes, as in ShellCheck and golangci-lint:
   2    usage error, an input that cannot be opened or was cut short (what the
        other inputs say is still reported), nothing to diagnose (no line of any
        input was recognised, or none was about a request), a network error
+  3    the replay is inconclusive: no answer reached the contract (replay)
   130  interrupted (SIGINT)
 
 Scripts should treat 2 and above as "idem could not do its job". Lines that

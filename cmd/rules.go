@@ -15,8 +15,9 @@ type RulesOptions struct {
 	ID      string
 }
 
-// NewCmdRules builds `idem rules [ID]`.
-func NewCmdRules(f *Factory) *cobra.Command {
+// NewCmdRules builds `idem rules [ID]`. runF replaces the run function in
+// tests; the flags are validated before either runs.
+func NewCmdRules(f *Factory, runF func(*RulesOptions) error) *cobra.Command {
 	opts := &RulesOptions{Factory: f}
 	cmd := &cobra.Command{
 		Use:   "rules [ID]",
@@ -31,6 +32,12 @@ docs/rules.md documents each with its evidence and an example.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.ID = args[0]
+			}
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
 			}
 			return runRules(opts)
 		},
@@ -49,26 +56,31 @@ type ruleJSON struct {
 	Action     string `json:"action"`
 }
 
+// validate checks the format and the rule id before anything is written.
+func (o *RulesOptions) validate() error {
+	switch o.Format {
+	case "text", "json":
+	default:
+		return usagef("invalid --format %q: want text or json", o.Format)
+	}
+	if o.ID != "" && diagnose.RuleByID(o.ID) == nil {
+		return usagef("unknown rule %q (run 'idem rules' for the list)", report.Safe(o.ID))
+	}
+	return nil
+}
+
 func runRules(opts *RulesOptions) error {
 	io := opts.Factory.IO
 	rules := diagnose.Rules()
 	if opts.ID != "" {
-		r := diagnose.RuleByID(opts.ID)
-		if r == nil {
-			return usagef("unknown rule %q (run 'idem rules' for the list)", opts.ID)
-		}
-		rules = []*diagnose.Rule{r}
+		rules = []*diagnose.Rule{diagnose.RuleByID(opts.ID)}
 	}
-	switch opts.Format {
-	case "json":
+	if opts.Format == "json" {
 		var out []ruleJSON
 		for _, r := range rules {
 			out = append(out, ruleJSON{r.ID, r.Title, r.Severity.String(), r.Symptom, r.Hypothesis, r.Check, r.Action})
 		}
 		return report.WriteJSON(io.Out, out, io.IsStdoutTTY())
-	case "text":
-	default:
-		return usagef("invalid --format %q: want text or json", opts.Format)
 	}
 	st := report.NewStyles(io.Out, io.ColorEnabled())
 	if opts.ID == "" {

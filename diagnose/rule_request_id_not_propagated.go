@@ -47,8 +47,10 @@ func runRequestIDNotPropagated(c *context) []*Finding {
 		for _, p := range proxies {
 			ps := tierSpan(p, trace.TierProxy)
 			for _, s := range servers {
-				st := serverStart(s)
-				if !ps.start.IsZero() && !st.IsZero() && !st.Before(ps.start) && !st.After(ps.end) {
+				// The two spans overlap (each tier's own clock; a millisecond
+				// clock or skew may put the proxy's start after the server's).
+				ss := tierSpan(s, trace.TierServer)
+				if !ps.start.IsZero() && !ss.start.IsZero() && !ss.start.After(ps.end) && !ps.start.After(ss.end) {
 					pair = [2]*trace.Delivery{p, s}
 					break
 				}

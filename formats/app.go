@@ -17,7 +17,7 @@ import (
 // Field aliases shared by application loggers and idem's canonical schema.
 var (
 	timeAliases     = []string{"time", "ts", "timestamp", "@timestamp", "t", "datetime", "asctime", "date"}
-	ridAliases      = []string{"request_id", "requestId", "requestID", "req_id", "reqId", "x_request_id", "rid", "http.request_id", "req.id", "request.id", "ctx.request_id"}
+	ridAliases      = []string{"request_id", "requestId", "requestID", "req_id", "reqId", "x_request_id", "rid", "http.request_id", "req.headers.x-request-id", "req.id", "request.id", "ctx.request_id"}
 	keyAliases      = []string{"idempotency_key", "idempotencyKey", "IdempotencyKey", "idem_key", "Idempotency-Key", "idempotency-key", "http.idempotency_key", "req.headers.idempotency-key"}
 	keyHashAliases  = []string{"key_hash", "idempotency_key_hash", "keyHash", "idempotencyKeyHash", "key_id"}
 	methodAliases   = []string{"method", "http_method", "httpMethod", "request_method", "http.method", "http.request.method", "req.method", "request.method"}
@@ -28,7 +28,7 @@ var (
 	fpAliases       = []string{"fingerprint", "payload_fingerprint", "payload_hash", "body_hash", "request_hash", "payloadHash", "fp"}
 	msgAliases      = []string{"msg", "message", "event", "@message"}
 	attemptAliases  = []string{"attempt", "Attempt", "retry_attempt", "retry_count", "resend_count", "http.request.resend_count"}
-	clientAliases   = []string{"client", "client_ip", "remote_addr", "remote_ip", "ip", "user_id"}
+	clientAliases   = []string{"client", "client_ip", "remote_addr", "remote_ip", "ip", "user_id", "req.remoteAddress"}
 	bodyAliases     = []string{"body", "request_body", "req.body", "payload", "requestBody"}
 	outcomeAliases  = []string{"outcome"}
 )
@@ -54,7 +54,8 @@ var (
 
 // resultAliases name fields that hold the id of what an effect created.
 var resultAliases = []string{"result_id", "resultId", "receipt", "receipt_id", "receiptId", "order_id", "orderId",
-	"charge_id", "chargeId", "payment_id", "paymentId", "ticket_id", "ticketId", "resource_id", "Result"}
+	"charge_id", "chargeId", "payment_id", "paymentId", "ticket_id", "ticketId", "reservation_id", "reservationId", "booking_id",
+	"bookingId", "resource_id", "Result"}
 
 // effectWords in a message, together with a result id, mark a business effect.
 var effectWords = regexp.MustCompile(`(?i)\b(created|committed|published|charged|sent|inserted|stored|captured|booked|reserved|released|enqueued|emailed|effect|placed|opened|issued|refunded|dispatched|shipped|scheduled|submitted|transferred|paid)\b`)
@@ -109,6 +110,11 @@ func extractApp(p *Parser, r *record, o *trace.Observation) bool {
 	}
 	if o.Status > 0 && o.Outcome == trace.OutcomeUnknown {
 		o.Outcome = trace.OutcomeOK
+	}
+	// A line with a status and a duration is an access line, written when
+	// the response was: the request began a duration earlier.
+	if o.Status > 0 && o.Duration > 0 && !o.Time.IsZero() {
+		o.Time = o.Time.Add(-o.Duration)
 	}
 	if strings.Contains(o.Message, "complete after timeout") {
 		o.Detail = "completed after timeout"

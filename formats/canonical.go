@@ -25,7 +25,6 @@ var canonicalFormat = &Format{
 			Time: mustTime("2026-11-30T09:14:02.118Z")},
 	}, {
 		Origin: "docs/log-schema.md example: the response, written when it was sent",
-		Known:  "a line written when the request ended is timed at its end: the start is time less the logged duration",
 		Line: `{"time":"2026-11-30T09:14:04.501Z","tier":"server","request_id":"c9b2decb","key_hash":"sha256:64a007e7bb1a1169","state":"completed","status":201,` +
 			`"result_id":"ord_8H2kQ","duration_ms":2383}`,
 		Want: trace.Observation{Tier: trace.TierServer, Format: "canonical", RequestID: "c9b2decb", KeyHash: "sha256:64a007e7bb1a1169", State: "completed",

@@ -21,7 +21,10 @@ var echoFormat = &Format{
 	Name: "echo", Kind: KindJSON, Tier: trace.TierServer,
 	Doc: "echo's Logger middleware (Go): id, remote_ip, uri, status, latency (ns)",
 	match: func(r *record) bool {
-		return r.has("latency_human") || r.has("remote_ip") && r.has("bytes_in") && r.has("uri")
+		// The Logger middleware's lines, and its context logger's (gommon:
+		// time, level, prefix, file, line, message).
+		return r.has("latency_human") || r.has("remote_ip") && r.has("bytes_in") && r.has("uri") ||
+			r.has("prefix") && r.has("file") && r.has("line") && r.has("level")
 	},
 	extract: extractEcho,
 	Samples: []Sample{{
@@ -47,10 +50,7 @@ func extractEcho(p *Parser, r *record, o *trace.Observation) bool {
 	if e := r.str("error"); e != "" && o.Detail == "" {
 		o.Detail = e
 	}
-	// The line is written when the response is: its start is the time
-	// less the latency.
-	if !o.Time.IsZero() {
-		o.Time = o.Time.Add(-o.Duration)
-	}
+	// The line is written when the response is: extractApp, which read
+	// the status and the latency, has taken the latency off.
 	return ok
 }

@@ -7,8 +7,10 @@ import (
 // zerolog's default field names: time, level, message.
 var zerologFormat = &Format{
 	Name: "zerolog", Kind: KindJSON, Tier: trace.TierServer,
-	Doc:     "zerolog JSON logs (Go): time, level, message",
-	match:   func(r *record) bool { return r.has("message") && r.has("level") && r.has("time") },
+	Doc: "zerolog JSON logs (Go): time, level, message",
+	match: func(r *record) bool {
+		return r.has("message") && r.has("level") && r.has("time") || r.has("level") && r.has("time") && !r.hasAny("msg", "message", "event", "tier")
+	},
 	extract: extractApp,
 	Samples: []Sample{{
 		Origin: "fixtures/formats/zerolog.jsonl",

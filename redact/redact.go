@@ -1,74 +1,399 @@
 // Package redact removes credentials from text before it reaches any
-// output: Authorization and Cookie values, bearer tokens, API keys, and
-// token/password query parameters. It works on free text because log
-// fields (messages, URLs, error strings) carry secrets in every shape.
+// output. It recognises them by name (a header, JSON key, query parameter
+// or form field that names a credential) and by shape (bearer tokens,
+// JWTs, card numbers that pass the Luhn check, passwords in URL userinfo
+// and DSNs, well-known API key formats). It works on free text because log
+// fields (messages, URLs, error strings, bodies) carry secrets in every
+// shape; a whole JSON document is redacted by structure, byte for byte
+// elsewhere, so that it stays valid JSON.
 package redact
 
 import (
-	"net/http"
+	"encoding/json"
 	"regexp"
+	"slices"
 	"strings"
 )
 
 // Mask replaces every secret value.
 const Mask = "[REDACTED]"
 
-var patterns = []struct {
+// A named value is a name, a separator and the value it introduces: a
+// header line, a JSON or logfmt field. The regexps find the name and its
+// separator only; the value's end is found by scanning, so that text with
+// many separators is read once (a regexp that also matched the value
+// would read the rest of the line again at every separator).
+type named struct {
+	re  *regexp.Regexp
+	end func(s string, i int) int // where the value that starts at i ends
+}
+
+var (
+	// "password": "x", the value running to its closing quote.
+	quotedValue = named{regexp.MustCompile(`([A-Za-z0-9_.-]+)("\s*:\s*")`), quotedEnd}
+	// The same inside a JSON string of a log line: {\"password\":\"x\"}.
+	escapedValue = named{regexp.MustCompile(`([A-Za-z0-9_.-]+)(\\"\s*:\s*\\")`), escapedEnd}
+	// password=x, Authorization: Bearer x, to the next delimiter.
+	unquotedValue = named{regexp.MustCompile(`([A-Za-z0-9_.-]+)("?[ \t]*[:=][ \t]*"?)`), delimitedEnd}
+	paramValue    = regexp.MustCompile(`([?&;\s]|^)([A-Za-z0-9_.-]+)=([^&\s"#]+)`)
+)
+
+func quotedEnd(s string, i int) int {
+	for i < len(s) && s[i] != '"' && s[i] != '\r' && s[i] != '\n' {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+		}
+		i++
+	}
+	return min(i, len(s))
+}
+
+// escapedEnd ends at \" (one backslash): \\\" is a quote escaped inside
+// the inner string, \\ an escaped backslash.
+func escapedEnd(s string, i int) int {
+	for i < len(s) && s[i] != '"' && s[i] != '\r' && s[i] != '\n' {
+		if s[i] == '\\' {
+			switch {
+			case strings.HasPrefix(s[i:], `\\\"`):
+				i += 4
+				continue
+			case strings.HasPrefix(s[i:], `\\`):
+				i += 2
+				continue
+			case strings.HasPrefix(s[i:], `\"`):
+				return i
+			}
+		}
+		i++
+	}
+	return min(i, len(s))
+}
+
+func delimitedEnd(s string, i int) int {
+	if j := strings.IndexAny(s[i:], "\"\r\n,;}&"); j >= 0 {
+		return i + j
+	}
+	return len(s)
+}
+
+// shape is a credential recognised by its form; it is tried only when
+// the text holds one of its words (a bitmask over suspects).
+type shape struct {
 	re   *regexp.Regexp
 	repl string
-}{
-	// Header lines and JSON/logfmt fields named after credentials.
-	{regexp.MustCompile(`(?i)((?:proxy-)?authorization|cookie|set-cookie|x-api-key|api[-_]?key|x-auth-token|private[-_]token|password|passwd|client[-_]secret|(?:access|refresh|id)[-_]token)("?\s*[:=]\s*"?)([^"\r\n,;}&]*)`), "$1$2" + Mask},
-	// Bearer and Basic credentials anywhere.
-	{regexp.MustCompile(`(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{6,}`), "$1 " + Mask},
-	// Query parameters and form fields that carry secrets.
-	{regexp.MustCompile(`(?i)([?&;\s]|^)((?:access_|refresh_|id_)?token|api_?key|apikey|password|passwd|secret|client_secret|sig|signature)=([^&\s"#]+)`), "$1$2=" + Mask},
-	// Well-known key shapes (Stripe, GitHub, AWS, Slack).
-	{regexp.MustCompile(`\b(sk|rk|pk)_(live|test)_[A-Za-z0-9]{8,}`), Mask},
-	{regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{20,}`), Mask},
-	{regexp.MustCompile(`\bAKIA[0-9A-Z]{16}\b`), Mask},
-	{regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9-]{10,}`), Mask},
+	need uint64
 }
 
-// String redacts s. Most text has no secret: a cheap test skips the regexps.
+var shapes = []shape{
+	// A password in URL userinfo, DSNs included (postgres://app:pw@db/shop).
+	{regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)([^/\s:@"'<>]*):([^/\s@"'<>]+)@`), "$1$2:" + Mask + "@", words("://")},
+	// Bearer and Basic credentials anywhere.
+	{regexp.MustCompile(`(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{6,}`), "$1 " + Mask, words("bearer", "basic ")},
+	// JWTs (header.payload.signature, the header base64url of `{"`).
+	{regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*`), Mask, words("eyj")},
+	// Well-known key shapes (Stripe, GitHub, AWS, Slack, Google).
+	{regexp.MustCompile(`\b(sk|rk|pk)_(live|test)_[A-Za-z0-9]{8,}`), Mask, words("sk_", "rk_", "pk_")},
+	{regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{20,}`), Mask, words("ghp_", "gho_", "ghu_", "ghs_", "ghr_")},
+	{regexp.MustCompile(`\bAKIA[0-9A-Z]{16}\b`), Mask, words("akia")},
+	{regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9-]{10,}`), Mask, words("xox")},
+	{regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}\b`), Mask, words("aiza")},
+}
+
+// nameWords are the suspects a credential's name contains: only text
+// that holds one goes through the name patterns.
+var nameWords = words("auth", "cookie", "api-key", "api_key", "apikey", "access-key", "access_key", "accesskey",
+	"private-key", "private_key", "privatekey", "token", "pass", "pwd", "secret", "sig", "session", "credential",
+	"jwt", "oidc", "cvc", "cvv", "code", "key=")
+
+// cardRun is a candidate card number: 13 to 19 digits, single spaces or
+// dashes allowed between them, starting with a card network's digit (2-6:
+// Mastercard, Amex, Visa, Discover) so that epoch times are left alone.
+var cardRun = regexp.MustCompile(`\b[2-6](?:[ -]?[0-9]){12,18}\b`)
+
+// String redacts s. Most text has no secret: a cheap scan for the words
+// that introduce one skips the regexps, and picks the ones to run.
 func String(s string) string {
-	if s == "" || !suspicious(s) {
+	if s == "" {
 		return s
 	}
-	for _, p := range patterns {
-		s = p.re.ReplaceAllString(s, p.repl)
+	found, digits := scan(s)
+	if found == 0 && !digits {
+		return s
 	}
-	return s
+	if t := strings.TrimSpace(s); t != "" && (t[0] == '{' || t[0] == '[') {
+		if out, ok := jsonDocument(s); ok {
+			return out
+		}
+	}
+	return text(s, found, digits)
 }
 
-// suspicious is a cheap test for the words that introduce a secret; only
-// text that has one goes through the regular expressions. ("key" alone is
-// not one: every report says "key" for the Idempotency-Key.)
+// text redacts free text, given what scan found in it.
+func text(s string, found uint64, digits bool) string {
+	for _, p := range shapes {
+		if found&p.need != 0 {
+			s = p.re.ReplaceAllString(s, p.repl)
+		}
+	}
+	if found&nameWords != 0 {
+		s = replaceNamed(escapedValue, s)
+		s = replaceNamed(quotedValue, s)
+		s = replaceNamed(unquotedValue, s)
+		s = paramValue.ReplaceAllStringFunc(s, func(m string) string {
+			g := paramValue.FindStringSubmatch(m)
+			if !IsSecretParam(g[2]) || (isURLOnly(g[2]) && g[1] != "?" && g[1] != "&" && g[1] != ";") {
+				return m
+			}
+			return g[1] + g[2] + "=" + Mask
+		})
+	}
+	if !digits {
+		return s
+	}
+	return cardRun.ReplaceAllStringFunc(s, func(m string) string {
+		if luhn(m) {
+			return Mask
+		}
+		return m
+	})
+}
+
+// replaceNamed masks the values whose name is a credential's.
+func replaceNamed(n named, s string) string {
+	locs := n.re.FindAllStringSubmatchIndex(s, -1)
+	var b strings.Builder
+	pos := 0
+	for _, loc := range locs {
+		if loc[0] < pos || !IsSecretName(s[loc[2]:loc[3]]) {
+			continue
+		}
+		start, end := loc[1], n.end(s, loc[1])
+		if end == start || s[start:end] == Mask {
+			continue
+		}
+		b.WriteString(s[pos:start])
+		b.WriteString(Mask)
+		pos = end
+	}
+	if pos == 0 {
+		return s
+	}
+	b.WriteString(s[pos:])
+	return b.String()
+}
+
+// luhn reports whether the digits of s (separators ignored) are a card
+// number: 13 to 19 digits whose Luhn checksum is 0.
+func luhn(s string) bool {
+	sum, n := 0, 0
+	for i := len(s) - 1; i >= 0; i-- {
+		c := s[i]
+		if c == ' ' || c == '-' {
+			continue
+		}
+		d := int(c - '0')
+		if n%2 == 1 {
+			d *= 2
+			if d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+		n++
+	}
+	return n >= 13 && n <= 19 && sum%10 == 0
+}
+
+// jsonDocument redacts a whole JSON document: the values of keys that name
+// a credential (whatever they hold, objects and arrays included) become
+// the mask, strings are redacted as text, card numbers are masked. Every
+// other byte is kept, so the document keeps its layout and stays valid.
+func jsonDocument(s string) (string, bool) {
+	if !json.Valid([]byte(s)) {
+		return s, false
+	}
+	type frame struct{ object, expectKey, secret bool }
+	var (
+		b         strings.Builder
+		stack     []frame
+		secretKey bool // the key just read names a credential
+	)
+	b.Grow(len(s))
+	// A frame is secret when it or a container around it is the value
+	// of a credential's key.
+	inSecret := func() bool {
+		return secretKey || (len(stack) > 0 && stack[len(stack)-1].secret)
+	}
+	top := func() *frame {
+		if len(stack) == 0 {
+			return nil
+		}
+		return &stack[len(stack)-1]
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '"':
+			j := i + 1
+			for j < len(s) && s[j] != '"' {
+				if s[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			j++ // past the closing quote (the document is valid)
+			tok := s[i:j]
+			if f := top(); f != nil && f.object && f.expectKey {
+				var k string
+				_ = json.Unmarshal([]byte(tok), &k)
+				secretKey = IsSecretName(k)
+				b.WriteString(tok)
+			} else {
+				b.WriteString(jsonValue(tok, inSecret()))
+				secretKey = false
+			}
+			i = j
+		case c == '{' || c == '[':
+			stack = append(stack, frame{object: c == '{', expectKey: c == '{', secret: inSecret()})
+			secretKey = false
+			b.WriteByte(c)
+			i++
+		case c == '}' || c == ']':
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+			b.WriteByte(c)
+			i++
+		case c == ':':
+			if f := top(); f != nil {
+				f.expectKey = false
+			}
+			b.WriteByte(c)
+			i++
+		case c == ',':
+			if f := top(); f != nil && f.object {
+				f.expectKey = true
+			}
+			b.WriteByte(c)
+			i++
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			b.WriteByte(c)
+			i++
+		default: // a number, true, false or null
+			j := i
+			for j < len(s) && !strings.ContainsRune(",:]} \t\r\n", rune(s[j])) {
+				j++
+			}
+			lit := s[i:j]
+			switch {
+			case lit == "null":
+				b.WriteString(lit)
+			case inSecret(), strings.Trim(lit, "0123456789") == "" && len(lit) >= 13 && lit[0] >= '2' && lit[0] <= '6' && luhn(lit):
+				b.WriteString(`"` + Mask + `"`)
+			default:
+				b.WriteString(lit)
+			}
+			secretKey = false
+			i = j
+		}
+	}
+	return b.String(), true
+}
+
+// jsonValue redacts one JSON string token.
+func jsonValue(tok string, secret bool) string {
+	if secret {
+		return `"` + Mask + `"`
+	}
+	var v string
+	if json.Unmarshal([]byte(tok), &v) != nil {
+		return tok
+	}
+	r := String(v)
+	if r == v {
+		return tok
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(r)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// suspicious is a cheap test for what introduces a secret: a suspect word,
+// or a run of digits as long as a card number. ("key" alone is not a
+// suspect: every report says "key" for the Idempotency-Key.)
 func suspicious(s string) bool {
+	found, digits := scan(s)
+	return found != 0 || digits
+}
+
+// scan reads s once and returns the suspects it holds, as a bitmask over
+// suspects, and whether it has a card-length run of digits.
+func scan(s string) (found uint64, digits bool) {
 	for i := 0; i+1 < len(s); i++ {
 		a := lowerTable[s[i]]
 		if !suspectPair[a][lowerTable[s[i+1]]] {
 			continue // most pairs of letters start no suspect
 		}
 		for _, w := range suspectsBy[a] {
-			if len(s)-i >= len(w) && hasPrefixFold(s[i:], w) {
+			if len(s)-i >= len(suspects[w]) && hasPrefixFold(s[i:], suspects[w]) {
+				found |= 1 << w
+			}
+		}
+	}
+	return found, hasDigitRun(s)
+}
+
+// hasDigitRun reports whether s has 13 digits in a row, single spaces or
+// dashes allowed between them.
+func hasDigitRun(s string) bool {
+	n := 0
+	sep := false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
+			n++
+			sep = false
+			if n >= 13 {
 				return true
 			}
+		case (c == ' ' || c == '-') && n > 0 && !sep:
+			sep = true
+		default:
+			n, sep = 0, false
 		}
 	}
 	return false
 }
 
-var suspects = []string{"authorization", "cookie", "api-key", "api_key", "apikey", "bearer", "basic ", "token",
-	"password", "passwd", "secret", "sig=", "signature", "sk_", "rk_", "pk_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "akia", "xox"}
+// suspects are the words every name and shape above contains.
+var suspects = []string{"auth", "cookie", "api-key", "api_key", "apikey", "access-key", "access_key", "accesskey",
+	"private-key", "private_key", "privatekey", "bearer", "basic ", "token", "pass", "pwd", "secret", "sig", "session",
+	"credential", "jwt", "oidc", "cvc", "cvv", "code", "eyj", "://", "sk_", "rk_", "pk_", "ghp_", "gho_", "ghu_", "ghs_",
+	"ghr_", "akia", "aiza", "xox", "key="}
 
-// suspectsBy lists the suspects by their first byte, and suspectPair
-// marks the first two bytes of each, so that suspicious reads its text
-// once instead of once a word, and stops only where a suspect may begin.
+// words is the bitmask of the named suspects.
+func words(ws ...string) uint64 {
+	var m uint64
+	for _, w := range ws {
+		i := slices.Index(suspects, w)
+		if i < 0 {
+			panic("redact: " + w + " is not a suspect")
+		}
+		m |= 1 << i
+	}
+	return m
+}
+
+// suspectsBy lists the suspects (their index) by their first byte, and
+// suspectPair marks the first two bytes of each, so that scan reads its
+// text once instead of once a word, and stops only where a suspect may
+// begin.
 var (
-	suspectsBy = func() (t [256][]string) {
-		for _, w := range suspects {
-			t[w[0]] = append(t[w[0]], w)
+	suspectsBy = func() (t [256][]int) {
+		for i, w := range suspects {
+			t[w[0]] = append(t[w[0]], i)
 		}
 		return t
 	}()
@@ -102,17 +427,4 @@ func hasPrefixFold(s, w string) bool {
 		}
 	}
 	return true
-}
-
-// IsSecretHeader reports whether a header carries credentials and must
-// not be shown or resent.
-func IsSecretHeader(name string) bool {
-	n := strings.ToLower(http.CanonicalHeaderKey(name))
-	switch n {
-	case "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key",
-		"x-auth-token", "x-csrf-token", "x-xsrf-token", "private-token", "x-amz-security-token":
-		return true
-	}
-	return strings.Contains(n, "api-key") || strings.Contains(n, "apikey") || strings.HasSuffix(n, "-token") ||
-		strings.Contains(n, "secret") || strings.Contains(n, "password")
 }

@@ -15,12 +15,15 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/idem-cli/idem/contract"
 	"github.com/idem-cli/idem/redact"
@@ -59,15 +62,25 @@ type Options struct {
 	// Settle is how long the lost-response probe waits for the server to
 	// finish after the connection is dropped.
 	Settle time.Duration
+	// RequireMarker makes an absent replay marker a failure; otherwise it
+	// is reported as information (the IETF draft defines no marker, and
+	// many servers send none).
+	RequireMarker bool
 	// NewID makes request ids and key suffixes; tests fix it.
 	NewID func() string
 }
 
-// Original is what the logs say the first answer was.
+// Original is the first answer to the key: the captured response, or
+// what the logs say.
 type Original struct {
 	Status   int    `json:"status"`
 	ResultID string `json:"result_id"`
 	Source   string `json:"source"`
+	// ResultPath is where the body holds the result id ("" when unknown).
+	ResultPath string `json:"-"`
+	// Body is the captured response body, compared with the replay's when
+	// it holds no result id.
+	Body []byte `json:"-"`
 }
 
 // Request is one request to send.
@@ -78,6 +91,9 @@ type Request struct {
 	Body   []byte
 	// Key is the Idempotency-Key it carries ("" for none).
 	Key string
+	// Dropped names the captured credentials not resent: headers, and
+	// query parameters as "?name".
+	Dropped []string
 }
 
 // newID returns 16 random bytes in hex.
@@ -97,12 +113,13 @@ var hopHeaders = map[string]bool{"Host": true, "Content-Length": true, "Connecti
 // no credentials unless KeepAuth, then the user's headers.
 func Build(c *trace.Captured, key string, opts Options) (*Request, error) {
 	if opts.Target == nil || opts.Target.Host == "" || (opts.Target.Scheme != "http" && opts.Target.Scheme != "https") {
-		return nil, fmt.Errorf("--target must be an http or https URL with a host, e.g. http://127.0.0.1:8080")
+		return nil, ErrTarget
 	}
 	u, err := url.Parse(c.URL)
 	if err != nil {
 		return nil, fmt.Errorf("the captured URL %q cannot be read: %w", redact.String(c.URL), err)
 	}
+	var dropped []string
 	out := *opts.Target
 	out.Path = u.Path
 	out.RawPath = u.RawPath
@@ -110,6 +127,10 @@ func Build(c *trace.Captured, key string, opts Options) (*Request, error) {
 	out.Fragment = ""
 	if opts.Target.Path != "" && opts.Target.Path != "/" {
 		out.Path = strings.TrimRight(opts.Target.Path, "/") + u.Path
+		out.RawPath = ""
+	}
+	if !opts.KeepAuth {
+		out.RawQuery, dropped = stripQuery(u.RawQuery)
 	}
 	h := http.Header{}
 	ridHeader := opts.RequestIDHeader
@@ -122,6 +143,9 @@ func Build(c *trace.Captured, key string, opts Options) (*Request, error) {
 		case name == "" || strings.HasPrefix(name, ":") || hopHeaders[name]:
 		case strings.EqualFold(name, ridHeader), name == "Idempotency-Key":
 		case redact.IsSecretHeader(name) && !opts.KeepAuth:
+			if !slices.Contains(dropped, name) {
+				dropped = append(dropped, name)
+			}
 		default:
 			h.Add(name, hd.Value)
 		}
@@ -139,12 +163,41 @@ func Build(c *trace.Captured, key string, opts Options) (*Request, error) {
 	}
 	for _, hd := range opts.Headers {
 		h.Set(hd.Name, hd.Value)
+		// A credential given on the command line is not a dropped one.
+		dropped = slices.DeleteFunc(dropped, func(d string) bool { return strings.EqualFold(d, hd.Name) })
 	}
 	method := c.Method
 	if method == "" {
 		method = http.MethodPost
 	}
-	return &Request{Method: method, URL: out.String(), Header: h, Body: c.Body, Key: key}, nil
+	return &Request{Method: method, URL: out.String(), Header: h, Body: c.Body, Key: key, Dropped: dropped}, nil
+}
+
+// ErrTarget is a target that is not an http or https URL with a host.
+var ErrTarget = errors.New("the target must be an http or https URL with a host, e.g. http://127.0.0.1:8080")
+
+// stripQuery removes the parameters that carry credentials (api_key,
+// token, code, sig, X-Amz-Signature…) from a raw query, keeping the
+// others as they were written, and names the removed ones.
+func stripQuery(raw string) (string, []string) {
+	if raw == "" {
+		return "", nil
+	}
+	var kept, dropped []string
+	for _, part := range strings.Split(raw, "&") {
+		name, _, _ := strings.Cut(part, "=")
+		if n, err := url.QueryUnescape(name); err == nil {
+			name = n
+		}
+		if redact.IsSecretParam(name) {
+			if d := "?" + name; !slices.Contains(dropped, d) {
+				dropped = append(dropped, d)
+			}
+			continue
+		}
+		kept = append(kept, part)
+	}
+	return strings.Join(kept, "&"), dropped
 }
 
 // clone copies a request with a new request id, another key, or no key.
@@ -167,17 +220,25 @@ func (r *Request) clone(opts Options, key string, body []byte) *Request {
 	return c
 }
 
-// Curl writes the request as an equivalent curl command, secrets redacted.
+// Curl writes the request as an equivalent curl command for bash or any
+// POSIX shell. Values are redacted first and quoted after, so a mask
+// never eats a closing quote; a value that holds a control character or
+// invalid UTF-8 is written in ANSI-C quoting ($'…'), so the command is
+// printable as it is and runs as it reads.
 func (r *Request) Curl() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "curl -sS -X %s %s", r.Method, shellQuote(redact.String(r.URL)))
+	method := r.Method
+	if strings.Trim(method, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" || method == "" {
+		method = ShellQuote(method)
+	}
+	fmt.Fprintf(&b, "curl -sS -X %s %s", method, ShellQuote(redact.String(r.URL)))
 	for _, name := range sortedNames(r.Header) {
 		for _, v := range r.Header[name] {
-			fmt.Fprintf(&b, " \\\n  -H %s", shellQuote(name+": "+ShowHeader(name, v)))
+			fmt.Fprintf(&b, " \\\n  -H %s", ShellQuote(name+": "+ShowHeader(name, v)))
 		}
 	}
 	if len(r.Body) > 0 {
-		fmt.Fprintf(&b, " \\\n  --data-binary %s", shellQuote(redact.String(string(r.Body))))
+		fmt.Fprintf(&b, " \\\n  --data-binary %s", ShellQuote(redact.String(string(r.Body))))
 	}
 	return b.String()
 }
@@ -199,8 +260,64 @@ func sortedNames(h http.Header) []string {
 	return names
 }
 
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+// ShellQuote quotes s as one shell word: in single quotes when every
+// character prints as itself, else in ANSI-C quotes with escapes.
+func ShellQuote(s string) string {
+	if printable(s) {
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	var b strings.Builder
+	b.WriteString("$'")
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\\' || r == '\'':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case unsafeRune(r):
+			if r < 0x100 {
+				fmt.Fprintf(&b, `\x%02x`, r)
+			} else {
+				fmt.Fprintf(&b, `\u%04x`, r)
+			}
+		default:
+			b.WriteRune(r)
+		}
+		i += size
+	}
+	b.WriteString("'")
+	return b.String()
+}
+
+// printable reports whether s is valid UTF-8 without a control, C1 or
+// bidi-override character: text a terminal shows as it is.
+func printable(s string) bool {
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && size == 1) || unsafeRune(r) {
+			return false
+		}
+		i += size
+	}
+	return true
+}
+
+func unsafeRune(r rune) bool {
+	switch {
+	case r < 0x20, r == 0x7f, r >= 0x80 && r <= 0x9f:
+		return true
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x2028, r == 0x2029, r == 0xfeff:
+		return true
+	}
+	return false
 }
 
 // mutate changes one significant field of a JSON body: the first number
@@ -266,7 +383,7 @@ func resultPathIn(body []byte, resultID string) string {
 			if prefix != "" {
 				p = prefix + "." + p
 			}
-			if x.Type == gjson.String && x.Str == resultID {
+			if (x.Type == gjson.String || x.Type == gjson.Number) && x.String() == resultID {
 				found = p
 				return false
 			}
@@ -280,21 +397,15 @@ func resultPathIn(body []byte, resultID string) string {
 	return found
 }
 
-// defaultResultPaths are tried when nothing else says where the id is.
-var defaultResultPaths = []string{"id", "result_id", "resultId", "receipt", "data.id"}
-
-// resultID reads the result id from a response body.
-func resultID(body []byte, path string) string {
+// resultID reads the result id from a response body: at path when one is
+// known, else where ResultIDIn finds one.
+func resultID(body []byte, path, rawURL string, exclude ...string) string {
 	if !gjson.ValidBytes(body) {
 		return ""
 	}
 	if path != "" {
 		return gjson.GetBytes(body, path).String()
 	}
-	for _, p := range defaultResultPaths {
-		if v := gjson.GetBytes(body, p); v.Exists() && v.String() != "" {
-			return v.String()
-		}
-	}
-	return ""
+	_, id := ResultIDIn(body, rawURL, exclude...)
+	return id
 }

@@ -71,6 +71,7 @@ func TestCorrectGatewayPassesEveryProbe(t *testing.T) {
 	all := replay.ProbeNames()
 	for _, profile := range contract.Names() {
 		t.Run(profile, func(t *testing.T) {
+			t.Parallel()
 			srv, orig := startGateway(t, gateway.Options{Profile: contract.Profiles[profile], Delay: 300 * time.Millisecond}, "k-"+profile)
 			res := run(t, srv, orig, profile, "k-"+profile, all...)
 			if f := failed(res); len(f) > 0 || res.Skipped > 0 {
@@ -96,6 +97,7 @@ func TestBrokenGatewaysFailTheirProbe(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			srv, orig := startGateway(t, gateway.Options{Faults: tt.faults, NonAtomicWindow: 200 * time.Millisecond}, "k")
 			var probes []string
 			if tt.probe != "" {

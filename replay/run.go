@@ -11,22 +11,44 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/idem-cli/idem/redact"
 	"github.com/idem-cli/idem/trace"
 	"github.com/tidwall/gjson"
 )
 
 // Assertion is one checked expectation, like one of hurl's asserts.
+// An assertion is one of PASS, FAIL, SKIP (its expectation is not known),
+// INFO (an observation the contract does not require) or INCONCLUSIVE
+// (the answer came from before the idempotency layer and tests nothing).
 type Assertion struct {
-	Probe    string `json:"probe,omitempty"` // "" for the replay itself
-	Name     string `json:"name"`
-	Pass     bool   `json:"pass"`
-	Skipped  bool   `json:"skipped,omitempty"`
-	Expected string `json:"expected"`
-	Actual   string `json:"actual"`
+	Probe        string `json:"probe,omitempty"` // "" for the replay itself
+	Name         string `json:"name"`
+	Pass         bool   `json:"pass"`
+	Skipped      bool   `json:"skipped,omitempty"`
+	Info         bool   `json:"info,omitempty"`
+	Inconclusive bool   `json:"inconclusive,omitempty"`
+	Expected     string `json:"expected"`
+	Actual       string `json:"actual"`
+}
+
+// Outcome is the assertion's word in reports.
+func (a Assertion) Outcome() string {
+	switch {
+	case a.Inconclusive:
+		return "INCONCLUSIVE"
+	case a.Info:
+		return "INFO"
+	case a.Skipped:
+		return "SKIP"
+	case a.Pass:
+		return "PASS"
+	}
+	return "FAIL"
 }
 
 // Step is one part of the plan: the replay, or one probe.
@@ -54,7 +76,7 @@ func NewPlan(c *trace.Captured, key string, orig Original, opts Options) (*Plan,
 		opts.Concurrency = 2
 	}
 	if opts.Concurrency > MaxConcurrency {
-		return nil, fmt.Errorf("--concurrency is at most %d", MaxConcurrency)
+		return nil, fmt.Errorf("%w: at most %d deliveries at once", ErrConcurrency, MaxConcurrency)
 	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = 10 * time.Second
@@ -68,7 +90,14 @@ func NewPlan(c *trace.Captured, key string, orig Original, opts Options) (*Plan,
 	}
 	p := &Plan{Base: base, Original: orig, Captured: c, opts: opts, resultPath: opts.ResultPath}
 	if p.resultPath == "" {
-		p.resultPath = resultPathIn(c.ResponseBody, orig.ResultID)
+		p.resultPath = orig.ResultPath
+	}
+	if p.resultPath == "" {
+		body := orig.Body
+		if len(body) == 0 {
+			body = c.ResponseBody
+		}
+		p.resultPath = resultPathIn(body, orig.ResultID)
 	}
 	p.Steps = append(p.Steps, &Step{Note: "replay the captured request with the same key and a new request id",
 		Requests: []*Request{base}, run: runReplay})
@@ -114,6 +143,9 @@ func NewPlan(c *trace.Captured, key string, orig Original, opts Options) (*Plan,
 // MaxConcurrency bounds the concurrent probe.
 const MaxConcurrency = 16
 
+// ErrConcurrency is a concurrent probe larger than MaxConcurrency.
+var ErrConcurrency = errors.New("too many concurrent deliveries")
+
 // Count is how many requests the plan sends (effect counts aside).
 func (p *Plan) Count() int {
 	n := 0
@@ -131,13 +163,49 @@ type Result struct {
 	Request    RequestInfo `json:"request"`
 	Original   Original    `json:"original"`
 	Assertions []Assertion `json:"assertions"`
-	Passed     int         `json:"passed"`
-	Failed     int         `json:"failed"`
-	Skipped    int         `json:"skipped"`
-	Duration   float64     `json:"duration_ms"`
+	// Verdict is held, broken or inconclusive (see Verdict constants).
+	Verdict      string   `json:"verdict"`
+	Reason       *Reason  `json:"reason,omitempty"`
+	NotRun       []string `json:"not_run,omitempty"` // steps not sent after an inconclusive replay
+	Passed       int      `json:"passed"`
+	Failed       int      `json:"failed"`
+	Skipped      int      `json:"skipped"`
+	Info         int      `json:"info"`
+	Inconclusive int      `json:"inconclusive"`
+	Duration     float64  `json:"duration_ms"`
 }
 
-// RequestInfo describes the replayed request, redacted.
+// Verdicts: every assertion held; one failed (a fact about the server);
+// or nothing failed but an answer tested nothing (it came from before the
+// idempotency layer: credentials, route, rate limit, an upstream down, a
+// target that refuses connections).
+const (
+	VerdictHeld         = "held"
+	VerdictBroken       = "broken"
+	VerdictInconclusive = "inconclusive"
+)
+
+// Reasons why an answer tested nothing.
+const (
+	ReasonCredentials = "credentials"  // 401, 403, 407
+	ReasonRoute       = "route"        // 404, 405, 421
+	ReasonRateLimited = "rate-limited" // 429
+	ReasonUnavailable = "unavailable"  // 502, 503, 504 before any contract answer
+	ReasonUnreachable = "unreachable"  // connection refused, no such host
+)
+
+// Reason says why a step was inconclusive.
+type Reason struct {
+	Kind   string `json:"kind"`
+	Probe  string `json:"probe,omitempty"`
+	Status int    `json:"status,omitempty"`
+	// Dropped names the captured credentials that were not resent.
+	Dropped []string `json:"dropped,omitempty"`
+	Error   string   `json:"error,omitempty"`
+}
+
+// RequestInfo describes the replayed request. It holds what was sent:
+// renderers redact it.
 type RequestInfo struct {
 	Method    string            `json:"method"`
 	URL       string            `json:"url"`
@@ -152,7 +220,7 @@ type RequestInfo struct {
 func (p *Plan) Info() RequestInfo {
 	h := map[string]string{}
 	for name, vs := range p.Base.Header {
-		h[name] = ShowHeader(name, strings.Join(vs, ", "))
+		h[name] = strings.Join(vs, ", ") // redacted where it is rendered
 	}
 	rid := p.opts.RequestIDHeader
 	if rid == "" {
@@ -168,31 +236,60 @@ type NetworkError struct{ Err error }
 func (e *NetworkError) Error() string { return "network error: " + e.Err.Error() }
 func (e *NetworkError) Unwrap() error { return e.Err }
 
+// errStop ends a plan whose replay tested nothing: the probes would test
+// nothing either, and would only send more.
+var errStop = errors.New("stop")
+
 // Execute sends the plan. notify is told each step's note before it sends.
 func (p *Plan) Execute(ctx context.Context, notify func(string)) (*Result, error) {
 	r := newRunner(p.opts, p.resultPath)
 	start := time.Now()
 	res := &Result{Schema: "idem.replay/v1", Target: p.opts.Target.String(), Profile: p.opts.Profile.Name, Request: p.Info(), Original: p.Original}
 	r.plan = p
-	for _, s := range p.Steps {
+	for i, s := range p.Steps {
 		if notify != nil {
-			name := "replay"
-			if s.Probe != "" {
-				name = "probe " + s.Probe
-			}
-			notify(name + ": " + s.Note)
+			notify(stepName(s.Probe) + ": " + s.Note)
 		}
 		as, err := s.run(ctx, r, s)
 		for i := range as {
 			as[i].Probe = s.Probe
 		}
 		res.Assertions = append(res.Assertions, as...)
+		if errors.Is(err, errStop) {
+			for _, rest := range p.Steps[i+1:] {
+				res.NotRun = append(res.NotRun, stepName(rest.Probe))
+			}
+			break
+		}
 		if err != nil {
+			res.tally()
 			return res, err
 		}
 	}
+	if r.reason != nil {
+		res.Reason = r.reason
+	}
+	res.tally()
+	res.Duration = float64(time.Since(start).Microseconds()) / 1000
+	return res, nil
+}
+
+func stepName(probe string) string {
+	if probe == "" {
+		return "replay"
+	}
+	return "probe " + probe
+}
+
+// tally counts the assertions and sets the verdict.
+func (res *Result) tally() {
+	res.Passed, res.Failed, res.Skipped, res.Info, res.Inconclusive = 0, 0, 0, 0, 0
 	for _, a := range res.Assertions {
 		switch {
+		case a.Inconclusive:
+			res.Inconclusive++
+		case a.Info:
+			res.Info++
 		case a.Skipped:
 			res.Skipped++
 		case a.Pass:
@@ -201,8 +298,14 @@ func (p *Plan) Execute(ctx context.Context, notify func(string)) (*Result, error
 			res.Failed++
 		}
 	}
-	res.Duration = float64(time.Since(start).Microseconds()) / 1000
-	return res, nil
+	switch {
+	case res.Failed > 0:
+		res.Verdict = VerdictBroken
+	case res.Inconclusive > 0:
+		res.Verdict = VerdictInconclusive
+	default:
+		res.Verdict = VerdictHeld
+	}
 }
 
 type runner struct {
@@ -210,6 +313,11 @@ type runner struct {
 	opts       Options
 	resultPath string
 	plan       *Plan
+	// contractSeen is set by the first answer from the idempotency layer:
+	// after it, a 5xx is the server's answer, not an upstream down.
+	contractSeen bool
+	// reason is the first inconclusive step's.
+	reason *Reason
 }
 
 func newRunner(opts Options, resultPath string) *runner {
@@ -283,11 +391,11 @@ func (r *runner) effects(ctx context.Context) (n int, ok bool, err error) {
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.opts.EffectsURL, nil)
 	if err != nil {
-		return 0, true, err
+		return 0, true, &EffectsError{Err: err}
 	}
 	resp, err := r.client.Do(req)
 	if err != nil {
-		return 0, true, &NetworkError{Err: err}
+		return 0, true, &EffectsError{Err: &NetworkError{Err: err}}
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
@@ -307,8 +415,18 @@ func (r *runner) effects(ctx context.Context) (n int, ok bool, err error) {
 	case v.IsArray():
 		return len(v.Array()), true, nil
 	}
-	return 0, true, fmt.Errorf("--effects-url %s: no count at %q in its answer", r.opts.EffectsURL, r.opts.EffectsPath)
+	return 0, true, &EffectsError{Err: fmt.Errorf("%w at %q in the answer of %s", ErrNoEffectCount, r.opts.EffectsPath, redact.String(r.opts.EffectsURL))}
 }
+
+// ErrNoEffectCount is an effects answer without a count or a list.
+var ErrNoEffectCount = errors.New("no count")
+
+// EffectsError is a failure to count effects: the effects URL could not
+// be read or held no count. The command names its flag.
+type EffectsError struct{ Err error }
+
+func (e *EffectsError) Error() string { return "counting effects: " + e.Err.Error() }
+func (e *EffectsError) Unwrap() error { return e.Err }
 
 // effectCheck counts the server's effects now and returns a function that
 // counts them again and adds the assertion that they changed by delta
@@ -322,6 +440,13 @@ func (r *runner) effectCheck(ctx context.Context) (func(out []Assertion, name st
 		if !counted {
 			return out, nil
 		}
+		// A handler may still be running after the answer (a replay
+		// answered by middleware, a queued job): count after the settle.
+		select {
+		case <-time.After(r.opts.Settle):
+		case <-ctx.Done():
+			return out, ctx.Err()
+		}
 		after, _, err := r.effects(ctx)
 		if err != nil {
 			return out, err
@@ -330,9 +455,72 @@ func (r *runner) effectCheck(ctx context.Context) (func(out []Assertion, name st
 	}, nil
 }
 
+// testsNothing says why an answer came from before the idempotency layer
+// (nil when it did not): the target refused the connection, or answered
+// for credentials, a route, a rate limit or an upstream that is down. An
+// answer the step expects (want) is never one.
+func (r *runner) testsNothing(resp response, want int) *Reason {
+	if resp.err != nil {
+		if unreachable(resp.err) {
+			return &Reason{Kind: ReasonUnreachable, Error: resp.statusText()}
+		}
+		return nil
+	}
+	if want != 0 && resp.status == want {
+		return nil
+	}
+	switch resp.status {
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusProxyAuthRequired:
+		return &Reason{Kind: ReasonCredentials, Status: resp.status, Dropped: r.plan.Base.Dropped}
+	case http.StatusNotFound, http.StatusMethodNotAllowed, http.StatusMisdirectedRequest:
+		return &Reason{Kind: ReasonRoute, Status: resp.status}
+	case http.StatusTooManyRequests:
+		return &Reason{Kind: ReasonRateLimited, Status: resp.status}
+	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		if !r.contractSeen {
+			return &Reason{Kind: ReasonUnavailable, Status: resp.status}
+		}
+	}
+	return nil
+}
+
+// check classifies an answer: it returns the inconclusive assertion when
+// the answer tests nothing, and otherwise notes that the contract answered.
+func (r *runner) check(probe string, resp response, want int) (Assertion, bool) {
+	if why := r.testsNothing(resp, want); why != nil {
+		why.Probe = probe
+		if r.reason == nil {
+			r.reason = why
+		}
+		return Assertion{Name: "reached the contract", Inconclusive: true, Expected: "an answer from the idempotency layer",
+			Actual: resp.statusText() + " (" + reasonText[why.Kind] + ")"}, true
+	}
+	if resp.err == nil {
+		r.contractSeen = true
+	}
+	return Assertion{}, false
+}
+
+var reasonText = map[string]string{
+	ReasonCredentials: "the target wants credentials",
+	ReasonRoute:       "the target has no such route",
+	ReasonRateLimited: "rate-limited before the idempotency layer",
+	ReasonUnavailable: "the target's upstream is unavailable",
+	ReasonUnreachable: "the target cannot be reached",
+}
+
+// marker checks the replay marker: required, it must be there; otherwise
+// its absence is information (the IETF draft defines none, and
+// express-idempotency or Fiber send none).
 func (r *runner) marker(resp response) Assertion {
 	h := r.opts.Profile.Replayed
-	return Assertion{Name: "replay marker " + h, Expected: "true", Actual: orNone(resp.header.Get(h)), Pass: strings.EqualFold(resp.header.Get(h), "true")}
+	got := resp.header.Get(h)
+	a := Assertion{Name: "replay marker " + h, Expected: "true", Actual: orNone(got), Pass: strings.EqualFold(got, "true")}
+	if !a.Pass && !r.opts.RequireMarker {
+		a.Info = true
+		a.Expected = "true (optional: the profile does not require it)"
+	}
+	return a
 }
 
 func orNone(s string) string {
@@ -350,27 +538,51 @@ func effectsAssert(name string, before, after, delta int) Assertion {
 	return Assertion{Name: name, Expected: fmt.Sprintf("%d (%+d)", before+delta, delta), Actual: fmt.Sprintf("%d (%+d)", after, after-before), Pass: after-before == delta}
 }
 
+// idOf reads a response's result id, skipping echoes of the key and of
+// the request id it was sent with.
+func (r *runner) idOf(resp response, req *Request) string {
+	return resultID(resp.body, r.resultPath, req.URL, req.Key, req.Header.Get(r.ridHeader()))
+}
+
+func (r *runner) ridHeader() string {
+	if r.opts.RequestIDHeader != "" {
+		return r.opts.RequestIDHeader
+	}
+	return "X-Request-Id"
+}
+
 func runReplay(ctx context.Context, r *runner, s *Step) ([]Assertion, error) {
 	effects, err := r.effectCheck(ctx)
 	if err != nil {
 		return nil, err
 	}
-	resp := r.send(ctx, s.Requests[0])
-	if unreachable(resp.err) {
-		return nil, &NetworkError{Err: resp.err}
+	req := s.Requests[0]
+	resp := r.send(ctx, req)
+	orig := r.plan.Original
+	if a, stop := r.check(s.Probe, resp, orig.Status); stop {
+		return []Assertion{a}, errStop
 	}
 	var out []Assertion
-	orig := r.plan.Original
 	if orig.Status > 0 {
 		out = append(out, statusAssert("status", orig.Status, resp))
 	} else {
-		out = append(out, Assertion{Name: "status", Skipped: true, Expected: "the original status (not in the logs)", Actual: resp.statusText()})
+		out = append(out, Assertion{Name: "status", Skipped: true, Expected: "the original status (not in the capture or the logs)", Actual: resp.statusText()})
 	}
-	got := resultID(resp.body, r.resultPath)
-	if orig.ResultID != "" {
+	got := r.idOf(resp, req)
+	origBody, bodyOK := canonicalJSON(orig.Body)
+	switch {
+	case orig.ResultID != "":
 		out = append(out, Assertion{Name: "result id", Expected: orig.ResultID, Actual: orNone(got), Pass: got == orig.ResultID})
-	} else {
-		out = append(out, Assertion{Name: "result id", Skipped: true, Expected: "the original result id (not in the logs)", Actual: orNone(got)})
+	case bodyOK && resp.err == nil:
+		// No id anywhere: a correct replay returns the stored body.
+		replayed, ok := canonicalJSON(resp.body)
+		actual := "the same body"
+		if !ok || replayed != origBody {
+			actual = "another body: " + clip(string(resp.body), 120)
+		}
+		out = append(out, Assertion{Name: "stored body", Expected: "the captured body (canonical JSON)", Actual: actual, Pass: ok && replayed == origBody})
+	default:
+		out = append(out, Assertion{Name: "result id", Skipped: true, Expected: "the original result id (not in the capture or the logs)", Actual: orNone(got)})
 	}
 	if r.opts.Profile.Replayed != "" {
 		out = append(out, r.marker(resp))
@@ -378,29 +590,41 @@ func runReplay(ctx context.Context, r *runner, s *Step) ([]Assertion, error) {
 	return effects(out, "effects unchanged", 0)
 }
 
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
 func runMismatch(ctx context.Context, r *runner, s *Step) ([]Assertion, error) {
-	return r.refused(ctx, s.Requests[0], "conflict status", r.opts.Profile.Conflict)
+	return r.refused(ctx, s, "conflict status", r.opts.Profile.Conflict)
 }
 
 func runMissingKey(ctx context.Context, r *runner, s *Step) ([]Assertion, error) {
-	return r.refused(ctx, s.Requests[0], "missing-key status", r.opts.Profile.MissingKey)
+	return r.refused(ctx, s, "missing-key status", r.opts.Profile.MissingKey)
 }
 
 // refused sends a request the contract says must be refused: it checks
 // the refusal's status and that no effect was made.
-func (r *runner) refused(ctx context.Context, req *Request, name string, status int) ([]Assertion, error) {
+func (r *runner) refused(ctx context.Context, s *Step, name string, status int) ([]Assertion, error) {
 	effects, err := r.effectCheck(ctx)
 	if err != nil {
 		return nil, err
 	}
-	resp := r.send(ctx, req)
-	if unreachable(resp.err) {
-		return nil, &NetworkError{Err: resp.err}
+	resp := r.send(ctx, s.Requests[0])
+	if a, stop := r.check(s.Probe, resp, status); stop {
+		return effects([]Assertion{a}, "no new effect", 0)
 	}
 	out := []Assertion{statusAssert(name, status, resp)}
 	return effects(out, "no new effect", 0)
 }
 
+// runConcurrent sends the deliveries at once under one fresh key. A
+// correct server runs one (a fresh success, or an answer lost after it
+// ran) and answers the others "in progress" or with the replay of that
+// one. Fresh result ids among the answers, or more than one fresh
+// success, is broken whether or not effects can be counted.
 func runConcurrent(ctx context.Context, r *runner, s *Step) ([]Assertion, error) {
 	effects, err := r.effectCheck(ctx)
 	if err != nil {
@@ -419,42 +643,102 @@ func runConcurrent(ctx context.Context, r *runner, s *Step) ([]Assertion, error)
 	}
 	close(startGate)
 	wg.Wait()
-	ran, waited, other := 0, 0, 0
-	var statuses []string
-	results := map[string]bool{}
 	for _, resp := range resps {
-		if unreachable(resp.err) {
-			return nil, &NetworkError{Err: resp.err}
-		}
-		statuses = append(statuses, resp.statusText())
-		replayed := r.opts.Profile.Replayed != "" && strings.EqualFold(resp.header.Get(r.opts.Profile.Replayed), "true")
-		switch {
-		case resp.err != nil:
-			// No answer: it may have run; the effect count decides.
-			ran++
-		case resp.status >= 200 && resp.status < 300 && !replayed:
-			ran++
-			results[resultID(resp.body, r.resultPath)] = true
-		case resp.status >= 200 && resp.status < 300:
-			waited++
-			results[resultID(resp.body, r.resultPath)] = true
-		case resp.status == r.opts.Profile.InProgress:
-			waited++
-		default:
-			other++
+		if a, stop := r.check(s.Probe, resp, r.opts.Profile.InProgress); stop {
+			return []Assertion{a}, nil
 		}
 	}
-	answers := strings.Join(statuses, ", ")
-	var out []Assertion
-	if r.opts.Profile.Replayed != "" {
-		out = append(out, Assertion{Name: "one delivery ran the effect", Expected: "1 fresh success", Actual: fmt.Sprintf("%d (answers %s)", ran, answers), Pass: ran == 1})
+	c := classifyConcurrent(resps, s.Requests, r)
+	n := len(resps)
+	out := []Assertion{
+		{Name: "one fresh success", Expected: "1 (the others wait or replay it)", Actual: fmt.Sprintf("%d: %s", c.fresh, strings.Join(c.labels, ", ")), Pass: c.fresh == 1},
+		{Name: "the others waited or replayed", Expected: fmt.Sprintf("%d in-progress (%d) or replayed", n-1, r.opts.Profile.InProgress),
+			Actual: fmt.Sprintf("%d waited, %d replayed, %d other", c.waited, c.replayed, c.other), Pass: c.other == 0 && c.waited+c.replayed == n-1},
 	}
-	out = append(out, Assertion{Name: "the others waited or replayed", Expected: fmt.Sprintf("%d in-progress (%d) or replayed", len(resps)-1, r.opts.Profile.InProgress),
-		Actual: fmt.Sprintf("%d (answers %s)", len(resps)-ran-other, answers), Pass: other == 0 && ran+waited == len(resps)})
-	if len(results) > 1 {
-		out = append(out, Assertion{Name: "one result id", Expected: "1", Actual: fmt.Sprint(len(results)), Pass: false})
+	if len(c.ids) > 1 {
+		out = append(out, Assertion{Name: "one result id", Expected: "1", Actual: fmt.Sprintf("%d: %s", len(c.ids), strings.Join(c.ids, ", "))})
 	}
 	return effects(out, "exactly one effect", 1)
+}
+
+type concurrentAnswers struct {
+	fresh, waited, replayed, other int
+	ids                            []string // distinct results among the 2xx answers, in order
+	labels                         []string // each answer, and what it counted as
+}
+
+// classifyConcurrent says which answer counted as the fresh success. With
+// a replay marker in use, an unmarked 2xx is fresh; without one, the 2xx
+// answers that share a result are one success and its replays. An answer
+// lost on the way may be the one that ran: when every 2xx replays one
+// result, a lost answer is taken as its run; otherwise it counts as a run
+// of its own.
+func classifyConcurrent(resps []response, reqs []*Request, r *runner) concurrentAnswers {
+	var c concurrentAnswers
+	h := r.opts.Profile.Replayed
+	marks := false
+	for _, resp := range resps {
+		marks = marks || (h != "" && strings.EqualFold(resp.header.Get(h), "true"))
+	}
+	marks = marks || (h != "" && r.opts.RequireMarker)
+	identity := make([]string, len(resps))
+	lost := 0
+	for i, resp := range resps {
+		switch {
+		case resp.err != nil:
+			lost++
+		case resp.status >= 200 && resp.status < 300:
+			id := r.idOf(resp, reqs[i])
+			if id == "" {
+				if cj, ok := canonicalJSON(resp.body); ok {
+					id = "body " + clip(cj, 40)
+				} else {
+					id = "body " + clip(string(resp.body), 40)
+				}
+			}
+			identity[i] = id
+			if !slices.Contains(c.ids, id) {
+				c.ids = append(c.ids, id)
+			}
+		}
+	}
+	seen := map[string]bool{}
+	lostIsRun := !marks && len(c.ids) == 1 && lost > 0
+	for i, resp := range resps {
+		var what string
+		switch {
+		case resp.err != nil:
+			c.fresh++
+			what = "lost: may have run"
+		case resp.status >= 200 && resp.status < 300:
+			replayed := false
+			if marks {
+				replayed = strings.EqualFold(resp.header.Get(h), "true")
+			} else {
+				replayed = seen[identity[i]] || lostIsRun
+			}
+			seen[identity[i]] = true
+			if replayed {
+				c.replayed++
+				what = "replayed"
+			} else {
+				c.fresh++
+				what = "fresh"
+			}
+		case resp.status == r.opts.Profile.InProgress:
+			c.waited++
+			what = "in progress"
+		default:
+			c.other++
+			what = "unexpected"
+		}
+		label := fmt.Sprintf("#%d %s", i+1, resp.statusText())
+		if identity[i] != "" {
+			label += " " + identity[i]
+		}
+		c.labels = append(c.labels, label+" ("+what+")")
+	}
+	return c
 }
 
 func runLostResponse(ctx context.Context, r *runner, s *Step) ([]Assertion, error) {
@@ -463,6 +747,10 @@ func runLostResponse(ctx context.Context, r *runner, s *Step) ([]Assertion, erro
 		return nil, err
 	}
 	if err := r.sendAndDrop(ctx, s.Requests[0]); err != nil {
+		if unreachable(err) {
+			a, _ := r.check(s.Probe, response{err: err}, 0)
+			return []Assertion{a}, nil
+		}
 		return nil, &NetworkError{Err: err}
 	}
 	select {
@@ -485,17 +773,22 @@ func runLostResponse(ctx context.Context, r *runner, s *Step) ([]Assertion, erro
 		req = req.clone(r.opts, req.Key, req.Body)
 		resp = r.send(ctx, req)
 	}
-	if unreachable(resp.err) {
-		return nil, &NetworkError{Err: resp.err}
+	if a, stop := r.check(s.Probe, resp, r.opts.Profile.InProgress); stop {
+		return []Assertion{a}, nil
 	}
 	var out []Assertion
 	if resp.err == nil && resp.status == r.opts.Profile.InProgress {
 		out = append(out, Assertion{Name: "replay after the lost response", Skipped: true, Expected: "2xx",
-			Actual: fmt.Sprintf("%d: still in progress after %s (raise --timeout)", resp.status, r.opts.Timeout)})
+			Actual: fmt.Sprintf("%d: still in progress after %s (raise the timeout)", resp.status, r.opts.Timeout)})
 		return out, nil
 	}
-	out = append(out, Assertion{Name: "replay after the lost response", Expected: "2xx", Actual: resp.statusText(), Pass: resp.err == nil && resp.status >= 200 && resp.status < 300})
-	out = append(out, Assertion{Name: "result id present", Expected: "an id", Actual: orNone(resultID(resp.body, r.resultPath)), Pass: resultID(resp.body, r.resultPath) != ""})
+	ok := resp.err == nil && resp.status >= 200 && resp.status < 300
+	out = append(out, Assertion{Name: "replay after the lost response", Expected: "2xx", Actual: resp.statusText(), Pass: ok})
+	if id := r.idOf(resp, req); id != "" || !ok {
+		out = append(out, Assertion{Name: "result id present", Expected: "an id", Actual: orNone(id), Pass: id != ""})
+	} else {
+		out = append(out, Assertion{Name: "result id present", Info: true, Expected: "an id", Actual: "(none: the body has no id field)"})
+	}
 	if r.opts.Profile.Replayed != "" {
 		out = append(out, r.marker(resp))
 	}
@@ -552,8 +845,8 @@ func runInProgress(ctx context.Context, r *runner, s *Step) ([]Assertion, error)
 	go func() { first <- r.send(ctx, s.Requests[0]) }()
 	select {
 	case resp := <-first:
-		if unreachable(resp.err) {
-			return nil, &NetworkError{Err: resp.err}
+		if a, stop := r.check(s.Probe, resp, 0); stop {
+			return []Assertion{a}, nil
 		}
 		return []Assertion{{Name: "in-progress status", Skipped: true, Expected: fmt.Sprint(r.opts.Profile.InProgress),
 			Actual: "the first delivery finished within 150ms; use a slower endpoint to observe in_progress"}}, nil
@@ -561,12 +854,14 @@ func runInProgress(ctx context.Context, r *runner, s *Step) ([]Assertion, error)
 	}
 	resp := r.send(ctx, s.Requests[1])
 	<-first
-	if unreachable(resp.err) {
-		return nil, &NetworkError{Err: resp.err}
+	if a, stop := r.check(s.Probe, resp, r.opts.Profile.InProgress); stop {
+		return []Assertion{a}, nil
 	}
 	out := []Assertion{statusAssert("in-progress status", r.opts.Profile.InProgress, resp)}
 	if resp.err == nil && resp.status == r.opts.Profile.InProgress {
-		out = append(out, Assertion{Name: "Retry-After", Expected: "a delay", Actual: orNone(resp.header.Get("Retry-After")), Pass: resp.header.Get("Retry-After") != ""})
+		// Retry-After helps a client wait, but no contract requires it.
+		ra := resp.header.Get("Retry-After")
+		out = append(out, Assertion{Name: "Retry-After", Expected: "a delay", Actual: orNone(ra), Pass: ra != "", Info: ra == ""})
 	}
 	return out, nil
 }
