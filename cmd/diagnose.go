@@ -48,8 +48,9 @@ terminal and plain when piped; -o markdown is made to paste into an incident,
 (docs/report-json.md). Text, Markdown and HTML lead with a summary per rule
 and show the first --limit findings of each rule in full; JSON has them all.
 
-Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 usage error or
-an input that could not be read (see 'idem help exit-codes').`,
+Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 usage error,
+an input that could not be read, or nothing to diagnose: no line of any
+input was recognised (see 'idem help exit-codes').`,
 		Example: `  idem diagnose fixtures/incident/*
   idem diagnose -o markdown client.har access.log.gz app.jsonl > incident.md
   idem diagnose -o html --limit 20 client.har access.log.gz app.jsonl > incident.html
@@ -150,6 +151,10 @@ func runDiagnose(cmd *cobra.Command, opts *DiagnoseOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := nothingToDiagnose(set); err != nil {
+		warnInputs(f.IO.ErrOut, set)
+		return err
+	}
 	missing := missingKeys(set, opts.Keys) // before Release: FindIntent builds what it finds
 	set.Release()                          // the rules look only at the intents built for them
 	storeReleased()
@@ -171,10 +176,7 @@ func runDiagnose(cmd *cobra.Command, opts *DiagnoseOptions) error {
 	default:
 		rep.Text(out, report.NewStyles(out, f.IO.ColorEnabled()), f.IO.TerminalWidth())
 	}
-	if problems := inputProblems(set); len(problems) > 0 {
-		for _, p := range problems {
-			fmt.Fprintf(f.IO.ErrOut, "idem: input cut short: %s\n", p)
-		}
+	if warnInputs(f.IO.ErrOut, set) {
 		return &CodeError{Code: ExitError}
 	}
 	for _, k := range missing {

@@ -20,6 +20,9 @@ func run(t *testing.T, stdin string, args ...string) (code int, stdout, stderr s
 	return code, out.String(), errOut.String()
 }
 
+// goodStdin is one line idem reads.
+const goodStdin = `{"time":"2026-11-30T10:00:00Z","level":"INFO","msg":"request completed","request_id":"r1","method":"POST","route":"/x","status":201,"idempotency_key":"k"}` + "\n"
+
 // TestExitCodes pins the documented exit codes: testscript can only tell
 // zero from non-zero.
 func TestExitCodes(t *testing.T) {
@@ -38,8 +41,28 @@ func TestExitCodes(t *testing.T) {
 		{"info does not fail by default", "", []string{"diagnose", "--rule", "response-lost", fx + "incident/app.jsonl", fx + "incident/client.har", fx + "incident/nginx-access.jsonl"}, 0, "INFO  response-lost", ""},
 		{"fail-on info", "", []string{"diagnose", "--fail-on", "info", "--rule", "response-lost", fx + "incident/app.jsonl", fx + "incident/client.har", fx + "incident/nginx-access.jsonl"}, 1, "response-lost", ""},
 		{"stdin", `{"time":"2026-11-30T10:00:00Z","level":"INFO","msg":"request completed","request_id":"r1","method":"POST","route":"/x","status":201,"idempotency_key":"k"}` + "\n", []string{"diagnose", "-"}, 0, "1 intent", ""},
-		{"bad line is counted, not fatal", "{broken\n", []string{"diagnose", "-"}, 0, "-:1  invalid JSON", ""},
-		{"missing file", "", []string{"diagnose", fx + "nope.jsonl"}, 2, "", "nope.jsonl: no such file"},
+		{"bad line is counted, not fatal", "{broken\n" + goodStdin, []string{"diagnose", "-"}, 0, "-:1  invalid JSON", ""},
+		{"nothing recognised is not a clean bill", "[2026-11-30T11:00:00Z] server starting\nlistening on :8080\n", []string{"diagnose", "-"}, 2, "",
+			"idem: nothing to diagnose: no line of the 1 input(s) was recognised (see 'idem help formats')"},
+		{"the unrecognised input is named with its first line", "[2026-11-30T11:00:00Z] server starting\nlistening on :8080\n", []string{"diagnose", "-"}, 2, "",
+			"idem: warning: -: no line was recognised (see 'idem help formats'); line 1: [2026-11-30T11:00:00Z] server starting"},
+		{"an unrecognised input among others is a warning", "", []string{"diagnose", fx + "incident/app.jsonl", fx + "hostile/README.md"}, 0, "2 intents",
+			"warning: ../fixtures/hostile/README.md: no line was recognised"},
+		{"an input of one overlong line says why", strings.Repeat("x", 2048) + "\n", []string{"diagnose", "--max-line-bytes", "1024", "-"}, 2, "",
+			"no line was recognised (see 'idem help formats'); line 1: (line longer than 1024 bytes)"},
+		{"a secret in an unrecognised first line is masked", "GET /pay?token=sk_live_4eC39HqLyjWDarjtT1zdp7dc HTTP/1.1\n", []string{"diagnose", "-"}, 2, "", "line 1: GET /pay?token=[REDACTED]"},
+		{"JSON about no request", `{"level":"info","msg":"server starting"}` + "\n", []string{"diagnose", "-"}, 2, "", "nothing to diagnose: no line of the 1 input(s) was about a request"},
+		{"empty input", "", []string{"diagnose", fx + "hostile/empty.jsonl"}, 2, "", "nothing to diagnose: the 1 input(s) held no line"},
+		{"nothing to trace", "listening on :8080\n", []string{"trace", "k", "-"}, 2, "", "nothing to diagnose: no line of the 1 input(s) was recognised"},
+		{"a bracketed first line hides nothing", "", []string{"diagnose", fx + "hostile/bracket-first-line.log"}, 0, "4 intents", ""},
+		{"repaired lines are said", "", []string{"diagnose", fx + "hostile/control-bytes.jsonl"}, 0, "4 intents", "control-bytes.jsonl: 2 lines read although not valid JSON (first at line 2)"},
+		{"a one-line HAR cites the entry", "", []string{"trace", "c0ffee00-1111-4222-8333-000000000002", fx + "hostile/one-line.har"}, 0, "one-line.har:1#entries[1]", ""},
+		{"missing file", "", []string{"diagnose", fx + "nope.jsonl"}, 2, "", "idem: cannot read input ../fixtures/nope.jsonl: no such file"},
+		{"missing file among several: the others are reported", "", []string{"diagnose", fx + "incident/app.jsonl", fx + "nope.jsonl", fx + "incident/nginx-access.jsonl"}, 2,
+			"3 inputs, 14 lines", "idem: cannot read input ../fixtures/nope.jsonl: no such file"},
+		{"missing file among several, trace", "", []string{"trace", "0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41", fx + "incident/app.jsonl", fx + "nope.jsonl"}, 2,
+			"deliveries 2", "idem: cannot read input ../fixtures/nope.jsonl: no such file"},
+		{"a HAR cut short", "", []string{"diagnose", fx + "hostile/cut-short.har"}, 2, "", "input cut short: ../fixtures/hostile/cut-short.har: the JSON document ends inside a value at line 92"},
 		{"gzip cut short: what was read is reported, exit 2", "", []string{"diagnose", fx + "hostile/cut-short.jsonl.gz"}, 2, "input cut short", "unexpected EOF"},
 		{"unknown rule", "", []string{"diagnose", "--rule", "nope", fx + "incident/app.jsonl"}, 2, "", `unknown rule "nope"`},
 		{"bad format", "", []string{"diagnose", "-o", "yaml", fx + "incident/app.jsonl"}, 2, "", `invalid --format "yaml"`},

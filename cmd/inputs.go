@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/idem-cli/idem/diagnose"
@@ -99,6 +100,9 @@ func load(ctx context.Context, f *Factory, fl *inputFlags, paths []string) (*tra
 		return nil, err
 	}
 	opts.Progress = &ingest.Progress{}
+	// One missing input among several: report what the others say, and
+	// name it (see warnInputs).
+	opts.KeepGoing = true
 	stop := startProgress(f, opts.Progress, paths, fl.Quiet, fl.progressMin)
 	build := diagnose.DefaultOptions().Build()
 	if fl.build != nil {
@@ -116,16 +120,71 @@ func load(ctx context.Context, f *Factory, fl *inputFlags, paths []string) (*tra
 	return set, nil
 }
 
-// inputProblems reports inputs that were cut short; they make the exit
-// code 2 even though what was read is reported.
-func inputProblems(set *trace.Set) []string {
-	var out []string
+// warnInputs says on w what was not read: inputs that could not be opened
+// or were cut short (these make the exit code 2 even though what was read
+// is reported), inputs none of whose lines was recognised, and lines read
+// only after a repair. It reports whether an input failed.
+func warnInputs(w io.Writer, set *trace.Set) (failed bool) {
 	for _, in := range set.Inputs {
-		if in.Err != nil {
-			out = append(out, fmt.Sprintf("%s: %s", report.Safe(in.Path), report.Safe(in.Err.Error())))
+		path := report.Safe(in.Path)
+		var oe *ingest.OpenError
+		switch {
+		case errors.As(in.Err, &oe):
+			fmt.Fprintf(w, "idem: cannot read input %s: %s\n", path, report.Safe(oe.Err.Error()))
+			failed = true
+		case in.Err != nil:
+			fmt.Fprintf(w, "idem: input cut short: %s: %s\n", path, report.Safe(in.Err.Error()))
+			failed = true
+		}
+		if u := in.Unrecognised; u != nil {
+			first := u.Text
+			if first == "" { // a line too long to keep, say
+				first = "(" + u.Reason + ")"
+			}
+			fmt.Fprintf(w, "idem: warning: %s: no line was recognised (see 'idem help formats'); line %d: %s\n",
+				path, u.Source.Line, report.Safe(first))
+		}
+		if in.Repaired > 0 && len(in.RepairSamples) > 0 {
+			fmt.Fprintf(w, "idem: warning: %s: %d %s read although not valid JSON (first at line %d): %s\n", path, in.Repaired,
+				plural(in.Repaired, "line", "lines"), in.RepairSamples[0].Source.Line, in.RepairSamples[0].Reason)
 		}
 	}
-	return out
+	return failed
+}
+
+// nothingToDiagnose is the error when no input yielded a single
+// observation: a report would say "No findings", which only a log that
+// was read can say. When no input could be opened at all, warnInputs has
+// said why already.
+func nothingToDiagnose(set *trace.Set) error {
+	read, ignored, lines := 0, 0, 0
+	for _, in := range set.Inputs {
+		if in.Observations > 0 {
+			return nil
+		}
+		var oe *ingest.OpenError
+		if !errors.As(in.Err, &oe) {
+			read++
+		}
+		ignored += in.Ignored
+		lines += in.Lines
+	}
+	switch {
+	case read == 0:
+		return &CodeError{Code: ExitError}
+	case lines == 0:
+		return fmt.Errorf("nothing to diagnose: the %d input(s) held no line", read)
+	case ignored > 0:
+		return fmt.Errorf("nothing to diagnose: no line of the %d input(s) was about a request (see 'idem help formats')", read)
+	}
+	return fmt.Errorf("nothing to diagnose: no line of the %d input(s) was recognised (see 'idem help formats')", read)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func safeError(err error) string { return report.Safe(err.Error()) }

@@ -309,11 +309,15 @@ const exitCodesHelp = `idem's exit codes, as in ShellCheck and golangci-lint:
   1    findings at or above --fail-on (diagnose; hygiene findings such as
        secret-in-logs only with --fail-on-hygiene); the replay contract is
        broken (replay)
-  2    usage error, an input that cannot be opened or was cut short, a network error
+  2    usage error, an input that cannot be opened or was cut short (what the
+       other inputs say is still reported), nothing to diagnose (no line of any
+       input was recognised, or none was about a request), a network error
   3    the replay is inconclusive: no answer reached the contract (replay)
   130  interrupted (SIGINT)
 
 Scripts should treat 2 and above as "idem could not do its job". Lines that
 cannot be parsed do not change the exit code: they are counted and shown
-with file:line in the summary, and the rest of the input is read.
+with file:line in the summary, and the rest of the input is read. An input
+none of whose lines was recognised is named on standard error with its first
+line (most likely a format idem does not read: see 'idem help formats').
 `

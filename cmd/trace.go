@@ -62,11 +62,11 @@ func runTrace(cmd *cobra.Command, opts *TraceOptions) error {
 	if err != nil {
 		return err
 	}
-	intents := set.FindIntent(opts.Key)
-	problems := inputProblems(set)
-	for _, p := range problems {
-		fmt.Fprintf(io.ErrOut, "idem: input cut short: %s\n", p)
+	failed := warnInputs(io.ErrOut, set)
+	if err := nothingToDiagnose(set); err != nil {
+		return err
 	}
+	intents := set.FindIntent(opts.Key)
 	if len(intents) == 0 {
 		if opts.Format == "json" {
 			_ = report.WriteJSON(io.Out, report.NewTraceJSON(set, opts.Key, nil), io.IsStdoutTTY())
@@ -80,7 +80,7 @@ func runTrace(cmd *cobra.Command, opts *TraceOptions) error {
 	} else {
 		report.TraceText(io.Out, report.NewStyles(io.Out, io.ColorEnabled()), set, opts.Key, intents, io.TerminalWidth())
 	}
-	if len(problems) > 0 {
+	if failed {
 		return &CodeError{Code: ExitError}
 	}
 	return nil

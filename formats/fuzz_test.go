@@ -97,18 +97,19 @@ func FuzzScanObject(f *testing.F) {
 // FuzzQuoteOrBackslash checks the word-at-a-time search against a plain
 // loop, from every start.
 func FuzzQuoteOrBackslash(f *testing.F) {
+	f.Add([]byte("abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ\tKLMNOP\x1b[31m\""))
 	f.Add([]byte(`abcdefgh"ijk\lmnop`))
 	f.Add([]byte("\xa2\xdc\x22\x5c\x00\x01\x7f\x80\xff\"\\"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for j := 0; j <= len(b); j++ {
 			want := -1
 			for k := j; k < len(b); k++ {
-				if b[k] == '"' || b[k] == '\\' {
+				if b[k] == '"' || b[k] == '\\' || b[k] < 0x20 {
 					want = k
 					break
 				}
 			}
-			if got := quoteOrBackslash(b, j); got != want {
+			if got := quoteBackslashOrControl(b, j); got != want {
 				t.Fatalf("%q from %d: %d, want %d", b, j, got, want)
 			}
 		}

@@ -20,6 +20,10 @@ type Result struct {
 	Skips   []trace.Skip
 	Formats map[string]int // observations and ignored lines by format
 	Secrets map[string]int // credential-bearing field paths, by count
+
+	// Repaired counts lines read although they are not valid JSON: raw
+	// control bytes inside strings, which stringEnd lets through.
+	Repaired int
 }
 
 // Reset empties r, keeping its buffers.
@@ -111,6 +115,9 @@ func (p *Parser) parseLine(line []byte, src trace.Source) {
 		}
 		p.skip(src, reason)
 		return
+	}
+	if p.rec.ctl {
+		p.out.Repaired++
 	}
 	p.parseRecord(src)
 }

@@ -18,6 +18,8 @@ type record struct {
 	shape *shape
 	// tooDeep tells why the last scan failed: nesting past the bound.
 	tooDeep bool
+	// ctl says a string of the last scan held raw control bytes.
+	ctl bool
 	// hinted says the scan found exactly the key set of hint (see
 	// scanObjectLike).
 	hinted bool

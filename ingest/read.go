@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/idem-cli/idem/formats"
 	"github.com/idem-cli/idem/trace"
@@ -64,6 +65,10 @@ type Options struct {
 	MaxSkipSamples int
 	// Progress, when set, is updated as the inputs are read.
 	Progress *Progress
+	// KeepGoing reads on past an input that cannot be opened: it is
+	// summarised with an *OpenError as its Err, and Read returns no error
+	// for it. Without it Read stops there with an *InputError.
+	KeepGoing bool
 }
 
 // DefaultMaxLineBytes is generous: real lines with bodies reach megabytes.
@@ -83,10 +88,17 @@ type InputError struct {
 func (e *InputError) Error() string { return fmt.Sprintf("%s: %v", e.Path, e.Err) }
 func (e *InputError) Unwrap() error { return e.Err }
 
+// OpenError is why an input could not be opened at all, as its summary's
+// Err when Options.KeepGoing reads on past it.
+type OpenError struct{ Err error }
+
+func (e *OpenError) Error() string { return "not read: " + e.Err.Error() }
+func (e *OpenError) Unwrap() error { return e.Err }
+
 // Read reads every input in order and hands what it makes of them to c,
 // in input and line order. It returns the per-input summaries. An input
-// that cannot be opened is an *InputError; the inputs before it are
-// summarised.
+// that cannot be opened is an *InputError, the inputs before it
+// summarised, unless opts.KeepGoing says to read on.
 func Read(ctx context.Context, paths []string, opts Options, c Consumer) ([]*trace.Input, error) {
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
@@ -114,6 +126,12 @@ func Read(ctx context.Context, paths []string, opts Options, c Consumer) ([]*tra
 		in := &reading{Input: &trace.Input{Path: path, Formats: map[string]int{}, Secrets: map[string]int{}},
 			tiers: map[trace.Tier]int{}, rule: rule, opts: opts, c: c, keepRaw: keepRaw}
 		rc, err := open(path, opts.Stdin)
+		if err != nil && opts.KeepGoing {
+			in.Err = &OpenError{Err: err}
+			in.finish()
+			inputs = append(inputs, in.Input)
+			continue
+		}
 		if err != nil {
 			return inputs, &InputError{Path: path, Err: err}
 		}
@@ -143,6 +161,9 @@ type reading struct {
 	opts    Options
 	c       Consumer
 	keepRaw bool
+	// firstSkip is the first skipped line with its text, for
+	// Input.Unrecognised.
+	firstSkip *trace.Skip
 }
 
 // parser makes a parser for one worker reading this input.
@@ -222,44 +243,65 @@ func (in *reading) read(ctx context.Context, r io.Reader) error {
 		br = bufio.NewReaderSize(zr, 1<<20)
 	}
 	if isDocument(br) {
+		if head, _ := br.Peek(len(formats.BOM)); bytes.Equal(head, formats.BOM) {
+			br.Discard(len(formats.BOM)) // the JSON decoder would stop at it
+		}
 		return in.readDocument(ctx, br)
 	}
-	return in.readLines(ctx, br)
+	return in.readLines(ctx, br, 0)
 }
 
-// isDocument tells a JSON document spread over lines (a HAR file, a JSON
-// array export, pretty-printed objects) from JSON lines: a document's first
-// line is not a complete JSON value on its own.
+// headBytes is how much of an input is looked at to tell a document from
+// lines.
+const headBytes = 64 << 10
+
+// isDocument tells a JSON document (a HAR file, a JSON array export,
+// pretty-printed objects) from lines. A HAR is a document whatever its
+// layout, even all on one line, so that it streams entry by entry. Any
+// other input is a document only when its first line is not a complete
+// JSON value on its own and its start parses as JSON: a text log whose
+// first line opens with "[" or "{" ("[2026-11-30T11:00:00Z] server
+// starting", Envoy's "[2026-…] \"POST …", kubectl's "[pod/…]", a lone "[")
+// is read as lines.
 func isDocument(br *bufio.Reader) bool {
-	head, _ := br.Peek(64 << 10)
+	head, _ := br.Peek(headBytes)
 	head = bytes.TrimPrefix(head, formats.BOM)
 	trimmed := bytes.TrimLeft(head, " \t\r\n")
-	if len(trimmed) == 0 {
+	if len(trimmed) == 0 || trimmed[0] != '[' && trimmed[0] != '{' {
 		return false
 	}
-	if trimmed[0] == '[' {
-		// A JSON array opens with a value; "[pod/…] " is kubectl's prefix
-		// and "[30/Nov/2026…" a text log's date.
-		next := bytes.TrimLeft(trimmed[1:], " \t\r\n")
-		return len(next) == 0 || bytes.IndexByte([]byte("{[\"]-0123456789tfn"), next[0]) >= 0 &&
-			!(next[0] >= '0' && next[0] <= '9' && bytes.IndexByte(next[:min(len(next), 12)], '/') >= 0)
+	if isHAR(trimmed) {
+		return true
 	}
-	if trimmed[0] != '{' {
-		return false
+	if trimmed[0] == '{' {
+		first, rest := trimmed, []byte(nil)
+		if i := bytes.IndexByte(trimmed, '\n'); i >= 0 {
+			first, rest = trimmed[:i], trimmed[i+1:]
+		} else if len(head) == headBytes {
+			return false // a long first line: treat as lines, the splitter bounds it
+		}
+		if json.Valid(bytes.TrimSpace(first)) {
+			return false
+		}
+		// A broken first line of JSON lines is followed by another object; a
+		// document's second line continues the first value.
+		if next := bytes.TrimLeft(rest, "\r\n"); len(next) == 0 || next[0] == '{' {
+			return false
+		}
 	}
-	first, rest := trimmed, []byte(nil)
-	if i := bytes.IndexByte(trimmed, '\n'); i >= 0 {
-		first, rest = trimmed[:i], trimmed[i+1:]
-	} else if len(head) == 64<<10 {
-		return false // a long first line: treat as lines, the splitter bounds it
+	return jsonPrefix(trimmed)
+}
+
+// jsonPrefix reports whether b, the start of an input, parses as the start
+// of a stream of JSON values: as far as b goes, nothing in it is a syntax
+// error.
+func jsonPrefix(b []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	for {
+		if _, err := dec.Token(); err != nil {
+			return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+		}
 	}
-	if json.Valid(bytes.TrimSpace(first)) {
-		return false
-	}
-	// A broken first line of JSON lines is followed by another object; a
-	// document's second line continues the first value.
-	next := bytes.TrimLeft(rest, "\r\n")
-	return len(next) > 0 && next[0] != '{'
 }
 
 // batch is a run of lines handed to one worker.
@@ -272,6 +314,10 @@ type batch struct {
 	res    formats.Result
 	tb     trace.Batch // res's observations, as the consumer sees them
 	done   chan struct{}
+	// firstSkip is the batch's first line skipped by the parser, with its
+	// text; repairs are the first lines read after a repair.
+	firstSkip *trace.Skip
+	repairs   []trace.Skip
 }
 
 // reset empties a used batch, keeping its buffers.
@@ -279,6 +325,7 @@ func (b *batch) reset() {
 	b.starts, b.ends, b.nums = b.starts[:0], b.ends[:0], b.nums[:0]
 	b.res.Reset()
 	b.done = make(chan struct{})
+	b.firstSkip, b.repairs = nil, b.repairs[:0]
 }
 
 // batchBytes is how much is read at once (a variable so that tests can
@@ -288,8 +335,9 @@ func (b *batch) reset() {
 var batchBytes = 1 << 20
 
 // readLines splits the input into batches of lines, parses them on
-// opts.Workers goroutines, and consumes the results in order.
-func (in *reading) readLines(ctx context.Context, br *bufio.Reader) error {
+// opts.Workers goroutines, and consumes the results in order. The first
+// line read is numbered after, the lines of the input before br.
+func (in *reading) readLines(ctx context.Context, br *bufio.Reader, after int) error {
 	opts := in.opts
 	// Batches in flight are bounded by the CPUs, not the workers: more
 	// workers than CPUs only wait, and each batch is a megabyte or two.
@@ -308,7 +356,16 @@ func (in *reading) readLines(ctx context.Context, br *bufio.Reader) error {
 				}
 				p.Into(&b.res)
 				for i, end := range b.ends {
-					p.Line(b.data[b.starts[i]:end], trace.Source{File: b.file, Line: b.nums[i]})
+					skips, repaired := len(b.res.Skips), b.res.Repaired
+					line := b.data[b.starts[i]:end]
+					p.Line(line, trace.Source{File: b.file, Line: b.nums[i]})
+					// Rarely true: the comparisons cost nothing next to a parse.
+					if len(b.res.Skips) > skips && b.firstSkip == nil {
+						b.firstSkip = &trace.Skip{Source: b.res.Skips[skips].Source, Reason: b.res.Skips[skips].Reason, Text: excerpt(line)}
+					}
+					if b.res.Repaired > repaired && len(b.repairs) < opts.MaxSkipSamples {
+						b.repairs = append(b.repairs, trace.Skip{Source: trace.Source{File: b.file, Line: b.nums[i]}, Reason: repairReason})
+					}
 				}
 				b.tb.Obs, b.tb.Raw = b.res.Obs, b.res.Raw
 				in.c.Prepare(&b.tb)
@@ -325,7 +382,7 @@ func (in *reading) readLines(ctx context.Context, br *bufio.Reader) error {
 	go func() {
 		defer close(work)
 		defer close(order)
-		readErr = split(ctx, br, in.Input, opts.MaxLineBytes, free, func(b *batch) {
+		readErr = split(ctx, br, in.Input, after, opts.MaxLineBytes, free, func(b *batch) {
 			order <- b
 			work <- b
 		})
@@ -333,6 +390,7 @@ func (in *reading) readLines(ctx context.Context, br *bufio.Reader) error {
 
 	for b := range order {
 		<-b.done
+		in.absorbSamples(b.firstSkip, b.repairs)
 		in.absorb(&b.res, &b.tb)
 		if opts.Progress != nil {
 			opts.Progress.Lines.Add(int64(len(b.ends) + len(b.res.Skips)))
@@ -349,9 +407,9 @@ func (in *reading) readLines(ctx context.Context, br *bufio.Reader) error {
 // split cuts the stream into batches: it reads a block, hands on the
 // complete lines in it and carries the unfinished last one over to the
 // next block. A line longer than maxLine is skipped while it streams past,
-// never held in memory whole.
-func split(ctx context.Context, r io.Reader, in *trace.Input, maxLine int, free chan *batch, send func(*batch)) error {
-	line := 0
+// never held in memory whole. Lines are numbered from after+1.
+func split(ctx context.Context, r io.Reader, in *trace.Input, after, maxLine int, free chan *batch, send func(*batch)) error {
+	line := after
 	var carry []byte  // the unfinished line at the end of the last block
 	skipping := false // inside a line longer than maxLine: drop bytes up to its newline
 	var readErr error
@@ -459,6 +517,7 @@ func (in *reading) absorb(res *formats.Result, tb *trace.Batch) {
 	in.c.Consume(tb)
 	in.Observations += len(res.Obs)
 	in.Ignored += res.Ignored
+	in.Repaired += res.Repaired
 	in.Skipped += len(res.Skips)
 	sort.SliceStable(res.Skips, func(i, j int) bool { return res.Skips[i].Source.Line < res.Skips[j].Source.Line })
 	for _, s := range res.Skips {
@@ -474,8 +533,56 @@ func (in *reading) absorb(res *formats.Result, tb *trace.Batch) {
 	}
 }
 
-// finish settles the input's dominant format and tier.
+// repairReason says what was done to a line read after a repair.
+const repairReason = "raw control bytes inside a JSON string (RFC 8259 wants them escaped); read as if escaped"
+
+// absorbSamples keeps the first skipped line's text and the first
+// repaired lines, in line order (before the batch they come from is
+// absorbed).
+func (in *reading) absorbSamples(first *trace.Skip, repairs []trace.Skip) {
+	if first != nil && in.firstSkip == nil {
+		in.firstSkip = first
+	}
+	for _, r := range repairs {
+		if len(in.RepairSamples) < in.opts.MaxSkipSamples {
+			in.RepairSamples = append(in.RepairSamples, r)
+		}
+	}
+}
+
+// excerptBytes bounds the text kept of an unrecognised line.
+const excerptBytes = 160
+
+// excerpt copies the start of a line, without its line end.
+func excerpt(line []byte) string {
+	line = bytes.TrimRight(line, "\r\n")
+	if len(line) > excerptBytes {
+		line = line[:excerptBytes]
+		// Not half a word: half a secret would escape redaction.
+		if i := bytes.LastIndexAny(line, " \t,;&\"'"); i >= excerptBytes/2 {
+			line = line[:i]
+		}
+		// Not half a character.
+		for i := 0; i < utf8.UTFMax-1 && len(line) > 0; i++ {
+			if r, n := utf8.DecodeLastRune(line); r != utf8.RuneError || n != 1 {
+				break
+			}
+			line = line[:len(line)-1]
+		}
+	}
+	return string(line)
+}
+
+// finish settles the input's dominant format and tier, and whether none
+// of its lines was recognised.
 func (in *reading) finish() {
+	if in.Observations == 0 && in.Ignored == 0 && in.Skipped > 0 && len(in.SkipSamples) > 0 {
+		u := in.SkipSamples[0]
+		if f := in.firstSkip; f != nil && f.Source == u.Source {
+			u.Text = f.Text
+		}
+		in.Unrecognised = &u
+	}
 	type kv struct {
 		k string
 		v int

@@ -199,7 +199,7 @@ func TestSplitKeepsLinesWholeAcrossBlocks(t *testing.T) {
 			}
 			var got []string
 			info := &trace.Input{Path: "split"}
-			err := split(context.Background(), chunkReader{strings.NewReader(in.String()), chunk}, info, max, nil, func(b *batch) {
+			err := split(context.Background(), chunkReader{strings.NewReader(in.String()), chunk}, info, 0, max, nil, func(b *batch) {
 				for _, s := range b.res.Skips {
 					got = append(got, fmt.Sprintf("%d: skipped", s.Source.Line))
 				}

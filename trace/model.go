@@ -119,11 +119,23 @@ func (o Outcome) Lost() bool {
 type Source struct {
 	File string
 	Line int
+	// Entry numbers, from 1, the HAR entry a fact was streamed out of when
+	// that entry shares its line with what comes before it (a HAR written
+	// on one line, as Playwright does): file:line alone would not find it.
+	// It is 0 everywhere else.
+	Entry int
 }
 
-func (s Source) String() string { return fmt.Sprintf("%s:%d", s.File, s.Line) }
+// String renders file:line, and the entry's 0-based JSON path when there
+// is one: client.har:1#entries[3].
+func (s Source) String() string {
+	if s.Entry > 0 {
+		return fmt.Sprintf("%s:%d#entries[%d]", s.File, s.Line, s.Entry-1)
+	}
+	return fmt.Sprintf("%s:%d", s.File, s.Line)
+}
 
-// MarshalText renders a source as file:line.
+// MarshalText renders a source as String does.
 func (s Source) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
 // Observation is what one log line says about one request at one tier.

@@ -453,7 +453,7 @@ func plain(o *Observation) bool { return simple(o) && fits(o) }
 func simple(o *Observation) bool {
 	return o.Scope == "" && o.Decision == "" && o.State == "" && o.Fingerprint == "" &&
 		o.ResultID == "" && !o.Effect && o.Attempt == 0 && o.WorkflowID == "" && o.RunID == "" &&
-		o.ActivityID == "" && o.ActivityType == "" && o.KeyHash == "" && o.Labels == ""
+		o.ActivityID == "" && o.ActivityType == "" && o.KeyHash == "" && o.Labels == "" && o.Source.Entry == 0
 }
 
 // fits reports whether cobs holds o's values exactly: a value past a
