@@ -13,15 +13,7 @@ import (
 // here is logged as a known gap instead of failing the test. Each one is a
 // bug to fix in formats/ or ingest/; remove its entry with the fix (the
 // test says when a listed check passes).
-var knownGaps = map[string]string{
-	// Playwright's HAR (one line, failures as status -1 with
-	// response._failureText).
-	"chromium/*/source":             "Playwright writes the whole HAR on one line: every entry cites chromium.har:1, not its entry",
-	"chromium-large/input/format":   "a one-line HAR past 16 MiB (a 17 MB response embedded) is skipped whole as a too long line: read as format none",
-	"chromium-large/input/skipped":  "large.har:1 line longer than 16777216 bytes: the whole HAR is one line, skipped",
-	"chromium-large/input/entries":  "no entry of the one-line HAR past 16 MiB is read: 0 observations from 3 entries",
-	"chromium-large/created/intent": "the keyed POST after the large response is lost with the rest of the HAR",
-}
+var knownGaps = map[string]string{}
 
 // checker asserts facts about one capture, consulting knownGaps.
 type checker struct {
