@@ -280,6 +280,7 @@ shares one Idempotency-Key: the retries of one action.`,
 
 	root.AddCommand(NewCmdDiagnose(f, nil))
 	root.AddCommand(NewCmdTrace(f, nil))
+	root.AddCommand(NewCmdExport(f, nil))
 	root.AddCommand(NewCmdRules(f))
 	root.AddCommand(NewCmdReplay(f))
 	root.AddCommand(NewCmdGateway(f))

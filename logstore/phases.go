@@ -1,0 +1,230 @@
+package logstore
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/idem-cli/idem/formats"
+)
+
+// failedStatuses are the statuses of a delivery whose client may retry:
+// none (0, 499), a timeout, a conflict or an in-progress answer, a
+// validation of the key, a rate limit; 5xx are added as a range.
+var failedStatuses = []string{"0", "408", "409", "422", "425", "429", "499"}
+
+// failedOutcomes are the outcomes (trace.Outcome names) of a lost
+// response, as idem's canonical schema and export write them.
+var failedOutcomes = []string{"timeout", "reset", "aborted", "client_closed", "upstream_timeout", "upstream_reset", "not_delivered", "error"}
+
+// storeFields are the fields phase 1 and 2 ask about: the format
+// registry's names for each, kept to those the store has.
+type storeFields struct {
+	keys, rids, status, outcome, decision, state, clients, fps []string
+}
+
+func (v *VictoriaLogs) storeFields(ctx context.Context, w Window) (*storeFields, error) {
+	have, err := v.fieldNames(ctx, w)
+	if err != nil {
+		return nil, err
+	}
+	all := formats.AllFields()
+	keep := func(lists ...[]string) []string {
+		var out []string
+		for _, l := range lists {
+			for _, f := range l {
+				if have[f] && !contains(out, f) {
+					out = append(out, f)
+				}
+			}
+		}
+		return out
+	}
+	return &storeFields{keys: keep(all.Key, all.KeyHash), rids: keep(all.RequestID), status: keep(all.Status),
+		outcome: keep(all.Outcome), decision: keep(all.Decision), state: keep(all.State),
+		clients: keep(all.Client), fps: keep(all.Fingerprint)}, nil
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// failedFilter matches a delivery that failed or was answered as a
+// conflict or in progress, by whichever fields the store has.
+func (sf *storeFields) failedFilter() string {
+	var or []string
+	for _, f := range sf.status {
+		or = append(or, inList(f, failedStatuses), quoteField(f)+":range[500, 599]")
+	}
+	for _, f := range sf.outcome {
+		or = append(or, inList(f, failedOutcomes))
+	}
+	for _, f := range sf.decision {
+		or = append(or, inList(f, []string{"replay", "conflict", "in_progress"}))
+	}
+	for _, f := range sf.state {
+		or = append(or, inList(f, []string{"in_progress"}))
+	}
+	if len(or) == 0 {
+		return ""
+	}
+	return "(" + strings.Join(or, " or ") + ")"
+}
+
+// Candidates runs phase 1: LogsQL whose stats pipes run on the storage
+// nodes, so only the grouped answers leave the store.
+//   - keys with more than one delivery (request id);
+//   - keys with any failed, conflicting or in-progress delivery;
+//   - request ids that carried more than one key;
+//   - payload fingerprints sent more than once;
+//   - failed deliveries, keyed or not, with their client and request id,
+//     for the rules that look at what the same client sent next.
+func (v *VictoriaLogs) Candidates(ctx context.Context, w Window) (*Candidates, error) {
+	sf, err := v.storeFields(ctx, w)
+	if err != nil {
+		return nil, err
+	}
+	c := &Candidates{Selection: Selection{Values: map[string][]string{}}}
+	seen := map[string]bool{}
+	add := func(f, val string) {
+		if val == "" || seen[f+"\x00"+val] {
+			return
+		}
+		seen[f+"\x00"+val] = true
+		c.Values[f] = append(c.Values[f], val)
+	}
+	run := func(q string, fields []string) error {
+		c.Queries = append(c.Queries, q)
+		return v.query(ctx, q, w, func(r Record) error {
+			n, _ := strconv.ParseInt(r["c"], 10, 64)
+			c.Matched += n
+			for _, f := range fields {
+				add(f, r[f])
+			}
+			return nil
+		})
+	}
+	failed := sf.failedFilter()
+	if len(sf.keys) > 0 {
+		dist := "count() as c | filter c:>1"
+		if len(sf.rids) > 0 {
+			dist = "count() as c, count_uniq(" + quoteList(sf.rids) + ") as d | filter d:>1"
+		}
+		if err := run(anyOf(sf.keys)+" | stats by ("+quoteList(sf.keys)+") "+dist, sf.keys); err != nil {
+			return nil, err
+		}
+		if failed != "" {
+			if err := run(anyOf(sf.keys)+" "+failed+" | stats by ("+quoteList(sf.keys)+") count() as c", sf.keys); err != nil {
+				return nil, err
+			}
+		}
+		if len(sf.rids) > 0 {
+			if err := run(anyOf(sf.rids)+" "+anyOf(sf.keys)+" | stats by ("+quoteList(sf.rids)+") count() as c, count_uniq("+quoteList(sf.keys)+") as k | filter k:>1", sf.rids); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if len(sf.fps) > 0 {
+		by := sf.rids
+		if len(by) == 0 {
+			by = sf.keys
+		}
+		dist := "count() as c | filter c:>1"
+		if len(by) > 0 {
+			dist = "count() as c, count_uniq(" + quoteList(by) + ") as d | filter d:>1"
+		}
+		if err := run(anyOf(sf.fps)+" | stats by ("+quoteList(sf.fps)+") "+dist, sf.fps); err != nil {
+			return nil, err
+		}
+	}
+	if failed != "" && len(sf.clients)+len(sf.rids) > 0 {
+		q := failed + " | fields _time, " + quoteList(append(append([]string{}, sf.clients...), sf.rids...))
+		c.Queries = append(c.Queries, q)
+		near := map[string]bool{}
+		err := v.query(ctx, q, w, func(r Record) error {
+			c.Matched++
+			for _, f := range sf.rids {
+				add(f, r[f])
+			}
+			t, err := time.Parse(time.RFC3339Nano, r["_time"])
+			if err != nil {
+				return nil
+			}
+			for _, f := range sf.clients {
+				if val := r[f]; val != "" {
+					id := f + "\x00" + val + "\x00" + r["_time"]
+					if !near[id] {
+						near[id] = true
+						c.Near = append(c.Near, Near{Field: f, Value: val, Time: t})
+					}
+					break
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	v.fields = map[string]bool{}
+	for _, l := range [][]string{sf.keys, sf.rids} {
+		for _, f := range l {
+			v.fields[f] = true
+		}
+	}
+	return c, nil
+}
+
+// Fetch runs phase 2: the selection as filters, packed into queries the
+// store accepts (explicit in(...) lists longer than its query limit are
+// refused with HTTP 400), the records streamed back as JSON lines.
+func (v *VictoriaLogs) Fetch(ctx context.Context, sel Selection, w Window, each func(Record) error) error {
+	var clauses []string
+	for _, f := range sortedFields(sel.Values) {
+		vals := sel.Values[f]
+		for len(vals) > 0 {
+			n, size := 0, len(f)+8
+			for n < len(vals) && size+len(vals[n])+4 < v.MaxQueryBytes/2 {
+				size += len(vals[n]) + 4
+				n++
+			}
+			n = max(n, 1)
+			clauses = append(clauses, inList(f, vals[:n]))
+			vals = vals[n:]
+		}
+	}
+	for _, nr := range sel.Near {
+		clauses = append(clauses, "("+quoteField(nr.Field)+":="+strconv.Quote(nr.Value)+" _time:["+
+			nr.Time.UTC().Format(time.RFC3339Nano)+", "+nr.Time.Add(NearWindow).UTC().Format(time.RFC3339Nano)+"])")
+	}
+	for len(clauses) > 0 {
+		n, size := 0, 0
+		for n < len(clauses) && (n == 0 || size+len(clauses[n])+4 < v.MaxQueryBytes) {
+			size += len(clauses[n]) + 4
+			n++
+		}
+		if err := v.query(ctx, strings.Join(clauses[:n], " or "), w, each); err != nil {
+			return err
+		}
+		clauses = clauses[n:]
+	}
+	return nil
+}
+
+// JoinFields are the store's fields that tie records together (keys, key
+// hashes, request ids), known once Candidates has run.
+func (v *VictoriaLogs) JoinFields() []string { return sortedKeys(v.fields) }
+
+func sortedFields(m map[string][]string) []string {
+	set := map[string]bool{}
+	for k := range m {
+		set[k] = true
+	}
+	return sortedKeys(set)
+}
