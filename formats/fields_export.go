@@ -9,7 +9,7 @@ import "slices"
 // Formats whose fields sit in arrays or text (HAR headers, access-log
 // text) have none.
 type Fields struct {
-	Key, KeyHash, RequestID, Status, Outcome, Decision, State, Client, Fingerprint, Method, Route []string
+	Key, KeyHash, RequestID, Status, Outcome, Decision, State, Client, Fingerprint, Method, Route, Body []string
 }
 
 // Fields reports the JSON fields f reads; see Fields.
@@ -20,7 +20,7 @@ func (f *Format) Fields() Fields {
 			Client: pNginxClient.paths, Method: pNginxMethod.paths, Route: pNginxURI.paths}
 	case slices.Contains(appFormats(), f):
 		return Fields{Key: keyAliases, KeyHash: keyHashAliases, RequestID: ridAliases, Status: statusAliases,
-			Outcome: outcomeAliases, Decision: decisionAliases, State: stateAliases, Client: clientAliases, Fingerprint: fpAliases, Method: methodAliases, Route: routeAliases}
+			Outcome: outcomeAliases, Decision: decisionAliases, State: stateAliases, Client: clientAliases, Fingerprint: fpAliases, Method: methodAliases, Route: routeAliases, Body: bodyAliases}
 	}
 	return Fields{}
 }
@@ -55,6 +55,7 @@ func AllFields() Fields {
 		add(&out.Fingerprint, fl.Fingerprint)
 		add(&out.Method, fl.Method)
 		add(&out.Route, fl.Route)
+		add(&out.Body, fl.Body)
 	}
 	return out
 }

@@ -6,10 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/idem-cli/idem/formats"
+	"github.com/idem-cli/idem/redact"
 	"github.com/idem-cli/idem/trace"
+	"github.com/tidwall/gjson"
 )
 
 // The fields an export adds to each line besides what phase 1 and 2 query
@@ -21,6 +24,12 @@ const (
 	FieldLine   = "idem.line"
 	FieldFormat = "idem.format"
 	FieldRun    = "idem.run"
+	// FieldActivity ties a worker's lines about one activity together
+	// (workflow/activity id), where the line names no request id.
+	FieldActivity = "idem.activity"
+	// FieldSecret marks a line that holds a credential or a body, which
+	// the secret-in-logs rule must see wherever it is in the store.
+	FieldSecret = "idem.secret"
 )
 
 // Exporter is an ingest consumer that turns what the reader recognised
@@ -94,6 +103,22 @@ func (e *Exporter) flush() {
 	e.buf.Reset()
 }
 
+// holdsSecret tells a record with a credential (by redact's shapes) or a
+// body field.
+func holdsSecret(raw string, bodies []string) bool {
+	if redact.String(raw) != raw {
+		return true
+	}
+	if strings.HasPrefix(raw, "{") {
+		for _, b := range bodies {
+			if gjson.Get(raw, gjson.Escape(b)).Exists() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (e *Exporter) write(o *trace.Observation, raw string) {
 	msg := []byte(raw)
 	if len(msg) > 0 && msg[0] == '{' {
@@ -134,6 +159,12 @@ func (e *Exporter) write(o *trace.Observation, raw string) {
 	set(e.names.Fingerprint, o.Fingerprint)
 	set(e.names.Method, o.Method)
 	set(e.names.Route, o.Route)
+	if o.WorkflowID != "" || o.ActivityID != "" {
+		rec[FieldActivity] = o.WorkflowID + "/" + o.ActivityID
+	}
+	if holdsSecret(raw, e.names.Body) {
+		rec[FieldSecret] = "1"
+	}
 	line, err := json.Marshal(rec)
 	if err != nil {
 		e.Err = fmt.Errorf("export: %w", err)

@@ -22,6 +22,7 @@ var failedOutcomes = []string{"timeout", "reset", "aborted", "client_closed", "u
 // registry's names for each, kept to those the store has.
 type storeFields struct {
 	keys, rids, status, outcome, decision, state, clients, fps []string
+	activity, secret                                         bool // fields an export adds
 }
 
 func (v *VictoriaLogs) storeFields(ctx context.Context, w Window) (*storeFields, error) {
@@ -43,7 +44,7 @@ func (v *VictoriaLogs) storeFields(ctx context.Context, w Window) (*storeFields,
 	}
 	return &storeFields{keys: keep(all.Key, all.KeyHash), rids: keep(all.RequestID), status: keep(all.Status),
 		outcome: keep(all.Outcome), decision: keep(all.Decision), state: keep(all.State),
-		clients: keep(all.Client), fps: keep(all.Fingerprint)}, nil
+		clients: keep(all.Client), fps: keep(all.Fingerprint), activity: have[FieldActivity], secret: have[FieldSecret]}, nil
 }
 
 func contains(l []string, s string) bool {
@@ -172,7 +173,15 @@ func (v *VictoriaLogs) Candidates(ctx context.Context, w Window) (*Candidates, e
 			return nil, err
 		}
 	}
+	if sf.secret {
+		// Every line with a credential or a body: the rule counts them all.
+		add(FieldSecret, "1")
+		c.Queries = append(c.Queries, quoteField(FieldSecret)+`:="1"`)
+	}
 	v.fields = map[string]bool{}
+	if sf.activity {
+		v.fields[FieldActivity] = true
+	}
 	for _, l := range [][]string{sf.keys, sf.rids} {
 		for _, f := range l {
 			v.fields[f] = true
