@@ -77,7 +77,7 @@ func Collect(ctx context.Context, st Store, w Window, widen time.Duration, now f
 		}
 		// What ties the new lines to others (a retry's request id logged by
 		// the server without the key) is fetched in the next round.
-		sel = Selection{Values: map[string][]string{}}
+		sel = Selection{Values: map[string][]string{}, Unkeyed: st.RawKeyFields()}
 		for _, r := range found {
 			for _, f := range join {
 				if v := r[f]; v != "" && !c.asked[f+"\x00"+v] {

@@ -34,6 +34,8 @@ type Store interface {
 	// JoinFields are the fields that tie records to each other (keys,
 	// key hashes, request ids), known once Candidates has run.
 	JoinFields() []string
+	// RawKeyFields are those of JoinFields that hold a raw key.
+	RawKeyFields() []string
 	// Insert loads JSON lines (see Exporter).
 	Insert(ctx context.Context, body io.Reader) error
 	// Flush makes what was inserted searchable, where the store can.
@@ -64,6 +66,9 @@ func (w Window) Widen(d time.Duration) Window {
 type Selection struct {
 	Values map[string][]string // field name → values
 	Near   []Near
+	// Unkeyed fetches only lines that carry no raw key: following a
+	// request id, the lines with a key were fetched by their key.
+	Unkeyed []string
 }
 
 // Empty reports whether the selection selects nothing.
@@ -81,6 +86,7 @@ func (s *Selection) Empty() bool {
 type Near struct {
 	Field, Value string
 	Time         time.Time
+	Also         map[string]string // the same method and route
 }
 
 // NearWindow is how long after a failure a client's other requests are

@@ -21,7 +21,8 @@ var failedOutcomes = []string{"timeout", "reset", "aborted", "client_closed", "u
 // storeFields are the fields phase 1 and 2 ask about: the format
 // registry's names for each, kept to those the store has.
 type storeFields struct {
-	keys, rids, status, outcome, decision, state, clients, fps []string
+	keys, rids, status, outcome, decision, state, clients, fps, methods, routes []string
+	rawKeys                                                                  []string // keys, not their hashes
 	activity, secret                                         bool // fields an export adds
 }
 
@@ -44,7 +45,8 @@ func (v *VictoriaLogs) storeFields(ctx context.Context, w Window) (*storeFields,
 	}
 	return &storeFields{keys: keep(all.Key, all.KeyHash), rids: keep(all.RequestID), status: keep(all.Status),
 		outcome: keep(all.Outcome), decision: keep(all.Decision), state: keep(all.State),
-		clients: keep(all.Client), fps: keep(all.Fingerprint), activity: have[FieldActivity], secret: have[FieldSecret]}, nil
+		clients: keep(all.Client), fps: keep(all.Fingerprint),
+		methods: keep(all.Method), routes: keep(all.Route), rawKeys: keep(all.Key), activity: have[FieldActivity], secret: have[FieldSecret]}, nil
 }
 
 func contains(l []string, s string) bool {
@@ -77,6 +79,25 @@ func (sf *storeFields) failedFilter() string {
 	}
 	return "(" + strings.Join(or, " or ") + ")"
 }
+
+// lostFilter matches a delivery whose response was lost: no status, a
+// timeout, a proxy's 5xx for a server that did not answer in time.
+func (sf *storeFields) lostFilter() string {
+	var or []string
+	for _, f := range sf.status {
+		or = append(or, inList(f, []string{"0", "408", "499"}), quoteField(f)+":range[500, 599]")
+	}
+	for _, f := range sf.outcome {
+		or = append(or, inList(f, failedOutcomes))
+	}
+	if len(or) == 0 {
+		return ""
+	}
+	return "(" + strings.Join(or, " or ") + ")"
+}
+
+// writeMethods are the methods whose retry can duplicate an effect.
+var writeMethods = []string{"POST", "PUT", "PATCH", "DELETE", "post", "put", "patch", "delete"}
 
 // Candidates runs phase 1: LogsQL whose stats pipes run on the storage
 // nodes, so only the grouped answers leave the store.
@@ -144,8 +165,21 @@ func (v *VictoriaLogs) Candidates(ctx context.Context, w Window) (*Candidates, e
 			return nil, err
 		}
 	}
-	if failed != "" && len(sf.clients)+len(sf.rids) > 0 {
-		q := failed + " | fields _time, " + quoteList(append(append([]string{}, sf.clients...), sf.rids...))
+	if lost := sf.lostFilter(); lost != "" && len(sf.clients)+len(sf.rids) > 0 {
+		// What a lost write's client sent next, by the same method and
+		// route, is what the likely-retry rules compare it with.
+		if len(sf.methods) > 0 {
+			var or []string
+			for _, f := range sf.methods {
+				or = append(or, inList(f, writeMethods))
+			}
+			lost += " (" + strings.Join(or, " or ") + ")"
+		}
+		var fs []string
+		for _, l := range [][]string{sf.clients, sf.rids, sf.methods, sf.routes} {
+			fs = append(fs, l...)
+		}
+		q := lost + " | fields _time, " + quoteList(fs)
 		c.Queries = append(c.Queries, q)
 		near := map[string]bool{}
 		err := v.query(ctx, q, w, func(r Record) error {
@@ -157,15 +191,25 @@ func (v *VictoriaLogs) Candidates(ctx context.Context, w Window) (*Candidates, e
 			if err != nil {
 				return nil
 			}
+			nr := Near{Time: t, Also: map[string]string{}}
 			for _, f := range sf.clients {
 				if val := r[f]; val != "" {
-					id := f + "\x00" + val + "\x00" + r["_time"]
-					if !near[id] {
-						near[id] = true
-						c.Near = append(c.Near, Near{Field: f, Value: val, Time: t})
-					}
+					nr.Field, nr.Value = f, val
 					break
 				}
+			}
+			for _, l := range [][]string{sf.methods, sf.routes} {
+				for _, f := range l {
+					if val := r[f]; val != "" {
+						nr.Also[f] = val
+						break
+					}
+				}
+			}
+			id := nr.Field + "\x00" + nr.Value + "\x00" + r["_time"]
+			if nr.Field != "" && !near[id] {
+				near[id] = true
+				c.Near = append(c.Near, nr)
 			}
 			return nil
 		})
@@ -178,7 +222,7 @@ func (v *VictoriaLogs) Candidates(ctx context.Context, w Window) (*Candidates, e
 		add(FieldSecret, "1")
 		c.Queries = append(c.Queries, quoteField(FieldSecret)+`:="1"`)
 	}
-	v.fields = map[string]bool{}
+	v.fields, v.rawKeys = map[string]bool{}, sf.rawKeys
 	if sf.activity {
 		v.fields[FieldActivity] = true
 	}
@@ -204,12 +248,20 @@ func (v *VictoriaLogs) Fetch(ctx context.Context, sel Selection, w Window, each 
 				n++
 			}
 			n = max(n, 1)
-			clauses = append(clauses, inList(f, vals[:n]))
+			cl := inList(f, vals[:n])
+			if len(sel.Unkeyed) > 0 && !contains(sel.Unkeyed, f) {
+				cl = "(" + cl + " -" + anyOf(sel.Unkeyed) + ")"
+			}
+			clauses = append(clauses, cl)
 			vals = vals[n:]
 		}
 	}
 	for _, nr := range sel.Near {
-		clauses = append(clauses, "("+quoteField(nr.Field)+":="+strconv.Quote(nr.Value)+" _time:["+
+		also := ""
+		for _, f := range sortedAlso(nr.Also) {
+			also += " " + quoteField(f) + ":=" + strconv.Quote(nr.Also[f])
+		}
+		clauses = append(clauses, "("+quoteField(nr.Field)+":="+strconv.Quote(nr.Value)+also+" _time:["+
 			nr.Time.UTC().Format(time.RFC3339Nano)+", "+nr.Time.Add(NearWindow).UTC().Format(time.RFC3339Nano)+"])")
 	}
 	for len(clauses) > 0 {
@@ -229,6 +281,17 @@ func (v *VictoriaLogs) Fetch(ctx context.Context, sel Selection, w Window, each 
 // JoinFields are the store's fields that tie records together (keys, key
 // hashes, request ids), known once Candidates has run.
 func (v *VictoriaLogs) JoinFields() []string { return sortedKeys(v.fields) }
+
+// RawKeyFields are the store's fields that hold a raw key (not a hash).
+func (v *VictoriaLogs) RawKeyFields() []string { return v.rawKeys }
+
+func sortedAlso(m map[string]string) []string {
+	set := map[string]bool{}
+	for k := range m {
+		set[k] = true
+	}
+	return sortedKeys(set)
+}
 
 func sortedFields(m map[string][]string) []string {
 	set := map[string]bool{}

@@ -37,7 +37,8 @@ type VictoriaLogs struct {
 	MaxQueryBytes int
 	// fields tie records together (keys, request ids), from Candidates.
 	fields map[string]bool
-	filter string // --query
+	filter  string   // --query
+	rawKeys []string // from Candidates
 }
 
 func newVictoriaLogs(u *url.URL, opts Options) (*VictoriaLogs, error) {
