@@ -22,8 +22,8 @@ var failedOutcomes = []string{"timeout", "reset", "aborted", "client_closed", "u
 // registry's names for each, kept to those the store has.
 type storeFields struct {
 	keys, rids, status, outcome, decision, state, clients, fps, methods, routes []string
-	rawKeys                                                                  []string // keys, not their hashes
-	activity, secret                                         bool // fields an export adds
+	rawKeys                                                                     []string // keys, not their hashes
+	activity, secret                                                            bool     // fields an export adds
 }
 
 func (v *VictoriaLogs) storeFields(ctx context.Context, w Window) (*storeFields, error) {

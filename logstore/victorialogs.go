@@ -36,7 +36,7 @@ type VictoriaLogs struct {
 	// ones (-search.maxQueryLen, 16 KiB by default) with HTTP 400.
 	MaxQueryBytes int
 	// fields tie records together (keys, request ids), from Candidates.
-	fields map[string]bool
+	fields  map[string]bool
 	filter  string   // --query
 	rawKeys []string // from Candidates
 }
