@@ -2,6 +2,7 @@ package logstore
 
 import (
 	"context"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -256,14 +257,49 @@ func (v *VictoriaLogs) Fetch(ctx context.Context, sel Selection, w Window, each 
 			vals = vals[n:]
 		}
 	}
-	for _, nr := range sel.Near {
-		also := ""
-		for _, f := range sortedAlso(nr.Also) {
-			also += " " + quoteField(f) + ":=" + strconv.Quote(nr.Also[f])
-		}
-		clauses = append(clauses, "("+quoteField(nr.Field)+":="+strconv.Quote(nr.Value)+also+" _time:["+
-			nr.Time.UTC().Format(time.RFC3339Nano)+", "+nr.Time.Add(NearWindow).UTC().Format(time.RFC3339Nano)+"])")
+	if err := v.run(ctx, clauses, w, each); err != nil {
+		return err
 	}
+	// Near clauses go in time order, each query bounded to the time its
+	// clauses span, so the store reads only that slice of its data.
+	near := append([]Near(nil), sel.Near...)
+	sort.SliceStable(near, func(i, j int) bool { return near[i].Time.Before(near[j].Time) })
+	for len(near) > 0 {
+		var cl []string
+		size, n := 0, 0
+		for n < len(near) && (n == 0 || size < v.MaxQueryBytes*3/4) {
+			c := nearClause(near[n])
+			cl = append(cl, c)
+			size += len(c) + 4
+			n++
+		}
+		qw := Window{Start: near[0].Time, End: near[n-1].Time.Add(NearWindow)}
+		if !w.Start.IsZero() && qw.Start.Before(w.Start) {
+			qw.Start = w.Start
+		}
+		if !w.End.IsZero() && qw.End.After(w.End) {
+			qw.End = w.End
+		}
+		if err := v.run(ctx, cl, qw, each); err != nil {
+			return err
+		}
+		near = near[n:]
+	}
+	return nil
+}
+
+// nearClause selects what a client sent within NearWindow after a failure.
+func nearClause(nr Near) string {
+	also := ""
+	for _, f := range sortedAlso(nr.Also) {
+		also += " " + quoteField(f) + ":=" + strconv.Quote(nr.Also[f])
+	}
+	return "(" + quoteField(nr.Field) + ":=" + strconv.Quote(nr.Value) + also + " _time:[" +
+		nr.Time.UTC().Format(time.RFC3339Nano) + ", " + nr.Time.Add(NearWindow).UTC().Format(time.RFC3339Nano) + "])"
+}
+
+// run packs clauses into queries under the store's length limit.
+func (v *VictoriaLogs) run(ctx context.Context, clauses []string, w Window, each func(Record) error) error {
 	for len(clauses) > 0 {
 		n, size := 0, 0
 		for n < len(clauses) && (n == 0 || size+len(clauses[n])+4 < v.MaxQueryBytes) {
