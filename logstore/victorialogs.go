@@ -117,14 +117,16 @@ func (v *VictoriaLogs) do(ctx context.Context, method, path string, form url.Val
 	v.auth(req)
 	resp, err := v.client.Do(req)
 	if err != nil {
+		err = v.incomplete(ctx, 0, "", err)
 		cancel()
-		return nil, nil, v.incomplete(ctx, 0, "", err)
+		return nil, nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
 		answer, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 		resp.Body.Close()
+		err = v.incomplete(ctx, resp.StatusCode, firstLine(answer), nil)
 		cancel()
-		return nil, nil, v.incomplete(ctx, resp.StatusCode, firstLine(answer), nil)
+		return nil, nil, err
 	}
 	return resp, cancel, nil
 }

@@ -1,0 +1,231 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idem-cli/idem/internal/iostreams"
+	"github.com/idem-cli/idem/logstore/vltest"
+)
+
+// runEnv is run with an environment and a clock of now.
+func runEnv(t *testing.T, env map[string]string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	ios, _, out, errOut := iostreams.Test()
+	f := &Factory{IO: ios, Now: time.Now, Getenv: func(k string) string { return env[k] }}
+	code = Run(context.Background(), f, args)
+	return code, out.String(), errOut.String()
+}
+
+// findings is a JSON report's findings, which must not depend on where
+// the lines were read from.
+func findings(t *testing.T, report string) string {
+	t.Helper()
+	var r struct {
+		Findings json.RawMessage `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(report), &r); err != nil {
+		t.Fatalf("not a JSON report: %v\n%s", err, report)
+	}
+	var b bytes.Buffer
+	_ = json.Indent(&b, r.Findings, "", " ")
+	return b.String()
+}
+
+// storeCases are every scenario and the incident, each in its own tenant.
+func storeCases(t *testing.T) map[string][]string {
+	t.Helper()
+	cases := map[string][]string{}
+	dirs, _ := filepath.Glob("../fixtures/scenarios/*")
+	dirs = append(dirs, "../fixtures/incident")
+	for _, d := range dirs {
+		if st, err := os.Stat(d); err != nil || !st.IsDir() {
+			continue
+		}
+		files, _ := filepath.Glob(filepath.Join(d, "*"))
+		cases[filepath.Base(d)] = files
+	}
+	return cases
+}
+
+// roundTrip exports each case and checks that --from finds what the
+// files give, finding for finding, file:line for file:line.
+func roundTrip(t *testing.T, to, check, from string) {
+	i := 0
+	for name, files := range storeCases(t) {
+		i++
+		tenant := fmt.Sprintf("?account=%d", 100+i)
+		t.Run(name, func(t *testing.T) {
+			args := append([]string{"export", "--to", to + tenant, "--timeout", "20s"}, files...)
+			if check != "" {
+				args = append(args[:3], append([]string{"--check", check + tenant}, args[3:]...)...)
+			}
+			if code, out, errOut := runEnv(t, nil, args...); code != 0 {
+				t.Fatalf("export: exit %d\n%s%s", code, out, errOut)
+			}
+			_, want, _ := runEnv(t, nil, append([]string{"diagnose", "-q", "-o", "json"}, files...)...)
+			code, got, errOut := runEnv(t, nil, "diagnose", "-o", "json", "--from", from+tenant, "--since", "2026-11-01T00:00:00Z")
+			if code == 2 {
+				t.Fatalf("diagnose --from: exit 2\n%s", errOut)
+			}
+			if findings(t, got) != findings(t, want) {
+				t.Errorf("findings from the store differ from the files'\nstore:\n%s\nfiles:\n%s\nstderr: %s", findings(t, got), findings(t, want), errOut)
+			}
+			if !strings.Contains(errOut, "phase 1 pushed down") {
+				t.Errorf("no account of what was pushed down:\n%s", errOut)
+			}
+		})
+	}
+}
+
+func TestLogStoreRoundTripSingleNode(t *testing.T) {
+	n := vltest.Single(t)
+	roundTrip(t, n.URL(), "", n.URL())
+}
+
+func TestLogStoreRoundTripCluster(t *testing.T) {
+	c := vltest.NewCluster(t)
+	roundTrip(t, c.Insert.URL(), c.Select.URL(), c.Select.URL())
+}
+
+// A storage node that is down or hung is an incomplete result: exit 2
+// within --timeout, naming the store's answer, never "No findings".
+func TestLogStoreIncompleteCluster(t *testing.T) {
+	// The select node allows partial responses by default here: idem must
+	// refuse them on each query all the same.
+	c := vltest.NewCluster(t, "-search.allowPartialResponse")
+	files := storeCases(t)["incident"]
+	if code, out, errOut := runEnv(t, nil, append([]string{"export", "--to", c.Insert.URL(), "--check", c.Select.URL()}, files...)...); code != 0 {
+		t.Fatalf("export: exit %d\n%s%s", code, out, errOut)
+	}
+	check := func(t *testing.T, wantAnswer string) {
+		start := time.Now()
+		code, out, errOut := runEnv(t, nil, "diagnose", "--from", c.Select.URL(), "--timeout", "4s")
+		took := time.Since(start)
+		if code != ExitError {
+			t.Errorf("exit %d, want 2\nstdout: %s\nstderr: %s", code, out, errOut)
+		}
+		if strings.Contains(out, "No findings") || out != "" {
+			t.Errorf("a report was written from part of the lines:\n%s", out)
+		}
+		if !strings.Contains(errOut, "incomplete result from "+c.Select.URL()) || !strings.Contains(errOut, wantAnswer) {
+			t.Errorf("stderr does not name the incomplete result and the store's answer %q:\n%s", wantAnswer, errOut)
+		}
+		if took > 8*time.Second {
+			t.Errorf("took %s, want within --timeout 4s", took)
+		}
+	}
+	t.Run("hung storage node", func(t *testing.T) {
+		c.Storage[1].Pause()
+		defer c.Storage[1].Resume()
+		check(t, "HTTP 503")
+	})
+	t.Run("stopped storage node", func(t *testing.T) {
+		c.Storage[1].Stop()
+		check(t, "HTTP 502")
+	})
+}
+
+// The round trip keeps what the store's traps would lose: an export
+// counts what the store kept, so a store that drops old lines while
+// answering 200 (the default 7-day retention) is an error.
+func TestExportCountsWhatTheStoreKept(t *testing.T) {
+	n := vltest.Start(t, "-storageDataPath="+t.TempDir()) // default retention: 7 days
+	old := filepath.Join(t.TempDir(), "old.jsonl")
+	line := `{"time":"%s","level":"INFO","msg":"request completed","request_id":"r%d","method":"POST","route":"/x","status":201,"idempotency_key":"k%d"}` + "\n"
+	var b strings.Builder
+	for i := range 3 {
+		fmt.Fprintf(&b, line, time.Now().Add(-30*24*time.Hour).UTC().Format(time.RFC3339), i, i)
+	}
+	fmt.Fprintf(&b, line, time.Now().UTC().Format(time.RFC3339), 9, 9)
+	if err := os.WriteFile(old, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runEnv(t, nil, "export", "--to", n.URL(), "--timeout", "3s", old)
+	if code != ExitError || !strings.Contains(errOut, "kept 1 of the 4 lines") || !strings.Contains(errOut, "retention") {
+		t.Errorf("exit %d, want 2 naming the lines the store dropped\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+}
+
+// Credentials come from the environment, reach the store, and reach no
+// output, not even an error.
+func TestLogStoreCredentialsNeverShown(t *testing.T) {
+	n := vltest.Single(t)
+	env := map[string]string{"IDEM_LOGSTORE_USER": "ops", "IDEM_LOGSTORE_PASSWORD": "hunter2-secret"}
+	files := storeCases(t)["incident"]
+	code, out, errOut := runEnv(t, env, append([]string{"export", "--to", n.URL()}, files...)...)
+	if code != 0 {
+		t.Fatalf("export: exit %d\n%s", code, errOut)
+	}
+	_, out2, errOut2 := runEnv(t, env, "diagnose", "--from", n.URL())
+	code3, out3, errOut3 := runEnv(t, env, "diagnose", "--from", "victorialogs://127.0.0.1:1", "--timeout", "2s")
+	if code3 != ExitError {
+		t.Errorf("unreachable store: exit %d, want 2", code3)
+	}
+	for _, s := range []string{out, errOut, out2, errOut2, out3, errOut3} {
+		if strings.Contains(s, "hunter2") {
+			t.Errorf("the password reached the output:\n%s", s)
+		}
+	}
+	code, _, errOut = runEnv(t, nil, "diagnose", "--from", "victorialogs://ops:hunter2@127.0.0.1:1")
+	if code != ExitError || strings.Contains(errOut, "hunter2") || !strings.Contains(errOut, "IDEM_LOGSTORE_USER") {
+		t.Errorf("credentials in the address: exit %d\n%s", code, errOut)
+	}
+}
+
+// Flag validation happens before anything is sent.
+func TestLogStoreFlags(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"diagnose", "--from", "victorialogs://127.0.0.1:1", "x.log"}, "name no files"},
+		{[]string{"diagnose", "--query", "app:api", "x.log"}, "--query needs --from"},
+		{[]string{"diagnose", "--from", "victorialogs://127.0.0.1:1", "--timeout", "0s"}, "--timeout must be positive"},
+		{[]string{"diagnose", "--from", "loki://127.0.0.1:1"}, "unknown store"},
+		{[]string{"diagnose", "--from", "127.0.0.1:9428"}, "store address"},
+		{[]string{"diagnose", "--from", "victorialogs://127.0.0.1:1?account=x"}, "account and project are numbers"},
+		{[]string{"trace", "k", "--since", "2h", "x.log"}, "need --from"},
+		{[]string{"trace", "k", "--from", "victorialogs://127.0.0.1:1", "--since", "yesterday"}, "--since"},
+		{[]string{"export", "x.log"}, "needs --to"},
+		{[]string{"export", "--to", "victorialogs://127.0.0.1:1"}, "needs the files"},
+	}
+	for _, tt := range tests {
+		code, _, errOut := runEnv(t, nil, tt.args...)
+		if code != ExitError || !strings.Contains(errOut, tt.want) {
+			t.Errorf("%v: exit %d, want 2 with %q\n%s", tt.args, code, tt.want, errOut)
+		}
+	}
+}
+
+// trace --from follows one key through the store as through the files.
+func TestTraceFromStore(t *testing.T) {
+	n := vltest.Single(t)
+	files := storeCases(t)["response-lost"]
+	if code, _, errOut := runEnv(t, nil, append([]string{"export", "--to", n.URL()}, files...)...); code != 0 {
+		t.Fatalf("export: %s", errOut)
+	}
+	_, want, _ := runEnv(t, nil, "diagnose", "-q", "-o", "json", files[0], files[1])
+	var rep struct {
+		Findings []struct{ Keys []string } `json:"findings"`
+	}
+	_ = json.Unmarshal([]byte(want), &rep)
+	if len(rep.Findings) == 0 || len(rep.Findings[0].Keys) == 0 {
+		t.Skip("scenario has no keyed finding")
+	}
+	key := rep.Findings[0].Keys[0]
+	_, fromFiles, _ := runEnv(t, nil, append([]string{"trace", key, "-q", "-o", "json"}, files...)...)
+	code, fromStore, errOut := runEnv(t, nil, "trace", key, "-q", "-o", "json", "--from", n.URL(), "--since", "2026-11-01T00:00:00Z")
+	if code != 0 || fromStore != fromFiles {
+		t.Errorf("trace --from: exit %d\n%s\nstore:\n%s\nfiles:\n%s", code, errOut, fromStore, fromFiles)
+	}
+}
+
+
