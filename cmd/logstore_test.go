@@ -227,5 +227,3 @@ func TestTraceFromStore(t *testing.T) {
 		t.Errorf("trace --from: exit %d\n%s\nstore:\n%s\nfiles:\n%s", code, errOut, fromStore, fromFiles)
 	}
 }
-
-
