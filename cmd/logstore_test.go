@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -225,5 +227,50 @@ func TestTraceFromStore(t *testing.T) {
 	code, fromStore, errOut := runEnv(t, nil, "trace", key, "-q", "-o", "json", "--from", n.URL(), "--since", "2026-11-01T00:00:00Z")
 	if code != 0 || fromStore != fromFiles {
 		t.Errorf("trace --from: exit %d\n%s\nstore:\n%s\nfiles:\n%s", code, errOut, fromStore, fromFiles)
+	}
+}
+
+// sourceless is a report's findings without where each fact was read:
+// lines shipped by something else than idem export are cited by their
+// stream in the store.
+func sourceless(t *testing.T, report string) string {
+	return regexp.MustCompile(`"(source|input)": "[^"]*"`).ReplaceAllString(findings(t, report), `"$1": ""`)
+}
+
+// Lines a shipper sent (not idem export) come back as fields: every
+// value a string, empty values gone, and the fields named by _msg_field
+// and _time_field folded into _msg and _time. msg_field and time_field on
+// the address put them back, and the nginx format reads the lines again.
+func TestLogStoreShippedLines(t *testing.T) {
+	n := vltest.Single(t)
+	for i, file := range []string{"../fixtures/incident/nginx-access.jsonl", "../fixtures/scenarios/retry-new-key/nginx.jsonl"} {
+		body, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		account := fmt.Sprint(500 + i)
+		req, _ := http.NewRequest(http.MethodPost, "http://"+n.Addr+"/insert/jsonline?_msg_field=request_uri&_time_field=msec", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/stream+json")
+		req.Header.Set("AccountID", account)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("ingest: %v %v", err, resp)
+		}
+		resp.Body.Close()
+		if resp, err := http.Get("http://" + n.Addr + "/internal/force_flush"); err == nil {
+			resp.Body.Close()
+		}
+		_, want, _ := runEnv(t, nil, "diagnose", "-q", "-o", "json", file)
+		addr := n.URL() + "?account=" + account + "&msg_field=request_uri&time_field=msec"
+		code, got, errOut := runEnv(t, nil, "diagnose", "-o", "json", "--from", addr)
+		if code == ExitError {
+			t.Fatalf("%s: exit 2: %s", file, errOut)
+		}
+		if sourceless(t, got) != sourceless(t, want) {
+			t.Errorf("%s: findings differ\nstore:\n%s\nfile:\n%s\n%s", file, sourceless(t, got), sourceless(t, want), errOut)
+		}
+		if !strings.Contains(got, "victorialogs:{}") && strings.Contains(want, `"source"`) {
+			t.Errorf("%s: shipped lines are not cited by their stream:\n%s", file, got)
+		}
 	}
 }

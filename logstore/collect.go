@@ -162,7 +162,14 @@ func (c *collector) rebuild(r Record) (name string, line int, text string) {
 		return name, 0, msg
 	}
 	obj := map[string]any{}
-	for k, v := range r {
+	// In name order, so that "http" is placed before "http.status".
+	names := make([]string, 0, len(r))
+	for k := range r {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		v := r[k]
 		switch k {
 		case "_stream", "_stream_id":
 		case "_msg":
