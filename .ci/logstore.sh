@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Builds VictoriaLogs (single binary: single node, vlstorage, vlinsert and
-# vlselect roles) from the Go module proxy into a cache directory outside the
-# repository, once. The logstore tests find it through IDEM_VICTORIALOGS and
-# start their own instances on 127.0.0.1.
+# Builds VictoriaLogs (one binary: single node, vlstorage, vlinsert and
+# vlselect roles) from the Go module proxy into a cache directory outside
+# the repository, once; the logstore tests find it there and start their
+# own instances on 127.0.0.1. Then loads the generated workload into a
+# single node and a cluster and checks the findings and the transfer
+# (IDEM_LOGSTORE_INTENTS intents; without the race detector, which the
+# main test run uses and which would multiply the time).
 set -euo pipefail
+cd "$(dirname "$0")/.."
 version=v1.52.1
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/idem-ci/victorialogs-$version"
 bin="$cache/victoria-logs"
@@ -12,5 +16,6 @@ if [ ! -x "$bin" ]; then
   mkdir -p "$cache"
   GOBIN="$cache" GOFLAGS=-buildvcs=false go install "github.com/VictoriaMetrics/VictoriaLogs/app/victoria-logs@$version"
 fi
-"$bin" -version 2>/dev/null | head -1 || true
-export IDEM_VICTORIALOGS="$bin"
+echo "== log store workload (${IDEM_LOGSTORE_INTENTS:=130000} intents)"
+IDEM_VICTORIALOGS="$bin" IDEM_LOGSTORE_INTENTS="$IDEM_LOGSTORE_INTENTS" CI="${CI:-true}" \
+  go test -count=1 -run '^TestLogStoreWorkload$' -v ./cmd | grep -E '^(---|ok|FAIL|PASS)|logstore_test' || { echo "log store workload failed"; exit 1; }

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -272,5 +274,64 @@ func TestLogStoreShippedLines(t *testing.T) {
 		if !strings.Contains(got, "victorialogs:{}") && strings.Contains(want, `"source"`) {
 			t.Errorf("%s: shipped lines are not cited by their stream:\n%s", file, got)
 		}
+	}
+}
+
+// workloadIntents is the size of the generated workload the store tests
+// load (IDEM_LOGSTORE_INTENTS; 1.3 million intents are about 2 million
+// lines).
+func workloadIntents(t *testing.T) string {
+	if n := os.Getenv("IDEM_LOGSTORE_INTENTS"); n != "" {
+		return n
+	}
+	if testing.Short() || raceEnabled {
+		t.Skip("the generated workload runs without -short and -race (.ci/logstore.sh)")
+	}
+	return "130000"
+}
+
+// On a generated workload the store does the search: the findings are the
+// file's, and only the lines of the candidates come back.
+func TestLogStoreWorkload(t *testing.T) {
+	single := vltest.Single(t)
+	cluster := vltest.NewCluster(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "nginx.jsonl")
+	gen := exec.Command("go", "run", "../internal/loggen", "-intents", workloadIntents(t), "-seed", "1", "-o", file)
+	if out, err := gen.CombinedOutput(); err != nil {
+		t.Fatalf("loggen: %v\n%s", err, out)
+	}
+	_, want, _ := runEnv(t, nil, "diagnose", "-q", "-o", "json", file)
+	for _, tt := range []struct{ name, to, check, from string }{
+		{"single node", single.URL(), single.URL(), single.URL()},
+		{"cluster", cluster.Insert.URL(), cluster.Select.URL(), cluster.Select.URL()},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			if code, out, errOut := runEnv(t, nil, "export", "--to", tt.to, "--check", tt.check, "--timeout", "120s", file); code != 0 {
+				t.Fatalf("export: exit %d\n%s%s", code, out, errOut)
+			}
+			exported := time.Since(start)
+			start = time.Now()
+			code, got, errOut := runEnv(t, nil, "diagnose", "-o", "json", "--from", tt.from, "--timeout", "300s")
+			t.Logf("export %s, diagnose --from %s: %s", exported.Round(time.Millisecond), time.Since(start).Round(time.Millisecond), strings.TrimSpace(errOut))
+			if code == ExitError {
+				t.Fatalf("diagnose --from: exit 2\n%s", errOut)
+			}
+			if findings(t, got) != findings(t, want) {
+				t.Errorf("findings from the store differ from the file's")
+			}
+			m := regexp.MustCompile(`(\d+) lines in the window.* fetched (\d+) lines`).FindStringSubmatch(errOut)
+			if m == nil {
+				t.Fatalf("no account of the transfer: %s", errOut)
+			}
+			stored, _ := strconv.Atoi(m[1])
+			fetched, _ := strconv.Atoi(m[2])
+			// The workload's own retried or failed intents are 5.1% of its
+			// lines: the rules need every one of those lines.
+			if stored == 0 || fetched*100 > stored*6 {
+				t.Errorf("fetched %d of %d lines (%.1f%%), want at most 6%%", fetched, stored, 100*float64(fetched)/float64(stored))
+			}
+		})
 	}
 }
