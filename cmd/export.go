@@ -181,7 +181,7 @@ func (sf *storeFlags) register(cmd *cobra.Command) {
 	fs := cmd.Flags()
 	fs.StringVar(&sf.From, "from", "", "read from a log store instead of files: victorialogs://HOST:PORT (docs/logstore.md)")
 	fs.StringVar(&sf.Query, "query", "", "with --from: a LogsQL filter every query starts with, e.g. '{app=\"api\"}'")
-	fs.DurationVar(&sf.Timeout, "timeout", 60*time.Second, "with --from: how long each request to the store may take")
+	fs.DurationVar(&sf.Timeout, "timeout", 5*time.Minute, "with --from: how long the whole conversation with the store may take")
 }
 
 // validate checks the store flags against the FILE arguments.

@@ -223,14 +223,35 @@ func (v *VictoriaLogs) Candidates(ctx context.Context, w Window) (*Candidates, e
 		add(FieldSecret, "1")
 		c.Queries = append(c.Queries, quoteField(FieldSecret)+`:="1"`)
 	}
-	v.fields, v.rawKeys = map[string]bool{}, sf.rawKeys
+	v.fields, v.rawKeys, v.methods = map[string]bool{}, sf.rawKeys, sf.methods
 	if sf.activity {
 		v.fields[FieldActivity] = true
 	}
 	for _, l := range [][]string{sf.keys, sf.rids} {
 		for _, f := range l {
-			v.fields[f] = true
+			if !contains(sf.rawKeys, f) {
+				v.fields[f] = true
+			}
 		}
+	}
+	if len(v.fields) > 0 && len(sf.rawKeys) > 0 {
+		// Following request ids to lines without a key (a server's
+		// effect line, a worker's completion) is needed only where the
+		// store has such lines; reads (GET) are never a key's.
+		q := anyOf(sortedKeys(v.fields)) + " -" + anyOf(sf.rawKeys) + v.notReads()
+		n, err := v.count(ctx, q, w)
+		if err != nil {
+			return nil, err
+		}
+		c.Queries = append(c.Queries, q)
+		if n == 0 {
+			v.fields = map[string]bool{}
+		}
+	}
+	// A line found near a failure brings its key: that key's lines on
+	// other tiers come in the next round.
+	for _, f := range sf.rawKeys {
+		v.fields[f] = true
 	}
 	return c, nil
 }
@@ -251,7 +272,7 @@ func (v *VictoriaLogs) Fetch(ctx context.Context, sel Selection, w Window, each 
 			n = max(n, 1)
 			cl := inList(f, vals[:n])
 			if len(sel.Unkeyed) > 0 && !contains(sel.Unkeyed, f) {
-				cl = "(" + cl + " -" + anyOf(sel.Unkeyed) + ")"
+				cl = "(" + cl + " -" + anyOf(sel.Unkeyed) + v.notReads() + ")"
 			}
 			clauses = append(clauses, cl)
 			vals = vals[n:]
@@ -317,6 +338,15 @@ func (v *VictoriaLogs) run(ctx context.Context, clauses []string, w Window, each
 // JoinFields are the store's fields that tie records together (keys, key
 // hashes, request ids), known once Candidates has run.
 func (v *VictoriaLogs) JoinFields() []string { return sortedKeys(v.fields) }
+
+// notReads excludes reads, which carry no key and make no effect.
+func (v *VictoriaLogs) notReads() string {
+	out := ""
+	for _, f := range v.methods {
+		out += " -" + inList(f, []string{"GET", "HEAD", "OPTIONS", "get", "head", "options"})
+	}
+	return out
+}
 
 // RawKeyFields are the store's fields that hold a raw key (not a hash).
 func (v *VictoriaLogs) RawKeyFields() []string { return v.rawKeys }

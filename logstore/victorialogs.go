@@ -39,6 +39,7 @@ type VictoriaLogs struct {
 	fields  map[string]bool
 	filter  string   // --query
 	rawKeys []string // from Candidates
+	methods []string
 }
 
 func newVictoriaLogs(u *url.URL, opts Options) (*VictoriaLogs, error) {
