@@ -105,7 +105,6 @@ type collector struct {
 type file struct {
 	name  string
 	lines []numbered
-	next  int // numbers for lines that carry none
 }
 
 type numbered struct {

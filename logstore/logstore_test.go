@@ -211,3 +211,24 @@ func TestSourcesKeepLineNumbers(t *testing.T) {
 		t.Errorf("%q (%d lines), want first at 1 and third at 3", b, c.count)
 	}
 }
+
+// Without application/stream+json VictoriaLogs answers 200 and keeps
+// nothing or a part: every insert names it, and the fields that hold the
+// message and the time.
+func TestInsertNamesContentTypeAndFields(t *testing.T) {
+	var got *http.Request
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = r.Clone(context.Background())
+		_, _ = io.Copy(io.Discard, r.Body)
+	}))
+	defer srv.Close()
+	st, _ := Open("victorialogs://"+strings.TrimPrefix(srv.URL, "http://"), Options{})
+	if err := st.Insert(context.Background(), strings.NewReader(`{"_msg":"x"}`+"\n")); err != nil {
+		t.Fatal(err)
+	}
+	q := got.URL.Query()
+	if got.URL.Path != "/insert/jsonline" || got.Header.Get("Content-Type") != "application/stream+json" ||
+		q.Get("_msg_field") != "_msg" || q.Get("_time_field") != "_time" {
+		t.Errorf("insert %s %v %v", got.URL.Path, got.Header, q)
+	}
+}
