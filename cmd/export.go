@@ -230,9 +230,9 @@ func loadStore(ctx context.Context, f *Factory, fl *inputFlags, sf *storeFlags, 
 		return nil, err
 	}
 	if !fl.Quiet {
-		fmt.Fprintf(f.IO.ErrOut, "idem: %s: %d lines in the window; phase 1 pushed down %d queries, matching %d lines, selecting %d keys and ids and %d failures' clients (%s); phase 2 fetched %d lines, %d bytes, in %d round(s) (%s)\n",
+		fmt.Fprintf(f.IO.ErrOut, "idem: %s: %d lines in the window; phase 1 pushed down %d queries, matching %d lines, selecting %d keys and ids and %d failures' clients (%s); phase 2 fetched %d lines and kept %d, %d bytes, in %d round(s) (%s)\n",
 			stats.Store, stats.Stored, len(stats.Queries), stats.Matched, stats.Keys, stats.Near, stats.Phase1.Round(time.Millisecond),
-			stats.Transferred, stats.Bytes, stats.Rounds, stats.Phase2.Round(time.Millisecond))
+			stats.Received, stats.Transferred, stats.Bytes, stats.Rounds, stats.Phase2.Round(time.Millisecond))
 	}
 	return c.Set(inputs), nil
 }

@@ -321,16 +321,19 @@ func TestLogStoreWorkload(t *testing.T) {
 			if findings(t, got) != findings(t, want) {
 				t.Errorf("findings from the store differ from the file's")
 			}
-			m := regexp.MustCompile(`(\d+) lines in the window.* fetched (\d+) lines`).FindStringSubmatch(errOut)
+			m := regexp.MustCompile(`(\d+) lines in the window.* fetched (\d+) lines and kept (\d+)`).FindStringSubmatch(errOut)
 			if m == nil {
 				t.Fatalf("no account of the transfer: %s", errOut)
 			}
 			stored, _ := strconv.Atoi(m[1])
 			fetched, _ := strconv.Atoi(m[2])
+			kept, _ := strconv.Atoi(m[3])
 			// The workload's own retried or failed intents are 5.1% of its
-			// lines: the rules need every one of those lines.
-			if stored == 0 || fetched*100 > stored*6 {
-				t.Errorf("fetched %d of %d lines (%.1f%%), want at most 6%%", fetched, stored, 100*float64(fetched)/float64(stored))
+			// lines, and the rules need every one of those lines; a line
+			// may come twice (by its key, and near a failure).
+			if stored == 0 || kept*100 > stored*6 || fetched*100 > stored*7 {
+				t.Errorf("fetched %d and kept %d of %d lines (%.1f%%, %.1f%%), want at most 7%% and 6%%", fetched, kept, stored,
+					100*float64(fetched)/float64(stored), 100*float64(kept)/float64(stored))
 			}
 		})
 	}

@@ -22,7 +22,8 @@ type Stats struct {
 	Matched     int64 // records phase 1's queries matched (they may overlap)
 	Keys        int   // values phase 1 selected (keys, request ids, payloads)
 	Near        int   // failures whose client's next requests were fetched
-	Transferred int64 // records phase 2 brought back (each once)
+	Received    int64 // records phase 2 brought back, dropped and repeated ones too
+	Transferred int64 // records phase 2 kept (each once)
 	Bytes       int64 // bytes of those records as idem reads them
 	Rounds      int   // phase 2 rounds (request ids found in a round are fetched in the next)
 	Phase1      time.Duration
@@ -67,6 +68,7 @@ func Collect(ctx context.Context, st Store, w Window, widen time.Duration, now f
 		stats.Rounds++
 		var found []Record
 		err := st.Fetch(ctx, sel, fw, func(r Record) error {
+			stats.Received++
 			if c.add(r) {
 				found = append(found, r)
 			}

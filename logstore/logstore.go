@@ -87,6 +87,7 @@ type Near struct {
 	Field, Value string
 	Time         time.Time
 	Also         map[string]string // the same method and route
+	Not          map[string]string // not its own key, fetched by the key
 }
 
 // NearWindow is how long after a failure a client's other requests are
