@@ -9,6 +9,7 @@ import (
 
 	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/logstore"
+	"github.com/idem-cli/idem/report"
 	"github.com/idem-cli/idem/trace"
 	"github.com/spf13/cobra"
 )
@@ -233,6 +234,9 @@ func loadStore(ctx context.Context, f *Factory, fl *inputFlags, sf *storeFlags, 
 		fmt.Fprintf(f.IO.ErrOut, "idem: %s: %d lines in the window; phase 1 pushed down %d queries, matching %d lines, selecting %d keys and ids and %d failures' clients (%s); phase 2 fetched %d lines and kept %d, %d bytes, in %d round(s) (%s)\n",
 			stats.Store, stats.Stored, len(stats.Queries), stats.Matched, stats.Keys, stats.Near, stats.Phase1.Round(time.Millisecond),
 			stats.Received, stats.Transferred, stats.Bytes, stats.Rounds, stats.Phase2.Round(time.Millisecond))
+		for _, q := range stats.Queries {
+			fmt.Fprintf(f.IO.ErrOut, "idem:   pushed down: %s\n", report.Safe(q))
+		}
 	}
 	return c.Set(inputs), nil
 }
