@@ -243,9 +243,12 @@ func (c *collector) sources() []ingest.Source {
 			return a.time < b.time
 		})
 		var buf bytes.Buffer
-		at := 0
+		at, pad := 0, 0
 		for _, l := range f.lines {
-			for at+1 < l.n {
+			// A line number is the store's word: padding is bounded, so a
+			// hostile answer cannot make idem write gigabytes of blanks.
+			for at+1 < l.n && pad < maxPadding {
+				pad++
 				buf.WriteByte('\n')
 				at++
 			}
@@ -257,6 +260,9 @@ func (c *collector) sources() []ingest.Source {
 	}
 	return out
 }
+
+// maxPadding bounds the blank lines written per source.
+const maxPadding = 64 << 20
 
 // memSource is fetched lines held in memory.
 type memSource struct {

@@ -232,3 +232,31 @@ func TestInsertNamesContentTypeAndFields(t *testing.T) {
 		t.Errorf("insert %s %v %v", got.URL.Path, got.Header, q)
 	}
 }
+
+// What a store says is not trusted: absurd line numbers, names and times
+// cost bounded memory and crash nothing.
+func TestHostileRecords(t *testing.T) {
+	c := &collector{seen: map[string]bool{}, files: map[string]*file{}}
+	for _, r := range []Record{
+		{"_msg": "x", FieldFile: "a.log", FieldLine: "999999999999"},
+		{"_msg": "y", FieldFile: "a.log", FieldLine: "-5"},
+		{"_msg": "z", FieldFile: "a.log", FieldLine: "not a number"},
+		{"_msg": "line\nbreak", FieldFile: "b.log", FieldLine: "2"},
+		{"a.": "1", ".b": "2", "...": "3", "a..b": "4", "_time": "yesterday"},
+		{},
+	} {
+		c.add(r)
+	}
+	total := 0
+	for _, s := range c.sources() {
+		rc, _ := s.Open(context.Background())
+		b, _ := io.ReadAll(rc)
+		total += len(b)
+		if s.Name() == "b.log" && string(b) != "\nline break\n" {
+			t.Errorf("b.log: %q, want the line on one line at 2", b)
+		}
+	}
+	if total > maxPadding+1<<10 {
+		t.Errorf("%d bytes laid out, want padding bounded to %d", total, maxPadding)
+	}
+}
