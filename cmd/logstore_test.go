@@ -338,3 +338,22 @@ func TestLogStoreWorkload(t *testing.T) {
 		})
 	}
 }
+
+// --query narrows every query: two incidents in one tenant, one asked for.
+func TestLogStoreQueryNarrows(t *testing.T) {
+	n := vltest.Single(t)
+	cases := storeCases(t)
+	both := append(append([]string{}, cases["response-lost"]...), cases["payload-mismatch"]...)
+	if code, _, errOut := runEnv(t, nil, append([]string{"export", "--to", n.URL()}, both...)...); code != 0 {
+		t.Fatalf("export: %s", errOut)
+	}
+	_, want, _ := runEnv(t, nil, append([]string{"diagnose", "-q", "-o", "json"}, cases["response-lost"]...)...)
+	code, got, errOut := runEnv(t, nil, "diagnose", "-q", "-o", "json", "--from", n.URL(), "--query", `"idem.file":~"response-lost"`)
+	if code == ExitError || findings(t, got) != findings(t, want) {
+		t.Errorf("exit %d\n%s\nstore:\n%s\nfiles:\n%s", code, errOut, findings(t, got), findings(t, want))
+	}
+	_, all, _ := runEnv(t, nil, "diagnose", "-q", "-o", "json", "--from", n.URL())
+	if findings(t, all) == findings(t, want) {
+		t.Errorf("without --query the other incident's findings are missing")
+	}
+}
