@@ -57,6 +57,7 @@ func Collect(ctx context.Context, st Store, w Window, widen time.Duration, now f
 	}
 	join := st.JoinFields()
 	sel := cand.Selection
+	sel.Widen = widen
 	for f, vals := range sel.Values {
 		for _, v := range vals {
 			c.asked[f+"\x00"+v] = true
@@ -90,6 +91,9 @@ func Collect(ctx context.Context, st Store, w Window, widen time.Duration, now f
 		}
 	}
 	stats.Transferred = c.count
+	if nd, ok := st.(interface{ NearDropped() int64 }); ok {
+		stats.Received += nd.NearDropped()
+	}
 	stats.Bytes = c.bytes
 	stats.Phase2 = now().Sub(t1)
 	return c.sources(), stats, nil

@@ -61,11 +61,27 @@ func (w Window) Widen(d time.Duration) Window {
 	return w
 }
 
+// Within returns w cut to fit inside outer's bounds.
+func (w Window) Within(outer Window) Window {
+	if !outer.Start.IsZero() && w.Start.Before(outer.Start) {
+		w.Start = outer.Start
+	}
+	if !outer.End.IsZero() && (w.End.IsZero() || w.End.After(outer.End)) {
+		w.End = outer.End
+	}
+	return w
+}
+
 // Selection is what phase 2 fetches: records whose field holds one of the
 // values, and records of a client near a failure.
 type Selection struct {
 	Values map[string][]string // field name → values
-	Near   []Near
+	// At and Last are, where phase 1 knows them, the first and last time
+	// of a value (by field NUL value), and Widen how far around them its
+	// lines may be.
+	At, Last map[string]time.Time
+	Widen    time.Duration
+	Near     []Near
 	// Unkeyed fetches only lines that carry no raw key: following a
 	// request id, the lines with a key were fetched by their key.
 	Unkeyed []string

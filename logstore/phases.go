@@ -113,7 +113,7 @@ func (v *VictoriaLogs) Candidates(ctx context.Context, w Window) (*Candidates, e
 	if err != nil {
 		return nil, err
 	}
-	c := &Candidates{Selection: Selection{Values: map[string][]string{}}}
+	c := &Candidates{Selection: Selection{Values: map[string][]string{}, At: map[string]time.Time{}, Last: map[string]time.Time{}}}
 	seen := map[string]bool{}
 	add := func(f, val string) {
 		if val == "" || seen[f+"\x00"+val] {
@@ -127,8 +127,19 @@ func (v *VictoriaLogs) Candidates(ctx context.Context, w Window) (*Candidates, e
 		return v.query(ctx, q, w, func(r Record) error {
 			n, _ := strconv.ParseInt(r["c"], 10, 64)
 			c.Matched += n
+			t, _ := time.Parse(time.RFC3339Nano, r["t"])
+			u, _ := time.Parse(time.RFC3339Nano, r["u"])
 			for _, f := range fields {
 				add(f, r[f])
+				if val := r[f]; val != "" && !t.IsZero() && !u.IsZero() {
+					id := f + "\x00" + val
+					if old, ok := c.At[id]; !ok || t.Before(old) {
+						c.At[id] = t
+					}
+					if old, ok := c.Last[id]; !ok || u.After(old) {
+						c.Last[id] = u
+					}
+				}
 			}
 			return nil
 		})
@@ -137,18 +148,18 @@ func (v *VictoriaLogs) Candidates(ctx context.Context, w Window) (*Candidates, e
 	if len(sf.keys) > 0 {
 		dist := "count() as c | filter c:>1"
 		if len(sf.rids) > 0 {
-			dist = "count() as c, count_uniq(" + quoteList(sf.rids) + ") as d | filter d:>1"
+			dist = "count() as c, count_uniq(" + quoteList(sf.rids) + ") as d, min(_time) as t, max(_time) as u | filter d:>1"
 		}
 		if err := run(anyOf(sf.keys)+" | stats by ("+quoteList(sf.keys)+") "+dist, sf.keys); err != nil {
 			return nil, err
 		}
 		if failed != "" {
-			if err := run(anyOf(sf.keys)+" "+failed+" | stats by ("+quoteList(sf.keys)+") count() as c", sf.keys); err != nil {
+			if err := run(anyOf(sf.keys)+" "+failed+" | stats by ("+quoteList(sf.keys)+") count() as c, min(_time) as t, max(_time) as u", sf.keys); err != nil {
 				return nil, err
 			}
 		}
 		if len(sf.rids) > 0 {
-			if err := run(anyOf(sf.rids)+" "+anyOf(sf.keys)+" | stats by ("+quoteList(sf.rids)+") count() as c, count_uniq("+quoteList(sf.keys)+") as k | filter k:>1", sf.rids); err != nil {
+			if err := run(anyOf(sf.rids)+" "+anyOf(sf.keys)+" | stats by ("+quoteList(sf.rids)+") count() as c, count_uniq("+quoteList(sf.keys)+") as k, min(_time) as t, max(_time) as u | filter k:>1", sf.rids); err != nil {
 				return nil, err
 			}
 		}
@@ -160,7 +171,7 @@ func (v *VictoriaLogs) Candidates(ctx context.Context, w Window) (*Candidates, e
 		}
 		dist := "count() as c | filter c:>1"
 		if len(by) > 0 {
-			dist = "count() as c, count_uniq(" + quoteList(by) + ") as d | filter d:>1"
+			dist = "count() as c, count_uniq(" + quoteList(by) + ") as d, min(_time) as t, max(_time) as u | filter d:>1"
 		}
 		if err := run(anyOf(sf.fps)+" | stats by ("+quoteList(sf.fps)+") "+dist, sf.fps); err != nil {
 			return nil, err
@@ -273,12 +284,18 @@ func (v *VictoriaLogs) Candidates(ctx context.Context, w Window) (*Candidates, e
 // store accepts (explicit in(...) lists longer than its query limit are
 // refused with HTTP 400), the records streamed back as JSON lines.
 func (v *VictoriaLogs) Fetch(ctx context.Context, sel Selection, w Window, each func(Record) error) error {
+	// Values whose first time phase 1 knows go in time order, each query
+	// bounded to the times of its values (widened as w is): the store
+	// reads that slice only, not its whole window once per query.
 	var clauses []string
 	for _, f := range sortedFields(sel.Values) {
-		vals := sel.Values[f]
+		vals := append([]string(nil), sel.Values[f]...)
+		at := func(v string) time.Time { return sel.At[f+"\x00"+v] }
+		sort.SliceStable(vals, func(i, j int) bool { return at(vals[i]).Before(at(vals[j])) })
 		for len(vals) > 0 {
 			n, size := 0, len(f)+8
-			for n < len(vals) && size+len(vals[n])+4 < v.MaxQueryBytes/2 {
+			timed := !at(vals[0]).IsZero()
+			for n < len(vals) && size+len(vals[n])+4 < v.MaxQueryBytes && (!timed || at(vals[n]).Sub(at(vals[0])) < valueSpan) {
 				size += len(vals[n]) + 4
 				n++
 			}
@@ -287,35 +304,93 @@ func (v *VictoriaLogs) Fetch(ctx context.Context, sel Selection, w Window, each 
 			if len(sel.Unkeyed) > 0 && !contains(sel.Unkeyed, f) {
 				cl = "(" + cl + " -" + anyOf(sel.Unkeyed) + v.notReads() + ")"
 			}
-			clauses = append(clauses, cl)
+			if !timed {
+				clauses = append(clauses, cl)
+			} else {
+				// From the first value's first line to the last line of any.
+				qw := Window{Start: at(vals[0]), End: at(vals[n-1])}
+				for _, val := range vals[:n] {
+					if l := sel.Last[f+"\x00"+val]; l.After(qw.End) {
+						qw.End = l
+					}
+				}
+				qw = qw.Widen(sel.Widen)
+				if err := v.query(ctx, cl, qw.Within(w), each); err != nil {
+					return err
+				}
+			}
 			vals = vals[n:]
 		}
 	}
 	if err := v.run(ctx, clauses, w, each); err != nil {
 		return err
 	}
-	// Near clauses go in time order, each query bounded to the time its
-	// clauses span, so the store reads only that slice of its data; the
-	// store scans the span once per clause, so a query holds a few.
-	near := append([]Near(nil), sel.Near...)
-	sort.SliceStable(near, func(i, j int) bool { return near[i].Time.Before(near[j].Time) })
+	return v.fetchNear(ctx, sel.Near, w, each)
+}
+
+// fetchNear fetches what each failure's client sent in the minute after
+// it. Failures go in time order, a run of them at a time (at most
+// nearSpan apart): one query of cheap in(...) filters over the run's
+// clients, not their own keys (those lines come by the key), bounded to
+// the time the run spans; what falls outside a failure's minute, method
+// or route is dropped here. A filter per failure, each with its own time
+// range, costs the store a scan of the span per failure: on two million
+// lines, two minutes instead of seconds.
+func (v *VictoriaLogs) fetchNear(ctx context.Context, all []Near, w Window, each func(Record) error) error {
+	near := append([]Near(nil), all...)
+	sort.SliceStable(near, func(i, j int) bool {
+		if near[i].Field != near[j].Field {
+			return near[i].Field < near[j].Field
+		}
+		return near[i].Time.Before(near[j].Time)
+	})
 	for len(near) > 0 {
-		var cl []string
-		size, n := 0, 0
-		for n < len(near) && (n == 0 || size < v.MaxQueryBytes*3/4 && n < nearPerQuery) {
-			c := nearClause(near[n])
-			cl = append(cl, c)
-			size += len(c) + 4
+		field := near[0].Field
+		byClient := map[string][]Near{}
+		not := map[string]map[string]bool{}
+		n, size := 0, 0
+		for n < len(near) && near[n].Field == field && (n == 0 || size < v.MaxQueryBytes*3/4 && near[n].Time.Sub(near[0].Time) < nearSpan) {
+			nr := near[n]
+			if _, ok := byClient[nr.Value]; !ok {
+				size += len(nr.Value) + 4
+			}
+			byClient[nr.Value] = append(byClient[nr.Value], nr)
+			for f, val := range nr.Not {
+				if not[f] == nil {
+					not[f] = map[string]bool{}
+				}
+				if !not[f][val] {
+					not[f][val] = true
+					size += len(val) + 4
+				}
+			}
 			n++
 		}
-		qw := Window{Start: near[0].Time, End: near[n-1].Time.Add(NearWindow)}
-		if !w.Start.IsZero() && qw.Start.Before(w.Start) {
-			qw.Start = w.Start
+		qw := Window{Start: near[0].Time, End: near[n-1].Time.Add(NearWindow)}.Within(w)
+		clients := make([]string, 0, len(byClient))
+		for c := range byClient {
+			clients = append(clients, c)
 		}
-		if !w.End.IsZero() && qw.End.After(w.End) {
-			qw.End = w.End
+		sort.Strings(clients)
+		q := inList(field, clients)
+		for _, f := range v.methods {
+			q += " " + inList(f, writeMethods)
 		}
-		if err := v.run(ctx, cl, qw, each); err != nil {
+		for _, f := range sortedKeys(map[string]bool(keysOf(not))) {
+			q += " -" + inList(f, sortedKeys(not[f]))
+		}
+		err := v.query(ctx, q, qw, func(r Record) error {
+			if t, err := time.Parse(time.RFC3339Nano, r["_time"]); err == nil {
+				for _, nr := range byClient[r[field]] {
+					if nr.matches(r, t) {
+						return each(r)
+					}
+				}
+			}
+			v.nearDropped++
+			return nil
+		})
+		if err != nil {
 			return err
 		}
 		near = near[n:]
@@ -323,22 +398,43 @@ func (v *VictoriaLogs) Fetch(ctx context.Context, sel Selection, w Window, each 
 	return nil
 }
 
-// nearPerQuery bounds the failures one query looks near: measured on two
-// million lines, 24 a query took half the time of 80.
-const nearPerQuery = 24
+// valueSpan bounds the first times of the values one query asks for.
+const valueSpan = 30 * time.Minute
 
-// nearClause selects what a client sent within NearWindow after a failure.
-func nearClause(nr Near) string {
-	also := ""
-	for _, f := range sortedAlso(nr.Also) {
-		also += " " + quoteField(f) + ":=" + strconv.Quote(nr.Also[f])
+// nearSpan bounds the time one neighbour query spans.
+const nearSpan = 10 * time.Minute
+
+func keysOf(m map[string]map[string]bool) map[string]bool {
+	out := map[string]bool{}
+	for k := range m {
+		out[k] = true
+	}
+	return out
+}
+
+// matches reports whether r, written at t, is what nr's client sent next:
+// within NearWindow after it, by the same method and route.
+func (nr *Near) matches(r Record, t time.Time) bool {
+	if t.Before(nr.Time) || t.Sub(nr.Time) > NearWindow {
+		return false
+	}
+	for f, val := range nr.Also {
+		if r[f] != val {
+			return false
+		}
 	}
 	for f, val := range nr.Not {
-		also += " -" + quoteField(f) + ":=" + strconv.Quote(val)
+		if r[f] == val {
+			return false
+		}
 	}
-	return "(" + quoteField(nr.Field) + ":=" + strconv.Quote(nr.Value) + also + " _time:[" +
-		nr.Time.UTC().Format(time.RFC3339Nano) + ", " + nr.Time.Add(NearWindow).UTC().Format(time.RFC3339Nano) + "])"
+	return true
 }
+
+// NearDropped reports how many records fetched for failures' clients were
+// dropped as outside their minute, method or route: they came over the
+// wire all the same.
+func (v *VictoriaLogs) NearDropped() int64 { return v.nearDropped }
 
 // run packs clauses into queries under the store's length limit.
 func (v *VictoriaLogs) run(ctx context.Context, clauses []string, w Window, each func(Record) error) error {
@@ -371,14 +467,6 @@ func (v *VictoriaLogs) notReads() string {
 
 // RawKeyFields are the store's fields that hold a raw key (not a hash).
 func (v *VictoriaLogs) RawKeyFields() []string { return v.rawKeys }
-
-func sortedAlso(m map[string]string) []string {
-	set := map[string]bool{}
-	for k := range m {
-		set[k] = true
-	}
-	return sortedKeys(set)
-}
 
 func sortedFields(m map[string][]string) []string {
 	set := map[string]bool{}

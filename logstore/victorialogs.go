@@ -40,6 +40,8 @@ type VictoriaLogs struct {
 	filter  string   // --query
 	rawKeys []string // from Candidates
 	methods []string
+	// nearDropped counts records fetched near failures and dropped.
+	nearDropped int64
 }
 
 func newVictoriaLogs(u *url.URL, opts Options) (*VictoriaLogs, error) {
@@ -191,9 +193,17 @@ func (v *VictoriaLogs) query(ctx context.Context, q string, w Window, each func(
 		}
 		rec := Record{}
 		if err := json.Unmarshal(line, &rec); err != nil {
-			// VictoriaLogs reports an error met while streaming as text
-			// after the lines already sent, still under HTTP 200.
-			return &IncompleteError{Store: v.name, Status: resp.StatusCode, Answer: firstLine(line), Err: errors.New("the answer stopped being JSON lines")}
+			// VictoriaLogs reports an error met while streaming (a query
+			// over its -search.maxQueryDuration, a storage node gone) as
+			// text after the lines already sent, still under HTTP 200:
+			// its last line says what happened.
+			answer := firstLine(line)
+			for i := 0; i < 8 && sc.Scan(); i++ {
+				if l := bytes.TrimSpace(sc.Bytes()); len(l) > 0 {
+					answer = firstLine(l)
+				}
+			}
+			return &IncompleteError{Store: v.name, Status: resp.StatusCode, Answer: answer, Err: errors.New("the answer stopped being JSON lines")}
 		}
 		if err := each(rec); err != nil {
 			return err
