@@ -308,7 +308,7 @@ func TestLogStoreWorkload(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			start := time.Now()
-			if code, out, errOut := runEnv(t, nil, "export", "--to", tt.to, "--check", tt.check, "--timeout", "120s", file); code != 0 {
+			if code, out, errOut := runEnv(t, nil, "export", "--to", tt.to, "--check", tt.check, "--timeout", "600s", file); code != 0 {
 				t.Fatalf("export: exit %d\n%s%s", code, out, errOut)
 			}
 			exported := time.Since(start)

@@ -68,7 +68,9 @@ func Start(t testing.TB, args ...string) *Node {
 	t.Helper()
 	bin := Binary(t)
 	addr := freeAddr(t)
-	all := append([]string{"-httpListenAddr=" + addr, "-loggerLevel=ERROR"}, args...)
+	// A query may take longer than the default 30 s on a loaded machine
+	// with millions of lines; the tests bound it with idem's --timeout.
+	all := append([]string{"-httpListenAddr=" + addr, "-loggerLevel=ERROR", "-search.maxQueryDuration=10m"}, args...)
 	cmd := exec.Command(bin, all...)
 	logf, _ := os.Create(filepath.Join(t.TempDir(), "victoria-logs.log"))
 	cmd.Stdout, cmd.Stderr = logf, logf
