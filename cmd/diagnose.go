@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/idem-cli/idem/diagnose"
+	"github.com/idem-cli/idem/logstore"
 	"github.com/idem-cli/idem/report"
 	"github.com/idem-cli/idem/trace"
 	"github.com/spf13/cobra"
@@ -61,6 +62,9 @@ input was recognised (see 'idem help exit-codes').`,
 			if err := opts.validate(); err != nil {
 				return err
 			}
+			if err := opts.Input.Store.validate(args); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -81,6 +85,7 @@ input was recognised (see 'idem help exit-codes').`,
 	fs.IntVar(&opts.Rule.RetryBudget, "retry-budget", opts.Rule.RetryBudget, "deliveries one intent may take before retry-storm")
 	fs.DurationVar(&opts.Rule.Deadline, "deadline", opts.Rule.Deadline, "how long after its first delivery an intent may be retried")
 	opts.Input.register(cmd)
+	opts.Input.Store.register(cmd)
 	return cmd
 }
 
@@ -144,6 +149,7 @@ func runDiagnose(cmd *cobra.Command, opts *DiagnoseOptions) error {
 		filter.Tier, _ = trace.ParseTier(opts.Tier)
 	}
 	filter.Keys, filter.Rules = opts.Keys, opts.Rules
+	opts.Input.window = logstore.Window{Start: filter.Since, End: filter.Until}
 
 	build := opts.Rule.Build() // --retry-window and the rest widen what is built
 	opts.Input.build = &build

@@ -10,6 +10,7 @@ import (
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/formats"
 	"github.com/idem-cli/idem/ingest"
+	"github.com/idem-cli/idem/logstore"
 	"github.com/idem-cli/idem/report"
 	"github.com/idem-cli/idem/trace"
 	"github.com/spf13/cobra"
@@ -28,6 +29,9 @@ type inputFlags struct {
 	// build, when set, is what the correlator builds: diagnose sets it
 	// from its rules' needs under the thresholds in force.
 	build *trace.Build
+	// Store, with --from, reads a log store instead of files, over window.
+	Store  storeFlags
+	window logstore.Window
 }
 
 func (fl *inputFlags) register(cmd *cobra.Command) {
@@ -80,6 +84,9 @@ func (fl *inputFlags) options(f *Factory) (ingest.Options, error) {
 // load reads and correlates the inputs, turning "no inputs" into a usage
 // error: reading a terminal by accident would wait forever.
 func load(ctx context.Context, f *Factory, fl *inputFlags, paths []string) (*trace.Set, error) {
+	if fl.Store.From != "" {
+		return loadStore(ctx, f, fl, &fl.Store, fl.window)
+	}
 	if len(paths) == 0 {
 		if f.IO.IsStdinTTY() {
 			return nil, usagef("no input files (name files, or - for standard input)")

@@ -280,6 +280,7 @@ shares one Idempotency-Key: the retries of one action.`,
 
 	root.AddCommand(NewCmdDiagnose(f, nil))
 	root.AddCommand(NewCmdTrace(f, nil))
+	root.AddCommand(NewCmdExport(f, nil))
 	root.AddCommand(NewCmdRules(f, nil))
 	root.AddCommand(NewCmdReplay(f, nil))
 	root.AddCommand(NewCmdGateway(f, nil))

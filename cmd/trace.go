@@ -45,6 +45,12 @@ With no FILE, or with -, standard input is read.`,
 			default:
 				return usagef("invalid --format %q: want text or json", opts.Format)
 			}
+			if err := opts.Input.Store.validate(opts.Paths); err != nil {
+				return err
+			}
+			if err := opts.Input.Store.parseWindow(opts.Factory.Now(), &opts.Input.window); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -53,6 +59,8 @@ With no FILE, or with -, standard input is read.`,
 	}
 	cmd.Flags().StringVarP(&opts.Format, "format", "o", "text", "output format: text or json (schema idem.trace/v1)")
 	opts.Input.register(cmd)
+	opts.Input.Store.register(cmd)
+	opts.Input.Store.registerWindow(cmd)
 	return cmd
 }
 

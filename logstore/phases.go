@@ -1,0 +1,477 @@
+package logstore
+
+import (
+	"context"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/idem-cli/idem/formats"
+)
+
+// failedStatuses are the statuses of a delivery whose client may retry:
+// none (0, 499), a timeout, a conflict or an in-progress answer, a
+// validation of the key, a rate limit; 5xx are added as a range.
+var failedStatuses = []string{"0", "408", "409", "422", "425", "429", "499"}
+
+// failedOutcomes are the outcomes (trace.Outcome names) of a lost
+// response, as idem's canonical schema and export write them.
+var failedOutcomes = []string{"timeout", "reset", "aborted", "client_closed", "upstream_timeout", "upstream_reset", "not_delivered", "error"}
+
+// storeFields are the fields phase 1 and 2 ask about: the format
+// registry's names for each, kept to those the store has.
+type storeFields struct {
+	keys, rids, status, outcome, decision, state, clients, fps, methods, routes []string
+	rawKeys                                                                     []string // keys, not their hashes
+	activity, secret                                                            bool     // fields an export adds
+}
+
+func (v *VictoriaLogs) storeFields(ctx context.Context, w Window) (*storeFields, error) {
+	have, err := v.fieldNames(ctx, w)
+	if err != nil {
+		return nil, err
+	}
+	all := formats.AllFields()
+	keep := func(lists ...[]string) []string {
+		var out []string
+		for _, l := range lists {
+			for _, f := range l {
+				if have[f] && !contains(out, f) {
+					out = append(out, f)
+				}
+			}
+		}
+		return out
+	}
+	return &storeFields{keys: keep(all.Key, all.KeyHash), rids: keep(all.RequestID), status: keep(all.Status),
+		outcome: keep(all.Outcome), decision: keep(all.Decision), state: keep(all.State),
+		clients: keep(all.Client), fps: keep(all.Fingerprint),
+		methods: keep(all.Method), routes: keep(all.Route), rawKeys: keep(all.Key), activity: have[FieldActivity], secret: have[FieldSecret]}, nil
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// failedFilter matches a delivery that failed or was answered as a
+// conflict or in progress, by whichever fields the store has.
+func (sf *storeFields) failedFilter() string {
+	var or []string
+	for _, f := range sf.status {
+		or = append(or, inList(f, failedStatuses), quoteField(f)+":range[500, 599]")
+	}
+	for _, f := range sf.outcome {
+		or = append(or, inList(f, failedOutcomes))
+	}
+	for _, f := range sf.decision {
+		or = append(or, inList(f, []string{"replay", "conflict", "in_progress"}))
+	}
+	for _, f := range sf.state {
+		or = append(or, inList(f, []string{"in_progress"}))
+	}
+	if len(or) == 0 {
+		return ""
+	}
+	return "(" + strings.Join(or, " or ") + ")"
+}
+
+// lostFilter matches a delivery whose response was lost: no status, a
+// timeout, a proxy's 5xx for a server that did not answer in time.
+func (sf *storeFields) lostFilter() string {
+	var or []string
+	for _, f := range sf.status {
+		or = append(or, inList(f, []string{"0", "408", "499"}), quoteField(f)+":range[500, 599]")
+	}
+	for _, f := range sf.outcome {
+		or = append(or, inList(f, failedOutcomes))
+	}
+	if len(or) == 0 {
+		return ""
+	}
+	return "(" + strings.Join(or, " or ") + ")"
+}
+
+// writeMethods are the methods whose retry can duplicate an effect.
+var writeMethods = []string{"POST", "PUT", "PATCH", "DELETE", "post", "put", "patch", "delete"}
+
+// Candidates runs phase 1: LogsQL whose stats pipes run on the storage
+// nodes, so only the grouped answers leave the store.
+//   - keys with more than one delivery (request id);
+//   - keys with any failed, conflicting or in-progress delivery;
+//   - request ids that carried more than one key;
+//   - payload fingerprints sent more than once;
+//   - failed deliveries, keyed or not, with their client and request id,
+//     for the rules that look at what the same client sent next.
+func (v *VictoriaLogs) Candidates(ctx context.Context, w Window) (*Candidates, error) {
+	sf, err := v.storeFields(ctx, w)
+	if err != nil {
+		return nil, err
+	}
+	c := &Candidates{Selection: Selection{Values: map[string][]string{}, At: map[string]time.Time{}, Last: map[string]time.Time{}}}
+	seen := map[string]bool{}
+	add := func(f, val string) {
+		if val == "" || seen[f+"\x00"+val] {
+			return
+		}
+		seen[f+"\x00"+val] = true
+		c.Values[f] = append(c.Values[f], val)
+	}
+	run := func(q string, fields []string) error {
+		c.Queries = append(c.Queries, q)
+		return v.query(ctx, q, w, func(r Record) error {
+			n, _ := strconv.ParseInt(r["c"], 10, 64)
+			c.Matched += n
+			t, _ := time.Parse(time.RFC3339Nano, r["t"])
+			u, _ := time.Parse(time.RFC3339Nano, r["u"])
+			for _, f := range fields {
+				add(f, r[f])
+				if val := r[f]; val != "" && !t.IsZero() && !u.IsZero() {
+					id := f + "\x00" + val
+					if old, ok := c.At[id]; !ok || t.Before(old) {
+						c.At[id] = t
+					}
+					if old, ok := c.Last[id]; !ok || u.After(old) {
+						c.Last[id] = u
+					}
+				}
+			}
+			return nil
+		})
+	}
+	failed := sf.failedFilter()
+	if len(sf.keys) > 0 {
+		dist := "count() as c | filter c:>1"
+		if len(sf.rids) > 0 {
+			dist = "count() as c, count_uniq(" + quoteList(sf.rids) + ") as d, min(_time) as t, max(_time) as u | filter d:>1"
+		}
+		if err := run(anyOf(sf.keys)+" | stats by ("+quoteList(sf.keys)+") "+dist, sf.keys); err != nil {
+			return nil, err
+		}
+		if failed != "" {
+			if err := run(anyOf(sf.keys)+" "+failed+" | stats by ("+quoteList(sf.keys)+") count() as c, min(_time) as t, max(_time) as u", sf.keys); err != nil {
+				return nil, err
+			}
+		}
+		if len(sf.rids) > 0 {
+			if err := run(anyOf(sf.rids)+" "+anyOf(sf.keys)+" | stats by ("+quoteList(sf.rids)+") count() as c, count_uniq("+quoteList(sf.keys)+") as k, min(_time) as t, max(_time) as u | filter k:>1", sf.rids); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if len(sf.fps) > 0 {
+		by := sf.rids
+		if len(by) == 0 {
+			by = sf.keys
+		}
+		dist := "count() as c | filter c:>1"
+		if len(by) > 0 {
+			dist = "count() as c, count_uniq(" + quoteList(by) + ") as d, min(_time) as t, max(_time) as u | filter d:>1"
+		}
+		if err := run(anyOf(sf.fps)+" | stats by ("+quoteList(sf.fps)+") "+dist, sf.fps); err != nil {
+			return nil, err
+		}
+	}
+	if lost := sf.lostFilter(); lost != "" && len(sf.clients)+len(sf.rids) > 0 {
+		// What a lost write's client sent next, by the same method and
+		// route, is what the likely-retry rules compare it with.
+		if len(sf.methods) > 0 {
+			var or []string
+			for _, f := range sf.methods {
+				or = append(or, inList(f, writeMethods))
+			}
+			lost += " (" + strings.Join(or, " or ") + ")"
+		}
+		var fs []string
+		for _, l := range [][]string{sf.clients, sf.rids, sf.methods, sf.routes, sf.rawKeys} {
+			fs = append(fs, l...)
+		}
+		q := lost + " | fields _time, " + quoteList(fs)
+		c.Queries = append(c.Queries, q)
+		near := map[string]bool{}
+		err := v.query(ctx, q, w, func(r Record) error {
+			c.Matched++
+			keyed := false
+			for _, f := range sf.rawKeys {
+				keyed = keyed || r[f] != ""
+			}
+			for _, f := range sf.rids {
+				if !keyed { // a keyed delivery comes by its key
+					add(f, r[f])
+				}
+			}
+			t, err := time.Parse(time.RFC3339Nano, r["_time"])
+			if err != nil {
+				return nil
+			}
+			nr := Near{Time: t, Also: map[string]string{}}
+			for _, f := range sf.clients {
+				if val := r[f]; val != "" {
+					nr.Field, nr.Value = f, val
+					break
+				}
+			}
+			for _, l := range [][]string{sf.methods, sf.routes} {
+				for _, f := range l {
+					if val := r[f]; val != "" {
+						nr.Also[f] = val
+						break
+					}
+				}
+			}
+			for _, f := range sf.rawKeys {
+				if val := r[f]; val != "" {
+					// Its own key's lines come by the key.
+					nr.Not = map[string]string{f: val}
+					break
+				}
+			}
+			id := nr.Field + "\x00" + nr.Value + "\x00" + r["_time"]
+			if nr.Field != "" && !near[id] {
+				near[id] = true
+				c.Near = append(c.Near, nr)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if sf.secret {
+		// Every line with a credential or a body: the rule counts them all.
+		add(FieldSecret, "1")
+		c.Queries = append(c.Queries, quoteField(FieldSecret)+`:="1"`)
+	}
+	v.fields, v.rawKeys, v.methods = map[string]bool{}, sf.rawKeys, sf.methods
+	if sf.activity {
+		v.fields[FieldActivity] = true
+	}
+	for _, l := range [][]string{sf.keys, sf.rids} {
+		for _, f := range l {
+			if !contains(sf.rawKeys, f) {
+				v.fields[f] = true
+			}
+		}
+	}
+	if len(v.fields) > 0 && len(sf.rawKeys) > 0 {
+		// Following request ids to lines without a key (a server's
+		// effect line, a worker's completion) is needed only where the
+		// store has such lines; reads (GET) are never a key's.
+		q := anyOf(sortedKeys(v.fields)) + " -" + anyOf(sf.rawKeys) + v.notReads()
+		n, err := v.count(ctx, q, w)
+		if err != nil {
+			return nil, err
+		}
+		c.Queries = append(c.Queries, q)
+		if n == 0 {
+			v.fields = map[string]bool{}
+		}
+	}
+	// A line found near a failure brings its key: that key's lines on
+	// other tiers come in the next round.
+	for _, f := range sf.rawKeys {
+		v.fields[f] = true
+	}
+	return c, nil
+}
+
+// Fetch runs phase 2: the selection as filters, packed into queries the
+// store accepts (explicit in(...) lists longer than its query limit are
+// refused with HTTP 400), the records streamed back as JSON lines.
+func (v *VictoriaLogs) Fetch(ctx context.Context, sel Selection, w Window, each func(Record) error) error {
+	// Values whose first time phase 1 knows go in time order, each query
+	// bounded to the times of its values (widened as w is): the store
+	// reads that slice only, not its whole window once per query.
+	var clauses []string
+	for _, f := range sortedFields(sel.Values) {
+		vals := append([]string(nil), sel.Values[f]...)
+		at := func(v string) time.Time { return sel.At[f+"\x00"+v] }
+		sort.SliceStable(vals, func(i, j int) bool { return at(vals[i]).Before(at(vals[j])) })
+		for len(vals) > 0 {
+			n, size := 0, len(f)+8
+			timed := !at(vals[0]).IsZero()
+			for n < len(vals) && size+len(vals[n])+4 < v.MaxQueryBytes && (!timed || at(vals[n]).Sub(at(vals[0])) < valueSpan) {
+				size += len(vals[n]) + 4
+				n++
+			}
+			n = max(n, 1)
+			cl := inList(f, vals[:n])
+			if len(sel.Unkeyed) > 0 && !contains(sel.Unkeyed, f) {
+				cl = "(" + cl + " -" + anyOf(sel.Unkeyed) + v.notReads() + ")"
+			}
+			if !timed {
+				clauses = append(clauses, cl)
+			} else {
+				// From the first value's first line to the last line of any.
+				qw := Window{Start: at(vals[0]), End: at(vals[n-1])}
+				for _, val := range vals[:n] {
+					if l := sel.Last[f+"\x00"+val]; l.After(qw.End) {
+						qw.End = l
+					}
+				}
+				qw = qw.Widen(sel.Widen)
+				if err := v.query(ctx, cl, qw.Within(w), each); err != nil {
+					return err
+				}
+			}
+			vals = vals[n:]
+		}
+	}
+	if err := v.run(ctx, clauses, w, each); err != nil {
+		return err
+	}
+	return v.fetchNear(ctx, sel.Near, w, each)
+}
+
+// fetchNear fetches what each failure's client sent in the minute after
+// it. Failures go in time order, a run of them at a time (at most
+// nearSpan apart): one query of cheap in(...) filters over the run's
+// clients, not their own keys (those lines come by the key), bounded to
+// the time the run spans; what falls outside a failure's minute, method
+// or route is dropped here. A filter per failure, each with its own time
+// range, costs the store a scan of the span per failure: on two million
+// lines, two minutes instead of seconds.
+func (v *VictoriaLogs) fetchNear(ctx context.Context, all []Near, w Window, each func(Record) error) error {
+	near := append([]Near(nil), all...)
+	sort.SliceStable(near, func(i, j int) bool {
+		if near[i].Field != near[j].Field {
+			return near[i].Field < near[j].Field
+		}
+		return near[i].Time.Before(near[j].Time)
+	})
+	for len(near) > 0 {
+		field := near[0].Field
+		byClient := map[string][]Near{}
+		not := map[string]map[string]bool{}
+		n, size := 0, 0
+		for n < len(near) && near[n].Field == field && (n == 0 || size < v.MaxQueryBytes*3/4 && near[n].Time.Sub(near[0].Time) < nearSpan) {
+			nr := near[n]
+			if _, ok := byClient[nr.Value]; !ok {
+				size += len(nr.Value) + 4
+			}
+			byClient[nr.Value] = append(byClient[nr.Value], nr)
+			for f, val := range nr.Not {
+				if not[f] == nil {
+					not[f] = map[string]bool{}
+				}
+				if !not[f][val] {
+					not[f][val] = true
+					size += len(val) + 4
+				}
+			}
+			n++
+		}
+		qw := Window{Start: near[0].Time, End: near[n-1].Time.Add(NearWindow)}.Within(w)
+		clients := make([]string, 0, len(byClient))
+		for c := range byClient {
+			clients = append(clients, c)
+		}
+		sort.Strings(clients)
+		q := inList(field, clients)
+		for _, f := range v.methods {
+			q += " " + inList(f, writeMethods)
+		}
+		for _, f := range sortedKeys(map[string]bool(keysOf(not))) {
+			q += " -" + inList(f, sortedKeys(not[f]))
+		}
+		err := v.query(ctx, q, qw, func(r Record) error {
+			if t, err := time.Parse(time.RFC3339Nano, r["_time"]); err == nil {
+				for _, nr := range byClient[r[field]] {
+					if nr.matches(r, t) {
+						return each(r)
+					}
+				}
+			}
+			v.nearDropped++
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		near = near[n:]
+	}
+	return nil
+}
+
+// valueSpan bounds the first times of the values one query asks for.
+const valueSpan = 30 * time.Minute
+
+// nearSpan bounds the time one neighbour query spans.
+const nearSpan = 10 * time.Minute
+
+func keysOf(m map[string]map[string]bool) map[string]bool {
+	out := map[string]bool{}
+	for k := range m {
+		out[k] = true
+	}
+	return out
+}
+
+// matches reports whether r, written at t, is what nr's client sent next:
+// within NearWindow after it, by the same method and route.
+func (nr *Near) matches(r Record, t time.Time) bool {
+	if t.Before(nr.Time) || t.Sub(nr.Time) > NearWindow {
+		return false
+	}
+	for f, val := range nr.Also {
+		if r[f] != val {
+			return false
+		}
+	}
+	for f, val := range nr.Not {
+		if r[f] == val {
+			return false
+		}
+	}
+	return true
+}
+
+// NearDropped reports how many records fetched for failures' clients were
+// dropped as outside their minute, method or route: they came over the
+// wire all the same.
+func (v *VictoriaLogs) NearDropped() int64 { return v.nearDropped }
+
+// run packs clauses into queries under the store's length limit.
+func (v *VictoriaLogs) run(ctx context.Context, clauses []string, w Window, each func(Record) error) error {
+	for len(clauses) > 0 {
+		n, size := 0, 0
+		for n < len(clauses) && (n == 0 || size+len(clauses[n])+4 < v.MaxQueryBytes) {
+			size += len(clauses[n]) + 4
+			n++
+		}
+		if err := v.query(ctx, strings.Join(clauses[:n], " or "), w, each); err != nil {
+			return err
+		}
+		clauses = clauses[n:]
+	}
+	return nil
+}
+
+// JoinFields are the store's fields that tie records together (keys, key
+// hashes, request ids), known once Candidates has run.
+func (v *VictoriaLogs) JoinFields() []string { return sortedKeys(v.fields) }
+
+// notReads excludes reads, which carry no key and make no effect.
+func (v *VictoriaLogs) notReads() string {
+	out := ""
+	for _, f := range v.methods {
+		out += " -" + inList(f, []string{"GET", "HEAD", "OPTIONS", "get", "head", "options"})
+	}
+	return out
+}
+
+// RawKeyFields are the store's fields that hold a raw key (not a hash).
+func (v *VictoriaLogs) RawKeyFields() []string { return v.rawKeys }
+
+func sortedFields(m map[string][]string) []string {
+	set := map[string]bool{}
+	for k := range m {
+		set[k] = true
+	}
+	return sortedKeys(set)
+}

@@ -1,0 +1,334 @@
+package logstore
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// VictoriaLogs speaks VictoriaLogs' HTTP API: /insert/jsonline to load,
+// /select/logsql/query to query (JSON lines, streamed). A cluster is
+// queried through its vlselect frontend and loaded through vlinsert; the
+// storage nodes are never asked directly, since one key's lines are
+// spread over them.
+type VictoriaLogs struct {
+	base      *url.URL
+	name      string
+	account   string
+	project   string
+	msgField  string // the field a shipper's _msg_field moved into _msg
+	timeField string // the field a shipper's _time_field moved into _time
+	auth      func(*http.Request)
+	client    *http.Client
+	timeout   time.Duration
+	// MaxQueryBytes bounds one query's length: VictoriaLogs refuses longer
+	// ones (-search.maxQueryLen, 16 KiB by default) with HTTP 400.
+	MaxQueryBytes int
+	// fields tie records together (keys, request ids), from Candidates.
+	fields  map[string]bool
+	filter  string   // --query
+	rawKeys []string // from Candidates
+	methods []string
+	// nearDropped counts records fetched near failures and dropped.
+	nearDropped int64
+}
+
+func newVictoriaLogs(u *url.URL, opts Options) (*VictoriaLogs, error) {
+	q := u.Query()
+	scheme := "http"
+	if u.Scheme == "victorialogs+https" || q.Get("tls") == "1" || q.Get("tls") == "true" {
+		scheme = "https"
+	}
+	if u.Host == "" {
+		return nil, &AddressError{Addr: redactAddr(u.String()), Err: errors.New("no HOST:PORT")}
+	}
+	base := &url.URL{Scheme: scheme, Host: u.Host, Path: strings.TrimSuffix(u.Path, "/")}
+	v := &VictoriaLogs{base: base, name: "victorialogs://" + u.Host + base.Path, account: q.Get("account"), project: q.Get("project"),
+		msgField: q.Get("msg_field"), timeField: q.Get("time_field"), timeout: opts.Timeout, MaxQueryBytes: 12 << 10,
+		filter: strings.TrimSpace(opts.Query)}
+	for _, id := range []string{v.account, v.project} {
+		if id != "" {
+			if _, err := strconv.ParseUint(id, 10, 32); err != nil {
+				return nil, &AddressError{Addr: v.name, Err: fmt.Errorf("account and project are numbers (AccountID, ProjectID), not %q", id)}
+			}
+		}
+	}
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	token, user, pass := getenv("IDEM_LOGSTORE_TOKEN"), getenv("IDEM_LOGSTORE_USER"), getenv("IDEM_LOGSTORE_PASSWORD")
+	switch {
+	case token != "":
+		v.auth = func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+token) }
+	case user != "":
+		v.auth = func(r *http.Request) { r.SetBasicAuth(user, pass) }
+	default:
+		v.auth = func(*http.Request) {}
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
+	// No proxy from the environment: credentials go only where the user
+	// pointed them.
+	tr.Proxy = nil
+	v.client = &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	return v, nil
+}
+
+// Name is the store's address, without credentials.
+func (v *VictoriaLogs) Name() string { return v.name }
+
+// do sends one request and returns the response when it is a 200; any
+// other answer, or none in time, is an *IncompleteError.
+func (v *VictoriaLogs) do(ctx context.Context, method, path string, form url.Values, body io.Reader, contentType string) (*http.Response, context.CancelFunc, error) {
+	cancel := context.CancelFunc(func() {})
+	if v.timeout > 0 {
+		ctx, cancel = context.WithTimeout(ctx, v.timeout)
+	}
+	u := *v.base
+	u.Path += path
+	if method == http.MethodGet || body != nil {
+		u.RawQuery = form.Encode()
+	} else {
+		body, contentType = strings.NewReader(form.Encode()), "application/x-www-form-urlencoded"
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), body)
+	if err != nil {
+		cancel()
+		return nil, nil, err
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	if v.account != "" {
+		req.Header.Set("AccountID", v.account)
+	}
+	if v.project != "" {
+		req.Header.Set("ProjectID", v.project)
+	}
+	v.auth(req)
+	resp, err := v.client.Do(req)
+	if err != nil {
+		err = v.incomplete(ctx, 0, "", err)
+		cancel()
+		return nil, nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		answer, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		resp.Body.Close()
+		err = v.incomplete(ctx, resp.StatusCode, firstLine(answer), nil)
+		cancel()
+		return nil, nil, err
+	}
+	return resp, cancel, nil
+}
+
+// incomplete makes the error for a failed exchange, telling a timeout
+// from other failures.
+func (v *VictoriaLogs) incomplete(ctx context.Context, status int, answer string, err error) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
+		err = fmt.Errorf("%w (%s)", ErrTimeout, v.timeout)
+	} else if errors.Is(ctx.Err(), context.Canceled) {
+		return ctx.Err()
+	} else if ue := (*url.Error)(nil); errors.As(err, &ue) {
+		err = ue.Err // the URL is already in the message, without its query
+	}
+	return &IncompleteError{Store: v.name, Status: status, Answer: answer, Err: err}
+}
+
+// firstLine is the start of a store's answer, fit for one message line.
+func firstLine(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
+
+// query runs one LogsQL query and hands each result line to each. Partial
+// responses are refused explicitly, whatever the server's default, and an
+// answer cut short or not JSON is an *IncompleteError.
+func (v *VictoriaLogs) query(ctx context.Context, q string, w Window, each func(Record) error) error {
+	if v.filter != "" {
+		q = "(" + v.filter + ") " + q
+	}
+	form := url.Values{"query": {q}, "allow_partial_response": {"false"}}
+	if !w.Start.IsZero() {
+		form.Set("start", w.Start.UTC().Format(time.RFC3339Nano))
+	}
+	if !w.End.IsZero() {
+		form.Set("end", w.End.UTC().Format(time.RFC3339Nano))
+	}
+	if v.timeout > 0 {
+		// The store gives up a little before idem does, so that its own
+		// answer (which node did not answer) is what the user reads.
+		form.Set("timeout", (v.timeout * 9 / 10).String())
+	}
+	resp, cancel, err := v.do(ctx, http.MethodPost, "/select/logsql/query", form, nil, "")
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
+	for sc.Scan() {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		rec := Record{}
+		if err := json.Unmarshal(line, &rec); err != nil {
+			// VictoriaLogs reports an error met while streaming (a query
+			// over its -search.maxQueryDuration, a storage node gone) as
+			// text after the lines already sent, still under HTTP 200:
+			// its last line says what happened.
+			answer := firstLine(line)
+			for i := 0; i < 8 && sc.Scan(); i++ {
+				if l := bytes.TrimSpace(sc.Bytes()); len(l) > 0 {
+					answer = firstLine(l)
+				}
+			}
+			return &IncompleteError{Store: v.name, Status: resp.StatusCode, Answer: answer, Err: errors.New("the answer stopped being JSON lines")}
+		}
+		if err := each(rec); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return v.incomplete(resp.Request.Context(), 0, "", fmt.Errorf("the answer was cut short: %w", err))
+	}
+	return nil
+}
+
+// Count reports how many records the store holds within w.
+func (v *VictoriaLogs) Count(ctx context.Context, w Window) (int64, error) {
+	return v.count(ctx, "*", w)
+}
+
+func (v *VictoriaLogs) count(ctx context.Context, filter string, w Window) (int64, error) {
+	var n int64
+	err := v.query(ctx, filter+" | stats count() as n", w, func(r Record) error {
+		n, _ = strconv.ParseInt(r["n"], 10, 64)
+		return nil
+	})
+	return n, err
+}
+
+// CountRun reports how many records of one export run the store holds.
+func (v *VictoriaLogs) CountRun(ctx context.Context, run string) (int64, error) {
+	return v.count(ctx, quoteField(FieldRun)+":="+strconv.Quote(run), Window{})
+}
+
+// Insert loads JSON lines. The content type matters: without
+// application/stream+json VictoriaLogs answers 200 and keeps nothing, or
+// part of the lines.
+func (v *VictoriaLogs) Insert(ctx context.Context, body io.Reader) error {
+	form := url.Values{"_msg_field": {"_msg"}, "_time_field": {"_time"}, "_stream_fields": {FieldFile}}
+	resp, cancel, err := v.do(ctx, http.MethodPost, "/insert/jsonline", form, body, "application/stream+json")
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return resp.Body.Close()
+}
+
+// Flush asks a single node to make what it was sent searchable now; a
+// cluster's insert node has no such endpoint, and its lines turn up
+// within a few seconds.
+func (v *VictoriaLogs) Flush(ctx context.Context) {
+	if resp, cancel, err := v.do(ctx, http.MethodGet, "/internal/force_flush", nil, nil, ""); err == nil {
+		resp.Body.Close()
+		cancel()
+	}
+}
+
+// fieldNames reads which fields the store has within w.
+func (v *VictoriaLogs) fieldNames(ctx context.Context, w Window) (map[string]bool, error) {
+	form := url.Values{"query": {"*"}}
+	if v.filter != "" {
+		form.Set("query", v.filter)
+	}
+	if !w.Start.IsZero() {
+		form.Set("start", w.Start.UTC().Format(time.RFC3339Nano))
+	}
+	if !w.End.IsZero() {
+		form.Set("end", w.End.UTC().Format(time.RFC3339Nano))
+	}
+	resp, cancel, err := v.do(ctx, http.MethodPost, "/select/logsql/field_names", form, nil, "")
+	if err != nil {
+		return nil, err
+	}
+	defer cancel()
+	defer resp.Body.Close()
+	var ans struct {
+		Values []struct {
+			Value string `json:"value"`
+		} `json:"values"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&ans); err != nil {
+		return nil, &IncompleteError{Store: v.name, Status: resp.StatusCode, Err: fmt.Errorf("field names: %w", err)}
+	}
+	out := map[string]bool{}
+	for _, f := range ans.Values {
+		out[f.Value] = true
+	}
+	return out, nil
+}
+
+// quoteField writes a field name for LogsQL; names such as
+// "Idempotency-Key" or "http.request_id" need the quotes.
+func quoteField(f string) string { return strconv.Quote(f) }
+
+// quoteList writes fields for a by (...) or fields pipe.
+func quoteList(fs []string) string {
+	q := make([]string, len(fs))
+	for i, f := range fs {
+		q[i] = quoteField(f)
+	}
+	return strings.Join(q, ", ")
+}
+
+// anyOf is a filter matching records where any of the fields is set
+// (VictoriaLogs stores no empty values, so "set" is "not empty").
+func anyOf(fs []string) string {
+	q := make([]string, len(fs))
+	for i, f := range fs {
+		q[i] = quoteField(f) + ":*"
+	}
+	return "(" + strings.Join(q, " or ") + ")"
+}
+
+// inList is f:in("a","b",…).
+func inList(f string, vals []string) string {
+	q := make([]string, len(vals))
+	for i, s := range vals {
+		q[i] = strconv.Quote(s)
+	}
+	return quoteField(f) + ":in(" + strings.Join(q, ",") + ")"
+}
+
+// sortedKeys lists a set's members in order, for stable queries.
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
