@@ -289,14 +289,19 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, route, prefix str
 		return
 	}
 	ctx.fingerprint = trace.Fingerprint(body)
-	s.sweep(r.Context(), start)
+	// Once a delivery is read whole, its work does not depend on the
+	// client staying: a client that drops the connection mid-request must
+	// not cancel the reservation or the commit (a lost response is exactly
+	// what idempotency is for).
+	work := context.WithoutCancel(r.Context())
+	s.sweep(work, start)
 
 	// The counter keeps owners apart when clients reuse a request id.
 	d := &delivery{reqCtx: ctx, owner: s.instance + "/" + strconv.FormatUint(s.deliveries.Add(1), 10) + "/" + rid}
 	s.setLive(d.owner, true)
 	defer s.setLive(d.owner, false)
 	if !s.opts.Faults.NoDedup {
-		if done := s.reserve(r.Context(), w, d, conflictStatus); done {
+		if done := s.reserve(work, w, d, conflictStatus); done {
 			return
 		}
 	} else {
@@ -313,7 +318,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, route, prefix str
 		}
 	}
 	// The client may have left: the commit must not depend on it.
-	bg := context.WithoutCancel(r.Context())
+	bg := work
 	if s.opts.Faults.External != "" {
 		if err := s.callExternal(ctx, body); err != nil {
 			s.release(bg, d)
