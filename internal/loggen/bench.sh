@@ -54,7 +54,7 @@ measure() { # name, command...
 echo "| command | wall (median) | range | CPU (median) | peak RSS |"
 echo "|---|---:|---:|---:|---:|"
 for f in nginx-100k nginx-500k nginx-1m; do
-  size=$(du -m "$dir/$f.jsonl" | cut -f1)
+  size=$(du -mL "$dir/$f.jsonl" | cut -f1)
   lines=$(wc -l < "$dir/$f.jsonl")
   echo "| **$f.jsonl: $size MB, $lines lines** | | | | |"
   # idem and the commands it is held against take turns, so that a
