@@ -22,9 +22,10 @@ import (
 // is released the heap shrinks to a third of what reading held, and the
 // rules then allocate a few hundred megabytes of findings: a goal of an
 // eighth above that small heap collected half a dozen times, marking the
-// same intents each time. The heap has already held its largest live
-// size, so the goal never drops below it: the rules run with one or two
-// collections and the peak stays the reading's.
+// same intents each time. Well below the largest live heap found so far
+// the heap may double before a collection, as with the runtime's default:
+// the rules run with two or three, and the peak stays the reading's (a
+// goal of the largest heap itself sometimes went past it, to 312 MB).
 
 // gcPolicyOn is set while trackHeap's goal is in force.
 var gcPolicyOn atomic.Bool
@@ -49,11 +50,13 @@ func gcPercent(live uint64) int {
 }
 
 // gcPercentBelow is gcPercent for a heap that has held high live bytes
-// before: the goal is at least high, a size the process has had already.
+// before: the heap may double before a collection, as with the runtime's
+// default, up to three quarters of high (the rest is room for what is
+// allocated while the collector marks, so the peak stays the reading's).
 func gcPercentBelow(live, high uint64) int {
 	p := gcPercent(live)
-	if live > 0 && high > live+live*uint64(p)/100 {
-		p = int((high - live) * 100 / live)
+	if limit := high / 4 * 3; live > 0 && limit > live+live*uint64(p)/100 {
+		p = int(min(100, (limit-live)*100/live))
 	}
 	return p
 }

@@ -38,17 +38,17 @@ func TestGCPercentLeavesTheHeadroom(t *testing.T) {
 	}
 }
 
-func TestGoalStaysAtTheLargestLiveHeap(t *testing.T) {
+func TestGoalStaysNearTheLargestLiveHeap(t *testing.T) {
 	for _, tc := range []struct {
 		live, high uint64
 		want       int
 	}{
 		{0, 0, 100},
-		{64 << 20, 64 << 20, 50},    // growing: 32 MB of room
-		{256 << 20, 256 << 20, 12},  // growing: 32 MB of room
-		{64 << 20, 80 << 20, 50},    // the room reaches past the high water already
-		{64 << 20, 256 << 20, 300},  // shrunk: collect again at 256 MB
-		{100 << 20, 250 << 20, 150}, // shrunk: collect again at 250 MB
+		{64 << 20, 64 << 20, 50},   // growing: 32 MB of room
+		{256 << 20, 256 << 20, 12}, // growing: 32 MB of room
+		{64 << 20, 80 << 20, 50},   // the room reaches past the high water already
+		{64 << 20, 256 << 20, 100}, // shrunk: twice the live heap
+		{100 << 20, 200 << 20, 50}, // shrunk: up to three quarters of the high water
 	} {
 		if got := gcPercentBelow(tc.live, tc.high); got != tc.want {
 			t.Errorf("gcPercentBelow(%d MB, %d MB) = %d, want %d", tc.live>>20, tc.high>>20, got, tc.want)
