@@ -47,7 +47,7 @@ measure() { # name, command...
   hi=$(printf '%s\n' "${walls[@]}" | sort -n | tail -1)
   cpu=$(median "${cpus[@]}")
   printf '| %s | %s s | %s–%s s | %s s | %d MB |\n' "$name" "$med" "$lo" "$hi" "$cpu" $((rss / 1024))
-  echo "$name|$med" >> "$dir/medians.txt"
+  echo "$name|$med|$cpu" >> "$dir/medians.txt"
 }
 
 : > "$dir/medians.txt"
@@ -76,11 +76,12 @@ measure "zcat (decompression alone)" sh -c "zcat '$dir/nginx-1m.jsonl.gz' > /dev
 measure "idem diagnose -o json (zstd)" "$dir/idem" diagnose -o json --fail-on critical "$dir/nginx-1m.jsonl.zst"
 
 # The ratios the targets are about, from the medians of the 1m rows.
-m1() { grep "^$1" "$dir/medians.txt" | sed -n 3p | cut -d'|' -f2; }
-idem=$(m1 'idem diagnose -o json|')
-duck=$(m1 'DuckDB')
-walk=$(m1 'member walk')
-jq=$(m1 'jq -r')
-echo
+# Field 2 is the wall, field 3 the CPU time.
+m1() { grep "^$1" "$dir/medians.txt" | sed -n 3p | cut -d'|' -f"$2"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
-echo "nginx-1m: idem diagnose takes $(ratio "$idem" "$duck") of DuckDB's GROUP BY, $(ratio "$idem" "$jq") of jq -r, $(ratio "$idem" "$walk") times the member walk"
+echo
+for f in 2 3; do
+  what=wall; [ "$f" = 3 ] && what=CPU
+  idem=$(m1 'idem diagnose -o json|' $f) duck=$(m1 'DuckDB' $f) walk=$(m1 'member walk' $f) jq=$(m1 'jq -r' $f)
+  echo "nginx-1m ($what): idem diagnose takes $(ratio "$idem" "$duck") of DuckDB's GROUP BY, $(ratio "$idem" "$jq") of jq -r, $(ratio "$idem" "$walk") times the member walk"
+done
