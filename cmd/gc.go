@@ -18,7 +18,14 @@ import (
 // follows the heap makes the runtime return and fault in pages all along
 // (13 s of system time on 5.6 GB). So after each collection the
 // percentage is set to leave a fixed share of room above the live heap:
-// 100% while it is small, an eighth of it once it is big.
+// 100% while it is small, an eighth of it once it is big. Once the store
+// is released the heap shrinks to a third of what reading held, and the
+// rules then allocate a few hundred megabytes of findings: a goal of an
+// eighth above that small heap collected half a dozen times, marking the
+// same intents each time. Well below the largest live heap found so far
+// the heap may double before a collection, as with the runtime's default:
+// the rules run with two or three, and the peak stays the reading's (a
+// goal of the largest heap itself sometimes went past it, to 312 MB).
 
 // gcPolicyOn is set while trackHeap's goal is in force.
 var gcPolicyOn atomic.Bool
@@ -42,6 +49,21 @@ func gcPercent(live uint64) int {
 	return int(min(100, headroom(live)*100/live))
 }
 
+// gcPercentBelow is gcPercent for a heap that has held high live bytes
+// before: the heap may double before a collection, as with the runtime's
+// default, up to three quarters of high (the rest is room for what is
+// allocated while the collector marks, so the peak stays the reading's).
+func gcPercentBelow(live, high uint64) int {
+	p := gcPercent(live)
+	if limit := high / 4 * 3; live > 0 && limit > live+live*uint64(p)/100 {
+		p = int(min(100, (limit-live)*100/live))
+	}
+	return p
+}
+
+// highLive is the largest live heap a collection has found.
+var highLive atomic.Uint64
+
 // trackHeap starts the policy, unless the user tuned the collector with
 // GOGC or GOMEMLIMIT.
 func trackHeap() {
@@ -52,7 +74,11 @@ func trackHeap() {
 		if !gcPolicyOn.Load() {
 			return false
 		}
-		debug.SetGCPercent(gcPercent(liveBytes()))
+		live := liveBytes()
+		if live > highLive.Load() {
+			highLive.Store(live)
+		}
+		debug.SetGCPercent(gcPercentBelow(live, highLive.Load()))
 		return true
 	})
 }

@@ -38,6 +38,24 @@ func TestGCPercentLeavesTheHeadroom(t *testing.T) {
 	}
 }
 
+func TestGoalStaysNearTheLargestLiveHeap(t *testing.T) {
+	for _, tc := range []struct {
+		live, high uint64
+		want       int
+	}{
+		{0, 0, 100},
+		{64 << 20, 64 << 20, 50},   // growing: 32 MB of room
+		{256 << 20, 256 << 20, 12}, // growing: 32 MB of room
+		{64 << 20, 80 << 20, 50},   // the room reaches past the high water already
+		{64 << 20, 256 << 20, 100}, // shrunk: twice the live heap
+		{100 << 20, 200 << 20, 50}, // shrunk: up to three quarters of the high water
+	} {
+		if got := gcPercentBelow(tc.live, tc.high); got != tc.want {
+			t.Errorf("gcPercentBelow(%d MB, %d MB) = %d, want %d", tc.live>>20, tc.high>>20, got, tc.want)
+		}
+	}
+}
+
 func TestHeapGoalFollowsTheLiveHeap(t *testing.T) {
 	t.Setenv("GOGC", "")
 	t.Setenv("GOMEMLIMIT", "")
@@ -47,6 +65,7 @@ func TestHeapGoalFollowsTheLiveHeap(t *testing.T) {
 		debug.SetGCPercent(100)
 	}()
 	debug.SetGCPercent(100)
+	highLive.Store(0) // what other tests' heaps held does not count
 	trackHeap()
 	if !gcPolicyOn.Load() {
 		t.Fatal("trackHeap did not start the policy")

@@ -9,10 +9,10 @@
 package diagnose
 
 import (
+	"cmp"
 	"fmt"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -236,18 +236,17 @@ func Run(set *trace.Set, opts Options) *Result {
 	for i, f := range findings {
 		all[i] = sortable{f, f.Start(), strings.Join(f.Keys, ",")}
 	}
-	sort.SliceStable(all, func(i, j int) bool {
-		a, b := &all[i], &all[j]
+	slices.SortStableFunc(all, func(a, b sortable) int {
 		if a.f.Severity != b.f.Severity {
-			return a.f.Severity > b.f.Severity
+			return cmp.Compare(b.f.Severity, a.f.Severity)
 		}
-		if !a.start.Equal(b.start) {
-			return a.start.Before(b.start)
+		if c := a.start.Compare(b.start); c != 0 {
+			return c
 		}
 		if a.f.Rule.ID != b.f.Rule.ID {
-			return a.f.Rule.ID < b.f.Rule.ID
+			return strings.Compare(a.f.Rule.ID, b.f.Rule.ID)
 		}
-		return a.keys < b.keys
+		return strings.Compare(a.keys, b.keys)
 	})
 	for i := range all {
 		findings[i] = all[i].f

@@ -1,12 +1,12 @@
 package trace
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"hash/maphash"
 	"runtime"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -483,12 +483,6 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 	var intents []cintent
 	// Deliveries go to their intents a block at a time: the block's index
 	// slots are touched first (see hashIndex.touch).
-	type grouped struct {
-		i              int32
-		kref           aref
-		hashKey, scope string
-		sum            uint64
-	}
 	block := make([]grouped, 0, 1024)
 	flush := func() {
 		var t uint64
@@ -534,50 +528,32 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 		}
 		block = block[:0]
 	}
-	for i := int32(0); i < nd; i++ {
-		d := c.deliveries.at(i)
-		kref := c.deliveryKeyRef(d)
-		hashKey := ""
-		if kref == 0 && c.keyHash(i) != 0 {
-			kh := c.arena.get(c.keyHash(i))
-			if k, ok := hashToKey[kh]; ok {
-				hashKey = k
-			} else {
-				hashKey = "hash:" + kh
+	// What names each delivery's intent (its stored key, scope and their
+	// hash) is worked out on every core, a run of deliveries at a time;
+	// only the index, which decides the intents' order, is filled on one.
+	names := make([]grouped, min(nd, groupRun))
+	for lo := int32(0); lo < nd; lo += groupRun {
+		run := names[:min(nd-lo, groupRun)]
+		inParallel(len(run), func(a, b int) {
+			for j := a; j < b; j++ {
+				run[j] = c.groupName(lo+int32(j), hashToKey, false)
 			}
-		}
-		if kref == 0 && hashKey == "" {
-			s.unkeyedCount++
-			if all || d.interesting || d.synthetic {
-				s.Unkeyed = append(s.Unkeyed, c.delivery(i, ""))
+		})
+		for j := range run {
+			g := &run[j]
+			if g.later {
+				*g = c.groupName(g.i, hashToKey, true)
 			}
-			continue
-		}
-		scope := c.compactScope(d)
-		var h maphash.Hash
-		h.SetSeed(idSeed)
-		h.WriteString(scope)
-		h.WriteByte(0)
-		if hashKey != "" {
-			// A key known by its hash joins the intent of the raw key.
-			var r aref
-			if k := hashKey; !strings.HasPrefix(k, "hash:") {
-				r = c.arena.add(k)
+			if g.kref == 0 && g.hashKey == "" {
+				s.unkeyedCount++
+				if d := c.deliveries.at(g.i); all || d.interesting || d.synthetic {
+					s.Unkeyed = append(s.Unkeyed, c.delivery(g.i, ""))
+				}
+				continue
 			}
-			if r != 0 {
-				raw, kind := c.arena.raw(r)
-				h.Write(raw)
-				h.WriteByte(byte(kind))
-			} else {
-				h.WriteString(hashKey)
+			if block = append(block, *g); len(block) == cap(block) {
+				flush()
 			}
-		} else {
-			raw, kind := c.arena.raw(kref)
-			h.Write(raw)
-			h.WriteByte(byte(kind))
-		}
-		if block = append(block, grouped{i, kref, hashKey, scope, h.Sum64()}); len(block) == cap(block) {
-			flush()
 		}
 	}
 	flush()
@@ -597,6 +573,70 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 	s.cintents = intents
 	sortIntents(s.Intents)
 	return s
+}
+
+// groupRun is how many deliveries are named at once before they join
+// their intents: enough to spread over the cores, few enough to stay in
+// the cache.
+const groupRun = 1 << 14
+
+// grouped is what names a delivery's intent: its first key as stored, or
+// the raw key its logged hash stands for, its scope, and their hash.
+type grouped struct {
+	i              int32
+	kref           aref
+	hashKey, scope string
+	sum            uint64
+	// later says the name needs the arena written (a key known only by
+	// its hash): groupName must be called again on one goroutine.
+	later bool
+}
+
+// groupName names delivery i's intent. It only reads the store unless
+// serial is set: a key known by its hash is stored then, in delivery
+// order as before.
+func (c *Correlator) groupName(i int32, hashToKey map[string]string, serial bool) grouped {
+	d := c.deliveries.at(i)
+	kref := c.deliveryKeyRef(d)
+	hashKey := ""
+	if kref == 0 && c.keyHash(i) != 0 {
+		kh := c.arena.get(c.keyHash(i))
+		if k, ok := hashToKey[kh]; ok {
+			hashKey = k
+		} else {
+			hashKey = "hash:" + kh
+		}
+	}
+	if kref == 0 && hashKey == "" {
+		return grouped{i: i}
+	}
+	if hashKey != "" && !strings.HasPrefix(hashKey, "hash:") && !serial {
+		return grouped{i: i, later: true}
+	}
+	scope := c.compactScope(d)
+	var h maphash.Hash
+	h.SetSeed(idSeed)
+	h.WriteString(scope)
+	h.WriteByte(0)
+	if hashKey != "" {
+		// A key known by its hash joins the intent of the raw key.
+		var r aref
+		if k := hashKey; !strings.HasPrefix(k, "hash:") {
+			r = c.arena.add(k)
+		}
+		if r != 0 {
+			raw, kind := c.arena.raw(r)
+			h.Write(raw)
+			h.WriteByte(byte(kind))
+		} else {
+			h.WriteString(hashKey)
+		}
+	} else {
+		raw, kind := c.arena.raw(kref)
+		h.Write(raw)
+		h.WriteByte(byte(kind))
+	}
+	return grouped{i: i, kref: kref, hashKey: hashKey, scope: scope, sum: h.Sum64()}
 }
 
 // buildIntents builds the compact intents at idx, side by side: building
@@ -625,11 +665,11 @@ func sortIntents(intents []*Intent) {
 	for i, in := range intents {
 		all[i] = keyed{in, in.Start()}
 	}
-	sort.SliceStable(all, func(i, j int) bool {
-		if a, b := all[i].start, all[j].start; !a.Equal(b) {
-			return a.Before(b)
+	slices.SortStableFunc(all, func(a, b keyed) int {
+		if c := a.start.Compare(b.start); c != 0 {
+			return c
 		}
-		return all[i].in.ID < all[j].in.ID
+		return strings.Compare(a.in.ID, b.in.ID)
 	})
 	for i := range all {
 		intents[i] = all[i].in
@@ -732,9 +772,9 @@ func (c *Correlator) intent(ci *cintent) *Intent {
 	for _, i := range kept.items() {
 		in.Deliveries = append(in.Deliveries, c.delivery(i, key))
 	}
-	sort.SliceStable(in.Deliveries, func(i, j int) bool {
-		return in.Deliveries[i].Start().Before(in.Deliveries[j].Start())
-	})
+	// slices' sort: sort.SliceStable's reflection and allocation, once
+	// for each of tens of thousands of intents, cost more than the sorts.
+	slices.SortStableFunc(in.Deliveries, func(a, b *Delivery) int { return a.Start().Compare(b.Start()) })
 	if n := joinByKey(in); n > 0 {
 		c.joined.Add(int64(n))
 	}
@@ -1113,12 +1153,11 @@ func (c *Correlator) scopeOf(d *Delivery) string {
 // sortObservations orders a delivery's observations by tier, then time,
 // then source order.
 func sortObservations(obs []*Observation) {
-	sort.SliceStable(obs, func(i, j int) bool {
-		a, b := obs[i], obs[j]
+	slices.SortStableFunc(obs, func(a, b *Observation) int {
 		if a.Tier != b.Tier {
-			return a.Tier < b.Tier
+			return cmp.Compare(a.Tier, b.Tier)
 		}
-		return a.Time.Before(b.Time)
+		return a.Time.Compare(b.Time)
 	})
 }
 

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Reproduces the figures in docs/performance.md: generates the workloads
-# with loggen, then times idem and jq side by side on the same files, with
-# peak memory from /usr/bin/time -v (gojq 0.12.17: 0.12.20 needs a module
-# version the proxy does not serve). Run from the repository root:
+# with loggen, then times idem, DuckDB, jq, gojq and the member walk
+# (internal/floor: reading and extracting alone) side by side on the same
+# files, with peak memory and CPU time from /usr/bin/time (gojq 0.12.17:
+# 0.12.20 needs a module version the proxy does not serve; DuckDB from the
+# lock file in duckdb/, with npm ci). Run from the repository root:
 #   bash internal/loggen/bench.sh [DIR]
 set -euo pipefail
 dir=${1:-/tmp/idem-bench}
@@ -11,6 +13,8 @@ go build -o "$dir/idem" ./cmd/idem
 go build -o "$dir/loggen" ./internal/loggen
 go build -o "$dir/floor" ./internal/floor
 GOBIN="$dir" go install github.com/itchyny/gojq/cmd/gojq@v0.12.17
+here=$(dirname "$0")
+[ -d "$here/duckdb/node_modules/@duckdb/node-api" ] || npm ci --prefix "$here/duckdb" --no-audit --no-fund --loglevel=error
 
 gen() { [ -s "$dir/$2" ] || "$dir/loggen" -intents "$1" -seed 1 ${3:+-compress $3} -o "$dir/$2"; }
 gen 100000 nginx-100k.jsonl
@@ -19,55 +23,65 @@ gen 1000000 nginx-1m.jsonl
 gen 1000000 nginx-1m.jsonl.gz gzip
 gen 1000000 nginx-1m.jsonl.zst zstd
 
+# median prints the middle of its arguments, as numbers.
+median() { printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }
+
 # measure runs a command RUNS times (3 unless set; 1 for the slow
 # slurping runs) and prints the median wall time, the fastest and slowest,
-# and the largest peak RSS: single runs on a shared machine vary by 15%.
+# the median CPU time (user and system: steadier than the wall when other
+# work shares the cores) and the largest peak RSS: single runs on a
+# shared machine vary by 20%.
 measure() { # name, command...
   local name=$1; shift
-  local walls=() rss=0 i
+  local walls=() cpus=() rss=0 i w m u s
   for ((i = 0; i < ${RUNS:-3}; i++)); do
-    /usr/bin/time -f '%e %M' "$@" > /dev/null 2> "$dir/time.txt" || true
-    read -r w m < <(tail -1 "$dir/time.txt")
+    /usr/bin/time -f '%e %M %U %S' "$@" > /dev/null 2> "$dir/time.txt" || true
+    read -r w m u s < <(tail -1 "$dir/time.txt")
     walls+=("$w")
+    cpus+=("$(awk -v u="$u" -v s="$s" 'BEGIN {printf "%.2f", u + s}')")
     ((m > rss)) && rss=$m
   done
-  local sorted
-  sorted=$(printf '%s\n' "${walls[@]}" | sort -n)
-  local med lo hi
-  med=$(sed -n "$(( (${#walls[@]} + 1) / 2 ))p" <<< "$sorted")
-  lo=$(head -1 <<< "$sorted")
-  hi=$(tail -1 <<< "$sorted")
-  printf '| %s | %s s | %s–%s s | %d MB |\n' "$name" "$med" "$lo" "$hi" $((rss / 1024))
-  echo "$name $med" >> "$dir/medians.txt"
+  local med lo hi cpu
+  med=$(median "${walls[@]}")
+  lo=$(printf '%s\n' "${walls[@]}" | sort -n | head -1)
+  hi=$(printf '%s\n' "${walls[@]}" | sort -n | tail -1)
+  cpu=$(median "${cpus[@]}")
+  printf '| %s | %s s | %s–%s s | %s s | %d MB |\n' "$name" "$med" "$lo" "$hi" "$cpu" $((rss / 1024))
+  echo "$name|$med|$cpu" >> "$dir/medians.txt"
 }
 
 : > "$dir/medians.txt"
-echo "| command | wall (median) | range | peak RSS |"
-echo "|---|---:|---:|---:|"
+echo "| command | wall (median) | range | CPU (median) | peak RSS |"
+echo "|---|---:|---:|---:|---:|"
 for f in nginx-100k nginx-500k nginx-1m; do
-  size=$(du -m "$dir/$f.jsonl" | cut -f1)
+  size=$(du -mL "$dir/$f.jsonl" | cut -f1)
   lines=$(wc -l < "$dir/$f.jsonl")
-  echo "| **$f.jsonl: $size MB, $lines lines** | | | |"
+  echo "| **$f.jsonl: $size MB, $lines lines** | | | | |"
+  # idem and the commands it is held against take turns, so that a
+  # change in the machine's load falls on all of them alike.
   measure "idem diagnose -o json" "$dir/idem" diagnose -o json --fail-on critical "$dir/$f.jsonl"
+  measure "DuckDB: keys that repeat, min/max status (2 threads)" node "$here/duckdb/groupby.mjs" "$dir/$f.jsonl" 2
+  measure "member walk (ten fields extracted, both cores)" "$dir/floor" "$dir/$f.jsonl"
   measure "jq -r '.http_idempotency_key'" jq -r '.http_idempotency_key' "$dir/$f.jsonl"
   measure "gojq -r '.http_idempotency_key'" "$dir/gojq" -r '.http_idempotency_key' "$dir/$f.jsonl"
-  measure "floor (find every string, hash two ids)" "$dir/floor" "$dir/$f.jsonl"
 done
 for f in nginx-100k nginx-1m; do
-  echo "| **$f.jsonl, grouping by key** | | | |"
+  echo "| **$f.jsonl, grouping by key** | | | | |"
   RUNS=1 measure "jq -s 'group_by(.http_idempotency_key)'" jq -s 'group_by(.http_idempotency_key) | length' "$dir/$f.jsonl"
   RUNS=1 measure "gojq -s 'group_by(.http_idempotency_key)'" "$dir/gojq" -s 'group_by(.http_idempotency_key) | length' "$dir/$f.jsonl"
 done
-echo "| **compressed nginx-1m** | | | |"
+echo "| **compressed nginx-1m** | | | | |"
 measure "idem diagnose -o json (gzip)" "$dir/idem" diagnose -o json --fail-on critical "$dir/nginx-1m.jsonl.gz"
 measure "zcat (decompression alone)" sh -c "zcat '$dir/nginx-1m.jsonl.gz' > /dev/null"
 measure "idem diagnose -o json (zstd)" "$dir/idem" diagnose -o json --fail-on critical "$dir/nginx-1m.jsonl.zst"
 
-# The ratio the target is about, from the medians above (the 1m rows are
-# the last idem and jq rows before the grouping runs).
-idem=$(grep '^idem diagnose -o json ' "$dir/medians.txt" | sed -n 3p | awk '{print $NF}')
-jq=$(grep "^jq -r" "$dir/medians.txt" | sed -n 3p | awk '{print $NF}')
+# The ratios the targets are about, from the medians of the 1m rows.
+# Field 2 is the wall, field 3 the CPU time.
+m1() { grep "^$1" "$dir/medians.txt" | sed -n 3p | cut -d'|' -f"$2"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
 echo
-floor=$(grep "^floor" "$dir/medians.txt" | sed -n 3p | awk '{print $NF}')
-echo "nginx-1m: jq -r takes $(awk -v a="$jq" -v b="$idem" 'BEGIN {printf "%.1f", a / b}') times as long as idem diagnose"
-echo "nginx-1m: ten times faster than jq -r is $(awk -v a="$jq" 'BEGIN {printf "%.2f", a / 10}') s; floor alone takes $floor s"
+for f in 2 3; do
+  what=wall; [ "$f" = 3 ] && what=CPU
+  idem=$(m1 'idem diagnose -o json|' $f) duck=$(m1 'DuckDB' $f) walk=$(m1 'member walk' $f) jq=$(m1 'jq -r' $f)
+  echo "nginx-1m ($what): idem diagnose takes $(ratio "$idem" "$duck") of DuckDB's GROUP BY, $(ratio "$idem" "$jq") of jq -r, $(ratio "$idem" "$walk") times the member walk"
+done
