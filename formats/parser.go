@@ -24,6 +24,9 @@ type Result struct {
 	// Repaired counts lines read although they are not valid JSON: raw
 	// control bytes inside strings, which stringEnd lets through.
 	Repaired int
+	// LastRepair says what the last repair was, when it was not the raw
+	// control bytes' (a field of an impossible type, named).
+	LastRepair string
 }
 
 // Reset empties r, keeping its buffers.
@@ -173,6 +176,10 @@ func (p *Parser) parseRecord(src trace.Source) {
 	}
 	if p.labels != nil {
 		p.labelTier(o, f.Name == "canonical")
+	}
+	if p.rec.odd != "" && !p.rec.ctl {
+		p.out.Repaired++
+		p.out.LastRepair = p.rec.odd
 	}
 	if !ok {
 		p.out.Obs = p.out.Obs[:len(p.out.Obs)-1]

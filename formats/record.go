@@ -20,6 +20,10 @@ type record struct {
 	tooDeep bool
 	// ctl says a string of the last scan held raw control bytes.
 	ctl bool
+	// odd names the first member read for a model field whose value was of
+	// an impossible type (an object for a status, several values for a
+	// key), and what was made of it; "" when none.
+	odd string
 	// hinted says the scan found exactly the key set of hint (see
 	// scanObjectLike).
 	hinted bool
@@ -56,6 +60,7 @@ func bytesToString(b []byte) string {
 
 // load reads the top-level members of obj (which must be a valid JSON object).
 func (r *record) load(obj gjson.Result) {
+	r.odd = ""
 	r.keys = r.keys[:0]
 	r.vals = r.vals[:0]
 	r.shape = nil
@@ -312,11 +317,44 @@ func (r *record) strs(ps *pathSet) string {
 		default:
 			v = r.vals[c.member].Get(c.rest)
 		}
+		if v.Type == gjson.JSON {
+			r.noteOdd(v, c.name(r))
+		}
 		if s := present(v); s != "" {
 			return s
 		}
 	}
 	return ""
+}
+
+// name is the candidate's path in the record, for messages.
+func (c *candidate) name(r *record) string {
+	if c.full != "" || c.member < 0 || c.member >= len(r.keys) {
+		return c.full
+	}
+	if c.rest == "" {
+		return r.keys[c.member]
+	}
+	return r.keys[c.member] + "." + c.rest
+}
+
+// noteOdd remembers a member read for a model field whose value is of an
+// impossible type: an object, or an array of more than one value (only
+// its first is read).
+func (r *record) noteOdd(v gjson.Result, name string) {
+	if r.odd != "" || v.Type != gjson.JSON {
+		return
+	}
+	switch {
+	case v.IsObject():
+		r.odd = "field " + name + " is an object, not a value: ignored"
+	case v.IsArray():
+		if n := len(v.Array()); n > 1 {
+			r.odd = "field " + name + " holds " + strconv.Itoa(n) + " values: the first was read"
+		} else if n == 1 && v.Array()[0].Type == gjson.JSON {
+			r.odd = "field " + name + " holds a structure, not a value: ignored"
+		}
+	}
 }
 
 // resolve returns the aliases of ps present in the shape, in order.

@@ -26,7 +26,7 @@ func (r *record) scanObjectLike(b []byte, hint *shape) bool {
 	r.keys = r.keys[:0]
 	r.vals = r.vals[:0]
 	r.shape = nil
-	r.tooDeep, r.ctl = false, false
+	r.tooDeep, r.ctl, r.odd = false, false, ""
 	r.hinted, r.hint = false, hint
 	r.text = bytesToString(b)
 	like := hint != nil && hint.plainKeys

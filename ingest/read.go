@@ -364,7 +364,11 @@ func (in *reading) readLines(ctx context.Context, br *bufio.Reader, after int) e
 						b.firstSkip = &trace.Skip{Source: b.res.Skips[skips].Source, Reason: b.res.Skips[skips].Reason, Text: excerpt(line)}
 					}
 					if b.res.Repaired > repaired && len(b.repairs) < opts.MaxSkipSamples {
-						b.repairs = append(b.repairs, trace.Skip{Source: trace.Source{File: b.file, Line: b.nums[i]}, Reason: repairReason})
+						reason := repairReason
+						if b.res.LastRepair != "" {
+							reason, b.res.LastRepair = b.res.LastRepair, ""
+						}
+						b.repairs = append(b.repairs, trace.Skip{Source: trace.Source{File: b.file, Line: b.nums[i]}, Reason: reason})
 					}
 				}
 				b.tb.Obs, b.tb.Raw = b.res.Obs, b.res.Raw

@@ -277,3 +277,26 @@ func TestSmallBatchesChangeNothing(t *testing.T) {
 		t.Errorf("the fixtures gave too little to compare:\n%s", want)
 	}
 }
+
+// TestImpossibleTypesAreCountedAsRepaired: a key that is an array of two
+// values, a status that is an object. The line is read with what can be
+// read, and counted as repaired with the field named, not accepted
+// silently.
+func TestImpossibleTypesAreCountedAsRepaired(t *testing.T) {
+	data := `{"time":"2026-11-30T10:00:00Z","level":"INFO","msg":"x","request_id":"r-1","idempotency_key":["k-1","k-2"],"method":"POST","route":"/x","status":201}` + "\n" +
+		`{"time":"2026-11-30T10:00:01Z","level":"INFO","msg":"x","request_id":"r-2","idempotency_key":"k-3","method":"POST","route":"/x","status":{"code":201}}` + "\n" +
+		`{"time":"2026-11-30T10:00:02Z","level":"INFO","msg":"x","request_id":"r-3","idempotency_key":"k-4","method":"POST","route":"/x","status":201}` + "\n"
+	obs, in := readString(t, "types", data, Options{})
+	if len(obs) != 3 || in.Repaired != 2 {
+		t.Fatalf("%d observations, %d repaired (%v); want 3 and 2", len(obs), in.Repaired, in.RepairSamples)
+	}
+	if obs[0].Key != "k-1" || obs[1].Status != 0 || obs[2].Status != 201 {
+		t.Errorf("read key %q, statuses %d %d", obs[0].Key, obs[1].Status, obs[2].Status)
+	}
+	want := []string{"field idempotency_key holds 2 values: the first was read", "field status is an object, not a value: ignored"}
+	for i, s := range in.RepairSamples {
+		if i < len(want) && s.Reason != want[i] {
+			t.Errorf("repair %d at %s: %q, want %q", i, s.Source, s.Reason, want[i])
+		}
+	}
+}
