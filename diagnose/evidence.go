@@ -256,6 +256,19 @@ func uniqueResults(obs []*trace.Observation) []string {
 	return out
 }
 
+// effectCount counts effects as the reader should: one per result id
+// (a worker's report and the server's record of one order are one
+// effect), and one per line that names none.
+func effectCount(obs []*trace.Observation) int {
+	n := len(uniqueResults(obs))
+	for _, o := range obs {
+		if o.ResultID == "" {
+			n++
+		}
+	}
+	return n
+}
+
 func resultList(ids []string) string {
 	if len(ids) == 0 {
 		return "no result id logged"

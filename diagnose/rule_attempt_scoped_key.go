@@ -107,13 +107,13 @@ func runAttemptScopedKey(c *context) []*Finding {
 		}
 		reported[id] = true
 		sev := Warning
-		if len(uniqueResults(effects)) > 1 || len(effects) > 1 {
+		if effectCount(effects) > 1 {
 			sev = Critical
 		}
 		what := strings.TrimPrefix(strings.TrimPrefix(g, "activity "), "key ")
 		out = append(out, &Finding{Severity: sev, Intents: intents, Keys: keys, Evidence: ev.sorted(),
 			Narrative: fmt.Sprintf("One operation (%s) ran under %s, one per attempt (%s), and made %s (%s).",
-				what, plural(len(keys), "key", "keys"), strings.Join(keys, ", "), plural(len(effects), "effect", "effects"), resultList(uniqueResults(effects)))})
+				what, plural(len(keys), "key", "keys"), strings.Join(keys, ", "), plural(effectCount(effects), "effect", "effects"), resultList(uniqueResults(effects)))})
 	}
 	return out
 }

@@ -40,7 +40,7 @@ func runExternalDuplicate(c *context) []*Finding {
 		out = append(out, &Finding{Severity: Critical, Intents: []*trace.Intent{in}, Evidence: ev.sorted(),
 			Narrative: fmt.Sprintf("Key %s reached the provider %s (%s, first at %s) while the server recorded %s.",
 				in.Key, plural(len(calls), "time", "times"), resultList(uniqueResults(calls)), hhmmss(calls[0].Time),
-				plural(len(effects), "effect", "effects"))})
+				plural(effectCount(effects), "effect", "effects"))})
 	}
 	return out
 }

@@ -81,7 +81,7 @@ func runNonAtomic(c *context) []*Finding {
 			all = append(all, c.effects(d)...)
 		}
 		n := fmt.Sprintf("Key %s made %s (%s): delivery %s reached the server at %s, before delivery %s (server start %s) had completed at %s, and both ran the effect.",
-			in.Key, plural(len(all), "effect", "effects"), resultList(uniqueResults(all)), p.second.RequestID, hhmmss(serverStart(p.second)),
+			in.Key, plural(effectCount(all), "effect", "effects"), resultList(uniqueResults(all)), p.second.RequestID, hhmmss(serverStart(p.second)),
 			p.first.RequestID, hhmmss(serverStart(p.first)), hhmmss(completedAt(c, p.first)))
 		out = append(out, &Finding{Severity: Critical, Intents: []*trace.Intent{in}, Narrative: n, Evidence: ev.sorted()})
 	}

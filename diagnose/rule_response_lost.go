@@ -70,7 +70,7 @@ func runResponseLost(c *context) []*Finding {
 			hhmmss(first.Start()), first.RequestID, in.Key, what, hhmmss(commit.Time), describeLoss(loss))
 		sameKeyRetry := retryAnswered(in, first)
 		switch {
-		case recovered == nil && sameKeyRetry != nil && !c.effectsLogged && len(effects) <= 1:
+		case recovered == nil && sameKeyRetry != nil && !c.effectsLogged && effectCount(effects) <= 1:
 			// Without server logs a replay cannot be told from a new run,
 			// but a retry under the same key that got a 2xx most likely
 			// got the stored result.
@@ -78,7 +78,7 @@ func runResponseLost(c *context) []*Finding {
 			ev.delivery(sameKeyRetry)
 			f.Narrative += fmt.Sprintf("; the retry %s at %s carried the same key and got %d (no server log says whether it was replayed).",
 				sameKeyRetry.RequestID, hhmmss(sameKeyRetry.Start()), edgeResponse(sameKeyRetry).Status)
-		case recovered != nil && len(effects) <= 1:
+		case recovered != nil && effectCount(effects) <= 1:
 			f.Severity = Info
 			ev.delivery(recovered)
 			f.Narrative += fmt.Sprintf("; the retry %s at %s carried the same key and got the stored result (%d, %s), so the contract held.",
@@ -86,7 +86,7 @@ func runResponseLost(c *context) []*Finding {
 		case len(in.Deliveries) == 1:
 			f.Narrative += "; no retry with the same key followed, so the caller was left with an unknown outcome."
 		default:
-			f.Narrative += fmt.Sprintf("; the intent made %s in all (%s).", plural(len(effects), "effect", "effects"), resultList(results))
+			f.Narrative += fmt.Sprintf("; the intent made %s in all (%s).", plural(effectCount(effects), "effect", "effects"), resultList(results))
 		}
 		if len(lost) > 1 {
 			f.Narrative += fmt.Sprintf(" %d deliveries of this intent lost their response.", len(lost))

@@ -175,7 +175,7 @@ func newKeyFinding(c *context, cluster []*trace.Intent, failed *trace.Delivery) 
 	d0 := first.Deliveries[0]
 	n := fmt.Sprintf("Between %s and %s the same %s %s payload (fingerprint %s) arrived under %s (%s) and made %s (%s)",
 		hhmmss(first.Start()), hhmmss(cluster[len(cluster)-1].Start()), d0.Method(), d0.Route(), shortFP(d0.Fingerprint()),
-		plural(len(cluster), "key", "different keys"), joinKeys(cluster), plural(len(effects), "effect", "effects"), resultList(uniqueResults(effects)))
+		plural(len(cluster), "key", "different keys"), joinKeys(cluster), plural(effectCount(effects), "effect", "effects"), resultList(uniqueResults(effects)))
 	switch {
 	case failed.Lost() != nil:
 		n += fmt.Sprintf("; the first failure was delivery %s, where %s", failed.RequestID, describeLoss(failed.Lost()))
