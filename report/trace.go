@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/redact"
 	"github.com/idem-cli/idem/trace"
 )
@@ -104,11 +105,17 @@ func NewTraceJSON(set *trace.Set, key string, intents []*trace.Intent) TraceJSON
 		seen[in] = true
 	}
 	for _, in := range intents {
+		// The effects as the diagnosis counts them, so trace and diagnose
+		// agree (one per result id; a server's 2xx where no line logs one).
+		effectOf := map[*trace.Observation]bool{}
+		for _, o := range diagnose.Effects(set, in) {
+			effectOf[o] = true
+		}
 		for _, d := range in.Deliveries {
 			dj := DeliveryJSON{RequestID: redact.String(d.RequestID), Synthetic: d.Synthetic, Scope: redact.String(in.Scope)}
 			for _, o := range d.Observations {
 				dj.Observations = append(dj.Observations, ObservationToJSON(o))
-				if o.Effect {
+				if effectOf[o] {
 					doc.Effects = append(doc.Effects, EffectJSON{ResultID: redact.String(o.ResultID), RequestID: redact.String(d.RequestID),
 						Tier: o.Tier.String(), Time: FormatTime(o.Time), Source: o.Source.String()})
 				}
@@ -121,7 +128,7 @@ func NewTraceJSON(set *trace.Set, key string, intents []*trace.Intent) TraceJSON
 			}
 			seen[r] = true
 			doc.Related = append(doc.Related, RelatedJSON{Key: redact.String(r.Key), Deliveries: len(r.Deliveries),
-				Effects: len(r.Effects()), Start: FormatTime(r.Start())})
+				Effects: len(diagnose.Effects(set, r)), Start: FormatTime(r.Start())})
 		}
 	}
 	return doc
@@ -150,7 +157,7 @@ func TraceText(w io.Writer, st Styles, set *trace.Set, key string, intents []*tr
 	width = max(width, 40)
 	doc := NewTraceJSON(set, key, intents)
 	for _, in := range intents {
-		effects := in.Effects()
+		effects := diagnose.Effects(set, in)
 		fmt.Fprintf(w, "%s %s\n", st.Title.Render("intent"), st.Code.Render(Safe(in.Key)))
 		if in.Scope != "" {
 			fmt.Fprintf(w, "  scope      %s\n", Safe(in.Scope))

@@ -1,0 +1,39 @@
+package diagnose
+
+import "github.com/idem-cli/idem/trace"
+
+// Effects returns an intent's business effects as the rules count them,
+// so that `idem trace`, the report's narratives, diagrams and JSON agree:
+// effect lines at the server and worker tiers (or, where no input logs an
+// effect line at all, a server's non-replayed 2xx to a write), plus the
+// provider's records, each result id once per tier.
+func Effects(set *trace.Set, in *trace.Intent) []*trace.Observation {
+	c := &context{set: set, effectsLogged: anyEffect(set)}
+	var out []*trace.Observation
+	type seenKey struct {
+		tier trace.Tier
+		id   string
+	}
+	seen := map[seenKey]bool{}
+	keep := func(o *trace.Observation) {
+		if o.ResultID != "" {
+			k := seenKey{o.Tier, o.ResultID}
+			if seen[k] {
+				return
+			}
+			seen[k] = true
+		}
+		out = append(out, o)
+	}
+	for _, d := range in.Deliveries {
+		for _, o := range c.effects(d) {
+			keep(o)
+		}
+		for _, o := range d.Observations {
+			if o.Effect && o.Tier == trace.TierProvider {
+				keep(o)
+			}
+		}
+	}
+	return out
+}

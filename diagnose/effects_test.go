@@ -1,0 +1,40 @@
+package diagnose_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idem-cli/idem/diagnose"
+	"github.com/idem-cli/idem/trace"
+)
+
+// TestEffectsAreOneTruth: no input logs an effect line, the server's 201s
+// name ord_1001 and ord_1002. The intent's effects (what idem trace
+// shows) and the finding's narrative name the same two, and a worker's
+// report of ord_1001 does not make a third.
+func TestEffectsAreOneTruth(t *testing.T) {
+	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	c := trace.NewCorrelator(nil)
+	add := func(tier trace.Tier, rid string, sec float64, status int, result string) {
+		c.Add(&trace.Observation{Tier: tier, RequestID: rid, Key: "k-1", Method: "POST", Route: "/v1/orders", Status: status, ResultID: result,
+			Outcome: trace.OutcomeOK, Time: at.Add(time.Duration(sec * float64(time.Second))), Source: trace.Source{File: tier.String(), Line: int(sec) + 1}})
+	}
+	add(trace.TierServer, "r-1", 0, 201, "ord_1001")
+	add(trace.TierServer, "r-2", 0.2, 201, "ord_1002") // while r-1 ran: a non-atomic reservation
+	add(trace.TierWorker, "r-1", 0.5, 0, "ord_1001")
+	set := c.Set(nil)
+	in := set.FindIntent("k-1")[0]
+	var ids []string
+	for _, o := range diagnose.Effects(set, in) {
+		ids = append(ids, o.ResultID)
+	}
+	if strings.Join(ids, ",") != "ord_1001,ord_1002" {
+		t.Errorf("effects %v, want ord_1001 and ord_1002", ids)
+	}
+	for _, f := range diagnose.Run(set, diagnose.DefaultOptions()).Findings {
+		if strings.Contains(f.Narrative, "no result id logged") || strings.Contains(f.Narrative, "3 effects") {
+			t.Errorf("%s: %s", f.Rule.ID, f.Narrative)
+		}
+	}
+}
