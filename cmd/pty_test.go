@@ -86,6 +86,12 @@ func onTerminal(t *testing.T, cols int, input string, args ...string) string {
 		cmd.Process.Kill()
 		t.Fatalf("idem %s did not finish; the terminal showed:\n%s", strings.Join(args, " "), out.String())
 	}
+	// Read what the child wrote before closing: the copy ends with EIO
+	// once the terminal is drained (closing first could lose the output).
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+	}
 	tty.Close()
 	<-done
 	// The terminal turns \n into \r\n.
