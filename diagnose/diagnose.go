@@ -177,6 +177,8 @@ type context struct {
 	// effectsLogged is false when no input logged an effect line; rules
 	// then count a server's 2xx answer to a write as its effect.
 	effectsLogged bool
+	// effectInputs are the inputs that logged an effect line.
+	effectInputs map[string]bool
 }
 
 // Run applies every rule to the set.
@@ -197,7 +199,8 @@ func Run(set *trace.Set, opts Options) *Result {
 	whole := set
 	set, own := withoutOwnTraffic(set)
 	c := &context{set: set, opts: opts}
-	c.effectsLogged = anyEffect(set)
+	c.effectInputs = effectInputs(set)
+	c.effectsLogged = len(c.effectInputs) > 0
 	// The rules only read the set, so they run side by side; their
 	// findings are gathered in catalog order, then sorted.
 	rules := Rules()
@@ -256,30 +259,28 @@ func Run(set *trace.Set, opts Options) *Result {
 	return &Result{Findings: findings, Summary: sum, set: whole}
 }
 
-func anyEffect(set *trace.Set) bool {
-	// A provider's or a client's record of an effect does not say whether
-	// the server logs its own: only theirs counts here.
-	own := func(obs []*trace.Observation) bool {
+// effectInputs lists the inputs that logged an effect line at the server
+// or worker tiers. A provider's or a client's record of an effect does not
+// say whether the server logs its own: only theirs counts here.
+func effectInputs(set *trace.Set) map[string]bool {
+	out := map[string]bool{}
+	own := func(obs []*trace.Observation) {
 		for _, o := range obs {
 			if o.Effect && o.Tier != trace.TierProvider && o.Tier != trace.TierClient {
-				return true
+				out[o.Source.File] = true
 			}
 		}
-		return false
 	}
 	for _, in := range set.Intents {
 		for _, d := range in.Deliveries {
-			if own(d.Effects()) {
-				return true
-			}
+			own(d.Effects())
 		}
 	}
 	for _, d := range set.Unkeyed {
-		if own(d.Effects()) {
-			return true
-		}
+		own(d.Effects())
 	}
-	return own(set.Orphans)
+	own(set.Orphans)
+	return out
 }
 
 // Summarise counts what was read and what was found, so that the counts

@@ -8,7 +8,8 @@ import "github.com/idem-cli/idem/trace"
 // effect line at all, a server's non-replayed 2xx to a write), plus the
 // provider's records, each result id once per tier.
 func Effects(set *trace.Set, in *trace.Intent) []*trace.Observation {
-	c := &context{set: set, effectsLogged: anyEffect(set)}
+	c := &context{set: set, effectInputs: effectInputs(set)}
+	c.effectsLogged = len(c.effectInputs) > 0
 	var out []*trace.Observation
 	type seenKey struct {
 		tier trace.Tier

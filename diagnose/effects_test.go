@@ -38,3 +38,27 @@ func TestEffectsAreOneTruth(t *testing.T) {
 		}
 	}
 }
+
+// TestASuccessThatNamesItsResultIsEvidence: one service logs "order
+// created" lines, another only its "201 ord_2001" answers. The second's
+// success to a write, naming its result, is its effect's evidence; a
+// replayed answer is not.
+func TestASuccessThatNamesItsResultIsEvidence(t *testing.T) {
+	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	c := trace.NewCorrelator(nil)
+	c.Add(&trace.Observation{Tier: trace.TierServer, RequestID: "a-1", Key: "k-a", Effect: true, ResultID: "ord_1", Time: at, Source: trace.Source{File: "orders.jsonl", Line: 1}})
+	c.Add(&trace.Observation{Tier: trace.TierServer, RequestID: "b-1", Key: "k-b", Method: "POST", Route: "/v1/refunds", Status: 201, ResultID: "ref_2001",
+		Outcome: trace.OutcomeOK, Time: at, Source: trace.Source{File: "refunds.jsonl", Line: 1}})
+	c.Add(&trace.Observation{Tier: trace.TierServer, RequestID: "b-2", Key: "k-b", Method: "POST", Route: "/v1/refunds", Status: 201, ResultID: "ref_2001",
+		Decision: "replay", Outcome: trace.OutcomeOK, Time: at.Add(time.Second), Source: trace.Source{File: "refunds.jsonl", Line: 2}})
+	c.Add(&trace.Observation{Tier: trace.TierServer, RequestID: "a-2", Key: "k-c", Method: "POST", Route: "/v1/orders", Status: 201, ResultID: "ord_2",
+		Outcome: trace.OutcomeOK, Time: at, Source: trace.Source{File: "orders.jsonl", Line: 2}})
+	set := c.Set(nil)
+	if e := diagnose.Effects(set, set.FindIntent("k-b")[0]); len(e) != 1 || e[0].Source.Line != 1 {
+		t.Errorf("refunds' effects %v, want its first 201 only", e)
+	}
+	// orders.jsonl logs its effects: its 201 is an answer, not an effect.
+	if e := diagnose.Effects(set, set.FindIntent("k-c")[0]); len(e) != 0 {
+		t.Errorf("orders' answer taken for an effect: %v", e)
+	}
+}

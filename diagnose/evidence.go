@@ -20,8 +20,10 @@ func isWrite(method string) bool {
 }
 
 // effects returns the business effects a delivery made at the server or
-// worker tiers. When no input logs effects at all, a server's 2xx answer to
-// a write that was not a replay stands in for the effect.
+// worker tiers. A server's 2xx answer to a write that was not a replay
+// stands in for the effect when no input logs effect lines at all, and,
+// when it names its result id, when its own input logs none (a service
+// that logs only "201 ord_1001" beside others that log "order created").
 func (c *context) effects(d *trace.Delivery) []*trace.Observation {
 	var out []*trace.Observation
 	for _, o := range d.Observations {
@@ -29,7 +31,7 @@ func (c *context) effects(d *trace.Delivery) []*trace.Observation {
 			out = append(out, o)
 		}
 	}
-	if len(out) > 0 || c.effectsLogged {
+	if len(out) > 0 {
 		return out
 	}
 	if replayed(d) || inProgress(d) != nil {
@@ -37,7 +39,8 @@ func (c *context) effects(d *trace.Delivery) []*trace.Observation {
 	}
 	for _, o := range d.Observations {
 		if o.Tier == trace.TierServer && o.Status >= 200 && o.Status < 300 && isWrite(d.Method()) &&
-			(o.Decision == "" || o.Decision == "new") {
+			(o.Decision == "" || o.Decision == "new") &&
+			(!c.effectsLogged || o.ResultID != "" && !c.effectInputs[o.Source.File]) {
 			return []*trace.Observation{o}
 		}
 	}
