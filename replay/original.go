@@ -164,7 +164,7 @@ func ResultIDIn(body []byte, rawURL string, exclude ...string) (string, string) 
 		obj.ForEach(func(k, v gjson.Result) bool {
 			name := k.String()
 			if (strings.HasSuffix(name, "_id") || (strings.HasSuffix(name, "Id") && len(name) > 2)) &&
-				!strings.Contains(strings.ToLower(name), "idempotency") && !skip(v) && !strings.ContainsAny(name, ".*?#@|") {
+				!strings.Contains(strings.ToLower(name), "idempotency") && !skip(v) && plainName(name) {
 				found, foundID = prefix+name, v.String()
 				return false
 			}
@@ -212,4 +212,17 @@ func canonicalJSON(body []byte) (string, bool) {
 		return "", false
 	}
 	return string(out), true
+}
+
+// plainName reports whether a member name can stand in a gjson path as it
+// is: letters, digits, '_' and '-' (no '.', '*', '?', '#', '@', '|', '[',
+// '{', '\\' or '!', which the path syntax reads).
+func plainName(name string) bool {
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return name != ""
 }
