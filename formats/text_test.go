@@ -201,6 +201,10 @@ func FuzzParseText(f *testing.F) {
 	f.Add(`127.0.0.1 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 2326 "-" "x" 0.5 "201" "r" "k"`)
 	f.Add(`haproxy[1]: 10.0.1.2:33317 [06/Feb/2009:12:14:14.655] a b/c 1/2/3/4/5 200 1 - - ---- 1/1/1/1/0 0/0 {a|b} "GET / HTTP/1.1"`)
 	f.Add(`[pod/x/y] 2026-11-30T10:00:00Z {"a":1}`)
+	f.Add(`https 2026-11-30T09:14:04.520000Z app/shop/50dc 203.0.113.7:51234 10.0.2.15:8080 0.000 -1 -1 502 - 412 293 "POST https://s:443/v1/orders HTTP/1.1" "M" - - arn "Root=1-6746d3c4-0f1e2d3c4b5a69788796a5b4" "s" "c" 1 2026-11-30T09:14:02.120000Z "forward" "-" "-"`)
+	f.Add(`[2016-04-15T20:17:00.310Z] "POST /api/v1/locations HTTP/2" 204 - 154 0 226 100 "10.0.35.28" "nsq2http" "cc21d9b0" "locations" "tcp://10.0.2.1:80"`)
+	f.Add(`10.1.2.3 - - [30/Nov/2026:09:14:04 +0000] "POST /v1/orders HTTP/1.1" 499 0 "-" "ok" 301 2.398 [a-8080] [] 10.0.0.1:8080, 10.0.0.2:8080 0, 0 1.0, 1.3 502, 201 c9b2decb`)
+	f.Add("\x1b[36mcaddy-1  | \x1b[0m{\"level\":\"info\"}")
 	f.Fuzz(func(t *testing.T, line string) {
 		p := formats.NewParser(nil, nil)
 		var res formats.Result
