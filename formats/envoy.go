@@ -182,7 +182,7 @@ func readEnvoyText(p *Parser, s string, src trace.Source) bool {
 	o.Outcome = envoyOutcome(o.Status, flags)
 	// A key appended to the format ("%REQ(IDEMPOTENCY-KEY)%") follows the
 	// upstream host or the fields Istio adds after it.
-	for _, x := range f[d+9:] {
+	for _, x := range f[min(d+9, len(f)):] {
 		if k := strings.Trim(x, `"`); idShaped(k) && strings.Count(k, "-") >= 2 && !strings.Contains(k, ":") {
 			o.Key = trace.NormalizeKey(k)
 			break
