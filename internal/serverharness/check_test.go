@@ -122,6 +122,12 @@ func checkCapture(t *testing.T, dir string) {
 			t.Errorf("%s now fires for the %s: remove its knownGaps entry", e.Rule, e.Role)
 		}
 	}
+	// Must not fire: every finding is one the traffic calls for.
+	for _, f := range findings {
+		if !slices.ContainsFunc(must, func(e expectation) bool { return e.Rule == f.Rule.ID && names(f, e.Keys...) }) {
+			t.Errorf("%s fires where the traffic calls for no such rule: %s", f.Rule.ID, f.Narrative)
+		}
+	}
 	for _, k := range clean {
 		for _, f := range findings {
 			if names(f, k) {
