@@ -30,6 +30,8 @@ func TestExpectations(t *testing.T) {
 			nil, nil},
 		{"concurrent duplicate", []Sent{ok("a", "k1", "b1", 0, 800, 201, "o1"), ok("b", "k1", "b1", 200, 210, 409, "")},
 			[]string{"in-progress-retry:k1"}, nil},
+		{"concurrent duplicate that reached the server first", []Sent{ok("a", "k1", "b1", 0, 210, 409, ""), ok("b", "k1", "b1", 5, 800, 201, "o1")},
+			[]string{"in-progress-retry:k1"}, nil},
 		{"a 409 after the first ended is no in-progress answer", []Sent{ok("a", "k1", "b1", 0, 800, 201, "o1"), ok("b", "k1", "b1", 900, 910, 409, "")},
 			nil, nil},
 		{"another body", []Sent{ok("a", "k1", "b1", 0, 10, 201, "o1"), ok("b", "k1", "b2", 20, 30, 417, "")},

@@ -155,11 +155,11 @@ func versions(t *testing.T, node string) map[string]string {
 // The timings of the traffic: a handler slower than its client's timeout
 // finishes after the client gave up.
 const (
-	slowHandler   = 1000 * time.Millisecond
-	clientTimeout = 300 * time.Millisecond
-	patient       = 5 * time.Second
-	inFlight      = 800 * time.Millisecond // the first of two concurrent duplicates
-	secondAfter   = 200 * time.Millisecond // when the duplicate follows it
+	slowHandler   = 1500 * time.Millisecond
+	clientTimeout = 400 * time.Millisecond
+	patient       = 10 * time.Second
+	inFlight      = 1200 * time.Millisecond // the first of two concurrent duplicates
+	secondAfter   = 300 * time.Millisecond  // when the duplicate follows it
 )
 
 // drive sends the traffic through base, one connection per request as
