@@ -1,0 +1,158 @@
+package serverharness
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/idem-cli/idem/diagnose"
+	"github.com/idem-cli/idem/ingest"
+	"github.com/idem-cli/idem/trace"
+)
+
+// expectation is a rule the traffic must set off, naming keys.
+type expectation struct {
+	Rule string
+	Role string // what in the traffic calls for it, for knownGaps
+	Keys []string
+}
+
+// expectations derives, from what was sent and how each request ended
+// alone, the rules that must fire and the keys no rule may name.
+func expectations(sent []Sent) (must []expectation, clean []string) {
+	byKey := map[string][]Sent{}
+	var keys []string
+	for _, s := range sent {
+		if _, ok := byKey[s.Key]; !ok {
+			keys = append(keys, s.Key)
+		}
+		byKey[s.Key] = append(byKey[s.Key], s)
+	}
+	add := func(e expectation) {
+		if !slices.ContainsFunc(must, func(m expectation) bool { return m.Rule == e.Rule && slices.Equal(m.Keys, e.Keys) }) {
+			must = append(must, e)
+		}
+	}
+	for _, k := range keys {
+		attempts := byKey[k]
+		for i, a := range attempts {
+			// The client gave up, the service made the order: a lost response.
+			if a.Ended == "timeout" && a.Effect != "" {
+				add(expectation{"response-lost", "lost-response", []string{k}})
+			}
+			for _, b := range attempts[i+1:] {
+				switch {
+				case b.Body != a.Body:
+					add(expectation{"payload-mismatch", "other-body", []string{k}})
+				case b.Start.Before(a.End) && a.Start.Before(b.End) && (a.Status == 409 || b.Status == 409):
+					// Two at once, one answered a conflict: express-idempotency's
+					// in-progress answer, whichever reached it second.
+					add(expectation{"in-progress-retry", "concurrent-duplicate", []string{k}})
+				}
+			}
+		}
+	}
+	// A timed-out attempt that made an order, then the same body under
+	// another key that made another.
+	for i, a := range sent {
+		if a.Ended != "timeout" || a.Effect == "" {
+			continue
+		}
+		for _, b := range sent[i+1:] {
+			if b.Key != a.Key && b.Body == a.Body && b.Effect != "" {
+				add(expectation{"retry-new-key", "new-key", []string{a.Key, b.Key}})
+			}
+		}
+	}
+	// Clean: a key's only attempt, answered 2xx, whose body no other
+	// request carried.
+	for _, k := range keys {
+		attempts := byKey[k]
+		if len(attempts) != 1 || attempts[0].Status < 200 || attempts[0].Status > 299 {
+			continue
+		}
+		if !slices.ContainsFunc(sent, func(s Sent) bool { return s.Key != k && s.Body == attempts[0].Body }) {
+			clean = append(clean, k)
+		}
+	}
+	return must, clean
+}
+
+// captureLogs are the log files of a capture folder.
+func captureLogs(dir string) []string {
+	return []string{filepath.Join(dir, nginxLog), filepath.Join(dir, appLog)}
+}
+
+// checkCapture reads a capture folder's logs with idem and asserts the
+// rules its harness.json calls for.
+func checkCapture(t *testing.T, dir string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, harnessJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c Capture
+	if err := json.Unmarshal(b, &c); err != nil {
+		t.Fatalf("%s: %v", harnessJSON, err)
+	}
+	must, clean := expectations(c.Sent)
+	if len(must) < 4 || len(clean) == 0 {
+		t.Fatalf("the traffic calls for too little to prove anything: %+v, clean %v", must, clean)
+	}
+	set, err := diagnose.Load(context.Background(), captureLogs(dir), ingest.Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	findings := diagnose.Run(set, diagnose.DefaultOptions()).Findings
+	for _, e := range must {
+		gap, known := knownGaps[e.Rule+"/"+e.Role]
+		fired := slices.ContainsFunc(findings, func(f *diagnose.Finding) bool {
+			return f.Rule.ID == e.Rule && names(f, e.Keys...)
+		})
+		switch {
+		case !fired && known:
+			t.Logf("known gap: %s does not fire for %s (%v): %s", e.Rule, e.Role, e.Keys, gap)
+		case !fired:
+			t.Errorf("%s does not fire for the %s (keys %v); findings:\n%s", e.Rule, e.Role, e.Keys, summary(findings))
+		case known:
+			t.Errorf("%s now fires for the %s: remove its knownGaps entry", e.Rule, e.Role)
+		}
+	}
+	// Must not fire: every finding is one the traffic calls for.
+	for _, f := range findings {
+		if !slices.ContainsFunc(must, func(e expectation) bool { return e.Rule == f.Rule.ID && names(f, e.Keys...) }) {
+			t.Errorf("%s fires where the traffic calls for no such rule: %s", f.Rule.ID, f.Narrative)
+		}
+	}
+	for _, k := range clean {
+		for _, f := range findings {
+			if names(f, k) {
+				t.Errorf("%s names the clean request's key %s: %s", f.Rule.ID, k, f.Narrative)
+			}
+		}
+	}
+}
+
+// names reports whether f implicates every one of keys.
+func names(f *diagnose.Finding, keys ...string) bool {
+	for _, k := range keys {
+		named := slices.Contains(f.Keys, k) || strings.Contains(f.Narrative, k) ||
+			slices.ContainsFunc(f.Intents, func(in *trace.Intent) bool { return in.Key == k })
+		if !named {
+			return false
+		}
+	}
+	return true
+}
+
+func summary(fs []*diagnose.Finding) string {
+	var b strings.Builder
+	for _, f := range fs {
+		b.WriteString("  " + f.Rule.ID + ": " + f.Narrative + "\n")
+	}
+	return b.String()
+}

@@ -1,0 +1,64 @@
+package serverharness
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestExpectations checks the derivation itself: each shape of traffic
+// calls for its rule, and the shapes next to it for none.
+func TestExpectations(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	ok := func(step, key, body string, start, end int, status int, effect string) Sent {
+		return Sent{Step: step, Key: key, Body: body, Start: at(start), End: at(end), Ended: "response", Status: status, Effect: effect}
+	}
+	timeout := func(step, key, body string, start, end int, effect string) Sent {
+		return Sent{Step: step, Key: key, Body: body, Start: at(start), End: at(end), Ended: "timeout", Effect: effect}
+	}
+	tests := []struct {
+		name  string
+		sent  []Sent
+		must  []string // rule:keys
+		clean []string
+	}{
+		{"lost response", []Sent{timeout("a", "k1", "b1", 0, 300, "o1"), ok("b", "k1", "b1", 2000, 2010, 201, "")},
+			[]string{"response-lost:k1"}, nil},
+		{"timeout before the server made anything", []Sent{timeout("a", "k1", "b1", 0, 300, ""), ok("b", "k1", "b1", 2000, 2010, 201, "o1")},
+			nil, nil},
+		{"concurrent duplicate", []Sent{ok("a", "k1", "b1", 0, 800, 201, "o1"), ok("b", "k1", "b1", 200, 210, 409, "")},
+			[]string{"in-progress-retry:k1"}, nil},
+		{"concurrent duplicate that reached the server first", []Sent{ok("a", "k1", "b1", 0, 210, 409, ""), ok("b", "k1", "b1", 5, 800, 201, "o1")},
+			[]string{"in-progress-retry:k1"}, nil},
+		{"a 409 after the first ended is no in-progress answer", []Sent{ok("a", "k1", "b1", 0, 800, 201, "o1"), ok("b", "k1", "b1", 900, 910, 409, "")},
+			nil, nil},
+		{"another body", []Sent{ok("a", "k1", "b1", 0, 10, 201, "o1"), ok("b", "k1", "b2", 20, 30, 417, "")},
+			[]string{"payload-mismatch:k1"}, nil},
+		{"new key after a timeout", []Sent{timeout("a", "k1", "b1", 0, 300, "o1"), ok("b", "k2", "b1", 2000, 2010, 201, "o2")},
+			[]string{"response-lost:k1", "retry-new-key:k1,k2"}, nil},
+		{"new key, the first made nothing", []Sent{timeout("a", "k1", "b1", 0, 300, ""), ok("b", "k2", "b1", 2000, 2010, 201, "o2")},
+			nil, nil},
+		{"clean requests", []Sent{ok("a", "k1", "b1", 0, 10, 201, "o1"), ok("b", "k2", "b2", 20, 30, 201, "o2")},
+			nil, []string{"k1", "k2"}},
+		{"a failed single request is not clean", []Sent{ok("a", "k1", "b1", 0, 10, 500, "")},
+			nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			must, clean := expectations(tt.sent)
+			var got []string
+			for _, e := range must {
+				got = append(got, e.Rule+":"+strings.Join(e.Keys, ","))
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tt.must) {
+				t.Errorf("must fire %v, want %v", got, tt.must)
+			}
+			if !slices.Equal(clean, tt.clean) {
+				t.Errorf("clean %v, want %v", clean, tt.clean)
+			}
+		})
+	}
+}
