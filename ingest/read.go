@@ -100,6 +100,27 @@ func (e *OpenError) Unwrap() error { return e.Err }
 // that cannot be opened is an *InputError, the inputs before it
 // summarised, unless opts.KeepGoing says to read on.
 func Read(ctx context.Context, paths []string, opts Options, c Consumer) ([]*trace.Input, error) {
+	if sz, ok := c.(Sizer); ok {
+		sz.Expect(totalSize(paths))
+	}
+	srcs := make([]Source, len(paths))
+	for i, p := range paths {
+		srcs[i] = fileSource{path: p, stdin: opts.Stdin}
+	}
+	return ReadSources(ctx, srcs, opts, c)
+}
+
+// fileSource is a named file, or standard input named "-".
+type fileSource struct {
+	path  string
+	stdin io.Reader
+}
+
+func (f fileSource) Name() string                                { return f.path }
+func (f fileSource) Open(context.Context) (io.ReadCloser, error) { return open(f.path, f.stdin) }
+
+// withDefaults fills the options a caller left unset.
+func (opts Options) withDefaults() Options {
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
@@ -110,22 +131,26 @@ func Read(ctx context.Context, paths []string, opts Options, c Consumer) ([]*tra
 	if opts.MaxSkipSamples <= 0 {
 		opts.MaxSkipSamples = 5
 	}
-	if sz, ok := c.(Sizer); ok {
-		sz.Expect(totalSize(paths))
-	}
+	return opts
+}
+
+// readAll reads the sources in order into c.
+func readAll(ctx context.Context, srcs []Source, opts Options, c Consumer) ([]*trace.Input, error) {
+	opts = opts.withDefaults()
 	keepRaw := false
 	if rc, ok := c.(RawConsumer); ok {
 		keepRaw = rc.WantsRaw()
 	}
 	var inputs []*trace.Input
-	for _, path := range paths {
-		rule, err := opts.Config.RuleFor(path, opts.Tier, opts.Format)
+	for _, src := range srcs {
+		name := src.Name()
+		rule, err := opts.Config.RuleFor(name, opts.Tier, opts.Format)
 		if err != nil {
 			return inputs, err
 		}
-		in := &reading{Input: &trace.Input{Path: path, Formats: map[string]int{}, Secrets: map[string]int{}},
+		in := &reading{Input: &trace.Input{Path: name, Formats: map[string]int{}, Secrets: map[string]int{}},
 			tiers: map[trace.Tier]int{}, rule: rule, opts: opts, c: c, keepRaw: keepRaw}
-		rc, err := open(path, opts.Stdin)
+		rc, err := src.Open(ctx)
 		if err != nil && opts.KeepGoing {
 			in.Err = &OpenError{Err: err}
 			in.finish()
@@ -133,7 +158,7 @@ func Read(ctx context.Context, paths []string, opts Options, c Consumer) ([]*tra
 			continue
 		}
 		if err != nil {
-			return inputs, &InputError{Path: path, Err: err}
+			return inputs, &InputError{Path: name, Err: err}
 		}
 		var r io.Reader = rc
 		if opts.Progress != nil {
