@@ -219,16 +219,7 @@ func loadStore(ctx context.Context, f *Factory, fl *inputFlags, sf *storeFlags, 
 		}
 		return nil, err
 	}
-	var scope []string
-	if opts.Config != nil {
-		scope = opts.Config.Scope
-	}
-	c := trace.NewCorrelator(scope)
-	c.Build = diagnose.DefaultOptions().Build()
-	if fl.build != nil {
-		c.Build = *fl.build
-	}
-	inputs, err := ingest.ReadSources(ctx, srcs, opts, c)
+	set, err := diagnose.LoadSources(ctx, srcs, opts, fl.buildFor())
 	if err != nil {
 		return nil, err
 	}
@@ -240,5 +231,5 @@ func loadStore(ctx context.Context, f *Factory, fl *inputFlags, sf *storeFlags, 
 			fmt.Fprintf(f.IO.ErrOut, "idem:   pushed down: %s\n", report.Safe(q))
 		}
 	}
-	return c.Set(inputs), nil
+	return set, nil
 }

@@ -111,11 +111,7 @@ func load(ctx context.Context, f *Factory, fl *inputFlags, paths []string) (*tra
 	// name it (see warnInputs).
 	opts.KeepGoing = true
 	stop := startProgress(f, opts.Progress, paths, fl.Quiet, fl.progressMin)
-	build := diagnose.DefaultOptions().Build()
-	if fl.build != nil {
-		build = *fl.build
-	}
-	set, err := diagnose.LoadBuild(ctx, paths, opts, build, nil)
+	set, err := diagnose.LoadBuild(ctx, paths, opts, fl.buildFor(), nil)
 	stop()
 	if err != nil {
 		var ie *ingest.InputError
@@ -125,6 +121,15 @@ func load(ctx context.Context, f *Factory, fl *inputFlags, paths []string) (*tra
 		return nil, err
 	}
 	return set, nil
+}
+
+// buildFor is what the correlator builds: what diagnose asked for, else
+// what the rules need at their default thresholds.
+func (fl *inputFlags) buildFor() trace.Build {
+	if fl.build != nil {
+		return *fl.build
+	}
+	return diagnose.DefaultOptions().Build()
 }
 
 // warnInputs says on w what was not read: inputs that could not be opened

@@ -17,19 +17,36 @@ func Load(ctx stdcontext.Context, paths []string, read ingest.Options, capture i
 // LoadBuild is Load with the correlator told what to build (see
 // Options.Build: the rules' needs under the thresholds in force).
 func LoadBuild(ctx stdcontext.Context, paths []string, read ingest.Options, b trace.Build, capture ingest.Consumer) (*trace.Set, error) {
+	c, consumer := correlator(read, b, capture)
+	inputs, err := ingest.Read(ctx, paths, read, consumer)
+	if err != nil {
+		return nil, err
+	}
+	return c.Set(inputs), nil
+}
+
+// LoadSources is LoadBuild over sources that are not files (a log
+// store's answer).
+func LoadSources(ctx stdcontext.Context, srcs []ingest.Source, read ingest.Options, b trace.Build) (*trace.Set, error) {
+	c, consumer := correlator(read, b, nil)
+	inputs, err := ingest.ReadSources(ctx, srcs, read, consumer)
+	if err != nil {
+		return nil, err
+	}
+	return c.Set(inputs), nil
+}
+
+// correlator makes the correlator for the read options' scope, building
+// what b says, and the consumer the reader hands batches to.
+func correlator(read ingest.Options, b trace.Build, capture ingest.Consumer) (*trace.Correlator, ingest.Consumer) {
 	var scope []string
 	if read.Config != nil {
 		scope = read.Config.Scope
 	}
 	c := trace.NewCorrelator(scope)
 	c.Build = b
-	var consumer ingest.Consumer = c
 	if capture != nil {
-		consumer = ingest.Tee(c, capture)
+		return c, ingest.Tee(c, capture)
 	}
-	inputs, err := ingest.Read(ctx, paths, read, consumer)
-	if err != nil {
-		return nil, err
-	}
-	return c.Set(inputs), nil
+	return c, c
 }
