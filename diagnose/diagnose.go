@@ -174,10 +174,8 @@ type Summary struct {
 type context struct {
 	set  *trace.Set
 	opts Options
-	// effectsLogged is false when no input logged an effect line; rules
-	// then count a server's 2xx answer to a write as its effect.
-	effectsLogged bool
-	// effectInputs are the inputs that logged an effect line.
+	// effectInputs are the inputs that logged an effect line; when there
+	// are none, rules count a server's 2xx answer to a write as its effect.
 	effectInputs map[string]bool
 }
 
@@ -200,7 +198,6 @@ func Run(set *trace.Set, opts Options) *Result {
 	set, own := withoutOwnTraffic(set)
 	c := &context{set: set, opts: opts}
 	c.effectInputs = effectInputs(set)
-	c.effectsLogged = len(c.effectInputs) > 0
 	// The rules only read the set, so they run side by side; their
 	// findings are gathered in catalog order, then sorted.
 	rules := Rules()

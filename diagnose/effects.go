@@ -9,7 +9,6 @@ import "github.com/idem-cli/idem/trace"
 // provider's records, each result id once per tier.
 func Effects(set *trace.Set, in *trace.Intent) []*trace.Observation {
 	c := &context{set: set, effectInputs: effectInputs(set)}
-	c.effectsLogged = len(c.effectInputs) > 0
 	var out []*trace.Observation
 	type seenKey struct {
 		tier trace.Tier

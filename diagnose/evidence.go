@@ -19,6 +19,9 @@ func isWrite(method string) bool {
 	return false
 }
 
+// effectsLogged reports whether any input logged an effect line.
+func (c *context) effectsLogged() bool { return len(c.effectInputs) > 0 }
+
 // effects returns the business effects a delivery made at the server or
 // worker tiers. A server's 2xx answer to a write that was not a replay
 // stands in for the effect when no input logs effect lines at all, and,
@@ -40,7 +43,7 @@ func (c *context) effects(d *trace.Delivery) []*trace.Observation {
 	for _, o := range d.Observations {
 		if o.Tier == trace.TierServer && o.Status >= 200 && o.Status < 300 && isWrite(d.Method()) &&
 			(o.Decision == "" || o.Decision == "new") &&
-			(!c.effectsLogged || o.ResultID != "" && !c.effectInputs[o.Source.File]) {
+			(!c.effectsLogged() || o.ResultID != "" && !c.effectInputs[o.Source.File]) {
 			return []*trace.Observation{o}
 		}
 	}

@@ -70,7 +70,7 @@ func runResponseLost(c *context) []*Finding {
 			hhmmss(first.Start()), first.RequestID, in.Key, what, hhmmss(commit.Time), describeLoss(loss))
 		sameKeyRetry := retryAnswered(in, first)
 		switch {
-		case recovered == nil && sameKeyRetry != nil && !c.effectsLogged && effectCount(effects) <= 1:
+		case recovered == nil && sameKeyRetry != nil && !c.effectsLogged() && effectCount(effects) <= 1:
 			// Without server logs a replay cannot be told from a new run,
 			// but a retry under the same key that got a 2xx most likely
 			// got the stored result.

@@ -50,7 +50,7 @@ func traceID(s string) string {
 		return ""
 	}
 	if len(s) != 32 && len(s) != 16 {
-		if len(s) >= 10 && len(s) <= 20 && isDecimal(s) {
+		if len(s) >= 10 && len(s) <= 20 && isUint(s) {
 			return s // Datadog's 64-bit decimal trace id
 		}
 		return ""
@@ -60,15 +60,6 @@ func traceID(s string) string {
 		return "" // all zeros is W3C's invalid trace id
 	}
 	return s
-}
-
-func isDecimal(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return s != ""
 }
 
 // traceFromRecord names o's delivery after the trace id its record
