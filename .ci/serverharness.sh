@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs what internal/serverharness's capture test runs: express,
-# express-idempotency, pino and pino-http from the committed lock file
+# Installs what internal/serverharness's capture tests run: express,
+# express-idempotency, @node-idempotency/core and its memory adapter, pino
+# and pino-http from the committed lock file
 # (nginx and node come from .ci/harness.sh and .ci/run). The test starts
 # the app and nginx itself on 127.0.0.1. Idempotent: nothing is installed
 # when the lock file's install is already there.

@@ -26,7 +26,12 @@ type expectation struct {
 func expectations(sent []Sent) (must []expectation, clean []string) {
 	byKey := map[string][]Sent{}
 	var keys []string
+	var unkeyed []Sent
 	for _, s := range sent {
+		if s.Key == "" {
+			unkeyed = append(unkeyed, s)
+			continue
+		}
 		if _, ok := byKey[s.Key]; !ok {
 			keys = append(keys, s.Key)
 		}
@@ -49,23 +54,44 @@ func expectations(sent []Sent) (must []expectation, clean []string) {
 				case b.Body != a.Body:
 					add(expectation{"payload-mismatch", "other-body", []string{k}})
 				case b.Start.Before(a.End) && a.Start.Before(b.End) && (a.Status == 409 || b.Status == 409):
-					// Two at once, one answered a conflict: express-idempotency's
+					// Two at once, one answered a conflict: the library's
 					// in-progress answer, whichever reached it second.
 					add(expectation{"in-progress-retry", "concurrent-duplicate", []string{k}})
+				case a.Ended == "response" && !b.Start.Before(a.End) && a.Effect != "" && b.Effect != "" && a.Effect != b.Effect:
+					// The first was answered, then the same request under
+					// its key made another order: the key was forgotten.
+					add(expectation{"key-expired", "expired-key", []string{k}})
 				}
 			}
 		}
 	}
-	// A timed-out attempt that made an order, then the same body under
-	// another key that made another.
+	// The same body under two keys, each making an order: after a timeout
+	// of the first, a retry under a new key; after the first was answered
+	// a success, at most a duplicate submission.
 	for i, a := range sent {
-		if a.Ended != "timeout" || a.Effect == "" {
+		if a.Key == "" || a.Effect == "" {
 			continue
 		}
 		for _, b := range sent[i+1:] {
-			if b.Key != a.Key && b.Body == a.Body && b.Effect != "" {
-				add(expectation{"retry-new-key", "new-key", []string{a.Key, b.Key}})
+			if b.Key == "" || b.Key == a.Key || b.Body != a.Body || b.Effect == "" {
+				continue
 			}
+			switch {
+			case a.Ended == "timeout":
+				add(expectation{"retry-new-key", "new-key", []string{a.Key, b.Key}})
+			case a.Status >= 200 && a.Status <= 299:
+				add(expectation{"duplicate-submission", "two-submissions", []string{a.Key, b.Key}})
+			}
+		}
+	}
+	// Without a key: a timed-out POST that made an order, then the same
+	// body again making another.
+	for i, a := range unkeyed {
+		if a.Ended != "timeout" || a.Effect == "" {
+			continue
+		}
+		if slices.ContainsFunc(unkeyed[i+1:], func(b Sent) bool { return b.Body == a.Body && b.Effect != "" && b.Effect != a.Effect }) {
+			add(expectation{"unkeyed-retry", "unkeyed-retry", []string{"(none)"}})
 		}
 	}
 	// Clean: a key's only attempt, answered 2xx, whose body no other

@@ -44,6 +44,22 @@ func TestExpectations(t *testing.T) {
 			nil, []string{"k1", "k2"}},
 		{"a failed single request is not clean", []Sent{ok("a", "k1", "b1", 0, 10, 500, "")},
 			nil, nil},
+		{"a key run again after its answer", []Sent{ok("a", "k1", "b1", 0, 10, 201, "o1"), ok("b", "k1", "b1", 20, 30, 201, ""), ok("c", "k1", "b1", 4000, 4010, 201, "o2")},
+			[]string{"key-expired:k1"}, nil},
+		{"a same-key retry that got the stored order", []Sent{ok("a", "k1", "b1", 0, 10, 201, "o1"), ok("b", "k1", "b1", 4000, 4010, 201, "")},
+			nil, nil},
+		{"a same-key retry after a timeout is no expiry", []Sent{timeout("a", "k1", "b1", 0, 300, "o1"), ok("b", "k1", "b1", 2000, 2010, 201, "o2")},
+			[]string{"response-lost:k1"}, nil},
+		{"two answered submissions under two keys", []Sent{ok("a", "k1", "b1", 0, 10, 201, "o1"), ok("b", "k2", "b1", 20, 30, 201, "o2")},
+			[]string{"duplicate-submission:k1,k2"}, nil},
+		{"a second submission that was refused", []Sent{ok("a", "k1", "b1", 0, 10, 201, "o1"), ok("b", "k2", "b1", 20, 30, 422, "")},
+			nil, nil},
+		{"an unkeyed retry after a timeout", []Sent{timeout("a", "", "b1", 0, 300, "o1"), ok("b", "", "b1", 2000, 2010, 201, "o2")},
+			[]string{"unkeyed-retry:(none)"}, nil},
+		{"two unkeyed answered writes are no retry", []Sent{ok("a", "", "b1", 0, 10, 201, "o1"), ok("b", "", "b1", 20, 30, 201, "o2")},
+			nil, nil},
+		{"an unkeyed timeout whose retry made nothing", []Sent{timeout("a", "", "b1", 0, 300, "o1"), ok("b", "", "b1", 2000, 2010, 500, "")},
+			nil, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

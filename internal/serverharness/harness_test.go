@@ -22,11 +22,7 @@ import (
 	"github.com/idem-cli/idem/internal/harness"
 )
 
-var update = flag.Bool("update", false, "rewrite fixtures/real/express-idempotency/ from this run's capture")
-
-// captureDir is the committed capture; TestCapture checks it everywhere,
-// TestExpressIdempotency records a new one where node and nginx are.
-const captureDir = "../../fixtures/real/express-idempotency"
+var update = flag.Bool("update", false, "rewrite, under fixtures/real/, the capture of each server test that runs")
 
 // The files of a capture folder.
 const (
@@ -38,12 +34,42 @@ const (
 
 const nodeDir = "testdata/node"
 
+// server is one idempotency library's app and the capture it keeps.
+type server struct {
+	capture string            // the committed capture, under fixtures/real/
+	script  string            // the app in testdata/node: node SCRIPT LOG LEDGER PORT ARGS...
+	args    []string          // the app's arguments after its port
+	config  map[string]string // how the library was configured, for harness.json
+	modules []string          // the npm packages the app needs, whose versions harness.json records
+	drive   func(c *client, ledger string)
+}
+
+var expressIdempotency = server{
+	capture: "../../fixtures/real/express-idempotency",
+	script:  "app.js",
+	modules: []string{"express", "express-idempotency", "pino", "pino-http"},
+	drive:   driveExpressIdempotency,
+}
+
+// keyTTL is node-idempotency's cacheTTLMS in its capture: short, so that a
+// key expires while the test runs.
+const keyTTL = 3 * time.Second
+
+var nodeIdempotency = server{
+	capture: "../../fixtures/real/node-idempotency",
+	script:  "app-node-idempotency.js",
+	args:    []string{strconv.Itoa(int(keyTTL / time.Millisecond))},
+	config:  map[string]string{"cacheTTLMS": strconv.Itoa(int(keyTTL / time.Millisecond)), "enforceIdempotency": "false", "inProgressStrategy.wait": "false"},
+	modules: []string{"express", "@node-idempotency/core", "@node-idempotency/storage-adapter-memory", "pino", "pino-http"},
+	drive:   driveNodeIdempotency,
+}
+
 // Sent is one request the harness made and how it ended: for the client
 // (a response or its own timeout) and for the service (the order its
 // ledger recorded for the request id, if any).
 type Sent struct {
 	Step      string    `json:"step"`
-	Key       string    `json:"key"`
+	Key       string    `json:"key"` // empty: sent without an Idempotency-Key
 	RequestID string    `json:"request_id"`
 	Body      string    `json:"body"`
 	DelayMS   int       `json:"delay_ms,omitempty"` // how long the handler waits before its effect
@@ -52,46 +78,58 @@ type Sent struct {
 	End       time.Time `json:"end"`                // when it got the response or gave up
 	Ended     string    `json:"ended"`              // "response" or "timeout"
 	Status    int       `json:"status,omitempty"`   // 0 when no response arrived
+	Replayed  bool      `json:"replayed,omitempty"` // the response carried Idempotent-Replayed: true
 	Response  string    `json:"response,omitempty"` // the response body, cut short
 	Effect    string    `json:"effect,omitempty"`   // the order the service's ledger recorded for it
 }
 
-// Capture is harness.json: the software that wrote the logs and the
-// traffic it was driven with.
+// Capture is harness.json: the software that wrote the logs, how it was
+// configured, and the traffic it was driven with.
 type Capture struct {
 	Server map[string]string `json:"server"` // package -> version
+	Config map[string]string `json:"config,omitempty"`
 	Proxy  string            `json:"proxy"`
 	Sent   []Sent            `json:"sent"`
 }
 
 // needModules fails under CI and skips elsewhere when the app's npm
 // packages are not installed.
-func needModules(t *testing.T) {
+func needModules(t *testing.T, s server) {
 	t.Helper()
-	if _, err := os.Stat(filepath.Join(nodeDir, "node_modules", "express-idempotency")); err == nil {
-		return
+	for _, m := range s.modules {
+		if _, err := os.Stat(filepath.Join(nodeDir, "node_modules", m, "package.json")); err == nil {
+			continue
+		}
+		const install = "npm ci --prefix internal/serverharness/testdata/node"
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s is not installed; .ci/serverharness.sh installs it (%s) and CI must not skip this test", m, install)
+		}
+		t.Skipf("%s is not installed (%s); skipping", m, install)
 	}
-	const install = "npm ci --prefix internal/serverharness/testdata/node"
-	if os.Getenv("CI") != "" {
-		t.Fatalf("express-idempotency is not installed; .ci/serverharness.sh installs it (%s) and CI must not skip this test", install)
-	}
-	t.Skipf("express-idempotency is not installed (%s); skipping", install)
 }
 
-// TestExpressIdempotency runs the app behind nginx, drives it, and checks
-// the rules on what both wrote; -update keeps the capture.
-func TestExpressIdempotency(t *testing.T) {
+// TestExpressIdempotency runs express-idempotency's app behind nginx,
+// drives it, and checks the rules on what both wrote; -update keeps the
+// capture.
+func TestExpressIdempotency(t *testing.T) { record(t, expressIdempotency) }
+
+// TestNodeIdempotency does the same for @node-idempotency/core.
+func TestNodeIdempotency(t *testing.T) { record(t, nodeIdempotency) }
+
+func record(t *testing.T, s server) {
 	node := harness.Tool(t, "apt-get install nodejs npm", "node")
-	needModules(t)
+	needModules(t, s)
 	dir := t.TempDir()
 	logPath, ledger := filepath.Join(dir, appLog), filepath.Join(dir, "ledger.jsonl")
 	port := harness.FreePort(t)
-	app := harness.Start(t, "app", nil, []string{"NODE_ENV=production"}, node,
-		[]string{filepath.Join(nodeDir, "app.js"), logPath, ledger, strconv.Itoa(port)}, harness.Addr(port))
+	args := append([]string{filepath.Join(nodeDir, s.script), logPath, ledger, strconv.Itoa(port)}, s.args...)
+	app := harness.Start(t, "app", nil, []string{"NODE_ENV=production"}, node, args, harness.Addr(port))
 	ngx := harness.StartNginx(t, harness.Addr(port), harness.Addr(harness.FreePort(t)))
 
-	c := Capture{Server: versions(t, node), Proxy: harness.Version("nginx", "nginx", "-v")}
-	c.Sent = drive(t, ngx.URL, ledger)
+	c := Capture{Server: versions(t, node, s.modules), Config: s.config, Proxy: harness.Version("nginx", "nginx", "-v")}
+	cl := newClient(t, ngx.URL)
+	s.drive(cl, ledger)
+	c.Sent = cl.sent
 	ngx.Stop()
 	app.Stop(syscall.SIGTERM)
 	effects := readLedger(t, ledger)
@@ -115,25 +153,36 @@ func TestExpressIdempotency(t *testing.T) {
 	}
 	if *update {
 		for _, name := range []string{nginxLog, appLog, nginxConf, harnessJSON} {
-			copyFile(t, filepath.Join(out, name), filepath.Join(captureDir, name))
+			copyFile(t, filepath.Join(out, name), filepath.Join(s.capture, name))
 		}
 	}
 }
 
-// TestCapture checks the committed capture, so the rules stay proven where
-// node and nginx are not installed.
+// TestCapture checks the committed captures, so the rules stay proven
+// where node and nginx are not installed.
 func TestCapture(t *testing.T) {
-	if _, err := os.Stat(filepath.Join(captureDir, harnessJSON)); err != nil {
-		t.Fatalf("%v (go test ./internal/serverharness -run TestExpressIdempotency -update writes it)", err)
+	for name, s := range map[string]server{"express-idempotency": expressIdempotency, "node-idempotency": nodeIdempotency} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := os.Stat(filepath.Join(s.capture, harnessJSON)); err != nil {
+				t.Fatalf("%v (go test ./internal/serverharness -run %s -update writes it)", err, testName(s))
+			}
+			checkCapture(t, s.capture)
+		})
 	}
-	checkCapture(t, captureDir)
+}
+
+func testName(s server) string {
+	if s.script == nodeIdempotency.script {
+		return "TestNodeIdempotency"
+	}
+	return "TestExpressIdempotency"
 }
 
 // versions reads the installed packages' versions and node's.
-func versions(t *testing.T, node string) map[string]string {
+func versions(t *testing.T, node string, modules []string) map[string]string {
 	t.Helper()
 	v := map[string]string{}
-	for _, p := range []string{"express", "express-idempotency", "pino", "pino-http"} {
+	for _, p := range modules {
 		b, err := os.ReadFile(filepath.Join(nodeDir, "node_modules", p, "package.json"))
 		if err != nil {
 			t.Fatal(err)
@@ -162,82 +211,152 @@ const (
 	secondAfter   = 300 * time.Millisecond  // when the duplicate follows it
 )
 
-// drive sends the traffic through base, one connection per request as
-// separate attempts make them.
-func drive(t *testing.T, base, ledger string) []Sent {
-	t.Helper()
-	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-	send := func(step, key, body string, delay, timeout time.Duration) Sent {
-		s := Sent{Step: step, Key: key, RequestID: harness.NewID(), Body: body,
-			DelayMS: int(delay / time.Millisecond), TimeoutMS: int(timeout / time.Millisecond)}
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
-		defer cancel()
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/v1/orders", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Idempotency-Key", key)
-		req.Header.Set("X-Request-Id", s.RequestID)
-		req.Header.Set("X-Harness-Step", step)
-		if delay > 0 {
-			req.Header.Set("X-Harness-Delay-Ms", strconv.Itoa(s.DelayMS))
-		}
-		s.Start = time.Now().UTC()
-		resp, err := client.Do(req)
-		if err == nil {
-			var b []byte
-			b, err = io.ReadAll(io.LimitReader(resp.Body, 512))
-			resp.Body.Close()
-			s.Status, s.Response = resp.StatusCode, strings.TrimSpace(string(b))
-		}
-		s.End = time.Now().UTC()
-		switch {
-		case err == nil:
-			s.Ended = "response"
-		case errors.Is(err, context.DeadlineExceeded):
-			s.Ended = "timeout"
-			s.Status, s.Response = 0, ""
-		default:
-			t.Fatalf("%s: %v", step, err)
-		}
-		return s
+// client sends the traffic through nginx, one connection per request as
+// separate attempts make them, and records each request.
+type client struct {
+	t    *testing.T
+	base string
+	http *http.Client
+	mu   sync.Mutex
+	sent []Sent
+}
+
+func newClient(t *testing.T, base string) *client {
+	return &client{t: t, base: base, http: &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}}
+}
+
+// send makes one request (without an Idempotency-Key when key is empty);
+// the handler waits delay before its effect, the client timeout for the
+// answer.
+func (c *client) send(step, key, body string, delay, timeout time.Duration) Sent {
+	s := Sent{Step: step, Key: key, RequestID: harness.NewID(), Body: body,
+		DelayMS: int(delay / time.Millisecond), TimeoutMS: int(timeout / time.Millisecond)}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+"/v1/orders", strings.NewReader(body))
+	if err != nil {
+		c.t.Fatal(err)
 	}
-	var sent []Sent
-	add := func(s Sent) Sent { sent = append(sent, s); return s }
+	req.Header.Set("Content-Type", "application/json")
+	if key != "" {
+		req.Header.Set("Idempotency-Key", key)
+	}
+	req.Header.Set("X-Request-Id", s.RequestID)
+	req.Header.Set("X-Harness-Step", step)
+	if delay > 0 {
+		req.Header.Set("X-Harness-Delay-Ms", strconv.Itoa(s.DelayMS))
+	}
+	s.Start = time.Now().UTC()
+	resp, err := c.http.Do(req)
+	if err == nil {
+		var b []byte
+		b, err = io.ReadAll(io.LimitReader(resp.Body, 512))
+		resp.Body.Close()
+		s.Status, s.Response = resp.StatusCode, strings.TrimSpace(string(b))
+		s.Replayed = strings.EqualFold(resp.Header.Get("Idempotent-Replayed"), "true")
+	}
+	s.End = time.Now().UTC()
+	switch {
+	case err == nil:
+		s.Ended = "response"
+	case errors.Is(err, context.DeadlineExceeded):
+		s.Ended = "timeout"
+		s.Status, s.Response, s.Replayed = 0, "", false
+	default:
+		c.t.Fatalf("%s: %v", step, err)
+	}
+	return s
+}
 
-	// A lost response: the client gives up, the order is still made; the
-	// retry under the same key gets the stored answer.
+// add sends and records in the order sent.
+func (c *client) add(step, key, body string, delay, timeout time.Duration) Sent {
+	s := c.send(step, key, body, delay, timeout)
+	c.record(s)
+	return s
+}
+
+func (c *client) record(s ...Sent) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sent = append(c.sent, s...)
+}
+
+// lostResponse: the client gives up, the order is still made; the retry
+// under the same key gets the stored answer.
+func lostResponse(c *client, ledger string) {
 	lost := harness.NewID()
-	add(send("lost-response", lost, `{"sku":"sku-lost","qty":1}`, slowHandler, clientTimeout))
-	waitEffect(t, ledger, "lost-response")
-	add(send("same-key-retry", lost, `{"sku":"sku-lost","qty":1}`, 0, patient))
+	c.add("lost-response", lost, `{"sku":"sku-lost","qty":1}`, slowHandler, clientTimeout)
+	waitEffect(c.t, ledger, "lost-response")
+	c.add("same-key-retry", lost, `{"sku":"sku-lost","qty":1}`, 0, patient)
+}
 
-	// Concurrent duplicates: the second arrives while the first runs.
+// concurrent: the second arrives while the first runs.
+func concurrent(c *client) {
 	conc := harness.NewID()
 	var wg sync.WaitGroup
 	var first Sent
-	wg.Go(func() { first = send("concurrent-first", conc, `{"sku":"sku-concurrent","qty":1}`, inFlight, patient) })
+	wg.Go(func() {
+		first = c.send("concurrent-first", conc, `{"sku":"sku-concurrent","qty":1}`, inFlight, patient)
+	})
 	time.Sleep(secondAfter)
-	dup := send("concurrent-duplicate", conc, `{"sku":"sku-concurrent","qty":1}`, 0, patient)
+	dup := c.send("concurrent-duplicate", conc, `{"sku":"sku-concurrent","qty":1}`, 0, patient)
 	wg.Wait()
-	add(first)
-	add(dup)
+	c.record(first, dup)
+}
 
-	// One key, another body.
+// otherBody: one key, another body.
+func otherBody(c *client) {
 	other := harness.NewID()
-	add(send("first-body", other, `{"sku":"sku-first-body","qty":1}`, 0, patient))
-	add(send("other-body", other, `{"sku":"sku-other-body","qty":2}`, 0, patient))
+	c.add("first-body", other, `{"sku":"sku-first-body","qty":1}`, 0, patient)
+	c.add("other-body", other, `{"sku":"sku-other-body","qty":2}`, 0, patient)
+}
 
-	// A retry under a new key after a timeout.
-	add(send("timeout-before-new-key", harness.NewID(), `{"sku":"sku-new-key","qty":1}`, slowHandler, clientTimeout))
-	waitEffect(t, ledger, "timeout-before-new-key")
-	add(send("retry-new-key", harness.NewID(), `{"sku":"sku-new-key","qty":1}`, 0, patient))
+// newKeyAfterTimeout: a retry under a new key after a timeout.
+func newKeyAfterTimeout(c *client, ledger string) {
+	c.add("timeout-before-new-key", harness.NewID(), `{"sku":"sku-new-key","qty":1}`, slowHandler, clientTimeout)
+	waitEffect(c.t, ledger, "timeout-before-new-key")
+	c.add("retry-new-key", harness.NewID(), `{"sku":"sku-new-key","qty":1}`, 0, patient)
+}
 
-	// Clean requests: one attempt each, each its own body.
-	add(send("clean", harness.NewID(), `{"sku":"sku-clean-a","qty":1}`, 0, patient))
-	add(send("clean", harness.NewID(), `{"sku":"sku-clean-b","qty":3}`, 0, patient))
-	return sent
+// clean: one attempt each, each its own body.
+func clean(c *client) {
+	c.add("clean", harness.NewID(), `{"sku":"sku-clean-a","qty":1}`, 0, patient)
+	c.add("clean", harness.NewID(), `{"sku":"sku-clean-b","qty":3}`, 0, patient)
+}
+
+func driveExpressIdempotency(c *client, ledger string) {
+	lostResponse(c, ledger)
+	concurrent(c)
+	otherBody(c)
+	newKeyAfterTimeout(c, ledger)
+	clean(c)
+}
+
+func driveNodeIdempotency(c *client, ledger string) {
+	lostResponse(c, ledger)
+	concurrent(c)
+	otherBody(c)
+	newKeyAfterTimeout(c, ledger)
+
+	// A key kept for keyTTL: a same-key retry inside it gets the stored
+	// answer, one after it runs the order again.
+	exp := harness.NewID()
+	c.add("expiry-first", exp, `{"sku":"sku-expiry","qty":1}`, 0, patient)
+	c.add("expiry-retry", exp, `{"sku":"sku-expiry","qty":1}`, 0, patient)
+	time.Sleep(keyTTL + time.Second)
+	c.add("expiry-late-retry", exp, `{"sku":"sku-expiry","qty":1}`, 0, patient)
+
+	// The same payload twice from one client under two keys, each answered:
+	// a second purchase or a double submission, no retry.
+	c.add("submit-first", harness.NewID(), `{"sku":"sku-twice","qty":1}`, 0, patient)
+	c.add("submit-second", harness.NewID(), `{"sku":"sku-twice","qty":1}`, 0, patient)
+
+	// A POST without a key, retried after its client timed out.
+	c.add("unkeyed-timeout", "", `{"sku":"sku-unkeyed","qty":1}`, slowHandler, clientTimeout)
+	waitEffect(c.t, ledger, "unkeyed-timeout")
+	c.add("unkeyed-retry", "", `{"sku":"sku-unkeyed","qty":1}`, 0, patient)
+
+	clean(c)
 }
 
 // ledgerLine is what the app appends once per order it makes.

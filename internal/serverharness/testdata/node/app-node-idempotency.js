@@ -1,0 +1,88 @@
+// An order service with @node-idempotency/core and its memory storage
+// adapter, wired into express as the library's README says, logging with
+// pino-http, for idem's server harness.
+// Usage: node app-node-idempotency.js LOG LEDGER PORT TTL_MS
+// onRequest runs before the route: it reserves the key (IN_PROGRESS with
+// the body's fingerprint), answers a seen key with the stored response, or
+// throws; onResponse stores the route's answer. TTL_MS is the library's
+// cacheTTLMS, short so that a key can expire while the test runs. Keys are
+// not enforced, so a POST without one runs unguarded.
+// pino-http takes the request id from X-Request-Id (nginx passes it on);
+// every access line carries payload_hash, the body's SHA-256. The ledger
+// gets one line per effect. It serves 127.0.0.1:PORT.
+'use strict'
+const fs = require('node:fs')
+const { createHash, randomUUID } = require('node:crypto')
+const express = require('express')
+const { Idempotency, IdempotencyErrorCodes } = require('@node-idempotency/core')
+const { MemoryStorageAdapter } = require('@node-idempotency/storage-adapter-memory')
+const pino = require('pino')
+const pinoHttp = require('pino-http')
+
+const [logPath, ledgerPath, port, ttl] = process.argv.slice(2)
+const logger = pino(pino.destination({ dest: logPath, sync: true }))
+const hash = (body) => 'sha256:' + createHash('sha256').update(JSON.stringify(body)).digest('hex')
+const idempotency = new Idempotency(new MemoryStorageAdapter(), { cacheTTLMS: Number(ttl) })
+
+// The library throws coded errors and leaves the answer to the caller;
+// these are the IETF draft's (draft-ietf-httpapi-idempotency-key-header):
+// 409 for a request still in progress, 422 for a key reused with another
+// body, 400 for a missing or too long key.
+const statusOf = {
+  [IdempotencyErrorCodes.REQUEST_IN_PROGRESS]: 409,
+  [IdempotencyErrorCodes.IDEMPOTENCY_FINGERPRINT_MISSMATCH]: 422,
+  [IdempotencyErrorCodes.IDEMPOTENCY_KEY_MISSING]: 400,
+  [IdempotencyErrorCodes.IDEMPOTENCY_KEY_LEN_EXEEDED]: 400
+}
+
+const app = express()
+app.use(pinoHttp({
+  logger,
+  genReqId: (req, res) => {
+    const id = req.headers['x-request-id'] || randomUUID()
+    res.setHeader('X-Request-Id', id)
+    return id
+  },
+  // Called again when the response ends, once express.json has read the body.
+  customProps: (req) => (req.body && Object.keys(req.body).length ? { payload_hash: hash(req.body) } : {})
+}))
+app.use(express.json())
+
+// README: onRequest when the request arrives, before the business logic;
+// a returned response is the stored one, to give back; onResponse once the
+// business logic answered for the first time.
+app.post('*', async (req, res, next) => {
+  const request = { method: req.method, headers: req.headers, body: req.body, path: req.path }
+  let stored
+  try {
+    stored = await idempotency.onRequest(request)
+  } catch (err) {
+    const status = statusOf[err.code]
+    if (!status) return next(err)
+    return res.status(status).json({ error: err.code, message: err.message })
+  }
+  if (stored) {
+    res.setHeader('Idempotent-Replayed', 'true')
+    return res.status(stored.additional.status).json(stored.body)
+  }
+  const json = res.json.bind(res)
+  res.json = (body) => {
+    idempotency.onResponse(request, { body, additional: { status: res.statusCode } }).then(() => json(body), next)
+    return res
+  }
+  next()
+})
+
+let n = 0
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+app.post('/v1/orders', async (req, res) => {
+  await sleep(Number(req.headers['x-harness-delay-ms'] || 0))
+  const id = 'ord_' + (++n)
+  const key = req.headers['idempotency-key'] || undefined
+  req.log.info({ order_id: id, idempotency_key: key }, 'order created')
+  fs.appendFileSync(ledgerPath, JSON.stringify({ step: req.headers['x-harness-step'], request_id: req.id, key, order_id: id }) + '\n')
+  res.status(201).json({ order_id: id, sku: req.body.sku })
+})
+
+const server = app.listen(Number(port), '127.0.0.1')
+process.on('SIGTERM', () => server.close(() => process.exit(0)))
