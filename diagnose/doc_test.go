@@ -96,10 +96,13 @@ func TestRulesDoc(t *testing.T) {
 // folders under fixtures/real/ that a harness recorded (see their READMEs
 // for what was sent and how each request ended).
 var provenOn = map[string][]string{
-	"response-lost":             {"nginx (nginx 1.22, a client timeout and an abort)", "caddy", "chain (Caddy → HAProxy → nginx)", "chromium (Chromium 156 via playwright-core)", "nginx-slog", "pino-http", "express-idempotency (1.0.6 with pino-http behind nginx)"},
-	"retry-new-key":             {"nginx", "chain", "nginx-slog", "express-idempotency"},
-	"payload-mismatch":          {"chromium (a retry under the same key with another body)", "express-idempotency (its 417 for another body)"},
-	"in-progress-retry":         {"express-idempotency (its bare 409 to a concurrent duplicate)"},
+	"response-lost":             {"nginx (nginx 1.22, a client timeout and an abort)", "caddy", "chain (Caddy → HAProxy → nginx)", "chromium (Chromium 156 via playwright-core)", "nginx-slog", "pino-http", "express-idempotency (1.0.6 with pino-http behind nginx)", "node-idempotency (@node-idempotency/core 1.0.11 with pino-http behind nginx)"},
+	"retry-new-key":             {"nginx", "chain", "nginx-slog", "express-idempotency", "node-idempotency"},
+	"payload-mismatch":          {"chromium (a retry under the same key with another body)", "express-idempotency (its 417 for another body)", "node-idempotency (its fingerprint mismatch, answered 422)"},
+	"in-progress-retry":         {"express-idempotency (its bare 409 to a concurrent duplicate)", "node-idempotency (its REQUEST_IN_PROGRESS, answered 409)"},
+	"key-expired":               {"node-idempotency (a retry past a 3 s cacheTTLMS)"},
+	"duplicate-submission":      {"node-idempotency (two answered submissions under two keys)"},
+	"unkeyed-retry":             {"node-idempotency (a POST without a key retried after a timeout)"},
 	"request-id-not-propagated": {"nginx-zerolog (zerolog's hlog.RequestIDHandler behind nginx)"},
 	"attempt-scoped-key":        {"temporal (Go SDK test environment)"},
 	"late-completion":           {"temporal"},
