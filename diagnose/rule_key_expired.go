@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/idem-cli/idem/trace"
@@ -40,7 +41,15 @@ func runKeyExpired(c *context) []*Finding {
 			n := fmt.Sprintf("Key %s completed at %s (%s), and delivery %s %s later was run again and made %s",
 				in.Key, hhmmss(completedAt(c, p.first)), resultList(uniqueResults(c.effects(p.first))), p.second.RequestID,
 				gap.Round(1e6), resultList(uniqueResults(c.effects(p.second))))
-			if gap < noExpiry {
+			switch kept := storedBetween(c, in, p.first, p.second); {
+			case kept != nil:
+				// A replay in between shows the key was stored and
+				// checked: it was forgotten after that, however soon.
+				ev.delivery(kept)
+				at := serverStart(kept)
+				n += fmt.Sprintf("; delivery %s at %s got the stored result, so the key was stored and checked, and was forgotten in the %s that followed (its retention is shorter than that)",
+					kept.RequestID, hhmmss(at), serverStart(p.second).Sub(at).Round(1e6))
+			case gap < noExpiry:
 				// No key store forgets a key that fast: the evidence says
 				// the key was not stored or not checked, not that it expired.
 				n += fmt.Sprintf("; %s is too soon for any expiry, so the key was most likely never stored or never checked (no dedup at all)", gap.Round(1e6))
@@ -56,6 +65,29 @@ func runKeyExpired(c *context) []*Finding {
 		}
 	}
 	return out
+}
+
+// storedBetween finds the last delivery of the key, after first completed
+// and before second began, that was given the stored result: a replay
+// marker or decision, or first's result id without an effect of its own.
+func storedBetween(c *context, in *trace.Intent, first, second *trace.Delivery) *trace.Delivery {
+	done, rerun := completedAt(c, first), serverStart(second)
+	results := uniqueResults(c.effects(first))
+	var kept *trace.Delivery
+	for _, d := range in.Deliveries {
+		if d == first || d == second || len(c.effects(d)) > 0 {
+			continue
+		}
+		if at := serverStart(d); at.Before(done) || !at.Before(rerun) {
+			continue
+		}
+		if replayed(d) || slices.ContainsFunc(d.Observations, func(o *trace.Observation) bool {
+			return o.ResultID != "" && slices.Contains(results, o.ResultID)
+		}) {
+			kept = d
+		}
+	}
+	return kept
 }
 
 // newAfterCompleted finds a "new" decision logged for a key that had
