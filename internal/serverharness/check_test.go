@@ -16,9 +16,10 @@ import (
 
 // expectation is a rule the traffic must set off, naming keys.
 type expectation struct {
-	Rule string
-	Role string // what in the traffic calls for it, for knownGaps
-	Keys []string
+	Rule   string
+	Role   string // what in the traffic calls for it, for knownGaps
+	Keys   []string
+	NotSay string // a claim the traffic disproves, which its narrative must not make
 }
 
 // expectations derives, from what was sent and how each request ended
@@ -47,20 +48,25 @@ func expectations(sent []Sent) (must []expectation, clean []string) {
 		for i, a := range attempts {
 			// The client gave up, the service made the order: a lost response.
 			if a.Ended == "timeout" && a.Effect != "" {
-				add(expectation{"response-lost", "lost-response", []string{k}})
+				add(expectation{Rule: "response-lost", Role: "lost-response", Keys: []string{k}})
 			}
 			for _, b := range attempts[i+1:] {
 				switch {
 				case b.Body != a.Body:
-					add(expectation{"payload-mismatch", "other-body", []string{k}})
+					add(expectation{Rule: "payload-mismatch", Role: "other-body", Keys: []string{k}})
 				case b.Start.Before(a.End) && a.Start.Before(b.End) && (a.Status == 409 || b.Status == 409):
 					// Two at once, one answered a conflict: the library's
 					// in-progress answer, whichever reached it second.
-					add(expectation{"in-progress-retry", "concurrent-duplicate", []string{k}})
+					add(expectation{Rule: "in-progress-retry", Role: "concurrent-duplicate", Keys: []string{k}})
 				case a.Ended == "response" && !b.Start.Before(a.End) && a.Effect != "" && b.Effect != "" && a.Effect != b.Effect:
 					// The first was answered, then the same request under
-					// its key made another order: the key was forgotten.
-					add(expectation{"key-expired", "expired-key", []string{k}})
+					// its key made another order: the key was forgotten. A
+					// replay between them shows it had been stored.
+					e := expectation{Rule: "key-expired", Role: "expired-key", Keys: []string{k}}
+					if slices.ContainsFunc(attempts, func(r Sent) bool { return r.Replayed && !r.Start.Before(a.End) && r.End.Before(b.Start) }) {
+						e.NotSay = "never stored"
+					}
+					add(e)
 				}
 			}
 		}
@@ -78,9 +84,9 @@ func expectations(sent []Sent) (must []expectation, clean []string) {
 			}
 			switch {
 			case a.Ended == "timeout":
-				add(expectation{"retry-new-key", "new-key", []string{a.Key, b.Key}})
+				add(expectation{Rule: "retry-new-key", Role: "new-key", Keys: []string{a.Key, b.Key}})
 			case a.Status >= 200 && a.Status <= 299:
-				add(expectation{"duplicate-submission", "two-submissions", []string{a.Key, b.Key}})
+				add(expectation{Rule: "duplicate-submission", Role: "two-submissions", Keys: []string{a.Key, b.Key}})
 			}
 		}
 	}
@@ -91,7 +97,7 @@ func expectations(sent []Sent) (must []expectation, clean []string) {
 			continue
 		}
 		if slices.ContainsFunc(unkeyed[i+1:], func(b Sent) bool { return b.Body == a.Body && b.Effect != "" && b.Effect != a.Effect }) {
-			add(expectation{"unkeyed-retry", "unkeyed-retry", []string{"(none)"}})
+			add(expectation{Rule: "unkeyed-retry", Role: "unkeyed-retry", Keys: []string{"(none)"}})
 		}
 	}
 	// Clean: a key's only attempt, answered 2xx, whose body no other
@@ -139,6 +145,11 @@ func checkCapture(t *testing.T, dir string) {
 		fired := slices.ContainsFunc(findings, func(f *diagnose.Finding) bool {
 			return f.Rule.ID == e.Rule && names(f, e.Keys...)
 		})
+		for _, f := range findings {
+			if e.NotSay != "" && f.Rule.ID == e.Rule && names(f, e.Keys...) && strings.Contains(f.Narrative, e.NotSay) {
+				t.Errorf("%s for the %s says %q, which the traffic disproves: %s", e.Rule, e.Role, e.NotSay, f.Narrative)
+			}
+		}
 		switch {
 		case !fired && known:
 			t.Logf("known gap: %s does not fire for %s (%v): %s", e.Rule, e.Role, e.Keys, gap)

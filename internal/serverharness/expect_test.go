@@ -18,6 +18,7 @@ func TestExpectations(t *testing.T) {
 	timeout := func(step, key, body string, start, end int, effect string) Sent {
 		return Sent{Step: step, Key: key, Body: body, Start: at(start), End: at(end), Ended: "timeout", Effect: effect}
 	}
+	replayed := func(s Sent) Sent { s.Replayed = true; return s }
 	tests := []struct {
 		name  string
 		sent  []Sent
@@ -44,7 +45,9 @@ func TestExpectations(t *testing.T) {
 			nil, []string{"k1", "k2"}},
 		{"a failed single request is not clean", []Sent{ok("a", "k1", "b1", 0, 10, 500, "")},
 			nil, nil},
-		{"a key run again after its answer", []Sent{ok("a", "k1", "b1", 0, 10, 201, "o1"), ok("b", "k1", "b1", 20, 30, 201, ""), ok("c", "k1", "b1", 4000, 4010, 201, "o2")},
+		{"a key run again after a replay", []Sent{ok("a", "k1", "b1", 0, 10, 201, "o1"), replayed(ok("b", "k1", "b1", 20, 30, 201, "")), ok("c", "k1", "b1", 4000, 4010, 201, "o2")},
+			[]string{"key-expired:k1 not never stored"}, nil},
+		{"a key run again, no replay seen before", []Sent{ok("a", "k1", "b1", 0, 10, 201, "o1"), ok("c", "k1", "b1", 4000, 4010, 201, "o2")},
 			[]string{"key-expired:k1"}, nil},
 		{"a same-key retry that got the stored order", []Sent{ok("a", "k1", "b1", 0, 10, 201, "o1"), ok("b", "k1", "b1", 4000, 4010, 201, "")},
 			nil, nil},
@@ -66,7 +69,11 @@ func TestExpectations(t *testing.T) {
 			must, clean := expectations(tt.sent)
 			var got []string
 			for _, e := range must {
-				got = append(got, e.Rule+":"+strings.Join(e.Keys, ","))
+				r := e.Rule + ":" + strings.Join(e.Keys, ",")
+				if e.NotSay != "" {
+					r += " not " + e.NotSay
+				}
+				got = append(got, r)
 			}
 			slices.Sort(got)
 			if !slices.Equal(got, tt.must) {
