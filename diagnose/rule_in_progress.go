@@ -74,7 +74,9 @@ func runInProgress(c *context) []*Finding {
 		} else {
 			f.Severity = Warning
 			ev.add(terminal)
-			n += fmt.Sprintf("; the key reached a terminal result at %s (%s).", hhmmss(terminal.Time), terminal.Source)
+			// An access line's time is when the request began; its
+			// result came when it ended.
+			n += fmt.Sprintf("; the key reached a terminal result at %s (%s).", hhmmss(terminal.End()), terminal.Source)
 		}
 		f.Narrative = n
 		f.Evidence = ev.sorted()

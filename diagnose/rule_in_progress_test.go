@@ -35,6 +35,8 @@ var inProgressCases = ruleCases{
 	fire: []ruleCase{
 		{name: "a bare 409 while the first delivery ran, same payload", obs: concurrentDuplicate(1, "sha256:aaaa", "sha256:aaaa"),
 			want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "still in flight, with the same payload"}}},
+		{name: "the terminal result is when the first delivery's access line ends, not when it began", obs: concurrentDuplicate(1, "sha256:aaaa", "sha256:aaaa"),
+			want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "reached a terminal result at 13:30:03.000Z"}}},
 		{name: "a bare 409 while the first delivery ran, payloads not logged", obs: concurrentDuplicate(1, "", ""),
 			want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "likely an in-progress answer"}}},
 		{name: "the retry saw in_progress, then the first delivery completed",
