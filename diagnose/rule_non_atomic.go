@@ -43,6 +43,7 @@ func secondEffects(c *context, in *trace.Intent) []effectfulPair {
 	var out []effectfulPair
 	for i := 1; i < len(effectful); i++ {
 		d := effectful[i]
+		var pair *effectfulPair
 		for _, prev := range effectful[:i] {
 			if fa, fb := prev.Fingerprint(), d.Fingerprint(); fa != "" && fb != "" && fa != fb {
 				continue // another payload: payload-mismatch says it
@@ -53,8 +54,19 @@ func secondEffects(c *context, in *trace.Intent) []effectfulPair {
 				// server made. Result ids name one effect each.
 				continue
 			}
-			out = append(out, effectfulPair{first: prev, second: d, concurrent: overlapped(c, prev, d)})
-			break
+			p := effectfulPair{first: prev, second: d, concurrent: overlapped(c, prev, d)}
+			if pair == nil || p.concurrent && !pair.concurrent {
+				pair = &p
+			}
+			if pair.concurrent {
+				// An earlier effect still running is the finding, even
+				// when a completed one came before it (two deliveries
+				// let through together after the key expired).
+				break
+			}
+		}
+		if pair != nil {
+			out = append(out, *pair)
 		}
 	}
 	return out

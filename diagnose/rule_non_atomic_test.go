@@ -23,6 +23,14 @@ var nonAtomicCases = ruleCases{
 			server("r1").key("k-1").post().at(0).took(1).status(201).fp("sha256:aaaa"),
 			server("r2").key("k-1").post().at(1).took(1).status(201).fp("sha256:aaaa").decision("new"),
 		}, want: []want{{severity: diagnose.Critical, keys: []string{"k-1"}, says: "both ran the effect"}}},
+		{name: "after a completed delivery, two more ran together", obs: []ob{
+			server("r1").key("k-1").post().at(0).took(0.1).status(201).fp("sha256:aaaa"),
+			server("r1").key("k-1").at(0.05).effect("ord_1"),
+			server("r2").key("k-1").post().at(10).took(1.2).status(201).fp("sha256:aaaa"),
+			server("r2").key("k-1").at(11.1).effect("ord_2"),
+			server("r3").key("k-1").post().at(10.3).took(0.01).status(201).fp("sha256:aaaa"),
+			server("r3").key("k-1").at(10.305).effect("ord_3"),
+		}, want: []want{{severity: diagnose.Critical, keys: []string{"k-1"}, says: "delivery r3 reached the server at 13:30:10.300Z, before delivery r2"}}},
 	},
 	quiet: []ruleCase{
 		// Fiber's idempotency middleware holds the duplicate on a lock,
