@@ -43,8 +43,13 @@ func expectations(sent []Sent) (must []expectation, clean []string) {
 			must = append(must, e)
 		}
 	}
+	budget := diagnose.DefaultOptions().RetryBudget
 	for _, k := range keys {
 		attempts := byKey[k]
+		if len(attempts) > budget {
+			// More deliveries of one key than idem's default retry budget.
+			add(expectation{Rule: "retry-storm", Role: "burst", Keys: []string{k}})
+		}
 		for i, a := range attempts {
 			// The client gave up, the service made the order: a lost response.
 			if a.Ended == "timeout" && a.Effect != "" {
@@ -54,6 +59,10 @@ func expectations(sent []Sent) (must []expectation, clean []string) {
 				switch {
 				case b.Body != a.Body:
 					add(expectation{Rule: "payload-mismatch", Role: "other-body", Keys: []string{k}})
+				case b.Start.Before(a.End) && a.Start.Before(b.End) && a.Effect != "" && b.Effect != "" && a.Effect != b.Effect:
+					// Two at once under one key, and the ledger made an
+					// order for each: the reservation let both through.
+					add(expectation{Rule: "non-atomic-reservation", Role: "concurrent-effects", Keys: []string{k}})
 				case b.Start.Before(a.End) && a.Start.Before(b.End) && (a.Status == 409 || b.Status == 409):
 					// Two at once, one answered a conflict: the library's
 					// in-progress answer, whichever reached it second.
@@ -68,6 +77,26 @@ func expectations(sent []Sent) (must []expectation, clean []string) {
 					}
 					add(e)
 				}
+			}
+		}
+	}
+	// A replay (a 2xx that made no order) of an attempt that made one must
+	// give back what the original gave, or the order the ledger made for
+	// it when the original's answer was lost.
+	for _, k := range keys {
+		attempts := byKey[k]
+		i := slices.IndexFunc(attempts, func(s Sent) bool { return s.Effect != "" })
+		if i < 0 {
+			continue
+		}
+		a := attempts[i]
+		for _, b := range attempts[i+1:] {
+			if b.Effect != "" || b.Body != a.Body || b.Status < 200 || b.Status > 299 {
+				continue
+			}
+			if a.Ended == "response" && (b.Status != a.Status || b.Response != a.Response) ||
+				a.Ended == "timeout" && orderOf(b.Response) != "" && orderOf(b.Response) != a.Effect {
+				add(expectation{Rule: "replay-divergence", Role: "replay", Keys: []string{k}})
 			}
 		}
 	}
@@ -112,6 +141,15 @@ func expectations(sent []Sent) (must []expectation, clean []string) {
 		}
 	}
 	return must, clean
+}
+
+// orderOf reads the order id from a response body.
+func orderOf(body string) string {
+	var r struct {
+		OrderID string `json:"order_id"`
+	}
+	_ = json.Unmarshal([]byte(body), &r) // not JSON: no order
+	return r.OrderID
 }
 
 // captureLogs are the log files of a capture folder.

@@ -19,6 +19,7 @@ func TestExpectations(t *testing.T) {
 		return Sent{Step: step, Key: key, Body: body, Start: at(start), End: at(end), Ended: "timeout", Effect: effect}
 	}
 	replayed := func(s Sent) Sent { s.Replayed = true; return s }
+	resp := func(s Sent, body string) Sent { s.Response = body; return s }
 	tests := []struct {
 		name  string
 		sent  []Sent
@@ -57,6 +58,22 @@ func TestExpectations(t *testing.T) {
 			[]string{"duplicate-submission:k1,k2"}, nil},
 		{"a second submission that was refused", []Sent{ok("a", "k1", "b1", 0, 10, 201, "o1"), ok("b", "k2", "b1", 20, 30, 422, "")},
 			nil, nil},
+		{"more deliveries of a key than the retry budget", []Sent{ok("a", "k1", "b1", 0, 500, 201, "o1"), ok("b", "k1", "b1", 0, 10, 409, ""), ok("b", "k1", "b1", 0, 10, 409, ""),
+			ok("b", "k1", "b1", 0, 10, 409, ""), ok("b", "k1", "b1", 0, 10, 409, ""), ok("b", "k1", "b1", 0, 10, 409, "")},
+			[]string{"in-progress-retry:k1", "retry-storm:k1"}, nil},
+		{"as many deliveries as the budget are no storm", []Sent{ok("a", "k1", "b1", 0, 500, 201, "o1"), ok("b", "k1", "b1", 0, 10, 409, ""), ok("b", "k1", "b1", 0, 10, 409, ""),
+			ok("b", "k1", "b1", 0, 10, 409, ""), ok("b", "k1", "b1", 0, 10, 409, "")},
+			[]string{"in-progress-retry:k1"}, nil},
+		{"two effects at once under one key", []Sent{ok("a", "k1", "b1", 0, 1200, 201, "o1"), ok("b", "k1", "b1", 300, 310, 201, "o2")},
+			[]string{"non-atomic-reservation:k1"}, nil},
+		{"a replay that gives back the original", []Sent{resp(ok("a", "k1", "b1", 0, 10, 201, "o1"), `{"order_id":"o1"}`), resp(ok("b", "k1", "b1", 20, 30, 201, ""), `{"order_id":"o1"}`)},
+			nil, nil},
+		{"a replay answered 200 to the original's 201", []Sent{resp(ok("a", "k1", "b1", 0, 10, 201, "o1"), `{"order_id":"o1"}`), resp(ok("b", "k1", "b1", 20, 30, 200, ""), `{"order_id":"o1"}`)},
+			[]string{"replay-divergence:k1"}, nil},
+		{"a replay of a lost response naming the order made", []Sent{timeout("a", "k1", "b1", 0, 300, "o1"), resp(ok("b", "k1", "b1", 2000, 2010, 201, ""), `{"order_id":"o1"}`)},
+			[]string{"response-lost:k1"}, nil},
+		{"a replay of a lost response naming another order", []Sent{timeout("a", "k1", "b1", 0, 300, "o1"), resp(ok("b", "k1", "b1", 2000, 2010, 201, ""), `{"order_id":"o9"}`)},
+			[]string{"replay-divergence:k1", "response-lost:k1"}, nil},
 		{"an unkeyed retry after a timeout", []Sent{timeout("a", "", "b1", 0, 300, "o1"), ok("b", "", "b1", 2000, 2010, 201, "o2")},
 			[]string{"unkeyed-retry:(none)"}, nil},
 		{"two unkeyed answered writes are no retry", []Sent{ok("a", "", "b1", 0, 10, 201, "o1"), ok("b", "", "b1", 20, 30, 201, "o2")},

@@ -292,16 +292,41 @@ func lostResponse(c *client, ledger string) {
 
 // concurrent: the second arrives while the first runs.
 func concurrent(c *client) {
-	conc := harness.NewID()
+	overlapping(c, "concurrent-first", "concurrent-duplicate", harness.NewID(), `{"sku":"sku-concurrent","qty":1}`)
+}
+
+// overlapping sends body under key twice, the second while the first's
+// handler still runs.
+func overlapping(c *client, firstStep, secondStep, key, body string) {
 	var wg sync.WaitGroup
 	var first Sent
-	wg.Go(func() {
-		first = c.send("concurrent-first", conc, `{"sku":"sku-concurrent","qty":1}`, inFlight, patient)
-	})
+	wg.Go(func() { first = c.send(firstStep, key, body, inFlight, patient) })
 	time.Sleep(secondAfter)
-	dup := c.send("concurrent-duplicate", conc, `{"sku":"sku-concurrent","qty":1}`, 0, patient)
+	dup := c.send(secondStep, key, body, 0, patient)
 	wg.Wait()
 	c.record(first, dup)
+}
+
+// burstSize is how many duplicates of one key burst sends at once: under
+// nginx's 64 worker connections, two per request.
+const burstSize = 16
+
+// burst sends burstSize duplicates of one key at the same moment, each
+// handler working a while, to catch a reservation that is not atomic.
+func burst(c *client) {
+	key, body := harness.NewID(), `{"sku":"sku-burst","qty":1}`
+	out := make([]Sent, burstSize)
+	var ready, wg sync.WaitGroup
+	ready.Add(1)
+	for i := range out {
+		wg.Go(func() {
+			ready.Wait()
+			out[i] = c.send("burst", key, body, secondAfter, patient)
+		})
+	}
+	ready.Done()
+	wg.Wait()
+	c.record(out...)
 }
 
 // otherBody: one key, another body.
@@ -329,6 +354,7 @@ func driveExpressIdempotency(c *client, ledger string) {
 	concurrent(c)
 	otherBody(c)
 	newKeyAfterTimeout(c, ledger)
+	burst(c)
 	clean(c)
 }
 
@@ -337,14 +363,22 @@ func driveNodeIdempotency(c *client, ledger string) {
 	concurrent(c)
 	otherBody(c)
 	newKeyAfterTimeout(c, ledger)
+	burst(c)
 
 	// A key kept for keyTTL: a same-key retry inside it gets the stored
 	// answer, one after it runs the order again.
-	exp := harness.NewID()
+	// The second key's duplicates come together after its TTL: the memory
+	// adapter still holds the expired record, so setIfNotExists refuses
+	// and get forgets it, and onRequest lets the first through without a
+	// reservation; the next one reserves the key anew and runs as well.
+	exp, race := harness.NewID(), harness.NewID()
 	c.add("expiry-first", exp, `{"sku":"sku-expiry","qty":1}`, 0, patient)
 	c.add("expiry-retry", exp, `{"sku":"sku-expiry","qty":1}`, 0, patient)
+	c.add("race-first", race, `{"sku":"sku-race","qty":1}`, 0, patient)
+	c.add("race-retry", race, `{"sku":"sku-race","qty":1}`, 0, patient)
 	time.Sleep(keyTTL + time.Second)
 	c.add("expiry-late-retry", exp, `{"sku":"sku-expiry","qty":1}`, 0, patient)
+	overlapping(c, "race-expired", "race-expired-duplicate", race, `{"sku":"sku-race","qty":1}`)
 
 	// The same payload twice from one client under two keys, each answered:
 	// a second purchase or a double submission, no retry.
