@@ -101,6 +101,8 @@ var provenOn = map[string][]string{
 	"payload-mismatch":          {"chromium (a retry under the same key with another body)", "express-idempotency (its 417 for another body)", "node-idempotency (its fingerprint mismatch, answered 422)"},
 	"in-progress-retry":         {"express-idempotency (its bare 409 to a concurrent duplicate)", "node-idempotency (its REQUEST_IN_PROGRESS, answered 409)"},
 	"key-expired":               {"node-idempotency (a retry past a 3 s cacheTTLMS)"},
+	"non-atomic-reservation":    {"node-idempotency (two duplicates let through together once the key expired)"},
+	"retry-storm":               {"express-idempotency (sixteen duplicates of one key at once)", "node-idempotency"},
 	"duplicate-submission":      {"node-idempotency (two answered submissions under two keys)"},
 	"unkeyed-retry":             {"node-idempotency (a POST without a key retried after a timeout)"},
 	"request-id-not-propagated": {"nginx-zerolog (zerolog's hlog.RequestIDHandler behind nginx)"},
