@@ -76,7 +76,7 @@ type Sent struct {
 	TimeoutMS int       `json:"timeout_ms"`         // the client's timeout
 	Start     time.Time `json:"start"`              // when the client sent it
 	End       time.Time `json:"end"`                // when it got the response or gave up
-	Ended     string    `json:"ended"`              // "response" or "timeout"
+	Ended     string    `json:"ended"`              // "response" or "timeout" ("error" fails the test)
 	Status    int       `json:"status,omitempty"`   // 0 when no response arrived
 	Replayed  bool      `json:"replayed,omitempty"` // the response carried Idempotent-Replayed: true
 	Response  string    `json:"response,omitempty"` // the response body, cut short
@@ -227,7 +227,7 @@ func newClient(t *testing.T, base string) *client {
 
 // send makes one request (without an Idempotency-Key when key is empty);
 // the handler waits delay before its effect, the client timeout for the
-// answer.
+// answer. It runs in goroutines too, so it fails the test with Errorf.
 func (c *client) send(step, key, body string, delay, timeout time.Duration) Sent {
 	s := Sent{Step: step, Key: key, RequestID: harness.NewID(), Body: body,
 		DelayMS: int(delay / time.Millisecond), TimeoutMS: int(timeout / time.Millisecond)}
@@ -235,7 +235,8 @@ func (c *client) send(step, key, body string, delay, timeout time.Duration) Sent
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+"/v1/orders", strings.NewReader(body))
 	if err != nil {
-		c.t.Fatal(err)
+		c.t.Errorf("%s: %v", step, err)
+		return s
 	}
 	req.Header.Set("Content-Type", "application/json")
 	if key != "" {
@@ -263,7 +264,8 @@ func (c *client) send(step, key, body string, delay, timeout time.Duration) Sent
 		s.Ended = "timeout"
 		s.Status, s.Response, s.Replayed = 0, "", false
 	default:
-		c.t.Fatalf("%s: %v", step, err)
+		s.Ended = "error"
+		c.t.Errorf("%s: %v", step, err)
 	}
 	return s
 }
