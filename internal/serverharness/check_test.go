@@ -129,14 +129,23 @@ func expectations(sent []Sent) (must []expectation, clean []string) {
 			add(expectation{Rule: "unkeyed-retry", Role: "unkeyed-retry", Keys: []string{"(none)"}})
 		}
 	}
-	// Clean: a key's only attempt, answered 2xx, whose body no other
-	// request carried.
+	// Clean: a key whose every attempt, at most the budget, was answered
+	// 2xx, with one order among them (one attempt, or duplicates a server
+	// held until the first was done and then answered with its result),
+	// and whose body no other key carried, that no rule must name.
 	for _, k := range keys {
 		attempts := byKey[k]
-		if len(attempts) != 1 || attempts[0].Status < 200 || attempts[0].Status > 299 {
+		if len(attempts) > budget || slices.ContainsFunc(attempts, func(s Sent) bool { return s.Status < 200 || s.Status > 299 }) {
 			continue
 		}
-		if !slices.ContainsFunc(sent, func(s Sent) bool { return s.Key != k && s.Body == attempts[0].Body }) {
+		orders := 0
+		for _, a := range attempts {
+			if a.Effect != "" {
+				orders++
+			}
+		}
+		called := slices.ContainsFunc(must, func(e expectation) bool { return slices.Contains(e.Keys, k) })
+		if orders == 1 && !called && !slices.ContainsFunc(sent, func(s Sent) bool { return s.Key != k && s.Body == attempts[0].Body }) {
 			clean = append(clean, k)
 		}
 	}
@@ -170,7 +179,7 @@ func checkCapture(t *testing.T, dir string) {
 		t.Fatalf("%s: %v", harnessJSON, err)
 	}
 	must, clean := expectations(c.Sent)
-	if len(must) < 4 || len(clean) == 0 {
+	if len(must) < 2 || len(clean) < 2 {
 		t.Fatalf("the traffic calls for too little to prove anything: %+v, clean %v", must, clean)
 	}
 	set, err := diagnose.Load(context.Background(), captureLogs(dir), ingest.Options{}, nil)

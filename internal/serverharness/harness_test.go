@@ -36,6 +36,7 @@ const nodeDir = "testdata/node"
 
 // server is one idempotency library's app and the capture it keeps.
 type server struct {
+	test    string            // the test that records it
 	capture string            // the committed capture, under fixtures/real/
 	script  string            // the app in testdata/node: node SCRIPT LOG LEDGER PORT ARGS...
 	args    []string          // the app's arguments after its port
@@ -45,6 +46,7 @@ type server struct {
 }
 
 var expressIdempotency = server{
+	test:    "TestExpressIdempotency",
 	capture: "../../fixtures/real/express-idempotency",
 	script:  "app.js",
 	modules: []string{"express", "express-idempotency", "pino", "pino-http"},
@@ -56,12 +58,26 @@ var expressIdempotency = server{
 const keyTTL = 3 * time.Second
 
 var nodeIdempotency = server{
+	test:    "TestNodeIdempotency",
 	capture: "../../fixtures/real/node-idempotency",
 	script:  "app-node-idempotency.js",
 	args:    []string{strconv.Itoa(int(keyTTL / time.Millisecond))},
 	config:  map[string]string{"cacheTTLMS": strconv.Itoa(int(keyTTL / time.Millisecond)), "enforceIdempotency": "false", "inProgressStrategy.wait": "false"},
 	modules: []string{"express", "@node-idempotency/core", "@node-idempotency/storage-adapter-memory", "pino", "pino-http"},
 	drive:   driveNodeIdempotency,
+}
+
+// nodeIdempotencyWait is node-idempotency told to make a duplicate wait
+// for the running request's result (inProgressStrategy.wait) rather than
+// refuse it: a server that blocks a duplicate, then replays.
+var nodeIdempotencyWait = server{
+	test:    "TestNodeIdempotencyWait",
+	capture: "../../fixtures/real/node-idempotency/wait",
+	script:  "app-node-idempotency.js",
+	args:    []string{"60000", "wait"},
+	config:  map[string]string{"cacheTTLMS": "60000", "enforceIdempotency": "false", "inProgressStrategy.wait": "true", "inProgressStrategy.pollingIntervalMs": "100", "inProgressStrategy.maxWaitMs": "5000"},
+	modules: nodeIdempotency.modules,
+	drive:   driveNodeIdempotencyWait,
 }
 
 // Sent is one request the harness made and how it ended: for the client
@@ -116,6 +132,10 @@ func TestExpressIdempotency(t *testing.T) { record(t, expressIdempotency) }
 // TestNodeIdempotency does the same for @node-idempotency/core.
 func TestNodeIdempotency(t *testing.T) { record(t, nodeIdempotency) }
 
+// TestNodeIdempotencyWait does it for @node-idempotency/core holding
+// duplicates until the first is done.
+func TestNodeIdempotencyWait(t *testing.T) { record(t, nodeIdempotencyWait) }
+
 func record(t *testing.T, s server) {
 	node := harness.Tool(t, "apt-get install nodejs npm", "node")
 	needModules(t, s)
@@ -161,21 +181,14 @@ func record(t *testing.T, s server) {
 // TestCapture checks the committed captures, so the rules stay proven
 // where node and nginx are not installed.
 func TestCapture(t *testing.T) {
-	for name, s := range map[string]server{"express-idempotency": expressIdempotency, "node-idempotency": nodeIdempotency} {
-		t.Run(name, func(t *testing.T) {
+	for _, s := range []server{expressIdempotency, nodeIdempotency, nodeIdempotencyWait} {
+		t.Run(s.test, func(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(s.capture, harnessJSON)); err != nil {
-				t.Fatalf("%v (go test ./internal/serverharness -run %s -update writes it)", err, testName(s))
+				t.Fatalf("%v (go test ./internal/serverharness -run '^%s$' -update writes it)", err, s.test)
 			}
 			checkCapture(t, s.capture)
 		})
 	}
-}
-
-func testName(s server) string {
-	if s.script == nodeIdempotency.script {
-		return "TestNodeIdempotency"
-	}
-	return "TestExpressIdempotency"
 }
 
 // versions reads the installed packages' versions and node's.
@@ -392,6 +405,15 @@ func driveNodeIdempotency(c *client, ledger string) {
 	waitEffect(c.t, ledger, "unkeyed-timeout")
 	c.add("unkeyed-retry", "", `{"sku":"sku-unkeyed","qty":1}`, 0, patient)
 
+	clean(c)
+}
+
+// driveNodeIdempotencyWait: the duplicates of a running request wait for
+// its answer and get it replayed.
+func driveNodeIdempotencyWait(c *client, ledger string) {
+	lostResponse(c, ledger)
+	concurrent(c)
+	burst(c)
 	clean(c)
 }
 

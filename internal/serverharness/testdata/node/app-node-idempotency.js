@@ -1,12 +1,14 @@
 // An order service with @node-idempotency/core and its memory storage
 // adapter, wired into express as the library's README says, logging with
 // pino-http, for idem's server harness.
-// Usage: node app-node-idempotency.js LOG LEDGER PORT TTL_MS
+// Usage: node app-node-idempotency.js LOG LEDGER PORT TTL_MS [wait]
 // onRequest runs before the route: it reserves the key (IN_PROGRESS with
 // the body's fingerprint), answers a seen key with the stored response, or
 // throws; onResponse stores the route's answer. TTL_MS is the library's
-// cacheTTLMS, short so that a key can expire while the test runs. Keys are
-// not enforced, so a POST without one runs unguarded.
+// cacheTTLMS, short so that a key can expire while the test runs; "wait"
+// sets inProgressStrategy.wait, so a duplicate of a running request waits
+// for its result instead of being refused. Keys are not enforced, so a
+// POST without one runs unguarded.
 // pino-http takes the request id from X-Request-Id (nginx passes it on);
 // every access line carries payload_hash, the body's SHA-256. The ledger
 // gets one line per effect. It serves 127.0.0.1:PORT.
@@ -19,10 +21,13 @@ const { MemoryStorageAdapter } = require('@node-idempotency/storage-adapter-memo
 const pino = require('pino')
 const pinoHttp = require('pino-http')
 
-const [logPath, ledgerPath, port, ttl] = process.argv.slice(2)
+const [logPath, ledgerPath, port, ttl, strategy] = process.argv.slice(2)
 const logger = pino(pino.destination({ dest: logPath, sync: true }))
 const hash = (body) => 'sha256:' + createHash('sha256').update(JSON.stringify(body)).digest('hex')
-const idempotency = new Idempotency(new MemoryStorageAdapter(), { cacheTTLMS: Number(ttl) })
+const idempotency = new Idempotency(new MemoryStorageAdapter(), {
+  cacheTTLMS: Number(ttl),
+  inProgressStrategy: { wait: strategy === 'wait' }
+})
 
 // The library throws coded errors and leaves the answer to the caller;
 // these are the IETF draft's (draft-ietf-httpapi-idempotency-key-header):
