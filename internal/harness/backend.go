@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -33,6 +35,7 @@ import (
 type Backend struct {
 	Addr    string
 	LogPath string
+	Config  BackendConfig
 
 	srv *http.Server
 	log *slog.Logger
@@ -53,11 +56,26 @@ type Hit struct {
 // so that the browser asks for nothing the harness did not).
 const Page = `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>idem harness</title></head><body>harness</body></html>`
 
+// BackendConfig is what a capture asks of the backend beyond its
+// defaults; the zero value is the backend every proxy capture ran.
+type BackendConfig struct {
+	// HashBodies logs body_hash, "sha256:" and the hex SHA-256 of the
+	// request body as received, on every line of a write: what an
+	// idempotency layer stores to tell a retry from another payload.
+	HashBodies bool
+	// SessionCookie, when set, is sent with the page at / as
+	// Set-Cookie: session=VALUE (HttpOnly), as a login leaves it.
+	SessionCookie string
+}
+
 // StartBackend listens on a free loopback port until the test ends.
-func StartBackend(t testing.TB) *Backend {
+func StartBackend(t testing.TB) *Backend { return StartBackendWith(t, BackendConfig{}) }
+
+// StartBackendWith is StartBackend with a config.
+func StartBackendWith(t testing.TB, cfg BackendConfig) *Backend {
 	t.Helper()
 	dir := t.TempDir()
-	b := &Backend{LogPath: filepath.Join(dir, "app.jsonl"), byKey: map[string]string{}}
+	b := &Backend{LogPath: filepath.Join(dir, "app.jsonl"), Config: cfg, byKey: map[string]string{}}
 	f, err := os.Create(b.LogPath)
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +113,7 @@ func (b *Backend) serve(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	rid, key := r.Header.Get("X-Request-Id"), r.Header.Get("Idempotency-Key")
 	trace, parent := traceParent(r.Header.Get("Traceparent"))
-	_, _ = io.Copy(io.Discard, r.Body)
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	b.mu.Lock()
 	seen := rid
 	if seen == "" {
@@ -105,6 +123,9 @@ func (b *Backend) serve(w http.ResponseWriter, r *http.Request) {
 	b.mu.Unlock()
 	if r.Method == http.MethodGet && r.URL.Path == "/" {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if c := b.Config.SessionCookie; c != "" {
+			http.SetCookie(w, &http.Cookie{Name: "session", Value: c, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		}
 		_, _ = io.WriteString(w, Page)
 		return
 	}
@@ -123,6 +144,10 @@ func (b *Backend) serve(w http.ResponseWriter, r *http.Request) {
 	attrs = append(attrs, "method", r.Method, "route", r.URL.Path)
 	if key != "" {
 		attrs = append(attrs, "idempotency_key", key)
+	}
+	if b.Config.HashBodies && r.Method != http.MethodGet {
+		sum := sha256.Sum256(body)
+		attrs = append(attrs, "body_hash", "sha256:"+hex.EncodeToString(sum[:]))
 	}
 	switch fail := r.URL.Query().Get("fail"); {
 	case fail == "drop":
