@@ -97,7 +97,12 @@ func TestRulesDoc(t *testing.T) {
 // for what was sent and how each request ended).
 var provenOn = map[string][]string{
 	"response-lost":             {"nginx (nginx 1.22, a client timeout and an abort)", "caddy", "chain (Caddy → HAProxy → nginx)", "chromium (Chromium 156 via playwright-core)", "nginx-slog", "pino-http", "express-idempotency (1.0.6 with pino-http behind nginx)"},
-	"retry-new-key":             {"nginx", "chain", "nginx-slog", "express-idempotency"},
+	"retry-new-key":             {"nginx", "chain", "nginx-slog", "express-idempotency", "chromium-rules (a fetch timed out, then a new key)"},
+	"duplicate-submission":      {"chromium-rules (a double click: two fetches at once under fresh keys, both 201)"},
+	"secret-in-logs":            {"chromium-rules (Chromium's HAR of a signed-in page: a bearer token and a session cookie)"},
+	"unkeyed-retry":             {"nginx-retries (unkeyed POSTs sent again after a client timeout and after nginx's 504)"},
+	"retry-storm":               {"nginx-retries (one key sent 6 times in a few ms through nginx)"},
+	"request-id-reused":         {"nginx-request-id-reused (one X-Request-Id on two orders, logged by nginx as $http_x_request_id)"},
 	"payload-mismatch":          {"chromium (a retry under the same key with another body)", "express-idempotency (its 417 for another body)"},
 	"in-progress-retry":         {"express-idempotency (its bare 409 to a concurrent duplicate)"},
 	"request-id-not-propagated": {"nginx-zerolog (zerolog's hlog.RequestIDHandler behind nginx)"},
