@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -66,6 +67,13 @@ type BackendConfig struct {
 	// SessionCookie, when set, is sent with the page at / as
 	// Set-Cookie: session=VALUE (HttpOnly), as a login leaves it.
 	SessionCookie string
+	// Provider, when set, is the base URL (an egress proxy) through which a
+	// POST to /v1/charges calls a payment provider before recording the
+	// charge, passing the request's X-Request-Id on and no key of its own,
+	// as a service does that has no external idempotency key. With
+	// ?fail=after-call it answers 500 after the call and records nothing:
+	// a crash between the external call and the record.
+	Provider string
 }
 
 // StartBackend listens on a free loopback port until the test ends.
@@ -149,6 +157,10 @@ func (b *Backend) serve(w http.ResponseWriter, r *http.Request) {
 		sum := sha256.Sum256(body)
 		attrs = append(attrs, "body_hash", "sha256:"+hex.EncodeToString(sum[:]))
 	}
+	if b.Config.Provider != "" && r.Method == http.MethodPost && r.URL.Path == "/v1/charges" {
+		b.charge(w, r, rid, key, body, attrs, start)
+		return
+	}
 	switch fail := r.URL.Query().Get("fail"); {
 	case fail == "drop":
 		b.log.Info("connection dropped", append(attrs, "duration_ms", time.Since(start).Milliseconds())...)
@@ -197,6 +209,52 @@ func (b *Backend) serve(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(map[string]string{"id": id})
 	b.log.Info("request completed", append(attrs, "status", http.StatusCreated, "result_id", id,
 		"duration_ms", time.Since(start).Milliseconds())...)
+}
+
+// charge calls the provider, then records the charge under the key; a key
+// already recorded is replayed without a call.
+func (b *Backend) charge(w http.ResponseWriter, r *http.Request, rid, key string, body []byte, attrs []any, start time.Time) {
+	b.mu.Lock()
+	id, replay := b.byKey[key]
+	b.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	if replay && key != "" {
+		w.Header().Set("Idempotent-Replayed", "true")
+		w.WriteHeader(http.StatusCreated)
+		_ = json.NewEncoder(w).Encode(map[string]string{"id": id})
+		b.log.Info("request completed", append(attrs, "status", http.StatusCreated, "result_id", id, "decision", "replay",
+			"duration_ms", time.Since(start).Milliseconds())...)
+		return
+	}
+	req, err := http.NewRequestWithContext(r.Context(), http.MethodPost, b.Config.Provider+"/v1/charges", bytes.NewReader(body))
+	if err == nil {
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Request-Id", rid)
+		var resp *http.Response
+		if resp, err = http.DefaultClient.Do(req); err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode >= 300 {
+				err = fmt.Errorf("provider answered %d", resp.StatusCode)
+			}
+		}
+	}
+	if err != nil || r.URL.Query().Get("fail") == "after-call" {
+		b.log.Info("request failed", append(attrs, "status", http.StatusInternalServerError, "duration_ms", time.Since(start).Milliseconds())...)
+		http.Error(w, `{"error":"failed after the provider call"}`, http.StatusInternalServerError)
+		return
+	}
+	b.mu.Lock()
+	b.n++
+	id = fmt.Sprintf("ch_%d", b.n)
+	if key != "" {
+		b.byKey[key] = id
+	}
+	b.mu.Unlock()
+	b.log.Info("charge created", append(attrs, "result_id", id, "effect", true)...)
+	w.WriteHeader(http.StatusCreated)
+	_ = json.NewEncoder(w).Encode(map[string]string{"id": id})
+	b.log.Info("request completed", append(attrs, "status", http.StatusCreated, "result_id", id, "duration_ms", time.Since(start).Milliseconds())...)
 }
 
 func (b *Backend) get(w http.ResponseWriter, r *http.Request, attrs []any) {

@@ -80,6 +80,9 @@ type Sent struct {
 	ResultID    string    `json:"result_id,omitempty"`
 	Error       string    `json:"error,omitempty"`
 	Reached     bool      `json:"reached_backend"` // the backend logged it
+	// ProviderCalls is how many calls the provider behind the backend
+	// received with this request's id (Backend.Config.Provider).
+	ProviderCalls int `json:"provider_calls,omitempty"`
 }
 
 // HTTPMethod is the step's method: POST unless set.

@@ -114,6 +114,26 @@ func expectRules(run harness.Run) []want {
 					out = append(out, want{rule: rule, keys: ks, why: "request id " + rid + " sent with " + strings.Join(ks, " and ")})
 				}
 			}
+		case "external-duplicate":
+			calls, effects, order := map[string]int{}, map[string]int{}, []string{}
+			for i, s := range run.Sent {
+				if s.Key == "" {
+					continue
+				}
+				if _, ok := calls[s.Key]; !ok {
+					order = append(order, s.Key)
+				}
+				calls[s.Key] += s.ProviderCalls
+				if madeEffect(s, run.Sent[:i]) {
+					effects[s.Key]++
+				}
+			}
+			for _, k := range order {
+				if calls[k] >= 2 && effects[k] <= 1 {
+					out = append(out, want{rule: rule, keys: []string{k},
+						why: fmt.Sprintf("the provider got %d calls for one key, the backend made %d charge", calls[k], effects[k])})
+				}
+			}
 		case "secret-in-logs":
 			// Checked on the inputs, in verifySecrets.
 		}
@@ -516,6 +536,50 @@ func TestNginxRequestIDReused(t *testing.T) {
 		Logs:  []harness.RunLog{{File: "access.json.log", Capture: "nginx-request-id-reused", Format: "nginx", Proxy: "nginx"}},
 	}
 	record(t, "nginx-request-id-reused", run, map[string]string{"access.json.log": n.Logs.JSON, "app.jsonl": b.LogPath}, n.Config(), "nginx.conf")
+}
+
+// TestNginxProvider puts nginx in front of the backend and a second
+// nginx, an egress proxy logging in idem's canonical schema as the
+// provider tier, between the backend and a payment provider. The backend
+// calls the provider before it records a charge and passes no key of its
+// own: a crash between the two makes the retry charge again.
+func TestNginxProvider(t *testing.T) {
+	provider := harness.StartBackend(t)
+	egress := harness.StartEgress(t, provider.Addr)
+	b := harness.StartBackendWith(t, harness.BackendConfig{HashBodies: true, Provider: egress.URL})
+	n := harness.StartNginx(t, b.Addr, harness.Addr(harness.FreePort(t)))
+	k1, k2 := harness.NewID(), harness.NewID()
+	plan := []harness.Step{
+		// Must fire: the provider charged twice, the backend recorded once.
+		{Name: "charge-crash", Key: k1, Path: "/v1/charges?fail=after-call", End: harness.EndServerError},
+		{Name: "charge-retry", Key: k1, Path: "/v1/charges", End: harness.EndCreated},
+		// Must not fire: one call; the retry is replayed from the record.
+		{Name: "charge-ok", Key: k2, Path: "/v1/charges", End: harness.EndCreated},
+		{Name: "charge-replayed", Key: k2, Path: "/v1/charges", End: harness.EndCreated},
+	}
+	sent := drive(t, n.URL, b, plan)
+	waitLogged(t, sent, n.Logs.JSON)
+	for i := range sent {
+		for _, h := range provider.Hits() {
+			if h.RequestID == sent[i].RequestID {
+				sent[i].ProviderCalls++
+			}
+		}
+	}
+	if sent[0].ProviderCalls != 1 || sent[1].ProviderCalls != 1 || sent[2].ProviderCalls != 1 || sent[3].ProviderCalls != 0 {
+		t.Fatalf("the provider got other calls than planned: %+v", sent)
+	}
+	waitLogged(t, sent[:3], egress.Logs.JSON)
+	n.Stop()
+	egress.Stop()
+	run := harness.Run{
+		Software: harness.Version("nginx", "nginx", "-v") + " (ingress and egress)", BackendLog: "app.jsonl", Sent: sent,
+		Rules: []string{"external-duplicate"},
+		Logs:  []harness.RunLog{{File: "access.json.log", Capture: "nginx-egress-provider", Format: "nginx", Proxy: "nginx"}},
+		Also:  []string{"egress.json.log"},
+	}
+	record(t, "nginx-egress-provider", run, map[string]string{"access.json.log": n.Logs.JSON, "egress.json.log": egress.Logs.JSON, "app.jsonl": b.LogPath},
+		"# ingress nginx.conf\n"+n.Config()+"\n# egress nginx.conf\n"+egress.Config(), "configs.txt")
 }
 
 // rulesFetches is a signed-in page (a session cookie from the page's
