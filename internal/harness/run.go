@@ -27,8 +27,8 @@ type Run struct {
 	Chain bool `json:"chain,omitempty"`
 	// BackendLog is the backend's log/slog JSON file of the same traffic.
 	BackendLog string `json:"backend_log,omitempty"`
-	// Rules are the diagnoses this traffic was made to prove: the tests
-	// derive from Sent where each must fire and where it must not.
+	// Rules are the diagnoses checked on this traffic: the tests derive
+	// from Sent where each must fire and where it must not.
 	Rules []string `json:"rules,omitempty"`
 	// Secrets are the credential values the traffic carried (made for the
 	// run, valid nowhere), which no output of idem may show.
