@@ -312,6 +312,35 @@ func verifyRules(t *testing.T, dir string, run harness.Run) {
 	if slices.Contains(run.Rules, "secret-in-logs") {
 		verifySecrets(t, dir, run, res)
 	}
+	verifyNoRetryClaims(t, run, res)
+}
+
+// verifyNoRetryClaims checks what response-lost says of a lost response:
+// that no retry followed is true only if the harness sent none under the
+// key afterwards.
+func verifyNoRetryClaims(t *testing.T, run harness.Run, res *diagnose.Result) {
+	t.Helper()
+	c := &checker{t: t, capture: run.Logs[0].Capture}
+	defer c.done()
+	for _, f := range res.Findings {
+		if f.Rule.ID != "response-lost" || !strings.Contains(f.Narrative, "no retry with the same key followed") {
+			continue
+		}
+		keys, _ := found(f)
+		for i, s := range run.Sent {
+			if !slices.Contains(keys, s.Key) {
+				continue
+			}
+			for _, later := range run.Sent[i+1:] {
+				if later.Key == s.Key {
+					c.check(later.Name+"/response-lost", false, "response-lost says no retry followed key %s, but %s retried it at %s: %s",
+						s.Key, later.Name, later.Start.UTC().Format(time.RFC3339Nano), f.Narrative)
+					break
+				}
+			}
+			break
+		}
+	}
 }
 
 // verifySecrets checks that secret-in-logs names the HAR, which holds
