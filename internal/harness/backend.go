@@ -27,6 +27,8 @@ import (
 //	               client does meanwhile, as a real server's would be)
 //	?fail=500      answer with that status
 //	?fail=drop     close the connection without answering
+//	?replay=200    answer a replay with that status, as a replay path
+//	               does that rebuilds the answer instead of storing it
 //
 // GET /v1/orders/ID answers {"id":"ID"} (a read: no effect), and
 // GET /v1/blob?bytes=N a JSON body of about N bytes.
@@ -202,12 +204,16 @@ func (b *Backend) serve(w http.ResponseWriter, r *http.Request) {
 		b.log.Info("order created", append(attrs, "result_id", id, "effect", true)...)
 	}
 	w.Header().Set("Content-Type", "application/json")
+	status := http.StatusCreated
 	if replay {
 		w.Header().Set("Idempotent-Replayed", "true")
+		if code, err := strconv.Atoi(r.URL.Query().Get("replay")); err == nil && code >= 200 && code <= 299 {
+			status = code
+		}
 	}
-	w.WriteHeader(http.StatusCreated)
+	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(map[string]string{"id": id})
-	b.log.Info("request completed", append(attrs, "status", http.StatusCreated, "result_id", id,
+	b.log.Info("request completed", append(attrs, "status", status, "result_id", id,
 		"duration_ms", time.Since(start).Milliseconds())...)
 }
 

@@ -27,6 +27,7 @@ const (
 	EndUpstreamTimeout End = "upstream_timeout" // the proxy gave up on a slow backend
 	EndRefused         End = "refused"          // nothing listened where the request was sent
 	EndRead            End = "read"             // the backend answered 200 to a read
+	EndReplay200       End = "replay_200"       // the backend replayed the order, answering 200 for its 201 (?replay=200)
 )
 
 // Step is one request of a traffic plan.

@@ -134,6 +134,8 @@ func expectRules(run harness.Run) []want {
 						why: fmt.Sprintf("the provider got %d calls for one key, the backend made %d charge", calls[k], effects[k])})
 				}
 			}
+		case "replay-divergence":
+			out = append(out, expectReplays(run)...)
 		case "payload-mismatch":
 			payloads, order := map[string][]string{}, []string{}
 			for _, s := range run.Sent {
@@ -196,6 +198,32 @@ func expectNewKeys(run harness.Run, rule string) []want {
 			out = append(out, want{rule: rule, keys: sortedSet(keys), critical: true, why: "a new key after a failure"})
 		case rule == "duplicate-submission" && !failed:
 			out = append(out, want{rule: rule, keys: sortedSet(keys), why: "two clean successes of one payload under new keys"})
+		}
+	}
+	return out
+}
+
+// expectReplays finds, per key, the request that made the order (or
+// got the first success) and the later ones answered from it: a replay
+// whose status or order id differs from the original's, as the client
+// saw them, is a replay divergence.
+func expectReplays(run harness.Run) []want {
+	var out []want
+	done := map[string]bool{}
+	for i, orig := range run.Sent {
+		if orig.Key == "" || done[orig.Key] || !orig.Reached || !(madeEffect(orig, run.Sent[:i]) || orig.Status >= 200 && orig.Status < 300) {
+			continue
+		}
+		done[orig.Key] = true
+		for j, s := range run.Sent[i+1:] {
+			if s.Key != orig.Key || !s.Reached || s.Status == 0 || s.Status == 409 || s.Status == 429 || madeEffect(s, run.Sent[:i+1+j]) {
+				continue
+			}
+			if s.Status != orig.Status || s.ResultID != "" && orig.ResultID != "" && s.ResultID != orig.ResultID {
+				out = append(out, want{rule: "replay-divergence", keys: []string{orig.Key},
+					why: fmt.Sprintf("%s got %d %s, its replay %s got %d %s", orig.Name, orig.Status, orig.ResultID, s.Name, s.Status, s.ResultID)})
+				break
+			}
 		}
 	}
 	return out
@@ -547,7 +575,7 @@ func TestNginxRetries(t *testing.T) {
 	n.Stop()
 	run := harness.Run{
 		Software: harness.Version("nginx", "nginx", "-v"), BackendLog: "app.jsonl", Sent: sent,
-		Rules: []string{"unkeyed-retry", "retry-storm", "payload-mismatch"},
+		Rules: []string{"unkeyed-retry", "retry-storm", "payload-mismatch", "replay-divergence"},
 		Logs:  []harness.RunLog{{File: "access.json.log", Capture: "nginx-retries", Format: "nginx", Proxy: "nginx"}},
 	}
 	record(t, "nginx-retries", run, map[string]string{"access.json.log": n.Logs.JSON, "app.jsonl": b.LogPath}, n.Config(), "nginx.conf")
@@ -579,6 +607,37 @@ func TestNginxRequestIDReused(t *testing.T) {
 		Logs:  []harness.RunLog{{File: "access.json.log", Capture: "nginx-request-id-reused", Format: "nginx", Proxy: "nginx"}},
 	}
 	record(t, "nginx-request-id-reused", run, map[string]string{"access.json.log": n.Logs.JSON, "app.jsonl": b.LogPath}, n.Config(), "nginx.conf")
+}
+
+// TestNginxReplay sends retries that the backend answers from its record
+// of the key: one replay rebuilt as 200 for the original's 201 (the
+// backend's ?replay=200), one as stored, and a retry after a 500 that made
+// nothing, which is the original, not a replay.
+func TestNginxReplay(t *testing.T) {
+	b := harness.StartBackendWith(t, harness.BackendConfig{HashBodies: true})
+	n := harness.StartNginx(t, b.Addr, harness.Addr(harness.FreePort(t)))
+	k1, k2, k3 := harness.NewID(), harness.NewID(), harness.NewID()
+	body := func(item string) string { return fmt.Sprintf(`{"item":%q,"quantity":1}`, item) }
+	plan := []harness.Step{
+		// Must fire: 201 ord_N, then its replay answered 200.
+		{Name: "order", Key: k1, Path: "/v1/orders", Body: body("lamp"), End: harness.EndCreated},
+		{Name: "replay-200", Key: k1, Path: "/v1/orders?replay=200", Body: body("lamp"), End: harness.EndReplay200},
+		// Must not fire: the replay is the original's 201 and order id.
+		{Name: "order-2", Key: k2, Path: "/v1/orders", Body: body("desk"), End: harness.EndCreated},
+		{Name: "replay-201", Key: k2, Path: "/v1/orders", Body: body("desk"), End: harness.EndCreated},
+		// Must not fire: the 500 made nothing; the 201 after it is the original.
+		{Name: "failed-first", Key: k3, Path: "/v1/orders?fail=500", Body: body("chair"), End: harness.EndServerError},
+		{Name: "after-failure", Key: k3, Path: "/v1/orders", Body: body("chair"), End: harness.EndCreated},
+	}
+	sent := drive(t, n.URL, b, plan)
+	waitLogged(t, sent, n.Logs.JSON)
+	n.Stop()
+	run := harness.Run{
+		Software: harness.Version("nginx", "nginx", "-v"), BackendLog: "app.jsonl", Sent: sent,
+		Rules: []string{"replay-divergence", "payload-mismatch"},
+		Logs:  []harness.RunLog{{File: "access.json.log", Capture: "nginx-replay", Format: "nginx", Proxy: "nginx"}},
+	}
+	record(t, "nginx-replay", run, map[string]string{"access.json.log": n.Logs.JSON, "app.jsonl": b.LogPath}, n.Config(), "nginx.conf")
 }
 
 // TestNginxProvider puts nginx in front of the backend and a second
