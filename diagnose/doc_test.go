@@ -102,6 +102,7 @@ var provenOn = map[string][]string{
 	"secret-in-logs":            {"chromium-rules (Chromium's HAR of a signed-in page: a bearer token and a session cookie)"},
 	"unkeyed-retry":             {"nginx-retries (unkeyed POSTs sent again after a client timeout and after nginx's 504)"},
 	"retry-storm":               {"nginx-retries (one key sent 6 times in a few ms through nginx)"},
+	"replay-divergence":         {"nginx-replay (behind nginx, a backend replaying 200 for its 201)"},
 	"external-duplicate":        {"nginx-egress-provider (an egress nginx logging the provider tier; a crash between the call and the record)"},
 	"request-id-reused":         {"nginx-request-id-reused (one X-Request-Id on two orders, logged by nginx as $http_x_request_id)"},
 	"payload-mismatch":          {"chromium (a retry under the same key with another body)", "express-idempotency (its 417 for another body)"},
