@@ -24,21 +24,24 @@ func runReplayDivergence(c *context) []*Finding {
 	var out []*Finding
 	for _, in := range c.set.Intents {
 		var orig *trace.Delivery
-		var origStatus int
-		for _, d := range in.Deliveries {
+		var origStatus, at int
+		for i, d := range in.Deliveries {
 			if inProgress(d) != nil {
 				continue
 			}
 			if s, _ := d.ServerStatus(); s > 0 && len(c.effects(d)) > 0 || s >= 200 && s < 300 {
-				orig, origStatus = d, s
+				orig, origStatus, at = d, s, i
 				break
 			}
 		}
 		if orig == nil {
 			continue
 		}
-		for _, d := range in.Deliveries {
-			if d == orig || d.Start().Before(orig.Start()) || inProgress(d) != nil || len(c.effects(d)) > 0 {
+		// Only what came after the original can replay it: deliveries are
+		// in start order, and a failure just before it may share its
+		// start (nginx's $msec has millisecond resolution).
+		for _, d := range in.Deliveries[at+1:] {
+			if d.Start().Before(orig.Start()) || inProgress(d) != nil || len(c.effects(d)) > 0 {
 				continue
 			}
 			if fa, fb := orig.Fingerprint(), d.Fingerprint(); fa != "" && fb != "" && fa != fb {

@@ -25,5 +25,10 @@ var replayDivergenceCases = ruleCases{
 		{name: "the replay carried another payload", obs: replayOf("sha256:bbbb", 200, "ord_1")},
 		{name: "the retry was refused with 409", obs: replayOf("sha256:aaaa", 409, "")},
 		{name: "the retry was rate limited", obs: replayOf("sha256:aaaa", 429, "")},
+		{name: "a failure in the same millisecond before the original", obs: []ob{
+			server("r1").key("k-1").post().at(0).status(500).fp("sha256:aaaa"),
+			server("r2").key("k-1").post().at(0).status(201).fp("sha256:aaaa").result("ord_1"),
+			server("r2").key("k-1").at(0).effect("ord_1"),
+		}},
 	},
 }

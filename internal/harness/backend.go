@@ -1,6 +1,9 @@
 package harness
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -24,6 +27,8 @@ import (
 //	               client does meanwhile, as a real server's would be)
 //	?fail=500      answer with that status
 //	?fail=drop     close the connection without answering
+//	?replay=200    answer a replay with that status, as a replay path
+//	               does that rebuilds the answer instead of storing it
 //
 // GET /v1/orders/ID answers {"id":"ID"} (a read: no effect), and
 // GET /v1/blob?bytes=N a JSON body of about N bytes.
@@ -33,6 +38,7 @@ import (
 type Backend struct {
 	Addr    string
 	LogPath string
+	Config  BackendConfig
 
 	srv *http.Server
 	log *slog.Logger
@@ -53,11 +59,33 @@ type Hit struct {
 // so that the browser asks for nothing the harness did not).
 const Page = `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>idem harness</title></head><body>harness</body></html>`
 
+// BackendConfig is what a capture asks of the backend beyond its
+// defaults; the zero value is the backend every proxy capture ran.
+type BackendConfig struct {
+	// HashBodies logs body_hash, "sha256:" and the hex SHA-256 of the
+	// request body as received, on every line of a write: what an
+	// idempotency layer stores to tell a retry from another payload.
+	HashBodies bool
+	// SessionCookie, when set, is sent with the page at / as
+	// Set-Cookie: session=VALUE (HttpOnly), as a login leaves it.
+	SessionCookie string
+	// Provider, when set, is the base URL (an egress proxy) through which a
+	// POST to /v1/charges calls a payment provider before recording the
+	// charge, passing the request's X-Request-Id on and no key of its own,
+	// as a service does that has no external idempotency key. With
+	// ?fail=after-call it answers 500 after the call and records nothing:
+	// a crash between the external call and the record.
+	Provider string
+}
+
 // StartBackend listens on a free loopback port until the test ends.
-func StartBackend(t testing.TB) *Backend {
+func StartBackend(t testing.TB) *Backend { return StartBackendWith(t, BackendConfig{}) }
+
+// StartBackendWith is StartBackend with a config.
+func StartBackendWith(t testing.TB, cfg BackendConfig) *Backend {
 	t.Helper()
 	dir := t.TempDir()
-	b := &Backend{LogPath: filepath.Join(dir, "app.jsonl"), byKey: map[string]string{}}
+	b := &Backend{LogPath: filepath.Join(dir, "app.jsonl"), Config: cfg, byKey: map[string]string{}}
 	f, err := os.Create(b.LogPath)
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +123,7 @@ func (b *Backend) serve(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	rid, key := r.Header.Get("X-Request-Id"), r.Header.Get("Idempotency-Key")
 	trace, parent := traceParent(r.Header.Get("Traceparent"))
-	_, _ = io.Copy(io.Discard, r.Body)
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	b.mu.Lock()
 	seen := rid
 	if seen == "" {
@@ -105,6 +133,9 @@ func (b *Backend) serve(w http.ResponseWriter, r *http.Request) {
 	b.mu.Unlock()
 	if r.Method == http.MethodGet && r.URL.Path == "/" {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if c := b.Config.SessionCookie; c != "" {
+			http.SetCookie(w, &http.Cookie{Name: "session", Value: c, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		}
 		_, _ = io.WriteString(w, Page)
 		return
 	}
@@ -123,6 +154,14 @@ func (b *Backend) serve(w http.ResponseWriter, r *http.Request) {
 	attrs = append(attrs, "method", r.Method, "route", r.URL.Path)
 	if key != "" {
 		attrs = append(attrs, "idempotency_key", key)
+	}
+	if b.Config.HashBodies && r.Method != http.MethodGet {
+		sum := sha256.Sum256(body)
+		attrs = append(attrs, "body_hash", "sha256:"+hex.EncodeToString(sum[:]))
+	}
+	if b.Config.Provider != "" && r.Method == http.MethodPost && r.URL.Path == "/v1/charges" {
+		b.charge(w, r, rid, key, body, attrs, start)
+		return
 	}
 	switch fail := r.URL.Query().Get("fail"); {
 	case fail == "drop":
@@ -165,13 +204,63 @@ func (b *Backend) serve(w http.ResponseWriter, r *http.Request) {
 		b.log.Info("order created", append(attrs, "result_id", id, "effect", true)...)
 	}
 	w.Header().Set("Content-Type", "application/json")
+	status := http.StatusCreated
 	if replay {
 		w.Header().Set("Idempotent-Replayed", "true")
+		if code, err := strconv.Atoi(r.URL.Query().Get("replay")); err == nil && code >= 200 && code <= 299 {
+			status = code
+		}
 	}
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]string{"id": id})
+	b.log.Info("request completed", append(attrs, "status", status, "result_id", id,
+		"duration_ms", time.Since(start).Milliseconds())...)
+}
+
+// charge calls the provider, then records the charge under the key; a key
+// already recorded is replayed without a call.
+func (b *Backend) charge(w http.ResponseWriter, r *http.Request, rid, key string, body []byte, attrs []any, start time.Time) {
+	b.mu.Lock()
+	id, replay := b.byKey[key]
+	b.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	if replay && key != "" {
+		w.Header().Set("Idempotent-Replayed", "true")
+		w.WriteHeader(http.StatusCreated)
+		_ = json.NewEncoder(w).Encode(map[string]string{"id": id})
+		b.log.Info("request completed", append(attrs, "status", http.StatusCreated, "result_id", id, "decision", "replay",
+			"duration_ms", time.Since(start).Milliseconds())...)
+		return
+	}
+	req, err := http.NewRequestWithContext(r.Context(), http.MethodPost, b.Config.Provider+"/v1/charges", bytes.NewReader(body))
+	if err == nil {
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Request-Id", rid)
+		var resp *http.Response
+		if resp, err = http.DefaultClient.Do(req); err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode >= 300 {
+				err = fmt.Errorf("provider answered %d", resp.StatusCode)
+			}
+		}
+	}
+	if err != nil || r.URL.Query().Get("fail") == "after-call" {
+		b.log.Info("request failed", append(attrs, "status", http.StatusInternalServerError, "duration_ms", time.Since(start).Milliseconds())...)
+		http.Error(w, `{"error":"failed after the provider call"}`, http.StatusInternalServerError)
+		return
+	}
+	b.mu.Lock()
+	b.n++
+	id = fmt.Sprintf("ch_%d", b.n)
+	if key != "" {
+		b.byKey[key] = id
+	}
+	b.mu.Unlock()
+	b.log.Info("charge created", append(attrs, "result_id", id, "effect", true)...)
 	w.WriteHeader(http.StatusCreated)
 	_ = json.NewEncoder(w).Encode(map[string]string{"id": id})
-	b.log.Info("request completed", append(attrs, "status", http.StatusCreated, "result_id", id,
-		"duration_ms", time.Since(start).Milliseconds())...)
+	b.log.Info("request completed", append(attrs, "status", http.StatusCreated, "result_id", id, "duration_ms", time.Since(start).Milliseconds())...)
 }
 
 func (b *Backend) get(w http.ResponseWriter, r *http.Request, attrs []any) {

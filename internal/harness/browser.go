@@ -21,6 +21,9 @@ type Fetch struct {
 	// Pause, when set, asks the harness to do something first (stop the
 	// proxy, for a refused connection): onPause is called with it.
 	Pause string
+	// Together starts the next fetch at once, without waiting for this
+	// one to end: a double click on a submit button.
+	Together bool
 }
 
 // fetchPlan is what har.mjs reads.
@@ -40,6 +43,10 @@ type planFetch struct {
 	TimeoutMS int64  `json:"timeout_ms,omitempty"`
 	AbortMS   int64  `json:"abort_ms,omitempty"`
 	Pause     string `json:"pause,omitempty"`
+	// Body is the payload ("" sends {"item":NAME}); Headers are sent too.
+	Body     string            `json:"body,omitempty"`
+	Headers  map[string]string `json:"headers,omitempty"`
+	Together bool              `json:"together,omitempty"`
 }
 
 // Chromium is Debian's Chromium and the playwright-core that drives it.
@@ -80,7 +87,8 @@ func (c *Chromium) Record(t testing.TB, page, har string, fetches []Fetch, onPau
 	for i, f := range fetches {
 		sent[i] = Sent{Step: f.Step, RequestID: NewID()}
 		plan.Fetches = append(plan.Fetches, planFetch{Name: f.Name, RequestID: sent[i].RequestID, Key: f.Key, Path: f.Path, Method: f.Step.Method,
-			TimeoutMS: f.Timeout.Milliseconds(), AbortMS: f.AbortAfter.Milliseconds(), Pause: f.Pause})
+			TimeoutMS: f.Timeout.Milliseconds(), AbortMS: f.AbortAfter.Milliseconds(), Pause: f.Pause,
+			Body: f.Body, Headers: f.Headers, Together: f.Together})
 	}
 	b, _ := json.Marshal(plan)
 	planPath := WriteFile(t, t.TempDir(), "plan.json", string(b))

@@ -27,6 +27,7 @@ const (
 	EndUpstreamTimeout End = "upstream_timeout" // the proxy gave up on a slow backend
 	EndRefused         End = "refused"          // nothing listened where the request was sent
 	EndRead            End = "read"             // the backend answered 200 to a read
+	EndReplay200       End = "replay_200"       // the backend replayed the order, answering 200 for its 201 (?replay=200)
 )
 
 // Step is one request of a traffic plan.
@@ -48,8 +49,24 @@ type Step struct {
 	// Trace sends a W3C traceparent instead of an X-Request-Id; the
 	// request is then known by its trace id.
 	Trace bool `json:"trace,omitempty"`
+	// Body is the JSON payload; "" sends {"item":NAME,"quantity":1}, so
+	// steps share a payload only when they say so.
+	Body string `json:"body,omitempty"`
+	// Headers are sent besides the harness's own (an Authorization).
+	Headers map[string]string `json:"headers,omitempty"`
+	// SameIDAs names an earlier step whose X-Request-Id this one sends
+	// again, as a client does that makes its id once per session.
+	SameIDAs string `json:"same_id_as,omitempty"`
 	// End is how the harness makes this request end.
 	End End `json:"end"`
+}
+
+// Payload is the body the step sends.
+func (s Step) Payload() string {
+	if s.Body != "" {
+		return s.Body
+	}
+	return fmt.Sprintf(`{"item":%q,"quantity":1}`, s.Name)
 }
 
 // Sent is a step as it was sent and as it ended, from the client's side.
@@ -64,6 +81,9 @@ type Sent struct {
 	ResultID    string    `json:"result_id,omitempty"`
 	Error       string    `json:"error,omitempty"`
 	Reached     bool      `json:"reached_backend"` // the backend logged it
+	// ProviderCalls is how many calls the provider behind the backend
+	// received with this request's id (Backend.Config.Provider).
+	ProviderCalls int `json:"provider_calls,omitempty"`
 }
 
 // HTTPMethod is the step's method: POST unless set.
@@ -98,23 +118,34 @@ func Plan() []Step {
 }
 
 // Drive sends the steps to base (http://host:port) one after the other,
-// each with a new request id, and returns how each ended.
+// each with a new request id (or the one of the step it names in
+// SameIDAs), and returns how each ended.
 func Drive(ctx context.Context, base string, steps []Step) []Sent {
 	out := make([]Sent, 0, len(steps))
+	ids := map[string]string{}
 	for _, st := range steps {
-		out = append(out, Send(ctx, base, st))
+		rid := ids[st.SameIDAs]
+		if rid == "" {
+			rid = NewID()
+		}
+		s := SendAs(ctx, base, st, rid)
+		ids[st.Name] = s.RequestID
+		out = append(out, s)
 	}
 	return out
 }
 
 // Send sends one step as a JSON POST with its own X-Request-Id.
-func Send(ctx context.Context, base string, st Step) Sent {
-	s := Sent{Step: st, RequestID: NewID(), Start: time.Now()}
+func Send(ctx context.Context, base string, st Step) Sent { return SendAs(ctx, base, st, NewID()) }
+
+// SendAs is Send with the X-Request-Id rid.
+func SendAs(ctx context.Context, base string, st Step, rid string) Sent {
+	s := Sent{Step: st, RequestID: rid, Start: time.Now()}
 	if st.Trace {
 		s.RequestID = strings.ReplaceAll(NewID(), "-", "")
 		s.TraceParent = "00-" + s.RequestID + "-" + strings.ReplaceAll(NewID(), "-", "")[:16] + "-01"
 	}
-	body := fmt.Sprintf(`{"item":%q,"quantity":1}`, st.Name)
+	body := st.Payload()
 	if st.Abort {
 		s.Error = sendAndClose(base, st, s.RequestID, body)
 		s.Finish = time.Now()
@@ -143,6 +174,9 @@ func Send(ctx context.Context, base string, st Step) Sent {
 	}
 	if st.Key != "" {
 		req.Header.Set("Idempotency-Key", st.Key)
+	}
+	for k, v := range st.Headers {
+		req.Header.Set(k, v)
 	}
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	resp, err := client.Do(req)

@@ -142,3 +142,58 @@ func (n *Nginx) Config() string {
 	b, _ := os.ReadFile(filepath.Join(n.Dir, "nginx.conf"))
 	return string(b)
 }
+
+// EgressFormat is a log_format in idem's canonical schema
+// (docs/log-schema.md) for an egress proxy in front of a third party:
+// the line names its tier, provider, so that what went out to the
+// provider is read as the provider's side.
+const EgressFormat = `log_format provider escape=json '{"time":"$time_iso8601","tier":"provider",'
+    '"request_id":"$http_x_request_id","idempotency_key":"$http_idempotency_key",'
+    '"method":"$request_method","route":"$uri","status":$status,"msg":"provider call"}';`
+
+const egressConf = `daemon off;
+%[1]s
+worker_processes 1;
+pid %[2]s/nginx.pid;
+error_log %[2]s/error.log info;
+events { worker_connections 64; }
+http {
+  client_body_temp_path %[2]s/tmp/body;
+  proxy_temp_path %[2]s/tmp/proxy;
+  fastcgi_temp_path %[2]s/tmp/fastcgi;
+  uwsgi_temp_path %[2]s/tmp/uwsgi;
+  scgi_temp_path %[2]s/tmp/scgi;
+  %[5]s
+  access_log %[2]s/egress.json.log provider;
+  proxy_http_version 1.1;
+  proxy_next_upstream off;
+  server {
+    listen 127.0.0.1:%[3]d;
+    location / {
+      proxy_pass http://%[4]s;
+    }
+  }
+}
+`
+
+// StartEgress runs Debian's nginx as the egress proxy in front of a
+// provider at upstream, logging each call in EgressFormat to Logs.JSON.
+func StartEgress(t testing.TB, upstream string) *Nginx {
+	t.Helper()
+	bin := Tool(t, "apt-get install nginx", "nginx", "/usr/sbin/nginx")
+	dir := t.TempDir()
+	for _, d := range []string{"tmp/body", "tmp/proxy", "tmp/fastcgi", "tmp/uwsgi", "tmp/scgi"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	user := ""
+	if os.Geteuid() == 0 {
+		user = "user root;"
+	}
+	port := FreePort(t)
+	conf := WriteFile(t, dir, "nginx.conf", fmt.Sprintf(egressConf, user, dir, port, upstream, EgressFormat))
+	n := &Nginx{URL: "http://" + Addr(port), Dir: dir, Logs: NginxLogs{JSON: filepath.Join(dir, "egress.json.log")}}
+	n.proc = Start(t, "nginx", nil, nil, bin, []string{"-p", dir, "-c", conf, "-e", filepath.Join(dir, "error.log")}, Addr(port))
+	return n
+}

@@ -51,6 +51,8 @@ func checkHarness(t *testing.T, sent []harness.Sent) {
 		switch s.End {
 		case harness.EndCreated:
 			ok = s.Status == 201 && s.ResultID != "" && s.Reached
+		case harness.EndReplay200:
+			ok = s.Status == 200 && s.ResultID != "" && s.Reached
 		case harness.EndServerError:
 			ok = s.Status == 500 && s.Reached
 		case harness.EndClientTimeout:

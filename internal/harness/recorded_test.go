@@ -36,15 +36,7 @@ func TestRecordedCaptures(t *testing.T) {
 			if len(run.Sent) == 0 || len(run.Logs) == 0 {
 				t.Fatalf("%s/run.json records no traffic", dir)
 			}
-			if run.JoinBy == "traceparent" {
-				verifyTraceRun(t, dir, run)
-				return
-			}
-			if run.Logs[0].Format == "har" {
-				verifyBrowserRun(t, dir, run)
-				return
-			}
-			verifyProxyRun(t, dir, run)
+			verifyRecorded(t, dir, run)
 		})
 	}
 }

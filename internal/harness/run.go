@@ -27,7 +27,27 @@ type Run struct {
 	Chain bool `json:"chain,omitempty"`
 	// BackendLog is the backend's log/slog JSON file of the same traffic.
 	BackendLog string `json:"backend_log,omitempty"`
-	Sent       []Sent `json:"sent"`
+	// Rules are the diagnoses checked on this traffic: the tests derive
+	// from Sent where each must fire and where it must not.
+	Rules []string `json:"rules,omitempty"`
+	// Secrets are the credential values the traffic carried (made for the
+	// run, valid nowhere), which no output of idem may show.
+	Secrets []string `json:"secrets,omitempty"`
+	Sent    []Sent   `json:"sent"`
+}
+
+// Files are the run's logs, the other logs of the same traffic and the
+// backend's log, relative to its directory: what a person would give idem.
+func (r Run) Files() []string {
+	var out []string
+	for _, l := range r.Logs {
+		out = append(out, l.File)
+	}
+	out = append(out, r.Also...)
+	if r.BackendLog != "" {
+		out = append(out, r.BackendLog)
+	}
+	return out
 }
 
 // RunLog is one log file of a run.

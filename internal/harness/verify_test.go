@@ -20,6 +20,8 @@ func wantStatus(proxy string, e harness.End) int {
 	switch e {
 	case harness.EndCreated:
 		return 201
+	case harness.EndReplay200:
+		return 200
 	case harness.EndServerError:
 		return 500
 	case harness.EndUpstreamDrop:
@@ -40,7 +42,7 @@ func wantStatus(proxy string, e harness.End) int {
 // refused upstream as a 502, as they log a reset one).
 func wantOutcomes(proxy string, e harness.End) []trace.Outcome {
 	switch e {
-	case harness.EndCreated, harness.EndServerError:
+	case harness.EndCreated, harness.EndServerError, harness.EndReplay200:
 		return []trace.Outcome{trace.OutcomeOK}
 	case harness.EndClientTimeout, harness.EndClientAbort:
 		return []trace.Outcome{trace.OutcomeClientClosed}
@@ -63,6 +65,8 @@ func wantUpstream(e harness.End) int {
 	switch e {
 	case harness.EndCreated:
 		return 201
+	case harness.EndReplay200:
+		return 200
 	case harness.EndServerError:
 		return 500
 	case harness.EndUpstreamDrop, harness.EndRefused:

@@ -4,7 +4,8 @@
 // X-Request-Id and Idempotency-Key. A fetch with "pause" first prints
 // "PAUSE <what>" and waits for a line on stdin (the harness stops the
 // proxy meanwhile, for a refused connection). Each fetch's result is
-// printed as "RESULT <json>".
+// printed as "RESULT <json>". A fetch with "together" starts the next one
+// at once, without waiting for its own answer (a double click).
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { chromium } from 'playwright-core';
@@ -21,30 +22,33 @@ try {
   const context = await browser.newContext({ recordHar: { path: plan.har, content: 'embed' } });
   const page = await context.newPage();
   await page.goto(plan.page);
-  for (const f of plan.fetches) {
+  const one = (f) => page.evaluate(async (f) => {
+    const headers = { 'Content-Type': 'application/json', 'X-Request-Id': f.request_id, ...(f.headers || {}) };
+    if (f.key) headers['Idempotency-Key'] = f.key;
+    const ctl = new AbortController();
+    let signal = ctl.signal;
+    if (f.timeout_ms) signal = AbortSignal.timeout(f.timeout_ms);
+    if (f.abort_ms) setTimeout(() => ctl.abort(), f.abort_ms);
+    const start = Date.now();
+    try {
+      const method = f.method || 'POST';
+      const body = method === 'GET' ? undefined : (f.body || JSON.stringify({ item: f.name }));
+      const res = await fetch(f.path, { method, headers, body, signal });
+      const text = await res.text();
+      return { status: res.status, body: text.length > 4096 ? '' : text, start, ms: Date.now() - start };
+    } catch (e) {
+      return { error: e.name + ': ' + e.message, start, ms: Date.now() - start };
+    }
+  }, f).then((result) => console.log('RESULT ' + JSON.stringify({ name: f.name, ...result })));
+  for (let i = 0; i < plan.fetches.length; i++) {
+    const f = plan.fetches[i];
     if (f.pause) {
       console.log('PAUSE ' + f.pause);
       await lines.next();
     }
-    const result = await page.evaluate(async (f) => {
-      const headers = { 'Content-Type': 'application/json', 'X-Request-Id': f.request_id };
-      if (f.key) headers['Idempotency-Key'] = f.key;
-      const ctl = new AbortController();
-      let signal = ctl.signal;
-      if (f.timeout_ms) signal = AbortSignal.timeout(f.timeout_ms);
-      if (f.abort_ms) setTimeout(() => ctl.abort(), f.abort_ms);
-      const start = Date.now();
-      try {
-        const method = f.method || 'POST';
-        const body = method === 'GET' ? undefined : JSON.stringify({ item: f.name });
-        const res = await fetch(f.path, { method, headers, body, signal });
-        const text = await res.text();
-        return { status: res.status, body: text.length > 4096 ? '' : text, start, ms: Date.now() - start };
-      } catch (e) {
-        return { error: e.name + ': ' + e.message, start, ms: Date.now() - start };
-      }
-    }, f);
-    console.log('RESULT ' + JSON.stringify({ name: f.name, ...result }));
+    const group = [one(f)];
+    while (plan.fetches[i].together && i + 1 < plan.fetches.length) group.push(one(plan.fetches[++i]));
+    await Promise.all(group);
   }
   await context.close(); // writes the HAR
 } finally {
