@@ -96,13 +96,14 @@ func TestRulesDoc(t *testing.T) {
 // folders under fixtures/real/ that a harness recorded (see their READMEs
 // for what was sent and how each request ended).
 var provenOn = map[string][]string{
-	"response-lost":             {"nginx (nginx 1.22, a client timeout and an abort)", "caddy", "chain (Caddy → HAProxy → nginx)", "chromium (Chromium 156 via playwright-core)", "nginx-slog", "pino-http", "express-idempotency (1.0.6 with pino-http behind nginx)"},
-	"retry-new-key":             {"nginx", "chain", "nginx-slog", "express-idempotency"},
+	"response-lost":             {"nginx (nginx 1.22, a client timeout and an abort)", "caddy", "chain (Caddy → HAProxy → nginx)", "chromium (Chromium 156 via playwright-core)", "nginx-slog", "pino-http", "express-idempotency (1.0.6 with pino-http behind nginx)", "fiber (Fiber v2.52's idempotency middleware behind Caddy 2.6)"},
+	"retry-new-key":             {"nginx", "chain", "nginx-slog", "express-idempotency", "fiber (a warning: no tier logs payloads)"},
 	"payload-mismatch":          {"chromium (a retry under the same key with another body)", "express-idempotency (its 417 for another body)"},
 	"in-progress-retry":         {"express-idempotency (its bare 409 to a concurrent duplicate)"},
 	"request-id-not-propagated": {"nginx-zerolog (zerolog's hlog.RequestIDHandler behind nginx)"},
 	"attempt-scoped-key":        {"temporal (Go SDK test environment)"},
 	"late-completion":           {"temporal"},
+	"key-expired":               {"fiber (a retry past the middleware's 2 s Lifetime)"},
 }
 
 // firesOnCapture runs every rule on a capture's logs and reports whether
