@@ -9,7 +9,13 @@ var knownGaps = map[string]string{
 		"(the same order_id) to the other body. Neither tier logs a body or a hash of it (the logger template has no such " +
 		"field, Caddy logs no bodies), so the two deliveries look like a healthy replay; no reader of these logs can tell " +
 		"them apart. It fires where a tier logs a fingerprint (fixtures/real/express-idempotency).",
-	// Not a rule: how formats reads the line (its file is not this package's).
+	// Not rules: how formats reads the lines (formats/caddy.go and the JSON
+	// application format), checked line by line by checkLines.
+	"caddy/key": "formats/caddy.go reads the Idempotency-Key request header only; Fiber's middleware uses " +
+		"X-Idempotency-Key by default, which Caddy logs but idem does not read, so Caddy's lines carry no key. The " +
+		"deliveries still join the server's lines by X-Request-Id.",
+	"caddy/client": "formats/caddy.go takes the client from client_ip, which Caddy writes from 2.7 on; Debian 12's " +
+		"Caddy 2.6.2 writes remote_ip only. The user is known here only because Fiber logs ${ip}.",
 	"time/fiber-access-line": "Fiber's logger copies its ${time} tick when the request starts (Data.Timestamp is " +
 		"taken before c.Next), but idem reads a JSON line with a status and a latency as written at the end and " +
 		"subtracts the latency, so a slow request's server start lands a latency too early (1.2-1.8 s here). The rules " +
