@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -245,6 +246,9 @@ func checkLines(t *testing.T, dir string, sent []Sent) {
 			case o.Time.Before(from) || o.Time.After(s.End.Add(slack)):
 				t.Errorf("%s: idem places the %s line %s at %s, outside the client's %s..%s", s.Step, o.Tier, o.Source, o.Time.Format(time.RFC3339Nano),
 					s.Start.Format(time.RFC3339Nano), s.End.Format(time.RFC3339Nano))
+			}
+			if o.Method != http.MethodPost || o.Route != "/v1/orders" {
+				t.Errorf("%s: idem reads %q %q from %s, the client sent POST /v1/orders", s.Step, o.Method, o.Route, o.Source)
 			}
 			for _, f := range []struct{ what, got, want string }{{"key", o.Key, s.Key}, {"client", o.Client, s.Client}} {
 				switch {
