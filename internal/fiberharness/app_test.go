@@ -1,6 +1,8 @@
 package fiberharness
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -30,6 +32,17 @@ const lifetime = 2 * time.Second
 // key is checked to be 36 characters, the path is the route's).
 const accessFormat = `{"time":"${time}","request_id":"${locals:requestid}","idempotency_key":"${reqHeader:X-Idempotency-Key}",` +
 	`"ip":"${ip}","method":"${method}","path":"${path}","status":${status},"latency":"${latency}"}` + "\n"
+
+// hashedFormat adds payload_hash, a custom tag with the body's SHA-256,
+// as a service that wants to tell a key's bodies apart logs it.
+const hashedFormat = `{"time":"${time}","request_id":"${locals:requestid}","idempotency_key":"${reqHeader:X-Idempotency-Key}",` +
+	`"ip":"${ip}","method":"${method}","path":"${path}","status":${status},"latency":"${latency}","payload_hash":"${payload_hash}"}` + "\n"
+
+// payloadHash is the payload_hash tag: "sha256:" and the body's hex.
+func payloadHash(out logger.Buffer, c *fiber.Ctx, _ *logger.Data, _ string) (int, error) {
+	sum := sha256.Sum256(c.Body())
+	return out.WriteString("sha256:" + hex.EncodeToString(sum[:]))
+}
 
 // effect is one order the service made, as its ledger records it.
 type effect struct {
@@ -76,19 +89,19 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 // 36 characters, the in-memory lock and storage), with a short Lifetime.
 // The handler waits X-Harness-Delay-Ms, makes an order, logs "order
 // created" with order_id through slog and answers 201.
-func newApp(out io.Writer, l *ledger) *fiber.App {
+// With hashed, the access line also carries payload_hash.
+func newApp(out io.Writer, l *ledger, hashed bool) *fiber.App {
 	w := &lockedWriter{w: out}
 	log := slog.New(slog.NewJSONHandler(w, nil))
 	// Behind a proxy, c.IP() is the client's only with ProxyHeader; Caddy
 	// sets X-Forwarded-For to the address the request came from.
 	app := fiber.New(fiber.Config{DisableStartupMessage: true, ProxyHeader: fiber.HeaderXForwardedFor})
 	app.Use(requestid.New())
-	app.Use(logger.New(logger.Config{
-		Format:     accessFormat,
-		TimeFormat: time.RFC3339Nano,
-		TimeZone:   "UTC",
-		Output:     w,
-	}))
+	lc := logger.Config{Format: accessFormat, TimeFormat: time.RFC3339Nano, TimeZone: "UTC", Output: w}
+	if hashed {
+		lc.Format, lc.CustomTags = hashedFormat, map[string]logger.LogFunc{"payload_hash": payloadHash}
+	}
+	app.Use(logger.New(lc))
 	app.Use(idempotency.New(idempotency.Config{Lifetime: lifetime}))
 
 	var mu sync.Mutex
@@ -120,13 +133,13 @@ func newApp(out io.Writer, l *ledger) *fiber.App {
 }
 
 // startApp serves the app on a free loopback port until the test ends.
-func startApp(t *testing.T, out io.Writer, l *ledger) (addr string, stop func()) {
+func startApp(t *testing.T, out io.Writer, l *ledger, hashed bool) (addr string, stop func()) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	app := newApp(out, l)
+	app := newApp(out, l, hashed)
 	done := make(chan error, 1)
 	go func() { done <- app.Listener(ln) }()
 	var once sync.Once

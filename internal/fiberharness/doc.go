@@ -6,8 +6,10 @@
 // middleware holds on its lock, then replays), a lost response, a retry
 // after the key's Lifetime, another body under a key and a retry under a
 // new key, record what was sent and what the ledger made of it, and derive
-// the rules that must fire, and the keys no rule may name, from that
-// record alone.
+// the rules that must fire (with their severity), and the keys no rule may
+// name, from that record alone. It records two variants: the access line
+// as an operator writes it (fixtures/real/fiber), and the same with the
+// body's hash (fixtures/real/fiber-payload-hash).
 //
 // Where the logs cannot show what the traffic did, or idem misses it, the
 // tests' knownGaps table says why: those assertions log instead of failing.

@@ -20,11 +20,22 @@ import (
 	"github.com/idem-cli/idem/internal/harness"
 )
 
-var update = flag.Bool("update", false, "rewrite fixtures/real/fiber/ from this run's capture")
+var update = flag.Bool("update", false, "rewrite fixtures/real/fiber*/ from this run's captures")
 
-// captureDir is the committed capture; TestCapture checks it everywhere,
-// TestFiber records a new one where Caddy is installed.
-const captureDir = "../../fixtures/real/fiber"
+// A variant is one configuration of the service and the folder its
+// capture is kept in: TestCapture checks each everywhere, TestFiber
+// records them again where Caddy is installed.
+type variant struct {
+	name   string // the folder under fixtures/real/
+	hashed bool   // the access line carries payload_hash
+}
+
+var variants = []variant{
+	{"fiber", false},
+	{"fiber-payload-hash", true},
+}
+
+func (v variant) dir() string { return filepath.Join("..", "..", "fixtures", "real", v.name) }
 
 // The files of a capture folder.
 const (
@@ -56,16 +67,23 @@ type Sent struct {
 // Capture is harness.json: the software that wrote the logs, how the
 // middleware was configured, and the traffic it was driven with.
 type Capture struct {
-	Server map[string]string `json:"server"` // module -> version
-	Proxy  string            `json:"proxy"`
-	Config map[string]string `json:"config"`
-	Sent   []Sent            `json:"sent"`
+	Server         map[string]string `json:"server"` // module -> version
+	Proxy          string            `json:"proxy"`
+	Config         map[string]string `json:"config"`
+	PayloadsLogged bool              `json:"payloads_logged"` // the access line carries payload_hash
+	Sent           []Sent            `json:"sent"`
 }
 
-// TestFiber runs the service behind Caddy, drives it, and checks the
-// rules on what both wrote; -update keeps the capture.
+// TestFiber runs each variant of the service behind Caddy, drives it,
+// and checks the rules on what both wrote; -update keeps the captures.
 func TestFiber(t *testing.T) {
 	caddyBin := harness.Tool(t, "apt-get install caddy", "caddy", "/usr/bin/caddy")
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) { record(t, caddyBin, v) })
+	}
+}
+
+func record(t *testing.T, caddyBin string, v variant) {
 	dir := t.TempDir()
 	logPath := filepath.Join(dir, appLog)
 	f, err := os.Create(logPath)
@@ -74,7 +92,7 @@ func TestFiber(t *testing.T) {
 	}
 	defer f.Close()
 	var l ledger
-	addr, stopApp := startApp(t, f, &l)
+	addr, stopApp := startApp(t, f, &l, v.hashed)
 	cdy := harness.StartCaddy(t, addr, harness.Addr(harness.FreePort(t)))
 
 	c := Capture{
@@ -87,6 +105,11 @@ func TestFiber(t *testing.T) {
 			"logger":      "logger.New(logger.Config{Format: accessFormat, TimeFormat: time.RFC3339Nano, TimeZone: \"UTC\"}); TimeInterval left at 500ms",
 			"format":      strings.TrimSpace(accessFormat),
 		},
+	}
+	if v.hashed {
+		c.PayloadsLogged = true
+		c.Config["logger"] = "logger.New(logger.Config{Format: hashedFormat, CustomTags: payload_hash (sha256 of c.Body()), TimeFormat: time.RFC3339Nano, TimeZone: \"UTC\"}); TimeInterval left at 500ms"
+		c.Config["format"] = strings.TrimSpace(hashedFormat)
 	}
 	c.Sent = drive(t, cdy.URL, &l)
 	if t.Failed() {
@@ -116,24 +139,28 @@ func TestFiber(t *testing.T) {
 			t.Logf("harness.json:\n%s", b)
 		}
 	})
-	checkCapture(t, out)
+	checkCapture(t, v.name, out)
 	if t.Failed() {
 		return
 	}
 	if *update {
 		for _, name := range []string{caddyLog, appLog, caddyConf, harnessJSON} {
-			copyFile(t, filepath.Join(out, name), filepath.Join(captureDir, name))
+			copyFile(t, filepath.Join(out, name), filepath.Join(v.dir(), name))
 		}
 	}
 }
 
-// TestCapture checks the committed capture, so the rules stay proven where
-// Caddy is not installed.
+// TestCapture checks the committed captures, so the rules stay proven
+// where Caddy is not installed.
 func TestCapture(t *testing.T) {
-	if _, err := os.Stat(filepath.Join(captureDir, harnessJSON)); err != nil {
-		t.Fatalf("%v (go test ./internal/fiberharness -run TestFiber -update writes it)", err)
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			if _, err := os.Stat(filepath.Join(v.dir(), harnessJSON)); err != nil {
+				t.Fatalf("%v (go test ./internal/fiberharness -run TestFiber -update writes it)", err)
+			}
+			checkCapture(t, v.name, v.dir())
+		})
 	}
-	checkCapture(t, captureDir)
 }
 
 // versions names the modules that wrote the log, as go.mod requires
