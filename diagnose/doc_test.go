@@ -97,8 +97,8 @@ func TestRulesDoc(t *testing.T) {
 // for what was sent and how each request ended).
 var provenOn = map[string][]string{
 	"response-lost":             {"nginx (nginx 1.22, a client timeout and an abort)", "caddy", "chain (Caddy → HAProxy → nginx)", "chromium (Chromium 156 via playwright-core)", "nginx-slog", "pino-http", "express-idempotency (1.0.6 with pino-http behind nginx)", "fiber (Fiber v2.52's idempotency middleware behind Caddy 2.6)"},
-	"retry-new-key":             {"nginx", "chain", "nginx-slog", "express-idempotency", "fiber (a warning: no tier logs payloads)"},
-	"payload-mismatch":          {"chromium (a retry under the same key with another body)", "express-idempotency (its 417 for another body)"},
+	"retry-new-key":             {"nginx", "chain", "nginx-slog", "express-idempotency", "fiber (a warning: no tier logs payloads)", "fiber-payload-hash"},
+	"payload-mismatch":          {"chromium (a retry under the same key with another body)", "express-idempotency (its 417 for another body)", "fiber-payload-hash (Fiber's middleware replays the first body's 201 to another body)"},
 	"in-progress-retry":         {"express-idempotency (its bare 409 to a concurrent duplicate)"},
 	"request-id-not-propagated": {"nginx-zerolog (zerolog's hlog.RequestIDHandler behind nginx)"},
 	"attempt-scoped-key":        {"temporal (Go SDK test environment)"},
