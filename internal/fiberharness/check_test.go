@@ -267,6 +267,9 @@ func summary(fs []*diagnose.Finding) string {
 // (500ms by default), with room for a busy machine.
 const tick = 500*time.Millisecond + 250*time.Millisecond
 
+// lineChecks are the ids checkLines reports under.
+var lineChecks = []string{"time/fiber-access-line", "caddy/key", "caddy/client"}
+
 // checkLines asserts what idem reads from each request's lines against
 // what the client sent: the key and the user on both tiers, and a time
 // between the client's start (less Fiber's tick) and its end. What
@@ -311,7 +314,7 @@ func checkLines(t *testing.T, name, dir string, sent []Sent) {
 			}
 		}
 	}
-	for _, id := range []string{"time/fiber-access-line", "caddy/key", "caddy/client"} {
+	for _, id := range lineChecks {
 		gap, known := gapFor(name, id)
 		switch got := gaps[id]; {
 		case len(got) > 0 && known:

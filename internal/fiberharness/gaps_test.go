@@ -1,5 +1,7 @@
 package fiberharness
 
+import "testing"
+
 // knownGaps are the rules the traffic calls for that do not fire on the
 // Fiber captures, keyed rule/key-role (see expectations), or
 // variant:rule/key-role for one capture only, each with why.
@@ -22,4 +24,30 @@ var knownGaps = map[string]string{
 		"subtracts the latency, so a slow request's server start lands a latency too early (1.2-1.8 s here). The rules " +
 		"still hold on this capture; a Fiber-shaped line (its latency is Go's %13v, padded with spaces) would need its " +
 		"time read as the start.",
+}
+
+// TestKnownGapsAreConsulted fails on an entry no check looks up (a typo,
+// or a story the traffic no longer has), which would otherwise sit there
+// unnoticed.
+func TestKnownGapsAreConsulted(t *testing.T) {
+	consulted := map[string]bool{}
+	for _, v := range variants {
+		c := readCapture(t, v.dir())
+		must, _ := expectations(c.Sent, c.PayloadsLogged)
+		ids := append([]string(nil), lineChecks...)
+		for _, e := range must {
+			ids = append(ids, e.Rule+"/"+e.Role, e.Rule+"/"+e.Role+"/severity")
+		}
+		for _, id := range ids {
+			consulted[id], consulted[v.name+":"+id] = true, true
+		}
+	}
+	for k, why := range knownGaps {
+		if !consulted[k] {
+			t.Errorf("knownGaps[%q] is looked up by no check", k)
+		}
+		if len(why) < 40 {
+			t.Errorf("knownGaps[%q] does not say why: %q", k, why)
+		}
+	}
 }
