@@ -26,6 +26,7 @@ type expectation struct {
 	Role     string // what in the traffic calls for it, for knownGaps
 	Keys     []string
 	Severity diagnose.Severity
+	NotSay   string // a claim the traffic disproves, which its narrative must not make
 }
 
 // cleanKey is a key no rule may name, and why.
@@ -68,7 +69,7 @@ func expectations(sent []Sent, payloads bool) (must []expectation, clean []clean
 				}) {
 					sev = diagnose.Info
 				}
-				add(expectation{"response-lost", "lost-response", []string{k}, sev})
+				add(expectation{Rule: "response-lost", Role: "lost-response", Keys: []string{k}, Severity: sev})
 			}
 			for _, b := range attempts[i+1:] {
 				switch {
@@ -79,13 +80,21 @@ func expectations(sent []Sent, payloads bool) (must []expectation, clean []clean
 					if ok2xx(b) || b.Effect != "" {
 						sev = diagnose.Critical
 					}
-					add(expectation{"payload-mismatch", "other-body", []string{k}, sev})
+					add(expectation{Rule: "payload-mismatch", Role: "other-body", Keys: []string{k}, Severity: sev})
 				case overlap(a, b) && (inProgress(a.Status) || inProgress(b.Status)):
-					add(expectation{"in-progress-retry", "concurrent-duplicate", []string{k}, diagnose.Warning})
+					add(expectation{Rule: "in-progress-retry", Role: "concurrent-duplicate", Keys: []string{k}, Severity: diagnose.Warning})
 				case !overlap(a, b) && a.Effect != "" && b.Effect != "" && a.Effect != b.Effect:
 					// One after the other, and the ledger made two orders:
-					// the key was not remembered.
-					add(expectation{"key-expired", "expired-key", []string{k}, diagnose.Critical})
+					// the key was not remembered. An attempt between them
+					// given a's response without an effect shows it had
+					// been stored and checked.
+					e := expectation{Rule: "key-expired", Role: "expired-key", Keys: []string{k}, Severity: diagnose.Critical}
+					if slices.ContainsFunc(attempts, func(m Sent) bool {
+						return m.Start.After(a.End) && m.End.Before(b.Start) && ok2xx(m) && m.Effect == "" && m.Response == a.Response
+					}) {
+						e.NotSay = "never stored"
+					}
+					add(e)
 				}
 			}
 		}
@@ -104,7 +113,7 @@ func expectations(sent []Sent, payloads bool) (must []expectation, clean []clean
 				if payloads {
 					sev = diagnose.Critical
 				}
-				add(expectation{"retry-new-key", "new-key", []string{a.Key, b.Key}, sev})
+				add(expectation{Rule: "retry-new-key", Role: "new-key", Keys: []string{a.Key, b.Key}, Severity: sev})
 			}
 		}
 	}
@@ -226,6 +235,22 @@ func checkCapture(t *testing.T, name, dir string) {
 			t.Errorf("%s for the %s (keys %v) is not %s; findings:\n%s", e.Rule, e.Role, e.Keys, e.Severity, summary(findings))
 		case known:
 			t.Errorf("%s for the %s is now %s: remove the %s knownGaps entry", e.Rule, e.Role, e.Severity, sevID)
+		}
+		if e.NotSay == "" {
+			continue
+		}
+		claimID := e.Rule + "/" + e.Role + "/claim"
+		gap, known = gapFor(name, claimID)
+		says := slices.ContainsFunc(findings, func(f *diagnose.Finding) bool {
+			return f.Rule.ID == e.Rule && names(f, e.Keys...) && strings.Contains(f.Narrative, e.NotSay)
+		})
+		switch {
+		case says && known:
+			t.Logf("known gap: %s for the %s (%v) says %q, which the traffic disproves: %s", e.Rule, e.Role, e.Keys, e.NotSay, gap)
+		case says:
+			t.Errorf("%s for the %s (keys %v) says %q, which the traffic disproves; findings:\n%s", e.Rule, e.Role, e.Keys, e.NotSay, summary(findings))
+		case known:
+			t.Errorf("%s for the %s no longer says %q: remove the %s knownGaps entry", e.Rule, e.Role, e.NotSay, claimID)
 		}
 	}
 	// Must not fire: every finding is one the traffic calls for.

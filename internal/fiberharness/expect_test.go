@@ -23,7 +23,7 @@ func TestExpectations(t *testing.T) {
 		name     string
 		sent     []Sent
 		payloads bool
-		must     []string // rule:keys:severity
+		must     []string // rule:keys:severity[:claim it must not make]
 		clean    []string
 	}{
 		{"clean requests", []Sent{ok("k1", "b1", 0, 10, 201, "o1", "o1"), ok("k2", "b2", 20, 30, 201, "o2", "o2")}, false,
@@ -40,6 +40,9 @@ func TestExpectations(t *testing.T) {
 			nil, nil},
 		{"a second order after the first ended", []Sent{ok("k1", "b1", 0, 10, 201, "o1", "o1"), ok("k1", "b1", 3500, 3510, 201, "o2", "o2")}, false,
 			[]string{"key-expired:k1:critical"}, nil},
+		{"a second order after a replay: the key had been stored", []Sent{ok("k1", "b1", 0, 10, 201, "o1", "o1"), ok("k1", "b1", 20, 30, 201, "o1", ""),
+			ok("k1", "b1", 3500, 3510, 201, "o2", "o2")}, false,
+			[]string{"key-expired:k1:critical:never stored"}, nil},
 		{"another body, replayed", []Sent{ok("k1", "b1", 0, 10, 201, "o1", "o1"), ok("k1", "b2", 20, 30, 201, "o1", "")}, false,
 			[]string{"payload-mismatch:k1:critical"}, nil},
 		{"another body, refused", []Sent{ok("k1", "b1", 0, 10, 201, "o1", "o1"), ok("k1", "b2", 20, 30, 422, "", "")}, false,
@@ -64,7 +67,11 @@ func TestExpectations(t *testing.T) {
 			must, clean := expectations(tt.sent, tt.payloads)
 			var got []string
 			for _, e := range must {
-				got = append(got, e.Rule+":"+strings.Join(e.Keys, ",")+":"+e.Severity.String())
+				g := e.Rule + ":" + strings.Join(e.Keys, ",") + ":" + e.Severity.String()
+				if e.NotSay != "" {
+					g += ":" + e.NotSay
+				}
+				got = append(got, g)
 			}
 			slices.Sort(got)
 			if !slices.Equal(got, tt.must) {

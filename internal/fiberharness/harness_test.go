@@ -280,10 +280,12 @@ func drive(t *testing.T, base string, l *ledger) []Sent {
 	add(send(u, "first-body", other, `{"sku":"sku-first-body","qty":1}`, 0, patient))
 	add(send(u, "other-body", other, `{"sku":"sku-other-body","qty":2}`, 0, patient))
 
-	// A retry after the key's Lifetime: the storage has forgotten it.
+	// A retry within the key's Lifetime gets the stored response; one
+	// after it finds the storage has forgotten the key.
 	u = newUser(40)
 	exp := harness.NewID()
 	add(send(u, "before-expiry", exp, `{"sku":"sku-expiry","qty":1}`, 0, patient))
+	add(send(u, "replay-before-expiry", exp, `{"sku":"sku-expiry","qty":1}`, 0, patient))
 	time.Sleep(pastLifetime)
 	add(send(u, "after-expiry", exp, `{"sku":"sku-expiry","qty":1}`, 0, patient))
 
