@@ -13,10 +13,11 @@ var knownGaps = map[string]string{
 		"field, Caddy logs no bodies), so the two deliveries look like a healthy replay; no reader of these logs can tell " +
 		"them apart. It fires where the access line carries a hash of the body (fixtures/real/fiber-payload-hash).",
 	"key-expired/expired-key/claim": "Between the first order and the rerun a same-key retry got the stored 201 " +
-		"and made no order, which shows the key was stored and checked; but Fiber's middleware marks no replay and its " +
-		"access line names no result id, so the rule cannot see that delivery as a replay and says a gap of some 3 s is " +
-		"too soon for an expiry, so the key was most likely never stored. Where effects are logged, a same-key 2xx " +
-		"without an effect is that replay (as response-lost reads it); key-expired does not read it so yet.",
+		"and made no order, which shows the key was stored and checked; the rule says a gap of some 3 s is too soon for " +
+		"an expiry, so the key was most likely never stored. Two things hide the replay: Fiber's middleware marks none " +
+		"and its access line names no result id (where effects are logged, a same-key 2xx without an effect is one, as " +
+		"response-lost reads it), and the replay's line is dated by Fiber's stale tick (time/fiber-access-line), before " +
+		"the first order's own line, so it does not even fall between the completion and the rerun.",
 	// Not rules: how formats reads the lines (formats/caddy.go and the JSON
 	// application format), checked line by line by checkLines.
 	"caddy/key": "formats/caddy.go reads the Idempotency-Key request header only; Fiber's middleware uses " +
