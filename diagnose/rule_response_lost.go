@@ -78,6 +78,14 @@ func runResponseLost(c *context) []*Finding {
 			ev.delivery(sameKeyRetry)
 			f.Narrative += fmt.Sprintf("; the retry %s at %s carried the same key and got %d (no server log says whether it was replayed).",
 				sameKeyRetry.RequestID, hhmmss(sameKeyRetry.Start()), edgeResponse(sameKeyRetry).Status)
+		case recovered == nil && sameKeyRetry != nil && c.effectsLogged() && effectCount(effects) <= 1 && len(c.effects(sameKeyRetry)) == 0:
+			// A server that marks no replay (Fiber's middleware): the
+			// retry was answered 2xx where effects are logged and it made
+			// none, so it got the stored result.
+			f.Severity = Info
+			ev.delivery(sameKeyRetry)
+			f.Narrative += fmt.Sprintf("; the retry %s at %s carried the same key and got %d without a second effect, so it most likely got the stored result.",
+				sameKeyRetry.RequestID, hhmmss(sameKeyRetry.Start()), edgeResponse(sameKeyRetry).Status)
 		case recovered != nil && effectCount(effects) <= 1:
 			f.Severity = Info
 			ev.delivery(recovered)

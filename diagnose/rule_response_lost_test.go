@@ -27,6 +27,21 @@ var responseLostCases = ruleCases{
 			client("r1").key("k-1").post().at(0).took(2).outcome(trace.OutcomeTimeout),
 			server("r1").key("k-1").post().at(0.1).took(3).status(201),
 		}, want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "the client gave up after 2s"}}},
+		{name: "a retry with the key got 201 and made no effect, where effects are logged", obs: []ob{
+			proxy("r1").key("k-1").post().at(0).took(0.4).outcome(trace.OutcomeClientClosed),
+			server("r1").key("k-1").post().at(0.1).took(1.5).status(201),
+			server("r1").key("k-1").at(1.5).effect("ord_1"),
+			proxy("r2").key("k-1").post().at(2).status(201),
+			server("r2").key("k-1").post().at(2.01).status(201),
+		}, want: []want{{severity: diagnose.Info, keys: []string{"k-1"}, says: "got 201 without a second effect"}}},
+		{name: "a retry with the key got 201 and made a second effect", obs: []ob{
+			proxy("r1").key("k-1").post().at(0).took(0.4).outcome(trace.OutcomeClientClosed),
+			server("r1").key("k-1").post().at(0.1).took(1.5).status(201),
+			server("r1").key("k-1").at(1.5).effect("ord_1"),
+			proxy("r2").key("k-1").post().at(2).status(201),
+			server("r2").key("k-1").post().at(2.01).status(201),
+			server("r2").key("k-1").at(2.02).effect("ord_2"),
+		}, want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "the intent made 2 effects in all"}}},
 		{name: "a retry got the stored result, yet the intent made two effects", obs: []ob{
 			proxy("r1").key("k-1").post().at(0).took(30).status(504).outcome(trace.OutcomeUpstreamTimeout),
 			server("r1").key("k-1").post().at(0.1).status(201),

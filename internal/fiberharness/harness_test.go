@@ -1,0 +1,346 @@
+package fiberharness
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/idem-cli/idem/internal/harness"
+)
+
+var update = flag.Bool("update", false, "rewrite fixtures/real/fiber*/ from this run's captures")
+
+// A variant is one configuration of the service and the folder its
+// capture is kept in: TestCapture checks each everywhere, TestFiber
+// records them again where Caddy is installed.
+type variant struct {
+	name   string // the folder under fixtures/real/
+	hashed bool   // the access line carries payload_hash
+}
+
+var variants = []variant{
+	{"fiber", false},
+	{"fiber-payload-hash", true},
+}
+
+func (v variant) dir() string { return filepath.Join("..", "..", "fixtures", "real", v.name) }
+
+// The files of a capture folder.
+const (
+	caddyLog    = "access.json"
+	appLog      = "app.jsonl"
+	caddyConf   = "Caddyfile"
+	harnessJSON = "harness.json"
+)
+
+// Sent is one request the harness made and how it ended: for the client
+// (a response or its own timeout) and for the service (the order its
+// ledger recorded for the request id, if any).
+type Sent struct {
+	Step      string    `json:"step"`
+	Client    string    `json:"client"` // the loopback address the request came from: one user
+	Key       string    `json:"key"`
+	RequestID string    `json:"request_id"`
+	Body      string    `json:"body"`
+	DelayMS   int       `json:"delay_ms,omitempty"` // how long the handler waits before its effect
+	TimeoutMS int       `json:"timeout_ms"`         // the client's timeout
+	Start     time.Time `json:"start"`              // when the client sent it
+	End       time.Time `json:"end"`                // when it got the response or gave up
+	Ended     string    `json:"ended"`              // "response" or "timeout"
+	Status    int       `json:"status,omitempty"`   // 0 when no response arrived
+	Response  string    `json:"response,omitempty"` // the response body, cut short
+	Effect    string    `json:"effect,omitempty"`   // the order the service's ledger recorded for it
+}
+
+// Capture is harness.json: the software that wrote the logs, how the
+// middleware was configured, and the traffic it was driven with.
+type Capture struct {
+	Server         map[string]string `json:"server"` // module -> version
+	Proxy          string            `json:"proxy"`
+	Config         map[string]string `json:"config"`
+	PayloadsLogged bool              `json:"payloads_logged"` // the access line carries payload_hash
+	Sent           []Sent            `json:"sent"`
+}
+
+// TestFiber runs each variant of the service behind Caddy, drives it,
+// and checks the rules on what both wrote; -update keeps the captures.
+func TestFiber(t *testing.T) {
+	caddyBin := harness.Tool(t, "apt-get install caddy", "caddy", "/usr/bin/caddy")
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) { record(t, caddyBin, v) })
+	}
+}
+
+func record(t *testing.T, caddyBin string, v variant) {
+	dir := t.TempDir()
+	logPath := filepath.Join(dir, appLog)
+	f, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var l ledger
+	addr, stopApp := startApp(t, f, &l, v.hashed)
+	cdy := harness.StartCaddy(t, addr, harness.Addr(harness.FreePort(t)))
+
+	c := Capture{
+		Server: versions(t),
+		Proxy:  harness.Version("caddy", caddyBin, "version"),
+		Config: map[string]string{
+			"idempotency": "idempotency.New(idempotency.Config{Lifetime: " + lifetime.String() + "}): default KeyHeader X-Idempotency-Key, in-memory lock and storage",
+			"app":         "fiber.New(fiber.Config{ProxyHeader: fiber.HeaderXForwardedFor})",
+			"requestid":   "requestid.New(): X-Request-Id, or a UUID",
+			"logger":      "logger.New(logger.Config{Format: accessFormat, TimeFormat: time.RFC3339Nano, TimeZone: \"UTC\"}); TimeInterval left at 500ms",
+			"format":      strings.TrimSpace(accessFormat),
+		},
+	}
+	if v.hashed {
+		c.PayloadsLogged = true
+		c.Config["logger"] = "logger.New(logger.Config{Format: hashedFormat, CustomTags: payload_hash (sha256 of c.Body()), TimeFormat: time.RFC3339Nano, TimeZone: \"UTC\"}); TimeInterval left at 500ms"
+		c.Config["format"] = strings.TrimSpace(hashedFormat)
+	}
+	c.Sent = drive(t, cdy.URL, &l)
+	if t.Failed() {
+		t.FailNow()
+	}
+	stopApp()
+	waitLogged(t, cdy.Log, c.Sent)
+	effects := map[string]string{}
+	for _, e := range l.all() {
+		effects[e.RequestID] = e.OrderID
+	}
+	for i := range c.Sent {
+		c.Sent[i].Effect = effects[c.Sent[i].RequestID]
+	}
+
+	out := t.TempDir()
+	copyFile(t, cdy.Log, filepath.Join(out, caddyLog))
+	copyFile(t, logPath, filepath.Join(out, appLog))
+	harness.WriteFile(t, out, caddyConf, cdy.Config())
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	harness.WriteFile(t, out, harnessJSON, string(b)+"\n")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("harness.json:\n%s", b)
+		}
+	})
+	checkCapture(t, v.name, out)
+	if t.Failed() {
+		return
+	}
+	if *update {
+		for _, name := range []string{caddyLog, appLog, caddyConf, harnessJSON} {
+			copyFile(t, filepath.Join(out, name), filepath.Join(v.dir(), name))
+		}
+	}
+}
+
+// TestCapture checks the committed captures, so the rules stay proven
+// where Caddy is not installed.
+func TestCapture(t *testing.T) {
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			if _, err := os.Stat(filepath.Join(v.dir(), harnessJSON)); err != nil {
+				t.Fatalf("%v (go test ./internal/fiberharness -run TestFiber -update writes it)", err)
+			}
+			checkCapture(t, v.name, v.dir())
+		})
+	}
+}
+
+// versions names the modules that wrote the log, as go.mod requires
+// them (a test binary's build info does not list its dependencies).
+func versions(t *testing.T) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile("../../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := map[string]string{"go": runtime.Version()}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 2 && (f[0] == "github.com/gofiber/fiber/v2" || f[0] == "github.com/valyala/fasthttp") {
+			v[f[0]] = f[1]
+		}
+	}
+	if v["github.com/gofiber/fiber/v2"] == "" {
+		t.Fatal("go.mod does not require github.com/gofiber/fiber/v2")
+	}
+	return v
+}
+
+// The timings of the traffic: a handler slower than its client's timeout
+// finishes after the client gave up.
+const (
+	slowHandler   = 1500 * time.Millisecond
+	clientTimeout = 400 * time.Millisecond
+	patient       = 10 * time.Second
+	inFlight      = 1200 * time.Millisecond // the first of two concurrent duplicates
+	secondAfter   = 300 * time.Millisecond  // when the duplicate follows it
+	pastLifetime  = lifetime + 1500*time.Millisecond
+)
+
+// user is one client: its own loopback address (Linux routes all of
+// 127/8 to lo), so that each story's requests come from one user as Caddy
+// logs remote_ip, and a new connection per request as separate attempts
+// make them.
+type user struct {
+	ip     string
+	client *http.Client
+}
+
+func newUser(n int) user {
+	ip := "127.0.0." + strconv.Itoa(n)
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 5 * time.Second}
+	return user{ip: ip, client: &http.Client{Transport: &http.Transport{DisableKeepAlives: true, DialContext: d.DialContext}}}
+}
+
+// drive sends the traffic through base: each story from its own user.
+func drive(t *testing.T, base string, l *ledger) []Sent {
+	t.Helper()
+	send := func(u user, step, key, body string, delay, timeout time.Duration) Sent {
+		s := Sent{Step: step, Client: u.ip, Key: key, RequestID: harness.NewID(), Body: body,
+			DelayMS: int(delay / time.Millisecond), TimeoutMS: int(timeout / time.Millisecond)}
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/v1/orders", strings.NewReader(body))
+		if err != nil {
+			t.Errorf("%s: %v", step, err) // send also runs off the test's goroutine
+			return s
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Idempotency-Key", key)
+		req.Header.Set("X-Request-Id", s.RequestID)
+		req.Header.Set("X-Harness-Step", step)
+		if delay > 0 {
+			req.Header.Set("X-Harness-Delay-Ms", strconv.Itoa(s.DelayMS))
+		}
+		s.Start = time.Now().UTC()
+		resp, err := u.client.Do(req)
+		if err == nil {
+			var b []byte
+			b, err = io.ReadAll(io.LimitReader(resp.Body, 512))
+			resp.Body.Close()
+			s.Status, s.Response = resp.StatusCode, strings.TrimSpace(string(b))
+		}
+		s.End = time.Now().UTC()
+		switch {
+		case err == nil:
+			s.Ended = "response"
+		case errors.Is(err, context.DeadlineExceeded):
+			s.Ended = "timeout"
+			s.Status, s.Response = 0, ""
+		default:
+			s.Ended = "error"
+			t.Errorf("%s: %v", step, err)
+		}
+		return s
+	}
+	var sent []Sent
+	add := func(s Sent) { sent = append(sent, s) }
+
+	// Clean requests: one attempt each, each its own body and user.
+	add(send(newUser(10), "clean", harness.NewID(), `{"sku":"sku-clean-a","qty":1}`, 0, patient))
+	add(send(newUser(11), "clean", harness.NewID(), `{"sku":"sku-clean-b","qty":3}`, 0, patient))
+
+	// Concurrent duplicates: the second arrives while the first runs; the
+	// middleware holds it on the key's lock and then replays the first's
+	// response.
+	u := newUser(20)
+	conc := harness.NewID()
+	var wg sync.WaitGroup
+	var first Sent
+	wg.Go(func() {
+		first = send(u, "concurrent-first", conc, `{"sku":"sku-concurrent","qty":1}`, inFlight, patient)
+	})
+	time.Sleep(secondAfter)
+	dup := send(u, "concurrent-duplicate", conc, `{"sku":"sku-concurrent","qty":1}`, 0, patient)
+	wg.Wait()
+	add(first)
+	add(dup)
+
+	// One key, another body: the middleware does not compare bodies.
+	u = newUser(30)
+	other := harness.NewID()
+	add(send(u, "first-body", other, `{"sku":"sku-first-body","qty":1}`, 0, patient))
+	add(send(u, "other-body", other, `{"sku":"sku-other-body","qty":2}`, 0, patient))
+
+	// A retry within the key's Lifetime gets the stored response; one
+	// after it finds the storage has forgotten the key.
+	u = newUser(40)
+	exp := harness.NewID()
+	add(send(u, "before-expiry", exp, `{"sku":"sku-expiry","qty":1}`, 0, patient))
+	add(send(u, "replay-before-expiry", exp, `{"sku":"sku-expiry","qty":1}`, 0, patient))
+	time.Sleep(pastLifetime)
+	add(send(u, "after-expiry", exp, `{"sku":"sku-expiry","qty":1}`, 0, patient))
+
+	// A lost response: the client gives up, the order is still made; the
+	// retry under the same key gets the stored answer.
+	u = newUser(50)
+	lost := harness.NewID()
+	add(send(u, "lost-response", lost, `{"sku":"sku-lost","qty":1}`, slowHandler, clientTimeout))
+	waitEffect(t, l, "lost-response")
+	add(send(u, "same-key-retry", lost, `{"sku":"sku-lost","qty":1}`, 0, patient))
+
+	// A retry under a new key after a timeout.
+	u = newUser(60)
+	add(send(u, "timeout-before-new-key", harness.NewID(), `{"sku":"sku-new-key","qty":1}`, slowHandler, clientTimeout))
+	waitEffect(t, l, "timeout-before-new-key")
+	add(send(u, "retry-new-key", harness.NewID(), `{"sku":"sku-new-key","qty":1}`, 0, patient))
+	return sent
+}
+
+// waitEffect waits until the service made the order of step, so the retry
+// that follows comes after the effect as a real client's later retry would.
+func waitEffect(t *testing.T, l *ledger, step string) {
+	t.Helper()
+	for range 250 {
+		for _, e := range l.all() {
+			if e.Step == step {
+				time.Sleep(50 * time.Millisecond) // its access line and stored response follow the effect
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("the service made no order for %s", step)
+}
+
+// waitLogged waits until Caddy logged every request sent (it writes a
+// client that gave up when the upstream is done or cancelled).
+func waitLogged(t *testing.T, path string, sent []Sent) {
+	t.Helper()
+	var ids []string
+	for _, s := range sent {
+		ids = append(ids, s.RequestID)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := harness.WaitFor(ctx, path, ids...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	harness.WriteFile(t, filepath.Dir(to), filepath.Base(to), string(b))
+}
