@@ -69,7 +69,8 @@ func runKeyExpired(c *context) []*Finding {
 
 // storedBetween finds the last delivery of the key, after first completed
 // and before second began, that was given the stored result: a replay
-// marker or decision, or first's result id without an effect of its own.
+// marker or decision, first's result id, or (where effects are logged) a
+// server 2xx, without an effect of its own.
 func storedBetween(c *context, in *trace.Intent, first, second *trace.Delivery) *trace.Delivery {
 	done, rerun := completedAt(c, first), serverStart(second)
 	results := uniqueResults(c.effects(first))
@@ -81,9 +82,12 @@ func storedBetween(c *context, in *trace.Intent, first, second *trace.Delivery) 
 		if at := serverStart(d); at.Before(done) || !at.Before(rerun) {
 			continue
 		}
+		// A server that marks no replay and names no result (Fiber's
+		// middleware): where effects are logged, a 2xx without one is the
+		// stored result, as response-lost reads it.
 		if replayed(d) || slices.ContainsFunc(d.Observations, func(o *trace.Observation) bool {
 			return o.ResultID != "" && slices.Contains(results, o.ResultID)
-		}) {
+		}) || c.effectsLogged() && serverSuccess(d) != nil {
 			kept = d
 		}
 	}

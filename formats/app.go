@@ -112,8 +112,10 @@ func extractApp(p *Parser, r *record, o *trace.Observation) bool {
 		o.Outcome = trace.OutcomeOK
 	}
 	// A line with a status and a duration is an access line, written when
-	// the response was: the request began a duration earlier.
-	if o.Status > 0 && o.Duration > 0 && !o.Time.IsZero() {
+	// the response was: the request began a duration earlier. Fiber's
+	// logger is the exception: its time is taken when the request starts,
+	// and its latency is Go's %13v, padded with spaces.
+	if o.Status > 0 && o.Duration > 0 && !o.Time.IsZero() && !strings.HasPrefix(r.get("latency").Str, " ") {
 		o.Time = o.Time.Add(-o.Duration)
 	}
 	if strings.Contains(o.Message, "complete after timeout") {

@@ -32,6 +32,12 @@ var caddyFormat = &Format{
 			`"Accept":["*/*"]}},"bytes_read":0,"user_id":"","duration":0.000656591,"size":0,"status":502,"resp_headers":{"Server":["Caddy"]}}`,
 		Want: trace.Observation{Tier: trace.TierProxy, Format: "caddy", Method: "GET", Route: "/refused", Status: 502,
 			Outcome: trace.OutcomeUpstreamReset, Client: "127.0.0.1", Time: mustTime("2026-09-27T13:26:59.037891609Z"), Duration: 656_591},
+	}, {
+		Origin: "Debian 12's Caddy 2.6.2 in front of Go Fiber's idempotency middleware (fixtures/real/fiber): remote_ip only, X-Idempotency-Key",
+		Line:   `{"level":"info","ts":1796129097.0997727,"logger":"http.log.access.log0","msg":"handled request","request":{"remote_ip":"127.0.0.10","remote_port":"54861","proto":"HTTP/1.1","method":"POST","host":"127.0.0.1:44017","uri":"/v1/orders","headers":{"User-Agent":["Go-http-client/1.1"],"Connection":["close"],"Content-Length":["29"],"Content-Type":["application/json"],"X-Harness-Step":["clean"],"X-Idempotency-Key":["ef2b4332-3889-413f-b7d5-951dd8c36aaa"],"X-Request-Id":["98ac5f05-9ab3-4491-85d6-0245b3b960a2"],"Accept-Encoding":["gzip"]}},"user_id":"","duration":0.00085925,"size":40,"status":201,"resp_headers":{"Server":["Caddy"],"Content-Length":["40"],"X-Request-Id":["98ac5f05-9ab3-4491-85d6-0245b3b960a2"],"Date":["Tue, 01 Dec 2026 12:44:57 GMT"],"Content-Type":["application/json"]}}`,
+		Want: trace.Observation{Tier: trace.TierProxy, Format: "caddy", Method: "POST", Route: "/v1/orders", Status: 201,
+			Outcome: trace.OutcomeOK, Client: "127.0.0.10", RequestID: "98ac5f05-9ab3-4491-85d6-0245b3b960a2",
+			Key: "ef2b4332-3889-413f-b7d5-951dd8c36aaa", Time: mustTime("2026-12-01T12:44:57.09891345Z"), Duration: 859_250},
 	}},
 }
 
@@ -45,8 +51,15 @@ func extractCaddy(p *Parser, r *record, o *trace.Observation) bool {
 	o.Route = routePath(present(req.Get("uri")))
 	hs := req.Get("headers")
 	o.RequestID = header(hs, "X-Request-Id")
-	o.Key = trace.NormalizeKey(header(hs, "Idempotency-Key"))
-	o.Client = present(req.Get("client_ip"))
+	key := header(hs, "Idempotency-Key")
+	if key == "" {
+		key = header(hs, "X-Idempotency-Key") // Fiber's and other middlewares' default
+	}
+	o.Key = trace.NormalizeKey(key)
+	// client_ip (Caddy 2.7 on) honours trusted proxies; older releases log remote_ip only.
+	if o.Client = present(req.Get("client_ip")); o.Client == "" {
+		o.Client = present(req.Get("remote_ip"))
+	}
 	o.Status, _ = intValue(r.str("status"))
 	o.Outcome = proxyOutcome(o.Status)
 	if o.Status == 499 {
