@@ -221,7 +221,10 @@ func (v *VictoriaLogs) query(ctx context.Context, q string, w Window, each func(
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return v.incomplete(resp.Request.Context(), 0, "", fmt.Errorf("the answer was cut short: %w", err))
+		// VictoriaLogs drops the connection of an answer under way when
+		// the query reaches -search.maxQueryDuration or a node fails,
+		// after HTTP 200 and without a word.
+		return v.incomplete(resp.Request.Context(), 0, "", fmt.Errorf("the answer was cut short (the store stops an answer under way at its -search.maxQueryDuration, or when a node fails): %w", err))
 	}
 	return nil
 }
