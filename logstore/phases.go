@@ -344,11 +344,22 @@ func (g groupQuery) build(part, parts int) string {
 // store accepts (explicit in(...) lists longer than its query limit are
 // refused with HTTP 400), the records streamed back as JSON lines.
 func (v *VictoriaLogs) Fetch(ctx context.Context, sel Selection, w Window, each func(Record) error) error {
+	if contains(sel.Values[FieldSecret], "1") && !v.secretsFetched {
+		// Every line with a credential or a body first, and then no
+		// other query brings one of them again.
+		if err := v.query(ctx, quoteField(FieldSecret)+`:="1"`, w, each); err != nil {
+			return err
+		}
+		v.secretsFetched = true
+	}
 	// Values whose first time phase 1 knows go in time order, each query
 	// bounded to the times of its values (widened as w is): the store
 	// reads that slice only, not its whole window once per query.
 	var clauses []string
 	for _, f := range sortedFields(sel.Values) {
+		if f == FieldSecret {
+			continue
+		}
 		var vals, held []string
 		for _, val := range sel.Values[f] {
 			if len(sel.Have[f+"\x00"+val]) > 0 {
@@ -385,7 +396,7 @@ func (v *VictoriaLogs) Fetch(ctx context.Context, sel Selection, w Window, each 
 					}
 				}
 				qw = qw.Widen(sel.Widen)
-				if err := v.query(ctx, cl, qw.Within(w), each); err != nil {
+				if err := v.fetch(ctx, cl, qw.Within(w), each); err != nil {
 					return err
 				}
 			}
@@ -448,7 +459,7 @@ func (v *VictoriaLogs) fetchHeld(ctx context.Context, f string, vals []string, h
 		for _, file := range files {
 			q += " -(" + quoteField(FieldFile) + ":=" + strconv.Quote(file) + " " + inList(FieldLine, skip[file]) + ")"
 		}
-		if err := v.query(ctx, q, w, each); err != nil {
+		if err := v.fetch(ctx, q, w, each); err != nil {
 			return err
 		}
 		exact = exact[n:]
@@ -467,13 +478,22 @@ func (v *VictoriaLogs) fetchHeld(ctx context.Context, f string, vals []string, h
 				n++
 			}
 			q := quoteField(f) + ":in(" + v.scoped(inList(f, vals[:n])) + " | stats by (" + quoteField(f) + ") count() as c | filter c:>" + strconv.Itoa(h) + " | fields " + quoteField(f) + ")"
-			if err := v.query(ctx, q, w, each); err != nil {
+			if err := v.fetch(ctx, q, w, each); err != nil {
 				return err
 			}
 			vals = vals[n:]
 		}
 	}
 	return nil
+}
+
+// fetch runs a phase 2 filter, without the lines with a secret when
+// those were all fetched already.
+func (v *VictoriaLogs) fetch(ctx context.Context, filter string, w Window, each func(Record) error) error {
+	if v.secretsFetched {
+		filter = "(" + filter + ") -" + quoteField(FieldSecret) + `:="1"`
+	}
+	return v.query(ctx, filter, w, each)
 }
 
 // scoped puts --query's filter in front of a subquery's, which the outer
@@ -536,7 +556,7 @@ func (v *VictoriaLogs) fetchNear(ctx context.Context, all []Near, w Window, each
 		for _, f := range sortedKeys(map[string]bool(keysOf(not))) {
 			q += " -" + inList(f, sortedKeys(not[f]))
 		}
-		err := v.query(ctx, q, qw, func(r Record) error {
+		err := v.fetch(ctx, q, qw, func(r Record) error {
 			if t, err := time.Parse(time.RFC3339Nano, r["_time"]); err == nil {
 				for _, nr := range byClient[r[field]] {
 					if nr.matches(r, t) {
@@ -601,7 +621,7 @@ func (v *VictoriaLogs) run(ctx context.Context, clauses []string, w Window, each
 			size += len(clauses[n]) + 4
 			n++
 		}
-		if err := v.query(ctx, strings.Join(clauses[:n], " or "), w, each); err != nil {
+		if err := v.fetch(ctx, strings.Join(clauses[:n], " or "), w, each); err != nil {
 			return err
 		}
 		clauses = clauses[n:]

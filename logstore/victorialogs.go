@@ -47,6 +47,8 @@ type VictoriaLogs struct {
 	methods []string
 	// nearDropped counts records fetched near failures and dropped.
 	nearDropped int64
+	// secretsFetched: every line marked with a secret came in phase 2.
+	secretsFetched bool
 }
 
 func newVictoriaLogs(u *url.URL, opts Options) (*VictoriaLogs, error) {
