@@ -87,6 +87,10 @@ func roundTrip(t *testing.T, to, check, from string) {
 			if !strings.Contains(errOut, "phase 1 pushed down") {
 				t.Errorf("no account of what was pushed down:\n%s", errOut)
 			}
+			// No line crosses the wire twice, whichever tiers it joins.
+			if m := regexp.MustCompile(`fetched (\d+) lines and kept (\d+)`).FindStringSubmatch(errOut); m == nil || m[1] != m[2] {
+				t.Errorf("lines fetched twice: %v\n%s", m, errOut)
+			}
 		})
 	}
 }

@@ -80,9 +80,10 @@ func Collect(ctx context.Context, st Store, w Window, widen time.Duration, now f
 		}
 		// What ties the new lines to others (a retry's request id logged by
 		// the server without the key) is fetched in the next round.
-		// A key found on a line fetched near a failure may have no other
-		// line (a proxy's only delivery of a retry under a new key): the
-		// lines already kept are excluded, so only the others come.
+		// A key or request id found on a line fetched near a failure may
+		// have no other line (a proxy's only delivery of a retry under a
+		// new key): the lines already kept are excluded, so only the
+		// others come.
 		raw := st.RawKeyFields()
 		sel = Selection{Values: map[string][]string{}, Unkeyed: raw, Have: map[string][]Held{}}
 		newly := map[string]bool{}
@@ -96,7 +97,7 @@ func Collect(ctx context.Context, st Store, w Window, widen time.Duration, now f
 			}
 		}
 		for _, r := range found {
-			for _, f := range raw {
+			for _, f := range join {
 				if id := f + "\x00" + r[f]; r[f] != "" && newly[id] {
 					sel.Have[id] = append(sel.Have[id], Held{File: r[FieldFile], Line: r[FieldLine]})
 				}

@@ -354,59 +354,142 @@ func (v *VictoriaLogs) Fetch(ctx context.Context, sel Selection, w Window, each 
 	}
 	// Values whose first time phase 1 knows go in time order, each query
 	// bounded to the times of its values (widened as w is): the store
-	// reads that slice only, not its whole window once per query.
-	var clauses []string
+	// reads that slice only, not its whole window once per query. The
+	// fields go together, so that a line with two of the values (a
+	// server's key hash and request id) comes once.
+	type item struct {
+		f, val   string
+		at, last time.Time
+	}
+	var timed []item
+	untimed := map[string][]string{}
 	for _, f := range sortedFields(sel.Values) {
 		if f == FieldSecret {
 			continue
 		}
-		var vals, held []string
+		var held []string
 		for _, val := range sel.Values[f] {
-			if len(sel.Have[f+"\x00"+val]) > 0 {
+			id := f + "\x00" + val
+			switch {
+			case len(sel.Have[id]) > 0:
 				held = append(held, val)
-			} else {
-				vals = append(vals, val)
+			case sel.At[id].IsZero():
+				untimed[f] = append(untimed[f], val)
+			default:
+				timed = append(timed, item{f, val, sel.At[id], sel.Last[id]})
 			}
 		}
-		if err := v.fetchHeld(ctx, f, held, sel.Have, w, each); err != nil {
+		if err := v.fetchHeld(ctx, f, held, sel, w, each); err != nil {
 			return err
 		}
-		at := func(v string) time.Time { return sel.At[f+"\x00"+v] }
-		sort.SliceStable(vals, func(i, j int) bool { return at(vals[i]).Before(at(vals[j])) })
+	}
+	clause := func(f string, vals []string) string { return v.clause(sel, f, vals) }
+	// What the values fetched over the whole window bring is left out of
+	// the others' queries, where it is short enough to repeat.
+	excl := ""
+	for _, f := range sortedFields(untimed) {
+		excl += " -" + clause(f, untimed[f])
+	}
+	if len(excl) > v.MaxQueryBytes/4 {
+		excl = ""
+	}
+	sort.SliceStable(timed, func(i, j int) bool { return timed[i].at.Before(timed[j].at) })
+	for len(timed) > 0 {
+		n, size := 0, len(excl)
+		byField := map[string][]string{}
+		// From the first value's first line to the last line of any.
+		qw := Window{Start: timed[0].at, End: timed[0].at}
+		for n < len(timed) && timed[n].at.Sub(timed[0].at) < valueSpan {
+			it := timed[n]
+			add := len(it.val) + 4
+			if _, ok := byField[it.f]; !ok {
+				add += len(it.f) + 200 // the field's in(...) and what it leaves out
+			}
+			if n > 0 && size+add >= v.MaxQueryBytes {
+				break
+			}
+			size += add
+			byField[it.f] = append(byField[it.f], it.val)
+			for _, t := range []time.Time{it.at, it.last} {
+				if t.After(qw.End) {
+					qw.End = t
+				}
+			}
+			n++
+		}
+		var or []string
+		for _, f := range sortedFields(byField) {
+			or = append(or, clause(f, byField[f]))
+		}
+		q := strings.Join(or, " or ")
+		if excl != "" {
+			q = "(" + q + ")" + excl
+		}
+		if err := v.fetch(ctx, q, qw.Widen(sel.Widen).Within(w), each); err != nil {
+			return err
+		}
+		timed = timed[n:]
+	}
+	var clauses []string
+	for _, f := range sortedFields(untimed) {
+		vals := untimed[f]
 		for len(vals) > 0 {
 			n, size := 0, len(f)+8
-			timed := !at(vals[0]).IsZero()
-			for n < len(vals) && size+len(vals[n])+4 < v.MaxQueryBytes && (!timed || at(vals[n]).Sub(at(vals[0])) < valueSpan) {
+			for n < len(vals) && (n == 0 || size+len(vals[n])+4 < v.MaxQueryBytes) {
 				size += len(vals[n]) + 4
 				n++
 			}
-			n = max(n, 1)
-			cl := inList(f, vals[:n])
-			if len(sel.Unkeyed) > 0 && !contains(sel.Unkeyed, f) {
-				cl = "(" + cl + " -" + anyOf(sel.Unkeyed) + v.notReads() + ")"
-			}
-			if !timed {
-				clauses = append(clauses, cl)
-			} else {
-				// From the first value's first line to the last line of any.
-				qw := Window{Start: at(vals[0]), End: at(vals[n-1])}
-				for _, val := range vals[:n] {
-					if l := sel.Last[f+"\x00"+val]; l.After(qw.End) {
-						qw.End = l
-					}
-				}
-				qw = qw.Widen(sel.Widen)
-				if err := v.fetch(ctx, cl, qw.Within(w), each); err != nil {
-					return err
-				}
-			}
+			clauses = append(clauses, clause(f, vals[:n]))
 			vals = vals[n:]
 		}
 	}
 	if err := v.run(ctx, clauses, w, each); err != nil {
 		return err
 	}
-	return v.fetchNear(ctx, sel.Near, w, each)
+	// The values fetched above (every line of each), for the neighbour
+	// queries to leave out.
+	var byKey []keySpan
+	always := map[string][]string{}
+	for _, f := range sortedFields(sel.Values) {
+		if f == FieldSecret || len(sel.Unkeyed) > 0 && !contains(sel.Unkeyed, f) {
+			continue
+		}
+		for _, val := range sel.Values[f] {
+			if len(sel.Have[f+"\x00"+val]) > 0 {
+				continue // its other lines only
+			}
+			at, last := sel.At[f+"\x00"+val], sel.Last[f+"\x00"+val]
+			if at.IsZero() {
+				always[f] = append(always[f], val) // fetched over the whole window
+				continue
+			}
+			if last.Before(at) {
+				last = at
+			}
+			byKey = append(byKey, keySpan{f, val, at, last})
+		}
+	}
+	return v.fetchNear(ctx, sel.Near, byKey, always, w, each)
+}
+
+// keySpan is a value fetched whole (a key, a request id), and its first
+// and last lines in phase 1's window.
+type keySpan struct {
+	f, val   string
+	at, last time.Time
+}
+
+// keysIn returns, by field, the keys of spans whose lines overlap qw.
+// spans are sorted by at; longest is the longest span.
+func keysIn(spans []keySpan, longest time.Duration, qw Window) map[string][]string {
+	out := map[string][]string{}
+	i := sort.Search(len(spans), func(i int) bool { return spans[i].at.After(qw.End) })
+	for i--; i >= 0 && !spans[i].at.Before(qw.Start.Add(-longest)); i-- {
+		if !spans[i].last.Before(qw.Start) {
+			out[spans[i].f] = append(out[spans[i].f], spans[i].val)
+		}
+	}
+	return out
 }
 
 // fetchHeld fetches the other lines of values some of whose lines are kept
@@ -414,8 +497,10 @@ func (v *VictoriaLogs) Fetch(ctx context.Context, sel Selection, w Window, each 
 // from; where a kept line was loaded by something else, the store counts
 // each value's lines first, in the same query, and a value with no more
 // lines than are kept is not fetched.
-func (v *VictoriaLogs) fetchHeld(ctx context.Context, f string, vals []string, have map[string][]Held, w Window, each func(Record) error) error {
-	var exact []string
+func (v *VictoriaLogs) fetchHeld(ctx context.Context, f string, vals []string, sel Selection, w Window, each func(Record) error) error {
+	have := sel.Have
+	restricted := len(sel.Unkeyed) > 0 && !contains(sel.Unkeyed, f)
+	var exact, plain []string
 	counted := map[int][]string{}
 	for _, val := range vals {
 		hs := have[f+"\x00"+val]
@@ -423,11 +508,27 @@ func (v *VictoriaLogs) fetchHeld(ctx context.Context, f string, vals []string, h
 		for _, h := range hs {
 			known = known && h.File != "" && h.Line != ""
 		}
-		if known {
+		switch {
+		case known:
 			exact = append(exact, val)
-		} else {
+		case restricted:
+			// The store would count the lines the restriction keeps,
+			// and the kept ones are not all of those: all of them.
+			plain = append(plain, val)
+		default:
 			counted[len(hs)] = append(counted[len(hs)], val)
 		}
+	}
+	for len(plain) > 0 {
+		n, size := 0, len(f)+200
+		for n < len(plain) && (n == 0 || size+len(plain[n])+4 < v.MaxQueryBytes) {
+			size += len(plain[n]) + 4
+			n++
+		}
+		if err := v.fetch(ctx, v.clause(sel, f, plain[:n]), w, each); err != nil {
+			return err
+		}
+		plain = plain[n:]
 	}
 	for len(exact) > 0 {
 		n, size := 0, len(f)+16
@@ -450,7 +551,7 @@ func (v *VictoriaLogs) fetchHeld(ctx context.Context, f string, vals []string, h
 			size += add
 			n++
 		}
-		q := inList(f, exact[:n])
+		q := v.clause(sel, f, exact[:n])
 		files := make([]string, 0, len(skip))
 		for file := range skip {
 			files = append(files, file)
@@ -496,6 +597,16 @@ func (v *VictoriaLogs) fetch(ctx context.Context, filter string, w Window, each 
 	return v.query(ctx, filter, w, each)
 }
 
+// clause asks for the lines with one of the values of f, only those
+// without a raw key where the selection says so.
+func (v *VictoriaLogs) clause(sel Selection, f string, vals []string) string {
+	cl := inList(f, vals)
+	if len(sel.Unkeyed) > 0 && !contains(sel.Unkeyed, f) {
+		cl = "(" + cl + " -" + anyOf(sel.Unkeyed) + v.notReads() + ")"
+	}
+	return cl
+}
+
 // scoped puts --query's filter in front of a subquery's, which the outer
 // query's does not reach.
 func (v *VictoriaLogs) scoped(filter string) string {
@@ -513,7 +624,12 @@ func (v *VictoriaLogs) scoped(filter string) string {
 // or route is dropped here. A filter per failure, each with its own time
 // range, costs the store a scan of the span per failure: on two million
 // lines, two minutes instead of seconds.
-func (v *VictoriaLogs) fetchNear(ctx context.Context, all []Near, w Window, each func(Record) error) error {
+func (v *VictoriaLogs) fetchNear(ctx context.Context, all []Near, byKey []keySpan, always map[string][]string, w Window, each func(Record) error) error {
+	sort.Slice(byKey, func(i, j int) bool { return byKey[i].at.Before(byKey[j].at) })
+	var longest time.Duration
+	for _, k := range byKey {
+		longest = max(longest, k.last.Sub(k.at))
+	}
 	near := append([]Near(nil), all...)
 	sort.SliceStable(near, func(i, j int) bool {
 		if near[i].Field != near[j].Field {
@@ -523,38 +639,52 @@ func (v *VictoriaLogs) fetchNear(ctx context.Context, all []Near, w Window, each
 	})
 	for len(near) > 0 {
 		field := near[0].Field
-		byClient := map[string][]Near{}
-		not := map[string]map[string]bool{}
 		n, size := 0, 0
+		seen := map[string]bool{}
 		for n < len(near) && near[n].Field == field && (n == 0 || size < v.MaxQueryBytes*3/4 && near[n].Time.Sub(near[0].Time) < nearSpan) {
-			nr := near[n]
-			if _, ok := byClient[nr.Value]; !ok {
-				size += len(nr.Value) + 4
-			}
-			byClient[nr.Value] = append(byClient[nr.Value], nr)
-			for f, val := range nr.Not {
-				if not[f] == nil {
-					not[f] = map[string]bool{}
-				}
-				if !not[f][val] {
-					not[f][val] = true
+			for _, val := range append([]string{near[n].Value}, mapValues(near[n].Not)...) {
+				if !seen[val] {
+					seen[val] = true
 					size += len(val) + 4
 				}
 			}
 			n++
 		}
-		qw := Window{Start: near[0].Time, End: near[n-1].Time.Add(NearWindow)}.Within(w)
-		clients := make([]string, 0, len(byClient))
-		for c := range byClient {
-			clients = append(clients, c)
-		}
-		sort.Strings(clients)
-		q := inList(field, clients)
-		for _, f := range v.methods {
-			q += " " + inList(f, writeMethods)
-		}
-		for _, f := range sortedKeys(map[string]bool(keysOf(not))) {
-			q += " -" + inList(f, sortedKeys(not[f]))
+		// A value fetched whole (the client's next write may be a
+		// candidate itself) is left out: all of its lines in the window
+		// came already. Where there are too many for one query, the
+		// run of failures is cut shorter; a single failure with too many
+		// such keys around it may bring one of their lines twice.
+		var q string
+		var byClient map[string][]Near
+		var qw Window
+		for {
+			qw = Window{Start: near[0].Time, End: near[n-1].Time.Add(NearWindow)}.Within(w)
+			not := map[string]map[string]bool{}
+			byClient = map[string][]Near{}
+			for _, nr := range near[:n] {
+				byClient[nr.Value] = append(byClient[nr.Value], nr)
+				for f, val := range nr.Not {
+					addTo(not, f, val)
+				}
+			}
+			q = v.nearQuery(field, byClient, not)
+			fetched := keysIn(byKey, longest, qw)
+			for f, vals := range always {
+				fetched[f] = append(fetched[f], vals...)
+			}
+			for f, vals := range fetched {
+				for _, val := range vals {
+					addTo(not, f, val)
+				}
+			}
+			if full := v.nearQuery(field, byClient, not); len(full) < v.MaxQueryBytes || n == 1 {
+				if len(full) < v.MaxQueryBytes {
+					q = full
+				}
+				break
+			}
+			n = max(n/2, 1)
 		}
 		err := v.fetch(ctx, q, qw, func(r Record) error {
 			if t, err := time.Parse(time.RFC3339Nano, r["_time"]); err == nil {
@@ -573,6 +703,38 @@ func (v *VictoriaLogs) fetchNear(ctx context.Context, all []Near, w Window, each
 		near = near[n:]
 	}
 	return nil
+}
+
+// nearQuery asks for the writes of the clients, not under the keys.
+func (v *VictoriaLogs) nearQuery(field string, byClient map[string][]Near, not map[string]map[string]bool) string {
+	clients := make([]string, 0, len(byClient))
+	for c := range byClient {
+		clients = append(clients, c)
+	}
+	sort.Strings(clients)
+	q := inList(field, clients)
+	for _, f := range v.methods {
+		q += " " + inList(f, writeMethods)
+	}
+	for _, f := range sortedKeys(keysOf(not)) {
+		q += " -" + inList(f, sortedKeys(not[f]))
+	}
+	return q
+}
+
+func addTo(m map[string]map[string]bool, k, v string) {
+	if m[k] == nil {
+		m[k] = map[string]bool{}
+	}
+	m[k][v] = true
+}
+
+func mapValues(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
 }
 
 // valueSpan bounds the first times of the values one query asks for.
