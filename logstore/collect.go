@@ -80,12 +80,26 @@ func Collect(ctx context.Context, st Store, w Window, widen time.Duration, now f
 		}
 		// What ties the new lines to others (a retry's request id logged by
 		// the server without the key) is fetched in the next round.
-		sel = Selection{Values: map[string][]string{}, Unkeyed: st.RawKeyFields()}
+		// A key or request id found on a line fetched near a failure may
+		// have no other line (a proxy's only delivery of a retry under a
+		// new key): the lines already kept are excluded, so only the
+		// others come.
+		raw := st.RawKeyFields()
+		sel = Selection{Values: map[string][]string{}, Unkeyed: raw, Have: map[string][]Held{}}
+		newly := map[string]bool{}
 		for _, r := range found {
 			for _, f := range join {
 				if v := r[f]; v != "" && !c.asked[f+"\x00"+v] {
 					c.asked[f+"\x00"+v] = true
+					newly[f+"\x00"+v] = true
 					sel.Values[f] = append(sel.Values[f], v)
+				}
+			}
+		}
+		for _, r := range found {
+			for _, f := range join {
+				if id := f + "\x00" + r[f]; r[f] != "" && newly[id] {
+					sel.Have[id] = append(sel.Have[id], Held{File: r[FieldFile], Line: r[FieldLine]})
 				}
 			}
 		}

@@ -85,7 +85,14 @@ type Selection struct {
 	// Unkeyed fetches only lines that carry no raw key: following a
 	// request id, the lines with a key were fetched by their key.
 	Unkeyed []string
+	// Have are the lines already kept that carry a value (by field NUL
+	// value): only the value's other lines are fetched.
+	Have map[string][]Held
 }
+
+// Held is a line already kept: where an export loaded it from (File and
+// Line empty for a line loaded by something else).
+type Held struct{ File, Line string }
 
 // Empty reports whether the selection selects nothing.
 func (s *Selection) Empty() bool {

@@ -2,6 +2,7 @@ package logstore
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -144,36 +145,59 @@ func (v *VictoriaLogs) Candidates(ctx context.Context, w Window) (*Candidates, e
 			return nil
 		})
 	}
-	failed := sf.failedFilter()
-	if len(sf.keys) > 0 {
-		dist := "count() as c | filter c:>1"
-		if len(sf.rids) > 0 {
-			dist = "count() as c, count_uniq(" + quoteList(sf.rids) + ") as d, min(_time) as t, max(_time) as u | filter d:>1"
-		}
-		if err := run(anyOf(sf.keys)+" | stats by ("+quoteList(sf.keys)+") "+dist, sf.keys); err != nil {
+	parts := 1
+	if v.GroupLines > 0 {
+		n, err := v.count(ctx, "*", w)
+		if err != nil {
 			return nil, err
 		}
-		if failed != "" {
-			if err := run(anyOf(sf.keys)+" "+failed+" | stats by ("+quoteList(sf.keys)+") count() as c, min(_time) as t, max(_time) as u", sf.keys); err != nil {
-				return nil, err
+		parts = int(min((n+v.GroupLines-1)/v.GroupLines, 64))
+	}
+	group := func(g groupQuery, fields []string) error {
+		g.scope = v.scoped("")
+		for part := range max(parts, 1) {
+			if err := run(g.build(part, parts), fields); err != nil {
+				return err
 			}
 		}
+		return nil
+	}
+	failed := sf.failedFilter()
+	if len(sf.keys) > 0 {
+		// Keys with more than one delivery or a failed one.
+		g := groupQuery{lines: anyOf(sf.keys), by: sf.keys, also: failed, keep: "c:>1"}
+		aggs := []string{"count() as c"}
 		if len(sf.rids) > 0 {
-			if err := run(anyOf(sf.rids)+" "+anyOf(sf.keys)+" | stats by ("+quoteList(sf.rids)+") count() as c, count_uniq("+quoteList(sf.keys)+") as k, min(_time) as t, max(_time) as u | filter k:>1", sf.rids); err != nil {
+			aggs, g.keep = append(aggs, "count_uniq("+quoteList(sf.rids)+") as d"), "d:>1"
+		}
+		if failed != "" {
+			aggs, g.keep = append(aggs, "count() if "+failed+" as f"), g.keep+" or f:>0"
+		}
+		g.aggs = strings.Join(append(aggs, "min(_time) as t", "max(_time) as u"), ", ")
+		if err := group(g, sf.keys); err != nil {
+			return nil, err
+		}
+		if len(sf.rids) > 0 {
+			// Request ids that carried more than one key.
+			g := groupQuery{lines: anyOf(sf.rids) + " " + anyOf(sf.keys), by: sf.rids, keep: "k:>1",
+				aggs: "count() as c, count_uniq(" + quoteList(sf.keys) + ") as k, min(_time) as t, max(_time) as u"}
+			if err := group(g, sf.rids); err != nil {
 				return nil, err
 			}
 		}
 	}
 	if len(sf.fps) > 0 {
+		// Payloads sent more than once, under more than one request id
+		// (or key).
 		by := sf.rids
 		if len(by) == 0 {
 			by = sf.keys
 		}
-		dist := "count() as c | filter c:>1"
+		g := groupQuery{lines: anyOf(sf.fps), by: sf.fps, keep: "c:>1", aggs: "count() as c, min(_time) as t, max(_time) as u"}
 		if len(by) > 0 {
-			dist = "count() as c, count_uniq(" + quoteList(by) + ") as d, min(_time) as t, max(_time) as u | filter d:>1"
+			g.keep, g.aggs = "d:>1", "count() as c, count_uniq("+quoteList(by)+") as d, min(_time) as t, max(_time) as u"
 		}
-		if err := run(anyOf(sf.fps)+" | stats by ("+quoteList(sf.fps)+") "+dist, sf.fps); err != nil {
+		if err := group(g, sf.fps); err != nil {
 			return nil, err
 		}
 	}
@@ -280,52 +304,316 @@ func (v *VictoriaLogs) Candidates(ctx context.Context, w Window) (*Candidates, e
 	return c, nil
 }
 
+// groupQuery is one phase 1 question: the groups (by) of lines whose
+// aggregates pass keep. Grouping every value in the window (a million keys)
+// with count_uniq and min/max is the store's costliest work, so the query
+// asks it in two stages, one request: a bare count finds the groups with
+// more than one line (and also's lines name theirs), and the aggregates are
+// computed for those groups only. That is three times faster on two
+// million lines.
+type groupQuery struct {
+	lines string // the lines that count
+	by    []string
+	also  string // lines whose groups are kept whatever their count
+	aggs  string
+	keep  string
+	scope string // --query's filter, for the subqueries
+}
+
+// build writes the query for one of parts partitions of the groups, by a
+// hash of the first field grouped by: each group falls in one partition
+// whole, so the partitions' answers add up to the window's exactly, and
+// each query does a part of the work, under the store's time limit.
+func (g groupQuery) build(part, parts int) string {
+	split := ""
+	if parts > 1 {
+		split = fmt.Sprintf(" | hash(%s) as idem_h | math idem_h %% %d as idem_p | filter idem_p:=%d", quoteField(g.by[0]), parts, part)
+	}
+	var or []string
+	for _, f := range g.by {
+		only := " | filter " + quoteField(f) + ":* | fields " + quoteField(f) + ")"
+		or = append(or, quoteField(f)+":in("+g.scope+g.lines+split+" | stats by ("+quoteList(g.by)+") count() as c | filter c:>1"+only)
+		if g.also != "" {
+			or = append(or, quoteField(f)+":in("+g.scope+g.lines+" "+g.also+split+only)
+		}
+	}
+	return g.lines + " (" + strings.Join(or, " or ") + ") | stats by (" + quoteList(g.by) + ") " + g.aggs + " | filter " + g.keep
+}
+
 // Fetch runs phase 2: the selection as filters, packed into queries the
 // store accepts (explicit in(...) lists longer than its query limit are
 // refused with HTTP 400), the records streamed back as JSON lines.
 func (v *VictoriaLogs) Fetch(ctx context.Context, sel Selection, w Window, each func(Record) error) error {
+	if contains(sel.Values[FieldSecret], "1") && !v.secretsFetched {
+		// Every line with a credential or a body first, and then no
+		// other query brings one of them again.
+		if err := v.query(ctx, quoteField(FieldSecret)+`:="1"`, w, each); err != nil {
+			return err
+		}
+		v.secretsFetched = true
+	}
 	// Values whose first time phase 1 knows go in time order, each query
 	// bounded to the times of its values (widened as w is): the store
-	// reads that slice only, not its whole window once per query.
-	var clauses []string
+	// reads that slice only, not its whole window once per query. The
+	// fields go together, so that a line with two of the values (a
+	// server's key hash and request id) comes once.
+	type item struct {
+		f, val   string
+		at, last time.Time
+	}
+	var timed []item
+	untimed := map[string][]string{}
 	for _, f := range sortedFields(sel.Values) {
-		vals := append([]string(nil), sel.Values[f]...)
-		at := func(v string) time.Time { return sel.At[f+"\x00"+v] }
-		sort.SliceStable(vals, func(i, j int) bool { return at(vals[i]).Before(at(vals[j])) })
+		if f == FieldSecret {
+			continue
+		}
+		var held []string
+		for _, val := range sel.Values[f] {
+			id := f + "\x00" + val
+			switch {
+			case len(sel.Have[id]) > 0:
+				held = append(held, val)
+			case sel.At[id].IsZero():
+				untimed[f] = append(untimed[f], val)
+			default:
+				timed = append(timed, item{f, val, sel.At[id], sel.Last[id]})
+			}
+		}
+		if err := v.fetchHeld(ctx, f, held, sel, w, each); err != nil {
+			return err
+		}
+	}
+	clause := func(f string, vals []string) string { return v.clause(sel, f, vals) }
+	// What the values fetched over the whole window bring is left out of
+	// the others' queries, where it is short enough to repeat.
+	excl := ""
+	for _, f := range sortedFields(untimed) {
+		excl += " -" + clause(f, untimed[f])
+	}
+	if len(excl) > v.MaxQueryBytes/4 {
+		excl = ""
+	}
+	sort.SliceStable(timed, func(i, j int) bool { return timed[i].at.Before(timed[j].at) })
+	for len(timed) > 0 {
+		n, size := 0, len(excl)
+		byField := map[string][]string{}
+		// From the first value's first line to the last line of any.
+		qw := Window{Start: timed[0].at, End: timed[0].at}
+		for n < len(timed) && timed[n].at.Sub(timed[0].at) < valueSpan {
+			it := timed[n]
+			add := len(it.val) + 4
+			if _, ok := byField[it.f]; !ok {
+				add += len(it.f) + 200 // the field's in(...) and what it leaves out
+			}
+			if n > 0 && size+add >= v.MaxQueryBytes {
+				break
+			}
+			size += add
+			byField[it.f] = append(byField[it.f], it.val)
+			for _, t := range []time.Time{it.at, it.last} {
+				if t.After(qw.End) {
+					qw.End = t
+				}
+			}
+			n++
+		}
+		var or []string
+		for _, f := range sortedFields(byField) {
+			or = append(or, clause(f, byField[f]))
+		}
+		q := strings.Join(or, " or ")
+		if excl != "" {
+			q = "(" + q + ")" + excl
+		}
+		if err := v.fetch(ctx, q, qw.Widen(sel.Widen).Within(w), each); err != nil {
+			return err
+		}
+		timed = timed[n:]
+	}
+	var clauses []string
+	for _, f := range sortedFields(untimed) {
+		vals := untimed[f]
 		for len(vals) > 0 {
 			n, size := 0, len(f)+8
-			timed := !at(vals[0]).IsZero()
-			for n < len(vals) && size+len(vals[n])+4 < v.MaxQueryBytes && (!timed || at(vals[n]).Sub(at(vals[0])) < valueSpan) {
+			for n < len(vals) && (n == 0 || size+len(vals[n])+4 < v.MaxQueryBytes) {
 				size += len(vals[n]) + 4
 				n++
 			}
-			n = max(n, 1)
-			cl := inList(f, vals[:n])
-			if len(sel.Unkeyed) > 0 && !contains(sel.Unkeyed, f) {
-				cl = "(" + cl + " -" + anyOf(sel.Unkeyed) + v.notReads() + ")"
-			}
-			if !timed {
-				clauses = append(clauses, cl)
-			} else {
-				// From the first value's first line to the last line of any.
-				qw := Window{Start: at(vals[0]), End: at(vals[n-1])}
-				for _, val := range vals[:n] {
-					if l := sel.Last[f+"\x00"+val]; l.After(qw.End) {
-						qw.End = l
-					}
-				}
-				qw = qw.Widen(sel.Widen)
-				if err := v.query(ctx, cl, qw.Within(w), each); err != nil {
-					return err
-				}
-			}
+			clauses = append(clauses, clause(f, vals[:n]))
 			vals = vals[n:]
 		}
 	}
 	if err := v.run(ctx, clauses, w, each); err != nil {
 		return err
 	}
-	return v.fetchNear(ctx, sel.Near, w, each)
+	// The values fetched above (every line of each), for the neighbour
+	// queries to leave out.
+	var byKey []keySpan
+	always := map[string][]string{}
+	for _, f := range sortedFields(sel.Values) {
+		if f == FieldSecret || len(sel.Unkeyed) > 0 && !contains(sel.Unkeyed, f) {
+			continue
+		}
+		for _, val := range sel.Values[f] {
+			if len(sel.Have[f+"\x00"+val]) > 0 {
+				continue // its other lines only
+			}
+			at, last := sel.At[f+"\x00"+val], sel.Last[f+"\x00"+val]
+			if at.IsZero() {
+				always[f] = append(always[f], val) // fetched over the whole window
+				continue
+			}
+			if last.Before(at) {
+				last = at
+			}
+			byKey = append(byKey, keySpan{f, val, at, last})
+		}
+	}
+	return v.fetchNear(ctx, sel.Near, byKey, always, w, each)
+}
+
+// keySpan is a value fetched whole (a key, a request id), and its first
+// and last lines in phase 1's window.
+type keySpan struct {
+	f, val   string
+	at, last time.Time
+}
+
+// keysIn returns, by field, the keys of spans whose lines overlap qw.
+// spans are sorted by at; longest is the longest span.
+func keysIn(spans []keySpan, longest time.Duration, qw Window) map[string][]string {
+	out := map[string][]string{}
+	i := sort.Search(len(spans), func(i int) bool { return spans[i].at.After(qw.End) })
+	for i--; i >= 0 && !spans[i].at.Before(qw.Start.Add(-longest)); i-- {
+		if !spans[i].last.Before(qw.Start) {
+			out[spans[i].f] = append(out[spans[i].f], spans[i].val)
+		}
+	}
+	return out
+}
+
+// fetchHeld fetches the other lines of values some of whose lines are kept
+// already. An exported line is excluded by the file and line it was loaded
+// from; where a kept line was loaded by something else, the store counts
+// each value's lines first, in the same query, and a value with no more
+// lines than are kept is not fetched.
+func (v *VictoriaLogs) fetchHeld(ctx context.Context, f string, vals []string, sel Selection, w Window, each func(Record) error) error {
+	have := sel.Have
+	restricted := len(sel.Unkeyed) > 0 && !contains(sel.Unkeyed, f)
+	var exact, plain []string
+	counted := map[int][]string{}
+	for _, val := range vals {
+		hs := have[f+"\x00"+val]
+		known := true
+		for _, h := range hs {
+			known = known && h.File != "" && h.Line != ""
+		}
+		switch {
+		case known:
+			exact = append(exact, val)
+		case restricted:
+			// The store would count the lines the restriction keeps,
+			// and the kept ones are not all of those: all of them.
+			plain = append(plain, val)
+		default:
+			counted[len(hs)] = append(counted[len(hs)], val)
+		}
+	}
+	for len(plain) > 0 {
+		n, size := 0, len(f)+200
+		for n < len(plain) && (n == 0 || size+len(plain[n])+4 < v.MaxQueryBytes) {
+			size += len(plain[n]) + 4
+			n++
+		}
+		if err := v.fetch(ctx, v.clause(sel, f, plain[:n]), w, each); err != nil {
+			return err
+		}
+		plain = plain[n:]
+	}
+	for len(exact) > 0 {
+		n, size := 0, len(f)+16
+		skip := map[string][]string{}
+		for n < len(exact) {
+			hs := have[f+"\x00"+exact[n]]
+			add := len(exact[n]) + 4
+			for _, h := range hs {
+				add += len(h.Line) + 4
+				if _, ok := skip[h.File]; !ok {
+					add += len(h.File) + 40
+				}
+			}
+			if n > 0 && size+add >= v.MaxQueryBytes {
+				break
+			}
+			for _, h := range hs {
+				skip[h.File] = append(skip[h.File], h.Line)
+			}
+			size += add
+			n++
+		}
+		q := v.clause(sel, f, exact[:n])
+		files := make([]string, 0, len(skip))
+		for file := range skip {
+			files = append(files, file)
+		}
+		sort.Strings(files)
+		for _, file := range files {
+			q += " -(" + quoteField(FieldFile) + ":=" + strconv.Quote(file) + " " + inList(FieldLine, skip[file]) + ")"
+		}
+		if err := v.fetch(ctx, q, w, each); err != nil {
+			return err
+		}
+		exact = exact[n:]
+	}
+	counts := make([]int, 0, len(counted))
+	for h := range counted {
+		counts = append(counts, h)
+	}
+	sort.Ints(counts)
+	for _, h := range counts {
+		vals := counted[h]
+		for len(vals) > 0 {
+			n, size := 0, 3*len(f)+len(v.filter)+80
+			for n < len(vals) && (n == 0 || size+len(vals[n])+4 < v.MaxQueryBytes) {
+				size += len(vals[n]) + 4
+				n++
+			}
+			q := quoteField(f) + ":in(" + v.scoped(inList(f, vals[:n])) + " | stats by (" + quoteField(f) + ") count() as c | filter c:>" + strconv.Itoa(h) + " | fields " + quoteField(f) + ")"
+			if err := v.fetch(ctx, q, w, each); err != nil {
+				return err
+			}
+			vals = vals[n:]
+		}
+	}
+	return nil
+}
+
+// fetch runs a phase 2 filter, without the lines with a secret when
+// those were all fetched already.
+func (v *VictoriaLogs) fetch(ctx context.Context, filter string, w Window, each func(Record) error) error {
+	if v.secretsFetched {
+		filter = "(" + filter + ") -" + quoteField(FieldSecret) + `:="1"`
+	}
+	return v.query(ctx, filter, w, each)
+}
+
+// clause asks for the lines with one of the values of f, only those
+// without a raw key where the selection says so.
+func (v *VictoriaLogs) clause(sel Selection, f string, vals []string) string {
+	cl := inList(f, vals)
+	if len(sel.Unkeyed) > 0 && !contains(sel.Unkeyed, f) {
+		cl = "(" + cl + " -" + anyOf(sel.Unkeyed) + v.notReads() + ")"
+	}
+	return cl
+}
+
+// scoped puts --query's filter in front of a subquery's, which the outer
+// query's does not reach.
+func (v *VictoriaLogs) scoped(filter string) string {
+	if v.filter == "" {
+		return filter
+	}
+	return "(" + v.filter + ") " + filter
 }
 
 // fetchNear fetches what each failure's client sent in the minute after
@@ -336,7 +624,12 @@ func (v *VictoriaLogs) Fetch(ctx context.Context, sel Selection, w Window, each 
 // or route is dropped here. A filter per failure, each with its own time
 // range, costs the store a scan of the span per failure: on two million
 // lines, two minutes instead of seconds.
-func (v *VictoriaLogs) fetchNear(ctx context.Context, all []Near, w Window, each func(Record) error) error {
+func (v *VictoriaLogs) fetchNear(ctx context.Context, all []Near, byKey []keySpan, always map[string][]string, w Window, each func(Record) error) error {
+	sort.Slice(byKey, func(i, j int) bool { return byKey[i].at.Before(byKey[j].at) })
+	var longest time.Duration
+	for _, k := range byKey {
+		longest = max(longest, k.last.Sub(k.at))
+	}
 	near := append([]Near(nil), all...)
 	sort.SliceStable(near, func(i, j int) bool {
 		if near[i].Field != near[j].Field {
@@ -346,40 +639,54 @@ func (v *VictoriaLogs) fetchNear(ctx context.Context, all []Near, w Window, each
 	})
 	for len(near) > 0 {
 		field := near[0].Field
-		byClient := map[string][]Near{}
-		not := map[string]map[string]bool{}
 		n, size := 0, 0
+		seen := map[string]bool{}
 		for n < len(near) && near[n].Field == field && (n == 0 || size < v.MaxQueryBytes*3/4 && near[n].Time.Sub(near[0].Time) < nearSpan) {
-			nr := near[n]
-			if _, ok := byClient[nr.Value]; !ok {
-				size += len(nr.Value) + 4
-			}
-			byClient[nr.Value] = append(byClient[nr.Value], nr)
-			for f, val := range nr.Not {
-				if not[f] == nil {
-					not[f] = map[string]bool{}
-				}
-				if !not[f][val] {
-					not[f][val] = true
+			for _, val := range append([]string{near[n].Value}, mapValues(near[n].Not)...) {
+				if !seen[val] {
+					seen[val] = true
 					size += len(val) + 4
 				}
 			}
 			n++
 		}
-		qw := Window{Start: near[0].Time, End: near[n-1].Time.Add(NearWindow)}.Within(w)
-		clients := make([]string, 0, len(byClient))
-		for c := range byClient {
-			clients = append(clients, c)
+		// A value fetched whole (the client's next write may be a
+		// candidate itself) is left out: all of its lines in the window
+		// came already. Where there are too many for one query, the
+		// run of failures is cut shorter; a single failure with too many
+		// such keys around it may bring one of their lines twice.
+		var q string
+		var byClient map[string][]Near
+		var qw Window
+		for {
+			qw = Window{Start: near[0].Time, End: near[n-1].Time.Add(NearWindow)}.Within(w)
+			not := map[string]map[string]bool{}
+			byClient = map[string][]Near{}
+			for _, nr := range near[:n] {
+				byClient[nr.Value] = append(byClient[nr.Value], nr)
+				for f, val := range nr.Not {
+					addTo(not, f, val)
+				}
+			}
+			q = v.nearQuery(field, byClient, not)
+			fetched := keysIn(byKey, longest, qw)
+			for f, vals := range always {
+				fetched[f] = append(fetched[f], vals...)
+			}
+			for f, vals := range fetched {
+				for _, val := range vals {
+					addTo(not, f, val)
+				}
+			}
+			if full := v.nearQuery(field, byClient, not); len(full) < v.MaxQueryBytes || n == 1 {
+				if len(full) < v.MaxQueryBytes {
+					q = full
+				}
+				break
+			}
+			n = max(n/2, 1)
 		}
-		sort.Strings(clients)
-		q := inList(field, clients)
-		for _, f := range v.methods {
-			q += " " + inList(f, writeMethods)
-		}
-		for _, f := range sortedKeys(map[string]bool(keysOf(not))) {
-			q += " -" + inList(f, sortedKeys(not[f]))
-		}
-		err := v.query(ctx, q, qw, func(r Record) error {
+		err := v.fetch(ctx, q, qw, func(r Record) error {
 			if t, err := time.Parse(time.RFC3339Nano, r["_time"]); err == nil {
 				for _, nr := range byClient[r[field]] {
 					if nr.matches(r, t) {
@@ -396,6 +703,38 @@ func (v *VictoriaLogs) fetchNear(ctx context.Context, all []Near, w Window, each
 		near = near[n:]
 	}
 	return nil
+}
+
+// nearQuery asks for the writes of the clients, not under the keys.
+func (v *VictoriaLogs) nearQuery(field string, byClient map[string][]Near, not map[string]map[string]bool) string {
+	clients := make([]string, 0, len(byClient))
+	for c := range byClient {
+		clients = append(clients, c)
+	}
+	sort.Strings(clients)
+	q := inList(field, clients)
+	for _, f := range v.methods {
+		q += " " + inList(f, writeMethods)
+	}
+	for _, f := range sortedKeys(keysOf(not)) {
+		q += " -" + inList(f, sortedKeys(not[f]))
+	}
+	return q
+}
+
+func addTo(m map[string]map[string]bool, k, v string) {
+	if m[k] == nil {
+		m[k] = map[string]bool{}
+	}
+	m[k][v] = true
+}
+
+func mapValues(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
 }
 
 // valueSpan bounds the first times of the values one query asks for.
@@ -444,7 +783,7 @@ func (v *VictoriaLogs) run(ctx context.Context, clauses []string, w Window, each
 			size += len(clauses[n]) + 4
 			n++
 		}
-		if err := v.query(ctx, strings.Join(clauses[:n], " or "), w, each); err != nil {
+		if err := v.fetch(ctx, strings.Join(clauses[:n], " or "), w, each); err != nil {
 			return err
 		}
 		clauses = clauses[n:]

@@ -35,6 +35,11 @@ type VictoriaLogs struct {
 	// MaxQueryBytes bounds one query's length: VictoriaLogs refuses longer
 	// ones (-search.maxQueryLen, 16 KiB by default) with HTTP 400.
 	MaxQueryBytes int
+	// GroupLines is how many lines of the window one phase 1 grouping
+	// query may cover; a larger window is asked in partitions, one after
+	// another, each well inside the store's -search.maxQueryDuration
+	// (30 s by default). 0 asks in one query whatever the size.
+	GroupLines int64
 	// fields tie records together (keys, request ids), from Candidates.
 	fields  map[string]bool
 	filter  string   // --query
@@ -42,6 +47,8 @@ type VictoriaLogs struct {
 	methods []string
 	// nearDropped counts records fetched near failures and dropped.
 	nearDropped int64
+	// secretsFetched: every line marked with a secret came in phase 2.
+	secretsFetched bool
 }
 
 func newVictoriaLogs(u *url.URL, opts Options) (*VictoriaLogs, error) {
@@ -56,7 +63,8 @@ func newVictoriaLogs(u *url.URL, opts Options) (*VictoriaLogs, error) {
 	base := &url.URL{Scheme: scheme, Host: u.Host, Path: strings.TrimSuffix(u.Path, "/")}
 	v := &VictoriaLogs{base: base, name: "victorialogs://" + u.Host + base.Path, account: q.Get("account"), project: q.Get("project"),
 		msgField: q.Get("msg_field"), timeField: q.Get("time_field"), timeout: opts.Timeout, MaxQueryBytes: 12 << 10,
-		filter: strings.TrimSpace(opts.Query)}
+		GroupLines: defaultGroupLines,
+		filter:     strings.TrimSpace(opts.Query)}
 	for _, id := range []string{v.account, v.project} {
 		if id != "" {
 			if _, err := strconv.ParseUint(id, 10, 32); err != nil {
@@ -85,6 +93,11 @@ func newVictoriaLogs(u *url.URL, opts Options) (*VictoriaLogs, error) {
 	v.client = &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	return v, nil
 }
+
+// defaultGroupLines keeps a grouping query to a few seconds on a loaded
+// 2-core machine (two million lines: 1 to 3 s), a tenth of the store's
+// default time limit.
+const defaultGroupLines = 2_500_000
 
 // Name is the store's address, without credentials.
 func (v *VictoriaLogs) Name() string { return v.name }
@@ -210,7 +223,10 @@ func (v *VictoriaLogs) query(ctx context.Context, q string, w Window, each func(
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return v.incomplete(resp.Request.Context(), 0, "", fmt.Errorf("the answer was cut short: %w", err))
+		// VictoriaLogs drops the connection of an answer under way when
+		// the query reaches -search.maxQueryDuration or a node fails,
+		// after HTTP 200 and without a word.
+		return v.incomplete(resp.Request.Context(), 0, "", fmt.Errorf("the answer was cut short (the store stops an answer under way at its -search.maxQueryDuration, or when a node fails): %w", err))
 	}
 	return nil
 }

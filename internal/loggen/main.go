@@ -4,7 +4,8 @@
 // Envoy JSON or slog application lines. Most intents are one 201; a few
 // percent lose their response and are retried with the same key; about 1%
 // are retried under a new key; some reuse a key with another payload; and
-// GETs carry no key.
+// GETs carry no key. -faults scales those rates (0.5: half as many of
+// each), the rest staying one 201.
 //
 //	go run ./internal/loggen -intents 1000000 -seed 1 > bench.jsonl
 package main
@@ -36,6 +37,7 @@ func main() {
 	format := flag.String("format", "nginx", "nginx, envoy or slog")
 	out := flag.String("o", "-", "output file (- for standard output)")
 	compress := flag.String("compress", "", "compress the output: gzip or zstd")
+	faults := flag.Float64("faults", 1, "scale the rates of lost, retried and conflicting intents (1: 3%, 1% and 0.5%)")
 	flag.Parse()
 	// Flags are checked before the output file is created.
 	switch {
@@ -45,6 +47,8 @@ func main() {
 		usage("-format must be nginx, envoy or slog")
 	case *compress != "" && *compress != "gzip" && *compress != "zstd":
 		usage("-compress must be gzip or zstd")
+	case !(*faults >= 0 && *faults*0.045 <= 1): // NaN fails too
+		usage("-faults must be between 0 and 22 (4.5% of intents are faulty at 1)")
 	case flag.NArg() > 0:
 		usage("unexpected argument " + strconv.Quote(flag.Arg(0)) + " (the output file is -o FILE)")
 	}
@@ -76,7 +80,7 @@ func main() {
 	bw := bufio.NewWriterSize(w, 1<<20)
 	defer bw.Flush()
 	g := &gen{r: rand.New(rand.NewPCG(*seed, *seed^0x9e3779b97f4a7c15)), w: bw, format: *format,
-		t: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)}
+		t: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), faults: *faults}
 	for i := 0; i < *intents; i++ {
 		g.intent()
 	}
@@ -88,6 +92,7 @@ type gen struct {
 	format string
 	t      time.Time
 	buf    []byte
+	faults float64 // scales the faulty intents' rates
 }
 
 var agents = []string{
@@ -117,7 +122,8 @@ func (g *gen) intent() {
 	ip, ua := g.ip(), agents[g.r.IntN(len(agents))]
 	route := routes[g.r.IntN(len(routes))]
 	key := g.uuid()
-	p := g.r.Float64()
+	// The same draws whatever the scale: -faults 1 writes what it always did.
+	p := g.r.Float64() / g.faults
 	switch {
 	case p < 0.03: // lost response, replayed with the same key
 		g.line(ip, ua, "POST", route, key, 499, "201", 2.0+g.r.Float64()*3, 0)
