@@ -69,6 +69,7 @@ func runResponseLost(c *context) []*Finding {
 		f.Narrative = fmt.Sprintf("At %s delivery %s of key %s reached the server, which committed %s at %s, but %s",
 			hhmmss(first.Start()), first.RequestID, in.Key, what, hhmmss(commit.Time), describeLoss(loss))
 		sameKeyRetry := retryAnswered(in, first)
+		reused := reusedRetry(first, loss)
 		switch {
 		case recovered == nil && sameKeyRetry != nil && !c.effectsLogged() && effectCount(effects) <= 1:
 			// Without server logs a replay cannot be told from a new run,
@@ -91,6 +92,16 @@ func runResponseLost(c *context) []*Finding {
 			ev.delivery(recovered)
 			f.Narrative += fmt.Sprintf("; the retry %s at %s carried the same key and got the stored result (%d, %s), so the contract held.",
 				recovered.RequestID, hhmmss(recovered.Start()), edgeResponse(recovered).Status, resultList(nonEmpty(recovered.ResultID())))
+		case reused != nil && len(in.Deliveries) == 1:
+			// The client resent its request id with the retry, so both
+			// trips are one delivery (request-id-reused says so): the
+			// second answer is still the retry's.
+			if effectCount(effects) <= 1 {
+				f.Severity = Info
+			}
+			ev.add(reused)
+			f.Narrative += fmt.Sprintf("; a retry under the same key, resending request id %s, got %d at %s (one delivery to idem, two trips), and the intent made %s.",
+				first.RequestID, reused.Status, hhmmss(reused.Time), plural(effectCount(effects), "effect", "effects"))
 		case len(in.Deliveries) == 1:
 			f.Narrative += "; no retry with the same key followed, so the caller was left with an unknown outcome."
 		default:
@@ -103,6 +114,22 @@ func runResponseLost(c *context) []*Finding {
 		out = append(out, f)
 	}
 	return out
+}
+
+// reusedRetry returns a 2xx that the tier which saw the loss logged again
+// for the same request id, starting once the lost trip had ended (within
+// the log's resolution): a retry that resent the first attempt's request id.
+func reusedRetry(d *trace.Delivery, loss *trace.Observation) *trace.Observation {
+	if loss == nil || loss.Time.IsZero() {
+		return nil
+	}
+	ended := loss.Time.Add(loss.Duration)
+	for _, o := range d.Observations {
+		if o != loss && o.Tier == loss.Tier && o.Status >= 200 && o.Status < 300 && o.Time.After(loss.Time) && !o.Time.Before(ended) {
+			return o
+		}
+	}
+	return nil
 }
 
 // retryAnswered returns a later delivery of the intent that got a 2xx.

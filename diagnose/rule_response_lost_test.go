@@ -27,6 +27,18 @@ var responseLostCases = ruleCases{
 			client("r1").key("k-1").post().at(0).took(2).outcome(trace.OutcomeTimeout),
 			server("r1").key("k-1").post().at(0.1).took(3).status(201),
 		}, want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "the client gave up after 2s"}}},
+		{name: "a retry resent the request id and got 201: one delivery, two trips", obs: []ob{
+			proxy("r1").key("k-1").post().at(0).took(0.4).outcome(trace.OutcomeClientClosed),
+			server("r1").key("k-1").post().at(0.1).took(1.5).status(201),
+			server("r1").key("k-1").at(0.5).effect("ord_1"),
+			proxy("r1").key("k-1").post().at(0.4).took(0.01).status(201),
+		}, want: []want{{severity: diagnose.Info, keys: []string{"k-1"}, says: "resending request id r1, got 201"}}},
+		{name: "a 2xx under the lost trip's id while it still ran is no retry", obs: []ob{
+			proxy("r1").key("k-1").post().at(0).took(0.4).outcome(trace.OutcomeClientClosed),
+			server("r1").key("k-1").post().at(0.1).took(1.5).status(201),
+			server("r1").key("k-1").at(0.5).effect("ord_1"),
+			proxy("r1").key("k-1").post().at(0.2).took(0.01).status(201),
+		}, want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "no retry with the same key followed"}}},
 		{name: "a retry with the key got 201 and made no effect, where effects are logged", obs: []ob{
 			proxy("r1").key("k-1").post().at(0).took(0.4).outcome(trace.OutcomeClientClosed),
 			server("r1").key("k-1").post().at(0.1).took(1.5).status(201),

@@ -13,16 +13,7 @@ import (
 // here is logged as a known gap instead of failing the test. Each one is a
 // bug to fix in formats/ or ingest/; remove its entry with the fix (the
 // test says when a listed check passes).
-var knownGaps = map[string]string{
-	// trace/ joins lines by request id: a retry that resends its
-	// X-Request-Id under the same key within diagnose's ReuseGap is merged
-	// with the first trip into one delivery (nginx logged two lines, a 499
-	// then a 201), so response-lost finds no later delivery and says the
-	// caller was left with an unknown outcome. request-id-reused, by its
-	// documented evidence, does not fire within the gap. Two lines of one
-	// proxy log whose intervals do not overlap are two trips.
-	"nginx-request-id-reused/retry-2-same-id/response-lost": "idem merges a retry that reuses its request id into the first trip, and response-lost then says no retry followed",
-}
+var knownGaps = map[string]string{}
 
 // checker asserts facts about one capture, consulting knownGaps.
 type checker struct {
