@@ -1,7 +1,6 @@
 package gateway_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,18 +10,17 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/gateway"
 	"github.com/idem-cli/idem/ingest"
+	"github.com/idem-cli/idem/internal/harness"
 )
 
 // The end-to-end tests put a real nginx (its own prefix and config in a
@@ -31,33 +29,9 @@ import (
 // the diagnosis on the three real logs: client HAR, nginx JSON access log,
 // gateway log.
 
-func nginxBinary(t *testing.T) string {
-	t.Helper()
-	for _, p := range []string{"nginx", "/usr/sbin/nginx"} {
-		if path, err := exec.LookPath(p); err == nil {
-			return path
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("nginx is not installed; .ci/run installs it with apt-get and CI must not skip this test")
-	}
-	t.Skip("nginx is not installed (apt-get install nginx); skipping the end-to-end tests")
-	return ""
-}
-
-const nginxConf = `daemon off;
-%s
-worker_processes 1;
-pid %[2]s/nginx.pid;
-error_log %[2]s/error.log info;
-events { worker_connections 64; }
-http {
-  client_body_temp_path %[2]s/tmp/body;
-  proxy_temp_path %[2]s/tmp/proxy;
-  fastcgi_temp_path %[2]s/tmp/fastcgi;
-  uwsgi_temp_path %[2]s/tmp/uwsgi;
-  scgi_temp_path %[2]s/tmp/scgi;
-  log_format idem escape=json '{"time_iso8601":"$time_iso8601","msec":"$msec","request_id":"$request_id",'
+// nginxHTTP is the http block of nginx's configuration (harness.RunNginx
+// writes the rest).
+const nginxHTTP = `  log_format idem escape=json '{"time_iso8601":"$time_iso8601","msec":"$msec","request_id":"$request_id",'
     '"http_x_request_id":"$http_x_request_id","http_idempotency_key":"$http_idempotency_key",'
     '"request_method":"$request_method","request_uri":"$request_uri","status":"$status",'
     '"request_time":"$request_time","upstream_addr":"$upstream_addr","upstream_status":"$upstream_status",'
@@ -75,60 +49,14 @@ http {
       proxy_next_upstream off;
     }
   }
-}
 `
 
-func freePort(t *testing.T) int {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
-
 // startNginx runs nginx in front of upstream and returns its base URL and
-// the path of its access log.
-func startNginx(t *testing.T, bin, upstream string) (string, string) {
+// its access log.
+func startNginx(t *testing.T, upstream string) (string, string) {
 	t.Helper()
-	dir := t.TempDir()
-	for _, d := range []string{"tmp/body", "tmp/proxy", "tmp/fastcgi", "tmp/uwsgi", "tmp/scgi"} {
-		os.MkdirAll(filepath.Join(dir, d), 0o755)
-	}
-	user := ""
-	if os.Geteuid() == 0 {
-		user = "user root;"
-	}
-	port := freePort(t)
-	conf := filepath.Join(dir, "nginx.conf")
-	os.WriteFile(conf, []byte(fmt.Sprintf(nginxConf, user, dir, port, upstream)), 0o644)
-	cmd := exec.Command(bin, "-p", dir, "-c", conf, "-e", filepath.Join(dir, "error.log"))
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGQUIT)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			cmd.Process.Kill()
-		}
-	})
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	for i := 0; i < 100; i++ {
-		if c, err := net.Dial("tcp", addr); err == nil {
-			c.Close()
-			return "http://" + addr, filepath.Join(dir, "access.jsonl")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	errLog, _ := os.ReadFile(filepath.Join(dir, "error.log"))
-	t.Fatalf("nginx did not start: %s\n%s", stderr.String(), errLog)
-	return "", ""
+	n := harness.RunNginx(t, func(dir string, port int) string { return fmt.Sprintf(nginxHTTP, "", dir, port, upstream) })
+	return n.URL, filepath.Join(n.Dir, "access.jsonl")
 }
 
 // harRecorder is a test client that records every delivery as a HAR entry,
@@ -238,7 +166,6 @@ type e2e struct {
 
 // setup starts (optionally) a provider, the gateway and nginx in front.
 func setup(t *testing.T, opts gateway.Options, withProvider bool) *e2e {
-	bin := nginxBinary(t)
 	e := &e2e{t: t, dir: t.TempDir()}
 	openLog := func(name string) *syncFile {
 		p := filepath.Join(e.dir, name)
@@ -259,7 +186,7 @@ func setup(t *testing.T, opts gateway.Options, withProvider bool) *e2e {
 	store, _ := gateway.OpenStore("")
 	gs := httptest.NewServer(gateway.New(opts, store).Handler())
 	t.Cleanup(gs.Close)
-	base, access := startNginx(t, bin, strings.TrimPrefix(gs.URL, "http://"))
+	base, access := startNginx(t, strings.TrimPrefix(gs.URL, "http://"))
 	e.logs = append(e.logs, access)
 	e.client = &harRecorder{base: base}
 	return e

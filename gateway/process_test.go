@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/idem-cli/idem/gateway"
+	"github.com/idem-cli/idem/internal/harness"
 )
 
 // These tests run the built idem binary as child processes: killed with
@@ -33,7 +34,7 @@ type proc struct {
 // it answers.
 func startGateway(t *testing.T, bin string, args ...string) *proc {
 	t.Helper()
-	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	addr := fmt.Sprintf("127.0.0.1:%d", harness.FreePort(t))
 	cmd := exec.Command(bin, append([]string{"gateway", "--listen", addr}, args...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -1,34 +1,21 @@
 package gateway_test
 
 import (
-	"bytes"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/idem-cli/idem/gateway"
+	"github.com/idem-cli/idem/internal/harness"
 )
 
-const replicasConf = `daemon off;
-%s
-worker_processes 1;
-pid %[2]s/nginx.pid;
-error_log %[2]s/error.log warn;
-events { worker_connections 2048; }
-http {
-  client_body_temp_path %[2]s/tmp/body;
-  proxy_temp_path %[2]s/tmp/proxy;
-  fastcgi_temp_path %[2]s/tmp/fastcgi;
-  uwsgi_temp_path %[2]s/tmp/uwsgi;
-  scgi_temp_path %[2]s/tmp/scgi;
-  access_log off;
+// replicasHTTP is the http block of the nginx in front of the replicas
+// (harness.RunNginx writes the rest).
+const replicasHTTP = `  access_log off;
   upstream gateways {
 %[4]s  }
   server {
@@ -40,7 +27,6 @@ http {
       proxy_next_upstream off;
     }
   }
-}
 `
 
 // frontReplicas puts one nginx in front of the replicas and returns its
@@ -60,47 +46,14 @@ func frontReplicas(t *testing.T, replicas []*proc) func(i int) string {
 		t.Log("nginx is not installed: the client spreads the deliveries over the replicas")
 		return func(i int) string { return replicas[i%len(replicas)].url }
 	}
-	dir := t.TempDir()
-	for _, d := range []string{"tmp/body", "tmp/proxy", "tmp/fastcgi", "tmp/uwsgi", "tmp/scgi"} {
-		os.MkdirAll(filepath.Join(dir, d), 0o755)
-	}
-	user := ""
-	if os.Geteuid() == 0 {
-		user = "user root;"
-	}
 	var servers strings.Builder
 	for _, r := range replicas {
 		fmt.Fprintf(&servers, "    server %s;\n", strings.TrimPrefix(r.url, "http://"))
 	}
-	port := freePort(t)
-	conf := filepath.Join(dir, "nginx.conf")
-	os.WriteFile(conf, []byte(fmt.Sprintf(replicasConf, user, dir, port, servers.String())), 0o644)
-	cmd := exec.Command(bin, "-p", dir, "-c", conf, "-e", filepath.Join(dir, "error.log"))
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGQUIT)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			cmd.Process.Kill()
-		}
+	n := harness.RunNginx(t, func(dir string, port int) string {
+		return fmt.Sprintf(replicasHTTP, "", dir, port, servers.String())
 	})
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	for i := 0; i < 100; i++ {
-		if c, err := net.Dial("tcp", addr); err == nil {
-			c.Close()
-			return func(int) string { return "http://" + addr }
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("nginx did not start: %s", stderr.String())
-	return nil
+	return func(int) string { return n.URL }
 }
 
 // TestReplicasShareOneDatabase runs three gateway processes on one

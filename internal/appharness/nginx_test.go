@@ -1,20 +1,17 @@
 package appharness
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
+	"github.com/idem-cli/idem/internal/harness"
 	"github.com/idem-cli/idem/trace"
 	"github.com/tidwall/gjson"
 )
@@ -23,19 +20,9 @@ import (
 // on (or makes one): slog's service takes it, zerolog's hlog makes its own,
 // so the proxy's id and the server's never meet.
 
-const nginxConf = `daemon off;
-%[1]s
-worker_processes 1;
-pid %[2]s/nginx.pid;
-error_log %[2]s/error.log info;
-events { worker_connections 64; }
-http {
-  client_body_temp_path %[2]s/tmp/body;
-  proxy_temp_path %[2]s/tmp/proxy;
-  fastcgi_temp_path %[2]s/tmp/fastcgi;
-  uwsgi_temp_path %[2]s/tmp/uwsgi;
-  scgi_temp_path %[2]s/tmp/scgi;
-  map $http_x_request_id $rid { default $http_x_request_id; "" $request_id; }
+// nginxHTTP is the http block of nginx's configuration (harness.RunNginx
+// writes the rest).
+const nginxHTTP = `  map $http_x_request_id $rid { default $http_x_request_id; "" $request_id; }
   log_format idem escape=json '{"time_iso8601":"$time_iso8601","msec":"$msec","request_id":"$rid",'
     '"http_idempotency_key":"$http_idempotency_key","request_method":"$request_method",'
     '"request_uri":"$request_uri","status":"$status","request_time":"$request_time",'
@@ -53,65 +40,17 @@ http {
       proxy_next_upstream off;
     }
   }
-}
 `
 
 // NginxLog is the name of nginx's access log in a capture folder.
 const NginxLog = "nginx.jsonl"
 
-func nginxBinary(t *testing.T) string {
-	t.Helper()
-	for _, p := range []string{"nginx", "/usr/sbin/nginx"} {
-		if path, err := exec.LookPath(p); err == nil {
-			return path
-		}
-	}
-	needTool(t, "nginx", "apt-get install nginx")
-	return ""
-}
-
-// startNginx runs nginx in front of upstream (a base URL) on a loopback
-// port; stop waits until it has written its log.
 func startNginx(t *testing.T, upstream, accessLog string) (string, func()) {
 	t.Helper()
-	bin := nginxBinary(t)
-	dir := t.TempDir()
-	for _, d := range []string{"tmp/body", "tmp/proxy", "tmp/fastcgi", "tmp/uwsgi", "tmp/scgi"} {
-		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	user := ""
-	if os.Geteuid() == 0 {
-		user = "user root;"
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	conf := filepath.Join(dir, "nginx.conf")
-	if err := os.WriteFile(conf, fmt.Appendf(nil, nginxConf, user, dir, port, upstream), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "-p", dir, "-c", conf, "-e", filepath.Join(dir, "error.log"))
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	n := harness.RunNginx(t, func(dir string, port int) string { return fmt.Sprintf(nginxHTTP, "", dir, port, upstream) })
 	stop := func() {
-		_ = cmd.Process.Signal(syscall.SIGQUIT)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-		b, err := os.ReadFile(filepath.Join(dir, "access.jsonl"))
+		n.Stop()
+		b, err := os.ReadFile(filepath.Join(n.Dir, "access.jsonl"))
 		if err != nil {
 			t.Errorf("nginx wrote no access log: %v", err)
 			return
@@ -120,18 +59,7 @@ func startNginx(t *testing.T, upstream, accessLog string) (string, func()) {
 			t.Error(err)
 		}
 	}
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	for range 250 {
-		if c, err := net.Dial("tcp", addr); err == nil {
-			c.Close()
-			return "http://" + addr, stop
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	stop()
-	errLog, _ := os.ReadFile(filepath.Join(dir, "error.log"))
-	t.Fatalf("nginx did not start: %s\n%s", stderr.String(), errLog)
-	return "", nil
+	return n.URL, stop
 }
 
 // proxied are the backends run behind nginx.

@@ -49,19 +49,8 @@ const IngressFormat = `log_format upstreaminfo
     '$request_length $request_time [$proxy_upstream_name] [$proxy_alternative_upstream_name] $upstream_addr '
     '$upstream_response_length $upstream_response_time $upstream_status $req_id';`
 
-const nginxConf = `daemon off;
-%[1]s
-worker_processes 1;
-pid %[2]s/nginx.pid;
-error_log %[2]s/error.log info;
-events { worker_connections 64; }
-http {
-  client_body_temp_path %[2]s/tmp/body;
-  proxy_temp_path %[2]s/tmp/proxy;
-  fastcgi_temp_path %[2]s/tmp/fastcgi;
-  uwsgi_temp_path %[2]s/tmp/uwsgi;
-  scgi_temp_path %[2]s/tmp/scgi;
-  %[5]s
+// nginxHTTP is the http block of StartNginx's configuration.
+const nginxHTTP = `  %[5]s
   %[6]s
   %[7]s
   %[9]s
@@ -94,7 +83,6 @@ http {
       proxy_pass http://%[8]s;
     }
   }
-}
 `
 
 // Nginx is a running nginx.
@@ -110,6 +98,45 @@ type Nginx struct {
 // listens on.
 func StartNginx(t testing.TB, upstream, down string) *Nginx {
 	t.Helper()
+	n := RunNginx(t, func(dir string, port int) string {
+		return fmt.Sprintf(nginxHTTP, "", dir, port, upstream,
+			NginxJSONFormat, NginxCombinedFormat, IngressFormat, down, NginxVHostFormat)
+	})
+	n.Logs = NginxLogs{
+		JSON:     filepath.Join(n.Dir, "access.json.log"),
+		Combined: filepath.Join(n.Dir, "access.combined.log"),
+		Ingress:  filepath.Join(n.Dir, "access.ingress.log"),
+		VHost:    filepath.Join(n.Dir, "access.vhost.log"),
+	}
+	return n
+}
+
+// nginxMain is what every configuration here starts with: nginx in the
+// foreground with its own prefix (pid, error log, temporary files) in a
+// directory of the test's, so that it runs as any user. The http block's
+// contents follow.
+const nginxMain = `daemon off;
+%[1]s
+worker_processes 1;
+pid %[2]s/nginx.pid;
+error_log %[2]s/error.log info;
+events { worker_connections 2048; }
+http {
+  client_body_temp_path %[2]s/tmp/body;
+  proxy_temp_path %[2]s/tmp/proxy;
+  fastcgi_temp_path %[2]s/tmp/fastcgi;
+  uwsgi_temp_path %[2]s/tmp/uwsgi;
+  scgi_temp_path %[2]s/tmp/scgi;
+%[3]s
+}
+`
+
+// RunNginx runs Debian's nginx on a free loopback port, its prefix a
+// temporary directory, with the http block that http(dir, port) writes;
+// it returns once nginx accepts connections, and stops it at the test's
+// end. Its Logs are the caller's to name.
+func RunNginx(t testing.TB, http func(dir string, port int) string) *Nginx {
+	t.Helper()
 	bin := Tool(t, "apt-get install nginx", "nginx", "/usr/sbin/nginx")
 	dir := t.TempDir()
 	for _, d := range []string{"tmp/body", "tmp/proxy", "tmp/fastcgi", "tmp/uwsgi", "tmp/scgi"} {
@@ -122,14 +149,8 @@ func StartNginx(t testing.TB, upstream, down string) *Nginx {
 		user = "user root;" // workers would drop to nobody and lose the temp dir
 	}
 	port := FreePort(t)
-	conf := WriteFile(t, dir, "nginx.conf", fmt.Sprintf(nginxConf, user, dir, port, upstream,
-		NginxJSONFormat, NginxCombinedFormat, IngressFormat, down, NginxVHostFormat))
-	n := &Nginx{URL: "http://" + Addr(port), Dir: dir, Logs: NginxLogs{
-		JSON:     filepath.Join(dir, "access.json.log"),
-		Combined: filepath.Join(dir, "access.combined.log"),
-		Ingress:  filepath.Join(dir, "access.ingress.log"),
-		VHost:    filepath.Join(dir, "access.vhost.log"),
-	}}
+	conf := WriteFile(t, dir, "nginx.conf", fmt.Sprintf(nginxMain, user, dir, http(dir, port)))
+	n := &Nginx{URL: "http://" + Addr(port), Dir: dir}
 	n.proc = Start(t, "nginx", nil, nil, bin, []string{"-p", dir, "-c", conf, "-e", filepath.Join(dir, "error.log")}, Addr(port))
 	return n
 }
@@ -151,19 +172,8 @@ const EgressFormat = `log_format provider escape=json '{"time":"$time_iso8601","
     '"request_id":"$http_x_request_id","idempotency_key":"$http_idempotency_key",'
     '"method":"$request_method","route":"$uri","status":$status,"msg":"provider call"}';`
 
-const egressConf = `daemon off;
-%[1]s
-worker_processes 1;
-pid %[2]s/nginx.pid;
-error_log %[2]s/error.log info;
-events { worker_connections 64; }
-http {
-  client_body_temp_path %[2]s/tmp/body;
-  proxy_temp_path %[2]s/tmp/proxy;
-  fastcgi_temp_path %[2]s/tmp/fastcgi;
-  uwsgi_temp_path %[2]s/tmp/uwsgi;
-  scgi_temp_path %[2]s/tmp/scgi;
-  %[5]s
+// egressHTTP is the http block of StartEgress's configuration.
+const egressHTTP = `  %[5]s
   access_log %[2]s/egress.json.log provider;
   proxy_http_version 1.1;
   proxy_next_upstream off;
@@ -173,27 +183,15 @@ http {
       proxy_pass http://%[4]s;
     }
   }
-}
 `
 
 // StartEgress runs Debian's nginx as the egress proxy in front of a
 // provider at upstream, logging each call in EgressFormat to Logs.JSON.
 func StartEgress(t testing.TB, upstream string) *Nginx {
 	t.Helper()
-	bin := Tool(t, "apt-get install nginx", "nginx", "/usr/sbin/nginx")
-	dir := t.TempDir()
-	for _, d := range []string{"tmp/body", "tmp/proxy", "tmp/fastcgi", "tmp/uwsgi", "tmp/scgi"} {
-		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	user := ""
-	if os.Geteuid() == 0 {
-		user = "user root;"
-	}
-	port := FreePort(t)
-	conf := WriteFile(t, dir, "nginx.conf", fmt.Sprintf(egressConf, user, dir, port, upstream, EgressFormat))
-	n := &Nginx{URL: "http://" + Addr(port), Dir: dir, Logs: NginxLogs{JSON: filepath.Join(dir, "egress.json.log")}}
-	n.proc = Start(t, "nginx", nil, nil, bin, []string{"-p", dir, "-c", conf, "-e", filepath.Join(dir, "error.log")}, Addr(port))
+	n := RunNginx(t, func(dir string, port int) string {
+		return fmt.Sprintf(egressHTTP, "", dir, port, upstream, EgressFormat)
+	})
+	n.Logs = NginxLogs{JSON: filepath.Join(n.Dir, "egress.json.log")}
 	return n
 }
