@@ -210,13 +210,13 @@ func checkCapture(t *testing.T, name, dir string) {
 	for _, e := range must {
 		gap, known := gapFor(name, e.Rule+"/"+e.Role)
 		fired := slices.ContainsFunc(findings, func(f *diagnose.Finding) bool {
-			return f.Rule.ID == e.Rule && names(f, e.Keys...)
+			return f.Rule.ID == e.Rule && harness.Names(f, e.Keys...)
 		})
 		switch {
 		case !fired && known:
 			t.Logf("known gap: %s does not fire for the %s (%v): %s", e.Rule, e.Role, e.Keys, gap)
 		case !fired:
-			t.Errorf("%s does not fire for the %s (keys %v); findings:\n%s", e.Rule, e.Role, e.Keys, summary(findings))
+			t.Errorf("%s does not fire for the %s (keys %v); findings:\n%s", e.Rule, e.Role, e.Keys, harness.Findings(findings))
 		case known:
 			t.Errorf("%s now fires for the %s: remove its knownGaps entry", e.Rule, e.Role)
 		}
@@ -226,13 +226,13 @@ func checkCapture(t *testing.T, name, dir string) {
 		sevID := e.Rule + "/" + e.Role + "/severity"
 		gap, known = gapFor(name, sevID)
 		right := slices.ContainsFunc(findings, func(f *diagnose.Finding) bool {
-			return f.Rule.ID == e.Rule && names(f, e.Keys...) && f.Severity == e.Severity
+			return f.Rule.ID == e.Rule && harness.Names(f, e.Keys...) && f.Severity == e.Severity
 		})
 		switch {
 		case !right && known:
 			t.Logf("known gap: %s for the %s (%v) is not %s: %s", e.Rule, e.Role, e.Keys, e.Severity, gap)
 		case !right:
-			t.Errorf("%s for the %s (keys %v) is not %s; findings:\n%s", e.Rule, e.Role, e.Keys, e.Severity, summary(findings))
+			t.Errorf("%s for the %s (keys %v) is not %s; findings:\n%s", e.Rule, e.Role, e.Keys, e.Severity, harness.Findings(findings))
 		case known:
 			t.Errorf("%s for the %s is now %s: remove the %s knownGaps entry", e.Rule, e.Role, e.Severity, sevID)
 		}
@@ -242,50 +242,30 @@ func checkCapture(t *testing.T, name, dir string) {
 		claimID := e.Rule + "/" + e.Role + "/claim"
 		gap, known = gapFor(name, claimID)
 		says := slices.ContainsFunc(findings, func(f *diagnose.Finding) bool {
-			return f.Rule.ID == e.Rule && names(f, e.Keys...) && strings.Contains(f.Narrative, e.NotSay)
+			return f.Rule.ID == e.Rule && harness.Names(f, e.Keys...) && strings.Contains(f.Narrative, e.NotSay)
 		})
 		switch {
 		case says && known:
 			t.Logf("known gap: %s for the %s (%v) says %q, which the traffic disproves: %s", e.Rule, e.Role, e.Keys, e.NotSay, gap)
 		case says:
-			t.Errorf("%s for the %s (keys %v) says %q, which the traffic disproves; findings:\n%s", e.Rule, e.Role, e.Keys, e.NotSay, summary(findings))
+			t.Errorf("%s for the %s (keys %v) says %q, which the traffic disproves; findings:\n%s", e.Rule, e.Role, e.Keys, e.NotSay, harness.Findings(findings))
 		case known:
 			t.Errorf("%s for the %s no longer says %q: remove the %s knownGaps entry", e.Rule, e.Role, e.NotSay, claimID)
 		}
 	}
 	// Must not fire: every finding is one the traffic calls for.
 	for _, f := range findings {
-		if !slices.ContainsFunc(must, func(e expectation) bool { return e.Rule == f.Rule.ID && names(f, e.Keys...) }) {
+		if !slices.ContainsFunc(must, func(e expectation) bool { return e.Rule == f.Rule.ID && harness.Names(f, e.Keys...) }) {
 			t.Errorf("%s fires where the traffic calls for no such rule: %s", f.Rule.ID, f.Narrative)
 		}
 	}
 	for _, k := range clean {
 		for _, f := range findings {
-			if names(f, k.Key) {
+			if harness.Names(f, k.Key) {
 				t.Errorf("%s names key %s (%s): %s", f.Rule.ID, k.Key, k.Why, f.Narrative)
 			}
 		}
 	}
-}
-
-// names reports whether f implicates every one of keys.
-func names(f *diagnose.Finding, keys ...string) bool {
-	for _, k := range keys {
-		named := slices.Contains(f.Keys, k) || strings.Contains(f.Narrative, k) ||
-			slices.ContainsFunc(f.Intents, func(in *trace.Intent) bool { return in.Key == k })
-		if !named {
-			return false
-		}
-	}
-	return true
-}
-
-func summary(fs []*diagnose.Finding) string {
-	var b strings.Builder
-	for _, f := range fs {
-		b.WriteString("  " + f.Rule.ID + " (" + f.Severity.String() + "): " + f.Narrative + "\n")
-	}
-	return b.String()
 }
 
 // tick is how stale Fiber's ${time} can be: the logger's TimeInterval

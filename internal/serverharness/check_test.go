@@ -11,7 +11,7 @@ import (
 
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/internal/harness"
 )
 
 // expectation is a rule the traffic must set off, naming keys.
@@ -190,10 +190,10 @@ func checkCapture(t *testing.T, dir string) {
 	for _, e := range must {
 		gap, known := knownGaps[e.Rule+"/"+e.Role]
 		fired := slices.ContainsFunc(findings, func(f *diagnose.Finding) bool {
-			return f.Rule.ID == e.Rule && names(f, e.Keys...)
+			return f.Rule.ID == e.Rule && harness.Names(f, e.Keys...)
 		})
 		for _, f := range findings {
-			if e.NotSay != "" && f.Rule.ID == e.Rule && names(f, e.Keys...) && strings.Contains(f.Narrative, e.NotSay) {
+			if e.NotSay != "" && f.Rule.ID == e.Rule && harness.Names(f, e.Keys...) && strings.Contains(f.Narrative, e.NotSay) {
 				t.Errorf("%s for the %s says %q, which the traffic disproves: %s", e.Rule, e.Role, e.NotSay, f.Narrative)
 			}
 		}
@@ -201,42 +201,22 @@ func checkCapture(t *testing.T, dir string) {
 		case !fired && known:
 			t.Logf("known gap: %s does not fire for %s (%v): %s", e.Rule, e.Role, e.Keys, gap)
 		case !fired:
-			t.Errorf("%s does not fire for the %s (keys %v); findings:\n%s", e.Rule, e.Role, e.Keys, summary(findings))
+			t.Errorf("%s does not fire for the %s (keys %v); findings:\n%s", e.Rule, e.Role, e.Keys, harness.Findings(findings))
 		case known:
 			t.Errorf("%s now fires for the %s: remove its knownGaps entry", e.Rule, e.Role)
 		}
 	}
 	// Must not fire: every finding is one the traffic calls for.
 	for _, f := range findings {
-		if !slices.ContainsFunc(must, func(e expectation) bool { return e.Rule == f.Rule.ID && names(f, e.Keys...) }) {
+		if !slices.ContainsFunc(must, func(e expectation) bool { return e.Rule == f.Rule.ID && harness.Names(f, e.Keys...) }) {
 			t.Errorf("%s fires where the traffic calls for no such rule: %s", f.Rule.ID, f.Narrative)
 		}
 	}
 	for _, k := range clean {
 		for _, f := range findings {
-			if names(f, k) {
+			if harness.Names(f, k) {
 				t.Errorf("%s names the clean request's key %s: %s", f.Rule.ID, k, f.Narrative)
 			}
 		}
 	}
-}
-
-// names reports whether f implicates every one of keys.
-func names(f *diagnose.Finding, keys ...string) bool {
-	for _, k := range keys {
-		named := slices.Contains(f.Keys, k) || strings.Contains(f.Narrative, k) ||
-			slices.ContainsFunc(f.Intents, func(in *trace.Intent) bool { return in.Key == k })
-		if !named {
-			return false
-		}
-	}
-	return true
-}
-
-func summary(fs []*diagnose.Finding) string {
-	var b strings.Builder
-	for _, f := range fs {
-		b.WriteString("  " + f.Rule.ID + ": " + f.Narrative + "\n")
-	}
-	return b.String()
 }
