@@ -3,6 +3,7 @@ package formats
 import (
 	"encoding/binary"
 	"errors"
+	"math"
 	"math/bits"
 	"strconv"
 
@@ -30,6 +31,9 @@ func (r *record) scanObjectLike(b []byte, hint *shape) bool {
 	r.tooDeep, r.ctl, r.odd = false, false, ""
 	r.hinted, r.hint = false, hint
 	r.text = bytesToString(b)
+	if uint64(len(b)) > math.MaxUint32 {
+		return false // members' bounds are 32-bit; the reader's lines stop at 1 GiB
+	}
 	like := hint != nil && hint.plainKeys
 	i := skipWS(b, 0)
 	if i >= len(b) || b[i] != '{' {
