@@ -349,12 +349,12 @@ func (p *Parser) keep(s string) string {
 // shape; only their values are checked per line.
 func (p *Parser) scanSecrets(r *record, sh *shape) {
 	for _, i := range sh.secrets {
-		if present(r.vals[i]) != "" {
+		if present(r.val(i)) != "" {
 			p.secret(r.keys[i])
 		}
 	}
 	for _, i := range sh.headers {
-		if v := r.vals[i]; v.IsObject() {
+		if v := r.val(i); v.IsObject() {
 			p.scanHeaders(r.keys[i], v, 0)
 		}
 	}

@@ -12,7 +12,13 @@ import (
 // Values point into the line's buffer: copy what outlives the line.
 type record struct {
 	keys []string
-	vals []gjson.Result
+	// vals are the members' values as bounds in text, turned into
+	// gjson.Results only when read (val): most members of a line are
+	// never read, and bounds hold no pointers for the collector to follow.
+	vals []member
+	// loaded holds the values of a record loaded from a gjson.Result
+	// (load), whose bounds are not known; nil for a scanned line.
+	loaded []gjson.Result
 	// shape, once known, indexes the members by name (shared by every
 	// record with the same key set).
 	shape *shape
@@ -49,6 +55,51 @@ type shape struct {
 	resolved []*[]candidate
 }
 
+// member is one top-level value: its raw JSON in the record's text.
+type member struct {
+	start, end uint32 // text[start:end] is the raw value
+	kind       gjson.Type
+	esc        bool // a string holding escapes, decoded when read
+}
+
+// val returns member i's value.
+func (r *record) val(i int) gjson.Result {
+	if r.loaded != nil {
+		return r.loaded[i]
+	}
+	m := &r.vals[i]
+	v := gjson.Result{Type: m.kind, Raw: r.text[m.start:m.end]}
+	switch v.Type {
+	case gjson.String:
+		if m.esc {
+			v.Str = gjson.Parse(v.Raw).Str
+		} else {
+			v.Str = v.Raw[1 : len(v.Raw)-1]
+		}
+	case gjson.Number:
+		// The scan checked the number; out of range reads as ±Inf.
+		v.Num, _ = strconv.ParseFloat(v.Raw, 64)
+	}
+	return v
+}
+
+// valString is member i's value when it is a string, without building a
+// gjson.Result for the usual one without escapes.
+func (r *record) valString(i int) (string, bool) {
+	if r.loaded != nil {
+		v := &r.loaded[i]
+		return v.Str, v.Type == gjson.String
+	}
+	m := &r.vals[i]
+	if m.kind != gjson.String {
+		return "", false
+	}
+	if m.esc {
+		return gjson.Parse(r.text[m.start:m.end]).Str, true
+	}
+	return r.text[m.start+1 : m.end-1], true
+}
+
 // bytesToString views b as a string without copying; the string is only
 // valid while b is unchanged.
 func bytesToString(b []byte) string {
@@ -63,13 +114,15 @@ func (r *record) load(obj gjson.Result) {
 	r.odd = ""
 	r.keys = r.keys[:0]
 	r.vals = r.vals[:0]
+	r.loaded = r.loaded[:0]
 	r.shape = nil
 	r.text = obj.Raw
 	obj.ForEach(func(k, v gjson.Result) bool {
 		r.keys = append(r.keys, k.Str)
-		r.vals = append(r.vals, v)
+		r.loaded = append(r.loaded, v)
 		return true
 	})
+
 }
 
 // signature identifies the record's key set (in order) for the shape
@@ -127,13 +180,13 @@ func (r *record) count(keys ...string) int {
 func (r *record) get(key string) gjson.Result {
 	if r.shape != nil {
 		if i, ok := r.shape.index[key]; ok {
-			return r.vals[i]
+			return r.val(i)
 		}
 		return gjson.Result{}
 	}
 	for i, k := range r.keys {
 		if k == key {
-			return r.vals[i]
+			return r.val(i)
 		}
 	}
 	return gjson.Result{}
@@ -301,8 +354,8 @@ func (r *record) strs(ps *pathSet) string {
 		c := &cands[i]
 		if c.full == "" && c.rest == "" {
 			// A top-level string, the usual case: no copy of the Result.
-			if v := &r.vals[c.member]; v.Type == gjson.String {
-				if s := presentString(v.Str); s != "" {
+			if str, ok := r.valString(c.member); ok {
+				if s := presentString(str); s != "" {
 					return s
 				}
 				continue
@@ -313,9 +366,9 @@ func (r *record) strs(ps *pathSet) string {
 		case c.full != "":
 			v = gjson.Get(r.raw(), c.full)
 		case c.rest == "":
-			v = r.vals[c.member]
+			v = r.val(c.member)
 		default:
-			v = r.vals[c.member].Get(c.rest)
+			v = r.val(c.member).Get(c.rest)
 		}
 		if v.Type == gjson.JSON {
 			r.noteOdd(v, c.name(r))

@@ -3,6 +3,7 @@ package formats
 import (
 	"encoding/binary"
 	"errors"
+	"math"
 	"math/bits"
 	"strconv"
 
@@ -25,10 +26,14 @@ func (r *record) scanObject(b []byte) bool {
 func (r *record) scanObjectLike(b []byte, hint *shape) bool {
 	r.keys = r.keys[:0]
 	r.vals = r.vals[:0]
+	r.loaded = nil
 	r.shape = nil
 	r.tooDeep, r.ctl, r.odd = false, false, ""
 	r.hinted, r.hint = false, hint
 	r.text = bytesToString(b)
+	if uint64(len(b)) > math.MaxUint32 {
+		return false // members' bounds are 32-bit; the reader's lines stop at 1 GiB
+	}
 	like := hint != nil && hint.plainKeys
 	i := skipWS(b, 0)
 	if i >= len(b) || b[i] != '{' {
@@ -73,7 +78,7 @@ func (r *record) scanObjectLike(b []byte, hint *shape) bool {
 		if i >= len(b) {
 			return false
 		}
-		var v gjson.Result
+		m := member{start: uint32(i)}
 		switch c := b[i]; {
 		case c == '"':
 			end, esc, ctl := stringEnd(b, i)
@@ -81,13 +86,7 @@ func (r *record) scanObjectLike(b []byte, hint *shape) bool {
 				return false
 			}
 			r.ctl = r.ctl || ctl
-			v.Type = gjson.String
-			v.Raw = bytesToString(b[i : end+1])
-			if esc {
-				v.Str = gjson.Parse(v.Raw).Str
-			} else {
-				v.Str = v.Raw[1 : len(v.Raw)-1]
-			}
+			m.kind, m.esc = gjson.String, esc
 			i = end + 1
 		case c == '{' || c == '[':
 			end, ctl := containerEnd(b, i)
@@ -99,8 +98,7 @@ func (r *record) scanObjectLike(b []byte, hint *shape) bool {
 			if end < 0 {
 				return false
 			}
-			v.Type = gjson.JSON
-			v.Raw = bytesToString(b[i : end+1])
+			m.kind = gjson.JSON
 			i = end + 1
 		default:
 			j := i
@@ -110,25 +108,24 @@ func (r *record) scanObjectLike(b []byte, hint *shape) bool {
 			raw := bytesToString(b[i:j])
 			switch {
 			case raw == "true":
-				v.Type = gjson.True
+				m.kind = gjson.True
 			case raw == "false":
-				v.Type = gjson.False
+				m.kind = gjson.False
 			case raw == "null":
-				v.Type = gjson.Null
+				m.kind = gjson.Null
 			case len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9'):
-				f, err := strconv.ParseFloat(raw, 64)
-				if err != nil && !errors.Is(err, strconv.ErrRange) {
+				if _, err := strconv.ParseFloat(raw, 64); err != nil && !errors.Is(err, strconv.ErrRange) {
 					return false // out of range (1e700) is valid JSON; junk is not
 				}
-				v.Type, v.Num = gjson.Number, f
+				m.kind = gjson.Number
 			default:
 				return false
 			}
-			v.Raw = raw
 			i = j
 		}
+		m.end = uint32(i)
 		r.keys = append(r.keys, key)
-		r.vals = append(r.vals, v)
+		r.vals = append(r.vals, m)
 		i = skipWS(b, i)
 		if i >= len(b) {
 			return false

@@ -50,7 +50,7 @@ func (r *record) keyFold(names ...string) string {
 	for _, n := range names {
 		for i, k := range r.keys {
 			if strings.EqualFold(k, n) {
-				if s := present(r.vals[i]); s != "" {
+				if s := present(r.val(i)); s != "" {
 					return s
 				}
 			}
