@@ -688,16 +688,18 @@ func TestNginxProvider(t *testing.T) {
 // rulesFetches is a signed-in page (a session cookie from the page's
 // response, a bearer token on every fetch) whose user double-clicks
 // "order": two fetches at once, one payload, a fresh key each, both
-// answered 201. Beside it, one order alone, and an order whose fetch
-// times out and is sent again under a new key.
+// answered 201 (the handler takes 150 ms over them, so the second leaves
+// before the first is answered however fast the machine). Beside it, one
+// order alone, and an order whose fetch times out and is sent again under
+// a new key.
 func rulesFetches(token string) []harness.Fetch {
 	auth := map[string]string{"Authorization": "Bearer " + token}
 	k1, k2, k3, k4, k5 := harness.NewID(), harness.NewID(), harness.NewID(), harness.NewID(), harness.NewID()
 	basket := `{"item":"basket-42","quantity":2}`
 	retried := `{"item":"basket-77","quantity":1}`
 	return []harness.Fetch{
-		{Step: harness.Step{Name: "double-click-1", Key: k1, Path: "/v1/orders", Body: basket, Headers: auth, End: harness.EndCreated}, Together: true},
-		{Step: harness.Step{Name: "double-click-2", Key: k2, Path: "/v1/orders", Body: basket, Headers: auth, End: harness.EndCreated}},
+		{Step: harness.Step{Name: "double-click-1", Key: k1, Path: "/v1/orders?delay=150ms", Body: basket, Headers: auth, End: harness.EndCreated}, Together: true},
+		{Step: harness.Step{Name: "double-click-2", Key: k2, Path: "/v1/orders?delay=150ms", Body: basket, Headers: auth, End: harness.EndCreated}},
 		{Step: harness.Step{Name: "single", Key: k3, Path: "/v1/orders", Body: `{"item":"gift-card","quantity":1}`, Headers: auth, End: harness.EndCreated}},
 		{Step: harness.Step{Name: "timeout", Key: k4, Path: "/v1/orders?delay=1200ms", Body: retried, Headers: auth,
 			Timeout: 400 * time.Millisecond, End: harness.EndClientTimeout}},
