@@ -26,6 +26,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/idem-cli/idem/contract"
+	"github.com/idem-cli/idem/internal/iostreams"
 	"github.com/idem-cli/idem/redact"
 	"github.com/idem-cli/idem/trace"
 	"github.com/tidwall/gjson"
@@ -310,14 +311,11 @@ func printable(s string) bool {
 	return true
 }
 
+// unsafeRune is what a shell word must not hold as it is: what a
+// terminal acts on, and the line separators and BOM that hide in a
+// pasted command.
 func unsafeRune(r rune) bool {
-	switch {
-	case r < 0x20, r == 0x7f, r >= 0x80 && r <= 0x9f:
-		return true
-	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x2028, r == 0x2029, r == 0xfeff:
-		return true
-	}
-	return false
+	return r < 0x20 || iostreams.TerminalActive(r) || r == 0x2028 || r == 0x2029 || r == 0xfeff
 }
 
 // mutate changes one significant field of a JSON body: the first number

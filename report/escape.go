@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/idem-cli/idem/internal/iostreams"
 	"github.com/idem-cli/idem/redact"
 )
 
@@ -61,7 +62,7 @@ func needsEscape(r rune, size int) bool {
 	case r < 0x20:
 		return true
 	}
-	return terminalActive(r)
+	return iostreams.TerminalActive(r)
 }
 
 // MD makes log content safe inside Markdown, including table cells: it is

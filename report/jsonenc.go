@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/idem-cli/idem/internal/iostreams"
 )
 
 // A hand-written encoder for the findings of a compact (piped) report:
@@ -144,7 +146,7 @@ func appendJSONString(b []byte, s string) []byte {
 		if r == utf8.RuneError && size == 1 {
 			b = append(b, s[start:i]...)
 			b = append(b, `\ufffd`...)
-		} else if r == '\u2028' || r == '\u2029' || terminalActive(r) {
+		} else if r == '\u2028' || r == '\u2029' || iostreams.TerminalActive(r) {
 			b = append(b, s[start:i]...)
 			b = appendUnicodeEscape(b, r)
 		} else {
@@ -164,21 +166,8 @@ func appendUnicodeEscape(b []byte, r rune) []byte {
 	return append(b, '\\', 'u', hexDigit[r>>12&0xf], hexDigit[r>>8&0xf], hexDigit[r>>4&0xf], hexDigit[r&0xf])
 }
 
-// terminalActive reports the characters beyond C0 that a terminal acts on
-// or that reorder what it shows: DEL, the C1 controls (U+009B is a CSI on
-// its own) and the bidi controls (U+202E turns the rest of a line around).
-func terminalActive(r rune) bool {
-	switch {
-	case r == 0x7f, r >= 0x80 && r <= 0x9f:
-		return true
-	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f:
-		return true
-	}
-	return false
-}
-
 // jsonSafe escapes, in a JSON document encoding/json wrote, what it leaves
-// raw and a terminal would act on (terminalActive), so `cat report.json`
+// raw and a terminal would act on (iostreams.TerminalActive), so `cat report.json`
 // is as safe as the text report. Outside strings JSON is plain ASCII
 // without DEL, so every such character is inside a string, and its \u
 // escape decodes to the same value.
@@ -200,7 +189,7 @@ func jsonSafe(b []byte) []byte {
 			continue
 		}
 		r, size := utf8.DecodeRune(b[i:])
-		if terminalActive(r) {
+		if iostreams.TerminalActive(r) {
 			out = appendUnicodeEscape(out, r)
 		} else {
 			out = append(out, b[i:i+size]...)

@@ -137,3 +137,17 @@ func (s *IOStreams) TerminalWidth() int {
 
 // SetWidth sets the layout width, for tests.
 func (s *IOStreams) SetWidth(w int) { s.width = w }
+
+// TerminalActive reports the characters beyond C0 that a terminal acts on
+// or that reorder what it shows: DEL, the C1 controls (U+009B is a CSI on
+// its own) and the bidi controls (U+202E turns the rest of a line around).
+// Every writer of log content to a terminal escapes them, and C0 besides.
+func TerminalActive(r rune) bool {
+	switch {
+	case r == 0x7f, r >= 0x80 && r <= 0x9f:
+		return true
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f:
+		return true
+	}
+	return false
+}
