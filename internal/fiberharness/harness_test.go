@@ -3,9 +3,7 @@ package fiberharness
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -216,38 +214,10 @@ func drive(t *testing.T, base string, l *ledger) []Sent {
 	send := func(u user, step, key, body string, delay, timeout time.Duration) Sent {
 		s := Sent{Step: step, Client: u.ip, Key: key, RequestID: harness.NewID(), Body: body,
 			DelayMS: int(delay / time.Millisecond), TimeoutMS: int(timeout / time.Millisecond)}
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
-		defer cancel()
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/v1/orders", strings.NewReader(body))
-		if err != nil {
-			t.Errorf("%s: %v", step, err) // send also runs off the test's goroutine
-			return s
-		}
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("X-Idempotency-Key", key)
-		req.Header.Set("X-Request-Id", s.RequestID)
-		req.Header.Set("X-Harness-Step", step)
-		if delay > 0 {
-			req.Header.Set("X-Harness-Delay-Ms", strconv.Itoa(s.DelayMS))
-		}
-		s.Start = time.Now().UTC()
-		resp, err := u.client.Do(req)
-		if err == nil {
-			var b []byte
-			b, err = io.ReadAll(io.LimitReader(resp.Body, 512))
-			resp.Body.Close()
-			s.Status, s.Response = resp.StatusCode, strings.TrimSpace(string(b))
-		}
-		s.End = time.Now().UTC()
-		switch {
-		case err == nil:
-			s.Ended = "response"
-		case errors.Is(err, context.DeadlineExceeded):
-			s.Ended = "timeout"
-			s.Status, s.Response = 0, ""
-		default:
-			s.Ended = "error"
-			t.Errorf("%s: %v", step, err)
+		o := harness.PostOrder(u.client, base+"/v1/orders", "X-Idempotency-Key", key, s.RequestID, step, body, delay, timeout)
+		s.Start, s.End, s.Ended, s.Status, s.Response = o.Start, o.End, o.Ended, o.Status, o.Response
+		if o.Err != nil {
+			t.Errorf("%s: %v", step, o.Err) // send also runs off the test's goroutine
 		}
 		return s
 	}

@@ -2,12 +2,10 @@ package serverharness
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -244,41 +242,11 @@ func newClient(t *testing.T, base string) *client {
 func (c *client) send(step, key, body string, delay, timeout time.Duration) Sent {
 	s := Sent{Step: step, Key: key, RequestID: harness.NewID(), Body: body,
 		DelayMS: int(delay / time.Millisecond), TimeoutMS: int(timeout / time.Millisecond)}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+"/v1/orders", strings.NewReader(body))
-	if err != nil {
-		c.t.Errorf("%s: %v", step, err)
-		return s
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if key != "" {
-		req.Header.Set("Idempotency-Key", key)
-	}
-	req.Header.Set("X-Request-Id", s.RequestID)
-	req.Header.Set("X-Harness-Step", step)
-	if delay > 0 {
-		req.Header.Set("X-Harness-Delay-Ms", strconv.Itoa(s.DelayMS))
-	}
-	s.Start = time.Now().UTC()
-	resp, err := c.http.Do(req)
-	if err == nil {
-		var b []byte
-		b, err = io.ReadAll(io.LimitReader(resp.Body, 512))
-		resp.Body.Close()
-		s.Status, s.Response = resp.StatusCode, strings.TrimSpace(string(b))
-		s.Replayed = strings.EqualFold(resp.Header.Get("Idempotent-Replayed"), "true")
-	}
-	s.End = time.Now().UTC()
-	switch {
-	case err == nil:
-		s.Ended = "response"
-	case errors.Is(err, context.DeadlineExceeded):
-		s.Ended = "timeout"
-		s.Status, s.Response, s.Replayed = 0, "", false
-	default:
-		s.Ended = "error"
-		c.t.Errorf("%s: %v", step, err)
+	o := harness.PostOrder(c.http, c.base+"/v1/orders", "Idempotency-Key", key, s.RequestID, step, body, delay, timeout)
+	s.Start, s.End, s.Ended, s.Status, s.Response = o.Start, o.End, o.Ended, o.Status, o.Response
+	s.Replayed = strings.EqualFold(o.Header.Get("Idempotent-Replayed"), "true")
+	if o.Err != nil {
+		c.t.Errorf("%s: %v", step, o.Err)
 	}
 	return s
 }
