@@ -9,21 +9,15 @@
 // sets inProgressStrategy.wait, so a duplicate of a running request waits
 // for its result instead of being refused. Keys are not enforced, so a
 // POST without one runs unguarded.
-// pino-http takes the request id from X-Request-Id (nginx passes it on);
-// every access line carries payload_hash, the body's SHA-256. The ledger
-// gets one line per effect. It serves 127.0.0.1:PORT.
+// orders.js has the request log, the order route and its ledger. It
+// serves 127.0.0.1:PORT.
 'use strict'
-const fs = require('node:fs')
-const { createHash, randomUUID } = require('node:crypto')
 const express = require('express')
 const { Idempotency, IdempotencyErrorCodes } = require('@node-idempotency/core')
 const { MemoryStorageAdapter } = require('@node-idempotency/storage-adapter-memory')
-const pino = require('pino')
-const pinoHttp = require('pino-http')
+const { requestLog, createOrder, listen } = require('./orders')
 
 const [logPath, ledgerPath, port, ttl, strategy] = process.argv.slice(2)
-const logger = pino(pino.destination({ dest: logPath, sync: true }))
-const hash = (body) => 'sha256:' + createHash('sha256').update(JSON.stringify(body)).digest('hex')
 const idempotency = new Idempotency(new MemoryStorageAdapter(), {
   cacheTTLMS: Number(ttl),
   inProgressStrategy: { wait: strategy === 'wait' }
@@ -41,16 +35,7 @@ const statusOf = {
 }
 
 const app = express()
-app.use(pinoHttp({
-  logger,
-  genReqId: (req, res) => {
-    const id = req.headers['x-request-id'] || randomUUID()
-    res.setHeader('X-Request-Id', id)
-    return id
-  },
-  // Called again when the response ends, once express.json has read the body.
-  customProps: (req) => (req.body && Object.keys(req.body).length ? { payload_hash: hash(req.body) } : {})
-}))
+app.use(requestLog(logPath))
 app.use(express.json())
 
 // README: onRequest when the request arrives, before the business logic;
@@ -78,16 +63,6 @@ app.post('*', async (req, res, next) => {
   next()
 })
 
-let n = 0
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
-app.post('/v1/orders', async (req, res) => {
-  await sleep(Number(req.headers['x-harness-delay-ms'] || 0))
-  const id = 'ord_' + (++n)
-  const key = req.headers['idempotency-key'] || undefined
-  req.log.info({ order_id: id, idempotency_key: key }, 'order created')
-  fs.appendFileSync(ledgerPath, JSON.stringify({ step: req.headers['x-harness-step'], request_id: req.id, key, order_id: id }) + '\n')
-  res.status(201).json({ order_id: id, sku: req.body.sku })
-})
+app.post('/v1/orders', createOrder(ledgerPath))
 
-const server = app.listen(Number(port), '127.0.0.1')
-process.on('SIGTERM', () => server.close(() => process.exit(0)))
+listen(app, port)
