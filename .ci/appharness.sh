@@ -10,4 +10,4 @@ if ! /usr/bin/python3 -c 'import structlog' 2>/dev/null; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-structlog
 fi
-npm ci --prefix internal/appharness/testdata/node --no-audit --no-fund --loglevel=error
+bash .ci/npm-ci.sh internal/appharness/testdata/node
