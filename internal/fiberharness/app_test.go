@@ -18,6 +18,7 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/idempotency"
 	"github.com/gofiber/fiber/v2/middleware/logger"
 	"github.com/gofiber/fiber/v2/middleware/requestid"
+	"github.com/idem-cli/idem/internal/harness"
 )
 
 // lifetime is the middleware's Lifetime: short, so that a key expires
@@ -70,19 +71,6 @@ func (l *ledger) all() []effect {
 	return append([]effect(nil), l.lines...)
 }
 
-// lockedWriter serialises the logger middleware's and slog's writes to
-// one file.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
 // newApp is the order service: requestid (X-Request-Id, or a UUID), the
 // access logger around everything, then the idempotency middleware as its
 // documentation wires it (the default X-Idempotency-Key header, a key of
@@ -91,7 +79,7 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 // created" with order_id through slog and answers 201.
 // With hashed, the access line also carries payload_hash.
 func newApp(out io.Writer, l *ledger, hashed bool) *fiber.App {
-	w := &lockedWriter{w: out}
+	w := harness.NewSyncWriter(out) // the logger middleware and slog share the file
 	log := slog.New(slog.NewJSONHandler(w, nil))
 	// Behind a proxy, c.IP() is the client's only with ProxyHeader; Caddy
 	// sets X-Forwarded-For to the address the request came from.

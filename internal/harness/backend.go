@@ -90,7 +90,7 @@ func StartBackendWith(t testing.TB, cfg BackendConfig) *Backend {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.log = slog.New(slog.NewJSONHandler(&syncWriter{w: f}, nil))
+	b.log = slog.New(slog.NewJSONHandler(NewSyncWriter(f), nil))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -288,12 +288,17 @@ func traceParent(h string) (traceID, parentID string) {
 	return parts[1], parts[2]
 }
 
-type syncWriter struct {
+// SyncWriter serialises the writes of several loggers (or goroutines) to
+// one file, so that their lines do not interleave.
+type SyncWriter struct {
 	mu sync.Mutex
 	w  io.Writer
 }
 
-func (s *syncWriter) Write(p []byte) (int, error) {
+// NewSyncWriter serialises writes to w.
+func NewSyncWriter(w io.Writer) *SyncWriter { return &SyncWriter{w: w} }
+
+func (s *SyncWriter) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.w.Write(p)
