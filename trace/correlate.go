@@ -547,7 +547,7 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 			if g.kref == 0 && g.hashKey == "" {
 				s.unkeyedCount++
 				if d := c.deliveries.at(g.i); all || d.interesting || d.synthetic {
-					s.Unkeyed = append(s.Unkeyed, c.delivery(g.i, ""))
+					s.Unkeyed = append(s.Unkeyed, c.delivery(g.i, "", nil))
 				}
 				continue
 			}
@@ -647,8 +647,9 @@ func (c *Correlator) buildIntents(intents []cintent, idx []int32) []*Intent {
 	}
 	out := make([]*Intent, len(idx))
 	inParallel(len(idx), func(lo, hi int) {
+		var s slab
 		for j := lo; j < hi; j++ {
-			out[j] = c.intent(&intents[idx[j]])
+			out[j] = c.intent(&intents[idx[j]], &s)
 		}
 	})
 	return out
@@ -702,24 +703,27 @@ func (c *Correlator) release() {
 	c.routes = interner{a: &c.arena, limit: c.routes.limit}
 }
 
-// delivery builds the rich form of delivery i.
-func (c *Correlator) delivery(i int32, key string) *Delivery {
+// delivery builds the rich form of delivery i, from s when it is not nil.
+func (c *Correlator) delivery(i int32, key string, s *slab) *Delivery {
 	cd := c.deliveries.at(i)
-	rid := c.arena.own(*c.rids.at(i))
-	d := &Delivery{RequestID: rid, Synthetic: cd.synthetic, KeyHash: c.arena.own(c.keyHash(i))}
-	kept := ends[int32]{max: MaxObservationsBuilt}
+	d := s.delivery()
+	rid := s.own(&c.arena, *c.rids.at(i))
+	*d = Delivery{RequestID: rid, Synthetic: cd.synthetic, KeyHash: s.own(&c.arena, c.keyHash(i))}
+	kept := s.ends(0, MaxObservationsBuilt)
 	for j := cd.first; j >= 0; j = c.obs.at(j).next {
 		d.Total++
 		kept.add(j)
 	}
-	for _, j := range kept.items() {
-		d.Observations = append(d.Observations, c.materialize(j, rid))
+	items := kept.items()
+	d.Observations = s.observationList(len(items))
+	for _, j := range items {
+		d.Observations = append(d.Observations, c.materialize(j, rid, s))
 	}
-	d.Key = c.arena.own(c.deliveryKeyRef(cd))
+	d.Key = s.own(&c.arena, c.deliveryKeyRef(cd))
 	if cd.keys >= 0 {
-		d.Keys = append([]string(nil), c.extraKeys[cd.keys]...)
+		d.Keys = append(s.stringList(len(c.extraKeys[cd.keys])), c.extraKeys[cd.keys]...)
 	} else if d.Key != "" {
-		d.Keys = []string{d.Key}
+		d.Keys = append(s.stringList(1), d.Key)
 	}
 	if d.Key == "" {
 		d.Key = key
@@ -754,23 +758,33 @@ func (e *ends[T]) items() []T {
 	return append(out, e.tail[:e.next]...)
 }
 
-// intent builds the rich form of a compact intent.
-func (c *Correlator) intent(ci *cintent) *Intent {
-	key, scope := strings.Clone(c.intentKey(ci)), strings.Clone(c.intentScope(ci))
-	in := &Intent{ID: key, Key: key, Scope: scope}
+// intent builds the rich form of a compact intent, from s when it is not
+// nil.
+func (c *Correlator) intent(ci *cintent, s *slab) *Intent {
+	key := ""
+	if k := c.intentKeyRef(ci); k != 0 {
+		key = s.own(&c.arena, k)
+	} else {
+		key = s.clone(c.intentKey(ci))
+	}
+	scope := s.clone(c.intentScope(ci))
+	in := s.intent()
+	*in = Intent{ID: key, Key: key, Scope: scope}
 	if scope != "" {
 		in.ID = scope + "|" + key
 	}
 	in.Total = int(ci.n)
-	kept := ends[int32]{max: MaxDeliveriesBuilt}
+	kept := s.ends(1, MaxDeliveriesBuilt)
 	for i := ci.first; ; i = c.deliveries.at(i).next {
 		kept.add(i)
 		if i == ci.last {
 			break
 		}
 	}
-	for _, i := range kept.items() {
-		in.Deliveries = append(in.Deliveries, c.delivery(i, key))
+	items := kept.items()
+	in.Deliveries = s.deliveryList(len(items))
+	for _, i := range items {
+		in.Deliveries = append(in.Deliveries, c.delivery(i, key, s))
 	}
 	// slices' sort: sort.SliceStable's reflection and allocation, once
 	// for each of tens of thousands of intents, cost more than the sorts.
@@ -1127,7 +1141,7 @@ func (c *Correlator) compactScope(d *cdelivery) string {
 	}
 	var obs []*Observation
 	for j := d.first; j >= 0; j = c.obs.at(j).next {
-		obs = append(obs, c.materialize(j, ""))
+		obs = append(obs, c.materialize(j, "", nil))
 	}
 	sortObservations(obs)
 	return c.scopeOf(&Delivery{Observations: obs})
@@ -1356,7 +1370,7 @@ func (s *Set) FindIntent(key string) []*Intent {
 	for i := range s.cintents {
 		ci := &s.cintents[i]
 		if !ci.interesting && match(s.c.intentKey(ci)) {
-			out = append(out, s.c.intent(ci))
+			out = append(out, s.c.intent(ci, nil))
 		}
 	}
 	// Single deliveries carry a raw key: compare it as stored, packed,
@@ -1380,7 +1394,7 @@ func (s *Set) FindIntent(key string) []*Intent {
 		}
 		if found {
 			ci := cintent{extra: -1, first: di, last: di, n: 1}
-			out = append(out, s.c.intent(&ci))
+			out = append(out, s.c.intent(&ci, nil))
 		}
 	}
 	sortIntents(out)

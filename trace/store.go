@@ -524,15 +524,16 @@ func notable(o *Observation) bool {
 }
 
 // materialize rebuilds a full Observation from a compact one.
-func (c *Correlator) materialize(i int32, rid string) *Observation {
+func (c *Correlator) materialize(i int32, rid string, s *slab) *Observation {
 	co := c.obs.at(i)
 	if f := c.full(i); f >= 0 {
 		return c.fulls[f]
 	}
 	src, text := c.sources.list[co.source], c.texts.list[co.text]
-	o := &Observation{Tier: co.tier, Format: src[0], Duration: unpackDuration(co.dur),
-		Method: c.methods.list[co.method][0], Route: c.arena.own(co.route), Status: int(co.status), UpstreamStatus: int(co.upstream),
-		Outcome: co.outcome, RequestID: rid, Key: c.arena.own(co.key), Client: c.arena.own(co.client),
+	o := s.observation()
+	*o = Observation{Tier: co.tier, Format: src[0], Duration: unpackDuration(co.dur),
+		Method: c.methods.list[co.method][0], Route: s.own(&c.arena, co.route), Status: int(co.status), UpstreamStatus: int(co.upstream),
+		Outcome: co.outcome, RequestID: rid, Key: s.own(&c.arena, co.key), Client: s.own(&c.arena, co.client),
 		Detail: text[0], Message: text[1], Replayed: co.flags&flagReplayed != 0, RetryAfter: co.flags&flagRetryAfter != 0,
 		Source: Source{File: src[1], Line: int(co.line)}}
 	if co.time != 0 {

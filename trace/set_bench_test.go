@@ -1,0 +1,34 @@
+package trace_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"testing"
+
+	"github.com/idem-cli/idem/ingest"
+	"github.com/idem-cli/idem/internal/benchlog"
+	"github.com/idem-cli/idem/trace"
+)
+
+// BenchmarkSet times grouping a read log into intents and building the
+// ones worth a look: what runs on both cores after the last line is read.
+func BenchmarkSet(b *testing.B) {
+	data, err := os.ReadFile(benchlog.Path(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		c := trace.NewCorrelator(nil)
+		inputs, err := ingest.Read(context.Background(), []string{"-"}, ingest.Options{Stdin: bytes.NewReader(data)}, c)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if set := c.Set(inputs); len(set.Intents) == 0 {
+			b.Fatal("no intent built")
+		}
+	}
+}
