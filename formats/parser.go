@@ -140,6 +140,9 @@ func (p *Parser) parseObject(v gjson.Result, src trace.Source) {
 func (p *Parser) parseRecord(src trace.Source) {
 	sh := p.shapeOf(&p.rec)
 	p.rec.shape = sh
+	if !p.rec.laidOut {
+		sh.learnLayout(&p.rec)
+	}
 	p.last = sh
 	p.scanSecrets(&p.rec, sh)
 	p.raw = p.rec.raw()

@@ -11,7 +11,10 @@ import (
 // record is one JSON object's top-level members, read in a single pass.
 // Values point into the line's buffer: copy what outlives the line.
 type record struct {
-	keys []string
+	// keys are the members' names: keyBuf's, or the shape's own when the
+	// line was read by its separators (never appended to then).
+	keys   []string
+	keyBuf []string
 	// vals are the members' values as bounds in text, turned into
 	// gjson.Results only when read (val): most members of a line are
 	// never read, and bounds hold no pointers for the collector to follow.
@@ -34,6 +37,8 @@ type record struct {
 	// scanObjectLike).
 	hinted bool
 	hint   *shape
+	// laidOut says the scan read the line by hint's separators.
+	laidOut bool
 	// text is the object's JSON text as read, for the formats that need
 	// nested paths across members (it points into the line buffer).
 	text string
@@ -53,6 +58,31 @@ type shape struct {
 	body      string
 	// resolved[pathSet.id] caches where each alias list is in this shape.
 	resolved []*[]candidate
+	// seps are the texts before each member's value in a line of this
+	// shape (`{"a":`, `,"b": `), when its keys are plain; layouts counts
+	// how many lines they were taken from, bounded for a log whose lines
+	// are laid out differently.
+	seps    []string
+	layouts int
+}
+
+// maxLayouts bounds how many times a shape's separators are taken again.
+const maxLayouts = 8
+
+// learnLayout takes the separators of the scanned line r, of this shape,
+// for the next lines to be read by (see scanObjectLike).
+func (sh *shape) learnLayout(r *record) {
+	if !sh.plainKeys || r.loaded != nil || len(r.vals) != len(sh.keys) || sh.layouts >= maxLayouts {
+		return
+	}
+	sh.layouts++
+	seps := make([]string, len(r.vals))
+	prev := uint32(0)
+	for i, m := range r.vals {
+		seps[i] = strings.Clone(r.text[prev:m.start])
+		prev = m.end
+	}
+	sh.seps = seps
 }
 
 // member is one top-level value: its raw JSON in the record's text.
@@ -112,7 +142,8 @@ func bytesToString(b []byte) string {
 // load reads the top-level members of obj (which must be a valid JSON object).
 func (r *record) load(obj gjson.Result) {
 	r.odd = ""
-	r.keys = r.keys[:0]
+	r.keys = r.keyBuf[:0]
+	r.laidOut = false
 	r.vals = r.vals[:0]
 	r.loaded = r.loaded[:0]
 	r.shape = nil
@@ -122,7 +153,7 @@ func (r *record) load(obj gjson.Result) {
 		r.loaded = append(r.loaded, v)
 		return true
 	})
-
+	r.keyBuf = r.keys
 }
 
 // signature identifies the record's key set (in order) for the shape
