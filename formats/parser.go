@@ -299,6 +299,25 @@ func (p *Parser) finish(o *trace.Observation) {
 	if p.src != nil && p.src.tierSet {
 		o.Tier = p.src.tier
 	}
+	// One test for the usual line, whose fields are all short: a string
+	// stored back costs a write barrier while the collector runs.
+	if max(len(o.Route), len(o.Decision), len(o.State), len(o.Detail), len(o.Client), len(o.ActivityType),
+		len(o.RequestID), len(o.Key), len(o.KeyHash), len(o.Scope), len(o.Fingerprint), len(o.ResultID),
+		len(o.WorkflowID), len(o.RunID), len(o.ActivityID), len(o.Message), len(o.Method), len(o.Labels)) > MaxField {
+		capFields(o)
+	}
+	if p.KeepRaw {
+		p.out.Raw = append(p.out.Raw, p.raw)
+	}
+	p.countFormat(o.Format)
+}
+
+// MaxField bounds what one field may cost in memory; ids and keys longer
+// than this are cut (and still compare equal if their first 1 KiB do).
+const MaxField = 1024
+
+// capFields cuts o's fields to MaxField.
+func capFields(o *trace.Observation) {
 	o.Route = capLen(o.Route)
 	o.Decision = capLen(o.Decision)
 	o.State = capLen(o.State)
@@ -317,15 +336,7 @@ func (p *Parser) finish(o *trace.Observation) {
 	o.Message = capLen(o.Message)
 	o.Method = capLen(o.Method)
 	o.Labels = capLen(o.Labels)
-	if p.KeepRaw {
-		p.out.Raw = append(p.out.Raw, p.raw)
-	}
-	p.countFormat(o.Format)
 }
-
-// MaxField bounds what one field may cost in memory; ids and keys longer
-// than this are cut (and still compare equal if their first 1 KiB do).
-const MaxField = 1024
 
 func capLen(s string) string {
 	if len(s) > MaxField {

@@ -56,8 +56,9 @@ type shape struct {
 	plainKeys bool
 	headers   []int // members that hold header maps to look into
 	body      string
-	// resolved[pathSet.id] caches where each alias list is in this shape.
-	resolved []*[]candidate
+	// resolved[pathSet.id] caches where each alias list is in this shape
+	// (nil: not worked out yet).
+	resolved [][]candidate
 	// seps are the texts before each member's value in a line of this
 	// shape (`{"a":`, `,"b": `), when its keys are plain; layouts counts
 	// how many lines they were taken from, bounded for a log whose lines
@@ -125,10 +126,13 @@ func (r *record) valString(i int) (string, bool) {
 		return "", false
 	}
 	if m.esc {
-		return gjson.Parse(r.text[m.start:m.end]).Str, true
+		return r.unescape(m), true
 	}
 	return r.text[m.start+1 : m.end-1], true
 }
+
+// unescape decodes a string member holding escapes.
+func (r *record) unescape(m *member) string { return gjson.Parse(r.text[m.start:m.end]).Str }
 
 // bytesToString views b as a string without copying; the string is only
 // valid while b is unchanged.
@@ -380,10 +384,30 @@ func (r *record) strs(ps *pathSet) string {
 	if sh == nil {
 		return r.str(ps.paths...)
 	}
-	cands := sh.resolve(ps)
+	// resolve and valString, by hand for the usual case: a line asks a
+	// dozen sets, and the calls cost as much as the answers.
+	var cands []candidate
+	if ps.id < len(sh.resolved) {
+		cands = sh.resolved[ps.id]
+	}
+	if cands == nil {
+		cands = sh.resolveNew(ps)
+	}
 	for i := range cands {
 		c := &cands[i]
 		if c.full == "" && c.rest == "" {
+			if r.loaded == nil {
+				if m := &r.vals[c.member]; m.kind == gjson.String && !m.esc {
+					s := r.text[m.start+1 : m.end-1]
+					if s != "" && s[0] > ' ' && s[len(s)-1] > ' ' && s != "-" {
+						return s // presentString's answer, without the call
+					}
+					if s = presentString(s); s != "" {
+						return s
+					}
+					continue
+				}
+			}
 			// A top-level string, the usual case: no copy of the Result.
 			if str, ok := r.valString(c.member); ok {
 				if s := presentString(str); s != "" {
@@ -443,13 +467,20 @@ func (r *record) noteOdd(v gjson.Result, name string) {
 
 // resolve returns the aliases of ps present in the shape, in order.
 func (sh *shape) resolve(ps *pathSet) []candidate {
-	if ps.id < len(sh.resolved) && sh.resolved[ps.id] != nil {
-		return *sh.resolved[ps.id]
+	if ps.id < len(sh.resolved) {
+		if c := sh.resolved[ps.id]; c != nil {
+			return c
+		}
 	}
+	return sh.resolveNew(ps)
+}
+
+// resolveNew works out and keeps resolve's answer.
+func (sh *shape) resolveNew(ps *pathSet) []candidate {
 	for len(sh.resolved) <= ps.id {
 		sh.resolved = append(sh.resolved, nil)
 	}
-	var cands []candidate
+	cands := []candidate{} // not nil: known to be none
 	for _, p := range ps.paths {
 		first, rest, _ := strings.Cut(p, ".")
 		if strings.Contains(first, `\`) {
@@ -460,6 +491,6 @@ func (sh *shape) resolve(ps *pathSet) []candidate {
 			cands = append(cands, candidate{member: i, rest: rest})
 		}
 	}
-	sh.resolved[ps.id] = &cands
+	sh.resolved[ps.id] = cands
 	return cands
 }
