@@ -18,8 +18,14 @@ type Result struct {
 	Raw     []string
 	Ignored int // valid lines that say nothing about a request
 	Skips   []trace.Skip
-	Formats map[string]int // observations and ignored lines by format
 	Secrets map[string]int // credential-bearing field paths, by count
+
+	// formats counts observations and ignored lines by format, but for
+	// the last run of one format, counted in run and runFormat: a map
+	// update per run, not per line (FormatCounts adds it in).
+	formats   map[string]int
+	runFormat string
+	run       int
 
 	// Repaired counts lines read although they are not valid JSON: raw
 	// control bytes inside strings, which stringEnd lets through.
@@ -27,6 +33,19 @@ type Result struct {
 	// LastRepair says what the last repair was, when it was not the raw
 	// control bytes' (a field of an impossible type, named).
 	LastRepair string
+}
+
+// FormatCounts returns how many observations and ignored lines each
+// format gave.
+func (r *Result) FormatCounts() map[string]int {
+	if r.run > 0 {
+		if r.formats == nil {
+			r.formats = map[string]int{}
+		}
+		r.formats[r.runFormat] += r.run
+		r.runFormat, r.run = "", 0
+	}
+	return r.formats
 }
 
 // Reset empties r, keeping its buffers.
@@ -274,10 +293,12 @@ func (sh *shape) matches(r *record) bool {
 }
 
 func (p *Parser) countFormat(name string) {
-	if p.out.Formats == nil {
-		p.out.Formats = map[string]int{}
+	if r := p.out; name == r.runFormat {
+		r.run++
+	} else {
+		r.FormatCounts()
+		r.runFormat, r.run = name, 1
 	}
-	p.out.Formats[name]++
 }
 
 func (p *Parser) skip(src trace.Source, reason string) {
