@@ -153,17 +153,21 @@ func (r *record) value(b []byte, i int) (int, bool) {
 	m := member{start: uint32(i)}
 	switch c := b[i]; {
 	case c == '"':
-		// A short string ends in the first word after its quote (a
-		// method, a status, a duration): found here, without the call.
-		if j := i + 1; j+8 <= len(b) {
+		// quoteBackslashOrControl's loop, here for the usual string, which
+		// holds neither escapes nor control bytes: its end is found without
+		// a call; any other string is read by stringEnd.
+		j := i + 1
+		for ; j+8 <= len(b); j += 8 {
 			w := binary.LittleEndian.Uint64(b[j:])
 			q, s := w^(ones*'"'), w^(ones*'\\')
 			if stop := ((q-ones)&^q | (s-ones)&^s | (w-ones*0x20)&^w) & highs; stop != 0 {
-				if k := j + bits.TrailingZeros64(stop)>>3; b[k] == '"' {
-					m.kind, i = gjson.String, k+1
-					break
-				}
+				j += bits.TrailingZeros64(stop) >> 3
+				break
 			}
+		}
+		if j < len(b) && b[j] == '"' {
+			m.kind, i = gjson.String, j+1
+			break
 		}
 		end, esc, ctl := stringEnd(b, i)
 		if end < 0 {
