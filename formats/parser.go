@@ -159,7 +159,9 @@ func (p *Parser) parseObject(v gjson.Result, src trace.Source) {
 func (p *Parser) parseRecord(src trace.Source) {
 	sh := p.shapeOf(&p.rec)
 	p.rec.shape = sh
-	if !p.rec.laidOut {
+	if p.rec.hinted && !p.rec.laidOut {
+		// The second line in a row of this key set, or one laid out
+		// otherwise: its separators are worth keeping for the next.
 		sh.learnLayout(&p.rec)
 	}
 	p.last = sh
