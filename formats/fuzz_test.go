@@ -132,7 +132,7 @@ func FuzzScanObjectLike(f *testing.F) {
 	f.Add([]byte(`{"time_iso8601":"x","ms\u0065c":"1","request_id":"r","http_idempotency_key":"k","request_method":"POST","request_uri":"/v1/x","status":"201"}`))
 	f.Add([]byte(`{"time_iso8601":"x","msec":"1","request_id":"r","http_idempotency_key":"k","request_method":"POST","request_uri":"/v1/x","status":"201"} x`))
 	f.Add([]byte(`{"time_iso8601":"x","msec":"1","request_id":"r","http_idempotency_key":"k","request_method":"POST","request_uri":"/v1/x","status":  "201" }`))
-	f.Add([]byte(`{"time_iso8601":"x","msec":"1","request_id":"r","http_idempotency_key":"k","request_method":"POST","request_uri":"/v1/x","status":"2"}`))
+	f.Add([]byte("{\"time_iso8601\":\"x\",\"msec\":\"1\",\"request_id\":\"r\",\"http_idempotency_key\":\"k\",\"request_method\":\"POST\",\"request_uri\":\"/v1/x\",\"status\":\"2\x01\"}"))
 	p := NewParser(nil, nil)
 	if !p.rec.scanObject(hintLine) {
 		f.Fatal("hint line does not scan")

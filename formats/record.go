@@ -391,7 +391,7 @@ func (r *record) strs(ps *pathSet) string {
 		cands = sh.resolved[ps.id]
 	}
 	if cands == nil {
-		cands = sh.resolveNew(ps)
+		cands = sh.resolve(ps)
 	}
 	for i := range cands {
 		c := &cands[i]
@@ -465,18 +465,9 @@ func (r *record) noteOdd(v gjson.Result, name string) {
 	}
 }
 
-// resolve returns the aliases of ps present in the shape, in order.
+// resolve works out which aliases of ps are present in the shape, in
+// order, and keeps the answer in sh.resolved.
 func (sh *shape) resolve(ps *pathSet) []candidate {
-	if ps.id < len(sh.resolved) {
-		if c := sh.resolved[ps.id]; c != nil {
-			return c
-		}
-	}
-	return sh.resolveNew(ps)
-}
-
-// resolveNew works out and keeps resolve's answer.
-func (sh *shape) resolveNew(ps *pathSet) []candidate {
 	for len(sh.resolved) <= ps.id {
 		sh.resolved = append(sh.resolved, nil)
 	}
