@@ -2,6 +2,7 @@ package formats
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -46,6 +47,15 @@ func TestLinesReadAloneOrInARow(t *testing.T) {
 			lines = append(lines, string(l))
 		}
 	}
+	for _, pr := range aloneOrInARow(lines) {
+		t.Error(pr)
+	}
+}
+
+// aloneOrInARow reads lines with one parser, one after another, and each
+// with a parser of its own, and says where the two differ.
+func aloneOrInARow(lines []string) []string {
+	var problems []string
 	inARow := NewParser(nil, nil)
 	for i, l := range lines {
 		src := trace.Source{File: "f", Line: i + 1}
@@ -58,7 +68,24 @@ func TestLinesReadAloneOrInARow(t *testing.T) {
 		inARow.Into(&row)
 		inARow.Line([]byte(l), src)
 		if !reflect.DeepEqual(row, want) {
-			t.Errorf("line %d %.80q read after the others:\n got %+v\nwant %+v", i+1, l, row, want)
+			problems = append(problems, fmt.Sprintf("line %d %.80q read after the others:\n got %+v\nwant %+v", i+1, l, row, want))
 		}
 	}
+	return problems
+}
+
+// FuzzLinesInARow checks that a line reads the same after the lines
+// before it as on its own, whatever the two are: the previous line's key
+// set and its shape's layout only ever save work.
+func FuzzLinesInARow(f *testing.F) {
+	const a = `{"time_iso8601":"2026-11-30T00:00:00+00:00","msec":"1795996800.148","request_id":"r1","request_method":"POST","request_uri":"/v1/x","status":"201"}`
+	f.Add(a, a, a)
+	f.Add(a, a, `{"time_iso8601": "x","msec":"1795996800.148","request_id":"r1","request_method":"POST","request_uri":"/v1/x","status":"201"}`)
+	f.Add(a, a, `{"time_iso8601":"2026-11-30T00:00:00+00:00","msec":"1795996800.148","request_id":"r\"1","request_method":"POST","request_uri":"/v1/x","status":201}`)
+	f.Add(`{"level":"info","msg":"a","request_id":"r"}`, `{"level":"info","msg":"a","request_id":"r"}`, `{"level":"info","msg":"a\n","request_id":{"a":1}}`)
+	f.Fuzz(func(t *testing.T, a, b, c string) {
+		for _, pr := range aloneOrInARow([]string{a, b, c, a, c}) {
+			t.Error(pr)
+		}
+	})
 }
