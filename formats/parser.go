@@ -104,8 +104,11 @@ func (p *Parser) parseLine(line []byte, src trace.Source) {
 	for len(line) > 0 && (line[len(line)-1] == '\n' || line[len(line)-1] == '\r') {
 		line = line[:len(line)-1]
 	}
-	line = bytes.TrimPrefix(line, BOM)
-	line = bytes.TrimSpace(line)
+	if len(line) == 0 || line[0] != '{' || line[len(line)-1] != '}' {
+		// Not the usual {...} line, which has nothing to trim.
+		line = bytes.TrimPrefix(line, BOM)
+		line = bytes.TrimSpace(line)
+	}
 	if len(line) == 0 {
 		return
 	}
