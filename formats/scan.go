@@ -165,6 +165,11 @@ func (r *record) value(b []byte, i int) (int, bool) {
 				break
 			}
 		}
+		// The last bytes of the line, short of a word (the last value's
+		// end); after a stop found above, this loop stops at once.
+		for j < len(b) && b[j] != '"' && b[j] != '\\' && b[j] >= 0x20 {
+			j++
+		}
 		if j < len(b) && b[j] == '"' {
 			m.kind, i = gjson.String, j+1
 			break
