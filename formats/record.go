@@ -384,8 +384,9 @@ func (r *record) strs(ps *pathSet) string {
 	if sh == nil {
 		return r.str(ps.paths...)
 	}
-	// resolve and valString, by hand for the usual case: a line asks a
-	// dozen sets, and the calls cost as much as the answers.
+	// The shape's kept answer for ps, and valString for a plain string,
+	// by hand: a line asks a dozen sets, and the calls cost as much as
+	// the answers.
 	var cands []candidate
 	if ps.id < len(sh.resolved) {
 		cands = sh.resolved[ps.id]
