@@ -120,8 +120,9 @@ func FuzzQuoteOrBackslash(f *testing.F) {
 }
 
 // FuzzScanObjectLike checks that scanning with the previous line's key set
-// as a hint finds exactly what scanning without one finds, and says the
-// key set is the hint's only when it is.
+// as a hint, by its names or by its layout's separators, finds exactly what
+// scanning without one finds, and says the key set is the hint's only when
+// it is.
 func FuzzScanObjectLike(f *testing.F) {
 	seedLines(f)
 	hintLine := []byte(`{"time_iso8601":"2026-11-30T00:00:00+00:00","msec":"1795996800.148","request_id":"r","http_idempotency_key":"k","request_method":"POST","request_uri":"/v1/x","status":"201"}`)
@@ -129,36 +130,62 @@ func FuzzScanObjectLike(f *testing.F) {
 	f.Add([]byte(`{"time_iso8601":"x","msec":"1","request_id":"r","http_idempotency_key":"k","request_method":"POST","request_uri":"/v1/x","status":"201","extra":1}`))
 	f.Add([]byte(`{"time_iso8601":"x","msec":"1","request_id":"r","http_idempotency_key":"k","request_method":"POST","request_uri":"/v1/x"}`))
 	f.Add([]byte(`{"time_iso8601":"x","ms\u0065c":"1","request_id":"r","http_idempotency_key":"k","request_method":"POST","request_uri":"/v1/x","status":"201"}`))
+	f.Add([]byte(`{"time_iso8601":"x","msec":"1","request_id":"r","http_idempotency_key":"k","request_method":"POST","request_uri":"/v1/x","status":"201"} x`))
+	f.Add([]byte(`{"time_iso8601":"x","msec":"1","request_id":"r","http_idempotency_key":"k","request_method":"POST","request_uri":"/v1/x","status":  "201" }`))
+	f.Add([]byte("{\"time_iso8601\":\"x\",\"msec\":\"1\",\"request_id\":\"r\",\"http_idempotency_key\":\"k\",\"request_method\":\"POST\",\"request_uri\":\"/v1/x\",\"status\":\"2\x01\"}"))
 	p := NewParser(nil, nil)
 	if !p.rec.scanObject(hintLine) {
 		f.Fatal("hint line does not scan")
 	}
 	hint := p.shapeOf(&p.rec)
+	// The same key set, read by the hint line's separators.
+	laidOut := &shape{keys: hint.keys, index: hint.index, plainKeys: hint.plainKeys}
+	laidOut.learnLayout(&p.rec)
+	if len(laidOut.seps) != len(hint.keys) {
+		f.Fatal("no layout learnt from the hint line")
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		var plain, like record
+		var plain, like, bySeps record
 		okPlain := plain.scanObject(b)
 		okLike := like.scanObjectLike(b, hint)
-		if okPlain != okLike {
-			t.Fatalf("scan %v, with hint %v", okPlain, okLike)
+		okSeps := bySeps.scanObjectLike(b, laidOut)
+		if okPlain != okLike || okPlain != okSeps {
+			t.Fatalf("scan %v, with hint %v, by separators %v", okPlain, okLike, okSeps)
+		}
+		if plain.tooDeep != like.tooDeep || plain.tooDeep != bySeps.tooDeep {
+			t.Fatalf("too deep: %v, with hint %v, by separators %v", plain.tooDeep, like.tooDeep, bySeps.tooDeep)
 		}
 		if !okPlain {
 			return
 		}
-		same := len(plain.vals) == len(like.vals)
-		for i := 0; same && i < len(plain.vals); i++ {
-			a, b := plain.val(i), like.val(i)
-			same = a.Type == b.Type && a.Raw == b.Raw && a.Str == b.Str && (a.Num == b.Num || a.Num != a.Num && b.Num != b.Num)
+		if plain.ctl != like.ctl || plain.ctl != bySeps.ctl {
+			t.Fatalf("raw control bytes: %v, with hint %v, by separators %v", plain.ctl, like.ctl, bySeps.ctl)
 		}
-		if !slices.Equal(plain.keys, like.keys) || !same {
-			t.Fatalf("with hint: %q %v, without: %q %v", like.keys, like.vals, plain.keys, plain.vals)
+		if bySeps.hinted != like.hinted && !bytes.Contains(b, []byte(`\`)) {
+			t.Fatalf("hinted %v by separators, %v by names", bySeps.hinted, like.hinted)
 		}
-		// Hinted only when the key set is the hint's (a name written with
-		// escapes is not compared, so the same set may go unhinted).
-		if like.hinted && !slices.Equal(plain.keys, hint.keys) {
-			t.Fatalf("hinted for keys %q (hint %q)", plain.keys, hint.keys)
-		}
+		sameRecord(t, &plain, &bySeps, hint)
+		sameRecord(t, &plain, &like, hint)
 		if like.hinted != (slices.Equal(plain.keys, hint.keys) && !bytes.Contains(b, []byte(`\`))) && !bytes.Contains(b, []byte(`\`)) {
 			t.Fatalf("hinted %v for keys %q without escapes (hint %q)", like.hinted, plain.keys, hint.keys)
 		}
 	})
+}
+
+// sameRecord fails unless like, scanned with hint, holds what plain does.
+func sameRecord(t *testing.T, plain, like *record, hint *shape) {
+	t.Helper()
+	same := len(plain.vals) == len(like.vals)
+	for i := 0; same && i < len(plain.vals); i++ {
+		a, b := plain.val(i), like.val(i)
+		same = a.Type == b.Type && a.Raw == b.Raw && a.Str == b.Str && (a.Num == b.Num || a.Num != a.Num && b.Num != b.Num)
+	}
+	if !slices.Equal(plain.keys, like.keys) || !same {
+		t.Fatalf("with hint: %q %v, without: %q %v", like.keys, like.vals, plain.keys, plain.vals)
+	}
+	// Hinted only when the key set is the hint's (a name written with
+	// escapes is not compared, so the same set may go unhinted).
+	if like.hinted && !slices.Equal(plain.keys, hint.keys) {
+		t.Fatalf("hinted for keys %q (hint %q)", plain.keys, hint.keys)
+	}
 }

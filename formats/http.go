@@ -13,9 +13,18 @@ import (
 // routePath keeps the path of a URI or URL and drops its query, which may
 // hold tokens and does not identify the route.
 func routePath(s string) string {
-	if s == "" {
-		return ""
+	// The usual path holds none of the bytes that start a scheme's "://",
+	// a query or a fragment: one pass over it says so.
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == ':' || c == '?' || c == '#' {
+			return routeOfURI(s)
+		}
 	}
+	return s
+}
+
+// routeOfURI is routePath for a URI with a scheme, a query or a fragment.
+func routeOfURI(s string) string {
 	if i := strings.Index(s, "://"); i >= 0 {
 		if u, err := url.Parse(s); err == nil {
 			return u.EscapedPath()

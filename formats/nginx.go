@@ -95,7 +95,7 @@ func extractNginx(p *Parser, r *record, o *trace.Observation) bool {
 	o.Outcome = proxyOutcome(o.Status)
 	up := r.strs(pNginxUpstream)
 	o.UpstreamStatus, _ = intValue(up)
-	if strings.ContainsAny(up, ",:") {
+	if listsStatuses(up) {
 		o.Detail = "upstream_status " + up
 	} else if o.Status == 499 {
 		o.Detail = "499 client closed request"
@@ -107,4 +107,16 @@ func extractNginx(p *Parser, r *record, o *trace.Observation) bool {
 	o.RetryAfter = r.strs(pNginxRetryAfter) != ""
 	o.ResultID = r.strs(pNginxResult)
 	return o.Method != "" || o.RequestID != "" || o.Key != ""
+}
+
+// listsStatuses reports whether $upstream_status lists several upstreams'
+// statuses ("504, 201", "502 : 201"): strings.ContainsAny(up, ",:"),
+// without its set search on the three bytes of the usual one.
+func listsStatuses(up string) bool {
+	for i := 0; i < len(up); i++ {
+		if up[i] == ',' || up[i] == ':' {
+			return true
+		}
+	}
+	return false
 }

@@ -18,8 +18,14 @@ type Result struct {
 	Raw     []string
 	Ignored int // valid lines that say nothing about a request
 	Skips   []trace.Skip
-	Formats map[string]int // observations and ignored lines by format
 	Secrets map[string]int // credential-bearing field paths, by count
+
+	// formats counts observations and ignored lines by format, but for
+	// the last run of one format, counted in run and runFormat: a map
+	// update per run, not per line (FormatCounts adds it in).
+	formats   map[string]int
+	runFormat string
+	run       int
 
 	// Repaired counts lines read although they are not valid JSON: raw
 	// control bytes inside strings, which stringEnd lets through.
@@ -27,6 +33,19 @@ type Result struct {
 	// LastRepair says what the last repair was, when it was not the raw
 	// control bytes' (a field of an impossible type, named).
 	LastRepair string
+}
+
+// FormatCounts returns how many observations and ignored lines each
+// format gave.
+func (r *Result) FormatCounts() map[string]int {
+	if r.run > 0 {
+		if r.formats == nil {
+			r.formats = map[string]int{}
+		}
+		r.formats[r.runFormat] += r.run
+		r.runFormat, r.run = "", 0
+	}
+	return r.formats
 }
 
 // Reset empties r, keeping its buffers.
@@ -85,8 +104,11 @@ func (p *Parser) parseLine(line []byte, src trace.Source) {
 	for len(line) > 0 && (line[len(line)-1] == '\n' || line[len(line)-1] == '\r') {
 		line = line[:len(line)-1]
 	}
-	line = bytes.TrimPrefix(line, BOM)
-	line = bytes.TrimSpace(line)
+	if len(line) == 0 || line[0] != '{' || line[len(line)-1] != '}' {
+		// Not the usual {...} line, which has nothing to trim.
+		line = bytes.TrimPrefix(line, BOM)
+		line = bytes.TrimSpace(line)
+	}
 	if len(line) == 0 {
 		return
 	}
@@ -140,6 +162,11 @@ func (p *Parser) parseObject(v gjson.Result, src trace.Source) {
 func (p *Parser) parseRecord(src trace.Source) {
 	sh := p.shapeOf(&p.rec)
 	p.rec.shape = sh
+	if p.rec.hinted && !p.rec.laidOut {
+		// The second line in a row of this key set, or one laid out
+		// otherwise: its separators are worth keeping for the next.
+		sh.learnLayout(&p.rec)
+	}
 	p.last = sh
 	p.scanSecrets(&p.rec, sh)
 	p.raw = p.rec.raw()
@@ -271,10 +298,12 @@ func (sh *shape) matches(r *record) bool {
 }
 
 func (p *Parser) countFormat(name string) {
-	if p.out.Formats == nil {
-		p.out.Formats = map[string]int{}
+	if r := p.out; name == r.runFormat {
+		r.run++
+	} else {
+		r.FormatCounts()
+		r.runFormat, r.run = name, 1
 	}
-	p.out.Formats[name]++
 }
 
 func (p *Parser) skip(src trace.Source, reason string) {
@@ -296,6 +325,25 @@ func (p *Parser) finish(o *trace.Observation) {
 	if p.src != nil && p.src.tierSet {
 		o.Tier = p.src.tier
 	}
+	// One test for the usual line, whose fields are all short: a string
+	// stored back costs a write barrier while the collector runs.
+	if max(len(o.Route), len(o.Decision), len(o.State), len(o.Detail), len(o.Client), len(o.ActivityType),
+		len(o.RequestID), len(o.Key), len(o.KeyHash), len(o.Scope), len(o.Fingerprint), len(o.ResultID),
+		len(o.WorkflowID), len(o.RunID), len(o.ActivityID), len(o.Message), len(o.Method), len(o.Labels)) > MaxField {
+		capFields(o)
+	}
+	if p.KeepRaw {
+		p.out.Raw = append(p.out.Raw, p.raw)
+	}
+	p.countFormat(o.Format)
+}
+
+// MaxField bounds what one field may cost in memory; ids and keys longer
+// than this are cut (and still compare equal if their first 1 KiB do).
+const MaxField = 1024
+
+// capFields cuts o's fields to MaxField.
+func capFields(o *trace.Observation) {
 	o.Route = capLen(o.Route)
 	o.Decision = capLen(o.Decision)
 	o.State = capLen(o.State)
@@ -314,15 +362,7 @@ func (p *Parser) finish(o *trace.Observation) {
 	o.Message = capLen(o.Message)
 	o.Method = capLen(o.Method)
 	o.Labels = capLen(o.Labels)
-	if p.KeepRaw {
-		p.out.Raw = append(p.out.Raw, p.raw)
-	}
-	p.countFormat(o.Format)
 }
-
-// MaxField bounds what one field may cost in memory; ids and keys longer
-// than this are cut (and still compare equal if their first 1 KiB do).
-const MaxField = 1024
 
 func capLen(s string) string {
 	if len(s) > MaxField {

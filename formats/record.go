@@ -11,7 +11,10 @@ import (
 // record is one JSON object's top-level members, read in a single pass.
 // Values point into the line's buffer: copy what outlives the line.
 type record struct {
-	keys []string
+	// keys are the members' names: keyBuf's, or the shape's own when the
+	// line was read by its separators (never appended to then).
+	keys   []string
+	keyBuf []string
 	// vals are the members' values as bounds in text, turned into
 	// gjson.Results only when read (val): most members of a line are
 	// never read, and bounds hold no pointers for the collector to follow.
@@ -34,6 +37,8 @@ type record struct {
 	// scanObjectLike).
 	hinted bool
 	hint   *shape
+	// laidOut says the scan read the line by hint's separators.
+	laidOut bool
 	// text is the object's JSON text as read, for the formats that need
 	// nested paths across members (it points into the line buffer).
 	text string
@@ -51,8 +56,34 @@ type shape struct {
 	plainKeys bool
 	headers   []int // members that hold header maps to look into
 	body      string
-	// resolved[pathSet.id] caches where each alias list is in this shape.
-	resolved []*[]candidate
+	// resolved[pathSet.id] caches where each alias list is in this shape
+	// (nil: not worked out yet).
+	resolved [][]candidate
+	// seps are the texts before each member's value in a line of this
+	// shape (`{"a":`, `,"b": `), when its keys are plain; layouts counts
+	// how many lines they were taken from, bounded for a log whose lines
+	// are laid out differently.
+	seps    []string
+	layouts int
+}
+
+// maxLayouts bounds how many times a shape's separators are taken again.
+const maxLayouts = 8
+
+// learnLayout takes the separators of the scanned line r, of this shape,
+// for the next lines to be read by (see scanObjectLike).
+func (sh *shape) learnLayout(r *record) {
+	if !sh.plainKeys || r.loaded != nil || len(r.vals) != len(sh.keys) || sh.layouts >= maxLayouts {
+		return
+	}
+	sh.layouts++
+	seps := make([]string, len(r.vals))
+	prev := uint32(0)
+	for i, m := range r.vals {
+		seps[i] = strings.Clone(r.text[prev:m.start])
+		prev = m.end
+	}
+	sh.seps = seps
 }
 
 // member is one top-level value: its raw JSON in the record's text.
@@ -95,10 +126,13 @@ func (r *record) valString(i int) (string, bool) {
 		return "", false
 	}
 	if m.esc {
-		return gjson.Parse(r.text[m.start:m.end]).Str, true
+		return r.unescape(m), true
 	}
 	return r.text[m.start+1 : m.end-1], true
 }
+
+// unescape decodes a string member holding escapes.
+func (r *record) unescape(m *member) string { return gjson.Parse(r.text[m.start:m.end]).Str }
 
 // bytesToString views b as a string without copying; the string is only
 // valid while b is unchanged.
@@ -112,7 +146,8 @@ func bytesToString(b []byte) string {
 // load reads the top-level members of obj (which must be a valid JSON object).
 func (r *record) load(obj gjson.Result) {
 	r.odd = ""
-	r.keys = r.keys[:0]
+	r.keys = r.keyBuf[:0]
+	r.laidOut = false
 	r.vals = r.vals[:0]
 	r.loaded = r.loaded[:0]
 	r.shape = nil
@@ -122,7 +157,7 @@ func (r *record) load(obj gjson.Result) {
 		r.loaded = append(r.loaded, v)
 		return true
 	})
-
+	r.keyBuf = r.keys
 }
 
 // signature identifies the record's key set (in order) for the shape
@@ -349,10 +384,31 @@ func (r *record) strs(ps *pathSet) string {
 	if sh == nil {
 		return r.str(ps.paths...)
 	}
-	cands := sh.resolve(ps)
+	// The shape's kept answer for ps, and valString for a plain string,
+	// by hand: a line asks a dozen sets, and the calls cost as much as
+	// the answers.
+	var cands []candidate
+	if ps.id < len(sh.resolved) {
+		cands = sh.resolved[ps.id]
+	}
+	if cands == nil {
+		cands = sh.resolve(ps)
+	}
 	for i := range cands {
 		c := &cands[i]
 		if c.full == "" && c.rest == "" {
+			if r.loaded == nil {
+				if m := &r.vals[c.member]; m.kind == gjson.String && !m.esc {
+					s := r.text[m.start+1 : m.end-1]
+					if s != "" && s[0] > ' ' && s[len(s)-1] > ' ' && s != "-" {
+						return s // presentString's answer, without the call
+					}
+					if s = presentString(s); s != "" {
+						return s
+					}
+					continue
+				}
+			}
 			// A top-level string, the usual case: no copy of the Result.
 			if str, ok := r.valString(c.member); ok {
 				if s := presentString(str); s != "" {
@@ -410,15 +466,13 @@ func (r *record) noteOdd(v gjson.Result, name string) {
 	}
 }
 
-// resolve returns the aliases of ps present in the shape, in order.
+// resolve works out which aliases of ps are present in the shape, in
+// order, and keeps the answer in sh.resolved.
 func (sh *shape) resolve(ps *pathSet) []candidate {
-	if ps.id < len(sh.resolved) && sh.resolved[ps.id] != nil {
-		return *sh.resolved[ps.id]
-	}
 	for len(sh.resolved) <= ps.id {
 		sh.resolved = append(sh.resolved, nil)
 	}
-	var cands []candidate
+	cands := []candidate{} // not nil: known to be none
 	for _, p := range ps.paths {
 		first, rest, _ := strings.Cut(p, ".")
 		if strings.Contains(first, `\`) {
@@ -429,6 +483,6 @@ func (sh *shape) resolve(ps *pathSet) []candidate {
 			cands = append(cands, candidate{member: i, rest: rest})
 		}
 	}
-	sh.resolved[ps.id] = &cands
+	sh.resolved[ps.id] = cands
 	return cands
 }

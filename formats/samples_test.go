@@ -53,8 +53,8 @@ func sampleProblems(f *Format, i int, s Sample) []string {
 		return []string{fmt.Sprintf("%d observations, want %d", len(res.Obs), want)}
 	}
 	var out []string
-	if _, ok := res.Formats[f.Name]; !ok && f.Kind != KindEnvelope {
-		out = append(out, fmt.Sprintf("read as %v", res.Formats))
+	if _, ok := res.FormatCounts()[f.Name]; !ok && f.Kind != KindEnvelope {
+		out = append(out, fmt.Sprintf("read as %v", res.FormatCounts()))
 	}
 	return append(out, wantFields(s.Want, res.Obs[0])...)
 }

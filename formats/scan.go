@@ -20,28 +20,75 @@ func (r *record) scanObject(b []byte) bool {
 }
 
 // scanObjectLike is scanObject for a line that likely has the key set of
-// hint (the previous line's, in a log written by one logger): each name is
-// compared with the expected one instead of searched for, and when all
-// match, r.hinted tells shapeOf it need not look the key set up.
+// hint (the previous line's, in a log written by one logger). When hint
+// knows the text between its members' values as a line of its shape wrote
+// it (seps: `{"a":`, `,"b":`), a line laid out the same is read by
+// comparing each separator whole and reading only the values. Otherwise
+// each name is compared with the expected one instead of searched for.
+// When all match, r.hinted tells shapeOf it need not look the key set up.
 func (r *record) scanObjectLike(b []byte, hint *shape) bool {
-	r.keys = r.keys[:0]
+	r.keys = r.keyBuf[:0]
 	r.vals = r.vals[:0]
 	r.loaded = nil
 	r.shape = nil
 	r.tooDeep, r.ctl, r.odd = false, false, ""
-	r.hinted, r.hint = false, hint
+	r.hinted, r.hint, r.laidOut = false, hint, false
 	r.text = bytesToString(b)
 	if uint64(len(b)) > math.MaxUint32 {
 		return false // members' bounds are 32-bit; the reader's lines stop at 1 GiB
 	}
 	like := hint != nil && hint.plainKeys
-	i := skipWS(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return false
+	i, n := 0, 0
+	if like && len(hint.seps) == len(hint.keys) {
+		// Equal bytes parse alike: a separator taken from a valid line of
+		// this shape holds the same punctuation and the same name here.
+		for n < len(hint.seps) {
+			sep := hint.seps[n]
+			if len(b)-i < len(sep) || string(b[i:i+len(sep)]) != sep {
+				break
+			}
+			j, ok := r.value(b, skipWS(b, i+len(sep)))
+			if !ok {
+				return false
+			}
+			i = j
+			n++
+		}
+		if n == len(hint.keys) {
+			if j := skipWS(b, i); j < len(b) && b[j] == '}' && skipWS(b, j+1) == len(b) {
+				r.keys = hint.keys
+				r.hinted, r.laidOut = true, true
+				return true
+			}
+		}
+		if n > 0 {
+			r.keys = append(r.keys, hint.keys[:n]...)
+		}
 	}
-	i = skipWS(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return skipWS(b, i+1) == len(b)
+	if n == 0 {
+		i = skipWS(b, 0)
+		if i >= len(b) || b[i] != '{' {
+			return false
+		}
+		i = skipWS(b, i+1)
+		if i < len(b) && b[i] == '}' {
+			return skipWS(b, i+1) == len(b)
+		}
+	} else {
+		// After the last value read by separators: the next member's
+		// separator, or the object's end, is read the long way.
+		i = skipWS(b, i)
+		if i >= len(b) {
+			return false
+		}
+		if b[i] == '}' {
+			r.keyBuf = r.keys
+			return skipWS(b, i+1) == len(b)
+		}
+		if b[i] != ',' {
+			return false
+		}
+		i = skipWS(b, i+1)
 	}
 	for {
 		if i >= len(b) || b[i] != '"' {
@@ -75,62 +122,18 @@ func (r *record) scanObjectLike(b []byte, hint *shape) bool {
 			return false
 		}
 		i = skipWS(b, i+1)
-		if i >= len(b) {
+		j, ok := r.value(b, i)
+		if !ok {
 			return false
 		}
-		m := member{start: uint32(i)}
-		switch c := b[i]; {
-		case c == '"':
-			end, esc, ctl := stringEnd(b, i)
-			if end < 0 {
-				return false
-			}
-			r.ctl = r.ctl || ctl
-			m.kind, m.esc = gjson.String, esc
-			i = end + 1
-		case c == '{' || c == '[':
-			end, ctl := containerEnd(b, i)
-			r.ctl = r.ctl || ctl
-			if end == tooDeep {
-				r.tooDeep = true
-				return false
-			}
-			if end < 0 {
-				return false
-			}
-			m.kind = gjson.JSON
-			i = end + 1
-		default:
-			j := i
-			for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ' ' && b[j] != '\t' && b[j] != '\r' && b[j] != '\n' {
-				j++
-			}
-			raw := bytesToString(b[i:j])
-			switch {
-			case raw == "true":
-				m.kind = gjson.True
-			case raw == "false":
-				m.kind = gjson.False
-			case raw == "null":
-				m.kind = gjson.Null
-			case len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9'):
-				if _, err := strconv.ParseFloat(raw, 64); err != nil && !errors.Is(err, strconv.ErrRange) {
-					return false // out of range (1e700) is valid JSON; junk is not
-				}
-				m.kind = gjson.Number
-			default:
-				return false
-			}
-			i = j
-		}
-		m.end = uint32(i)
+		i = j
 		r.keys = append(r.keys, key)
-		r.vals = append(r.vals, m)
 		i = skipWS(b, i)
 		if i >= len(b) {
 			return false
 		}
 		if b[i] == '}' {
+			r.keyBuf = r.keys
 			r.hinted = like && len(r.keys) == len(hint.keys)
 			return skipWS(b, i+1) == len(b)
 		}
@@ -139,6 +142,83 @@ func (r *record) scanObjectLike(b []byte, hint *shape) bool {
 		}
 		i = skipWS(b, i+1)
 	}
+}
+
+// value reads the member value at b[i] into r.vals, returning where it
+// ends; false when it is not a valid value.
+func (r *record) value(b []byte, i int) (int, bool) {
+	if i >= len(b) {
+		return 0, false
+	}
+	m := member{start: uint32(i)}
+	switch c := b[i]; {
+	case c == '"':
+		// quoteBackslashOrControl's loop, here for the usual string, which
+		// holds neither escapes nor control bytes: its end is found without
+		// a call; any other string is read by stringEnd.
+		j := i + 1
+		for ; j+8 <= len(b); j += 8 {
+			w := binary.LittleEndian.Uint64(b[j:])
+			q, s := w^(ones*'"'), w^(ones*'\\')
+			if stop := ((q-ones)&^q | (s-ones)&^s | (w-ones*0x20)&^w) & highs; stop != 0 {
+				j += bits.TrailingZeros64(stop) >> 3
+				break
+			}
+		}
+		// The last bytes of the line, short of a word (the last value's
+		// end); after a stop found above, this loop stops at once.
+		for j < len(b) && b[j] != '"' && b[j] != '\\' && b[j] >= 0x20 {
+			j++
+		}
+		if j < len(b) && b[j] == '"' {
+			m.kind, i = gjson.String, j+1
+			break
+		}
+		end, esc, ctl := stringEnd(b, i)
+		if end < 0 {
+			return 0, false
+		}
+		r.ctl = r.ctl || ctl
+		m.kind, m.esc = gjson.String, esc
+		i = end + 1
+	case c == '{' || c == '[':
+		end, ctl := containerEnd(b, i)
+		r.ctl = r.ctl || ctl
+		if end == tooDeep {
+			r.tooDeep = true
+			return 0, false
+		}
+		if end < 0 {
+			return 0, false
+		}
+		m.kind = gjson.JSON
+		i = end + 1
+	default:
+		j := i
+		for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ' ' && b[j] != '\t' && b[j] != '\r' && b[j] != '\n' {
+			j++
+		}
+		raw := bytesToString(b[i:j])
+		switch {
+		case raw == "true":
+			m.kind = gjson.True
+		case raw == "false":
+			m.kind = gjson.False
+		case raw == "null":
+			m.kind = gjson.Null
+		case len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9'):
+			if _, err := strconv.ParseFloat(raw, 64); err != nil && !errors.Is(err, strconv.ErrRange) {
+				return 0, false // out of range (1e700) is valid JSON; junk is not
+			}
+			m.kind = gjson.Number
+		default:
+			return 0, false
+		}
+		i = j
+	}
+	m.end = uint32(i)
+	r.vals = append(r.vals, m)
+	return i, true
 }
 
 func skipWS(b []byte, i int) int {

@@ -554,7 +554,7 @@ func (in *reading) absorb(res *formats.Result, tb *trace.Batch) {
 			in.SkipSamples = append(in.SkipSamples, s)
 		}
 	}
-	for k, v := range res.Formats {
+	for k, v := range res.FormatCounts() {
 		in.Formats[k] += v
 	}
 	for k, v := range res.Secrets {
