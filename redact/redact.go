@@ -147,7 +147,7 @@ func text(s string, found uint64, digits bool) string {
 			return g[1] + g[2] + "=" + Mask
 		})
 	}
-	if !digits {
+	if !digits || !cardStart(s) {
 		return s
 	}
 	return cardRun.ReplaceAllStringFunc(s, func(m string) string {
@@ -180,6 +180,38 @@ func replaceNamed(n named, s string) string {
 	}
 	b.WriteString(s[pos:])
 	return b.String()
+}
+
+// cardStart reports whether cardRun can match in s: a 2-6 at a word
+// boundary, then 12 more digits, a space or dash allowed before each.
+// Ids like a693-4801-9820-224b have the digits but not the boundary, and
+// are told apart here without running the regexp.
+func cardStart(s string) bool {
+	for p := 0; p+13 <= len(s); p++ {
+		if s[p] < '2' || s[p] > '6' || p > 0 && isWordByte(s[p-1]) {
+			continue
+		}
+		n := 1
+		for j := p + 1; j < len(s); j++ {
+			c := s[j]
+			if (c == ' ' || c == '-') && j+1 < len(s) {
+				j++
+				c = s[j]
+			}
+			if c < '0' || c > '9' {
+				break
+			}
+			if n++; n == 13 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isWordByte is \b's word byte: an ASCII letter, digit or underscore.
+func isWordByte(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
 }
 
 // luhn reports whether the digits of s (separators ignored) are a card
@@ -332,11 +364,11 @@ func suspicious(s string) bool {
 // suspects, and whether it has a card-length run of digits.
 func scan(s string) (found uint64, digits bool) {
 	for i := 0; i+1 < len(s); i++ {
-		a := lowerTable[s[i]]
-		if !suspectPair[a][lowerTable[s[i+1]]] {
-			continue // most pairs of letters start no suspect
+		k := suspectFirst[s[i]]
+		if k == 0 || !suspectSecond[k-1][s[i+1]] {
+			continue // most pairs of bytes start no suspect
 		}
-		for _, w := range suspectsBy[a] {
+		for _, w := range suspectsBy[k-1] {
 			if len(s)-i >= len(suspects[w]) && hasPrefixFold(s[i:], suspects[w]) {
 				found |= 1 << w
 			}
@@ -346,23 +378,37 @@ func scan(s string) (found uint64, digits bool) {
 }
 
 // hasDigitRun reports whether s has 13 digits in a row, single spaces or
-// dashes allowed between them.
+// dashes allowed between them. Such a run lies inside a stretch of at
+// least 13 digits and separators, so where the 13th byte from a stretch's
+// possible start is neither, no run starts before it: most text is read
+// a byte in 13.
 func hasDigitRun(s string) bool {
-	n := 0
-	sep := false
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c >= '0' && c <= '9':
-			n++
-			sep = false
-			if n >= 13 {
-				return true
-			}
-		case (c == ' ' || c == '-') && n > 0 && !sep:
-			sep = true
-		default:
-			n, sep = 0, false
+	// i is 0 or follows a byte that is neither a digit nor a separator.
+	for i := 0; i+13 <= len(s); {
+		if !digitOrSep[s[i+12]] {
+			i += 13
+			continue
 		}
+		j := i + 12
+		for j > i && digitOrSep[s[j-1]] {
+			j--
+		}
+		// s[j] starts a stretch: read it whole as the run's definition says.
+		n, sep := 0, false
+		for ; j < len(s) && digitOrSep[s[j]]; j++ {
+			if c := s[j]; c >= '0' && c <= '9' {
+				n++
+				sep = false
+				if n >= 13 {
+					return true
+				}
+			} else if n > 0 && !sep {
+				sep = true
+			} else {
+				n, sep = 0, false
+			}
+		}
+		i = j + 1
 	}
 	return false
 }
@@ -386,30 +432,41 @@ func words(ws ...string) uint64 {
 	return m
 }
 
-// suspectsBy lists the suspects (their index) by their first byte, and
-// suspectPair marks the first two bytes of each, so that scan reads its
-// text once instead of once a word, and stops only where a suspect may
-// begin.
+// suspectFirst numbers, from 1, the bytes a suspect begins with (in
+// either case), suspectsBy lists the suspects (their index) by that
+// number, and suspectSecond marks the second bytes that may follow, so
+// that scan reads its text once instead of once a word, with one look-up
+// at most bytes.
 var (
-	suspectsBy = func() (t [256][]int) {
+	suspectFirst, suspectsBy, suspectSecond = func() (first [256]uint8, by [][]int, second [][256]bool) {
 		for i, w := range suspects {
-			t[w[0]] = append(t[w[0]], i)
+			k := first[w[0]]
+			if k == 0 {
+				by = append(by, nil)
+				second = append(second, [256]bool{})
+				k = uint8(len(by))
+				first[w[0]], first[upper(w[0])] = k, k
+			}
+			by[k-1] = append(by[k-1], i)
+			second[k-1][w[1]], second[k-1][upper(w[1])] = true, true
 		}
-		return t
+		return first, by, second
 	}()
-	suspectPair = func() (t [256][256]bool) {
-		for _, w := range suspects {
-			t[w[0]][w[1]] = true
+	digitOrSep = func() (t [256]bool) {
+		for c := '0'; c <= '9'; c++ {
+			t[c] = true
 		}
-		return t
-	}()
-	lowerTable = func() (t [256]byte) {
-		for i := range t {
-			t[i] = lower(byte(i))
-		}
+		t[' '], t['-'] = true, true
 		return t
 	}()
 )
+
+func upper(c byte) byte {
+	if c >= 'a' && c <= 'z' {
+		return c - 'a' + 'A'
+	}
+	return c
+}
 
 func lower(c byte) byte {
 	if c >= 'A' && c <= 'Z' {
