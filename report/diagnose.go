@@ -8,6 +8,7 @@ import (
 	"io"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -107,9 +108,30 @@ func inputsJSON(inputs []*trace.Input) []InputJSON {
 }
 
 func evidenceJSON(o *trace.Observation) EvidenceJSON {
-	return EvidenceJSON{Source: redact.String(o.Source.String()), Tier: o.Tier.String(), RequestID: redact.String(o.RequestID),
+	return EvidenceJSON{Source: redact.String(sourceString(o.Source)), Tier: o.Tier.String(), RequestID: redact.String(o.RequestID),
 		Time: FormatTime(o.Time), Status: o.Status, Outcome: o.Outcome.String(), Decision: redact.String(o.Decision),
 		ResultID: redact.String(o.ResultID), Effect: o.Effect, Detail: redact.String(o.Detail)}
+}
+
+// sourceString is s.String() without fmt: a big report writes one for
+// every piece of evidence.
+func sourceString(s trace.Source) string {
+	if s.Entry > 0 {
+		return s.String()
+	}
+	var b [128]byte
+	return string(strconv.AppendInt(append(append(b[:0], s.File...), ':'), int64(s.Line), 10))
+}
+
+// findingJSON is what the report says of f.
+func findingJSON(f *diagnose.Finding) FindingJSON {
+	fj := FindingJSON{Rule: f.Rule.ID, Severity: f.Severity.String(), Intent: redact.String(intentID(f)), Keys: redactAll(f.Keys),
+		Title: f.Rule.Title, Symptom: f.Rule.Symptom, Hypothesis: f.Rule.Hypothesis, Check: f.Rule.Check, Action: f.Rule.Action,
+		Narrative: redact.String(f.Narrative), Input: redact.String(f.Input), Counts: f.Counts, Evidence: make([]EvidenceJSON, 0, len(f.Evidence))}
+	for _, o := range f.Evidence {
+		fj.Evidence = append(fj.Evidence, evidenceJSON(o))
+	}
+	return fj
 }
 
 func intentID(f *diagnose.Finding) string {
@@ -155,17 +177,10 @@ func (r *Report) JSON(w io.Writer) error {
 	}
 	bw.WriteString(in1 + `"findings"` + sep + "[" + nl)
 	err := inOrder(len(r.Findings), 256, func(i int, out *bytes.Buffer) error {
-		f := r.Findings[i]
-		fj := FindingJSON{Rule: f.Rule.ID, Severity: f.Severity.String(), Intent: redact.String(intentID(f)), Keys: redactAll(f.Keys),
-			Title: f.Rule.Title, Symptom: f.Rule.Symptom, Hypothesis: f.Rule.Hypothesis, Check: f.Rule.Check, Action: f.Rule.Action,
-			Narrative: redact.String(f.Narrative), Input: redact.String(f.Input), Counts: f.Counts, Evidence: []EvidenceJSON{}}
-		for _, o := range f.Evidence {
-			fj.Evidence = append(fj.Evidence, evidenceJSON(o))
-		}
 		out.WriteString(in2)
 		if r.Compact {
-			out.Write(appendFinding(out.AvailableBuffer(), &fj))
-		} else if err := r.encodeTo(out, fj, in2); err != nil {
+			out.Write(appendFindingOf(out.AvailableBuffer(), r.Findings[i]))
+		} else if err := r.encodeTo(out, findingJSON(r.Findings[i]), in2); err != nil {
 			return err
 		}
 		if i < len(r.Findings)-1 {

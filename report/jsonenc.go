@@ -5,7 +5,10 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/internal/iostreams"
+	"github.com/idem-cli/idem/redact"
+	"github.com/idem-cli/idem/trace"
 )
 
 // A hand-written encoder for the findings of a compact (piped) report:
@@ -42,23 +45,7 @@ func appendFinding(b []byte, fj *FindingJSON) []byte {
 	if fj.Input != "" {
 		b = appendField(b, ',', "input", fj.Input)
 	}
-	if len(fj.Counts) > 0 {
-		b = append(b, `,"counts":{`...)
-		names := make([]string, 0, len(fj.Counts))
-		for k := range fj.Counts {
-			names = append(names, k)
-		}
-		slices.Sort(names)
-		for i, k := range names {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSONString(b, k)
-			b = append(b, ':')
-			b = strconv.AppendInt(b, int64(fj.Counts[k]), 10)
-		}
-		b = append(b, '}')
-	}
+	b = appendCounts(b, fj.Counts)
 	b = append(b, `,"evidence":`...)
 	if fj.Evidence == nil {
 		b = append(b, "null"...)
@@ -71,6 +58,88 @@ func appendFinding(b []byte, fj *FindingJSON) []byte {
 			b = appendEvidence(b, &fj.Evidence[i])
 		}
 		b = append(b, ']')
+	}
+	return append(b, '}')
+}
+
+// appendFindingOf appends findingJSON(f) as appendFinding does, without
+// building it: no copy of the finding and its evidence per finding.
+func appendFindingOf(b []byte, f *diagnose.Finding) []byte {
+	b = appendField(b, '{', "rule", f.Rule.ID)
+	b = appendField(b, ',', "severity", f.Severity.String())
+	b = appendField(b, ',', "intent", redact.String(intentID(f)))
+	b = append(b, `,"keys":[`...)
+	for i, k := range f.Keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, redact.String(k))
+	}
+	b = append(b, ']')
+	b = appendField(b, ',', "title", f.Rule.Title)
+	b = appendField(b, ',', "symptom", f.Rule.Symptom)
+	b = appendField(b, ',', "hypothesis", f.Rule.Hypothesis)
+	b = appendField(b, ',', "check", f.Rule.Check)
+	b = appendField(b, ',', "action", f.Rule.Action)
+	b = appendField(b, ',', "narrative", redact.String(f.Narrative))
+	if in := redact.String(f.Input); in != "" {
+		b = appendField(b, ',', "input", in)
+	}
+	b = appendCounts(b, f.Counts)
+	b = append(b, `,"evidence":[`...)
+	for i, o := range f.Evidence {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendObservation(b, o)
+	}
+	return append(b, ']', '}')
+}
+
+// appendObservation appends evidenceJSON(o) as appendEvidence does.
+func appendObservation(b []byte, o *trace.Observation) []byte {
+	b = appendField(b, '{', "source", redact.String(sourceString(o.Source)))
+	b = appendField(b, ',', "tier", o.Tier.String())
+	b = appendField(b, ',', "request_id", redact.String(o.RequestID))
+	b = append(b, `,"time":"`...)
+	b = append(appendTime(b, o.Time), '"')
+	b = append(b, `,"status":`...)
+	b = strconv.AppendInt(b, int64(o.Status), 10)
+	b = appendField(b, ',', "outcome", o.Outcome.String())
+	if d := redact.String(o.Decision); d != "" {
+		b = appendField(b, ',', "decision", d)
+	}
+	if r := redact.String(o.ResultID); r != "" {
+		b = appendField(b, ',', "result_id", r)
+	}
+	if o.Effect {
+		b = append(b, `,"effect":true`...)
+	}
+	if d := redact.String(o.Detail); d != "" {
+		b = appendField(b, ',', "detail", d)
+	}
+	return append(b, '}')
+}
+
+// appendCounts appends the counts, names sorted, as encoding/json writes
+// a map; nothing when there are none (omitempty).
+func appendCounts(b []byte, counts map[string]int) []byte {
+	if len(counts) == 0 {
+		return b
+	}
+	b = append(b, `,"counts":{`...)
+	names := make([]string, 0, len(counts))
+	for k := range counts {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for i, k := range names {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, k)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(counts[k]), 10)
 	}
 	return append(b, '}')
 }
