@@ -299,7 +299,7 @@ func Summarise(set *trace.Set, findings []*Finding) Summary {
 		}
 		s.Idless[t.String()] = n
 	}
-	flagged := map[string]bool{}
+	flagged := make(map[string]bool, len(findings))
 	for _, f := range findings {
 		s.ByRule[f.Rule.ID]++
 		switch f.Severity {
