@@ -1,8 +1,8 @@
 package diagnose
 
 import (
+	"cmp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -235,20 +235,35 @@ func appendLoss(b []byte, o *trace.Observation) []byte {
 // evidence collects observations without duplicates, in tier and time order
 // within each delivery and delivery order across.
 type evidence struct {
-	seen map[*trace.Observation]bool
+	seen map[*trace.Observation]bool // made once list is long: most stay short
 	list []*trace.Observation
 }
 
+// evidenceScan is how long a list is searched before a map is made.
+const evidenceScan = 16
+
 func (e *evidence) add(obs ...*trace.Observation) {
-	if e.seen == nil {
-		e.seen = map[*trace.Observation]bool{}
-	}
 	for _, o := range obs {
-		if o != nil && !e.seen[o] {
+		if o == nil || e.has(o) {
+			continue
+		}
+		e.list = append(e.list, o)
+		if e.seen != nil {
 			e.seen[o] = true
-			e.list = append(e.list, o)
+		} else if len(e.list) > evidenceScan {
+			e.seen = make(map[*trace.Observation]bool, 2*len(e.list))
+			for _, x := range e.list {
+				e.seen[x] = true
+			}
 		}
 	}
+}
+
+func (e *evidence) has(o *trace.Observation) bool {
+	if e.seen != nil {
+		return e.seen[o]
+	}
+	return slices.Contains(e.list, o)
 }
 
 // delivery adds a delivery's observations that say something: the edge,
@@ -262,12 +277,11 @@ func (e *evidence) delivery(d *trace.Delivery) {
 }
 
 func (e *evidence) sorted() []*trace.Observation {
-	sort.SliceStable(e.list, func(i, j int) bool {
-		a, b := e.list[i], e.list[j]
-		if !a.Time.Equal(b.Time) {
-			return a.Time.Before(b.Time)
+	slices.SortStableFunc(e.list, func(a, b *trace.Observation) int {
+		if c := a.Time.Compare(b.Time); c != 0 {
+			return c
 		}
-		return a.Tier < b.Tier
+		return cmp.Compare(a.Tier, b.Tier)
 	})
 	return e.list
 }

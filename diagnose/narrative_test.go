@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -88,4 +89,27 @@ func TestClientRouteGroupsAsTheJoinedString(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzCompareJoined holds the findings' key order to comparing the keys
+// joined by commas.
+func FuzzCompareJoined(f *testing.F) {
+	f.Add("a,b", "a!")
+	f.Add("", ",")
+	f.Add("k1", "k1,k2")
+	f.Add("x,,y", "x,")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		// Any string splits into a list that joins back to it; lists with
+		// and without elements are both tried.
+		for _, la := range [][]string{strings.Split(a, ","), nil} {
+			for _, lb := range [][]string{strings.Split(b, ","), strings.SplitN(b, ",", 2)} {
+				if got, want := compareJoined(la, lb), strings.Compare(strings.Join(la, ","), strings.Join(lb, ",")); got != want {
+					t.Fatalf("compareJoined(%q, %q) = %d, want %d", la, lb, got, want)
+				}
+				if got, want := compareJoined(lb, la), strings.Compare(strings.Join(lb, ","), strings.Join(la, ",")); got != want {
+					t.Fatalf("compareJoined(%q, %q) = %d, want %d", lb, la, got, want)
+				}
+			}
+		}
+	})
 }
