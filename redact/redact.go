@@ -363,18 +363,36 @@ func suspicious(s string) bool {
 // scan reads s once and returns the suspects it holds, as a bitmask over
 // suspects, and whether it has a card-length run of digits.
 func scan(s string) (found uint64, digits bool) {
-	for i := 0; i+1 < len(s); i++ {
-		k := suspectFirst[s[i]]
-		if k == 0 || !suspectSecond[k-1][s[i+1]] {
-			continue // most pairs of bytes start no suspect
-		}
-		for _, w := range suspectsBy[k-1] {
-			if len(s)-i >= len(suspects[w]) && hasPrefixFold(s[i:], suspects[w]) {
-				found |= 1 << w
-			}
+	i := 0
+	// Two pairs at a time, most of which start no suspect.
+	for ; i+2 < len(s); i += 2 {
+		a, b, c := uint16(s[i]), uint16(s[i+1]), uint16(s[i+2])
+		if suspectPair[a|b<<8]|suspectPair[b|c<<8] != 0 {
+			found |= suspectsAt(s, i) | suspectsAt(s, i+1)
 		}
 	}
+	if i+1 < len(s) {
+		found |= suspectsAt(s, i)
+	}
 	return found, hasDigitRun(s)
+}
+
+// suspectsAt returns the suspects that begin at s[i], as a bitmask.
+func suspectsAt(s string, i int) (found uint64) {
+	k := suspectPair[uint16(s[i])|uint16(s[i+1])<<8]
+	if k == 0 || i+2 >= len(s) {
+		return 0 // every suspect has three bytes or more
+	}
+	p := &pairs[k-1]
+	if c := s[i+2]; p.third[c>>6]&(1<<(c&63)) == 0 {
+		return 0
+	}
+	for _, w := range p.suspects {
+		if len(s)-i >= len(suspects[w]) && hasPrefixFold(s[i:], suspects[w]) {
+			found |= 1 << w
+		}
+	}
+	return found
 }
 
 // hasDigitRun reports whether s has 13 digits in a row, single spaces or
@@ -432,25 +450,37 @@ func words(ws ...string) uint64 {
 	return m
 }
 
-// suspectFirst numbers, from 1, the bytes a suspect begins with (in
-// either case), suspectsBy lists the suspects (their index) by that
-// number, and suspectSecond marks the second bytes that may follow, so
-// that scan reads its text once instead of once a word, with one look-up
-// at most bytes.
+// suspectPair numbers, from 1, each pair of bytes that begins a suspect
+// (in either case, the first in the low byte); pairs holds, by that
+// number, the third bytes that may follow and the suspects (their index)
+// that begin so. scan reads its text once instead of once a word, with
+// one look-up a byte and a branch that is seldom taken.
+type pair struct {
+	third    [4]uint64 // a bit a byte
+	suspects []int
+}
+
 var (
-	suspectFirst, suspectsBy, suspectSecond = func() (first [256]uint8, by [][]int, second [][256]bool) {
+	suspectPair, pairs = func() (index *[1 << 16]uint8, pairs []pair) {
+		index = new([1 << 16]uint8)
 		for i, w := range suspects {
-			k := first[w[0]]
+			k := index[uint16(w[0])|uint16(w[1])<<8]
 			if k == 0 {
-				by = append(by, nil)
-				second = append(second, [256]bool{})
-				k = uint8(len(by))
-				first[w[0]], first[upper(w[0])] = k, k
+				pairs = append(pairs, pair{})
+				k = uint8(len(pairs))
+				for _, a := range []byte{w[0], upper(w[0])} {
+					for _, b := range []byte{w[1], upper(w[1])} {
+						index[uint16(a)|uint16(b)<<8] = k
+					}
+				}
 			}
-			by[k-1] = append(by[k-1], i)
-			second[k-1][w[1]], second[k-1][upper(w[1])] = true, true
+			p := &pairs[k-1]
+			p.suspects = append(p.suspects, i)
+			for _, c := range []byte{w[2], upper(w[2])} {
+				p.third[c>>6] |= 1 << (c & 63)
+			}
 		}
-		return first, by, second
+		return index, pairs
 	}()
 	digitOrSep = func() (t [256]bool) {
 		for c := '0'; c <= '9'; c++ {
