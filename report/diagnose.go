@@ -176,10 +176,14 @@ func (r *Report) JSON(w io.Writer) error {
 		return bw.Flush()
 	}
 	bw.WriteString(in1 + `"findings"` + sep + "[" + nl)
+	var fw *findingWriter
+	if r.Compact {
+		fw = newFindingWriter(r.Findings)
+	}
 	err := inOrder(len(r.Findings), 256, func(i int, out *bytes.Buffer) error {
 		out.WriteString(in2)
 		if r.Compact {
-			out.Write(appendFindingOf(out.AvailableBuffer(), r.Findings[i]))
+			out.Write(fw.append(out.AvailableBuffer(), r.Findings[i]))
 		} else if err := r.encodeTo(out, findingJSON(r.Findings[i]), in2); err != nil {
 			return err
 		}

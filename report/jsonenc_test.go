@@ -119,11 +119,15 @@ func TestFindingOfMatchesFindingJSON(t *testing.T) {
 			Counts: map[string]int{"z": 3, hostile: -1, "a": 0}, Evidence: obs},
 		&diagnose.Finding{Rule: rule, Intents: []*trace.Intent{{ID: "token=abcdef"}}},
 	)
+	w := newFindingWriter(findings)
 	for _, f := range findings {
 		fj := findingJSON(f)
 		got, want := appendFindingOf(nil, f), appendFinding(nil, &fj)
 		if !bytes.Equal(got, want) {
 			t.Errorf("appendFindingOf\n%s\nappendFinding(findingJSON)\n%s", got, want)
+		}
+		if got := w.append(nil, f); !bytes.Equal(got, want) {
+			t.Errorf("findingWriter\n%s\nappendFinding(findingJSON)\n%s", got, want)
 		}
 		if std := stdJSON(t, fj); !bytes.Equal(want, std) {
 			t.Errorf("appendFinding\n%s\nencoding/json\n%s", want, std)
@@ -146,6 +150,27 @@ func FuzzAppendTime(f *testing.F) {
 		}
 		if got := FormatTime(tm); got != want {
 			t.Fatalf("FormatTime(%v) = %s, want %s", tm, got, want)
+		}
+	})
+}
+
+// FuzzPlainWord checks the eight-byte test against reading byte by byte.
+func FuzzPlainWord(f *testing.F) {
+	for _, s := range []string{"abcdefgh", "abcdefg\"", "\\bcdefgh", "abc\x1fefgh", "abcdefg\x7f", "\xffbcdefgh", " ~~~~~~~", "\x00\x00\x00\x00\x00\x00\x00\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for len(s) < 8 {
+			s += "a"
+		}
+		want := true
+		for i := 0; i < 8; i++ {
+			if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x7f {
+				want = false
+			}
+		}
+		if got := plainWord(s[:8]); got != want {
+			t.Fatalf("plainWord(%q) = %v, want %v", s[:8], got, want)
 		}
 	})
 }
