@@ -221,13 +221,26 @@ func Run(set *trace.Set, opts Options) *Result {
 	if total > 0 {
 		findings = make([]*Finding, 0, total)
 	}
+	// The keys of the findings that name none are their intents', in one
+	// array for all of them.
+	nkeys := 0
+	for _, fs := range found {
+		for _, f := range fs {
+			if len(f.Keys) == 0 {
+				nkeys += len(f.Intents)
+			}
+		}
+	}
+	keys := make([]string, 0, nkeys)
 	for i, r := range rules {
 		for _, f := range found[i] {
 			f.Rule = r
-			if len(f.Keys) == 0 {
+			if len(f.Keys) == 0 && len(f.Intents) > 0 {
+				from := len(keys)
 				for _, in := range f.Intents {
-					f.Keys = append(f.Keys, in.Key)
+					keys = append(keys, in.Key)
 				}
+				f.Keys = keys[from:len(keys):len(keys)]
 			}
 			findings = append(findings, f)
 		}
