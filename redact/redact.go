@@ -182,17 +182,18 @@ func replaceNamed(n named, s string) string {
 	return b.String()
 }
 
-// cardStart reports whether cardRun can match in s: a 2-6 at a word
-// boundary, then 12 more digits, a space or dash allowed before each.
-// Ids like a693-4801-9820-224b have the digits but not the boundary, and
-// are told apart here without running the regexp.
+// cardStart reports whether cardRun matches in s, without running it: a
+// 2-6 at a word boundary, then 12 to 18 more digits, a space or dash
+// allowed before each, and a word boundary after the last. Ids like
+// a693-4801-9820-224b or 2345-4678-9123-4567ab have the digits but not
+// the boundaries.
 func cardStart(s string) bool {
 	for p := 0; p+13 <= len(s); p++ {
 		if s[p] < '2' || s[p] > '6' || p > 0 && isWordByte(s[p-1]) {
 			continue
 		}
 		n := 1
-		for j := p + 1; j < len(s); j++ {
+		for j := p + 1; j < len(s) && n < 19; j++ {
 			c := s[j]
 			if (c == ' ' || c == '-') && j+1 < len(s) {
 				j++
@@ -201,7 +202,7 @@ func cardStart(s string) bool {
 			if c < '0' || c > '9' {
 				break
 			}
-			if n++; n == 13 {
+			if n++; n >= 13 && (j+1 == len(s) || !isWordByte(s[j+1])) {
 				return true
 			}
 		}
