@@ -213,28 +213,48 @@ func Run(set *trace.Set, opts Options) *Result {
 		}()
 	}
 	wg.Wait()
-	var findings []*Finding
+	total := 0
+	for _, fs := range found {
+		total += len(fs)
+	}
+	var findings []*Finding // nil when there are none, as before
+	if total > 0 {
+		findings = make([]*Finding, 0, total)
+	}
+	// The keys of the findings that name none are their intents', in one
+	// array for all of them.
+	nkeys := 0
+	for _, fs := range found {
+		for _, f := range fs {
+			if len(f.Keys) == 0 {
+				nkeys += len(f.Intents)
+			}
+		}
+	}
+	keys := make([]string, 0, nkeys)
 	for i, r := range rules {
 		for _, f := range found[i] {
 			f.Rule = r
-			if len(f.Keys) == 0 {
+			if len(f.Keys) == 0 && len(f.Intents) > 0 {
+				from := len(keys)
 				for _, in := range f.Intents {
-					f.Keys = append(f.Keys, in.Key)
+					keys = append(keys, in.Key)
 				}
+				f.Keys = keys[from:len(keys):len(keys)]
 			}
 			findings = append(findings, f)
 		}
 	}
-	// Each finding's start and keys are worked out once, not at every
-	// comparison of a sort of tens of thousands.
+	// Each finding's start is worked out once, not at every comparison of
+	// a sort of tens of thousands; its keys are compared as they read
+	// joined by commas, without joining them.
 	type sortable struct {
 		f     *Finding
 		start time.Time
-		keys  string
 	}
 	all := make([]sortable, len(findings))
 	for i, f := range findings {
-		all[i] = sortable{f, f.Start(), strings.Join(f.Keys, ",")}
+		all[i] = sortable{f, f.Start()}
 	}
 	slices.SortStableFunc(all, func(a, b sortable) int {
 		if a.f.Severity != b.f.Severity {
@@ -246,7 +266,7 @@ func Run(set *trace.Set, opts Options) *Result {
 		if a.f.Rule.ID != b.f.Rule.ID {
 			return strings.Compare(a.f.Rule.ID, b.f.Rule.ID)
 		}
-		return strings.Compare(a.keys, b.keys)
+		return compareJoined(a.f.Keys, b.f.Keys)
 	})
 	for i := range all {
 		findings[i] = all[i].f
@@ -254,6 +274,46 @@ func Run(set *trace.Set, opts Options) *Result {
 	sum := Summarise(whole, findings)
 	sum.OwnTraffic = own
 	return &Result{Findings: findings, Summary: sum, set: whole}
+}
+
+// compareJoined is strings.Compare(strings.Join(a, ","), strings.Join(b, ",")).
+func compareJoined(a, b []string) int {
+	x, y := joined{list: a}, joined{list: b}
+	for {
+		c, okc := x.next()
+		d, okd := y.next()
+		switch {
+		case !okc && !okd:
+			return 0
+		case !okc:
+			return -1
+		case !okd:
+			return 1
+		case c != d:
+			return cmp.Compare(c, d)
+		}
+	}
+}
+
+// joined reads the bytes of a list joined by commas.
+type joined struct {
+	list []string
+	i, p int // the element, and the byte in it
+}
+
+func (j *joined) next() (byte, bool) {
+	if j.i >= len(j.list) {
+		return 0, false
+	}
+	if s := j.list[j.i]; j.p < len(s) {
+		j.p++
+		return s[j.p-1], true
+	}
+	j.i, j.p = j.i+1, 0
+	if j.i == len(j.list) {
+		return 0, false
+	}
+	return ',', true
 }
 
 // effectInputs lists the inputs that logged an effect line at the server
@@ -299,7 +359,7 @@ func Summarise(set *trace.Set, findings []*Finding) Summary {
 		}
 		s.Idless[t.String()] = n
 	}
-	flagged := map[string]bool{}
+	flagged := make(map[string]bool, len(findings))
 	for _, f := range findings {
 		s.ByRule[f.Rule.ID]++
 		switch f.Severity {

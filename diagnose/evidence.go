@@ -1,9 +1,9 @@
 package diagnose
 
 import (
-	"fmt"
+	"cmp"
 	"slices"
-	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -173,61 +173,97 @@ func serverStart(d *trace.Delivery) time.Time {
 
 // hhmmss writes a time for narratives; evidence tables carry full dates.
 func hhmmss(t time.Time) string {
+	var b [16]byte
+	return string(appendHHMMSS(b[:0], t))
+}
+
+// appendHHMMSS appends hhmmss(t): what t.UTC().Format("15:04:05.000Z")
+// writes, by hand, as narratives are written by the ten thousand.
+func appendHHMMSS(b []byte, t time.Time) []byte {
 	if t.IsZero() {
-		return "an unknown time"
+		return append(b, "an unknown time"...)
 	}
-	return t.UTC().Format("15:04:05.000Z")
+	h, m, s := t.UTC().Clock()
+	ms := t.Nanosecond() / 1e6 // truncated, as .000 does
+	return append(b, byte('0'+h/10), byte('0'+h%10), ':', byte('0'+m/10), byte('0'+m%10), ':', byte('0'+s/10), byte('0'+s%10), '.',
+		byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10), 'Z')
 }
 
 // describeLoss says in words how a response went missing.
 func describeLoss(o *trace.Observation) string {
-	who := o.Tier.String()
-	var what string
+	return string(appendLoss(nil, o))
+}
+
+// appendLoss appends describeLoss(o).
+func appendLoss(b []byte, o *trace.Observation) []byte {
+	b = append(b, "the "...)
+	b = append(b, o.Tier.String()...)
+	b = append(b, ' ')
 	switch o.Outcome {
 	case trace.OutcomeTimeout:
-		what = "gave up waiting"
 		if o.Duration > 0 {
-			what = fmt.Sprintf("gave up after %s", o.Duration.Round(time.Millisecond))
+			b = append(b, "gave up after "...)
+			b = append(b, o.Duration.Round(time.Millisecond).String()...)
+		} else {
+			b = append(b, "gave up waiting"...)
 		}
 	case trace.OutcomeReset:
-		what = "lost the connection"
 		if o.Tier == trace.TierServer {
-			what = "dropped its response"
+			b = append(b, "dropped its response"...)
+		} else {
+			b = append(b, "lost the connection"...)
 		}
 	case trace.OutcomeAborted:
-		what = "aborted the request"
+		b = append(b, "aborted the request"...)
 	case trace.OutcomeClientClosed:
-		what = "saw the client close the connection"
+		b = append(b, "saw the client close the connection"...)
 	case trace.OutcomeUpstreamTimeout:
-		what = "timed out waiting for the server"
+		b = append(b, "timed out waiting for the server"...)
 	case trace.OutcomeUpstreamReset:
-		what = "lost the server's connection"
+		b = append(b, "lost the server's connection"...)
 	default:
-		what = "got no response"
+		b = append(b, "got no response"...)
 	}
 	if o.Detail != "" {
-		what += " (" + o.Detail + ")"
+		b = append(b, " ("...)
+		b = append(b, o.Detail...)
+		b = append(b, ')')
 	}
-	return "the " + who + " " + what
+	return b
 }
 
 // evidence collects observations without duplicates, in tier and time order
 // within each delivery and delivery order across.
 type evidence struct {
-	seen map[*trace.Observation]bool
+	seen map[*trace.Observation]bool // made once list is long: most stay short
 	list []*trace.Observation
 }
 
+// evidenceScan is how long a list is searched before a map is made.
+const evidenceScan = 16
+
 func (e *evidence) add(obs ...*trace.Observation) {
-	if e.seen == nil {
-		e.seen = map[*trace.Observation]bool{}
-	}
 	for _, o := range obs {
-		if o != nil && !e.seen[o] {
+		if o == nil || e.has(o) {
+			continue
+		}
+		e.list = append(e.list, o)
+		if e.seen != nil {
 			e.seen[o] = true
-			e.list = append(e.list, o)
+		} else if len(e.list) > evidenceScan {
+			e.seen = make(map[*trace.Observation]bool, 2*len(e.list))
+			for _, x := range e.list {
+				e.seen[x] = true
+			}
 		}
 	}
+}
+
+func (e *evidence) has(o *trace.Observation) bool {
+	if e.seen != nil {
+		return e.seen[o]
+	}
+	return slices.Contains(e.list, o)
 }
 
 // delivery adds a delivery's observations that say something: the edge,
@@ -241,12 +277,11 @@ func (e *evidence) delivery(d *trace.Delivery) {
 }
 
 func (e *evidence) sorted() []*trace.Observation {
-	sort.SliceStable(e.list, func(i, j int) bool {
-		a, b := e.list[i], e.list[j]
-		if !a.Time.Equal(b.Time) {
-			return a.Time.Before(b.Time)
+	slices.SortStableFunc(e.list, func(a, b *trace.Observation) int {
+		if c := a.Time.Compare(b.Time); c != 0 {
+			return c
 		}
-		return a.Tier < b.Tier
+		return cmp.Compare(a.Tier, b.Tier)
 	})
 	return e.list
 }
@@ -293,8 +328,28 @@ func allDeliveries(set *trace.Set) []*trace.Delivery {
 }
 
 func plural(n int, one, many string) string {
+	return string(appendPlural(nil, n, one, many))
+}
+
+// appendPlural appends plural(n, one, many).
+func appendPlural(b []byte, n int, one, many string) []byte {
+	b = append(strconv.AppendInt(b, int64(n), 10), ' ')
 	if n == 1 {
-		return fmt.Sprintf("%d %s", n, one)
+		return append(b, one...)
 	}
-	return fmt.Sprintf("%d %s", n, many)
+	return append(b, many...)
+}
+
+// appendResults appends resultList(ids).
+func appendResults(b []byte, ids []string) []byte {
+	if len(ids) == 0 {
+		return append(b, "no result id logged"...)
+	}
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, id...)
+	}
+	return b
 }

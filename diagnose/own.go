@@ -29,46 +29,73 @@ func ownDelivery(d *trace.Delivery) bool {
 // left out whole. It also says how many deliveries were left out.
 func withoutOwnTraffic(set *trace.Set) (*trace.Set, int) {
 	own := 0
+	// The lists are copied only from the first change on: most logs hold
+	// none of idem's traffic, and the set is then returned as it is.
 	var intents []*trace.Intent
 	changed := false
-	for _, in := range set.Intents {
-		if ownProbeKey.MatchString(in.Key) {
-			own += max(in.Total, len(in.Deliveries))
-			changed = true
-			continue
-		}
-		var kept []*trace.Delivery
-		for _, d := range in.Deliveries {
-			if ownDelivery(d) {
-				own++
-				continue
-			}
-			kept = append(kept, d)
-		}
-		switch {
-		case len(kept) == len(in.Deliveries):
-			intents = append(intents, in)
-		case len(kept) > 0:
-			cp := *in
-			cp.Deliveries = kept
-			cp.Total -= len(in.Deliveries) - len(kept)
-			intents = append(intents, &cp)
-			changed = true
-		default:
+	change := func(i int) {
+		if !changed {
+			intents = append(make([]*trace.Intent, 0, len(set.Intents)), set.Intents[:i]...)
 			changed = true
 		}
 	}
-	var unkeyed []*trace.Delivery
-	for _, d := range set.Unkeyed {
-		if ownDelivery(d) {
-			own++
-			changed = true
+	for i, in := range set.Intents {
+		// Every probe's key holds "-idem-": the regexp runs only then.
+		if strings.Contains(in.Key, "-idem-") && ownProbeKey.MatchString(in.Key) {
+			own += max(in.Total, len(in.Deliveries))
+			change(i)
 			continue
 		}
-		unkeyed = append(unkeyed, d)
+		var kept []*trace.Delivery // made at the first own delivery
+		dropped := 0
+		for j, d := range in.Deliveries {
+			if ownDelivery(d) {
+				own++
+				if dropped++; kept == nil {
+					kept = append(make([]*trace.Delivery, 0, len(in.Deliveries)), in.Deliveries[:j]...)
+				}
+				continue
+			}
+			if kept != nil {
+				kept = append(kept, d)
+			}
+		}
+		switch {
+		case dropped == 0:
+			if changed {
+				intents = append(intents, in)
+			}
+		case len(kept) > 0:
+			change(i)
+			cp := *in
+			cp.Deliveries = kept
+			cp.Total -= dropped
+			intents = append(intents, &cp)
+		default:
+			change(i)
+		}
+	}
+	unkeyed := set.Unkeyed
+	for j, d := range set.Unkeyed {
+		if ownDelivery(d) {
+			unkeyed = nil
+			for _, d := range set.Unkeyed[j:] {
+				if ownDelivery(d) {
+					own++
+				} else {
+					unkeyed = append(unkeyed, d)
+				}
+			}
+			unkeyed = append(set.Unkeyed[:j:j], unkeyed...)
+			changed = true
+			break
+		}
 	}
 	if !changed {
 		return set, 0
+	}
+	if intents == nil && len(set.Intents) > 0 {
+		intents = set.Intents // only unkeyed deliveries were idem's
 	}
 	view := *set
 	view.Intents, view.Unkeyed = intents, unkeyed

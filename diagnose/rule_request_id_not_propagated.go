@@ -27,21 +27,32 @@ func runRequestIDNotPropagated(c *context) []*Finding {
 	var split []*trace.Intent
 	var example [2]*trace.Delivery
 	for _, in := range c.set.Intents {
-		var proxies, servers []*trace.Delivery
+		// Counted first: most intents have trips of one tier only, and
+		// need no lists.
 		meet := false // one trip joined both tiers: the ids do meet
+		np, ns := 0, 0
 		for _, d := range in.Deliveries {
 			p, s := d.At(trace.TierProxy) != nil, d.At(trace.TierServer) != nil
 			switch {
 			case p && s:
 				meet = true
 			case p:
-				proxies = append(proxies, d)
+				np++
 			case s:
-				servers = append(servers, d)
+				ns++
 			}
 		}
-		if meet || len(proxies) == 0 || len(servers) == 0 {
+		if meet || np == 0 || ns == 0 {
 			continue
+		}
+		proxies, servers := make([]*trace.Delivery, 0, np), make([]*trace.Delivery, 0, ns)
+		for _, d := range in.Deliveries {
+			switch p, s := d.At(trace.TierProxy) != nil, d.At(trace.TierServer) != nil; {
+			case p && !s:
+				proxies = append(proxies, d)
+			case s && !p:
+				servers = append(servers, d)
+			}
 		}
 		var pair [2]*trace.Delivery
 		for _, p := range proxies {

@@ -1,7 +1,7 @@
 package diagnose
 
 import (
-	"fmt"
+	"strconv"
 
 	"github.com/idem-cli/idem/trace"
 )
@@ -22,12 +22,8 @@ var responseLost = &Rule{
 
 func runResponseLost(c *context) []*Finding {
 	var out []*Finding
+	var narrative []byte // reused: each finding keeps a string of it
 	for _, in := range c.set.Intents {
-		var commit *trace.Observation
-		var effects []*trace.Observation
-		for _, d := range in.Deliveries {
-			effects = append(effects, c.effects(d)...)
-		}
 		// A delivery whose response was lost after it committed: its own
 		// effect, or its own success at the server.
 		var lost []*trace.Delivery
@@ -38,6 +34,11 @@ func runResponseLost(c *context) []*Finding {
 		}
 		if len(lost) == 0 {
 			continue
+		}
+		var commit *trace.Observation
+		var effects []*trace.Observation
+		for _, d := range in.Deliveries {
+			effects = append(effects, c.effects(d)...)
 		}
 		first := lost[0]
 		if e := c.effects(first); len(e) > 0 {
@@ -60,16 +61,37 @@ func runResponseLost(c *context) []*Finding {
 			}
 		}
 		results := uniqueResults(effects)
-		what := "its effect"
-		if commit.ResultID != "" {
-			what = commit.ResultID
-		} else if commit.Tier == trace.TierProxy {
-			what = fmt.Sprintf("the request (the proxy logged the server's %d)", commit.UpstreamStatus)
+		n := narrative[:0]
+		n = append(n, "At "...)
+		n = appendHHMMSS(n, first.Start())
+		n = append(n, " delivery "...)
+		n = append(n, first.RequestID...)
+		n = append(n, " of key "...)
+		n = append(n, in.Key...)
+		n = append(n, " reached the server, which committed "...)
+		switch {
+		case commit.ResultID != "":
+			n = append(n, commit.ResultID...)
+		case commit.Tier == trace.TierProxy:
+			n = append(n, "the request (the proxy logged the server's "...)
+			n = append(strconv.AppendInt(n, int64(commit.UpstreamStatus), 10), ')')
+		default:
+			n = append(n, "its effect"...)
 		}
-		f.Narrative = fmt.Sprintf("At %s delivery %s of key %s reached the server, which committed %s at %s, but %s",
-			hhmmss(first.Start()), first.RequestID, in.Key, what, hhmmss(commit.Time), describeLoss(loss))
+		n = append(n, " at "...)
+		n = appendHHMMSS(n, commit.Time)
+		n = append(n, ", but "...)
+		n = appendLoss(n, loss)
 		sameKeyRetry := retryAnswered(in, first)
 		reused := reusedRetry(first, loss)
+		// retried appends "; the retry ID at TIME carried the same key and got ".
+		retried := func(n []byte, d *trace.Delivery) []byte {
+			n = append(n, "; the retry "...)
+			n = append(n, d.RequestID...)
+			n = append(n, " at "...)
+			n = appendHHMMSS(n, d.Start())
+			return append(n, " carried the same key and got "...)
+		}
 		switch {
 		case recovered == nil && sameKeyRetry != nil && !c.effectsLogged() && effectCount(effects) <= 1:
 			// Without server logs a replay cannot be told from a new run,
@@ -77,21 +99,24 @@ func runResponseLost(c *context) []*Finding {
 			// got the stored result.
 			f.Severity = Info
 			ev.delivery(sameKeyRetry)
-			f.Narrative += fmt.Sprintf("; the retry %s at %s carried the same key and got %d (no server log says whether it was replayed).",
-				sameKeyRetry.RequestID, hhmmss(sameKeyRetry.Start()), edgeResponse(sameKeyRetry).Status)
+			n = strconv.AppendInt(retried(n, sameKeyRetry), int64(edgeResponse(sameKeyRetry).Status), 10)
+			n = append(n, " (no server log says whether it was replayed)."...)
 		case recovered == nil && sameKeyRetry != nil && c.effectsLogged() && effectCount(effects) <= 1 && len(c.effects(sameKeyRetry)) == 0:
 			// A server that marks no replay (Fiber's middleware): the
 			// retry was answered 2xx where effects are logged and it made
 			// none, so it got the stored result.
 			f.Severity = Info
 			ev.delivery(sameKeyRetry)
-			f.Narrative += fmt.Sprintf("; the retry %s at %s carried the same key and got %d without a second effect, so it most likely got the stored result.",
-				sameKeyRetry.RequestID, hhmmss(sameKeyRetry.Start()), edgeResponse(sameKeyRetry).Status)
+			n = strconv.AppendInt(retried(n, sameKeyRetry), int64(edgeResponse(sameKeyRetry).Status), 10)
+			n = append(n, " without a second effect, so it most likely got the stored result."...)
 		case recovered != nil && effectCount(effects) <= 1:
 			f.Severity = Info
 			ev.delivery(recovered)
-			f.Narrative += fmt.Sprintf("; the retry %s at %s carried the same key and got the stored result (%d, %s), so the contract held.",
-				recovered.RequestID, hhmmss(recovered.Start()), edgeResponse(recovered).Status, resultList(nonEmpty(recovered.ResultID())))
+			n = append(retried(n, recovered), "the stored result ("...)
+			n = strconv.AppendInt(n, int64(edgeResponse(recovered).Status), 10)
+			n = append(n, ", "...)
+			n = appendResults(n, nonEmpty(recovered.ResultID()))
+			n = append(n, "), so the contract held."...)
 		case reused != nil && len(in.Deliveries) == 1:
 			// The client resent its request id with the retry, so both
 			// trips are one delivery (request-id-reused says so): the
@@ -100,16 +125,29 @@ func runResponseLost(c *context) []*Finding {
 				f.Severity = Info
 			}
 			ev.add(reused)
-			f.Narrative += fmt.Sprintf("; a retry under the same key, resending request id %s, got %d at %s (one delivery to idem, two trips), and the intent made %s.",
-				first.RequestID, reused.Status, hhmmss(reused.Time), plural(effectCount(effects), "effect", "effects"))
+			n = append(n, "; a retry under the same key, resending request id "...)
+			n = append(n, first.RequestID...)
+			n = append(n, ", got "...)
+			n = strconv.AppendInt(n, int64(reused.Status), 10)
+			n = append(n, " at "...)
+			n = appendHHMMSS(n, reused.Time)
+			n = append(n, " (one delivery to idem, two trips), and the intent made "...)
+			n = append(appendPlural(n, effectCount(effects), "effect", "effects"), '.')
 		case len(in.Deliveries) == 1:
-			f.Narrative += "; no retry with the same key followed, so the caller was left with an unknown outcome."
+			n = append(n, "; no retry with the same key followed, so the caller was left with an unknown outcome."...)
 		default:
-			f.Narrative += fmt.Sprintf("; the intent made %s in all (%s).", plural(effectCount(effects), "effect", "effects"), resultList(results))
+			n = append(n, "; the intent made "...)
+			n = appendPlural(n, effectCount(effects), "effect", "effects")
+			n = append(n, " in all ("...)
+			n = append(appendResults(n, results), ")."...)
 		}
 		if len(lost) > 1 {
-			f.Narrative += fmt.Sprintf(" %d deliveries of this intent lost their response.", len(lost))
+			n = append(n, ' ')
+			n = strconv.AppendInt(n, int64(len(lost)), 10)
+			n = append(n, " deliveries of this intent lost their response."...)
 		}
+		f.Narrative = string(n)
+		narrative = n
 		f.Evidence = ev.sorted()
 		out = append(out, f)
 	}

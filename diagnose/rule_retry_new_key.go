@@ -237,7 +237,7 @@ func likelyNewKey(c *context, reported map[string]bool) []*Finding {
 	type origin struct {
 		in   *trace.Intent
 		d    *trace.Delivery
-		sig  string
+		sig  clientRoute
 		when time.Time
 	}
 	hasFP := func(in *trace.Intent) bool {
@@ -249,7 +249,7 @@ func likelyNewKey(c *context, reported map[string]bool) []*Finding {
 		return false
 	}
 	var lost []origin
-	bySig := map[string][]*trace.Intent{}
+	bySig := map[clientRoute][]*trace.Intent{}
 	for _, in := range c.set.Intents {
 		if hasFP(in) {
 			continue
@@ -258,7 +258,7 @@ func likelyNewKey(c *context, reported map[string]bool) []*Finding {
 		if d0.Client() == "" {
 			continue
 		}
-		sig := d0.Client() + " " + d0.Method() + " " + d0.Route()
+		sig := newClientRoute(d0.Client(), d0.Method(), d0.Route())
 		bySig[sig] = append(bySig[sig], in)
 		for _, d := range in.Deliveries {
 			if d.Lost() != nil && serverSuccess(d) != nil && isWrite(d.Method()) {
@@ -268,6 +268,7 @@ func likelyNewKey(c *context, reported map[string]bool) []*Finding {
 		}
 	}
 	var out []*Finding
+	var n []byte // reused: each finding keeps a string of it
 	for _, o := range lost {
 		for _, next := range bySig[o.sig] {
 			start := next.Start()
@@ -286,12 +287,41 @@ func likelyNewKey(c *context, reported map[string]bool) []*Finding {
 			var ev evidence
 			ev.delivery(o.d)
 			ev.delivery(nd)
-			out = append(out, &Finding{Severity: Warning, Intents: []*trace.Intent{o.in, next},
-				Narrative: fmt.Sprintf("At %s delivery %s (key %s) lost its response after the server answered, and %s later the same client %s sent %s %s under a new key %s, which the server answered too; no tier logged the payloads, so this is a likely, not a proven, retry under a new key.",
-					hhmmss(o.when), o.d.RequestID, o.in.Key, start.Sub(o.when).Round(time.Millisecond), o.d.Client(), nd.Method(), nd.Route(), next.Key),
-				Evidence: ev.sorted()})
+			n = append(n[:0], "At "...)
+			n = appendHHMMSS(n, o.when)
+			n = append(n, " delivery "...)
+			n = append(n, o.d.RequestID...)
+			n = append(n, " (key "...)
+			n = append(n, o.in.Key...)
+			n = append(n, ") lost its response after the server answered, and "...)
+			n = append(n, start.Sub(o.when).Round(time.Millisecond).String()...)
+			n = append(n, " later the same client "...)
+			n = append(n, o.d.Client()...)
+			n = append(n, " sent "...)
+			n = append(n, nd.Method()...)
+			n = append(n, ' ')
+			n = append(n, nd.Route()...)
+			n = append(n, " under a new key "...)
+			n = append(n, next.Key...)
+			n = append(n, ", which the server answered too; no tier logged the payloads, so this is a likely, not a proven, retry under a new key."...)
+			out = append(out, &Finding{Severity: Warning, Intents: []*trace.Intent{o.in, next}, Narrative: string(n), Evidence: ev.sorted()})
 			break
 		}
 	}
 	return out
+}
+
+// clientRoute groups intents as the string client+" "+method+" "+route
+// would, without making that string for every intent: two triples whose
+// strings are equal split alike at the string's first two spaces.
+type clientRoute struct{ client, method, route string }
+
+func newClientRoute(client, method, route string) clientRoute {
+	if strings.IndexByte(client, ' ') < 0 && strings.IndexByte(method, ' ') < 0 {
+		return clientRoute{client, method, route}
+	}
+	s := client + " " + method + " " + route
+	client, s, _ = strings.Cut(s, " ")
+	method, route, _ = strings.Cut(s, " ")
+	return clientRoute{client, method, route}
 }

@@ -147,7 +147,7 @@ func text(s string, found uint64, digits bool) string {
 			return g[1] + g[2] + "=" + Mask
 		})
 	}
-	if !digits {
+	if !digits || !cardStart(s) {
 		return s
 	}
 	return cardRun.ReplaceAllStringFunc(s, func(m string) string {
@@ -180,6 +180,39 @@ func replaceNamed(n named, s string) string {
 	}
 	b.WriteString(s[pos:])
 	return b.String()
+}
+
+// cardStart reports whether cardRun matches in s, without running it: a
+// 2-6 at a word boundary, then 12 to 18 more digits, a space or dash
+// allowed before each, and a word boundary after the last. Ids like
+// a693-4801-9820-224b or 2345-4678-9123-4567ab have the digits but not
+// the boundaries.
+func cardStart(s string) bool {
+	for p := 0; p+13 <= len(s); p++ {
+		if s[p] < '2' || s[p] > '6' || p > 0 && isWordByte(s[p-1]) {
+			continue
+		}
+		n := 1
+		for j := p + 1; j < len(s) && n < 19; j++ {
+			c := s[j]
+			if (c == ' ' || c == '-') && j+1 < len(s) {
+				j++
+				c = s[j]
+			}
+			if c < '0' || c > '9' {
+				break
+			}
+			if n++; n >= 13 && (j+1 == len(s) || !isWordByte(s[j+1])) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isWordByte is \b's word byte: an ASCII letter, digit or underscore.
+func isWordByte(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
 }
 
 // luhn reports whether the digits of s (separators ignored) are a card
@@ -331,38 +364,70 @@ func suspicious(s string) bool {
 // scan reads s once and returns the suspects it holds, as a bitmask over
 // suspects, and whether it has a card-length run of digits.
 func scan(s string) (found uint64, digits bool) {
-	for i := 0; i+1 < len(s); i++ {
-		a := lowerTable[s[i]]
-		if !suspectPair[a][lowerTable[s[i+1]]] {
-			continue // most pairs of letters start no suspect
+	i := 0
+	// Two pairs at a time, most of which start no suspect.
+	for ; i+2 < len(s); i += 2 {
+		a, b, c := uint16(s[i]), uint16(s[i+1]), uint16(s[i+2])
+		if suspectPair[a|b<<8]|suspectPair[b|c<<8] != 0 {
+			found |= suspectsAt(s, i) | suspectsAt(s, i+1)
 		}
-		for _, w := range suspectsBy[a] {
-			if len(s)-i >= len(suspects[w]) && hasPrefixFold(s[i:], suspects[w]) {
-				found |= 1 << w
-			}
-		}
+	}
+	if i+1 < len(s) {
+		found |= suspectsAt(s, i)
 	}
 	return found, hasDigitRun(s)
 }
 
-// hasDigitRun reports whether s has 13 digits in a row, single spaces or
-// dashes allowed between them.
-func hasDigitRun(s string) bool {
-	n := 0
-	sep := false
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c >= '0' && c <= '9':
-			n++
-			sep = false
-			if n >= 13 {
-				return true
-			}
-		case (c == ' ' || c == '-') && n > 0 && !sep:
-			sep = true
-		default:
-			n, sep = 0, false
+// suspectsAt returns the suspects that begin at s[i], as a bitmask.
+func suspectsAt(s string, i int) (found uint64) {
+	k := suspectPair[uint16(s[i])|uint16(s[i+1])<<8]
+	if k == 0 || i+2 >= len(s) {
+		return 0 // every suspect has three bytes or more
+	}
+	p := &pairs[k-1]
+	if c := s[i+2]; p.third[c>>6]&(1<<(c&63)) == 0 {
+		return 0
+	}
+	for _, w := range p.suspects {
+		if len(s)-i >= len(suspects[w]) && hasPrefixFold(s[i:], suspects[w]) {
+			found |= 1 << w
 		}
+	}
+	return found
+}
+
+// hasDigitRun reports whether s has 13 digits in a row, single spaces or
+// dashes allowed between them. Such a run lies inside a stretch of at
+// least 13 digits and separators, so where the 13th byte from a stretch's
+// possible start is neither, no run starts before it: most text is read
+// a byte in 13.
+func hasDigitRun(s string) bool {
+	// i is 0 or follows a byte that is neither a digit nor a separator.
+	for i := 0; i+13 <= len(s); {
+		if !digitOrSep[s[i+12]] {
+			i += 13
+			continue
+		}
+		j := i + 12
+		for j > i && digitOrSep[s[j-1]] {
+			j--
+		}
+		// s[j] starts a stretch: read it whole as the run's definition says.
+		n, sep := 0, false
+		for ; j < len(s) && digitOrSep[s[j]]; j++ {
+			if c := s[j]; c >= '0' && c <= '9' {
+				n++
+				sep = false
+				if n >= 13 {
+					return true
+				}
+			} else if n > 0 && !sep {
+				sep = true
+			} else {
+				n, sep = 0, false
+			}
+		}
+		i = j + 1
 	}
 	return false
 }
@@ -386,30 +451,53 @@ func words(ws ...string) uint64 {
 	return m
 }
 
-// suspectsBy lists the suspects (their index) by their first byte, and
-// suspectPair marks the first two bytes of each, so that scan reads its
-// text once instead of once a word, and stops only where a suspect may
-// begin.
+// suspectPair numbers, from 1, each pair of bytes that begins a suspect
+// (in either case, the first in the low byte); pairs holds, by that
+// number, the third bytes that may follow and the suspects (their index)
+// that begin so. scan reads its text once instead of once a word, with
+// one look-up a byte and a branch that is seldom taken.
+type pair struct {
+	third    [4]uint64 // a bit a byte
+	suspects []int
+}
+
 var (
-	suspectsBy = func() (t [256][]int) {
+	suspectPair, pairs = func() (index *[1 << 16]uint8, pairs []pair) {
+		index = new([1 << 16]uint8)
 		for i, w := range suspects {
-			t[w[0]] = append(t[w[0]], i)
+			k := index[uint16(w[0])|uint16(w[1])<<8]
+			if k == 0 {
+				pairs = append(pairs, pair{})
+				k = uint8(len(pairs))
+				for _, a := range []byte{w[0], upper(w[0])} {
+					for _, b := range []byte{w[1], upper(w[1])} {
+						index[uint16(a)|uint16(b)<<8] = k
+					}
+				}
+			}
+			p := &pairs[k-1]
+			p.suspects = append(p.suspects, i)
+			for _, c := range []byte{w[2], upper(w[2])} {
+				p.third[c>>6] |= 1 << (c & 63)
+			}
 		}
-		return t
+		return index, pairs
 	}()
-	suspectPair = func() (t [256][256]bool) {
-		for _, w := range suspects {
-			t[w[0]][w[1]] = true
+	digitOrSep = func() (t [256]bool) {
+		for c := '0'; c <= '9'; c++ {
+			t[c] = true
 		}
-		return t
-	}()
-	lowerTable = func() (t [256]byte) {
-		for i := range t {
-			t[i] = lower(byte(i))
-		}
+		t[' '], t['-'] = true, true
 		return t
 	}()
 )
+
+func upper(c byte) byte {
+	if c >= 'a' && c <= 'z' {
+		return c - 'a' + 'A'
+	}
+	return c
+}
 
 func lower(c byte) byte {
 	if c >= 'A' && c <= 'Z' {

@@ -146,10 +146,12 @@ func FuzzString(f *testing.F) {
 var digitRunRef = regexp.MustCompile(`[0-9](?:[ -]?[0-9]){12}`)
 
 // FuzzSuspicious checks the one-pass pre-check against searching the
-// ASCII-lower-cased text for every suspect word and a card-length run.
+// ASCII-lower-cased text for every suspect word and a card-length run:
+// the same suspects found, so that the same patterns run.
 func FuzzSuspicious(f *testing.F) {
 	for _, s := range []string{"Authorization: Bearer x", "a TOKEN", "sk_live", "tok", "to", "xo", "", "ghp_1", "sig=abc",
-		"4242 4242 4242 4242", "1-2-3-4-5-6-7-8-9-0-1-2-3", "12  3456789012345"} {
+		"4242 4242 4242 4242", "1-2-3-4-5-6-7-8-9-0-1-2-3", "12  3456789012345", "x1234567890123", "ab--1234567890123-",
+		"a693-4801-9820-2241b45f549c6", "123456789012 3", "1 2 3 4 5 6 7 8 9 0 1 2 3", "SiG", "Basic x", "key=1", "EyJ"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -157,14 +159,46 @@ func FuzzSuspicious(f *testing.F) {
 		for i, c := range b {
 			b[i] = lower(c)
 		}
-		want := digitRunRef.MatchString(s)
-		for _, w := range suspects {
-			want = want || strings.Contains(string(b), w)
+		wantDigits := digitRunRef.MatchString(s)
+		var wantFound uint64
+		for i, w := range suspects {
+			if strings.Contains(string(b), w) {
+				wantFound |= 1 << i
+			}
 		}
-		if got := suspicious(s); got != want {
+		if found, digits := scan(s); found != wantFound || digits != wantDigits {
+			t.Fatalf("scan(%q) = %b, %v, want %b, %v", s, found, digits, wantFound, wantDigits)
+		}
+		if got, want := suspicious(s), wantFound != 0 || wantDigits; got != want {
 			t.Fatalf("suspicious(%q) = %v, want %v", s, got, want)
 		}
 	})
+}
+
+// FuzzCardStart checks the pre-check against the card pattern: it lets
+// through exactly the texts the pattern matches.
+func FuzzCardStart(f *testing.F) {
+	for _, s := range []string{"card 4242424242424242 declined", "a693-4801-9820-224b45f549c6", "x-4242-4242-4242-4242",
+		"4242 4242 4242 4242", "1234567890123", "_5555555555554444", "5555--5555-5555-4444", "6 1 1 1 1 1 1 1 1 1 1 1 1 -", "6d9f1c3a-2345-4678-9123-456789abcdef", "2345-4678-9123-4x",
+		"42424242424242424242", "x 4242424242424242424 y", "3-3-3-3-3-3-3-3-3-3-3-3-3-3-3-3-3-3-3-3_"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := cardStart(s), cardRun.MatchString(s); got != want {
+			t.Fatalf("cardStart(%q) = %v, want %v (%q)", s, got, want, cardRun.FindString(s))
+		}
+	})
+}
+
+func TestCardStart(t *testing.T) {
+	for s, want := range map[string]bool{"card 4242424242424242 declined": true, "4242 4242 4242 4242": true, "-5555-5555-5555-4444": true,
+		"a693-4801-9820-224b45f549c6": false, "1234567890123": false, "x4242424242424242": false, "424242424242": false,
+		"4242--4242-4242-4242": false, "_4242424242424242": false,
+		"6d9f1c3a-2345-4678-9123-456789abcdef": false, "2345-4678-9123-4x": false, "2345-4678-9123-4 x": true, "42424242424242424242": false, "4242424242424242424": true} {
+		if got := cardStart(s); got != want {
+			t.Errorf("cardStart(%q) = %v, want %v", s, got, want)
+		}
+	}
 }
 
 // Hostile text is read in linear time: many separators on one line, and

@@ -8,6 +8,7 @@ import (
 	"io"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -107,9 +108,30 @@ func inputsJSON(inputs []*trace.Input) []InputJSON {
 }
 
 func evidenceJSON(o *trace.Observation) EvidenceJSON {
-	return EvidenceJSON{Source: redact.String(o.Source.String()), Tier: o.Tier.String(), RequestID: redact.String(o.RequestID),
+	return EvidenceJSON{Source: redact.String(sourceString(o.Source)), Tier: o.Tier.String(), RequestID: redact.String(o.RequestID),
 		Time: FormatTime(o.Time), Status: o.Status, Outcome: o.Outcome.String(), Decision: redact.String(o.Decision),
 		ResultID: redact.String(o.ResultID), Effect: o.Effect, Detail: redact.String(o.Detail)}
+}
+
+// sourceString is s.String() without fmt: a big report writes one for
+// every piece of evidence.
+func sourceString(s trace.Source) string {
+	if s.Entry > 0 {
+		return s.String()
+	}
+	var b [128]byte
+	return string(strconv.AppendInt(append(append(b[:0], s.File...), ':'), int64(s.Line), 10))
+}
+
+// findingJSON is what the report says of f.
+func findingJSON(f *diagnose.Finding) FindingJSON {
+	fj := FindingJSON{Rule: f.Rule.ID, Severity: f.Severity.String(), Intent: redact.String(intentID(f)), Keys: redactAll(f.Keys),
+		Title: f.Rule.Title, Symptom: f.Rule.Symptom, Hypothesis: f.Rule.Hypothesis, Check: f.Rule.Check, Action: f.Rule.Action,
+		Narrative: redact.String(f.Narrative), Input: redact.String(f.Input), Counts: f.Counts, Evidence: make([]EvidenceJSON, 0, len(f.Evidence))}
+	for _, o := range f.Evidence {
+		fj.Evidence = append(fj.Evidence, evidenceJSON(o))
+	}
+	return fj
 }
 
 func intentID(f *diagnose.Finding) string {
@@ -154,18 +176,15 @@ func (r *Report) JSON(w io.Writer) error {
 		return bw.Flush()
 	}
 	bw.WriteString(in1 + `"findings"` + sep + "[" + nl)
+	var fw *findingWriter
+	if r.Compact {
+		fw = newFindingWriter(r.Findings)
+	}
 	err := inOrder(len(r.Findings), 256, func(i int, out *bytes.Buffer) error {
-		f := r.Findings[i]
-		fj := FindingJSON{Rule: f.Rule.ID, Severity: f.Severity.String(), Intent: redact.String(intentID(f)), Keys: redactAll(f.Keys),
-			Title: f.Rule.Title, Symptom: f.Rule.Symptom, Hypothesis: f.Rule.Hypothesis, Check: f.Rule.Check, Action: f.Rule.Action,
-			Narrative: redact.String(f.Narrative), Input: redact.String(f.Input), Counts: f.Counts, Evidence: []EvidenceJSON{}}
-		for _, o := range f.Evidence {
-			fj.Evidence = append(fj.Evidence, evidenceJSON(o))
-		}
 		out.WriteString(in2)
 		if r.Compact {
-			out.Write(appendFinding(out.AvailableBuffer(), &fj))
-		} else if err := r.encodeTo(out, fj, in2); err != nil {
+			out.Write(fw.append(out.AvailableBuffer(), r.Findings[i]))
+		} else if err := r.encodeTo(out, findingJSON(r.Findings[i]), in2); err != nil {
 			return err
 		}
 		if i < len(r.Findings)-1 {
@@ -182,7 +201,8 @@ func (r *Report) JSON(w io.Writer) error {
 }
 
 // inOrder encodes items 0..n-1 in chunks of size on every core and hands
-// the chunks to write in order, holding only a few chunks at a time.
+// the chunks to write in order, holding only a few chunks at a time;
+// write must not keep the bytes it is given, which are reused.
 func inOrder(n, size int, encode func(i int, out *bytes.Buffer) error, write func([]byte)) error {
 	type chunk struct {
 		b   bytes.Buffer
@@ -195,6 +215,9 @@ func inOrder(n, size int, encode func(i int, out *bytes.Buffer) error, write fun
 	}
 	workers := runtime.GOMAXPROCS(0)
 	window := make(chan struct{}, 2*workers)
+	// Chunks written are handed back to be filled again: a big report
+	// would otherwise make, and clear, a fresh buffer for every chunk.
+	free := make(chan *chunk, 2*workers+workers)
 	jobs := make(chan int)
 	stop := make(chan struct{})
 	defer close(stop)
@@ -212,8 +235,14 @@ func inOrder(n, size int, encode func(i int, out *bytes.Buffer) error, write fun
 	for w := 0; w < workers; w++ {
 		go func() {
 			for k := range jobs {
-				c := &chunk{}
-				c.b.Grow(size * 1536) // a finding is about a kilobyte or so
+				var c *chunk
+				select {
+				case c = <-free:
+					c.b.Reset()
+				default:
+					c = &chunk{}
+					c.b.Grow(size * 1536) // a finding is about a kilobyte or so
+				}
 				for i := k * size; i < min(n, (k+1)*size) && c.err == nil; i++ {
 					c.err = encode(i, &c.b)
 				}
@@ -228,6 +257,10 @@ func inOrder(n, size int, encode func(i int, out *bytes.Buffer) error, write fun
 			return c.err
 		}
 		write(c.b.Bytes())
+		select {
+		case free <- c:
+		default:
+		}
 	}
 	return nil
 }

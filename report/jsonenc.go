@@ -5,7 +5,10 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/internal/iostreams"
+	"github.com/idem-cli/idem/redact"
+	"github.com/idem-cli/idem/trace"
 )
 
 // A hand-written encoder for the findings of a compact (piped) report:
@@ -42,23 +45,7 @@ func appendFinding(b []byte, fj *FindingJSON) []byte {
 	if fj.Input != "" {
 		b = appendField(b, ',', "input", fj.Input)
 	}
-	if len(fj.Counts) > 0 {
-		b = append(b, `,"counts":{`...)
-		names := make([]string, 0, len(fj.Counts))
-		for k := range fj.Counts {
-			names = append(names, k)
-		}
-		slices.Sort(names)
-		for i, k := range names {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSONString(b, k)
-			b = append(b, ':')
-			b = strconv.AppendInt(b, int64(fj.Counts[k]), 10)
-		}
-		b = append(b, '}')
-	}
+	b = appendCounts(b, fj.Counts)
 	b = append(b, `,"evidence":`...)
 	if fj.Evidence == nil {
 		b = append(b, "null"...)
@@ -71,6 +58,123 @@ func appendFinding(b []byte, fj *FindingJSON) []byte {
 			b = appendEvidence(b, &fj.Evidence[i])
 		}
 		b = append(b, ']')
+	}
+	return append(b, '}')
+}
+
+// findingWriter appends findings as appendFindingOf does, each rule's
+// own texts (title to action, half a finding's bytes) quoted once.
+type findingWriter struct {
+	texts map[*diagnose.Rule][]byte // read only once made
+}
+
+func newFindingWriter(findings []*diagnose.Finding) *findingWriter {
+	w := &findingWriter{texts: map[*diagnose.Rule][]byte{}}
+	for _, f := range findings {
+		if _, ok := w.texts[f.Rule]; !ok {
+			w.texts[f.Rule] = appendRuleTexts(nil, f.Rule)
+		}
+	}
+	return w
+}
+
+func (w *findingWriter) append(b []byte, f *diagnose.Finding) []byte {
+	return appendFindingWith(b, f, w.texts[f.Rule])
+}
+
+// appendRuleTexts appends the fields of a finding that are its rule's.
+func appendRuleTexts(b []byte, r *diagnose.Rule) []byte {
+	b = appendField(b, ',', "title", r.Title)
+	b = appendField(b, ',', "symptom", r.Symptom)
+	b = appendField(b, ',', "hypothesis", r.Hypothesis)
+	b = appendField(b, ',', "check", r.Check)
+	return appendField(b, ',', "action", r.Action)
+}
+
+// appendFindingOf appends findingJSON(f) as appendFinding does, without
+// building it: no copy of the finding and its evidence per finding.
+func appendFindingOf(b []byte, f *diagnose.Finding) []byte {
+	return appendFindingWith(b, f, nil)
+}
+
+// appendFindingWith is appendFindingOf with the rule's texts quoted
+// already (nil: quote them).
+func appendFindingWith(b []byte, f *diagnose.Finding, texts []byte) []byte {
+	b = appendField(b, '{', "rule", f.Rule.ID)
+	b = appendField(b, ',', "severity", f.Severity.String())
+	b = appendField(b, ',', "intent", redact.String(intentID(f)))
+	b = append(b, `,"keys":[`...)
+	for i, k := range f.Keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, redact.String(k))
+	}
+	b = append(b, ']')
+	if texts == nil {
+		b = appendRuleTexts(b, f.Rule)
+	} else {
+		b = append(b, texts...)
+	}
+	b = appendField(b, ',', "narrative", redact.String(f.Narrative))
+	if in := redact.String(f.Input); in != "" {
+		b = appendField(b, ',', "input", in)
+	}
+	b = appendCounts(b, f.Counts)
+	b = append(b, `,"evidence":[`...)
+	for i, o := range f.Evidence {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendObservation(b, o)
+	}
+	return append(b, ']', '}')
+}
+
+// appendObservation appends evidenceJSON(o) as appendEvidence does.
+func appendObservation(b []byte, o *trace.Observation) []byte {
+	b = appendField(b, '{', "source", redact.String(sourceString(o.Source)))
+	b = appendField(b, ',', "tier", o.Tier.String())
+	b = appendField(b, ',', "request_id", redact.String(o.RequestID))
+	b = append(b, `,"time":"`...)
+	b = append(appendTime(b, o.Time), '"')
+	b = append(b, `,"status":`...)
+	b = strconv.AppendInt(b, int64(o.Status), 10)
+	b = appendField(b, ',', "outcome", o.Outcome.String())
+	if d := redact.String(o.Decision); d != "" {
+		b = appendField(b, ',', "decision", d)
+	}
+	if r := redact.String(o.ResultID); r != "" {
+		b = appendField(b, ',', "result_id", r)
+	}
+	if o.Effect {
+		b = append(b, `,"effect":true`...)
+	}
+	if d := redact.String(o.Detail); d != "" {
+		b = appendField(b, ',', "detail", d)
+	}
+	return append(b, '}')
+}
+
+// appendCounts appends the counts, names sorted, as encoding/json writes
+// a map; nothing when there are none (omitempty).
+func appendCounts(b []byte, counts map[string]int) []byte {
+	if len(counts) == 0 {
+		return b
+	}
+	b = append(b, `,"counts":{`...)
+	names := make([]string, 0, len(counts))
+	for k := range counts {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for i, k := range names {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, k)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(counts[k]), 10)
 	}
 	return append(b, '}')
 }
@@ -115,6 +219,13 @@ func appendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Eight bytes at a time while none needs a second look.
+		for i+8 <= len(s) && plainWord(s[i:i+8]) {
+			i += 8
+		}
+		if i == len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' && c != 0x7f {
@@ -161,6 +272,25 @@ func appendJSONString(b []byte, s string) []byte {
 }
 
 const hexDigit = "0123456789abcdef"
+
+// plainWord reports whether the eight bytes of s are printable ASCII
+// other than " and \\, which appendJSONString copies as they are.
+func plainWord(s string) bool {
+	w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+	// The high bit of the lowest byte for which a test holds is set (of
+	// others, maybe): below 0x20, equal to " or \\, 0x7f or above.
+	below := (w - ones*0x20) &^ w
+	quote := zeroByte(w ^ ones*'"')
+	slash := zeroByte(w ^ ones*'\\')
+	high := w | (w + ones)
+	return (below|quote|slash|high)&(ones*0x80) == 0
+}
+
+const ones = 0x0101010101010101
+
+// zeroByte sets the high bit of x's lowest zero byte, if it has one.
+func zeroByte(x uint64) uint64 { return (x - ones) &^ x }
 
 func appendUnicodeEscape(b []byte, r rune) []byte {
 	return append(b, '\\', 'u', hexDigit[r>>12&0xf], hexDigit[r>>8&0xf], hexDigit[r>>4&0xf], hexDigit[r&0xf])

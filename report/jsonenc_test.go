@@ -2,8 +2,16 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/idem-cli/idem/diagnose"
+	"github.com/idem-cli/idem/ingest"
+	"github.com/idem-cli/idem/trace"
 )
 
 // stdJSON is encoding/json's encoding made terminal-safe, which the
@@ -74,4 +82,95 @@ func TestJSONIsTerminalSafe(t *testing.T) {
 			t.Errorf("WriteJSON(%q) = %s, want it to hold %s", tc.in, b.Bytes(), tc.want)
 		}
 	}
+}
+
+// The compact report writes each finding straight from the diagnosis: the
+// same bytes as encoding what findingJSON builds, on every scenario, the
+// hostile fixtures and findings made to hold every field.
+func TestFindingOfMatchesFindingJSON(t *testing.T) {
+	var findings []*diagnose.Finding
+	for _, glob := range []string{"../fixtures/scenarios/*/*", "../fixtures/hostile/*"} {
+		paths, _ := filepath.Glob(glob)
+		for _, p := range paths {
+			if strings.HasSuffix(p, ".md") {
+				continue
+			}
+			set, err := diagnose.Load(context.Background(), []string{p}, ingest.Options{}, nil)
+			if err != nil {
+				continue // some hostile inputs are not logs at all
+			}
+			findings = append(findings, diagnose.Run(set, diagnose.DefaultOptions()).Findings...)
+		}
+	}
+	if len(findings) < 20 {
+		t.Fatalf("only %d findings in the fixtures", len(findings))
+	}
+	hostile := "a\"b\\c\x00\x1f\n\u2028\xff \x1b[31m \u202e Authorization: Bearer abcdefghij 4242424242424242"
+	rule := &diagnose.Rule{ID: "r", Title: hostile, Symptom: "S", Hypothesis: "H", Check: "C", Action: "A"}
+	obs := []*trace.Observation{
+		{Source: trace.Source{File: hostile, Line: 7, Entry: 3}, Tier: trace.TierClient, RequestID: hostile, Decision: hostile,
+			ResultID: "sk_live_abcdefghijkl", Detail: hostile, Effect: true, Status: -1, Outcome: trace.OutcomeTimeout},
+		{Source: trace.Source{File: "a.log", Line: 1}, Time: time.Date(10000, 1, 2, 3, 4, 5, 6e6, time.UTC)},
+		{Source: trace.Source{File: "postgres://u:pw@db/x", Line: 4242424242424242}, Time: time.Date(-1, 12, 31, 23, 59, 59, 999999999, time.FixedZone("x", 3600))},
+		{Time: time.Date(2026, 11, 30, 9, 14, 2, 118999999, time.FixedZone("y", -7*3600))},
+	}
+	findings = append(findings,
+		&diagnose.Finding{Rule: rule, Severity: diagnose.Critical, Keys: []string{hostile, ""}, Narrative: hostile, Input: hostile,
+			Counts: map[string]int{"z": 3, hostile: -1, "a": 0}, Evidence: obs},
+		&diagnose.Finding{Rule: rule, Intents: []*trace.Intent{{ID: "token=abcdef"}}},
+	)
+	w := newFindingWriter(findings)
+	for _, f := range findings {
+		fj := findingJSON(f)
+		got, want := appendFindingOf(nil, f), appendFinding(nil, &fj)
+		if !bytes.Equal(got, want) {
+			t.Errorf("appendFindingOf\n%s\nappendFinding(findingJSON)\n%s", got, want)
+		}
+		if got := w.append(nil, f); !bytes.Equal(got, want) {
+			t.Errorf("findingWriter\n%s\nappendFinding(findingJSON)\n%s", got, want)
+		}
+		if std := stdJSON(t, fj); !bytes.Equal(want, std) {
+			t.Errorf("appendFinding\n%s\nencoding/json\n%s", want, std)
+		}
+	}
+}
+
+// FuzzAppendTime checks the hand-written time against time.Format.
+func FuzzAppendTime(f *testing.F) {
+	for _, sec := range []int64{0, 1, -1, 1764494042, -62135596800, 253402300799} {
+		f.Add(sec, int64(999999999), 0)
+	}
+	f.Add(int64(-62135596801), int64(0), 3600)
+	f.Add(int64(253402300800), int64(5e8), -60)
+	f.Fuzz(func(t *testing.T, sec, nsec int64, offset int) {
+		tm := time.Unix(sec, nsec).In(time.FixedZone("z", offset%(24*3600)))
+		want := "-"
+		if !tm.IsZero() {
+			want = tm.UTC().Format(TimeLayout)
+		}
+		if got := FormatTime(tm); got != want {
+			t.Fatalf("FormatTime(%v) = %s, want %s", tm, got, want)
+		}
+	})
+}
+
+// FuzzPlainWord checks the eight-byte test against reading byte by byte.
+func FuzzPlainWord(f *testing.F) {
+	for _, s := range []string{"abcdefgh", "abcdefg\"", "\\bcdefgh", "abc\x1fefgh", "abcdefg\x7f", "\xffbcdefgh", " ~~~~~~~", "\x00\x00\x00\x00\x00\x00\x00\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for len(s) < 8 {
+			s += "a"
+		}
+		want := true
+		for i := 0; i < 8; i++ {
+			if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x7f {
+				want = false
+			}
+		}
+		if got := plainWord(s[:8]); got != want {
+			t.Fatalf("plainWord(%q) = %v, want %v", s[:8], got, want)
+		}
+	})
 }

@@ -19,10 +19,27 @@ const TimeLayout = "2006-01-02T15:04:05.000Z07:00"
 
 // FormatTime writes t in TimeLayout, or "-" when unknown.
 func FormatTime(t time.Time) string {
+	var b [32]byte
+	return string(appendTime(b[:0], t))
+}
+
+// appendTime appends FormatTime(t). Years 0 to 9999 are written by hand,
+// a report has one time per piece of evidence; time.Format writes others.
+func appendTime(b []byte, t time.Time) []byte {
 	if t.IsZero() {
-		return "-"
+		return append(b, '-')
 	}
-	return t.UTC().Format(TimeLayout)
+	t = t.UTC()
+	year, month, day := t.Date()
+	if year < 0 || year > 9999 {
+		return t.AppendFormat(b, TimeLayout)
+	}
+	hour, minute, sec := t.Clock()
+	ms := t.Nanosecond() / 1e6 // truncated, as .000 does
+	return append(b, byte('0'+year/1000), byte('0'+year/100%10), byte('0'+year/10%10), byte('0'+year%10), '-',
+		byte('0'+int(month)/10), byte('0'+int(month)%10), '-', byte('0'+day/10), byte('0'+day%10), 'T',
+		byte('0'+hour/10), byte('0'+hour%10), ':', byte('0'+minute/10), byte('0'+minute%10), ':',
+		byte('0'+sec/10), byte('0'+sec%10), '.', byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10), 'Z')
 }
 
 // TraceJSON is the idem.trace/v1 document.

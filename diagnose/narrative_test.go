@@ -1,0 +1,115 @@
+package diagnose
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idem-cli/idem/trace"
+)
+
+// Narratives are written by hand, not by fmt and time.Format: the same
+// text, checked here against those.
+func TestNarrativePiecesMatchFmt(t *testing.T) {
+	for _, tm := range []time.Time{{}, time.Unix(0, 0), time.Date(2026, 11, 30, 23, 59, 59, 999999999, time.UTC),
+		time.Date(2026, 11, 30, 0, 1, 43, 684000000, time.FixedZone("x", -7*3600)), time.Date(-40, 1, 1, 9, 8, 7, 6e6, time.UTC),
+		time.Date(12026, 1, 1, 19, 8, 7, 10e6, time.FixedZone("y", 5*3600+1800))} {
+		want := "an unknown time"
+		if !tm.IsZero() {
+			want = tm.UTC().Format("15:04:05.000Z")
+		}
+		if got := hhmmss(tm); got != want {
+			t.Errorf("hhmmss(%v) = %s, want %s", tm, got, want)
+		}
+	}
+	for _, n := range []int{0, 1, 2, -1, 1234567} {
+		if got, want := plural(n, "effect", "effects"), fmt.Sprintf("%d %s", n, map[bool]string{true: "effect", false: "effects"}[n == 1]); got != want {
+			t.Errorf("plural(%d) = %q, want %q", n, got, want)
+		}
+	}
+	for _, ids := range [][]string{nil, {"a"}, {"a", "b", ""}} {
+		if got, want := string(appendResults(nil, ids)), resultList(ids); got != want {
+			t.Errorf("appendResults(%q) = %q, want %q", ids, got, want)
+		}
+	}
+	for tier := trace.TierUnknown; tier <= trace.TierProvider; tier++ {
+		for out := trace.Outcome(0); out <= trace.OutcomeError+1; out++ {
+			for _, o := range []trace.Observation{{Tier: tier, Outcome: out}, {Tier: tier, Outcome: out, Duration: 1500400 * time.Microsecond, Detail: "499 client closed request"}} {
+				if got, want := describeLoss(&o), describeLossFmt(&o); got != want {
+					t.Errorf("describeLoss(%v, %v) = %q, want %q", tier, out, got, want)
+				}
+			}
+		}
+	}
+}
+
+// describeLossFmt is describeLoss as it was written with fmt.
+func describeLossFmt(o *trace.Observation) string {
+	who := o.Tier.String()
+	var what string
+	switch o.Outcome {
+	case trace.OutcomeTimeout:
+		what = "gave up waiting"
+		if o.Duration > 0 {
+			what = fmt.Sprintf("gave up after %s", o.Duration.Round(time.Millisecond))
+		}
+	case trace.OutcomeReset:
+		what = "lost the connection"
+		if o.Tier == trace.TierServer {
+			what = "dropped its response"
+		}
+	case trace.OutcomeAborted:
+		what = "aborted the request"
+	case trace.OutcomeClientClosed:
+		what = "saw the client close the connection"
+	case trace.OutcomeUpstreamTimeout:
+		what = "timed out waiting for the server"
+	case trace.OutcomeUpstreamReset:
+		what = "lost the server's connection"
+	default:
+		what = "got no response"
+	}
+	if o.Detail != "" {
+		what += " (" + o.Detail + ")"
+	}
+	return "the " + who + " " + what
+}
+
+// clientRoute groups as the joined string client+" "+method+" "+route did.
+func TestClientRouteGroupsAsTheJoinedString(t *testing.T) {
+	triples := [][3]string{{"1.2.3.4", "POST", "/v1/orders"}, {"1.2.3.4", "POST", "/v1/orders x"}, {"1.2.3.4 POST", "/v1/orders", ""},
+		{"1.2.3.4", "POST /v1/orders", ""}, {"1.2.3.4", "POST", "/v1/orders "}, {"1.2.3.4 POST", "/v1/orders", " "}, {"", "", ""},
+		{" ", "", ""}, {"", " ", ""}, {"", "", "  "}, {"a b", "c", "d"}, {"a", "b c", "d"}, {"a", "b", "c d"}, {"a b c", "d", ""}}
+	for _, x := range triples {
+		for _, y := range triples {
+			same := x[0]+" "+x[1]+" "+x[2] == y[0]+" "+y[1]+" "+y[2]
+			if got := newClientRoute(x[0], x[1], x[2]) == newClientRoute(y[0], y[1], y[2]); got != same {
+				t.Errorf("%q and %q grouped together: %v, want %v", x, y, got, same)
+			}
+		}
+	}
+}
+
+// FuzzCompareJoined holds the findings' key order to comparing the keys
+// joined by commas.
+func FuzzCompareJoined(f *testing.F) {
+	f.Add("a,b", "a!")
+	f.Add("", ",")
+	f.Add("k1", "k1,k2")
+	f.Add("x,,y", "x,")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		// Any string splits into a list that joins back to it; lists with
+		// and without elements are both tried.
+		for _, la := range [][]string{strings.Split(a, ","), nil} {
+			for _, lb := range [][]string{strings.Split(b, ","), strings.SplitN(b, ",", 2)} {
+				if got, want := compareJoined(la, lb), strings.Compare(strings.Join(la, ","), strings.Join(lb, ",")); got != want {
+					t.Fatalf("compareJoined(%q, %q) = %d, want %d", la, lb, got, want)
+				}
+				if got, want := compareJoined(lb, la), strings.Compare(strings.Join(lb, ","), strings.Join(la, ",")); got != want {
+					t.Fatalf("compareJoined(%q, %q) = %d, want %d", lb, la, got, want)
+				}
+			}
+		}
+	})
+}
