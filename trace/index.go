@@ -15,7 +15,9 @@ type hashIndex struct {
 // newHashIndex sizes an index for about n entries.
 func newHashIndex(n int) hashIndex {
 	bits := bitsFor(n)
-	return hashIndex{slots: make([]uint64, 1<<bits), bits: bits}
+	x := hashIndex{slots: make([]uint64, 1<<bits), bits: bits}
+	hugePages(x.slots)
+	return x
 }
 
 // bitsFor is the size (a power of two) that holds n entries at most 70%
@@ -101,6 +103,7 @@ func (x *hashIndex) grow() {
 	old := x.slots
 	x.bits++
 	x.slots = make([]uint64, 1<<x.bits)
+	hugePages(x.slots)
 	mask := uint32(len(x.slots) - 1)
 	for _, s := range old {
 		if s == 0 {

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package trace
+
+// hugePages does nothing where huge pages are not asked for this way.
+func hugePages[T any](s []T) {}
