@@ -152,8 +152,11 @@ type Correlator struct {
 	// where application logs keep most lines whole).
 	fullObs []int32
 	texts   pairTable
-	routes  interner
-	orphans []*Observation
+	// methodIDs[code] is methods' number for methodCode code, plus one;
+	// 0 until that method is first seen.
+	methodIDs [methodCodes]uint16
+	routes    interner
+	orphans   []*Observation
 	// activities maps an activity attempt to its id, learned from the
 	// lines that name both (see activityOf).
 	activities map[activityKey]string
@@ -295,7 +298,7 @@ func (c *Correlator) add(o *Observation, p *prepared) {
 		c.rids.add(c.arena.addPacked(id, p.rid))
 	}
 	d := c.deliveries.at(di)
-	method, methodOK := c.methods.id(o.Method, "")
+	method, methodOK := c.methodID(o.Method, p.method)
 	source, sourceOK := c.sources.id(o.Format, o.Source.File)
 	co := cobs{time: 0, dur: durBits(o.Duration), route: c.routes.ref(o.Route, p.routeID), client: c.arena.addPacked(o.Client, p.client),
 		method: uint8(method), source: source, status: int16(o.Status), upstream: int16(o.UpstreamStatus), line: int32(o.Source.Line),
@@ -359,6 +362,20 @@ func (c *Correlator) add(o *Observation, p *prepared) {
 		d.interesting = d.interesting || c.sameTierTwice(d, o.Tier, oi)
 	}
 	d.last = oi
+}
+
+// methodID is c.methods.id(m, ""), by the method's code where it has one.
+func (c *Correlator) methodID(m string, code uint8) (uint16, bool) {
+	if code != 0 {
+		if id := c.methodIDs[code]; id != 0 {
+			return id - 1, true
+		}
+	}
+	id, ok := c.methods.id(m, "")
+	if ok && code != 0 {
+		c.methodIDs[code] = id + 1
+	}
+	return id, ok
 }
 
 // activityKey names an activity attempt by what the SDK's own lines log.

@@ -100,9 +100,10 @@ func unpackIPv4(b []byte) string {
 
 // prepared is what Correlator.Prepare works out for Add.
 type prepared struct {
-	routeID bool // idLike(Route)
-	plain   bool // plain(o)
-	notable bool // notable(o)
+	method  uint8 // methodCode(Method)
+	routeID bool  // idLike(Route)
+	plain   bool  // plain(o)
+	notable bool  // notable(o)
 	ridHash uint64
 	rid     packed
 	key     packed
@@ -115,8 +116,34 @@ var idSeed = maphash.MakeSeed()
 // prepare works out p for o.
 func prepare(o *Observation, p *prepared) {
 	*p = prepared{ridHash: maphash.String(idSeed, o.RequestID), rid: pack(o.RequestID), key: pack(o.Key),
-		client: pack(o.Client), routeID: idLike(o.Route), plain: plain(o), notable: notable(o)}
+		client: pack(o.Client), method: methodCode(o.Method), routeID: idLike(o.Route), plain: plain(o), notable: notable(o)}
 }
+
+// methodCode numbers the methods most lines carry, 0 for others: the
+// workers work it out, so that the correlator looks a method up in a
+// map only the first time it sees it.
+func methodCode(m string) uint8 {
+	switch m {
+	case "GET":
+		return 1
+	case "POST":
+		return 2
+	case "PUT":
+		return 3
+	case "PATCH":
+		return 4
+	case "DELETE":
+		return 5
+	case "HEAD":
+		return 6
+	case "OPTIONS":
+		return 7
+	}
+	return 0
+}
+
+// methodCodes is how many methodCode numbers (0 included).
+const methodCodes = 8
 
 // add stores s and returns its reference.
 func (a *arena) add(s string) aref {
@@ -150,7 +177,17 @@ func (a *arena) addPacked(s string, p packed) aref {
 	}
 	c := a.chunks[n-1]
 	off := len(c)
-	a.chunks[n-1] = append(c, data...)
+	switch kind {
+	case packedUUID, packedHex: // 16 bytes, most ids: two word stores, not a copy call
+		c = c[:off+16]
+		*(*[16]byte)(c[off:]) = p.bytes
+	case packedIPv4:
+		c = c[:off+4]
+		*(*[4]byte)(c[off:]) = [4]byte(p.bytes[:4])
+	default:
+		c = append(c, data...)
+	}
+	a.chunks[n-1] = c
 	return aref(uint64(n)<<44 | uint64(off)<<20 | uint64(len(data))<<4 | uint64(kind))
 }
 
