@@ -5,12 +5,10 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"io"
 	"net/url"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver: no cgo, one static binary
 )
@@ -125,25 +123,4 @@ func openSQLiteDSN(ctx context.Context, dsn string, lock *os.File, persistent bo
 		s.closeExtra = func() error { return unlock(lock) }
 	}
 	return s, nil
-}
-
-// lockFile opens (creating) path and takes an exclusive flock on it.
-func lockFile(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("cannot open the state %s: %w", path, err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("%s: %w", path, ErrStateLocked)
-		}
-		return nil, fmt.Errorf("cannot lock the state %s: %w", path, err)
-	}
-	return f, nil
-}
-
-func unlock(f *os.File) error {
-	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-	return f.Close()
 }
