@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/internal/benchlog"
 	"github.com/idem-cli/idem/trace"
@@ -13,7 +14,13 @@ import (
 
 // BenchmarkSet times grouping a read log into intents and building the
 // ones worth a look: what runs on both cores after the last line is read.
-func BenchmarkSet(b *testing.B) {
+func BenchmarkSet(b *testing.B) { benchmarkSet(b, trace.DefaultBuild()) }
+
+// BenchmarkSetDiagnose is BenchmarkSet with what idem diagnose asks to
+// build besides: the follow-ups of losses and the keys some rules read.
+func BenchmarkSetDiagnose(b *testing.B) { benchmarkSet(b, diagnose.DefaultOptions().Build()) }
+
+func benchmarkSet(b *testing.B, build trace.Build) {
 	data, err := os.ReadFile(benchlog.Path(b))
 	if err != nil {
 		b.Fatal(err)
@@ -22,6 +29,7 @@ func BenchmarkSet(b *testing.B) {
 	for b.Loop() {
 		b.StopTimer()
 		c := trace.NewCorrelator(nil)
+		c.Build = build
 		inputs, err := ingest.Read(context.Background(), []string{"-"}, ingest.Options{Stdin: bytes.NewReader(data)}, c)
 		if err != nil {
 			b.Fatal(err)
