@@ -597,7 +597,20 @@ type grouped struct {
 // order as before.
 func (c *Correlator) groupName(i int32, hashToKey map[string]string, serial bool) grouped {
 	d := c.deliveries.at(i)
-	kref := c.deliveryKeyRef(d)
+	// One walk finds the first key and, when the scope is only what a
+	// line logged, the first logged scope (as compactScope would).
+	var kref aref
+	scope, scoped := "", c.ScopeMethod || c.ScopeRoute
+	for j := d.first; j >= 0; {
+		o := c.obs.at(j)
+		if kref == 0 {
+			kref = o.key
+		}
+		if !scoped && scope == "" && o.flags&flagFull != 0 {
+			scope = c.fulls[c.full(j)].Scope
+		}
+		j = o.next
+	}
 	hashKey := ""
 	if kref == 0 && c.keyHash(i) != 0 {
 		kh := c.arena.get(c.keyHash(i))
@@ -613,7 +626,9 @@ func (c *Correlator) groupName(i int32, hashToKey map[string]string, serial bool
 	if hashKey != "" && !strings.HasPrefix(hashKey, "hash:") && !serial {
 		return grouped{i: i, later: true}
 	}
-	scope := c.compactScope(d)
+	if scoped {
+		scope = c.compactScope(d)
+	}
 	var h maphash.Hash
 	h.SetSeed(idSeed)
 	h.WriteString(scope)
@@ -1009,8 +1024,19 @@ func appendPacked(buf []byte, s string, p packed) []byte {
 // delivery has one observation per tier.
 func (f *followUps) follows(c *Correlator, d *cdelivery, buf []byte) bool {
 	var client, method, route, start int32 = -1, -1, -1, -1
+	first := d.first
+	if co := c.obs.at(first); co.next < 0 && co.flags&flagFull == 0 {
+		// One compact line, as most plain deliveries are: its fields are
+		// the delivery's, and a field it lacks lays out as the loop's
+		// missing one does.
+		if co.client == 0 || co.time == 0 {
+			return false
+		}
+		client, method, route, start = first, first, first, first
+		first = -1 // nothing left to walk
+	}
 	var ct, mt, rt, st Tier
-	for j := d.first; j >= 0; j = c.obs.at(j).next {
+	for j := first; j >= 0; j = c.obs.at(j).next {
 		co := c.obs.at(j)
 		var hasClient, hasMethod, hasRoute, hasTime bool
 		if fi := c.full(j); fi >= 0 {
