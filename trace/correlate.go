@@ -889,12 +889,15 @@ func (c *Correlator) markWanted(intents []cintent, built []*Intent) ([]cintent, 
 	// second one at a tier makes it worth a look).
 	var marked []int32
 	nd := c.deliveries.len()
+	// A key stored packed is lower-case hex and dashes: when Key needs
+	// none of those, it is not asked about such a key.
+	skipPacked := c.Build.KeyBytes != "" && !strings.ContainsAny(c.Build.KeyBytes, "0123456789abcdef-")
 	parts := make([][]int32, (max(len(intents), nd)+1023)/1024)
 	inParallel(len(parts), func(lo, hi int) {
 		var buf [256]byte
 		for p := lo; p < hi; p++ {
 			for i := p * 1024; i < min(len(intents), (p+1)*1024); i++ {
-				if in := &intents[i]; !in.interesting && c.wanted(in.first, c.intentKeyRef(in), c.intentExtraKey(in), f, buf[:0]) {
+				if in := &intents[i]; !in.interesting && c.wanted(in.first, c.intentKeyRef(in), c.intentExtraKey(in), f, skipPacked, buf[:0]) {
 					in.interesting = true
 					parts[p] = append(parts[p], int32(i))
 				}
@@ -909,7 +912,7 @@ func (c *Correlator) markWanted(intents []cintent, built []*Intent) ([]cintent, 
 		for p := lo; p < hi; p++ {
 			parts[p] = parts[p][:0]
 			for di := int32(p * 1024); di < int32(min(nd, (p+1)*1024)); di++ {
-				if d := c.deliveries.at(di); d.single && c.wanted(di, c.deliveryKeyRef(d), "", f, buf[:0]) {
+				if d := c.deliveries.at(di); d.single && c.wanted(di, c.deliveryKeyRef(d), "", f, skipPacked, buf[:0]) {
 					parts[p] = append(parts[p], di)
 				}
 			}
@@ -935,8 +938,9 @@ func (c *Correlator) intentExtraKey(ci *cintent) string {
 
 // wanted reports whether c.Build asks for the plain intent whose only
 // delivery is di, with key kref (or hashKey); buf is scratch space.
-func (c *Correlator) wanted(di int32, kref aref, hashKey string, f *followUps, buf []byte) bool {
-	if c.Build.Key != nil {
+// skipPacked says Key accepts no key stored packed (see Build.KeyBytes).
+func (c *Correlator) wanted(di int32, kref aref, hashKey string, f *followUps, skipPacked bool, buf []byte) bool {
+	if kind := kref & 0xf; c.Build.Key != nil && !(skipPacked && (kind == packedUUID || kind == packedHex)) {
 		key := hashKey
 		if kref != 0 {
 			buf = c.arena.appendTo(buf[:0], kref)
