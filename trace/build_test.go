@@ -218,3 +218,37 @@ func TestBuildKeyBytes(t *testing.T) {
 		})
 	}
 }
+
+// TestBuildFollowUpClients: the follow-up of a loss is found whatever
+// form its client is stored in, and a client that only looks alike (the
+// same first bytes, the same length) is not taken for it.
+func TestBuildFollowUpClients(t *testing.T) {
+	tests := []struct {
+		name      string
+		lost, got string
+		built     bool
+	}{
+		{"address, same", "198.51.100.23", "198.51.100.23", true},
+		{"address, another", "198.51.100.23", "198.51.100.32", false},
+		{"IPv6, same", "2001:db8::1", "2001:db8::1", true},
+		{"IPv6, last byte differs", "2001:db8::1", "2001:db8::2", false},
+		{"name past eight bytes, same", "checkout-service-7", "checkout-service-7", true},
+		{"name past eight bytes, another", "checkout-service-7", "checkout-service-8", false},
+		{"short name", "ios", "ios", true},
+		{"uuid, same", "3b7d1f0e-6a2c-4f9e-b1d3-5e7f9a0b1c2d", "3b7d1f0e-6a2c-4f9e-b1d3-5e7f9a0b1c2d", true},
+		{"uuid, another", "3b7d1f0e-6a2c-4f9e-b1d3-5e7f9a0b1c2d", "3b7d1f0e-6a2c-4f9e-b1d3-5e7f9a0b1c2e", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			loss := proxyLine("r-lost", "k-lost", tt.lost, buildT0, 499, OutcomeClientClosed)
+			next := proxyLine("r-next", "k-next", tt.got, buildT0.Add(time.Second), 201, OutcomeOK)
+			want := []string{"k-lost"}
+			if tt.built {
+				want = append(want, "k-next")
+			}
+			if got := builtKeys(Build{FollowUp: time.Minute}, loss, next); !slices.Equal(got, want) {
+				t.Errorf("built %v, want %v", got, want)
+			}
+		})
+	}
+}
