@@ -629,10 +629,10 @@ func (c *Correlator) groupName(i int32, hashToKey map[string]string, serial bool
 	if scoped {
 		scope = c.compactScope(d)
 	}
-	var h maphash.Hash
-	h.SetSeed(idSeed)
-	h.WriteString(scope)
-	h.WriteByte(0)
+	// The name is laid out on the stack and hashed at once: cheaper than
+	// a streaming hash for the few dozen bytes most names are.
+	var name [64]byte
+	b := append(append(name[:0], scope...), 0)
 	if hashKey != "" {
 		// A key known by its hash joins the intent of the raw key.
 		var r aref
@@ -641,17 +641,15 @@ func (c *Correlator) groupName(i int32, hashToKey map[string]string, serial bool
 		}
 		if r != 0 {
 			raw, kind := c.arena.raw(r)
-			h.Write(raw)
-			h.WriteByte(byte(kind))
+			b = append(append(b, raw...), byte(kind))
 		} else {
-			h.WriteString(hashKey)
+			b = append(b, hashKey...)
 		}
 	} else {
 		raw, kind := c.arena.raw(kref)
-		h.Write(raw)
-		h.WriteByte(byte(kind))
+		b = append(append(b, raw...), byte(kind))
 	}
-	return grouped{i: i, kref: kref, hashKey: hashKey, scope: scope, sum: h.Sum64()}
+	return grouped{i: i, kref: kref, hashKey: hashKey, scope: scope, sum: maphash.Bytes(idSeed, b)}
 }
 
 // buildIntents builds the compact intents at idx, side by side: building
