@@ -17,6 +17,9 @@ type need struct {
 	followUp func(Options) time.Duration
 	// key accepts the keys of the plain intents that must be built.
 	key func(key string) bool
+	// keyBytes are bytes without which key accepts no key (see
+	// trace.Build.KeyBytes); empty promises nothing.
+	keyBytes string
 }
 
 // needs is what each rule needs built, by rule ID: every rule of the
@@ -55,7 +58,7 @@ var needs = map[string]need{
 	"duplicate-submission": {},
 	// attempt-scoped-key groups keys that differ by an attempt suffix,
 	// whatever else their intents say.
-	"attempt-scoped-key": {key: attemptKey},
+	"attempt-scoped-key": {key: attemptKey, keyBytes: "tT"}, // see stripAttempt
 }
 
 // attemptKey reports whether a key names an attempt, as attempt-scoped-key
@@ -74,6 +77,7 @@ func (o Options) Build() trace.Build {
 	}
 	var b trace.Build
 	var keys []func(string) bool
+	keyBytes, promised := "", true
 	for _, r := range catalog {
 		n := needs[r.ID]
 		if n.followUp != nil {
@@ -81,7 +85,12 @@ func (o Options) Build() trace.Build {
 		}
 		if n.key != nil {
 			keys = append(keys, n.key)
+			keyBytes += n.keyBytes
+			promised = promised && n.keyBytes != ""
 		}
+	}
+	if promised {
+		b.KeyBytes = keyBytes // what any of the keys needs
 	}
 	if len(keys) > 0 {
 		b.Key = func(key string) bool {

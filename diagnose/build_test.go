@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -60,4 +61,22 @@ func TestOptionsBuild(t *testing.T) {
 			t.Errorf("Key(%q) = %v, want %v", k, got, want)
 		}
 	}
+}
+
+// FuzzBuildKeyBytes: Build's key filter accepts no key without one of
+// the bytes it promises to need, or Set would skip keys it must build.
+func FuzzBuildKeyBytes(f *testing.F) {
+	for _, k := range []string{"article-107:r1:publish:attempt-2", "pay_42-try3", "3b7d1f0e-6a2c-4f9e-b1d3-5e7f9a0b1c2d",
+		"ATTEMPT_2", "order-Try-4", "", "x"} {
+		f.Add(k)
+	}
+	b := DefaultOptions().Build()
+	if b.KeyBytes == "" {
+		f.Fatal("no KeyBytes: Set unpacks every packed key to ask about it")
+	}
+	f.Fuzz(func(t *testing.T, key string) {
+		if b.Key(key) && !strings.ContainsAny(key, b.KeyBytes) {
+			t.Errorf("Key(%q) accepts a key holding none of %q", key, b.KeyBytes)
+		}
+	})
 }

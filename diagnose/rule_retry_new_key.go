@@ -249,7 +249,13 @@ func likelyNewKey(c *context, reported map[string]bool) []*Finding {
 		return false
 	}
 	var lost []origin
-	bySig := map[clientRoute][]*trace.Intent{}
+	// The intents of each signature, in order, as a chain through after
+	// from the map's first: no slice for each of a hundred thousand
+	// signatures.
+	type chain struct{ first, last int32 }
+	bySig := map[clientRoute]chain{}
+	var cands []*trace.Intent
+	var after []int32
 	for _, in := range c.set.Intents {
 		if hasFP(in) {
 			continue
@@ -259,7 +265,14 @@ func likelyNewKey(c *context, reported map[string]bool) []*Finding {
 			continue
 		}
 		sig := newClientRoute(d0.Client(), d0.Method(), d0.Route())
-		bySig[sig] = append(bySig[sig], in)
+		i := int32(len(cands))
+		cands, after = append(cands, in), append(after, -1)
+		if ch, ok := bySig[sig]; ok {
+			after[ch.last] = i
+			bySig[sig] = chain{ch.first, i}
+		} else {
+			bySig[sig] = chain{i, i}
+		}
 		for _, d := range in.Deliveries {
 			if d.Lost() != nil && serverSuccess(d) != nil && isWrite(d.Method()) {
 				lost = append(lost, origin{in: in, d: d, sig: sig, when: d.Start()})
@@ -270,7 +283,9 @@ func likelyNewKey(c *context, reported map[string]bool) []*Finding {
 	var out []*Finding
 	var n []byte // reused: each finding keeps a string of it
 	for _, o := range lost {
-		for _, next := range bySig[o.sig] {
+		ch, ok := bySig[o.sig]
+		for i := ch.first; ok && i >= 0; i = after[i] {
+			next := cands[i]
 			start := next.Start()
 			if next == o.in || !start.After(o.when) || start.Sub(o.when) > likelyWindow {
 				continue

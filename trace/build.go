@@ -27,6 +27,11 @@ type Build struct {
 	// may be called from several goroutines at once, with a string that
 	// is valid only during the call.
 	Key func(key string) bool
+	// KeyBytes, when not empty, promises that Key accepts no key holding
+	// none of these bytes. Set then skips the keys stored packed (lower-
+	// case hex digits and dashes) when none of these is among them,
+	// without unpacking a million keys to ask.
+	KeyBytes string
 }
 
 // DefaultFollowUp is the follow-up window NewCorrelator starts with: the

@@ -3,6 +3,7 @@ package trace
 import (
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -171,5 +172,83 @@ func TestBuildAll(t *testing.T) {
 func TestNewCorrelatorBuildsTheDefault(t *testing.T) {
 	if b := NewCorrelator(nil).Build; b.All || b.FollowUp != DefaultFollowUp || b.Key != nil {
 		t.Errorf("NewCorrelator builds %+v", b)
+	}
+}
+
+func TestBuildKeyBytes(t *testing.T) {
+	const (
+		uuid = "3b7d1f0e-6a2c-4f9e-b1d3-5e7f9a0b1c2d" // stored packed
+		hex  = "3b7d1f0e6a2c4f9eb1d35e7f9a0b1c2d"     // stored packed
+	)
+	obs := []*Observation{
+		proxyLine("r1", "order-1:attempt-1", "", buildT0, 201, OutcomeOK),
+		proxyLine("r2", uuid, "", buildT0, 201, OutcomeOK),
+		proxyLine("r3", hex, "", buildT0, 201, OutcomeOK),
+		proxyLine("r4", "10.0.0.1", "", buildT0, 201, OutcomeOK), // packed as an address
+	}
+	tests := []struct {
+		name     string
+		keyBytes string
+		asked    []string
+	}{
+		{"no promise", "", []string{"10.0.0.1", uuid, hex, "order-1:attempt-1"}},
+		{"no hex digit or dash needed", "tT", []string{"10.0.0.1", "order-1:attempt-1"}},
+		{"a hex digit needed", "t3", []string{"10.0.0.1", uuid, hex, "order-1:attempt-1"}},
+		{"a dash needed", "-", []string{"10.0.0.1", uuid, hex, "order-1:attempt-1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var asked []string
+			c := NewCorrelator(nil)
+			c.Build = Build{KeyBytes: tt.keyBytes, Key: func(k string) bool {
+				mu.Lock()
+				defer mu.Unlock()
+				asked = append(asked, strings.Clone(k))
+				return false
+			}}
+			for _, o := range obs {
+				c.Add(o)
+			}
+			c.Set(nil)
+			slices.Sort(asked)
+			if !slices.Equal(asked, tt.asked) {
+				t.Errorf("asked about %v, want %v", asked, tt.asked)
+			}
+		})
+	}
+}
+
+// TestBuildFollowUpClients: the follow-up of a loss is found whatever
+// form its client is stored in, and a client that only looks alike (the
+// same first bytes, the same length) is not taken for it.
+func TestBuildFollowUpClients(t *testing.T) {
+	tests := []struct {
+		name      string
+		lost, got string
+		built     bool
+	}{
+		{"address, same", "198.51.100.23", "198.51.100.23", true},
+		{"address, another", "198.51.100.23", "198.51.100.32", false},
+		{"IPv6, same", "2001:db8::1", "2001:db8::1", true},
+		{"IPv6, last byte differs", "2001:db8::1", "2001:db8::2", false},
+		{"name past eight bytes, same", "checkout-service-7", "checkout-service-7", true},
+		{"name past eight bytes, another", "checkout-service-7", "checkout-service-8", false},
+		{"short name", "ios", "ios", true},
+		{"uuid, same", "3b7d1f0e-6a2c-4f9e-b1d3-5e7f9a0b1c2d", "3b7d1f0e-6a2c-4f9e-b1d3-5e7f9a0b1c2d", true},
+		{"uuid, another", "3b7d1f0e-6a2c-4f9e-b1d3-5e7f9a0b1c2d", "3b7d1f0e-6a2c-4f9e-b1d3-5e7f9a0b1c2e", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			loss := proxyLine("r-lost", "k-lost", tt.lost, buildT0, 499, OutcomeClientClosed)
+			next := proxyLine("r-next", "k-next", tt.got, buildT0.Add(time.Second), 201, OutcomeOK)
+			want := []string{"k-lost"}
+			if tt.built {
+				want = append(want, "k-next")
+			}
+			if got := builtKeys(Build{FollowUp: time.Minute}, loss, next); !slices.Equal(got, want) {
+				t.Errorf("built %v, want %v", got, want)
+			}
+		})
 	}
 }

@@ -614,7 +614,20 @@ type grouped struct {
 // order as before.
 func (c *Correlator) groupName(i int32, hashToKey map[string]string, serial bool) grouped {
 	d := c.deliveries.at(i)
-	kref := c.deliveryKeyRef(d)
+	// One walk finds the first key and, when the scope is only what a
+	// line logged, the first logged scope (as compactScope would).
+	var kref aref
+	scope, scoped := "", c.ScopeMethod || c.ScopeRoute
+	for j := d.first; j >= 0; {
+		o := c.obs.at(j)
+		if kref == 0 {
+			kref = o.key
+		}
+		if !scoped && scope == "" && o.flags&flagFull != 0 {
+			scope = c.fulls[c.full(j)].Scope
+		}
+		j = o.next
+	}
 	hashKey := ""
 	if kref == 0 && c.keyHash(i) != 0 {
 		kh := c.arena.get(c.keyHash(i))
@@ -630,11 +643,13 @@ func (c *Correlator) groupName(i int32, hashToKey map[string]string, serial bool
 	if hashKey != "" && !strings.HasPrefix(hashKey, "hash:") && !serial {
 		return grouped{i: i, later: true}
 	}
-	scope := c.compactScope(d)
-	var h maphash.Hash
-	h.SetSeed(idSeed)
-	h.WriteString(scope)
-	h.WriteByte(0)
+	if scoped {
+		scope = c.compactScope(d)
+	}
+	// The name is laid out on the stack and hashed at once: cheaper than
+	// a streaming hash for the few dozen bytes most names are.
+	var name [64]byte
+	b := append(append(name[:0], scope...), 0)
 	if hashKey != "" {
 		// A key known by its hash joins the intent of the raw key.
 		var r aref
@@ -643,17 +658,15 @@ func (c *Correlator) groupName(i int32, hashToKey map[string]string, serial bool
 		}
 		if r != 0 {
 			raw, kind := c.arena.raw(r)
-			h.Write(raw)
-			h.WriteByte(byte(kind))
+			b = append(append(b, raw...), byte(kind))
 		} else {
-			h.WriteString(hashKey)
+			b = append(b, hashKey...)
 		}
 	} else {
 		raw, kind := c.arena.raw(kref)
-		h.Write(raw)
-		h.WriteByte(byte(kind))
+		b = append(append(b, raw...), byte(kind))
 	}
-	return grouped{i: i, kref: kref, hashKey: hashKey, scope: scope, sum: h.Sum64()}
+	return grouped{i: i, kref: kref, hashKey: hashKey, scope: scope, sum: maphash.Bytes(idSeed, b)}
 }
 
 // buildIntents builds the compact intents at idx, side by side: building
@@ -663,14 +676,26 @@ func (c *Correlator) buildIntents(intents []cintent, idx []int32) []*Intent {
 		return nil
 	}
 	out := make([]*Intent, len(idx))
+	var touched atomic.Uint64
 	inParallel(len(idx), func(lo, hi int) {
 		var s slab
+		var t uint64
 		for j := lo; j < hi; j++ {
+			// The intents are far apart in the store: reading the first
+			// line of one a few ahead lets its fetch overlap this build.
+			if k := j + touchAhead; k < hi {
+				t += uint64(c.obs.at(c.deliveries.at(intents[idx[k]].first).first).key)
+			}
 			out[j] = c.intent(&intents[idx[j]], &s)
 		}
+		touched.Add(t)
 	})
+	c.touched += touched.Load()
 	return out
 }
+
+// touchAhead is how many intents ahead buildIntents reads the first line.
+const touchAhead = 4
 
 func sortIntents(intents []*Intent) {
 	// Each start is worked out once (a walk over the deliveries), not at
@@ -891,12 +916,15 @@ func (c *Correlator) markWanted(intents []cintent, built []*Intent) ([]cintent, 
 	// second one at a tier makes it worth a look).
 	var marked []int32
 	nd := c.deliveries.len()
+	// A key stored packed is lower-case hex and dashes: when Key needs
+	// none of those, it is not asked about such a key.
+	skipPacked := c.Build.KeyBytes != "" && !strings.ContainsAny(c.Build.KeyBytes, "0123456789abcdef-")
 	parts := make([][]int32, (max(len(intents), nd)+1023)/1024)
 	inParallel(len(parts), func(lo, hi int) {
 		var buf [256]byte
 		for p := lo; p < hi; p++ {
 			for i := p * 1024; i < min(len(intents), (p+1)*1024); i++ {
-				if in := &intents[i]; !in.interesting && c.wanted(in.first, c.intentKeyRef(in), c.intentExtraKey(in), f, buf[:0]) {
+				if in := &intents[i]; !in.interesting && c.wanted(in.first, c.intentKeyRef(in), c.intentExtraKey(in), f, skipPacked, buf[:0]) {
 					in.interesting = true
 					parts[p] = append(parts[p], int32(i))
 				}
@@ -911,7 +939,7 @@ func (c *Correlator) markWanted(intents []cintent, built []*Intent) ([]cintent, 
 		for p := lo; p < hi; p++ {
 			parts[p] = parts[p][:0]
 			for di := int32(p * 1024); di < int32(min(nd, (p+1)*1024)); di++ {
-				if d := c.deliveries.at(di); d.single && c.wanted(di, c.deliveryKeyRef(d), "", f, buf[:0]) {
+				if d := c.deliveries.at(di); d.single && c.wanted(di, c.deliveryKeyRef(d), "", f, skipPacked, buf[:0]) {
 					parts[p] = append(parts[p], di)
 				}
 			}
@@ -937,8 +965,9 @@ func (c *Correlator) intentExtraKey(ci *cintent) string {
 
 // wanted reports whether c.Build asks for the plain intent whose only
 // delivery is di, with key kref (or hashKey); buf is scratch space.
-func (c *Correlator) wanted(di int32, kref aref, hashKey string, f *followUps, buf []byte) bool {
-	if c.Build.Key != nil {
+// skipPacked says Key accepts no key stored packed (see Build.KeyBytes).
+func (c *Correlator) wanted(di int32, kref aref, hashKey string, f *followUps, skipPacked bool, buf []byte) bool {
+	if kind := kref & 0xf; c.Build.Key != nil && !(skipPacked && (kind == packedUUID || kind == packedHex)) {
 		key := hashKey
 		if kref != 0 {
 			buf = c.arena.appendTo(buf[:0], kref)
@@ -957,8 +986,25 @@ type followUps struct {
 	window time.Duration
 	// seen holds a bit for each loss's signature, so that most plain
 	// deliveries are ruled out without a map lookup.
-	seen   []uint64
-	losses map[uint64][]time.Time
+	seen []uint64
+	// clients holds a bit for each loss's client (see clientBit): a
+	// plain line from a client that lost nothing, most of them, is ruled
+	// out before its signature is laid out and hashed.
+	clients []uint64
+	losses  map[uint64][]time.Time
+}
+
+// clientBit is where a client, as the arena stores it (kind and bytes,
+// see pack), has its bit in followUps.clients: a multiplicative hash of
+// its first eight bytes, its length and its kind, much cheaper than
+// hashing the whole signature. Clients sharing a bit only cost that hash.
+func clientBit(raw string, kind int) uint64 {
+	var x uint64
+	for i := 0; i < len(raw) && i < 8; i++ {
+		x |= uint64(raw[i]) << (8 * i)
+	}
+	x ^= (uint64(len(raw))<<4 | uint64(kind)) * 0xD6E8FEB86659FD93
+	return (x * 0x9E3779B97F4A7C15) >> (64 - 20)
 }
 
 // followUps gathers the losses of the built intents as their readers
@@ -969,6 +1015,7 @@ func (c *Correlator) followUps(built []*Intent) *followUps {
 	}
 	f := &followUps{window: c.Build.FollowUp, losses: map[uint64][]time.Time{}}
 	var buf []byte
+	var clients []uint64
 	for _, in := range built {
 		if len(in.Deliveries) == 0 {
 			continue
@@ -987,6 +1034,12 @@ func (c *Correlator) followUps(built []*Intent) *followUps {
 			if k == 0 {
 				buf = appendSig(buf[:0], client, d0.Method(), d0.Route())
 				k = maphash.Bytes(idSeed, buf) | 1
+				p := pack(client)
+				raw := client
+				if p.kind != 0 {
+					raw = string(p.bytes[:p.n])
+				}
+				clients = append(clients, clientBit(raw, int(p.kind)))
 			}
 			f.losses[k] = append(f.losses[k], at)
 		}
@@ -997,6 +1050,10 @@ func (c *Correlator) followUps(built []*Intent) *followUps {
 	f.seen = make([]uint64, 1<<20/64) // 128 KB: a few percent full for 40,000 losses
 	for k := range f.losses {
 		f.seen[k>>50] |= 1 << (k >> 44 & 63)
+	}
+	f.clients = make([]uint64, 1<<20/64)
+	for _, b := range clients {
+		f.clients[b>>6] |= 1 << (b & 63)
 	}
 	return f
 }
@@ -1026,8 +1083,23 @@ func appendPacked(buf []byte, s string, p packed) []byte {
 // delivery has one observation per tier.
 func (f *followUps) follows(c *Correlator, d *cdelivery, buf []byte) bool {
 	var client, method, route, start int32 = -1, -1, -1, -1
+	first := d.first
+	if co := c.obs.at(first); co.next < 0 && co.flags&flagFull == 0 {
+		// One compact line, as most plain deliveries are: its fields are
+		// the delivery's, and a field it lacks lays out as the loop's
+		// missing one does.
+		if co.client == 0 || co.time == 0 {
+			return false
+		}
+		raw, kind := c.arena.raw(co.client)
+		if b := clientBit(viewString(raw), kind); f.clients[b>>6]&(1<<(b&63)) == 0 {
+			return false
+		}
+		client, method, route, start = first, first, first, first
+		first = -1 // nothing left to walk
+	}
 	var ct, mt, rt, st Tier
-	for j := d.first; j >= 0; j = c.obs.at(j).next {
+	for j := first; j >= 0; j = c.obs.at(j).next {
 		co := c.obs.at(j)
 		var hasClient, hasMethod, hasRoute, hasTime bool
 		if fi := c.full(j); fi >= 0 {

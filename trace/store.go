@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"hash/maphash"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -261,13 +262,7 @@ func (a *arena) appendTo(buf []byte, r aref) []byte {
 	b, kind := a.raw(r)
 	switch kind {
 	case packedUUID:
-		for i, c := range b {
-			if i == 4 || i == 6 || i == 8 || i == 10 {
-				buf = append(buf, '-')
-			}
-			buf = append(buf, hexDigits[c>>4], hexDigits[c&0xf])
-		}
-		return buf
+		return appendUUID(buf, b)
 	case packedHex:
 		return appendHex(buf, b)
 	case packedIPv4:
@@ -283,8 +278,27 @@ func (a *arena) appendTo(buf []byte, r aref) []byte {
 }
 
 func appendHex(buf, b []byte) []byte {
-	for _, c := range b {
-		buf = append(buf, hexDigits[c>>4], hexDigits[c&0xf])
+	n := len(buf)
+	buf = slices.Grow(buf, 2*len(b))[:n+2*len(b)]
+	out := buf[n:]
+	for i, c := range b {
+		out[2*i], out[2*i+1] = hexDigits[c>>4], hexDigits[c&0xf]
+	}
+	return buf
+}
+
+// appendUUID appends the 8-4-4-4-12 form of the 16 bytes packUUID made:
+// the dashes laid down at once, then each byte's two digits in place.
+func appendUUID(buf, b []byte) []byte {
+	if len(b) != 16 {
+		return appendHex(buf, b) // not what packUUID makes
+	}
+	n := len(buf)
+	buf = append(buf, "00000000-0000-0000-0000-000000000000"...)
+	out := buf[n : n+36]
+	for i, c := range b {
+		p := uuidDigits[2*i]
+		out[p], out[p+1] = hexDigits[c>>4], hexDigits[c&0xf]
 	}
 	return buf
 }
@@ -318,11 +332,7 @@ func packHex(s string, out *[16]byte) bool {
 }
 
 func unpackHex(b []byte) string {
-	out := make([]byte, 32)
-	for i, c := range b {
-		out[2*i], out[2*i+1] = hexDigits[c>>4], hexDigits[c&0xf]
-	}
-	return string(out)
+	return viewString(appendHex(make([]byte, 0, 2*len(b)), b)) // one allocation, never written again
 }
 
 // uuidDigits are where the hex digits of an 8-4-4-4-12 UUID are.
@@ -345,8 +355,7 @@ func packUUID(s string, out *[16]byte) bool {
 }
 
 func unpackUUID(b []byte) string {
-	h := unpackHex(b)
-	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+	return viewString(appendUUID(make([]byte, 0, 36), b)) // one allocation, never written again
 }
 
 // interner stores repeated strings once: the first limit distinct values
