@@ -157,18 +157,22 @@ func (r *record) value(b []byte, i int) (int, bool) {
 		// holds neither escapes nor control bytes: its end is found without
 		// a call; any other string is read by stringEnd.
 		j := i + 1
-		for ; j+8 <= len(b); j += 8 {
+		for {
+			if j+8 > len(b) {
+				// The last bytes of the line, short of a word (the last
+				// value's end).
+				for j < len(b) && b[j] != '"' && b[j] != '\\' && b[j] >= 0x20 {
+					j++
+				}
+				break
+			}
 			w := binary.LittleEndian.Uint64(b[j:])
 			q, s := w^(ones*'"'), w^(ones*'\\')
 			if stop := ((q-ones)&^q | (s-ones)&^s | (w-ones*0x20)&^w) & highs; stop != 0 {
 				j += bits.TrailingZeros64(stop) >> 3
 				break
 			}
-		}
-		// The last bytes of the line, short of a word (the last value's
-		// end); after a stop found above, this loop stops at once.
-		for j < len(b) && b[j] != '"' && b[j] != '\\' && b[j] >= 0x20 {
-			j++
+			j += 8
 		}
 		if j < len(b) && b[j] == '"' {
 			m.kind, i = gjson.String, j+1
