@@ -189,3 +189,32 @@ func sameRecord(t *testing.T, plain, like *record, hint *shape) {
 		t.Fatalf("hinted for keys %q (hint %q)", plain.keys, hint.keys)
 	}
 }
+
+// TestQuoteOrBackslashEveryPair runs the word-at-a-time search over every
+// pair of adjacent byte values at every place in a word (a borrow from one
+// byte reaches only the next), on fillers below and above 0x80.
+func TestQuoteOrBackslashEveryPair(t *testing.T) {
+	for _, fill := range []byte{'a', 0xC3} {
+		b := make([]byte, 10)
+		for p := 0; p < 8; p++ {
+			for c1 := 0; c1 < 256; c1++ {
+				for c2 := 0; c2 < 256; c2++ {
+					for i := range b {
+						b[i] = fill
+					}
+					b[p], b[p+1] = byte(c1), byte(c2)
+					want := -1
+					for k, c := range b {
+						if c == '"' || c == '\\' || c < 0x20 {
+							want = k
+							break
+						}
+					}
+					if got := quoteBackslashOrControl(b, 0); got != want {
+						t.Fatalf("%q: %d, want %d", b, got, want)
+					}
+				}
+			}
+		}
+	}
+}

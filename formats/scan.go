@@ -168,7 +168,7 @@ func (r *record) value(b []byte, i int) (int, bool) {
 			}
 			w := binary.LittleEndian.Uint64(b[j:])
 			q, s := w^(ones*'"'), w^(ones*'\\')
-			if stop := ((q-ones)&^q | (s-ones)&^s | (w-ones*0x20)&^w) & highs; stop != 0 {
+			if stop := ((q - ones) | (s - ones) | (w - ones*0x20)) &^ w & highs; stop != 0 {
 				j += bits.TrailingZeros64(stop) >> 3
 				break
 			}
@@ -278,8 +278,12 @@ func quoteBackslashOrControl(b []byte, j int) int {
 		q, s := w^(ones*'"'), w^(ones*'\\')
 		// A byte of q or s is zero where w has the byte sought, and
 		// w-0x20 borrows into a byte's high bit where it is below 0x20;
-		// the lowest flagged byte is always a true one.
-		if m := ((q-ones)&^q | (s-ones)&^s | (w-ones*0x20)&^w) & highs; m != 0 {
+		// the lowest flagged byte is always a true one. Below it nothing
+		// borrows, and an ASCII byte of q, s or w minus its constant has
+		// its high bit set only when it is the byte sought; a byte with
+		// its high bit set (UTF-8) is none of them, and &^ w drops it:
+		// one mask for the three tests, as q and s share w's high bits.
+		if m := ((q - ones) | (s - ones) | (w - ones*0x20)) &^ w & highs; m != 0 {
 			return j + bits.TrailingZeros64(m)>>3
 		}
 	}
