@@ -218,3 +218,33 @@ func TestQuoteOrBackslashEveryPair(t *testing.T) {
 		}
 	}
 }
+
+// TestSeparatorsByteByByte changes each byte of a line of a learnt layout
+// in turn (the separators are compared word by word, masked to their
+// length): read by the separators, every such line holds what a plain
+// scan finds, or fails as it does.
+func TestSeparatorsByteByByte(t *testing.T) {
+	line := []byte(`{"time_iso8601":"2026-11-30T00:00:00+00:00","msec":"1795996800.148","request_id":"r","http_idempotency_key":"k","request_method":"POST","request_uri":"/v1/x","upstream_response_time":"0.096","status":"201"}`)
+	p := NewParser(nil, nil)
+	if !p.rec.scanObject(line) {
+		t.Fatal("line does not scan")
+	}
+	sh := p.shapeOf(&p.rec)
+	laidOut := &shape{keys: sh.keys, index: sh.index, plainKeys: sh.plainKeys}
+	laidOut.learnLayout(&p.rec)
+	b := make([]byte, len(line))
+	for i := range line {
+		for _, c := range []byte{'x', '"', ' ', ',', line[i] ^ 0x20, line[i] + 1} {
+			copy(b, line)
+			b[i] = c
+			var plain, bySeps record
+			okPlain, okSeps := plain.scanObject(b), bySeps.scanObjectLike(b, laidOut)
+			if okPlain != okSeps {
+				t.Fatalf("%s: scan %v, by separators %v", b, okPlain, okSeps)
+			}
+			if okPlain {
+				sameRecord(t, &plain, &bySeps, sh)
+			}
+		}
+	}
+}

@@ -42,9 +42,18 @@ func (r *record) scanObjectLike(b []byte, hint *shape) bool {
 	if like && len(hint.seps) == len(hint.keys) {
 		// Equal bytes parse alike: a separator taken from a valid line of
 		// this shape holds the same punctuation and the same name here.
+		words := hint.sepWords[:len(hint.seps)]
 		for n < len(hint.seps) {
 			sep := hint.seps[n]
-			if len(b)-i < len(sep) || string(b[i:i+len(sep)]) != sep {
+			if sw := &words[n]; i+32 <= len(b) && !sw.long {
+				// Four words of the line against the separator's, masked
+				// to its length: no call, no branch on its length.
+				t := b[i : i+32]
+				if (binary.LittleEndian.Uint64(t)^sw.w[0])&sw.m[0]|(binary.LittleEndian.Uint64(t[8:])^sw.w[1])&sw.m[1]|
+					(binary.LittleEndian.Uint64(t[16:])^sw.w[2])&sw.m[2]|(binary.LittleEndian.Uint64(t[24:])^sw.w[3])&sw.m[3] != 0 {
+					break
+				}
+			} else if len(b)-i < len(sep) || string(b[i:i+len(sep)]) != sep {
 				break
 			}
 			j, ok := r.value(b, skipWS(b, i+len(sep)))
