@@ -461,6 +461,23 @@ func (r *record) strs(ps *pathSet) string {
 	return ""
 }
 
+// holdsAny reports whether the record may hold one of ps's aliases: a
+// shape says so once for all its lines (without one, it may).
+func (r *record) holdsAny(ps *pathSet) bool {
+	sh := r.shape
+	if sh == nil {
+		return true
+	}
+	var cands []candidate
+	if ps.id < len(sh.resolved) {
+		cands = sh.resolved[ps.id]
+	}
+	if cands == nil {
+		cands = sh.resolve(ps)
+	}
+	return len(cands) > 0
+}
+
 // name is the candidate's path in the record, for messages.
 func (c *candidate) name(r *record) string {
 	if c.full != "" || c.member < 0 || c.member >= len(r.keys) {
