@@ -189,3 +189,62 @@ func sameRecord(t *testing.T, plain, like *record, hint *shape) {
 		t.Fatalf("hinted for keys %q (hint %q)", plain.keys, hint.keys)
 	}
 }
+
+// TestQuoteOrBackslashEveryPair runs the word-at-a-time search over every
+// pair of adjacent byte values at every place in a word (a borrow from one
+// byte reaches only the next), on fillers below and above 0x80.
+func TestQuoteOrBackslashEveryPair(t *testing.T) {
+	for _, fill := range []byte{'a', 0xC3} {
+		b := make([]byte, 10)
+		for p := 0; p < 8; p++ {
+			for c1 := 0; c1 < 256; c1++ {
+				for c2 := 0; c2 < 256; c2++ {
+					for i := range b {
+						b[i] = fill
+					}
+					b[p], b[p+1] = byte(c1), byte(c2)
+					want := -1
+					for k, c := range b {
+						if c == '"' || c == '\\' || c < 0x20 {
+							want = k
+							break
+						}
+					}
+					if got := quoteBackslashOrControl(b, 0); got != want {
+						t.Fatalf("%q: %d, want %d", b, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSeparatorsByteByByte changes each byte of a line of a learnt layout
+// in turn (the separators are compared word by word, masked to their
+// length): read by the separators, every such line holds what a plain
+// scan finds, or fails as it does.
+func TestSeparatorsByteByByte(t *testing.T) {
+	line := []byte(`{"time_iso8601":"2026-11-30T00:00:00+00:00","msec":"1795996800.148","request_id":"r","http_idempotency_key":"k","request_method":"POST","request_uri":"/v1/x","upstream_response_time":"0.096","status":"201"}`)
+	p := NewParser(nil, nil)
+	if !p.rec.scanObject(line) {
+		t.Fatal("line does not scan")
+	}
+	sh := p.shapeOf(&p.rec)
+	laidOut := &shape{keys: sh.keys, index: sh.index, plainKeys: sh.plainKeys}
+	laidOut.learnLayout(&p.rec)
+	b := make([]byte, len(line))
+	for i := range line {
+		for _, c := range []byte{'x', '"', ' ', ',', line[i] ^ 0x20, line[i] + 1} {
+			copy(b, line)
+			b[i] = c
+			var plain, bySeps record
+			okPlain, okSeps := plain.scanObject(b), bySeps.scanObjectLike(b, laidOut)
+			if okPlain != okSeps {
+				t.Fatalf("%s: scan %v, by separators %v", b, okPlain, okSeps)
+			}
+			if okPlain {
+				sameRecord(t, &plain, &bySeps, sh)
+			}
+		}
+	}
+}

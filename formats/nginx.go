@@ -63,6 +63,9 @@ var (
 	pNginxReplayed   = newPaths("sent_http_idempotent_replayed", "upstream_http_idempotent_replayed")
 	pNginxRetryAfter = newPaths("sent_http_retry_after", "upstream_http_retry_after")
 	pNginxResult     = newPaths("upstream_http_x_result_id", "sent_http_x_result_id")
+	// pNginxReply is every alias of the three above: most logs have none.
+	pNginxReply = newPaths("sent_http_idempotent_replayed", "upstream_http_idempotent_replayed", "sent_http_retry_after",
+		"upstream_http_retry_after", "upstream_http_x_result_id", "sent_http_x_result_id")
 )
 
 func extractNginx(p *Parser, r *record, o *trace.Observation) bool {
@@ -103,9 +106,11 @@ func extractNginx(p *Parser, r *record, o *trace.Observation) bool {
 	if o.Status == 499 {
 		o.Status = 0 // no response reached the client
 	}
-	o.Replayed = strings.EqualFold(r.strs(pNginxReplayed), "true")
-	o.RetryAfter = r.strs(pNginxRetryAfter) != ""
-	o.ResultID = r.strs(pNginxResult)
+	if r.holdsAny(pNginxReply) {
+		o.Replayed = strings.EqualFold(r.strs(pNginxReplayed), "true")
+		o.RetryAfter = r.strs(pNginxRetryAfter) != ""
+		o.ResultID = r.strs(pNginxResult)
+	}
 	return o.Method != "" || o.RequestID != "" || o.Key != ""
 }
 

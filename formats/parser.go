@@ -2,6 +2,7 @@ package formats
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 
 	"github.com/idem-cli/idem/trace"
@@ -188,8 +189,8 @@ func (p *Parser) parseRecord(src trace.Source) {
 	}
 	// The observation is built in its place in the batch, saving a copy of
 	// the whole struct per line; it is taken back if the line says nothing.
-	p.out.Obs = append(p.out.Obs, trace.Observation{Source: src, Format: f.Name, Tier: f.Tier})
-	o := &p.out.Obs[len(p.out.Obs)-1]
+	o := p.slot()
+	o.Source, o.Format, o.Tier = src, f.Name, f.Tier
 	ok := f.extract(p, &p.rec, o)
 	if p.src != nil {
 		ok = p.src.apply(&p.rec, o) || ok
@@ -215,6 +216,22 @@ func (p *Parser) parseRecord(src trace.Source) {
 		return
 	}
 	p.finish(o)
+}
+
+// slot appends a zero observation to the batch and returns it, zeroed
+// where it lies: appending a literal builds it on the stack and copies
+// the whole struct in.
+func (p *Parser) slot() *trace.Observation {
+	obs := p.out.Obs
+	n := len(obs)
+	if n == cap(obs) {
+		obs = slices.Grow(obs, 1)
+	}
+	obs = obs[:n+1]
+	p.out.Obs = obs
+	o := &obs[n]
+	*o = trace.Observation{}
+	return o
 }
 
 // observeArray parses each element of an array value (HAR entries inside a

@@ -65,6 +65,29 @@ type shape struct {
 	// are laid out differently.
 	seps    []string
 	layouts int
+	// sepWords are seps as words and masks, compared without a call.
+	sepWords []sepWords
+}
+
+// sepWords is a separator of up to 32 bytes as four little-endian words
+// and the masks of its bytes in them; long says it is longer.
+type sepWords struct {
+	w, m [4]uint64
+	long bool
+}
+
+// wordsOf lays sep out as sepWords.
+func wordsOf(sep string) sepWords {
+	var sw sepWords
+	if len(sep) > 32 {
+		sw.long = true
+		return sw
+	}
+	for i := 0; i < len(sep); i++ {
+		sw.w[i/8] |= uint64(sep[i]) << (8 * (i % 8))
+		sw.m[i/8] |= 0xFF << (8 * (i % 8))
+	}
+	return sw
 }
 
 // maxLayouts bounds how many times a shape's separators are taken again.
@@ -78,12 +101,14 @@ func (sh *shape) learnLayout(r *record) {
 	}
 	sh.layouts++
 	seps := make([]string, len(r.vals))
+	words := make([]sepWords, len(r.vals))
 	prev := uint32(0)
 	for i, m := range r.vals {
 		seps[i] = strings.Clone(r.text[prev:m.start])
+		words[i] = wordsOf(seps[i])
 		prev = m.end
 	}
-	sh.seps = seps
+	sh.seps, sh.sepWords = seps, words
 }
 
 // member is one top-level value: its raw JSON in the record's text.
@@ -434,6 +459,23 @@ func (r *record) strs(ps *pathSet) string {
 		}
 	}
 	return ""
+}
+
+// holdsAny reports whether the record may hold one of ps's aliases: a
+// shape says so once for all its lines (without one, it may).
+func (r *record) holdsAny(ps *pathSet) bool {
+	sh := r.shape
+	if sh == nil {
+		return true
+	}
+	var cands []candidate
+	if ps.id < len(sh.resolved) {
+		cands = sh.resolved[ps.id]
+	}
+	if cands == nil {
+		cands = sh.resolve(ps)
+	}
+	return len(cands) > 0
 }
 
 // name is the candidate's path in the record, for messages.

@@ -42,9 +42,18 @@ func (r *record) scanObjectLike(b []byte, hint *shape) bool {
 	if like && len(hint.seps) == len(hint.keys) {
 		// Equal bytes parse alike: a separator taken from a valid line of
 		// this shape holds the same punctuation and the same name here.
+		words := hint.sepWords[:len(hint.seps)]
 		for n < len(hint.seps) {
 			sep := hint.seps[n]
-			if len(b)-i < len(sep) || string(b[i:i+len(sep)]) != sep {
+			if sw := &words[n]; i+32 <= len(b) && !sw.long {
+				// Four words of the line against the separator's, masked
+				// to its length: no call, no branch on its length.
+				t := b[i : i+32]
+				if (binary.LittleEndian.Uint64(t)^sw.w[0])&sw.m[0]|(binary.LittleEndian.Uint64(t[8:])^sw.w[1])&sw.m[1]|
+					(binary.LittleEndian.Uint64(t[16:])^sw.w[2])&sw.m[2]|(binary.LittleEndian.Uint64(t[24:])^sw.w[3])&sw.m[3] != 0 {
+					break
+				}
+			} else if len(b)-i < len(sep) || string(b[i:i+len(sep)]) != sep {
 				break
 			}
 			j, ok := r.value(b, skipWS(b, i+len(sep)))
@@ -157,18 +166,22 @@ func (r *record) value(b []byte, i int) (int, bool) {
 		// holds neither escapes nor control bytes: its end is found without
 		// a call; any other string is read by stringEnd.
 		j := i + 1
-		for ; j+8 <= len(b); j += 8 {
+		for {
+			if j+8 > len(b) {
+				// The last bytes of the line, short of a word (the last
+				// value's end).
+				for j < len(b) && b[j] != '"' && b[j] != '\\' && b[j] >= 0x20 {
+					j++
+				}
+				break
+			}
 			w := binary.LittleEndian.Uint64(b[j:])
 			q, s := w^(ones*'"'), w^(ones*'\\')
-			if stop := ((q-ones)&^q | (s-ones)&^s | (w-ones*0x20)&^w) & highs; stop != 0 {
+			if stop := ((q - ones) | (s - ones) | (w - ones*0x20)) &^ w & highs; stop != 0 {
 				j += bits.TrailingZeros64(stop) >> 3
 				break
 			}
-		}
-		// The last bytes of the line, short of a word (the last value's
-		// end); after a stop found above, this loop stops at once.
-		for j < len(b) && b[j] != '"' && b[j] != '\\' && b[j] >= 0x20 {
-			j++
+			j += 8
 		}
 		if j < len(b) && b[j] == '"' {
 			m.kind, i = gjson.String, j+1
@@ -274,8 +287,12 @@ func quoteBackslashOrControl(b []byte, j int) int {
 		q, s := w^(ones*'"'), w^(ones*'\\')
 		// A byte of q or s is zero where w has the byte sought, and
 		// w-0x20 borrows into a byte's high bit where it is below 0x20;
-		// the lowest flagged byte is always a true one.
-		if m := ((q-ones)&^q | (s-ones)&^s | (w-ones*0x20)&^w) & highs; m != 0 {
+		// the lowest flagged byte is always a true one. Below it nothing
+		// borrows, and an ASCII byte of q, s or w minus its constant has
+		// its high bit set only when it is the byte sought; a byte with
+		// its high bit set (UTF-8) is none of them, and &^ w drops it:
+		// one mask for the three tests, as q and s share w's high bits.
+		if m := ((q - ones) | (s - ones) | (w - ones*0x20)) &^ w & highs; m != 0 {
 			return j + bits.TrailingZeros64(m)>>3
 		}
 	}

@@ -83,6 +83,20 @@ func ParseTime(s string) (time.Time, bool) {
 // ("1795996800.148"), in one pass, when s is exactly that and the seconds
 // fall where parseEpoch would read seconds (before 2286).
 func epochSeconds(s string) (sec, ns int64, ok bool) {
+	if len(s) == 14 && s[10] == '.' {
+		// nginx's $msec, "1795996800.148": the first eight digits read
+		// as one word, the rest one by one, no loop.
+		w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+		d8, d9, f0, f1, f2 := s[8]-'0', s[9]-'0', s[11]-'0', s[12]-'0', s[13]-'0'
+		if eightDigits(w) && d8 <= 9 && d9 <= 9 && f0 <= 9 && f1 <= 9 && f2 <= 9 {
+			sec = int64(eightDigitsValue(w))*100 + int64(d8)*10 + int64(d9)
+			if sec > 0 {
+				return sec, (int64(f0)*100 + int64(f1)*10 + int64(f2)) * 1e6, true
+			}
+			return 0, 0, false
+		}
+	}
 	i := 0
 	for ; i < len(s) && s[i]-'0' <= 9; i++ {
 		sec = sec*10 + int64(s[i]-'0')
@@ -108,6 +122,22 @@ func epochSeconds(s string) (sec, ns int64, ok bool) {
 		}
 	}
 	return sec, ns, true
+}
+
+// eightDigits reports whether the eight bytes of w (the first in the low
+// byte) are all ASCII digits: each byte's high nibble is 3, and adding 6
+// to it does not carry into the high nibble.
+func eightDigits(w uint64) bool {
+	return (w&0xF0F0F0F0F0F0F0F0)|((w+0x0606060606060606)&0xF0F0F0F0F0F0F0F0)>>4 == 0x3333333333333333
+}
+
+// eightDigitsValue is the number the eight digits of w spell, the first
+// (the low byte) the most significant: pairs, then fours, then all eight
+// are combined in the word's lanes.
+func eightDigitsValue(w uint64) uint64 {
+	w = (w & 0x0F0F0F0F0F0F0F0F) * (10<<8 + 1) >> 8
+	w = (w & 0x00FF00FF00FF00FF) * (100<<16 + 1) >> 16
+	return (w & 0x0000FFFF0000FFFF) * (10000<<32 + 1) >> 32
 }
 
 // parseEpoch reads a number of seconds, milliseconds, microseconds or
@@ -243,14 +273,24 @@ func exactDecimal(s string, unit Unit) (time.Duration, bool) {
 	}
 	// Nine digits of fraction are as fine as a Duration goes; the rest
 	// must still be digits.
-	var f, scale int64 = 0, 1
+	var f, digits int64
 	for j, c := range []byte(s[i+1:]) {
 		if c-'0' > 9 {
 			return 0, false
 		}
 		if j < 9 {
-			f, scale = f*10+int64(c-'0'), scale*10
+			f, digits = f*10+int64(c-'0'), digits+1
 		}
 	}
-	return d + time.Duration(f*int64(unit)/scale), true
+	if unit > Seconds {
+		// f nanoseconds' worth of nine digits times a large unit could
+		// overflow where the fraction times the unit does not.
+		return d + time.Duration(f*int64(unit)/int64(pow10[digits])), true
+	}
+	// The fraction in billionths, so that the division is by a constant
+	// (a multiplication) and not by 10^digits: the same quotient, since
+	// f*unit/10^k = f*10^(9-k)*unit/10^9.
+	return d + time.Duration(f*int64(pow10[9-digits])*int64(unit)/1e9), true
 }
+
+var pow10 = [10]int64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9}

@@ -146,25 +146,29 @@ func FuzzExactDecimal(f *testing.F) {
 				return
 			}
 		}
-		want, wok := func() (time.Duration, bool) {
-			ip, fp, _ := strings.Cut(s, ".")
-			if ip == "" || len(ip) > 12 || len(fp) > 18 || strings.Contains(fp, ".") {
-				return 0, false
+		// Each unit a format reads bare numbers in, and one above a
+		// second, whose fraction is scaled another way.
+		for _, unit := range []Unit{Nanoseconds, Microseconds, Milliseconds, Seconds, Unit(time.Minute)} {
+			want, wok := func() (time.Duration, bool) {
+				ip, fp, _ := strings.Cut(s, ".")
+				if ip == "" || len(ip) > 12 || len(fp) > 18 || strings.Contains(fp, ".") {
+					return 0, false
+				}
+				n, _ := strconv.ParseInt(ip, 10, 64)
+				d := time.Duration(n) * time.Duration(unit)
+				if len(fp) > 9 {
+					fp = fp[:9]
+				}
+				if fp != "" {
+					v, _ := strconv.ParseInt(fp, 10, 64)
+					d += time.Duration(v * int64(unit) / int64(math.Pow10(len(fp))))
+				}
+				return d, true
+			}()
+			got, ok := exactDecimal(s, unit)
+			if ok != wok || got != want {
+				t.Fatalf("%q in %v: %v %v, want %v %v", s, time.Duration(unit), got, ok, want, wok)
 			}
-			n, _ := strconv.ParseInt(ip, 10, 64)
-			d := time.Duration(n) * time.Second
-			if len(fp) > 9 {
-				fp = fp[:9]
-			}
-			if fp != "" {
-				v, _ := strconv.ParseInt(fp, 10, 64)
-				d += time.Duration(v * int64(time.Second) / int64(math.Pow10(len(fp))))
-			}
-			return d, true
-		}()
-		got, ok := exactDecimal(s, Seconds)
-		if ok != wok || got != want {
-			t.Fatalf("%q: %v %v, want %v %v", s, got, ok, want, wok)
 		}
 	})
 }
