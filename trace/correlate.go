@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"hash/maphash"
+	"iter"
 	"runtime"
 	"slices"
 	"strconv"
@@ -546,16 +547,9 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 		block = block[:0]
 	}
 	// What names each delivery's intent (its stored key, scope and their
-	// hash) is worked out on every core, a run of deliveries at a time;
-	// only the index, which decides the intents' order, is filled on one.
-	names := make([]grouped, min(nd, groupRun))
-	for lo := int32(0); lo < nd; lo += groupRun {
-		run := names[:min(nd-lo, groupRun)]
-		inParallel(len(run), func(a, b int) {
-			for j := a; j < b; j++ {
-				run[j] = c.groupName(lo+int32(j), hashToKey, false)
-			}
-		})
+	// hash) is worked out a run of deliveries at a time, beside the one
+	// goroutine that fills the index (which decides the intents' order).
+	for run := range c.namedRuns(nd, hashToKey) {
 		for j := range run {
 			g := &run[j]
 			if g.later {
@@ -596,6 +590,61 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 // their intents: enough to spread over the cores, few enough to stay in
 // the cache.
 const groupRun = 1 << 14
+
+// namedRuns yields the names of deliveries [0, nd) a run at a time, in
+// order. While the caller joins one run to its intents, the next is named
+// on another goroutine: the caller writes only deliveries it was given,
+// and naming reads only those of its own run. A key known by its hash
+// has its raw key stored as it is named (groupName's serial), so where
+// logs carry hashes each run is named first, on every core, instead.
+func (c *Correlator) namedRuns(nd int32, hashToKey map[string]string) iter.Seq[[]grouped] {
+	return func(yield func([]grouped) bool) {
+		if len(hashToKey) > 0 {
+			names := make([]grouped, min(nd, groupRun))
+			for lo := int32(0); lo < nd; lo += groupRun {
+				run := names[:min(nd-lo, groupRun)]
+				inParallel(len(run), func(a, b int) {
+					for j := a; j < b; j++ {
+						run[j] = c.groupName(lo+int32(j), hashToKey, false)
+					}
+				})
+				if !yield(run) {
+					return
+				}
+			}
+			return
+		}
+		free := make(chan []grouped, 2)
+		for range 2 {
+			free <- make([]grouped, min(nd, groupRun))
+		}
+		named := make(chan []grouped, 2)
+		stop := make(chan struct{})
+		defer close(stop)
+		go func() {
+			defer close(named)
+			for lo := int32(0); lo < nd; lo += groupRun {
+				var run []grouped
+				select {
+				case run = <-free:
+				case <-stop:
+					return
+				}
+				run = run[:min(nd-lo, groupRun)]
+				for j := range run {
+					run[j] = c.groupName(lo+int32(j), hashToKey, false)
+				}
+				named <- run
+			}
+		}()
+		for run := range named {
+			if !yield(run) {
+				return
+			}
+			free <- run[:cap(run)]
+		}
+	}
+}
 
 // grouped is what names a delivery's intent: its first key as stored, or
 // the raw key its logged hash stands for, its scope, and their hash.
@@ -920,7 +969,9 @@ func (c *Correlator) markWanted(intents []cintent, built []*Intent) ([]cintent, 
 	// none of those, it is not asked about such a key.
 	skipPacked := c.Build.KeyBytes != "" && !strings.ContainsAny(c.Build.KeyBytes, "0123456789abcdef-")
 	parts := make([][]int32, (max(len(intents), nd)+1023)/1024)
-	inParallel(len(parts), func(lo, hi int) {
+	// Each loop shares out its own runs of 1024: the compact intents are
+	// a few tens of thousands, the deliveries a million or more.
+	inParallelBy((len(intents)+1023)/1024, 1, func(lo, hi int) {
 		var buf [256]byte
 		for p := lo; p < hi; p++ {
 			for i := p * 1024; i < min(len(intents), (p+1)*1024); i++ {
@@ -934,7 +985,7 @@ func (c *Correlator) markWanted(intents []cintent, built []*Intent) ([]cintent, 
 	for _, part := range parts {
 		marked = append(marked, part...)
 	}
-	inParallel(len(parts), func(lo, hi int) {
+	inParallelBy(len(parts), 1, func(lo, hi int) {
 		var buf [256]byte
 		for p := lo; p < hi; p++ {
 			parts[p] = parts[p][:0]
@@ -1143,9 +1194,14 @@ func (f *followUps) follows(c *Correlator, d *cdelivery, buf []byte) bool {
 }
 
 // inParallel splits [0, n) into one range a CPU and runs fn on each at
-// once. fn must only read shared state, or write to what its range owns.
-func inParallel(n int, fn func(lo, hi int)) {
-	parts := min(runtime.GOMAXPROCS(0), max(n/1024, 1))
+// once, when there are at least 1024 items a CPU to share. fn must only
+// read shared state, or write to what its range owns.
+func inParallel(n int, fn func(lo, hi int)) { inParallelBy(n, 1024, fn) }
+
+// inParallelBy is inParallel for items of which grain are worth a
+// goroutine: 1 for items that are already runs of a thousand.
+func inParallelBy(n, grain int, fn func(lo, hi int)) {
+	parts := min(runtime.GOMAXPROCS(0), max(n/grain, 1))
 	var wg sync.WaitGroup
 	for p := 0; p < parts; p++ {
 		wg.Add(1)
