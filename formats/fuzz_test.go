@@ -119,6 +119,23 @@ func FuzzQuoteOrBackslash(f *testing.F) {
 	})
 }
 
+// layoutOf returns line's shape, and the same key set with the layout
+// learnt from line: what the parser reads the next line laid out alike by.
+func layoutOf(tb testing.TB, line []byte) (sh, laidOut *shape) {
+	tb.Helper()
+	p := NewParser(nil, nil)
+	if !p.rec.scanObject(line) {
+		tb.Fatal("line does not scan")
+	}
+	sh = p.shapeOf(&p.rec)
+	laidOut = &shape{keys: sh.keys, index: sh.index, plainKeys: sh.plainKeys}
+	laidOut.learnLayout(&p.rec)
+	if len(laidOut.seps) != len(sh.keys) {
+		tb.Fatal("no layout learnt from the line")
+	}
+	return sh, laidOut
+}
+
 // FuzzScanObjectLike checks that scanning with the previous line's key set
 // as a hint, by its names or by its layout's separators, finds exactly what
 // scanning without one finds, and says the key set is the hint's only when
@@ -133,17 +150,8 @@ func FuzzScanObjectLike(f *testing.F) {
 	f.Add([]byte(`{"time_iso8601":"x","msec":"1","request_id":"r","http_idempotency_key":"k","request_method":"POST","request_uri":"/v1/x","status":"201"} x`))
 	f.Add([]byte(`{"time_iso8601":"x","msec":"1","request_id":"r","http_idempotency_key":"k","request_method":"POST","request_uri":"/v1/x","status":  "201" }`))
 	f.Add([]byte("{\"time_iso8601\":\"x\",\"msec\":\"1\",\"request_id\":\"r\",\"http_idempotency_key\":\"k\",\"request_method\":\"POST\",\"request_uri\":\"/v1/x\",\"status\":\"2\x01\"}"))
-	p := NewParser(nil, nil)
-	if !p.rec.scanObject(hintLine) {
-		f.Fatal("hint line does not scan")
-	}
-	hint := p.shapeOf(&p.rec)
 	// The same key set, read by the hint line's separators.
-	laidOut := &shape{keys: hint.keys, index: hint.index, plainKeys: hint.plainKeys}
-	laidOut.learnLayout(&p.rec)
-	if len(laidOut.seps) != len(hint.keys) {
-		f.Fatal("no layout learnt from the hint line")
-	}
+	hint, laidOut := layoutOf(f, hintLine)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var plain, like, bySeps record
 		okPlain := plain.scanObject(b)
@@ -225,13 +233,7 @@ func TestQuoteOrBackslashEveryPair(t *testing.T) {
 // scan finds, or fails as it does.
 func TestSeparatorsByteByByte(t *testing.T) {
 	line := []byte(`{"time_iso8601":"2026-11-30T00:00:00+00:00","msec":"1795996800.148","request_id":"r","http_idempotency_key":"k","request_method":"POST","request_uri":"/v1/x","upstream_response_time":"0.096","status":"201"}`)
-	p := NewParser(nil, nil)
-	if !p.rec.scanObject(line) {
-		t.Fatal("line does not scan")
-	}
-	sh := p.shapeOf(&p.rec)
-	laidOut := &shape{keys: sh.keys, index: sh.index, plainKeys: sh.plainKeys}
-	laidOut.learnLayout(&p.rec)
+	sh, laidOut := layoutOf(t, line)
 	b := make([]byte, len(line))
 	for i := range line {
 		for _, c := range []byte{'x', '"', ' ', ',', line[i] ^ 0x20, line[i] + 1} {

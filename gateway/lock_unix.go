@@ -4,28 +4,17 @@ package gateway
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"syscall"
 )
 
-// lockFile opens (creating) path and takes an exclusive flock on it.
-func lockFile(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("cannot open the state %s: %w", path, err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("%s: %w", path, ErrStateLocked)
-		}
-		return nil, fmt.Errorf("cannot lock the state %s: %w", path, err)
-	}
-	return f, nil
+// tryLock takes an exclusive flock on f without waiting; held says
+// another process has it.
+func tryLock(f *os.File) (held bool, err error) {
+	err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	return errors.Is(err, syscall.EWOULDBLOCK), err
 }
 
-func unlock(f *os.File) error {
+func unlockFile(f *os.File) {
 	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-	return f.Close()
 }

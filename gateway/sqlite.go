@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"io"
 	"net/url"
 	"os"
@@ -123,4 +124,26 @@ func openSQLiteDSN(ctx context.Context, dsn string, lock *os.File, persistent bo
 		s.closeExtra = func() error { return unlock(lock) }
 	}
 	return s, nil
+}
+
+// lockFile opens (creating) path and takes an exclusive lock on it, or
+// says another process holds it (ErrStateLocked).
+func lockFile(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open the state %s: %w", path, err)
+	}
+	if held, err := tryLock(f); err != nil {
+		f.Close()
+		if held {
+			return nil, fmt.Errorf("%s: %w", path, ErrStateLocked)
+		}
+		return nil, fmt.Errorf("cannot lock the state %s: %w", path, err)
+	}
+	return f, nil
+}
+
+func unlock(f *os.File) error {
+	unlockFile(f)
+	return f.Close()
 }
