@@ -93,21 +93,33 @@ func waitLogged(t *testing.T, sent []harness.Sent, logs ...string) {
 // -update records it under fixtures/real/name with the config it ran.
 func finish(t *testing.T, name string, run harness.Run, logs map[string]string, config, configName string) {
 	t.Helper()
+	saveRun(t, name, run, logs, config, configName, verifyProxyRun)
+}
+
+// saveRun saves the run into a temporary directory, checks it there with
+// verify, and with -update records it under fixtures/real/name, with the
+// config it ran as configName (none when that is empty).
+func saveRun(t *testing.T, name string, run harness.Run, logs map[string]string, config, configName string,
+	verify func(*testing.T, string, harness.Run)) {
+	t.Helper()
 	dir := t.TempDir()
 	if err := run.Save(dir, logs, 0); err != nil {
 		t.Fatal(err)
 	}
-	verifyProxyRun(t, dir, run)
-	if *update {
-		dst := filepath.Join(realDir, name)
-		if err := run.Save(dst, logs, 0); err != nil {
-			t.Fatal(err)
-		}
+	verify(t, dir, run)
+	if !*update {
+		return
+	}
+	dst := filepath.Join(realDir, name)
+	if err := run.Save(dst, logs, 0); err != nil {
+		t.Fatal(err)
+	}
+	if configName != "" {
 		if err := os.WriteFile(filepath.Join(dst, configName), []byte(config), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("recorded %s", dst)
 	}
+	t.Logf("recorded %s", dst)
 }
 
 func TestNginx(t *testing.T) {

@@ -500,29 +500,26 @@ func verifyRecorded(t *testing.T, dir string, run harness.Run) {
 	}
 }
 
-// record saves the run into a temporary directory, checks it, and with
-// -update records it under fixtures/real/name (with the config it ran,
-// when configName is set).
+// record is finish for the runs whose rules verifyRecorded checks.
 func record(t *testing.T, name string, run harness.Run, logs map[string]string, config, configName string) {
 	t.Helper()
-	dir := t.TempDir()
-	if err := run.Save(dir, logs, 0); err != nil {
-		t.Fatal(err)
+	saveRun(t, name, run, logs, config, configName, verifyRecorded)
+}
+
+// recordNginx sends plan through nginx to a backend that logs each body's
+// hash, and records nginx's JSON log as capture name, checked for rules.
+func recordNginx(t *testing.T, name string, plan []harness.Step, rules ...string) {
+	t.Helper()
+	b := harness.StartBackendWith(t, harness.BackendConfig{HashBodies: true})
+	n := harness.StartNginx(t, b.Addr, harness.Addr(harness.FreePort(t)))
+	sent := drive(t, n.URL, b, plan)
+	waitLogged(t, sent, n.Logs.JSON)
+	n.Stop()
+	run := harness.Run{
+		Software: harness.Version("nginx", "nginx", "-v"), BackendLog: "app.jsonl", Sent: sent, Rules: rules,
+		Logs: []harness.RunLog{{File: "access.json.log", Capture: name, Format: "nginx", Proxy: "nginx"}},
 	}
-	verifyRecorded(t, dir, run)
-	if !*update {
-		return
-	}
-	dst := filepath.Join(realDir, name)
-	if err := run.Save(dst, logs, 0); err != nil {
-		t.Fatal(err)
-	}
-	if configName != "" {
-		if err := os.WriteFile(filepath.Join(dst, configName), []byte(config), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Logf("recorded %s", dst)
+	record(t, name, run, map[string]string{"access.json.log": n.Logs.JSON, "app.jsonl": b.LogPath}, n.Config(), "nginx.conf")
 }
 
 // retriesPlan is a client retrying without a key and retrying one key
@@ -568,17 +565,7 @@ func retriesPlan() []harness.Step {
 }
 
 func TestNginxRetries(t *testing.T) {
-	b := harness.StartBackendWith(t, harness.BackendConfig{HashBodies: true})
-	n := harness.StartNginx(t, b.Addr, harness.Addr(harness.FreePort(t)))
-	sent := drive(t, n.URL, b, retriesPlan())
-	waitLogged(t, sent, n.Logs.JSON)
-	n.Stop()
-	run := harness.Run{
-		Software: harness.Version("nginx", "nginx", "-v"), BackendLog: "app.jsonl", Sent: sent,
-		Rules: []string{"unkeyed-retry", "retry-storm", "payload-mismatch", "replay-divergence"},
-		Logs:  []harness.RunLog{{File: "access.json.log", Capture: "nginx-retries", Format: "nginx", Proxy: "nginx"}},
-	}
-	record(t, "nginx-retries", run, map[string]string{"access.json.log": n.Logs.JSON, "app.jsonl": b.LogPath}, n.Config(), "nginx.conf")
+	recordNginx(t, "nginx-retries", retriesPlan(), "unkeyed-retry", "retry-storm", "payload-mismatch", "replay-divergence")
 }
 
 // reusedIDPlan is a client that makes its X-Request-Id once and sends it
@@ -596,17 +583,7 @@ func reusedIDPlan() []harness.Step {
 }
 
 func TestNginxRequestIDReused(t *testing.T) {
-	b := harness.StartBackendWith(t, harness.BackendConfig{HashBodies: true})
-	n := harness.StartNginx(t, b.Addr, harness.Addr(harness.FreePort(t)))
-	sent := drive(t, n.URL, b, reusedIDPlan())
-	waitLogged(t, sent, n.Logs.JSON)
-	n.Stop()
-	run := harness.Run{
-		Software: harness.Version("nginx", "nginx", "-v"), BackendLog: "app.jsonl", Sent: sent,
-		Rules: []string{"request-id-reused", "payload-mismatch"},
-		Logs:  []harness.RunLog{{File: "access.json.log", Capture: "nginx-request-id-reused", Format: "nginx", Proxy: "nginx"}},
-	}
-	record(t, "nginx-request-id-reused", run, map[string]string{"access.json.log": n.Logs.JSON, "app.jsonl": b.LogPath}, n.Config(), "nginx.conf")
+	recordNginx(t, "nginx-request-id-reused", reusedIDPlan(), "request-id-reused", "payload-mismatch")
 }
 
 // TestNginxReplay sends retries that the backend answers from its record
@@ -614,8 +591,6 @@ func TestNginxRequestIDReused(t *testing.T) {
 // backend's ?replay=200), one as stored, and a retry after a 500 that made
 // nothing, which is the original, not a replay.
 func TestNginxReplay(t *testing.T) {
-	b := harness.StartBackendWith(t, harness.BackendConfig{HashBodies: true})
-	n := harness.StartNginx(t, b.Addr, harness.Addr(harness.FreePort(t)))
 	k1, k2, k3 := harness.NewID(), harness.NewID(), harness.NewID()
 	body := func(item string) string { return fmt.Sprintf(`{"item":%q,"quantity":1}`, item) }
 	plan := []harness.Step{
@@ -629,15 +604,7 @@ func TestNginxReplay(t *testing.T) {
 		{Name: "failed-first", Key: k3, Path: "/v1/orders?fail=500", Body: body("chair"), End: harness.EndServerError},
 		{Name: "after-failure", Key: k3, Path: "/v1/orders", Body: body("chair"), End: harness.EndCreated},
 	}
-	sent := drive(t, n.URL, b, plan)
-	waitLogged(t, sent, n.Logs.JSON)
-	n.Stop()
-	run := harness.Run{
-		Software: harness.Version("nginx", "nginx", "-v"), BackendLog: "app.jsonl", Sent: sent,
-		Rules: []string{"replay-divergence", "payload-mismatch"},
-		Logs:  []harness.RunLog{{File: "access.json.log", Capture: "nginx-replay", Format: "nginx", Proxy: "nginx"}},
-	}
-	record(t, "nginx-replay", run, map[string]string{"access.json.log": n.Logs.JSON, "app.jsonl": b.LogPath}, n.Config(), "nginx.conf")
+	recordNginx(t, "nginx-replay", plan, "replay-divergence", "payload-mismatch")
 }
 
 // TestNginxProvider puts nginx in front of the backend and a second
