@@ -19,16 +19,6 @@ import (
 	"github.com/idem-cli/idem/trace"
 )
 
-// expectation is a rule the traffic must set off, naming keys, and the
-// severity what happened calls for.
-type expectation struct {
-	Rule     string
-	Role     string // what in the traffic calls for it, for knownGaps
-	Keys     []string
-	Severity diagnose.Severity
-	NotSay   string // a claim the traffic disproves, which its narrative must not make
-}
-
 // cleanKey is a key no rule may name, and why.
 type cleanKey struct {
 	Key string
@@ -42,20 +32,9 @@ func overlap(a, b Sent) bool { return a.Start.Before(b.End) && b.Start.Before(a.
 // what the ledger made of it alone, the rules that must fire and the keys
 // no rule may name. payloads says whether a tier logs a hash of each body:
 // without it a retry under a new key can only be likely.
-func expectations(sent []Sent, payloads bool) (must []expectation, clean []cleanKey) {
-	byKey := map[string][]Sent{}
-	var keys []string
-	for _, s := range sent {
-		if _, ok := byKey[s.Key]; !ok {
-			keys = append(keys, s.Key)
-		}
-		byKey[s.Key] = append(byKey[s.Key], s)
-	}
-	add := func(e expectation) {
-		if !slices.ContainsFunc(must, func(m expectation) bool { return m.Rule == e.Rule && slices.Equal(m.Keys, e.Keys) }) {
-			must = append(must, e)
-		}
-	}
+func expectations(sent []Sent, payloads bool) (must []harness.Expectation, clean []cleanKey) {
+	keys, byKey := harness.ByKey(sent, func(s Sent) string { return s.Key })
+	add := func(e harness.Expectation) { must = harness.Expect(must, e) }
 	for _, k := range keys {
 		attempts := byKey[k]
 		for i, a := range attempts {
@@ -69,7 +48,7 @@ func expectations(sent []Sent, payloads bool) (must []expectation, clean []clean
 				}) {
 					sev = diagnose.Info
 				}
-				add(expectation{Rule: "response-lost", Role: "lost-response", Keys: []string{k}, Severity: sev})
+				add(harness.Expectation{Rule: "response-lost", Role: "lost-response", Keys: []string{k}, Severity: sev})
 			}
 			for _, b := range attempts[i+1:] {
 				switch {
@@ -80,15 +59,15 @@ func expectations(sent []Sent, payloads bool) (must []expectation, clean []clean
 					if ok2xx(b) || b.Effect != "" {
 						sev = diagnose.Critical
 					}
-					add(expectation{Rule: "payload-mismatch", Role: "other-body", Keys: []string{k}, Severity: sev})
+					add(harness.Expectation{Rule: "payload-mismatch", Role: "other-body", Keys: []string{k}, Severity: sev})
 				case overlap(a, b) && (inProgress(a.Status) || inProgress(b.Status)):
-					add(expectation{Rule: "in-progress-retry", Role: "concurrent-duplicate", Keys: []string{k}, Severity: diagnose.Warning})
+					add(harness.Expectation{Rule: "in-progress-retry", Role: "concurrent-duplicate", Keys: []string{k}, Severity: diagnose.Warning})
 				case !overlap(a, b) && a.Effect != "" && b.Effect != "" && a.Effect != b.Effect:
 					// One after the other, and the ledger made two orders:
 					// the key was not remembered. An attempt between them
 					// given a's response without an effect shows it had
 					// been stored and checked.
-					e := expectation{Rule: "key-expired", Role: "expired-key", Keys: []string{k}, Severity: diagnose.Critical}
+					e := harness.Expectation{Rule: "key-expired", Role: "expired-key", Keys: []string{k}, Severity: diagnose.Critical}
 					if slices.ContainsFunc(attempts, func(m Sent) bool {
 						return m.Start.After(a.End) && m.End.Before(b.Start) && ok2xx(m) && m.Effect == "" && m.Response == a.Response
 					}) {
@@ -113,7 +92,7 @@ func expectations(sent []Sent, payloads bool) (must []expectation, clean []clean
 				if payloads {
 					sev = diagnose.Critical
 				}
-				add(expectation{Rule: "retry-new-key", Role: "new-key", Keys: []string{a.Key, b.Key}, Severity: sev})
+				add(harness.Expectation{Rule: "retry-new-key", Role: "new-key", Keys: []string{a.Key, b.Key}, Severity: sev})
 			}
 		}
 	}
@@ -255,7 +234,7 @@ func checkCapture(t *testing.T, name, dir string) {
 	}
 	// Must not fire: every finding is one the traffic calls for.
 	for _, f := range findings {
-		if !slices.ContainsFunc(must, func(e expectation) bool { return e.Rule == f.Rule.ID && harness.Names(f, e.Keys...) }) {
+		if !slices.ContainsFunc(must, func(e harness.Expectation) bool { return e.Rule == f.Rule.ID && harness.Names(f, e.Keys...) }) {
 			t.Errorf("%s fires where the traffic calls for no such rule: %s", f.Rule.ID, f.Narrative)
 		}
 	}

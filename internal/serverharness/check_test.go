@@ -14,64 +14,42 @@ import (
 	"github.com/idem-cli/idem/internal/harness"
 )
 
-// expectation is a rule the traffic must set off, naming keys.
-type expectation struct {
-	Rule   string
-	Role   string // what in the traffic calls for it, for knownGaps
-	Keys   []string
-	NotSay string // a claim the traffic disproves, which its narrative must not make
-}
-
 // expectations derives, from what was sent and how each request ended
 // alone, the rules that must fire and the keys no rule may name.
-func expectations(sent []Sent) (must []expectation, clean []string) {
-	byKey := map[string][]Sent{}
-	var keys []string
-	var unkeyed []Sent
-	for _, s := range sent {
-		if s.Key == "" {
-			unkeyed = append(unkeyed, s)
-			continue
-		}
-		if _, ok := byKey[s.Key]; !ok {
-			keys = append(keys, s.Key)
-		}
-		byKey[s.Key] = append(byKey[s.Key], s)
-	}
-	add := func(e expectation) {
-		if !slices.ContainsFunc(must, func(m expectation) bool { return m.Rule == e.Rule && slices.Equal(m.Keys, e.Keys) }) {
-			must = append(must, e)
-		}
-	}
+func expectations(sent []Sent) (must []harness.Expectation, clean []string) {
+	keys, byKey := harness.ByKey(sent, func(s Sent) string { return s.Key })
+	unkeyed := byKey[""]
+	keys = slices.DeleteFunc(keys, func(k string) bool { return k == "" })
+	add := func(e harness.Expectation) { must = harness.Expect(must, e) }
 	budget := diagnose.DefaultOptions().RetryBudget
 	for _, k := range keys {
 		attempts := byKey[k]
 		if len(attempts) > budget {
 			// More deliveries of one key than idem's default retry budget.
-			add(expectation{Rule: "retry-storm", Role: "burst", Keys: []string{k}})
+			add(harness.Expectation{Rule: "retry-storm", Role: "burst", Keys: []string{k}})
 		}
 		for i, a := range attempts {
 			// The client gave up, the service made the order: a lost response.
 			if a.Ended == "timeout" && a.Effect != "" {
-				add(expectation{Rule: "response-lost", Role: "lost-response", Keys: []string{k}})
+				add(harness.Expectation{Rule: "response-lost", Role: "lost-response", Keys: []string{k}})
 			}
 			for _, b := range attempts[i+1:] {
 				switch {
 				case b.Body != a.Body:
-					add(expectation{Rule: "payload-mismatch", Role: "other-body", Keys: []string{k}})
+					add(harness.Expectation{Rule: "payload-mismatch", Role: "other-body", Keys: []string{k}})
 				case b.Start.Before(a.End) && a.Start.Before(b.End) && a.Effect != "" && b.Effect != "" && a.Effect != b.Effect:
 					// Two at once under one key, and the ledger made an
 					// order for each: the reservation let both through.
-					add(expectation{Rule: "non-atomic-reservation", Role: "concurrent-effects", Keys: []string{k}})
+					add(harness.Expectation{Rule: "non-atomic-reservation", Role: "concurrent-effects", Keys: []string{k}})
 				case b.Start.Before(a.End) && a.Start.Before(b.End) && (a.Status == 409 || b.Status == 409):
 					// Two at once, one answered a conflict: the library's
 					// in-progress answer, whichever reached it second.
-					add(expectation{Rule: "in-progress-retry", Role: "concurrent-duplicate", Keys: []string{k}})
+					add(harness.Expectation{Rule: "in-progress-retry", Role: "concurrent-duplicate", Keys: []string{k}})
 				case a.Ended == "response" && !b.Start.Before(a.End) && a.Effect != "" && b.Effect != "" && a.Effect != b.Effect:
 					// The first was answered, then the same request under
 					// its key made another order: the key was forgotten. A
 					// replay between them shows it had been stored.
-					e := expectation{Rule: "key-expired", Role: "expired-key", Keys: []string{k}}
+					e := harness.Expectation{Rule: "key-expired", Role: "expired-key", Keys: []string{k}}
 					if slices.ContainsFunc(attempts, func(r Sent) bool { return r.Replayed && !r.Start.Before(a.End) && r.End.Before(b.Start) }) {
 						e.NotSay = "never stored"
 					}
@@ -96,7 +74,7 @@ func expectations(sent []Sent) (must []expectation, clean []string) {
 			}
 			if a.Ended == "response" && (b.Status != a.Status || b.Response != a.Response) ||
 				a.Ended == "timeout" && orderOf(b.Response) != "" && orderOf(b.Response) != a.Effect {
-				add(expectation{Rule: "replay-divergence", Role: "replay", Keys: []string{k}})
+				add(harness.Expectation{Rule: "replay-divergence", Role: "replay", Keys: []string{k}})
 			}
 		}
 	}
@@ -113,9 +91,9 @@ func expectations(sent []Sent) (must []expectation, clean []string) {
 			}
 			switch {
 			case a.Ended == "timeout":
-				add(expectation{Rule: "retry-new-key", Role: "new-key", Keys: []string{a.Key, b.Key}})
+				add(harness.Expectation{Rule: "retry-new-key", Role: "new-key", Keys: []string{a.Key, b.Key}})
 			case a.Status >= 200 && a.Status <= 299:
-				add(expectation{Rule: "duplicate-submission", Role: "two-submissions", Keys: []string{a.Key, b.Key}})
+				add(harness.Expectation{Rule: "duplicate-submission", Role: "two-submissions", Keys: []string{a.Key, b.Key}})
 			}
 		}
 	}
@@ -126,7 +104,7 @@ func expectations(sent []Sent) (must []expectation, clean []string) {
 			continue
 		}
 		if slices.ContainsFunc(unkeyed[i+1:], func(b Sent) bool { return b.Body == a.Body && b.Effect != "" && b.Effect != a.Effect }) {
-			add(expectation{Rule: "unkeyed-retry", Role: "unkeyed-retry", Keys: []string{"(none)"}})
+			add(harness.Expectation{Rule: "unkeyed-retry", Role: "unkeyed-retry", Keys: []string{"(none)"}})
 		}
 	}
 	// Clean: a key whose every attempt, at most the budget, was answered
@@ -144,7 +122,7 @@ func expectations(sent []Sent) (must []expectation, clean []string) {
 				orders++
 			}
 		}
-		called := slices.ContainsFunc(must, func(e expectation) bool { return slices.Contains(e.Keys, k) })
+		called := slices.ContainsFunc(must, func(e harness.Expectation) bool { return slices.Contains(e.Keys, k) })
 		if orders == 1 && !called && !slices.ContainsFunc(sent, func(s Sent) bool { return s.Key != k && s.Body == attempts[0].Body }) {
 			clean = append(clean, k)
 		}
@@ -208,7 +186,7 @@ func checkCapture(t *testing.T, dir string) {
 	}
 	// Must not fire: every finding is one the traffic calls for.
 	for _, f := range findings {
-		if !slices.ContainsFunc(must, func(e expectation) bool { return e.Rule == f.Rule.ID && harness.Names(f, e.Keys...) }) {
+		if !slices.ContainsFunc(must, func(e harness.Expectation) bool { return e.Rule == f.Rule.ID && harness.Names(f, e.Keys...) }) {
 			t.Errorf("%s fires where the traffic calls for no such rule: %s", f.Rule.ID, f.Narrative)
 		}
 	}
