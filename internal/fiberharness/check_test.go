@@ -2,10 +2,8 @@ package fiberharness
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -149,14 +147,8 @@ func captureLogs(dir string) []string {
 // readCapture reads a capture folder's harness.json.
 func readCapture(t *testing.T, dir string) Capture {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, harnessJSON))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var c Capture
-	if err := json.Unmarshal(b, &c); err != nil {
-		t.Fatalf("%s: %v", harnessJSON, err)
-	}
+	harness.ReadJSON(t, filepath.Join(dir, harnessJSON), &c)
 	return c
 }
 

@@ -15,6 +15,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -85,6 +86,18 @@ func WriteFile(t testing.TB, dir, name, content string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// ReadJSON decodes the JSON file at path into v, failing t when it cannot.
+func ReadJSON(t testing.TB, path string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("%s: %v", filepath.Base(path), err)
+	}
 }
 
 // Proc is a process the harness started and stops when the test ends.

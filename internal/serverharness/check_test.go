@@ -3,7 +3,6 @@ package serverharness
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -148,14 +147,8 @@ func captureLogs(dir string) []string {
 // rules its harness.json calls for.
 func checkCapture(t *testing.T, dir string) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, harnessJSON))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var c Capture
-	if err := json.Unmarshal(b, &c); err != nil {
-		t.Fatalf("%s: %v", harnessJSON, err)
-	}
+	harness.ReadJSON(t, filepath.Join(dir, harnessJSON), &c)
 	must, clean := expectations(c.Sent)
 	if len(must) < 2 || len(clean) < 2 {
 		t.Fatalf("the traffic calls for too little to prove anything: %+v, clean %v", must, clean)
