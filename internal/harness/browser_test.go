@@ -298,18 +298,11 @@ func verifyBrowserJoins(c *checker, dir string, run harness.Run, har string) {
 		c.t.Errorf("read %v: %v", paths, err)
 		return
 	}
-	byKey := map[string][]harness.Sent{}
-	var keys []string
-	for _, s := range run.Sent {
-		if s.Key == "" {
+	keys, byKey := harness.ByKey(run.Sent, func(s harness.Sent) string { return s.Key })
+	for _, k := range keys {
+		if k == "" {
 			continue
 		}
-		if _, ok := byKey[s.Key]; !ok {
-			keys = append(keys, s.Key)
-		}
-		byKey[s.Key] = append(byKey[s.Key], s)
-	}
-	for _, k := range keys {
 		sent := byKey[k]
 		ins := r.Set.FindIntent(k)
 		if len(ins) != 1 {

@@ -83,17 +83,11 @@ func expectRules(run harness.Run) []want {
 		case "unkeyed-retry":
 			out = append(out, expectUnkeyed(run, opts)...)
 		case "retry-storm":
-			byKey, order := map[string][]harness.Sent{}, []string{}
-			for _, s := range run.Sent {
-				if s.Key == "" {
+			order, byKey := harness.ByKey(run.Sent, func(s harness.Sent) string { return s.Key })
+			for _, k := range order {
+				if k == "" {
 					continue
 				}
-				if _, ok := byKey[s.Key]; !ok {
-					order = append(order, s.Key)
-				}
-				byKey[s.Key] = append(byKey[s.Key], s)
-			}
-			for _, k := range order {
 				list := byKey[k]
 				span := list[len(list)-1].Start.Sub(list[0].Start)
 				if len(list) > opts.RetryBudget || span > opts.Deadline {
