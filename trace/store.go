@@ -2,6 +2,7 @@ package trace
 
 import (
 	"cmp"
+	"encoding/binary"
 	"hash/maphash"
 	"math"
 	"slices"
@@ -52,6 +53,14 @@ type packed struct {
 // an IPv4 client address 4 instead of up to 15.
 func pack(s string) packed {
 	var p packed
+	p.set(s)
+	return p
+}
+
+// set makes p what pack(s) returns, in place: the workers pack three ids
+// a line, and a returned value is copied twice on its way.
+func (p *packed) set(s string) {
+	p.kind, p.n = 0, 0
 	switch {
 	case len(s) == 36 && packUUID(s, &p.bytes):
 		p.kind, p.n = packedUUID, 16
@@ -60,32 +69,34 @@ func pack(s string) packed {
 	case len(s) >= 7 && len(s) <= 15 && packIPv4(s, &p.bytes):
 		p.kind, p.n = packedIPv4, 4
 	}
-	return p
 }
 
 // packIPv4 packs a dotted quad written the canonical way: four numbers
 // up to 255, without leading zeros, so that unpacking gives s back.
 func packIPv4(s string, out *[16]byte) bool {
-	part, n, digits := 0, 0, 0
-	for i := 0; i <= len(s); i++ {
-		if i == len(s) || s[i] == '.' {
-			if digits == 0 || part == 4 {
+	i := 0
+	for part := range 4 {
+		if part > 0 {
+			if i >= len(s) || s[i] != '.' {
 				return false
 			}
-			out[part] = byte(n)
-			part, n, digits = part+1, 0, 0
-			continue
+			i++
 		}
-		c := s[i] - '0'
-		if c > 9 || digits > 0 && n == 0 {
-			return false // not a digit, or a leading zero
-		}
-		if n = n*10 + int(c); n > 255 {
+		if i >= len(s) || s[i]-'0' > 9 {
 			return false
 		}
-		digits++
+		n := uint(s[i] - '0')
+		// A leading 0 is the whole number: a digit after it fails at the
+		// dot (or the end) that must follow.
+		for i++; n != 0 && i < len(s) && s[i]-'0' <= 9 && n < 100; i++ {
+			n = n*10 + uint(s[i]-'0')
+		}
+		if n > 255 {
+			return false
+		}
+		out[part] = byte(n)
 	}
-	return part == 4
+	return i == len(s)
 }
 
 func unpackIPv4(b []byte) string {
@@ -116,8 +127,12 @@ var idSeed = maphash.MakeSeed()
 
 // prepare works out p for o.
 func prepare(o *Observation, p *prepared) {
-	*p = prepared{ridHash: maphash.String(idSeed, o.RequestID), rid: pack(o.RequestID), key: pack(o.Key),
-		client: pack(o.Client), method: methodCode(o.Method), routeID: idLike(o.Route), plain: plain(o), notable: notable(o)}
+	// Field by field: a composite literal is built aside and copied.
+	p.method, p.routeID, p.plain, p.notable = methodCode(o.Method), idLike(o.Route), plain(o), notable(o)
+	p.ridHash = maphash.String(idSeed, o.RequestID)
+	p.rid.set(o.RequestID)
+	p.key.set(o.Key)
+	p.client.set(o.Client)
 }
 
 // methodCode numbers the methods most lines carry, 0 for others: the
@@ -305,30 +320,53 @@ func appendUUID(buf, b []byte) []byte {
 
 const hexDigits = "0123456789abcdef"
 
-// hexVal maps a lower-case hex digit to its value and every other byte
-// to 0xff: one load a digit instead of two comparisons.
-var hexVal = func() (t [256]byte) {
-	for i := range t {
-		t[i] = 0xff
-	}
-	for c := '0'; c <= '9'; c++ {
-		t[c] = byte(c - '0')
-	}
-	for c := 'a'; c <= 'f'; c++ {
-		t[c] = byte(c-'a') + 10
-	}
-	return t
-}()
-
 func packHex(s string, out *[16]byte) bool {
 	_ = s[31]
-	bad := byte(0)
-	for i := 0; i < 16; i++ {
-		h, l := hexVal[s[2*i]], hexVal[s[2*i+1]]
-		bad |= h | l
-		out[i] = h<<4 | l&0xf
-	}
-	return bad&0xf0 == 0
+	a, okA := hexWord(le64(s[0:]))
+	b, okB := hexWord(le64(s[8:]))
+	c, okC := hexWord(le64(s[16:]))
+	d, okD := hexWord(le64(s[24:]))
+	putHex(out, a, b, c, d)
+	return okA && okB && okC && okD
+}
+
+// hexWord packs the eight lower-case hex digits in w (the first in its
+// lowest byte) into four bytes, the first digit in the high nibble of the
+// first byte, and reports whether all eight are such digits: each test
+// and step is done for the eight bytes at once.
+func hexWord(w uint64) (uint32, bool) {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	// With no byte's high bit set, adding to a byte carries into none:
+	// b+0x46 has its high bit clear for b <= '9', b+0x50 set for b >= '0';
+	// the same for 'a' to 'f' with 0x19 and 0x1f.
+	digit := ^(w + 0x46*ones) & (w + 0x50*ones)
+	lower := ^(w + 0x19*ones) & (w + 0x1f*ones)
+	ok := w&highs == 0 && (digit|lower)&highs == highs
+	v := w&(0x0f*ones) + (w>>6&ones)*9 // a digit's value: 'a' is 0x61, bit 6 set
+	t := (v<<4 | v>>8) & 0x00ff00ff00ff00ff
+	t = (t | t>>8) & 0x0000ffff0000ffff
+	return uint32(t | t>>16), ok
+}
+
+// le64 and le32 read the first eight and four bytes of s, the first in
+// the lowest byte (the compiler makes each one load).
+func le64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+func le32(s string) uint64 {
+	_ = s[3]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24
+}
+
+// putHex stores four packed words, first to last.
+func putHex(out *[16]byte, a, b, c, d uint32) {
+	binary.LittleEndian.PutUint32(out[0:], a)
+	binary.LittleEndian.PutUint32(out[4:], b)
+	binary.LittleEndian.PutUint32(out[8:], c)
+	binary.LittleEndian.PutUint32(out[12:], d)
 }
 
 func unpackHex(b []byte) string {
@@ -345,13 +383,12 @@ func packUUID(s string, out *[16]byte) bool {
 	if s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
 		return false
 	}
-	bad := byte(0)
-	for i := 0; i < 16; i++ {
-		h, l := hexVal[s[uuidDigits[2*i]]], hexVal[s[uuidDigits[2*i+1]]]
-		bad |= h | l
-		out[i] = h<<4 | l&0xf
-	}
-	return bad&0xf0 == 0
+	a, okA := hexWord(le64(s[0:]))
+	b, okB := hexWord(le32(s[9:]) | le32(s[14:])<<32)
+	c, okC := hexWord(le32(s[19:]) | le32(s[24:])<<32)
+	d, okD := hexWord(le64(s[28:]))
+	putHex(out, a, b, c, d)
+	return okA && okB && okC && okD
 }
 
 func unpackUUID(b []byte) string {

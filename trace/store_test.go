@@ -108,6 +108,59 @@ func FuzzPack(f *testing.F) {
 	})
 }
 
+// TestPackEveryByteAtEveryPlace puts each of the 256 bytes at each place
+// of a canonical hex id and UUID: the id packs exactly when the byte is
+// one the canonical form has there, since the packing tests the eight
+// bytes of a word at once.
+func TestPackEveryByteAtEveryPlace(t *testing.T) {
+	isHex := func(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' }
+	for _, base := range []string{"0123456789abcdef0123456789abcdef", "c9b2decb-ebc7-4a9b-99d6-69712772ef41"} {
+		for i := range len(base) {
+			for c := range 256 {
+				b := []byte(base)
+				b[i] = byte(c)
+				s := string(b)
+				want := isHex(byte(c))
+				if base[i] == '-' {
+					want = c == '-'
+				}
+				p := pack(s)
+				if got := p.kind != 0; got != want {
+					t.Fatalf("%q: packed %v, want %v", s, got, want)
+				}
+				if !want {
+					continue
+				}
+				unpack := unpackHex
+				if len(s) == 36 {
+					unpack = unpackUUID
+				}
+				if u := unpack(p.bytes[:]); u != s {
+					t.Fatalf("%q unpacks to %q", s, u)
+				}
+			}
+		}
+	}
+	// And a dotted quad, with each byte in each place, dropped, or doubled.
+	for _, base := range []string{"198.51.100.23", "0.10.255.9"} {
+		for i := range len(base) + 1 {
+			var variants []string
+			for c := range 256 {
+				variants = append(variants, base[:i]+string([]byte{byte(c)})+base[min(i+1, len(base)):], base[:i]+string([]byte{byte(c)})+base[i:])
+			}
+			variants = append(variants, base[:i]+base[min(i+1, len(base)):])
+			for _, s := range variants {
+				p := pack(s)
+				if got, want := p.kind == packedIPv4, isCanonicalIPv4(s); got != want {
+					t.Fatalf("%q: packed as IPv4 %v, want %v", s, got, want)
+				} else if got && unpackIPv4(p.bytes[:p.n]) != s {
+					t.Fatalf("%q unpacks to %q", s, unpackIPv4(p.bytes[:p.n]))
+				}
+			}
+		}
+	}
+}
+
 func TestDetailsStayExactPastTheTable(t *testing.T) {
 	c := NewCorrelator(nil)
 	n := maxTexts + 500
