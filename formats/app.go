@@ -67,7 +67,7 @@ func extractApp(p *Parser, r *record, o *trace.Observation) bool {
 	o.RequestID = r.strs(pRidAliases)
 	o.Key = trace.NormalizeKey(r.strs(pKeyAliases))
 	o.KeyHash = r.strs(pKeyHashAliases)
-	o.Method = strings.ToUpper(r.strs(pMethodAliases))
+	o.Method = httpMethod(r.strs(pMethodAliases))
 	o.Route = routePath(r.strs(pRouteAliases))
 	if s, ok := intValue(r.strs(pStatusAliases)); ok && s >= 100 && s < 1000 {
 		o.Status = s

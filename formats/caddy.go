@@ -47,7 +47,7 @@ func extractCaddy(p *Parser, r *record, o *trace.Observation) bool {
 		o.Time = t.Add(-o.Duration) // Caddy logs when the request is done
 	}
 	req := r.get("request")
-	o.Method = strings.ToUpper(present(req.Get("method")))
+	o.Method = httpMethod(present(req.Get("method")))
 	o.Route = routePath(present(req.Get("uri")))
 	hs := req.Get("headers")
 	o.RequestID = header(hs, "X-Request-Id")

@@ -68,7 +68,7 @@ func (p *Parser) combined(m []string, src trace.Source) {
 	}
 	m = m[1:] // the rest as in the combined format
 	o.Client = m[1]
-	o.Method = strings.ToUpper(m[4])
+	o.Method = httpMethod(m[4])
 	o.Route = routePath(m[5])
 	o.Status, _ = strconv.Atoi(m[6])
 	ex := readExtras(m[10])

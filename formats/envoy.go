@@ -52,7 +52,7 @@ var envoyFormat = &Format{
 func extractEnvoy(p *Parser, r *record, o *trace.Observation) bool {
 	o.Time, _ = trace.ParseTime(r.str("start_time", "START_TIME", "timestamp"))
 	o.Duration, _ = trace.ParseDuration(r.str("duration", "DURATION"), trace.Milliseconds)
-	o.Method = strings.ToUpper(r.str("method", "request_method"))
+	o.Method = httpMethod(r.str("method", "request_method"))
 	o.Route = routePath(r.str("path", "x_envoy_original_path"))
 	o.RequestID = r.str("request_id", "x_request_id")
 	o.Key = trace.NormalizeKey(r.str("idempotency_key", "x_idempotency_key", "idempotency-key", "request_idempotency_key"))

@@ -80,7 +80,7 @@ func (p *Parser) gcpRequest(e gjson.Result, labels map[string]string, src trace.
 	if t, ok := trace.ParseTime(e.Get("timestamp").String()); ok {
 		o.Time = t.Add(-o.Duration)
 	}
-	o.Method = strings.ToUpper(h.Get("requestMethod").Str)
+	o.Method = httpMethod(h.Get("requestMethod").Str)
 	o.Route = routePath(h.Get("requestUrl").Str)
 	o.Client = h.Get("remoteIp").Str
 	o.Status = int(h.Get("status").Int())

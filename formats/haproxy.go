@@ -76,7 +76,7 @@ func (p *Parser) haproxy(m []string, src trace.Source) {
 	}
 	o.Time, _ = trace.ParseTime(m[3]) // %tr: when the request was received
 	o.Status, _ = strconv.Atoi(m[12])
-	o.Method = strings.ToUpper(m[18])
+	o.Method = httpMethod(m[18])
 	o.Route = routePath(m[19])
 	state := m[14]
 	o.Detail = state

@@ -97,7 +97,7 @@ func extractHAREntry(p *Parser, r *record, o *trace.Observation) bool {
 	o.Time, _ = trace.ParseTime(r.str("startedDateTime"))
 	o.Duration, _ = trace.ParseDuration(r.str("time"), trace.Milliseconds)
 	req := r.get("request")
-	o.Method = strings.ToUpper(present(req.Get("method")))
+	o.Method = httpMethod(present(req.Get("method")))
 	o.Route = routePath(present(req.Get("url")))
 	hs := req.Get("headers")
 	o.RequestID = header(hs, "X-Request-Id")

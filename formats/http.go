@@ -47,11 +47,21 @@ func routeOfURI(s string) string {
 	return s
 }
 
+// httpMethod is a logged method in upper case: the usual ones, as most
+// lines write them, are returned without a look at each byte.
+func httpMethod(m string) string {
+	switch m {
+	case "GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS":
+		return m
+	}
+	return strings.ToUpper(m)
+}
+
 // splitRequestLine reads "POST /v1/x?y HTTP/1.1" into method and path.
 func splitRequestLine(s string) (method, path string) {
 	parts := strings.Fields(s)
 	if len(parts) >= 2 {
-		return strings.ToUpper(parts[0]), routePath(parts[1])
+		return httpMethod(parts[0]), routePath(parts[1])
 	}
 	return "", ""
 }

@@ -26,3 +26,14 @@ func TestRoutePath(t *testing.T) {
 		}
 	}
 }
+
+func TestHTTPMethod(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"GET", "GET"}, {"POST", "POST"}, {"OPTIONS", "OPTIONS"},
+		{"get", "GET"}, {"Patch", "PATCH"}, {"PROPFIND", "PROPFIND"}, {"purge", "PURGE"}, {"", ""},
+	} {
+		if got := httpMethod(tc.in); got != tc.want {
+			t.Errorf("httpMethod(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -64,7 +64,7 @@ func readIngressNginx(p *Parser, s string, src trace.Source) bool {
 	var o trace.Observation
 	o.Source, o.Format, o.Tier = src, "ingress-nginx", trace.TierProxy
 	o.Client = m[2]
-	o.Method = strings.ToUpper(m[5])
+	o.Method = httpMethod(m[5])
 	o.Route = routePath(m[6])
 	o.Status, _ = strconv.Atoi(m[7])
 	o.Duration, _ = trace.ParseDuration(t[2], trace.Seconds)

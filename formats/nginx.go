@@ -71,7 +71,7 @@ var (
 func extractNginx(p *Parser, r *record, o *trace.Observation) bool {
 	o.RequestID = r.strs(pNginxRID)
 	o.Key = trace.NormalizeKey(r.strs(pNginxKey))
-	o.Method = strings.ToUpper(r.strs(pNginxMethod))
+	o.Method = httpMethod(r.strs(pNginxMethod))
 	o.Route = routePath(r.strs(pNginxURI))
 	if o.Method == "" || o.Route == "" {
 		m, path := splitRequestLine(r.strs(pNginxRequest))

@@ -123,7 +123,7 @@ func extractOTel(lr gjson.Result, o *trace.Observation) bool {
 		}
 		return ""
 	}
-	o.Method = strings.ToUpper(first("http.request.method", "http.method"))
+	o.Method = httpMethod(first("http.request.method", "http.method"))
 	o.Route = routePath(first("url.path", "http.route", "http.target", "url.full", "http.url"))
 	o.Status, _ = intValue(first("http.response.status_code", "http.status_code"))
 	o.Key = trace.NormalizeKey(first("http.request.header.idempotency-key", "idempotency_key", "idempotency.key"))

@@ -53,7 +53,7 @@ func extractPinoHTTP(p *Parser, r *record, o *trace.Observation) bool {
 	if o.RequestID == "" {
 		o.RequestID = processScoped(r, present(req.Get("id")), o.Source)
 	}
-	o.Method = strings.ToUpper(present(req.Get("method")))
+	o.Method = httpMethod(present(req.Get("method")))
 	o.Route = routePath(present(req.Get("url")))
 	hs := req.Get("headers")
 	o.Key = trace.NormalizeKey(header(hs, "idempotency-key"))

@@ -62,7 +62,7 @@ func (r *record) keyFold(names ...string) string {
 func extractTraefik(p *Parser, r *record, o *trace.Observation) bool {
 	o.Time, _ = trace.ParseTime(r.str("StartUTC", "StartLocal", "time"))
 	o.Duration, _ = trace.ParseDuration(r.str("Duration"), trace.Nanoseconds)
-	o.Method = strings.ToUpper(r.str("RequestMethod"))
+	o.Method = httpMethod(r.str("RequestMethod"))
 	o.Route = routePath(r.str("RequestPath"))
 	o.RequestID = r.keyFold("request_X-Request-Id")
 	o.Key = trace.NormalizeKey(r.keyFold("request_Idempotency-Key"))
