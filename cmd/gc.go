@@ -23,9 +23,10 @@ import (
 // rules then allocate a few hundred megabytes of findings: a goal of an
 // eighth above that small heap collected half a dozen times, marking the
 // same intents each time. Well below the largest live heap found so far
-// the heap may double before a collection, as with the runtime's default:
-// the rules run with two or three, and the peak stays the reading's (a
-// goal of the largest heap itself sometimes went past it, to 312 MB).
+// the heap may grow to three quarters of it (up to five times itself)
+// before a collection: the rules and the report then run with one or
+// none, and the peak stays the reading's (a goal of the largest heap
+// itself sometimes went past it, to 312 MB).
 
 // gcPolicyOn is set while trackHeap's goal is in force.
 var gcPolicyOn atomic.Bool
@@ -50,13 +51,13 @@ func gcPercent(live uint64) int {
 }
 
 // gcPercentBelow is gcPercent for a heap that has held high live bytes
-// before: the heap may double before a collection, as with the runtime's
-// default, up to three quarters of high (the rest is room for what is
-// allocated while the collector marks, so the peak stays the reading's).
+// before: the heap may grow up to three quarters of high, and to five
+// times itself at most (the rest is room for what is allocated while the
+// collector marks, so the peak stays the reading's).
 func gcPercentBelow(live, high uint64) int {
 	p := gcPercent(live)
 	if limit := high / 4 * 3; live > 0 && limit > live+live*uint64(p)/100 {
-		p = int(min(100, (limit-live)*100/live))
+		p = int(min(400, (limit-live)*100/live))
 	}
 	return p
 }

@@ -47,7 +47,8 @@ func TestGoalStaysNearTheLargestLiveHeap(t *testing.T) {
 		{64 << 20, 64 << 20, 50},   // growing: 32 MB of room
 		{256 << 20, 256 << 20, 12}, // growing: 32 MB of room
 		{64 << 20, 80 << 20, 50},   // the room reaches past the high water already
-		{64 << 20, 256 << 20, 100}, // shrunk: twice the live heap
+		{64 << 20, 256 << 20, 200}, // shrunk: up to three quarters of the high water
+		{16 << 20, 256 << 20, 400}, // shrunk far: five times the live heap at most
 		{100 << 20, 200 << 20, 50}, // shrunk: up to three quarters of the high water
 	} {
 		if got := gcPercentBelow(tc.live, tc.high); got != tc.want {
