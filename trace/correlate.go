@@ -508,25 +508,28 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 			t += byIntent.touch(g.sum)
 		}
 		c.touched += t
-		for _, g := range block {
+		for j := range block {
+			g := &block[j]
 			d := c.deliveries.at(g.i)
-			single := !all && !d.interesting && g.hashKey == "" && g.scope == ""
+			single := !all && !d.interesting && g.extra == nil
 			v := int32(len(intents))
 			if single {
 				v = -g.i - 2
 			}
 			ii, ok, slot := byIntent.findOrAddSlot(g.sum, v, func(ii int32) bool {
+				hashKey, scope := g.names()
 				if ii <= -2 {
-					return c.sameSingle(-ii-2, g.kref, g.hashKey, g.scope)
+					return c.sameSingle(-ii-2, g.kref, hashKey, scope)
 				}
-				return c.sameIntent(&intents[ii], g.kref, g.hashKey, g.scope)
+				return c.sameIntent(&intents[ii], g.kref, hashKey, scope)
 			})
 			switch {
 			case !ok && single:
 				d.single = true
 				continue
 			case !ok:
-				intents = append(intents, c.newIntent(g.hashKey, g.scope, g.i))
+				hashKey, scope := g.names()
+				intents = append(intents, c.newIntent(hashKey, scope, g.i))
 			case ii <= -2: // the second delivery of a single: make it an intent
 				first := -ii - 2
 				c.deliveries.at(first).single = false
@@ -555,7 +558,7 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 			if g.later {
 				*g = c.groupName(g.i, hashToKey, true)
 			}
-			if g.kref == 0 && g.hashKey == "" {
+			if g.kref == 0 && g.extra == nil {
 				s.unkeyedCount++
 				if d := c.deliveries.at(g.i); all || d.interesting || d.synthetic {
 					s.Unkeyed = append(s.Unkeyed, c.delivery(g.i, "", nil))
@@ -647,15 +650,26 @@ func (c *Correlator) namedRuns(nd int32, hashToKey map[string]string) iter.Seq[[
 }
 
 // grouped is what names a delivery's intent: its first key as stored, or
-// the raw key its logged hash stands for, its scope, and their hash.
+// the raw key its logged hash stands for, its scope, and their hash. The
+// few names with a scope or a key known by its hash keep them in extra:
+// a million of these pass from the goroutine that names them to the one
+// that groups them, and half the size is half the traffic.
 type grouped struct {
-	i              int32
-	kref           aref
-	hashKey, scope string
-	sum            uint64
+	sum   uint64
+	kref  aref
+	extra *intentExtra
+	i     int32
 	// later says the name needs the arena written (a key known only by
 	// its hash): groupName must be called again on one goroutine.
 	later bool
+}
+
+// names returns the key known by its hash and the scope that name g.
+func (g *grouped) names() (hashKey, scope string) {
+	if g.extra == nil {
+		return "", ""
+	}
+	return g.extra.hashKey, g.extra.scope
 }
 
 // groupName names delivery i's intent. It only reads the store unless
@@ -715,7 +729,11 @@ func (c *Correlator) groupName(i int32, hashToKey map[string]string, serial bool
 		raw, kind := c.arena.raw(kref)
 		b = append(append(b, raw...), byte(kind))
 	}
-	return grouped{i: i, kref: kref, hashKey: hashKey, scope: scope, sum: maphash.Bytes(idSeed, b)}
+	g := grouped{i: i, kref: kref, sum: maphash.Bytes(idSeed, b)}
+	if hashKey != "" || scope != "" {
+		g.extra = &intentExtra{hashKey: hashKey, scope: scope}
+	}
+	return g
 }
 
 // buildIntents builds the compact intents at idx, side by side: building
