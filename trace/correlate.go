@@ -133,7 +133,12 @@ type Correlator struct {
 	fulls      []*Observation
 	deliveries chunked[cdelivery]
 	rids       chunked[aref] // each delivery's request id
-	extraKeys  [][]string
+	// extraKeys holds the keys of the few deliveries whose request id
+	// carried several (cdelivery.multiKey).
+	extraKeys map[int32][]string
+	// singles has a bit for each delivery that is the only, plain
+	// delivery of its intent, which has no cintent (see Set).
+	singles bitset
 	// intentExtras holds the scopes and hash-only keys of compact intents.
 	intentExtras []intentExtra
 	// byID finds a delivery by a 64-bit hash of its request id.
@@ -295,7 +300,7 @@ func (c *Correlator) add(o *Observation, p *prepared) {
 		return c.arena.is(*c.rids.at(di), id, p.rid)
 	})
 	if !ok {
-		c.deliveries.add(cdelivery{first: -1, last: -1, next: -1, keys: -1, synthetic: synthetic})
+		c.deliveries.add(cdelivery{first: -1, last: -1, next: -1, synthetic: synthetic})
 		c.rids.add(c.arena.addPacked(id, p.rid))
 	}
 	d := c.deliveries.at(di)
@@ -330,14 +335,17 @@ func (c *Correlator) add(o *Observation, p *prepared) {
 		// Compared as stored: unpacking the first key would allocate.
 		if first := c.deliveryKeyRef(d); first != 0 && !c.arena.is(first, o.Key, p.key) {
 			d.interesting = true
-			if d.keys < 0 {
-				d.keys = int32(len(c.extraKeys))
+			if !d.multiKey {
+				d.multiKey = true
+				if c.extraKeys == nil {
+					c.extraKeys = map[int32][]string{}
+				}
 				// Its own copy: the rich delivery keeps it after the
 				// store is released.
-				c.extraKeys = append(c.extraKeys, []string{c.arena.own(first)})
+				c.extraKeys[di] = []string{c.arena.own(first)}
 			}
-			if !slices.Contains(c.extraKeys[d.keys], o.Key) {
-				c.extraKeys[d.keys] = append(c.extraKeys[d.keys], strings.Clone(o.Key))
+			if !slices.Contains(c.extraKeys[di], o.Key) {
+				c.extraKeys[di] = append(c.extraKeys[di], strings.Clone(o.Key))
 			}
 		}
 		co.key = c.arena.addPacked(o.Key, p.key)
@@ -525,14 +533,14 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 			})
 			switch {
 			case !ok && single:
-				d.single = true
+				c.singles.set(g.i)
 				continue
 			case !ok:
 				hashKey, scope := g.names()
 				intents = append(intents, c.newIntent(hashKey, scope, g.i))
 			case ii <= -2: // the second delivery of a single: make it an intent
 				first := -ii - 2
-				c.deliveries.at(first).single = false
+				c.singles.clear(first)
 				ii = int32(len(intents))
 				byIntent.set(slot, g.sum, ii)
 				intents = append(intents, cintent{extra: -1, first: first, last: first, n: 1})
@@ -807,7 +815,7 @@ func (c *Correlator) keyHash(di int32) aref {
 // release drops the compact store; the rich objects own their memory.
 func (c *Correlator) release() {
 	c.obs, c.deliveries, c.rids = chunked[cobs]{}, chunked[cdelivery]{}, chunked[aref]{}
-	c.fulls, c.extraKeys, c.intentExtras, c.keyHashes, c.fullObs = nil, nil, nil, nil, nil
+	c.fulls, c.extraKeys, c.intentExtras, c.keyHashes, c.fullObs, c.singles = nil, nil, nil, nil, nil, nil
 	c.arena = arena{}
 	c.routes = interner{a: &c.arena, limit: c.routes.limit}
 }
@@ -829,8 +837,8 @@ func (c *Correlator) delivery(i int32, key string, s *slab) *Delivery {
 		d.Observations = append(d.Observations, c.materialize(j, rid, s))
 	}
 	d.Key = s.own(&c.arena, c.deliveryKeyRef(cd))
-	if cd.keys >= 0 {
-		d.Keys = append(s.stringList(len(c.extraKeys[cd.keys])), c.extraKeys[cd.keys]...)
+	if cd.multiKey {
+		d.Keys = append(s.stringList(len(c.extraKeys[i])), c.extraKeys[i]...)
 	} else if d.Key != "" {
 		d.Keys = append(s.stringList(1), d.Key)
 	}
@@ -1008,7 +1016,7 @@ func (c *Correlator) markWanted(intents []cintent, built []*Intent) ([]cintent, 
 		for p := lo; p < hi; p++ {
 			parts[p] = parts[p][:0]
 			for di := int32(p * 1024); di < int32(min(nd, (p+1)*1024)); di++ {
-				if d := c.deliveries.at(di); d.single && c.wanted(di, c.deliveryKeyRef(d), "", f, skipPacked, buf[:0]) {
+				if c.singles.has(di) && c.wanted(di, c.deliveryKeyRef(c.deliveries.at(di)), "", f, skipPacked, buf[:0]) {
 					parts[p] = append(parts[p], di)
 				}
 			}
@@ -1016,7 +1024,7 @@ func (c *Correlator) markWanted(intents []cintent, built []*Intent) ([]cintent, 
 	})
 	for _, part := range parts {
 		for _, di := range part {
-			c.deliveries.at(di).single = false
+			c.singles.clear(di)
 			marked = append(marked, int32(len(intents)))
 			intents = append(intents, cintent{extra: -1, first: di, last: di, n: 1, interesting: true})
 		}
@@ -1543,10 +1551,10 @@ func (s *Set) FindIntent(key string) []*Intent {
 		packs[i] = pack(f)
 	}
 	for di := int32(0); di < int32(s.c.deliveries.len()); di++ {
-		d := s.c.deliveries.at(di)
-		if !d.single {
+		if !s.c.singles.has(di) {
 			continue
 		}
+		d := s.c.deliveries.at(di)
 		ref := s.c.deliveryKeyRef(d)
 		found := byHash && HashKey(s.c.arena.get(ref)) == key
 		for i, f := range forms {

@@ -503,11 +503,36 @@ func (t *pairTable) id(a, b string) (uint16, bool) {
 type cdelivery struct {
 	first, last int32 // observation indexes
 	next        int32 // the intent's next delivery
-	keys        int32 // index into extraKeys when the request id carried several keys, else -1
+	// name is the top half of the hash that names the delivery's intent,
+	// worked out as its first key arrived (see Correlator.named); 0 when
+	// it must be worked out from the chain.
+	name        uint32
 	interesting bool
 	synthetic   bool
 	keyed       bool // an observation carried a key or a key hash
-	single      bool // the only, plain delivery of its intent, which has no cintent
+	multiKey    bool // the request id carried several keys (Correlator.extraKeys)
+}
+
+// bitset is a set of small non-negative numbers, a bit each.
+type bitset []uint64
+
+func (b *bitset) set(i int32) {
+	w := int(i >> 6)
+	if w >= len(*b) {
+		*b = append(*b, make([]uint64, w+1-len(*b))...)
+	}
+	(*b)[w] |= 1 << (i & 63)
+}
+
+func (b bitset) clear(i int32) {
+	if w := int(i >> 6); w < len(b) {
+		b[w] &^= 1 << (i & 63)
+	}
+}
+
+func (b bitset) has(i int32) bool {
+	w := int(i >> 6)
+	return w < len(b) && b[w]&(1<<(i&63)) != 0
 }
 
 // cintent is a compact intent: a chain of deliveries. Its key is its
