@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"hash/maphash"
-	"iter"
 	"runtime"
 	"slices"
 	"strconv"
@@ -136,6 +135,9 @@ type Correlator struct {
 	// extraKeys holds the keys of the few deliveries whose request id
 	// carried several (cdelivery.multiKey).
 	extraKeys map[int32][]string
+	// anyScope says an observation carried a scope: names are then
+	// worked out after reading (see namedWhileRead).
+	anyScope bool
 	// singles has a bit for each delivery that is the only, plain
 	// delivery of its intent, which has no cintent (see Set).
 	singles bitset
@@ -331,9 +333,18 @@ func (c *Correlator) add(o *Observation, p *prepared) {
 	if p.notable {
 		d.interesting = true
 	}
+	if o.Scope != "" {
+		c.anyScope = true
+	}
 	if o.Key != "" {
 		// Compared as stored: unpacking the first key would allocate.
-		if first := c.deliveryKeyRef(d); first != 0 && !c.arena.is(first, o.Key, p.key) {
+		first := c.deliveryKeyRef(d)
+		if first == 0 {
+			// The delivery's first key names its intent, unless a scope
+			// does too (see namedWhileRead).
+			d.name = p.name
+		}
+		if first != 0 && !c.arena.is(first, o.Key, p.key) {
 			d.interesting = true
 			if !d.multiKey {
 				d.multiKey = true
@@ -465,7 +476,6 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 			s.Idless[Tier(t)] = n
 		}
 	}
-	all := c.Build.All
 	for t := range 256 {
 		if c.tiers[t>>6]&(1<<(t&63)) != 0 {
 			s.Tiers[Tier(t)] = true
@@ -499,87 +509,12 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 			}
 		}
 	}
-	// Group deliveries into intents by scope and key, finding them by a
-	// hash of the stored key so that no key is unpacked for it.
-	//
-	// Most intents of a big log are one plain delivery. Those stay a
-	// delivery marked single, named in the index by -(delivery+2); a
-	// compact intent is made only when a second delivery joins or the
-	// delivery is worth a look.
 	var intents []cintent
-	// Deliveries go to their intents a block at a time: the block's index
-	// slots are touched first (see hashIndex.touch).
-	block := make([]grouped, 0, 1024)
-	flush := func() {
-		var t uint64
-		for _, g := range block {
-			t += byIntent.touch(g.sum)
-		}
-		c.touched += t
-		for j := range block {
-			g := &block[j]
-			d := c.deliveries.at(g.i)
-			single := !all && !d.interesting && g.extra == nil
-			v := int32(len(intents))
-			if single {
-				v = -g.i - 2
-			}
-			ii, ok, slot := byIntent.findOrAddSlot(g.sum, v, func(ii int32) bool {
-				hashKey, scope := g.names()
-				if ii <= -2 {
-					return c.sameSingle(-ii-2, g.kref, hashKey, scope)
-				}
-				return c.sameIntent(&intents[ii], g.kref, hashKey, scope)
-			})
-			switch {
-			case !ok && single:
-				c.singles.set(g.i)
-				continue
-			case !ok:
-				hashKey, scope := g.names()
-				intents = append(intents, c.newIntent(hashKey, scope, g.i))
-			case ii <= -2: // the second delivery of a single: make it an intent
-				first := -ii - 2
-				c.singles.clear(first)
-				ii = int32(len(intents))
-				byIntent.set(slot, g.sum, ii)
-				intents = append(intents, cintent{extra: -1, first: first, last: first, n: 1})
-				fallthrough
-			default:
-				c.deliveries.at(intents[ii].last).next = g.i
-			}
-			in := &intents[ii]
-			in.last = g.i
-			in.n++
-			if all || d.interesting || in.n > 1 {
-				in.interesting = true
-			}
-		}
-		block = block[:0]
+	if nd >= shardFrom && c.namedWhileRead() {
+		intents, s.intentCount = c.groupSharded(s, byIntent, nd)
+	} else {
+		intents, s.intentCount = c.groupInOrder(s, byIntent, nd, hashToKey)
 	}
-	// What names each delivery's intent (its stored key, scope and their
-	// hash) is worked out a run of deliveries at a time, beside the one
-	// goroutine that fills the index (which decides the intents' order).
-	for run := range c.namedRuns(nd, hashToKey) {
-		for j := range run {
-			g := &run[j]
-			if g.later {
-				*g = c.groupName(g.i, hashToKey, true)
-			}
-			if g.kref == 0 && g.extra == nil {
-				s.unkeyedCount++
-				if d := c.deliveries.at(g.i); all || d.interesting || d.synthetic {
-					s.Unkeyed = append(s.Unkeyed, c.delivery(g.i, "", nil))
-				}
-				continue
-			}
-			if block = append(block, *g); len(block) == cap(block) {
-				flush()
-			}
-		}
-	}
-	flush()
-	s.intentCount = byIntent.n
 	// First what the observations make worth a look, then what Build
 	// asks to compare with them: the losses are read from the built
 	// intents, as their readers will see them.
@@ -595,153 +530,6 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 	s.cintents = intents
 	sortIntents(s.Intents)
 	return s
-}
-
-// groupRun is how many deliveries are named at once before they join
-// their intents: enough to spread over the cores, few enough to stay in
-// the cache.
-const groupRun = 1 << 14
-
-// namedRuns yields the names of deliveries [0, nd) a run at a time, in
-// order. While the caller joins one run to its intents, the next is named
-// on another goroutine: the caller writes only deliveries it was given,
-// and naming reads only those of its own run. A key known by its hash
-// has its raw key stored as it is named (groupName's serial), so where
-// logs carry hashes each run is named first, on every core, instead.
-func (c *Correlator) namedRuns(nd int32, hashToKey map[string]string) iter.Seq[[]grouped] {
-	return func(yield func([]grouped) bool) {
-		if len(hashToKey) > 0 {
-			names := make([]grouped, min(nd, groupRun))
-			for lo := int32(0); lo < nd; lo += groupRun {
-				run := names[:min(nd-lo, groupRun)]
-				inParallel(len(run), func(a, b int) {
-					for j := a; j < b; j++ {
-						run[j] = c.groupName(lo+int32(j), hashToKey, false)
-					}
-				})
-				if !yield(run) {
-					return
-				}
-			}
-			return
-		}
-		free := make(chan []grouped, 2)
-		for range 2 {
-			free <- make([]grouped, min(nd, groupRun))
-		}
-		named := make(chan []grouped, 2)
-		stop := make(chan struct{})
-		defer close(stop)
-		go func() {
-			defer close(named)
-			for lo := int32(0); lo < nd; lo += groupRun {
-				var run []grouped
-				select {
-				case run = <-free:
-				case <-stop:
-					return
-				}
-				run = run[:min(nd-lo, groupRun)]
-				for j := range run {
-					run[j] = c.groupName(lo+int32(j), hashToKey, false)
-				}
-				named <- run
-			}
-		}()
-		for run := range named {
-			if !yield(run) {
-				return
-			}
-			free <- run[:cap(run)]
-		}
-	}
-}
-
-// grouped is what names a delivery's intent: its first key as stored, or
-// the raw key its logged hash stands for, its scope, and their hash. The
-// few names with a scope or a key known by its hash keep them in extra:
-// a million of these pass from the goroutine that names them to the one
-// that groups them, and half the size is half the traffic.
-type grouped struct {
-	sum   uint64
-	kref  aref
-	extra *intentExtra
-	i     int32
-	// later says the name needs the arena written (a key known only by
-	// its hash): groupName must be called again on one goroutine.
-	later bool
-}
-
-// names returns the key known by its hash and the scope that name g.
-func (g *grouped) names() (hashKey, scope string) {
-	if g.extra == nil {
-		return "", ""
-	}
-	return g.extra.hashKey, g.extra.scope
-}
-
-// groupName names delivery i's intent. It only reads the store unless
-// serial is set: a key known by its hash is stored then, in delivery
-// order as before.
-func (c *Correlator) groupName(i int32, hashToKey map[string]string, serial bool) grouped {
-	d := c.deliveries.at(i)
-	// One walk finds the first key and, when the scope is only what a
-	// line logged, the first logged scope (as compactScope would).
-	var kref aref
-	scope, scoped := "", c.ScopeMethod || c.ScopeRoute
-	for j := d.first; j >= 0; {
-		o := c.obs.at(j)
-		if kref == 0 {
-			kref = o.key
-		}
-		if !scoped && scope == "" && o.flags&flagFull != 0 {
-			scope = c.fulls[c.full(j)].Scope
-		}
-		j = o.next
-	}
-	hashKey := ""
-	if kref == 0 && c.keyHash(i) != 0 {
-		kh := c.arena.get(c.keyHash(i))
-		if k, ok := hashToKey[kh]; ok {
-			hashKey = k
-		} else {
-			hashKey = "hash:" + kh
-		}
-	}
-	if kref == 0 && hashKey == "" {
-		return grouped{i: i}
-	}
-	if hashKey != "" && !strings.HasPrefix(hashKey, "hash:") && !serial {
-		return grouped{i: i, later: true}
-	}
-	if scoped {
-		scope = c.compactScope(d)
-	}
-	// The name is laid out on the stack and hashed at once: cheaper than
-	// a streaming hash for the few dozen bytes most names are.
-	var name [64]byte
-	b := append(append(name[:0], scope...), 0)
-	if hashKey != "" {
-		// A key known by its hash joins the intent of the raw key.
-		var r aref
-		if k := hashKey; !strings.HasPrefix(k, "hash:") {
-			r = c.arena.add(k)
-		}
-		if r != 0 {
-			raw, kind := c.arena.raw(r)
-			b = append(append(b, raw...), byte(kind))
-		} else {
-			b = append(b, hashKey...)
-		}
-	} else {
-		raw, kind := c.arena.raw(kref)
-		b = append(append(b, raw...), byte(kind))
-	}
-	g := grouped{i: i, kref: kref, sum: maphash.Bytes(idSeed, b)}
-	if hashKey != "" || scope != "" {
-		g.extra = &intentExtra{hashKey: hashKey, scope: scope}
-	}
-	return g
 }
 
 // buildIntents builds the compact intents at idx, side by side: building

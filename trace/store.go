@@ -112,10 +112,11 @@ func unpackIPv4(b []byte) string {
 
 // prepared is what Correlator.Prepare works out for Add.
 type prepared struct {
-	method  uint8 // methodCode(Method)
-	routeID bool  // idLike(Route)
-	plain   bool  // plain(o)
-	notable bool  // notable(o)
+	method  uint8  // methodCode(Method)
+	routeID bool   // idLike(Route)
+	plain   bool   // plain(o)
+	notable bool   // notable(o)
+	name    uint32 // the top half of nameSum for the key alone (see Correlator.named)
 	ridHash uint64
 	rid     packed
 	key     packed
@@ -133,6 +134,14 @@ func prepare(o *Observation, p *prepared) {
 	p.rid.set(o.RequestID)
 	p.key.set(o.Key)
 	p.client.set(o.Client)
+	p.name = 0
+	if o.Key != "" && o.Scope == "" {
+		raw := unsafe.Slice(unsafe.StringData(o.Key), len(o.Key))
+		if p.key.kind != 0 {
+			raw = p.key.bytes[:p.key.n]
+		}
+		p.name = uint32(nameSum("", raw, int(p.key.kind)) >> 32)
+	}
 }
 
 // methodCode numbers the methods most lines carry, 0 for others: the
