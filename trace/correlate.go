@@ -483,7 +483,7 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 	}
 	// Reading is over: the request-id index is not needed any more; its
 	// memory becomes the intent index.
-	byIntent := c.byID.reuse(c.keyed)
+	byIntent, dirty := c.byID.reuse(c.keyed)
 	// Learn which raw key each logged hash stands for.
 	hashToKey := map[string]string{}
 	nd := int32(c.deliveries.len())
@@ -511,8 +511,11 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 	}
 	var intents []cintent
 	if nd >= shardFrom && c.namedWhileRead() {
-		intents, s.intentCount = c.groupSharded(s, byIntent, nd)
+		intents, s.intentCount = c.groupSharded(s, byIntent, dirty, nd)
 	} else {
+		if dirty {
+			clear(byIntent.slots)
+		}
 		intents, s.intentCount = c.groupInOrder(s, byIntent, nd, hashToKey)
 	}
 	// First what the observations make worth a look, then what Build
@@ -562,23 +565,43 @@ const touchAhead = 4
 
 func sortIntents(intents []*Intent) {
 	// Each start is worked out once (a walk over the deliveries), not at
-	// every comparison.
+	// every comparison; the two halves are sorted side by side and merged,
+	// the first half's first among equals, as one stable sort would.
 	type keyed struct {
 		in    *Intent
 		start time.Time
 	}
 	all := make([]keyed, len(intents))
-	for i, in := range intents {
-		all[i] = keyed{in, in.Start()}
-	}
-	slices.SortStableFunc(all, func(a, b keyed) int {
+	inParallel(len(intents), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			all[i] = keyed{intents[i], intents[i].Start()}
+		}
+	})
+	cmp := func(a, b keyed) int {
 		if c := a.start.Compare(b.start); c != 0 {
 			return c
 		}
 		return strings.Compare(a.in.ID, b.in.ID)
-	})
-	for i := range all {
-		intents[i] = all[i].in
+	}
+	half := len(all) / 2
+	if half < 1024 {
+		slices.SortStableFunc(all, cmp)
+		for i := range all {
+			intents[i] = all[i].in
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { slices.SortStableFunc(all[half:], cmp) })
+	slices.SortStableFunc(all[:half], cmp)
+	wg.Wait()
+	i, j := 0, half
+	for k := range intents {
+		if j == len(all) || i < half && cmp(all[i], all[j]) <= 0 {
+			intents[k], i = all[i].in, i+1
+		} else {
+			intents[k], j = all[j].in, j+1
+		}
 	}
 }
 

@@ -160,8 +160,8 @@ func (c *Correlator) groupInOrder(s *Set, index hashIndex, nd int32, hashToKey m
 
 // groupSharded groups deliveries [0, nd), named while read, on two
 // goroutines: each takes the names whose hash is odd or even, into its
-// half of index.
-func (c *Correlator) groupSharded(s *Set, index hashIndex, nd int32) ([]cintent, int) {
+// half of index (which each empties first when it is dirty).
+func (c *Correlator) groupSharded(s *Set, index hashIndex, dirty bool, nd int32) ([]cintent, int) {
 	half := len(index.slots) / 2
 	var gs [2]*grouper
 	for k := range gs {
@@ -169,6 +169,9 @@ func (c *Correlator) groupSharded(s *Set, index hashIndex, nd int32) ([]cintent,
 	}
 	run := func(k int) {
 		gr := gs[k]
+		if dirty {
+			clear(gr.index.slots)
+		}
 		for i := range nd {
 			d := c.deliveries.at(i)
 			if !d.keyed {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -152,4 +153,35 @@ func mixedObservations(seed uint64, n int) []Observation {
 		out = append(out, o)
 	}
 	return out
+}
+
+// TestSortIntentsAsOneStableSort: the intents sorted in two halves side by
+// side and merged come out as one stable sort by start and id leaves them,
+// ties (the same start and id) in their first order.
+func TestSortIntentsAsOneStableSort(t *testing.T) {
+	for _, n := range []int{0, 1, 3, 2047, 2048, 5001} {
+		r := rand.New(rand.NewPCG(uint64(n), 2))
+		var in []*Intent
+		for i := range n {
+			o := &Observation{Time: time.Unix(1700000000+int64(r.IntN(20)), 0)}
+			if r.IntN(10) == 0 {
+				o.Time = time.Time{} // no start at all
+			}
+			id := fmt.Sprintf("k%d", r.IntN(30))
+			in = append(in, &Intent{ID: id, Key: fmt.Sprint(i), Deliveries: []*Delivery{{Observations: []*Observation{o}}}})
+		}
+		want := slices.Clone(in)
+		slices.SortStableFunc(want, func(a, b *Intent) int {
+			if c := a.Start().Compare(b.Start()); c != 0 {
+				return c
+			}
+			return strings.Compare(a.ID, b.ID)
+		})
+		sortIntents(in)
+		for i := range in {
+			if in[i] != want[i] {
+				t.Fatalf("n=%d: at %d intent %s (key %s), want %s (key %s)", n, i, in[i].ID, in[i].Key, want[i].ID, want[i].Key)
+			}
+		}
+	}
 }

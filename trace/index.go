@@ -30,20 +30,21 @@ func bitsFor(n int) uint {
 	return bits
 }
 
-// reuse empties x and makes it an index for about n entries, in x's own
-// memory when that is large enough: a new index would add to the peak
-// until the collector noticed the old one was free.
-func (x *hashIndex) reuse(n int) hashIndex {
+// reuse makes x an index for about n entries, in x's own memory when that
+// is large enough: a new index would add to the peak until the collector
+// noticed the old one was free. The old slots are still in it when dirty
+// is true: the caller empties them (with clear, on the goroutines that
+// will use them).
+func (x *hashIndex) reuse(n int) (fresh hashIndex, dirty bool) {
 	bits := bitsFor(n)
-	fresh := hashIndex{bits: bits}
+	fresh = hashIndex{bits: bits}
 	if size := 1 << bits; len(x.slots) >= size {
-		fresh.slots = x.slots[:size]
-		clear(fresh.slots)
+		fresh.slots, dirty = x.slots[:size], true
 	} else {
 		fresh.slots = make([]uint64, size)
 	}
 	*x = hashIndex{}
-	return fresh
+	return fresh, dirty
 }
 
 // home is where a fragment's probe starts: the top bits of a Fibonacci
