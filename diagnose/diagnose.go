@@ -256,6 +256,11 @@ func Run(set *trace.Set, opts Options) *Result {
 	for i, f := range findings {
 		all[i] = sortable{f, f.Start()}
 	}
+	// The summary counts the findings in any order: it is made while they
+	// are sorted, on the other core.
+	var sum Summary
+	var summarised sync.WaitGroup
+	summarised.Go(func() { sum = Summarise(whole, findings) })
 	slices.SortStableFunc(all, func(a, b sortable) int {
 		if a.f.Severity != b.f.Severity {
 			return cmp.Compare(b.f.Severity, a.f.Severity)
@@ -268,10 +273,10 @@ func Run(set *trace.Set, opts Options) *Result {
 		}
 		return compareJoined(a.f.Keys, b.f.Keys)
 	})
+	summarised.Wait()
 	for i := range all {
 		findings[i] = all[i].f
 	}
-	sum := Summarise(whole, findings)
 	sum.OwnTraffic = own
 	return &Result{Findings: findings, Summary: sum, set: whole}
 }
@@ -404,8 +409,12 @@ type Filter struct {
 	Until time.Time
 }
 
-// Apply returns the findings that pass the filter.
+// Apply returns the findings that pass the filter: findings itself when
+// the filter asks for nothing.
 func (fl Filter) Apply(findings []*Finding) []*Finding {
+	if len(fl.Rules) == 0 && len(fl.Keys) == 0 && fl.Tier == trace.TierUnknown && fl.Since.IsZero() && fl.Until.IsZero() {
+		return findings
+	}
 	var out []*Finding
 	for _, f := range findings {
 		if len(fl.Rules) > 0 && !slices.Contains(fl.Rules, f.Rule.ID) {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
@@ -172,6 +173,13 @@ func TestFilter(t *testing.T) {
 	}
 	if got := (diagnose.Filter{Tier: trace.TierProvider}).Apply(res.Findings); len(got) != 0 {
 		t.Errorf("tier filter kept %d", len(got))
+	}
+	if got := (diagnose.Filter{}).Apply(res.Findings); !slices.Equal(got, res.Findings) {
+		t.Errorf("the empty filter kept %d of %d", len(got), len(res.Findings))
+	}
+	first := res.Findings[0].Start()
+	if got := (diagnose.Filter{Since: first.Add(time.Nanosecond)}).Apply(res.Findings); len(got) >= len(res.Findings) {
+		t.Errorf("--since after the first finding kept all %d", len(got))
 	}
 }
 
