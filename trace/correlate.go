@@ -879,7 +879,11 @@ type followUps struct {
 	// plain line from a client that lost nothing, most of them, is ruled
 	// out before its signature is laid out and hashed.
 	clients []uint64
-	losses  map[uint64][]time.Time
+	// losses finds the losses of a signature: the last in at, whose next
+	// names the one before, up to -1.
+	losses   map[uint64]int32
+	at       []time.Time
+	nextLoss []int32
 }
 
 // clientBit is where a client, as the arena stores it (kind and bytes,
@@ -901,35 +905,70 @@ func (c *Correlator) followUps(built []*Intent) *followUps {
 	if c.Build.FollowUp <= 0 {
 		return nil
 	}
-	f := &followUps{window: c.Build.FollowUp, losses: map[uint64][]time.Time{}}
-	var buf []byte
-	var clients []uint64
-	for _, in := range built {
-		if len(in.Deliveries) == 0 {
-			continue
-		}
-		d0 := in.Deliveries[0]
-		client := d0.Client()
-		if client == "" {
-			continue // not known to come from the same client as anything
-		}
-		var k uint64
-		for _, d := range in.Deliveries {
-			at := d.Start()
-			if d.Lost() == nil || at.IsZero() {
-				continue
-			}
-			if k == 0 {
-				buf = appendSig(buf[:0], client, d0.Method(), d0.Route())
-				k = maphash.Bytes(idSeed, buf) | 1
-				p := pack(client)
-				raw := client
-				if p.kind != 0 {
-					raw = string(p.bytes[:p.n])
+	f := &followUps{window: c.Build.FollowUp}
+	// Each built intent's losses are found on every core, a run of
+	// intents at a time, and gathered in order: each signature's times in
+	// the order of its intents.
+	type loss struct {
+		sig, client uint64 // client is clientBit's
+		at          time.Time
+		first       bool // the intent's first loss: its client is counted
+	}
+	const run = 1024
+	found := make([][]loss, (len(built)+run-1)/run)
+	inParallelBy(len(found), 1, func(lo, hi int) {
+		var buf []byte
+		for r := lo; r < hi; r++ {
+			var out []loss
+			for _, in := range built[r*run : min(len(built), (r+1)*run)] {
+				if len(in.Deliveries) == 0 {
+					continue
 				}
-				clients = append(clients, clientBit(raw, int(p.kind)))
+				d0 := in.Deliveries[0]
+				client := d0.Client()
+				if client == "" {
+					continue // not known to come from the same client as anything
+				}
+				var k uint64
+				for _, d := range in.Deliveries {
+					at := d.Start()
+					if d.Lost() == nil || at.IsZero() {
+						continue
+					}
+					l := loss{sig: k, at: at}
+					if k == 0 {
+						buf = appendSig(buf[:0], client, d0.Method(), d0.Route())
+						k = maphash.Bytes(idSeed, buf) | 1
+						p := pack(client)
+						raw := client
+						if p.kind != 0 {
+							raw = string(p.bytes[:p.n])
+						}
+						l.sig, l.client, l.first = k, clientBit(raw, int(p.kind)), true
+					}
+					out = append(out, l)
+				}
 			}
-			f.losses[k] = append(f.losses[k], at)
+			found[r] = out
+		}
+	})
+	var clients []uint64
+	n := 0
+	for _, out := range found {
+		n += len(out)
+	}
+	f.losses, f.at, f.nextLoss = make(map[uint64]int32, n), make([]time.Time, 0, n), make([]int32, 0, n)
+	for _, out := range found {
+		for _, l := range out {
+			prev, ok := f.losses[l.sig]
+			if !ok {
+				prev = -1
+			}
+			f.losses[l.sig] = int32(len(f.at))
+			f.at, f.nextLoss = append(f.at, l.at), append(f.nextLoss, prev)
+			if l.first {
+				clients = append(clients, l.client)
+			}
 		}
 	}
 	if len(f.losses) == 0 {
@@ -1020,10 +1059,11 @@ func (f *followUps) follows(c *Correlator, d *cdelivery, buf []byte) bool {
 		return false
 	}
 	at := c.obsTime(start)
-	for _, t := range f.losses[k] {
+	i, ok := f.losses[k]
+	for ; ok && i >= 0; i = f.nextLoss[i] {
 		// A hash collision only builds one more intent for the readers,
 		// which compare the real values.
-		if at.After(t) && at.Sub(t) <= f.window {
+		if t := f.at[i]; at.After(t) && at.Sub(t) <= f.window {
 			return true
 		}
 	}
