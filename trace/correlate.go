@@ -940,11 +940,7 @@ func (c *Correlator) followUps(built []*Intent) *followUps {
 						buf = appendSig(buf[:0], client, d0.Method(), d0.Route())
 						k = maphash.Bytes(idSeed, buf) | 1
 						p := pack(client)
-						raw := client
-						if p.kind != 0 {
-							raw = string(p.bytes[:p.n])
-						}
-						l.sig, l.client, l.first = k, clientBit(raw, int(p.kind)), true
+						l.sig, l.client, l.first = k, clientBit(p.stored(client), int(p.kind)), true
 					}
 					out = append(out, l)
 				}
@@ -997,11 +993,7 @@ func appendSig(buf []byte, client, method, route string) []byte {
 // appendPacked appends s as the arena stores it (see pack): its kind, then
 // its packed bytes or s itself.
 func appendPacked(buf []byte, s string, p packed) []byte {
-	buf = append(buf, p.kind)
-	if p.kind != 0 {
-		return append(append(buf, p.bytes[:p.n]...), 0)
-	}
-	return append(append(buf, s...), 0)
+	return append(append(append(buf, p.kind), p.stored(s)...), 0)
 }
 
 // follows reports whether the plain delivery d starts after a loss with its

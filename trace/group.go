@@ -39,7 +39,7 @@ func (c *Correlator) namedWhileRead() bool {
 // the arena stores it (raw bytes and how they were packed). The name is
 // laid out on the stack and hashed at once: cheaper than a streaming hash
 // for the few dozen bytes most names are.
-func nameSum(scope string, raw []byte, kind int) uint64 {
+func nameSum(scope, raw string, kind int) uint64 {
 	var name [64]byte
 	b := append(append(name[:0], scope...), 0)
 	b = append(append(b, raw...), byte(kind))
@@ -340,11 +340,11 @@ func (c *Correlator) groupName(i int32, hashToKey map[string]string, serial bool
 	switch {
 	case hashKey == "":
 		raw, kind := c.arena.raw(kref)
-		sum = nameSum(scope, raw, kind)
+		sum = nameSum(scope, viewString(raw), kind)
 	case !strings.HasPrefix(hashKey, "hash:"):
 		// A key known by its hash joins the intent of the raw key.
 		raw, kind := c.arena.raw(c.arena.add(hashKey))
-		sum = nameSum(scope, raw, kind)
+		sum = nameSum(scope, viewString(raw), kind)
 	default:
 		var name [64]byte
 		sum = maphash.Bytes(idSeed, append(append(append(name[:0], scope...), 0), hashKey...))

@@ -71,6 +71,15 @@ func (p *packed) set(s string) {
 	}
 }
 
+// stored is what the arena stores for s, which packs as p: the packed
+// bytes, or s itself. It points into p, so it lives as long as p does.
+func (p *packed) stored(s string) string {
+	if p.kind != 0 {
+		return unsafe.String(&p.bytes[0], p.n)
+	}
+	return s
+}
+
 // packIPv4 packs a dotted quad written the canonical way: four numbers
 // up to 255, without leading zeros, so that unpacking gives s back.
 func packIPv4(s string, out *[16]byte) bool {
@@ -116,7 +125,7 @@ type prepared struct {
 	routeID bool   // idLike(Route)
 	plain   bool   // plain(o)
 	notable bool   // notable(o)
-	name    uint32 // the top half of nameSum for the key alone (see Correlator.named)
+	name    uint32 // the top half of nameSum for the key alone (see namedWhileRead)
 	ridHash uint64
 	rid     packed
 	key     packed
@@ -136,11 +145,7 @@ func prepare(o *Observation, p *prepared) {
 	p.client.set(o.Client)
 	p.name = 0
 	if o.Key != "" && o.Scope == "" {
-		raw := unsafe.Slice(unsafe.StringData(o.Key), len(o.Key))
-		if p.key.kind != 0 {
-			raw = p.key.bytes[:p.key.n]
-		}
-		p.name = uint32(nameSum("", raw, int(p.key.kind)) >> 32)
+		p.name = uint32(nameSum("", p.key.stored(o.Key), int(p.key.kind)) >> 32)
 	}
 }
 
@@ -181,10 +186,7 @@ func (a *arena) addPacked(s string, p packed) aref {
 		return 0
 	}
 	kind := p.kind
-	data := s
-	if kind != 0 {
-		data = unsafe.String(&p.bytes[0], p.n)
-	}
+	data := p.stored(s)
 	n := len(a.chunks)
 	if len(data) >= longString {
 		// A chunk of its own, exactly as long: the reference names it
@@ -247,10 +249,7 @@ func (a *arena) is(r aref, s string, p packed) bool {
 	if kind != int(p.kind) {
 		return false
 	}
-	if kind != 0 {
-		return string(b) == string(p.bytes[:p.n])
-	}
-	return string(b) == s
+	return string(b) == p.stored(s)
 }
 
 // own returns the string r names in memory of its own: what the rich
@@ -513,7 +512,7 @@ type cdelivery struct {
 	first, last int32 // observation indexes
 	next        int32 // the intent's next delivery
 	// name is the top half of the hash that names the delivery's intent,
-	// worked out as its first key arrived (see Correlator.named); 0 when
+	// worked out as its first key arrived (see namedWhileRead); 0 when
 	// it must be worked out from the chain.
 	name        uint32
 	interesting bool
