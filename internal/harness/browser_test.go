@@ -85,18 +85,7 @@ func TestChromium(t *testing.T) {
 		Also:     []string{"access.json.log"}, BackendLog: "app.jsonl", Sent: sent,
 	}
 	logs := map[string]string{"chromium.har": har, "access.json.log": n.Logs.JSON, "app.jsonl": b.LogPath}
-	dir := t.TempDir()
-	if err := run.Save(dir, logs, 0); err != nil {
-		t.Fatal(err)
-	}
-	verifyBrowserRun(t, dir, run)
-	if *update {
-		dst := filepath.Join(realDir, "chromium")
-		if err := run.Save(dst, logs, 0); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("recorded %s", dst)
-	}
+	saveRun(t, "chromium", run, logs, "", "", verifyBrowserRun)
 }
 
 // TestChromiumLargeHAR records a HAR past the reader's 16 MiB line limit:
@@ -158,10 +147,6 @@ type harEntry struct {
 
 func readHAR(t *testing.T, path string) []harEntry {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var doc struct {
 		Log struct {
 			Entries []struct {
@@ -172,9 +157,7 @@ func readHAR(t *testing.T, path string) []harEntry {
 			}
 		}
 	}
-	if err := json.Unmarshal(b, &doc); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
+	harness.ReadJSON(t, path, &doc)
 	var out []harEntry
 	for _, e := range doc.Log.Entries {
 		he := harEntry{Method: e.Request.Method}

@@ -234,14 +234,5 @@ func TestCaddyTraceparent(t *testing.T) {
 		Logs: []harness.RunLog{{File: "access.json", Capture: "caddy-traceparent", Format: "caddy", Proxy: "caddy"}},
 	}
 	logs := map[string]string{"access.json": c.Log, "app.jsonl": b.LogPath}
-	dir := t.TempDir()
-	if err := run.Save(dir, logs, 0); err != nil {
-		t.Fatal(err)
-	}
-	verifyTraceRun(t, dir, run)
-	if *update {
-		if err := run.Save(filepath.Join(realDir, "caddy-traceparent"), logs, 0); err != nil {
-			t.Fatal(err)
-		}
-	}
+	saveRun(t, "caddy-traceparent", run, logs, "", "", verifyTraceRun)
 }

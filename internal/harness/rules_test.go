@@ -96,15 +96,13 @@ func expectRules(run harness.Run) []want {
 				}
 			}
 		case "request-id-reused":
-			keys, order := map[string][]string{}, []string{}
-			for _, s := range run.Sent {
-				if _, ok := keys[s.RequestID]; !ok {
-					order = append(order, s.RequestID)
-				}
-				keys[s.RequestID] = append(keys[s.RequestID], s.Key)
-			}
+			order, byRID := harness.ByKey(run.Sent, func(s harness.Sent) string { return s.RequestID })
 			for _, rid := range order {
-				if ks := sortedSet(keys[rid]); len(ks) > 1 {
+				var keys []string
+				for _, s := range byRID[rid] {
+					keys = append(keys, s.Key)
+				}
+				if ks := sortedSet(keys); len(ks) > 1 {
 					out = append(out, want{rule: rule, keys: ks, why: "request id " + rid + " sent with " + strings.Join(ks, " and ")})
 				}
 			}
@@ -131,18 +129,14 @@ func expectRules(run harness.Run) []want {
 		case "replay-divergence":
 			out = append(out, expectReplays(run)...)
 		case "payload-mismatch":
-			payloads, order := map[string][]string{}, []string{}
-			for _, s := range run.Sent {
-				if s.Key == "" || s.HTTPMethod() == "GET" {
-					continue
-				}
-				if _, ok := payloads[s.Key]; !ok {
-					order = append(order, s.Key)
-				}
-				payloads[s.Key] = append(payloads[s.Key], s.Payload())
-			}
+			writes := slices.DeleteFunc(slices.Clone(run.Sent), func(s harness.Sent) bool { return s.Key == "" || s.HTTPMethod() == "GET" })
+			order, byKey := harness.ByKey(writes, func(s harness.Sent) string { return s.Key })
 			for _, k := range order {
-				if len(sortedSet(payloads[k])) > 1 {
+				var payloads []string
+				for _, s := range byKey[k] {
+					payloads = append(payloads, s.Payload())
+				}
+				if len(sortedSet(payloads)) > 1 {
 					out = append(out, want{rule: rule, keys: []string{k}, why: "one key sent with two payloads"})
 				}
 			}
@@ -160,17 +154,13 @@ func expectRules(run harness.Run) []want {
 // earlier answer was a success that reached the client.
 func expectNewKeys(run harness.Run, rule string) []want {
 	opts := diagnose.DefaultOptions()
-	groups, order := map[string][]harness.Sent{}, []string{}
+	var effects []harness.Sent
 	for i, s := range run.Sent {
-		if s.Key == "" || !madeEffect(s, run.Sent[:i]) {
-			continue
+		if s.Key != "" && madeEffect(s, run.Sent[:i]) {
+			effects = append(effects, s)
 		}
-		g := s.HTTPMethod() + " " + s.Route() + " " + s.Payload()
-		if _, ok := groups[g]; !ok {
-			order = append(order, g)
-		}
-		groups[g] = append(groups[g], s)
 	}
+	order, groups := harness.ByKey(effects, func(s harness.Sent) string { return s.HTTPMethod() + " " + s.Route() + " " + s.Payload() })
 	var out []want
 	for _, g := range order {
 		list := groups[g]
@@ -227,17 +217,8 @@ func expectReplays(run harness.Run) []want {
 // group within the retry window where an earlier request's answer was
 // lost and two or more made orders is an unkeyed retry.
 func expectUnkeyed(run harness.Run, opts diagnose.Options) []want {
-	groups, order := map[string][]harness.Sent{}, []string{}
-	for _, s := range run.Sent {
-		if s.Key != "" || s.HTTPMethod() != "POST" {
-			continue
-		}
-		g := s.Route() + " " + s.Payload()
-		if _, ok := groups[g]; !ok {
-			order = append(order, g)
-		}
-		groups[g] = append(groups[g], s)
-	}
+	posts := slices.DeleteFunc(slices.Clone(run.Sent), func(s harness.Sent) bool { return s.Key != "" || s.HTTPMethod() != "POST" })
+	order, groups := harness.ByKey(posts, func(s harness.Sent) string { return s.Route() + " " + s.Payload() })
 	var out []want
 	for _, g := range order {
 		list := groups[g]
@@ -494,7 +475,7 @@ func verifyRecorded(t *testing.T, dir string, run harness.Run) {
 	}
 }
 
-// record is finish for the runs whose rules verifyRecorded checks.
+// record is saveRun checked with verifyRecorded (the rules a run sets off).
 func record(t *testing.T, name string, run harness.Run, logs map[string]string, config, configName string) {
 	t.Helper()
 	saveRun(t, name, run, logs, config, configName, verifyRecorded)
