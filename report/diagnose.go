@@ -8,7 +8,6 @@ import (
 	"io"
 	"runtime"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -108,19 +107,9 @@ func inputsJSON(inputs []*trace.Input) []InputJSON {
 }
 
 func evidenceJSON(o *trace.Observation) EvidenceJSON {
-	return EvidenceJSON{Source: redact.String(sourceString(o.Source)), Tier: o.Tier.String(), RequestID: redact.String(o.RequestID),
+	return EvidenceJSON{Source: redact.String(o.Source.String()), Tier: o.Tier.String(), RequestID: redact.String(o.RequestID),
 		Time: FormatTime(o.Time), Status: o.Status, Outcome: o.Outcome.String(), Decision: redact.String(o.Decision),
 		ResultID: redact.String(o.ResultID), Effect: o.Effect, Detail: redact.String(o.Detail)}
-}
-
-// sourceString is s.String() without fmt: a big report writes one for
-// every piece of evidence.
-func sourceString(s trace.Source) string {
-	if s.Entry > 0 {
-		return s.String()
-	}
-	var b [128]byte
-	return string(strconv.AppendInt(append(append(b[:0], s.File...), ':'), int64(s.Line), 10))
 }
 
 // findingJSON is what the report says of f.

@@ -17,6 +17,7 @@ package trace
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 )
 
@@ -127,12 +128,15 @@ type Source struct {
 }
 
 // String renders file:line, and the entry's 0-based JSON path when there
-// is one: client.har:1#entries[3].
+// is one: client.har:1#entries[3]. Without fmt: a big report writes one
+// for every piece of evidence.
 func (s Source) String() string {
+	var buf [128]byte
+	b := strconv.AppendInt(append(append(buf[:0], s.File...), ':'), int64(s.Line), 10)
 	if s.Entry > 0 {
-		return fmt.Sprintf("%s:%d#entries[%d]", s.File, s.Line, s.Entry-1)
+		b = append(strconv.AppendInt(append(b, "#entries["...), int64(s.Entry-1), 10), ']')
 	}
-	return fmt.Sprintf("%s:%d", s.File, s.Line)
+	return string(b)
 }
 
 // MarshalText renders a source as String does.
