@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/idem-cli/idem/trace"
@@ -311,10 +310,7 @@ func effectCount(obs []*trace.Observation) int {
 }
 
 func resultList(ids []string) string {
-	if len(ids) == 0 {
-		return "no result id logged"
-	}
-	return strings.Join(ids, ", ")
+	return string(appendResults(nil, ids))
 }
 
 // allDeliveries returns every delivery, keyed or not, in a stable order.

@@ -253,7 +253,7 @@ func likelyNewKey(c *context, reported map[string]bool) []*Finding {
 	// from the map's first: no slice for each of a hundred thousand
 	// signatures.
 	type chain struct{ first, last int32 }
-	bySig := make(map[clientRoute]chain, len(c.set.Intents))
+	bySig := map[clientRoute]chain{}
 	var cands []*trace.Intent
 	var after []int32
 	for _, in := range c.set.Intents {

@@ -365,15 +365,13 @@ func suspicious(s string) bool {
 // suspects, and whether it has a card-length run of digits.
 func scan(s string) (found uint64, digits bool) {
 	i := 0
-	// Two pairs at a time, most of which start no suspect.
+	// Two pairs at a time, most of which start no suspect. A pair in the
+	// last two bytes starts none: every suspect has three bytes or more.
 	for ; i+2 < len(s); i += 2 {
 		a, b, c := uint16(s[i]), uint16(s[i+1]), uint16(s[i+2])
 		if suspectPair[a|b<<8]|suspectPair[b|c<<8] != 0 {
 			found |= suspectsAt(s, i) | suspectsAt(s, i+1)
 		}
-	}
-	if i+1 < len(s) {
-		found |= suspectsAt(s, i)
 	}
 	return found, hasDigitRun(s)
 }
