@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/idem-cli/idem/trace"
@@ -64,8 +65,7 @@ var (
 	pNginxRetryAfter = newPaths("sent_http_retry_after", "upstream_http_retry_after")
 	pNginxResult     = newPaths("upstream_http_x_result_id", "sent_http_x_result_id")
 	// pNginxReply is every alias of the three above: most logs have none.
-	pNginxReply = newPaths("sent_http_idempotent_replayed", "upstream_http_idempotent_replayed", "sent_http_retry_after",
-		"upstream_http_retry_after", "upstream_http_x_result_id", "sent_http_x_result_id")
+	pNginxReply = newPaths(slices.Concat(pNginxReplayed.paths, pNginxRetryAfter.paths, pNginxResult.paths)...)
 )
 
 func extractNginx(p *Parser, r *record, o *trace.Observation) bool {
