@@ -213,23 +213,20 @@ func Run(set *trace.Set, opts Options) *Result {
 		}()
 	}
 	wg.Wait()
-	total := 0
-	for _, fs := range found {
-		total += len(fs)
-	}
-	var findings []*Finding // nil when there are none, as before
-	if total > 0 {
-		findings = make([]*Finding, 0, total)
-	}
 	// The keys of the findings that name none are their intents', in one
 	// array for all of them.
-	nkeys := 0
+	total, nkeys := 0, 0
 	for _, fs := range found {
+		total += len(fs)
 		for _, f := range fs {
 			if len(f.Keys) == 0 {
 				nkeys += len(f.Intents)
 			}
 		}
+	}
+	var findings []*Finding // nil when there are none, as before
+	if total > 0 {
+		findings = make([]*Finding, 0, total)
 	}
 	keys := make([]string, 0, nkeys)
 	for i, r := range rules {

@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/idem-cli/idem/trace"
@@ -46,12 +47,11 @@ func withoutOwnTraffic(set *trace.Set) (*trace.Set, int) {
 			change(i)
 			continue
 		}
-		var kept []*trace.Delivery // made at the first own delivery
-		dropped := 0
+		var kept []*trace.Delivery // made at the first own delivery: nil while none is
 		for j, d := range in.Deliveries {
 			if ownDelivery(d) {
 				own++
-				if dropped++; kept == nil {
+				if kept == nil {
 					kept = append(make([]*trace.Delivery, 0, len(in.Deliveries)), in.Deliveries[:j]...)
 				}
 				continue
@@ -61,7 +61,7 @@ func withoutOwnTraffic(set *trace.Set) (*trace.Set, int) {
 			}
 		}
 		switch {
-		case dropped == 0:
+		case kept == nil:
 			if changed {
 				intents = append(intents, in)
 			}
@@ -69,27 +69,23 @@ func withoutOwnTraffic(set *trace.Set) (*trace.Set, int) {
 			change(i)
 			cp := *in
 			cp.Deliveries = kept
-			cp.Total -= dropped
+			cp.Total -= len(in.Deliveries) - len(kept)
 			intents = append(intents, &cp)
 		default:
 			change(i)
 		}
 	}
 	unkeyed := set.Unkeyed
-	for j, d := range set.Unkeyed {
-		if ownDelivery(d) {
-			unkeyed = nil
-			for _, d := range set.Unkeyed[j:] {
-				if ownDelivery(d) {
-					own++
-				} else {
-					unkeyed = append(unkeyed, d)
-				}
+	if j := slices.IndexFunc(set.Unkeyed, ownDelivery); j >= 0 {
+		unkeyed = slices.Clip(set.Unkeyed[:j]) // appending copies: the set's own slice stays
+		for _, d := range set.Unkeyed[j:] {
+			if ownDelivery(d) {
+				own++
+			} else {
+				unkeyed = append(unkeyed, d)
 			}
-			unkeyed = append(set.Unkeyed[:j:j], unkeyed...)
-			changed = true
-			break
 		}
+		changed = true
 	}
 	if !changed {
 		return set, 0
