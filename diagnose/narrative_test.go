@@ -29,7 +29,11 @@ func TestNarrativePiecesMatchFmt(t *testing.T) {
 		}
 	}
 	for _, ids := range [][]string{nil, {"a"}, {"a", "b", ""}} {
-		if got, want := string(appendResults(nil, ids)), resultList(ids); got != want {
+		want := strings.Join(ids, ", ")
+		if len(ids) == 0 {
+			want = "no result id logged"
+		}
+		if got := string(appendResults(nil, ids)); got != want {
 			t.Errorf("appendResults(%q) = %q, want %q", ids, got, want)
 		}
 	}
