@@ -235,10 +235,10 @@ const likelyWindow = time.Minute
 // also answered 2xx. The payloads cannot be compared, so this is a warning.
 func likelyNewKey(c *context, reported map[string]bool) []*Finding {
 	type origin struct {
-		in   *trace.Intent
-		d    *trace.Delivery
-		sig  clientRoute
-		when time.Time
+		in    *trace.Intent
+		d     *trace.Delivery
+		when  time.Time
+		first int32 // the first candidate of its signature
 	}
 	hasFP := func(in *trace.Intent) bool {
 		for _, d := range in.Deliveries {
@@ -250,12 +250,13 @@ func likelyNewKey(c *context, reported map[string]bool) []*Finding {
 	}
 	var lost []origin
 	// The intents of each signature, in order, as a chain through after
-	// from the map's first: no slice for each of a hundred thousand
-	// signatures.
+	// from the chain's first (which never changes, so each origin keeps
+	// it): no slice for each of a hundred thousand signatures, and no
+	// second look-up for an origin. The map is made at its largest size.
 	type chain struct{ first, last int32 }
-	bySig := map[clientRoute]chain{}
-	var cands []*trace.Intent
-	var after []int32
+	bySig := make(map[clientRoute]chain, len(c.set.Intents))
+	cands := make([]*trace.Intent, 0, len(c.set.Intents))
+	after := make([]int32, 0, len(c.set.Intents))
 	for _, in := range c.set.Intents {
 		if hasFP(in) {
 			continue
@@ -267,15 +268,17 @@ func likelyNewKey(c *context, reported map[string]bool) []*Finding {
 		sig := newClientRoute(d0.Client(), d0.Method(), d0.Route())
 		i := int32(len(cands))
 		cands, after = append(cands, in), append(after, -1)
-		if ch, ok := bySig[sig]; ok {
+		ch, ok := bySig[sig]
+		if ok {
 			after[ch.last] = i
-			bySig[sig] = chain{ch.first, i}
+			ch.last = i
 		} else {
-			bySig[sig] = chain{i, i}
+			ch = chain{i, i}
 		}
+		bySig[sig] = ch
 		for _, d := range in.Deliveries {
 			if d.Lost() != nil && serverSuccess(d) != nil && isWrite(d.Method()) {
-				lost = append(lost, origin{in: in, d: d, sig: sig, when: d.Start()})
+				lost = append(lost, origin{in: in, d: d, when: d.Start(), first: ch.first})
 				break
 			}
 		}
@@ -283,8 +286,7 @@ func likelyNewKey(c *context, reported map[string]bool) []*Finding {
 	var out []*Finding
 	var n []byte // reused: each finding keeps a string of it
 	for _, o := range lost {
-		ch, ok := bySig[o.sig]
-		for i := ch.first; ok && i >= 0; i = after[i] {
+		for i := o.first; i >= 0; i = after[i] {
 			next := cands[i]
 			start := next.Start()
 			if next == o.in || !start.After(o.when) || start.Sub(o.when) > likelyWindow {
