@@ -17,13 +17,30 @@ type Expectation struct {
 	NotSay   string // a claim the traffic disproves, which its narrative must not make
 }
 
-// Expect returns must with e added, unless must already expects e's rule
-// naming e's keys.
+// Expect returns must with e added. What the traffic proves adds up: an
+// expectation of the same rule naming the same keys is not added twice
+// but merged, so that the finding must have the higher of the two
+// severities and make neither claim the traffic disproves.
 func Expect(must []Expectation, e Expectation) []Expectation {
-	if slices.ContainsFunc(must, func(m Expectation) bool { return m.Rule == e.Rule && slices.Equal(m.Keys, e.Keys) }) {
+	found := false
+	said := e.NotSay == "" // some expectation of e's rule and keys already checks e's claim
+	for i := range must {
+		m := &must[i]
+		if m.Rule != e.Rule || !slices.Equal(m.Keys, e.Keys) {
+			continue
+		}
+		found = true
+		m.Severity = max(m.Severity, e.Severity)
+		e.Severity = m.Severity
+		if !said && m.NotSay == "" {
+			m.NotSay = e.NotSay
+		}
+		said = said || m.NotSay == e.NotSay
+	}
+	if found && said {
 		return must
 	}
-	return append(must, e)
+	return append(must, e) // new, or a second claim checked on its own
 }
 
 // ByKey groups items by key, with the keys in the order they first came.
