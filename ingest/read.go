@@ -242,7 +242,7 @@ func open(path string, stdin io.Reader) (io.ReadCloser, error) {
 		}
 		return nil, err
 	}
-	return f, nil
+	return mapFile(f, st.Size()), nil
 }
 
 // read detects compression and shape, then reads lines or a document.

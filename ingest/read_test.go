@@ -236,46 +236,53 @@ func cmpLineNo(s string) int {
 // hundred bytes, so that every batch buffer is used again many times: what
 // the correlator and a capture keep must not change.
 func TestSmallBatchesChangeNothing(t *testing.T) {
-	paths, _ := filepath.Glob("../fixtures/exports/*")
-	scenarios, _ := filepath.Glob("../fixtures/scenarios/*/*.jsonl")
-	paths = append(append(paths, scenarios...), "../fixtures/incident/app.jsonl", "../fixtures/incident/nginx-access.jsonl")
-	render := func() string {
-		var b strings.Builder
-		capture := NewCapturer(incidentKey, "")
-		c := trace.NewCorrelator(nil)
-		inputs, err := Read(context.Background(), paths, Options{Workers: 2}, Tee(c, capture))
-		if err != nil {
-			t.Fatal(err)
-		}
-		set := c.Set(inputs)
-		for _, c := range capture.Captured { // looked at after every buffer was used again
-			fmt.Fprintf(&b, "captured %+v\n", *c)
-		}
-		for _, in := range set.Intents {
-			fmt.Fprintf(&b, "intent %s %s\n", in.Key, in.Scope)
-			for _, d := range in.Deliveries {
-				for _, o := range d.Observations {
-					fmt.Fprintf(&b, "  %s %s %s %s %d %s %s %s\n", o.Source, o.RequestID, o.Method, o.Route, o.Status, o.Client, o.Time, o.Detail)
-				}
-			}
-		}
-		for _, d := range set.Unkeyed {
-			for _, o := range d.Observations {
-				fmt.Fprintf(&b, "unkeyed %s %s %s %d\n", o.Source, o.RequestID, o.Route, o.Status)
-			}
-		}
-		fmt.Fprintf(&b, "%d intents, %d deliveries\n", set.IntentCount(), set.DeliveryCount())
-		return b.String()
-	}
-	want := render()
+	want := renderFixtures(t)
 	defer func(n int) { batchBytes = n }(batchBytes)
 	batchBytes = 300
-	if got := render(); got != want {
+	if got := renderFixtures(t); got != want {
 		t.Errorf("small batches changed the set:\n%s\nwant\n%s", got, want)
 	}
 	if !strings.Contains(want, "captured") || strings.Count(want, "intent ") < 5 {
 		t.Errorf("the fixtures gave too little to compare:\n%s", want)
 	}
+}
+
+// renderFixtures reads the bundled fixtures and renders what the
+// correlator and a capturer made of them, to compare ways of reading.
+func renderFixtures(t *testing.T) string {
+	t.Helper()
+	paths, _ := filepath.Glob("../fixtures/exports/*")
+	scenarios, _ := filepath.Glob("../fixtures/scenarios/*/*.jsonl")
+	paths = append(append(paths, scenarios...), "../fixtures/incident/app.jsonl", "../fixtures/incident/nginx-access.jsonl")
+	var b strings.Builder
+	capture := NewCapturer(incidentKey, "")
+	c := trace.NewCorrelator(nil)
+	inputs, err := Read(context.Background(), paths, Options{Workers: 2}, Tee(c, capture))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := c.Set(inputs)
+	for _, c := range capture.Captured { // looked at after every buffer was used again
+		fmt.Fprintf(&b, "captured %+v\n", *c)
+	}
+	for _, in := range set.Intents {
+		fmt.Fprintf(&b, "intent %s %s\n", in.Key, in.Scope)
+		for _, d := range in.Deliveries {
+			for _, o := range d.Observations {
+				fmt.Fprintf(&b, "  %s %s %s %s %d %s %s %s\n", o.Source, o.RequestID, o.Method, o.Route, o.Status, o.Client, o.Time, o.Detail)
+			}
+		}
+	}
+	for _, d := range set.Unkeyed {
+		for _, o := range d.Observations {
+			fmt.Fprintf(&b, "unkeyed %s %s %s %d\n", o.Source, o.RequestID, o.Route, o.Status)
+		}
+	}
+	for _, in := range inputs {
+		fmt.Fprintf(&b, "input %s: %d lines, %d skipped, err %v\n", in.Path, in.Lines, in.Skipped, in.Err)
+	}
+	fmt.Fprintf(&b, "%d intents, %d deliveries\n", set.IntentCount(), set.DeliveryCount())
+	return b.String()
 }
 
 // TestImpossibleTypesAreCountedAsRepaired: a key that is an array of two
