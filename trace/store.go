@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -81,32 +82,75 @@ func (p *packed) stored(s string) string {
 }
 
 // packIPv4 packs a dotted quad written the canonical way: four numbers
-// up to 255, without leading zeros, so that unpacking gives s back.
+// up to 255, without leading zeros, so that unpacking gives s back. The
+// dots and digits are found eight bytes at a time, and each number is
+// read from where the dots put it by a table of place values rather than
+// a loop over its digits, whose varying length the processor could not
+// predict.
 func packIPv4(s string, out *[16]byte) bool {
-	i := 0
-	for part := range 4 {
-		if part > 0 {
-			if i >= len(s) || s[i] != '.' {
-				return false
-			}
-			i++
-		}
-		if i >= len(s) || s[i]-'0' > 9 {
-			return false
-		}
-		n := uint(s[i] - '0')
-		// A leading 0 is the whole number: a digit after it fails at the
-		// dot (or the end) that must follow.
-		for i++; n != 0 && i < len(s) && s[i]-'0' <= 9 && n < 100; i++ {
-			n = n*10 + uint(s[i]-'0')
-		}
-		if n > 255 {
-			return false
-		}
-		out[part] = byte(n)
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	n := len(s)
+	if n < 7 || n > 15 {
+		return false
 	}
-	return i == len(s)
+	// The first eight bytes and the rest, loaded whole (the last eight
+	// shifted down): zeros follow s, neither digits nor dots.
+	var lo, hi uint64
+	if n >= 8 {
+		lo, hi = le64(s), le64(s[n-8:])>>(8*(16-n))
+	} else {
+		lo = le32(s) | le32(s[3:])<<24
+	}
+	var b [18]byte // room to read past the last number
+	binary.LittleEndian.PutUint64(b[0:], lo)
+	binary.LittleEndian.PutUint64(b[8:], hi)
+	if (lo|hi)&highs != 0 {
+		return false
+	}
+	// With no high bit set, adding to a byte carries into no other (see
+	// hexWord): the high bit then marks digits, and dots (a byte that is
+	// zero once '.' is taken away).
+	digits := func(w uint64) uint64 { return ^(w + 0x46*ones) & (w + 0x50*ones) & highs }
+	dots := func(w uint64) uint64 { return ^(w ^ '.'*ones + 0x7f*ones) & highs }
+	dlo, dhi := dots(lo), dots(hi)
+	// Each of the n bytes is a digit or a dot (the 0 bytes past them are
+	// neither, so n >= 8 needs all of lo).
+	wantLo, wantHi := uint64(highs), uint64(highs)>>(8*(16-n))
+	if n < 8 {
+		wantLo, wantHi = highs>>(8*(8-n)), 0
+	}
+	if (digits(lo)|dlo) != wantLo || (digits(hi)|dhi)&highs != wantHi || bits.OnesCount64(dlo)+bits.OnesCount64(dhi) != 3 {
+		return false
+	}
+	var ends [4]int // where each number ends: the three dots, then n
+	k := 0
+	for m := dlo; m != 0; m &= m - 1 {
+		ends[k], k = bits.TrailingZeros64(m)>>3, k+1
+	}
+	for m := dhi; m != 0; m &= m - 1 {
+		ends[k], k = 8+bits.TrailingZeros64(m)>>3, k+1
+	}
+	ends[3] = n
+	start := 0
+	for part, end := range ends {
+		l := end - start
+		if l < 1 || l > 3 || l > 1 && b[start] == '0' {
+			return false // empty, too long, or a leading zero
+		}
+		p := &placeValues[l]
+		v := uint(b[start]-'0')*p[0] + uint(b[start+1]-'0')*p[1] + uint(b[start+2]-'0')*p[2]
+		if v > 255 {
+			return false
+		}
+		out[part] = byte(v)
+		start = end + 1
+	}
+	return true
 }
+
+// placeValues[l] weighs the first three bytes of a number of l digits;
+// the bytes after its last digit weigh nothing.
+var placeValues = [4][3]uint{{}, {1, 0, 0}, {10, 1, 0}, {100, 10, 1}}
 
 func unpackIPv4(b []byte) string {
 	buf := make([]byte, 0, 15)

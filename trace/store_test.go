@@ -1,7 +1,9 @@
 package trace
 
 import (
+	"fmt"
 	"hash/maphash"
+	"math/rand/v2"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -196,6 +198,22 @@ func TestManyMethodsStayExact(t *testing.T) {
 		o := in.Deliveries[0].Observations[0]
 		if o.Method != "M"+strconv.Itoa(i) || o.Source.File != "f"+strconv.Itoa(i%3) || o.Source.Line != i || o.Format != "nginx" {
 			t.Fatalf("%s: %s %s %s", in.Key, o.Method, o.Source, o.Format)
+		}
+	}
+}
+
+// BenchmarkPackIPv4 packs client addresses of every length, in an order
+// the processor cannot learn.
+func BenchmarkPackIPv4(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	addrs := make([]string, 4096)
+	for i := range addrs {
+		addrs[i] = fmt.Sprintf("%d.%d.%d.%d", rng.IntN(256), rng.IntN(256), rng.IntN(256), rng.IntN(256))
+	}
+	var out [16]byte
+	for i := 0; b.Loop(); i++ {
+		if !packIPv4(addrs[i%len(addrs)], &out) {
+			b.Fatal(addrs[i%len(addrs)])
 		}
 	}
 }
