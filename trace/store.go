@@ -182,7 +182,8 @@ var idSeed = maphash.MakeSeed()
 // prepare works out p for o.
 func prepare(o *Observation, p *prepared) {
 	// Field by field: a composite literal is built aside and copied.
-	p.method, p.routeID, p.plain, p.notable = methodCode(o.Method), idLike(o.Route), plain(o), notable(o)
+	simple := simple(o) // once: plain and notable both ask
+	p.method, p.routeID, p.plain, p.notable = methodCode(o.Method), idLike(o.Route), simple && fits(o), notableSimple(o, simple)
 	p.ridHash = maphash.String(idSeed, o.RequestID)
 	p.rid.set(o.RequestID)
 	p.key.set(o.Key)
@@ -678,8 +679,11 @@ func unpackDuration(v uint32) time.Duration {
 
 // notable reports whether an observation makes its delivery worth a rule's
 // look on its own: anything but a plain, answered request.
-func notable(o *Observation) bool {
-	return o.Detail != "" || o.Message != "" || !simple(o) || o.Outcome.Lost() || o.Outcome == OutcomeNotDelivered || o.Status >= 400 ||
+func notable(o *Observation) bool { return notableSimple(o, simple(o)) }
+
+// notableSimple is notable for an o whose simple(o) is known.
+func notableSimple(o *Observation, simple bool) bool {
+	return !simple || o.Detail != "" || o.Message != "" || o.Outcome.Lost() || o.Outcome == OutcomeNotDelivered || o.Status >= 400 ||
 		o.UpstreamStatus >= 400 || o.Replayed || o.RetryAfter
 }
 
