@@ -122,15 +122,18 @@ func packIPv4(s string, out *[16]byte) bool {
 	if (digits(lo)|dlo) != wantLo || (digits(hi)|dhi)&highs != wantHi || bits.OnesCount64(dlo)+bits.OnesCount64(dhi) != 3 {
 		return false
 	}
-	var ends [4]int // where each number ends: the three dots, then n
-	k := 0
-	for m := dlo; m != 0; m &= m - 1 {
-		ends[k], k = bits.TrailingZeros64(m)>>3, k+1
-	}
-	for m := dhi; m != 0; m &= m - 1 {
-		ends[k], k = 8+bits.TrailingZeros64(m)>>3, k+1
-	}
-	ends[3] = n
+	// Where each number ends: the three dots, in a mask of a bit a byte
+	// (each word's high bits gathered into its top byte by one multiply),
+	// then n. Three fixed steps, not a loop over however many dots each
+	// word holds.
+	gather := func(w uint64) uint32 { return uint32((w >> 7) * 0x0102040810204080 >> 56) }
+	m := gather(dlo) | gather(dhi)<<8
+	var ends [4]int
+	ends[0] = bits.TrailingZeros32(m)
+	m &= m - 1
+	ends[1] = bits.TrailingZeros32(m)
+	m &= m - 1
+	ends[2], ends[3] = bits.TrailingZeros32(m), n
 	start := 0
 	for part, end := range ends {
 		l := end - start
