@@ -170,7 +170,7 @@ func unpackIPv4(b []byte) string {
 type prepared struct {
 	method  uint8  // methodCode(Method)
 	routeID bool   // idLike(Route)
-	plain   bool   // plain(o)
+	plain   bool   // o can be kept compact: simple(o), and fits(o) for each value
 	notable bool   // notable(o)
 	name    uint32 // the top half of nameSum for the key alone (see namedWhileRead)
 	ridHash uint64
@@ -605,10 +605,6 @@ type cintent struct {
 type intentExtra struct {
 	scope, hashKey string
 }
-
-// plain reports whether o can be kept compact: nothing beyond the fields
-// cobs holds, and each value as cobs holds it exactly (see fits).
-func plain(o *Observation) bool { return simple(o) && fits(o) }
 
 // simple reports whether o says nothing beyond the fields cobs holds (a
 // Detail and a Message from a small set of values, such as "499 client
