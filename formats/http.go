@@ -49,8 +49,7 @@ func routeOfURI(s string) string {
 // httpMethod is a logged method in upper case: the usual ones, as most
 // lines write them, are returned without a look at each byte.
 func httpMethod(m string) string {
-	switch m {
-	case "GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS":
+	if trace.UsualMethod(m) {
 		return m
 	}
 	return strings.ToUpper(m)

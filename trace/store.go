@@ -197,9 +197,14 @@ func prepare(o *Observation, p *prepared) {
 	}
 }
 
-// methodCode numbers the methods most lines carry, 0 for others: the
-// workers work it out, so that the correlator looks a method up in a
-// map only the first time it sees it.
+// UsualMethod reports whether m is one of the methods most lines carry,
+// written in upper case as they are: the formats then return it as
+// logged.
+func UsualMethod(m string) bool { return methodCode(m) != 0 }
+
+// methodCode numbers the usual methods, 0 for others: the workers work it
+// out, so that the correlator looks a method up in a map only the first
+// time it sees it.
 func methodCode(m string) uint8 {
 	switch m {
 	case "GET":
