@@ -406,10 +406,16 @@ type Filter struct {
 	Until time.Time
 }
 
+// none reports whether the filter asks for nothing: a field added to
+// Filter is added here too.
+func (fl Filter) none() bool {
+	return len(fl.Rules) == 0 && len(fl.Keys) == 0 && fl.Tier == trace.TierUnknown && fl.Since.IsZero() && fl.Until.IsZero()
+}
+
 // Apply returns the findings that pass the filter: findings itself when
 // the filter asks for nothing.
 func (fl Filter) Apply(findings []*Finding) []*Finding {
-	if len(fl.Rules) == 0 && len(fl.Keys) == 0 && fl.Tier == trace.TierUnknown && fl.Since.IsZero() && fl.Until.IsZero() {
+	if fl.none() {
 		return findings
 	}
 	var out []*Finding

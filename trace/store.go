@@ -107,10 +107,10 @@ func packIPv4(s string, out *[16]byte) bool {
 	if (lo|hi)&highs != 0 {
 		return false
 	}
-	// With no high bit set, adding to a byte carries into no other (see
-	// hexWord): the high bit then marks digits, and dots (a byte that is
+	// With no high bit set, adding to a byte carries into no other: the
+	// high bit marks digits (see wordDigits), and dots (a byte that is
 	// zero once '.' is taken away).
-	digits := func(w uint64) uint64 { return ^(w + 0x46*ones) & (w + 0x50*ones) & highs }
+	digits := func(w uint64) uint64 { return wordDigits(w) & highs }
 	dots := func(w uint64) uint64 { return ^(w ^ '.'*ones + 0x7f*ones) & highs }
 	dlo, dhi := dots(lo), dots(hi)
 	// Each of the n bytes is a digit or a dot (the 0 bytes past them are
@@ -397,16 +397,24 @@ func packHex(s string, out *[16]byte) bool {
 // and step is done for the eight bytes at once.
 func hexWord(w uint64) (uint32, bool) {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	// With no byte's high bit set, adding to a byte carries into none:
-	// b+0x46 has its high bit clear for b <= '9', b+0x50 set for b >= '0';
-	// the same for 'a' to 'f' with 0x19 and 0x1f.
-	digit := ^(w + 0x46*ones) & (w + 0x50*ones)
+	// The same for 'a' to 'f' as wordDigits does for digits, with 0x19
+	// and 0x1f.
+	digit := wordDigits(w)
 	lower := ^(w + 0x19*ones) & (w + 0x1f*ones)
 	ok := w&highs == 0 && (digit|lower)&highs == highs
 	v := w&(0x0f*ones) + (w>>6&ones)*9 // a digit's value: 'a' is 0x61, bit 6 set
 	t := (v<<4 | v>>8) & 0x00ff00ff00ff00ff
 	t = (t | t>>8) & 0x0000ffff0000ffff
 	return uint32(t | t>>16), ok
+}
+
+// wordDigits sets the high bit of each byte of w that is a decimal
+// digit, where no byte of w has its high bit set: adding to a byte then
+// carries into none, b+0x46 has its high bit clear for b <= '9' and
+// b+0x50 has it set for b >= '0'. (Other bits of the result mean nothing.)
+func wordDigits(w uint64) uint64 {
+	const ones = 0x0101010101010101
+	return ^(w + 0x46*ones) & (w + 0x50*ones)
 }
 
 // le64 and le32 read the first eight and four bytes of s, the first in
