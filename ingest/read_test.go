@@ -247,13 +247,21 @@ func TestSmallBatchesChangeNothing(t *testing.T) {
 	}
 }
 
-// renderFixtures reads the bundled fixtures and renders what the
-// correlator and a capturer made of them, to compare ways of reading.
+// renderFixtures reads the bundled fixtures, the real captures among
+// them, and renders what the correlator and a capturer made of them, to
+// compare ways of reading.
 func renderFixtures(t *testing.T) string {
 	t.Helper()
 	paths, _ := filepath.Glob("../fixtures/exports/*")
 	scenarios, _ := filepath.Glob("../fixtures/scenarios/*/*.jsonl")
 	paths = append(append(paths, scenarios...), "../fixtures/incident/app.jsonl", "../fixtures/incident/nginx-access.jsonl")
+	// And what real software wrote: the captures of the harness tests.
+	real, _ := filepath.Glob("../fixtures/real/*/*")
+	for _, p := range real {
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && filepath.Ext(p) != ".md" {
+			paths = append(paths, p)
+		}
+	}
 	var b strings.Builder
 	capture := NewCapturer(incidentKey, "")
 	c := trace.NewCorrelator(nil)
