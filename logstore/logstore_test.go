@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -136,6 +137,53 @@ func TestQueryTimeoutIsIncomplete(t *testing.T) {
 	_, err := st.Count(context.Background(), Window{})
 	if !errors.Is(err, ErrTimeout) || time.Since(start) > 3*time.Second {
 		t.Fatalf("err %v after %s, want ErrTimeout within the timeout", err, time.Since(start))
+	}
+}
+
+// Every search request asks the store to give up first, by a margin that
+// leaves its answer time to reach idem: the tighter of the request's
+// timeout and what is left of the whole conversation's.
+func TestStoreGivesUpFirst(t *testing.T) {
+	for _, tc := range []struct {
+		timeout, conversation time.Duration // 0: none
+		lo, hi                time.Duration // the store's limit
+	}{
+		{timeout: 4 * time.Second, lo: 3 * time.Second, hi: 3 * time.Second},
+		{timeout: time.Minute, lo: 54 * time.Second, hi: 54 * time.Second},
+		{timeout: 1500 * time.Millisecond, lo: 750 * time.Millisecond, hi: 750 * time.Millisecond},
+		{timeout: time.Minute, conversation: 4 * time.Second, lo: 2500 * time.Millisecond, hi: 3 * time.Second},
+		{conversation: 20 * time.Second, lo: 17 * time.Second, hi: 18 * time.Second},
+	} {
+		var forms []url.Values
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_ = r.ParseForm()
+			forms = append(forms, r.Form)
+			if strings.HasSuffix(r.URL.Path, "/field_names") {
+				fmt.Fprint(w, `{"values":[]}`)
+			}
+		}))
+		st, err := Open("victorialogs://"+strings.TrimPrefix(srv.URL, "http://"), Options{Timeout: tc.timeout})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.Background(), context.CancelFunc(func() {})
+		if tc.conversation > 0 {
+			ctx, cancel = context.WithTimeout(ctx, tc.conversation)
+		}
+		v := st.(*VictoriaLogs)
+		_, errCount := v.Count(ctx, Window{})
+		_, errFields := v.fieldNames(ctx, Window{})
+		cancel()
+		srv.Close()
+		if errCount != nil || errFields != nil || len(forms) != 2 {
+			t.Fatalf("%+v: %v, %v, %d requests", tc, errCount, errFields, len(forms))
+		}
+		for _, f := range forms {
+			d, err := time.ParseDuration(f.Get("timeout"))
+			if err != nil || d < tc.lo || d > tc.hi {
+				t.Errorf("%+v: the store was given timeout=%q, want within [%s, %s]", tc, f.Get("timeout"), tc.lo, tc.hi)
+			}
+		}
 	}
 }
 

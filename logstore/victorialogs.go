@@ -160,6 +160,33 @@ func (v *VictoriaLogs) incomplete(ctx context.Context, status int, answer string
 	return &IncompleteError{Store: v.name, Status: status, Answer: answer, Err: err}
 }
 
+// limit asks the store to give up before idem does, so that the store's
+// own answer (which node did not answer) is what the user reads rather
+// than idem's timeout. The bound is what is left of this request's time
+// and of the whole conversation's, less a margin of a tenth and at least
+// a second: the store's answer still has to cross a loaded machine.
+func (v *VictoriaLogs) limit(ctx context.Context, form url.Values) {
+	left := v.timeout
+	if dl, ok := ctx.Deadline(); ok {
+		if d := time.Until(dl); left <= 0 || d < left {
+			left = d
+		}
+	}
+	if d := storeLimit(left); d > 0 {
+		form.Set("timeout", d.String())
+	}
+}
+
+// storeLimit is the store's share of left: left less max(left/10, 1s),
+// and never less than half of left. Zero for no bound.
+func storeLimit(left time.Duration) time.Duration {
+	if left <= 0 {
+		return 0
+	}
+	margin := min(max(left/10, time.Second), left/2)
+	return left - margin
+}
+
 // firstLine is the start of a store's answer, fit for one message line.
 func firstLine(b []byte) string {
 	s := strings.TrimSpace(string(b))
@@ -186,11 +213,7 @@ func (v *VictoriaLogs) query(ctx context.Context, q string, w Window, each func(
 	if !w.End.IsZero() {
 		form.Set("end", w.End.UTC().Format(time.RFC3339Nano))
 	}
-	if v.timeout > 0 {
-		// The store gives up a little before idem does, so that its own
-		// answer (which node did not answer) is what the user reads.
-		form.Set("timeout", (v.timeout * 9 / 10).String())
-	}
+	v.limit(ctx, form)
 	resp, cancel, err := v.do(ctx, http.MethodPost, "/select/logsql/query", form, nil, "")
 	if err != nil {
 		return err
@@ -286,6 +309,7 @@ func (v *VictoriaLogs) fieldNames(ctx context.Context, w Window) (map[string]boo
 	if !w.End.IsZero() {
 		form.Set("end", w.End.UTC().Format(time.RFC3339Nano))
 	}
+	v.limit(ctx, form)
 	resp, cancel, err := v.do(ctx, http.MethodPost, "/select/logsql/field_names", form, nil, "")
 	if err != nil {
 		return nil, err
