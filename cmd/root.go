@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
 	"strings"
@@ -60,6 +61,9 @@ func (e *CodeError) Error() string { return fmt.Sprintf("exit %d", e.Code) }
 // Main runs idem with the process's arguments and streams.
 func Main() int {
 	trackHeap()
+	// No heap profile unless --memprofile asks for one: sampling an
+	// allocation walks its stack, and a big input allocates gigabytes.
+	runtime.MemProfileRate = 0
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	f := &Factory{IO: iostreams.System(), Now: time.Now, Getenv: os.Getenv}
@@ -201,6 +205,9 @@ func versionText(bi *debug.BuildInfo) string {
 	return s
 }
 
+// defaultMemProfileRate is the runtime's own rate, which Main turns off.
+const defaultMemProfileRate = 512 << 10
+
 // NewCmdRoot builds the command tree.
 func NewCmdRoot(f *Factory) *cobra.Command {
 	var color, cpuprofile, memprofile string
@@ -250,6 +257,7 @@ shares one Idempotency-Key: the retries of one action.`,
 				f.atExit = append(f.atExit, func() { pprof.StopCPUProfile(); pf.Close() })
 			}
 			if memprofile != "" {
+				runtime.MemProfileRate = defaultMemProfileRate
 				mf, err := os.Create(memprofile)
 				if err != nil {
 					return fmt.Errorf("--memprofile: %w", err)
