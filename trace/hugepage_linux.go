@@ -26,3 +26,18 @@ func hugePages[T any](s []T) {
 	b := unsafe.Slice((*byte)(unsafe.Add(p, lo-start)), hi-lo)
 	_ = syscall.Madvise(b, syscall.MADV_HUGEPAGE)
 }
+
+// populate faults every page of s in for writing, on a goroutine of its
+// own, while the caller goes on using it: the first touch of a page of a
+// probed index is a read, which maps the kernel's zero page, and the
+// store after it copies that and interrupts the other core to flush its
+// TLB. Populated, each page faults once, away from the caller.
+func populate[T any](s []T) {
+	const madvPopulateWrite = 23 // MADV_POPULATE_WRITE, Linux 5.14
+	size := uintptr(len(s)) * unsafe.Sizeof(*new(T))
+	if size < 4<<20 {
+		return // a few pages: not worth a goroutine
+	}
+	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), size)
+	go func() { _ = syscall.Madvise(b, madvPopulateWrite) }()
+}

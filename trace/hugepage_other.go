@@ -4,3 +4,6 @@ package trace
 
 // hugePages does nothing where huge pages are not asked for this way.
 func hugePages[T any](s []T) {}
+
+// populate does nothing here.
+func populate[T any](s []T) {}

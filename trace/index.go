@@ -17,6 +17,7 @@ func newHashIndex(n int) hashIndex {
 	bits := bitsFor(n)
 	x := hashIndex{slots: make([]uint64, 1<<bits), bits: bits}
 	hugePages(x.slots)
+	populate(x.slots)
 	return x
 }
 

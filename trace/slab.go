@@ -46,6 +46,7 @@ func (b *block[T]) slice(n int) []T {
 	}
 	if cap(*b)-len(*b) < n {
 		*b = make([]T, 0, size)
+		touchPages(unsafe.Pointer(unsafe.SliceData(*b)), uintptr(size)*unsafe.Sizeof(*new(T)))
 	}
 	lo := len(*b)
 	*b = (*b)[:lo+n]
@@ -142,4 +143,18 @@ func (s *slab) clone(str string) string {
 	lo := len(s.text)
 	s.text = append(s.text, str...)
 	return unsafe.String(&s.text[lo], len(str))
+}
+
+// touchPages writes a zero byte to each page of freshly allocated, zeroed
+// memory. A block's first access is otherwise often a read (the
+// collector's write barrier reads what a store replaces), which maps the
+// kernel's shared zero page; the store after it then faults again to
+// copy it, and unmapping the zero page interrupts every other core to
+// flush its TLB. Written first, each page faults once. The bytes are
+// zero already and nothing else reaches the block yet.
+func touchPages(p unsafe.Pointer, n uintptr) {
+	const page = 4096 // the smallest page size: larger pages are touched more than once
+	for off := uintptr(0); off < n; off += page {
+		*(*byte)(unsafe.Add(p, off)) = 0
+	}
 }
