@@ -14,7 +14,6 @@ import (
 	"sort"
 	"sync"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/idem-cli/idem/formats"
 	"github.com/idem-cli/idem/trace"
@@ -381,8 +380,7 @@ func (in *reading) readLines(ctx context.Context, br *bufio.Reader, after int) e
 					// With room for a batch of shorter lines: made to the
 					// line, a reused batch was made anew whenever one more
 					// line came, 400 bytes a line of fresh pages each time.
-					b.res.Obs = make([]trace.Observation, 0, len(b.ends)+len(b.ends)/4)
-					writePages(b.res.Obs[:cap(b.res.Obs)])
+					b.res.Obs = trace.MakeObservations(len(b.ends) + len(b.ends)/4)
 				}
 				p.Into(&b.res)
 				for i, end := range b.ends {
@@ -641,18 +639,4 @@ func (in *reading) finish() {
 		}
 	}
 	in.Tier = best.String()
-}
-
-// writePages writes to each page of a fresh array of observations before
-// anything reads it. Its first access would otherwise be a read (the
-// collector scans all of it, and the write barrier reads each field a
-// store replaces), which maps the kernel's zero page; the store after
-// that copies the page and interrupts the other core to flush its TLB,
-// and so does the zeroing of any array later made in the same memory.
-// Tier holds no pointer: writing it needs no barrier.
-func writePages(obs []trace.Observation) {
-	per := max(1, 4096/int(unsafe.Sizeof(trace.Observation{})))
-	for i := 0; i < len(obs); i += per {
-		obs[i].Tier = 0
-	}
 }

@@ -541,7 +541,7 @@ func (c *Correlator) buildIntents(intents []cintent, idx []int32) []*Intent {
 	if len(idx) == 0 {
 		return nil
 	}
-	out := make([]*Intent, len(idx))
+	out := written(make([]*Intent, len(idx)))
 	var touched atomic.Uint64
 	inParallel(len(idx), func(lo, hi int) {
 		var s slab
@@ -970,11 +970,11 @@ func (c *Correlator) followUps(built []*Intent) *followUps {
 	if len(f.losses) == 0 {
 		return nil
 	}
-	f.seen = make([]uint64, 1<<20/64) // 128 KB: a few percent full for 40,000 losses
+	f.seen = written(make([]uint64, 1<<20/64)) // 128 KB: a few percent full for 40,000 losses
 	for k := range f.losses {
 		f.seen[k>>50] |= 1 << (k >> 44 & 63)
 	}
-	f.clients = make([]uint64, 1<<20/64)
+	f.clients = written(make([]uint64, 1<<20/64))
 	for _, b := range clients {
 		f.clients[b>>6] |= 1 << (b & 63)
 	}

@@ -45,8 +45,7 @@ func (b *block[T]) slice(n int) []T {
 		return make([]T, 0, n)
 	}
 	if cap(*b)-len(*b) < n {
-		*b = make([]T, 0, size)
-		touchPages(unsafe.Pointer(unsafe.SliceData(*b)), uintptr(size)*unsafe.Sizeof(*new(T)))
+		*b = written(make([]T, 0, size))
 	}
 	lo := len(*b)
 	*b = (*b)[:lo+n]
@@ -145,16 +144,25 @@ func (s *slab) clone(str string) string {
 	return unsafe.String(&s.text[lo], len(str))
 }
 
-// touchPages writes a zero byte to each page of freshly allocated, zeroed
-// memory. A block's first access is otherwise often a read (the
-// collector's write barrier reads what a store replaces), which maps the
-// kernel's shared zero page; the store after it then faults again to
-// copy it, and unmapping the zero page interrupts every other core to
-// flush its TLB. Written first, each page faults once. The bytes are
-// zero already and nothing else reaches the block yet.
-func touchPages(p unsafe.Pointer, n uintptr) {
+// written writes a zero byte to each page of s, fresh from make, and
+// returns it. A fresh slice's first access is otherwise often a read (the
+// collector scans it whole, its write barrier reads what a store
+// replaces, a bitset is set by reading a word first), which maps the
+// kernel's shared zero page; the store after it then faults again to copy
+// the page, and unmapping the zero page interrupts the other core to
+// flush its TLB, as does zeroing anything made later in that memory.
+// Written first, each page faults once. The bytes are zero already and
+// nothing else reaches the slice yet.
+func written[T any](s []T) []T {
 	const page = 4096 // the smallest page size: larger pages are touched more than once
+	p, n := unsafe.Pointer(unsafe.SliceData(s)), uintptr(cap(s))*unsafe.Sizeof(*new(T))
 	for off := uintptr(0); off < n; off += page {
 		*(*byte)(unsafe.Add(p, off)) = 0
 	}
+	return s
 }
+
+// MakeObservations makes an empty slice with room for n observations,
+// its pages written (see written): the reader's batches, which the
+// parsers fill.
+func MakeObservations(n int) []Observation { return written(make([]Observation, 0, n)) }
