@@ -28,10 +28,8 @@ func hugePages[T any](s []T) {
 }
 
 // populate faults every page of s in for writing, on a goroutine of its
-// own, while the caller goes on using it: the first touch of a page of a
-// probed index is a read, which maps the kernel's zero page, and the
-// store after it copies that and interrupts the other core to flush its
-// TLB. Populated, each page faults once, away from the caller.
+// own, while the caller goes on using it (see pages.go: a probed index is
+// first read).
 func populate[T any](s []T) {
 	const madvPopulateWrite = 23 // MADV_POPULATE_WRITE, Linux 5.14
 	size := uintptr(len(s)) * unsafe.Sizeof(*new(T))

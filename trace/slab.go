@@ -45,7 +45,7 @@ func (b *block[T]) slice(n int) []T {
 		return make([]T, 0, n)
 	}
 	if cap(*b)-len(*b) < n {
-		// Not written ahead (see written): with the blocks' pages written
+		// Not written ahead (see pages.go): with the blocks' pages written
 		// as they were made, the peak from zstd input rose from 282-291 to
 		// 289-307 MB in ten runs, for a fifth of the TLB flushes saved.
 		*b = make([]T, 0, size)
@@ -146,26 +146,3 @@ func (s *slab) clone(str string) string {
 	s.text = append(s.text, str...)
 	return unsafe.String(&s.text[lo], len(str))
 }
-
-// written writes a zero byte to each page of s, fresh from make, and
-// returns it. A fresh slice's first access is otherwise often a read (the
-// collector scans it whole, its write barrier reads what a store
-// replaces, a bitset is set by reading a word first), which maps the
-// kernel's shared zero page; the store after it then faults again to copy
-// the page, and unmapping the zero page interrupts the other core to
-// flush its TLB, as does zeroing anything made later in that memory.
-// Written first, each page faults once. The bytes are zero already and
-// nothing else reaches the slice yet.
-func written[T any](s []T) []T {
-	const page = 4096 // the smallest page size: larger pages are touched more than once
-	p, n := unsafe.Pointer(unsafe.SliceData(s)), uintptr(cap(s))*unsafe.Sizeof(*new(T))
-	for off := uintptr(0); off < n; off += page {
-		*(*byte)(unsafe.Add(p, off)) = 0
-	}
-	return s
-}
-
-// MakeObservations makes an empty slice with room for n observations,
-// its pages written (see written): the reader's batches, which the
-// parsers fill.
-func MakeObservations(n int) []Observation { return written(make([]Observation, 0, n)) }
