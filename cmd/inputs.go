@@ -11,6 +11,7 @@ import (
 	"github.com/idem-cli/idem/formats"
 	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/logstore"
+	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/report"
 	"github.com/idem-cli/idem/trace"
 	"github.com/spf13/cobra"
@@ -56,7 +57,7 @@ func (fl *inputFlags) options(f *Factory) (ingest.Options, error) {
 		return opts, usagef("--max-line-bytes must be from 1024 to %d (1 GiB)", ingest.MaxMaxLineBytes)
 	}
 	if fl.Tier != "" {
-		t, err := trace.ParseTier(fl.Tier)
+		t, err := model.ParseTier(fl.Tier)
 		if err != nil {
 			return opts, &UsageError{Err: err}
 		}
@@ -83,7 +84,7 @@ func (fl *inputFlags) options(f *Factory) (ingest.Options, error) {
 
 // load reads and correlates the inputs, turning "no inputs" into a usage
 // error: reading a terminal by accident would wait forever.
-func load(ctx context.Context, f *Factory, fl *inputFlags, paths []string) (*trace.Set, error) {
+func load(ctx context.Context, f *Factory, fl *inputFlags, paths []string) (*model.Set, error) {
 	if fl.Store.From != "" {
 		return loadStore(ctx, f, fl, &fl.Store, fl.window)
 	}
@@ -136,7 +137,7 @@ func (fl *inputFlags) buildFor() trace.Build {
 // or were cut short (these make the exit code 2 even though what was read
 // is reported), inputs none of whose lines was recognised, and lines read
 // only after a repair. It reports whether an input failed.
-func warnInputs(w io.Writer, set *trace.Set) (failed bool) {
+func warnInputs(w io.Writer, set *model.Set) (failed bool) {
 	for _, in := range set.Inputs {
 		path := report.Safe(in.Path)
 		var oe *ingest.OpenError
@@ -168,7 +169,7 @@ func warnInputs(w io.Writer, set *trace.Set) (failed bool) {
 // observation: a report would say "No findings", which only a log that
 // was read can say. When no input could be opened at all, warnInputs has
 // said why already.
-func nothingToDiagnose(set *trace.Set) error {
+func nothingToDiagnose(set *model.Set) error {
 	read, ignored, lines := 0, 0, 0
 	for _, in := range set.Inputs {
 		if in.Observations > 0 {

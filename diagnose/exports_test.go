@@ -11,10 +11,10 @@ import (
 
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
-func diagnoseFiles(t *testing.T, paths ...string) (*diagnose.Result, *trace.Set) {
+func diagnoseFiles(t *testing.T, paths ...string) (*diagnose.Result, *model.Set) {
 	t.Helper()
 	set, err := diagnose.Load(context.Background(), paths, ingest.Options{}, nil)
 	if err != nil {
@@ -86,7 +86,7 @@ func TestExportsDiagnoseLikeTheTierFiles(t *testing.T) {
 			if tt.envelope != "" && set.Inputs[0].Formats[tt.envelope] == 0 {
 				t.Errorf("no line recognised as %s: %v", tt.envelope, set.Inputs[0].Formats)
 			}
-			if !set.Tiers[trace.TierProxy] || !set.Tiers[trace.TierServer] {
+			if !set.Tiers[model.TierProxy] || !set.Tiers[model.TierServer] {
 				t.Errorf("tiers %v, want proxy and server", set.Tiers)
 			}
 		})

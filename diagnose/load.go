@@ -4,19 +4,20 @@ import (
 	stdcontext "context"
 
 	"github.com/idem-cli/idem/ingest"
+	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/trace"
 )
 
 // Load reads the inputs and correlates them into the set the rules, with
 // their default options, look at; when capture is not nil, the reader
 // hands it every batch too.
-func Load(ctx stdcontext.Context, paths []string, read ingest.Options, capture ingest.Consumer) (*trace.Set, error) {
+func Load(ctx stdcontext.Context, paths []string, read ingest.Options, capture ingest.Consumer) (*model.Set, error) {
 	return LoadBuild(ctx, paths, read, DefaultOptions().Build(), capture)
 }
 
 // LoadBuild is Load with the correlator told what to build (see
 // Options.Build: the rules' needs under the thresholds in force).
-func LoadBuild(ctx stdcontext.Context, paths []string, read ingest.Options, b trace.Build, capture ingest.Consumer) (*trace.Set, error) {
+func LoadBuild(ctx stdcontext.Context, paths []string, read ingest.Options, b trace.Build, capture ingest.Consumer) (*model.Set, error) {
 	c, consumer := correlator(read, b, capture)
 	inputs, err := ingest.Read(ctx, paths, read, consumer)
 	if err != nil {
@@ -27,7 +28,7 @@ func LoadBuild(ctx stdcontext.Context, paths []string, read ingest.Options, b tr
 
 // LoadSources is LoadBuild over sources that are not files (a log
 // store's answer).
-func LoadSources(ctx stdcontext.Context, srcs []ingest.Source, read ingest.Options, b trace.Build) (*trace.Set, error) {
+func LoadSources(ctx stdcontext.Context, srcs []ingest.Source, read ingest.Options, b trace.Build) (*model.Set, error) {
 	c, consumer := correlator(read, b, nil)
 	inputs, err := ingest.ReadSources(ctx, srcs, read, consumer)
 	if err != nil {

@@ -13,13 +13,14 @@ import (
 
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
+	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/report"
 	"github.com/idem-cli/idem/trace"
 )
 
 // load correlates paths, building what b says, and keeps only what was
 // built, as idem diagnose does.
-func load(t *testing.T, paths []string, b trace.Build) *trace.Set {
+func load(t *testing.T, paths []string, b trace.Build) *model.Set {
 	t.Helper()
 	set, err := diagnose.LoadBuild(context.Background(), paths, ingest.Options{}, b, nil)
 	if err != nil {
@@ -32,7 +33,7 @@ func load(t *testing.T, paths []string, b trace.Build) *trace.Set {
 // render diagnoses set with opts and renders the report as JSON and
 // Markdown (whose sequence diagrams show every delivery of the implicated
 // intents).
-func render(t *testing.T, set *trace.Set, opts diagnose.Options) []byte {
+func render(t *testing.T, set *model.Set, opts diagnose.Options) []byte {
 	t.Helper()
 	res := diagnose.Run(set, opts)
 	rep := &report.Report{Inputs: set.Inputs, Summary: res.Summary, Findings: res.Findings, Compact: true}

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // idem's own traffic: `idem replay` sends its requests with a request id
@@ -21,22 +21,22 @@ const ownRequestPrefix = "idem-replay-"
 var ownProbeKey = regexp.MustCompile(`-idem-[a-z][a-z-]*-[0-9a-f]{8}$`)
 
 // ownDelivery reports whether idem replay sent d.
-func ownDelivery(d *trace.Delivery) bool {
+func ownDelivery(d *model.Delivery) bool {
 	return strings.HasPrefix(d.RequestID, ownRequestPrefix)
 }
 
 // withoutOwnTraffic returns the set the rules look at: idem's own
 // deliveries left out of every intent, and intents under a probe's key
 // left out whole. It also says how many deliveries were left out.
-func withoutOwnTraffic(set *trace.Set) (*trace.Set, int) {
+func withoutOwnTraffic(set *model.Set) (*model.Set, int) {
 	own := 0
 	// The lists are copied only from the first change on: most logs hold
 	// none of idem's traffic, and the set is then returned as it is.
-	var intents []*trace.Intent
+	var intents []*model.Intent
 	changed := false
 	change := func(i int) {
 		if !changed {
-			intents = append(make([]*trace.Intent, 0, len(set.Intents)), set.Intents[:i]...)
+			intents = append(make([]*model.Intent, 0, len(set.Intents)), set.Intents[:i]...)
 			changed = true
 		}
 	}
@@ -47,12 +47,12 @@ func withoutOwnTraffic(set *trace.Set) (*trace.Set, int) {
 			change(i)
 			continue
 		}
-		var kept []*trace.Delivery // made at the first own delivery: nil while none is
+		var kept []*model.Delivery // made at the first own delivery: nil while none is
 		for j, d := range in.Deliveries {
 			if ownDelivery(d) {
 				own++
 				if kept == nil {
-					kept = append(make([]*trace.Delivery, 0, len(in.Deliveries)), in.Deliveries[:j]...)
+					kept = append(make([]*model.Delivery, 0, len(in.Deliveries)), in.Deliveries[:j]...)
 				}
 				continue
 			}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/idem-cli/idem/diagnose"
+	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/trace"
 )
 
@@ -16,11 +17,11 @@ func TestOwnTrafficIsNotAnIncident(t *testing.T) {
 	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	c := trace.NewCorrelator(nil)
 	add := func(rid, key string, sec float64, fp, result string) {
-		c.Add(&trace.Observation{Tier: trace.TierServer, Format: "canonical", RequestID: rid, Key: key, Method: "POST", Route: "/v1/orders",
-			Status: 201, Outcome: trace.OutcomeOK, Fingerprint: fp, Time: at.Add(time.Duration(sec * float64(time.Second))), Source: trace.Source{File: "gw.jsonl", Line: int(sec) + 1}})
+		c.Add(&model.Observation{Tier: model.TierServer, Format: "canonical", RequestID: rid, Key: key, Method: "POST", Route: "/v1/orders",
+			Status: 201, Outcome: model.OutcomeOK, Fingerprint: fp, Time: at.Add(time.Duration(sec * float64(time.Second))), Source: model.Source{File: "gw.jsonl", Line: int(sec) + 1}})
 		if result != "" {
-			c.Add(&trace.Observation{Tier: trace.TierServer, Format: "canonical", RequestID: rid, Key: key, Effect: true, ResultID: result,
-				Time: at.Add(time.Duration(sec*float64(time.Second)) + time.Millisecond), Source: trace.Source{File: "gw.jsonl", Line: int(sec) + 100}})
+			c.Add(&model.Observation{Tier: model.TierServer, Format: "canonical", RequestID: rid, Key: key, Effect: true, ResultID: result,
+				Time: at.Add(time.Duration(sec*float64(time.Second)) + time.Millisecond), Source: model.Source{File: "gw.jsonl", Line: int(sec) + 100}})
 		}
 	}
 	add("r-1", "k-1", 0, "sha256:aaaa", "dr_1")

@@ -5,14 +5,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // withoutOwnTrafficCopying is withoutOwnTraffic as it was, copying every
 // list: the view it returns must read the same.
-func withoutOwnTrafficCopying(set *trace.Set) (*trace.Set, int) {
+func withoutOwnTrafficCopying(set *model.Set) (*model.Set, int) {
 	own := 0
-	var intents []*trace.Intent
+	var intents []*model.Intent
 	changed := false
 	for _, in := range set.Intents {
 		if ownProbeKey.MatchString(in.Key) {
@@ -20,7 +20,7 @@ func withoutOwnTrafficCopying(set *trace.Set) (*trace.Set, int) {
 			changed = true
 			continue
 		}
-		var kept []*trace.Delivery
+		var kept []*model.Delivery
 		for _, d := range in.Deliveries {
 			if ownDelivery(d) {
 				own++
@@ -41,7 +41,7 @@ func withoutOwnTrafficCopying(set *trace.Set) (*trace.Set, int) {
 			changed = true
 		}
 	}
-	var unkeyed []*trace.Delivery
+	var unkeyed []*model.Delivery
 	for _, d := range set.Unkeyed {
 		if ownDelivery(d) {
 			own++
@@ -64,17 +64,17 @@ func TestWithoutOwnTrafficReadsAsTheCopy(t *testing.T) {
 	shapes := []string{"", "o", "x", "p", "oo", "ox", "xo", "xx", "oxo", "xox", "p|o", "o|p", "ox|xo|oo", "oo|oo", "x|o|p|xx"}
 	for _, intents := range shapes {
 		for _, unkeyed := range []string{"", "o", "x", "ox", "xo", "oxox", "oo"} {
-			set := &trace.Set{}
+			set := &model.Set{}
 			n := 0
-			delivery := func(c byte) *trace.Delivery {
+			delivery := func(c byte) *model.Delivery {
 				n++
 				if c == 'x' {
-					return &trace.Delivery{RequestID: fmt.Sprintf("idem-replay-%d", n)}
+					return &model.Delivery{RequestID: fmt.Sprintf("idem-replay-%d", n)}
 				}
-				return &trace.Delivery{RequestID: fmt.Sprintf("r-%d", n)}
+				return &model.Delivery{RequestID: fmt.Sprintf("r-%d", n)}
 			}
 			for i, shape := range strings.Split(intents, "|") {
-				in := &trace.Intent{ID: fmt.Sprint(i), Key: fmt.Sprintf("k-%d", i), Total: len(shape) + 1}
+				in := &model.Intent{ID: fmt.Sprint(i), Key: fmt.Sprintf("k-%d", i), Total: len(shape) + 1}
 				if strings.HasPrefix(shape, "p") {
 					in.Key += "-idem-lost-0a1b2c3d"
 					shape = shape[1:]
@@ -96,7 +96,7 @@ func TestWithoutOwnTrafficReadsAsTheCopy(t *testing.T) {
 	}
 }
 
-func describeView(set *trace.Set, own int) string {
+func describeView(set *model.Set, own int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "own %d; intents", own)
 	for _, in := range set.Intents {

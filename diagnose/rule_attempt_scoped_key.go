@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 var attemptScopedKey = &Rule{
@@ -19,7 +19,7 @@ var attemptScopedKey = &Rule{
 	Action:     "Derive the key from the domain and keep it attempt-free, e.g. submissionId + \":r\" + revision + \":\" + operation.",
 	Evidence:   "Keys that differ only by an attempt suffix (`:attempt-2`, `-try3`), or different keys on the attempts of one Temporal activity (WorkflowID + ActivityID).",
 	Example:    "attempt-scoped-key",
-	Needs:      []trace.Tier{trace.TierWorker},
+	Needs:      []model.Tier{model.TierWorker},
 	run:        runAttemptScopedKey,
 }
 
@@ -33,8 +33,8 @@ func runAttemptScopedKey(c *context) []*Finding {
 	type member struct {
 		key     string
 		attempt int
-		obs     *trace.Observation
-		intent  *trace.Intent
+		obs     *model.Observation
+		intent  *model.Intent
 	}
 	groups := map[string][]member{}
 	var order []string
@@ -88,9 +88,9 @@ func runAttemptScopedKey(c *context) []*Finding {
 		}
 		sort.SliceStable(ms, func(i, j int) bool { return ms[i].obs.Time.Before(ms[j].obs.Time) })
 		var keys []string
-		var intents []*trace.Intent
+		var intents []*model.Intent
 		var ev evidence
-		var effects []*trace.Observation
+		var effects []*model.Observation
 		for _, m := range ms {
 			keys = append(keys, m.key)
 			intents = append(intents, m.intent)
@@ -119,7 +119,7 @@ func runAttemptScopedKey(c *context) []*Finding {
 }
 
 // firstWithKey is the intent's first observation that carries its key.
-func firstWithKey(in *trace.Intent) *trace.Observation {
+func firstWithKey(in *model.Intent) *model.Observation {
 	for _, d := range in.Deliveries {
 		for _, o := range d.Observations {
 			if o.Key == in.Key {

@@ -12,10 +12,10 @@ import (
 
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
-func loadScenario(t *testing.T, name string) *trace.Set {
+func loadScenario(t *testing.T, name string) *model.Set {
 	t.Helper()
 	paths, err := filepath.Glob(filepath.Join("..", "fixtures", "scenarios", name, "*"))
 	if err != nil || len(paths) == 0 {
@@ -171,7 +171,7 @@ func TestFilter(t *testing.T) {
 	if got := (diagnose.Filter{Keys: []string{"c0ffee00-1111-4222-8333-444455556666"}}).Apply(res.Findings); len(got) != 2 {
 		t.Errorf("key filter kept %d, want both findings naming the first key", len(got))
 	}
-	if got := (diagnose.Filter{Tier: trace.TierProvider}).Apply(res.Findings); len(got) != 0 {
+	if got := (diagnose.Filter{Tier: model.TierProvider}).Apply(res.Findings); len(got) != 0 {
 		t.Errorf("tier filter kept %d", len(got))
 	}
 	if got := (diagnose.Filter{}).Apply(res.Findings); !slices.Equal(got, res.Findings) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/idem-cli/idem/formats"
+	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/trace"
 )
 
@@ -92,11 +93,11 @@ func TestManyDeliveriesAreSummarised(t *testing.T) {
 	c := trace.NewCorrelator(nil)
 	t0 := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 	for i := 0; i < 20000; i++ {
-		c.Add(&trace.Observation{Tier: trace.TierProxy, RequestID: fmt.Sprintf("r-%d", i), Key: "storm", Method: "POST", Route: "/x",
+		c.Add(&model.Observation{Tier: model.TierProxy, RequestID: fmt.Sprintf("r-%d", i), Key: "storm", Method: "POST", Route: "/x",
 			Status: 503, Time: t0.Add(time.Duration(i) * time.Second)})
 	}
 	for i := 0; i < 5000; i++ {
-		c.Add(&trace.Observation{Tier: trace.TierServer, RequestID: "reused", Key: "k2", Status: 200, Time: t0.Add(time.Duration(i) * time.Second)})
+		c.Add(&model.Observation{Tier: model.TierServer, RequestID: "reused", Key: "k2", Status: 200, Time: t0.Add(time.Duration(i) * time.Second)})
 	}
 	set := c.Set(nil)
 	in := set.FindIntent("storm")

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/idem-cli/idem/formats"
+	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/trace"
 
 	"github.com/klauspost/compress/gzip"
@@ -198,7 +199,7 @@ func TestSplitKeepsLinesWholeAcrossBlocks(t *testing.T) {
 				}
 			}
 			var got []string
-			info := &trace.Input{Path: "split"}
+			info := &model.Input{Path: "split"}
 			err := split(context.Background(), chunkReader{strings.NewReader(in.String()), chunk}, info, 0, max, nil, func(b *batch) {
 				for _, s := range b.res.Skips {
 					got = append(got, fmt.Sprintf("%d: skipped", s.Source.Line))

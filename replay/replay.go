@@ -27,8 +27,8 @@ import (
 
 	"github.com/idem-cli/idem/contract"
 	"github.com/idem-cli/idem/internal/iostreams"
+	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/redact"
-	"github.com/idem-cli/idem/trace"
 	"github.com/tidwall/gjson"
 )
 
@@ -52,7 +52,7 @@ type Options struct {
 	Profile         contract.Profile
 	RequestIDHeader string
 	KeepAuth        bool
-	Headers         []trace.Header // added or overriding, in order
+	Headers         []model.Header // added or overriding, in order
 	ResultPath      string         // gjson path of the result id in the response body
 	EffectsURL      string         // GET it before and after to count effects
 	EffectsPath     string         // gjson path to a count or a list in that response
@@ -112,7 +112,7 @@ var hopHeaders = map[string]bool{"Host": true, "Content-Length": true, "Connecti
 // Build rebuilds a captured request for the target: scheme, host and port
 // replaced, path and query kept, the same key and body, a new request id,
 // no credentials unless KeepAuth, then the user's headers.
-func Build(c *trace.Captured, key string, opts Options) (*Request, error) {
+func Build(c *model.Captured, key string, opts Options) (*Request, error) {
 	if opts.Target == nil || opts.Target.Host == "" || (opts.Target.Scheme != "http" && opts.Target.Scheme != "https") {
 		return nil, ErrTarget
 	}

@@ -12,13 +12,13 @@ import (
 	"time"
 
 	"github.com/idem-cli/idem/diagnose"
+	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/redact"
-	"github.com/idem-cli/idem/trace"
 )
 
 // Report is a diagnosis ready to render.
 type Report struct {
-	Inputs   []*trace.Input
+	Inputs   []*model.Input
 	Summary  diagnose.Summary
 	Findings []*diagnose.Finding
 	// Compact writes JSON on one line (for pipes) instead of indented.
@@ -87,7 +87,7 @@ type EvidenceJSON struct {
 	Detail    string `json:"detail,omitempty"`
 }
 
-func inputsJSON(inputs []*trace.Input) []InputJSON {
+func inputsJSON(inputs []*model.Input) []InputJSON {
 	out := []InputJSON{}
 	for _, in := range inputs {
 		j := InputJSON{Path: redact.String(in.Path), Format: in.Format, Tier: in.Tier, Compression: in.Compression,
@@ -106,7 +106,7 @@ func inputsJSON(inputs []*trace.Input) []InputJSON {
 	return out
 }
 
-func evidenceJSON(o *trace.Observation) EvidenceJSON {
+func evidenceJSON(o *model.Observation) EvidenceJSON {
 	return EvidenceJSON{Source: redact.String(o.Source.String()), Tier: o.Tier.String(), RequestID: redact.String(o.RequestID),
 		Time: FormatTime(o.Time), Status: o.Status, Outcome: o.Outcome.String(), Decision: redact.String(o.Decision),
 		ResultID: redact.String(o.ResultID), Effect: o.Effect, Detail: redact.String(o.Detail)}
@@ -384,7 +384,7 @@ func sevStyle(st Styles, s diagnose.Severity) interface{ Render(...string) strin
 	return st.Info
 }
 
-func evidenceStatus(o *trace.Observation) string {
+func evidenceStatus(o *model.Observation) string {
 	switch {
 	case o.Outcome.Lost():
 		return o.Outcome.String()
@@ -443,11 +443,11 @@ func (r *Report) Markdown(w io.Writer) {
 // SequenceDiagram draws the deliveries of intents as a Mermaid
 // sequenceDiagram: client → proxy → server → provider, with notes where a
 // response went missing, a conflict or an in-progress answer came back.
-func SequenceDiagram(intents []*trace.Intent) string {
+func SequenceDiagram(intents []*model.Intent) string {
 	var b strings.Builder
 	b.WriteString("sequenceDiagram\n")
-	used := map[trace.Tier]bool{}
-	var deliveries []*trace.Delivery
+	used := map[model.Tier]bool{}
+	var deliveries []*model.Delivery
 	for _, in := range intents {
 		for _, d := range in.Deliveries {
 			deliveries = append(deliveries, d)
@@ -470,9 +470,9 @@ func SequenceDiagram(intents []*trace.Intent) string {
 		omitted += len(deliveries) - drawn
 		deliveries = append(deliveries[:drawn/2:drawn/2], deliveries[len(deliveries)-drawn/2:]...)
 	}
-	names := map[trace.Tier]string{trace.TierClient: "C", trace.TierProxy: "P", trace.TierServer: "S", trace.TierWorker: "W", trace.TierProvider: "X"}
-	var tiers []trace.Tier
-	for t := trace.TierClient; t <= trace.TierProvider; t++ {
+	names := map[model.Tier]string{model.TierClient: "C", model.TierProxy: "P", model.TierServer: "S", model.TierWorker: "W", model.TierProvider: "X"}
+	var tiers []model.Tier
+	for t := model.TierClient; t <= model.TierProvider; t++ {
 		if used[t] {
 			tiers = append(tiers, t)
 			fmt.Fprintf(&b, "    participant %s as %s\n", names[t], t)
@@ -505,9 +505,9 @@ type event struct {
 // answered is drawn so). Where the tiers' clocks contradict the path (a
 // tier saw the request before the tier that sent it), they are skewed: the
 // events keep path order and a note says so.
-func deliveryEvents(d *trace.Delivery, names map[trace.Tier]string, tiers []trace.Tier) []event {
-	present := map[trace.Tier]*trace.Observation{}
-	var path []trace.Tier
+func deliveryEvents(d *model.Delivery, names map[model.Tier]string, tiers []model.Tier) []event {
+	present := map[model.Tier]*model.Observation{}
+	var path []model.Tier
 	for _, o := range d.Observations {
 		if _, ok := present[o.Tier]; !ok {
 			present[o.Tier] = o
@@ -531,7 +531,7 @@ func deliveryEvents(d *trace.Delivery, names map[trace.Tier]string, tiers []trac
 		}
 	}
 	// Responses travel back; where one was lost, a note says so.
-	var witnessed *trace.Observation
+	var witnessed *model.Observation
 	for i := len(path) - 1; i > 0; i-- {
 		inner, outer := present[path[i]], present[path[i-1]]
 		msg := Mermaid(responseLabel(d, inner))
@@ -575,8 +575,8 @@ func deliveryEvents(d *trace.Delivery, names map[trace.Tier]string, tiers []trac
 // line is one per request, stamped with its start and carrying its
 // duration; a server's or worker's lines are events stamped when they
 // happened.
-func endOf(o *trace.Observation) time.Time {
-	if o.Tier <= trace.TierProxy {
+func endOf(o *model.Observation) time.Time {
+	if o.Tier <= model.TierProxy {
 		return o.End()
 	}
 	return o.Time
@@ -584,7 +584,7 @@ func endOf(o *trace.Observation) time.Time {
 
 // responseTime is when tier o answered: the last line of that tier with a
 // status, else its end.
-func responseTime(d *trace.Delivery, o *trace.Observation) time.Time {
+func responseTime(d *model.Delivery, o *model.Observation) time.Time {
 	at := endOf(o)
 	for _, x := range d.Observations {
 		if x.Tier == o.Tier && x.Status > 0 {
@@ -594,7 +594,7 @@ func responseTime(d *trace.Delivery, o *trace.Observation) time.Time {
 	return at
 }
 
-func responseLabel(d *trace.Delivery, o *trace.Observation) string {
+func responseLabel(d *model.Delivery, o *model.Observation) string {
 	var parts []string
 	status := 0
 	for _, x := range d.Observations {
@@ -607,7 +607,7 @@ func responseLabel(d *trace.Delivery, o *trace.Observation) string {
 	} else {
 		parts = append(parts, "no response")
 	}
-	if o.Tier < trace.TierServer {
+	if o.Tier < model.TierServer {
 		return strings.Join(parts, " ")
 	}
 	if dec, _ := d.Decision(); dec != "" {
@@ -619,7 +619,7 @@ func responseLabel(d *trace.Delivery, o *trace.Observation) string {
 	return strings.Join(parts, " ")
 }
 
-func lostLabel(o *trace.Observation) string {
+func lostLabel(o *model.Observation) string {
 	s := o.Outcome.String()
 	if o.Duration > 0 {
 		s += fmt.Sprintf(" after %s", o.Duration.Round(1e6))
@@ -634,21 +634,21 @@ func lostLabel(o *trace.Observation) string {
 // returns the observation that witnessed it: a client that timed out or was
 // reset, a proxy that saw its client leave (that leg is the proxy's
 // downstream), or a proxy that gave up on its upstream.
-func lostLeg(inner, outer *trace.Observation) *trace.Observation {
+func lostLeg(inner, outer *model.Observation) *model.Observation {
 	switch {
-	case inner.Outcome == trace.OutcomeClientClosed:
+	case inner.Outcome == model.OutcomeClientClosed:
 		return inner
-	case outer.Tier == trace.TierClient && outer.Outcome.Lost():
+	case outer.Tier == model.TierClient && outer.Outcome.Lost():
 		return outer
-	case outer.Outcome == trace.OutcomeUpstreamTimeout || outer.Outcome == trace.OutcomeUpstreamReset:
+	case outer.Outcome == model.OutcomeUpstreamTimeout || outer.Outcome == model.OutcomeUpstreamReset:
 		return outer
 	}
 	return nil
 }
 
 // cellOutcome shows "-" where a line says nothing of a response.
-func cellOutcome(o *trace.Observation) string {
-	if o.Outcome == trace.OutcomeUnknown {
+func cellOutcome(o *model.Observation) string {
+	if o.Outcome == model.OutcomeUnknown {
 		return "-"
 	}
 	return o.Outcome.String()

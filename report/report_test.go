@@ -15,6 +15,7 @@ import (
 
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
+	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/report"
 	"github.com/idem-cli/idem/trace"
 )
@@ -22,7 +23,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files")
 
 // loadSet reads and correlates the inputs.
-func loadSet(t *testing.T, paths []string) *trace.Set {
+func loadSet(t *testing.T, paths []string) *model.Set {
 	t.Helper()
 	set, err := diagnose.Load(context.Background(), paths, ingest.Options{}, nil)
 	if err != nil {
@@ -116,10 +117,10 @@ func TestGoldenTrace(t *testing.T) {
 func TestTraceShowsTheMessage(t *testing.T) {
 	c := trace.NewCorrelator(nil)
 	t0 := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-	c.Add(&trace.Observation{Tier: trace.TierProxy, Time: t0, RequestID: "r1", Key: "k1", Method: "POST", Route: "/v1/x", Status: 201,
-		Outcome: trace.OutcomeOK, Duration: 30 * time.Millisecond, Source: trace.Source{File: "access.log", Line: 1}})
-	c.Add(&trace.Observation{Tier: trace.TierServer, Time: t0.Add(time.Millisecond), RequestID: "r1", Key: "k1",
-		Message: "charging card via provider\x1b[2J", Source: trace.Source{File: "app.jsonl", Line: 7}})
+	c.Add(&model.Observation{Tier: model.TierProxy, Time: t0, RequestID: "r1", Key: "k1", Method: "POST", Route: "/v1/x", Status: 201,
+		Outcome: model.OutcomeOK, Duration: 30 * time.Millisecond, Source: model.Source{File: "access.log", Line: 1}})
+	c.Add(&model.Observation{Tier: model.TierServer, Time: t0.Add(time.Millisecond), RequestID: "r1", Key: "k1",
+		Message: "charging card via provider\x1b[2J", Source: model.Source{File: "app.jsonl", Line: 7}})
 	set := c.Set(nil)
 	var b bytes.Buffer
 	report.TraceText(&b, report.NewStyles(&b, false), set, "k1", set.FindIntent("k1"), 120)

@@ -6,19 +6,21 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/idem-cli/idem/model"
 )
 
 var buildT0 = time.Date(2026, 11, 30, 14, 0, 0, 0, time.UTC)
 
 // proxyLine is a proxy's observation of one POST to /v1/orders.
-func proxyLine(rid, key, client string, at time.Time, status int, outcome Outcome) *Observation {
-	return &Observation{Tier: TierProxy, Format: "nginx", RequestID: rid, Key: key, Client: client, Method: "POST",
-		Route: "/v1/orders", Status: status, Outcome: outcome, Time: at, Source: Source{File: "nginx.jsonl", Line: 1}}
+func proxyLine(rid, key, client string, at time.Time, status int, outcome model.Outcome) *model.Observation {
+	return &model.Observation{Tier: model.TierProxy, Format: "nginx", RequestID: rid, Key: key, Client: client, Method: "POST",
+		Route: "/v1/orders", Status: status, Outcome: outcome, Time: at, Source: model.Source{File: "nginx.jsonl", Line: 1}}
 }
 
 // builtKeys correlates obs with b and returns the keys of the built
 // intents, sorted.
-func builtKeys(b Build, obs ...*Observation) []string {
+func builtKeys(b Build, obs ...*model.Observation) []string {
 	c := NewCorrelator(nil)
 	c.Build = b
 	for _, o := range obs {
@@ -34,60 +36,60 @@ func builtKeys(b Build, obs ...*Observation) []string {
 
 func TestBuildFollowUps(t *testing.T) {
 	const client = "198.51.100.23" // stored packed: compared as the string it is
-	loss := proxyLine("r-lost", "k-lost", client, buildT0, 499, OutcomeClientClosed)
+	loss := proxyLine("r-lost", "k-lost", client, buildT0, 499, model.OutcomeClientClosed)
 	tests := []struct {
 		name     string
 		followUp time.Duration
-		next     *Observation
-		extra    []*Observation
+		next     *model.Observation
+		extra    []*model.Observation
 		built    bool
 	}{
 		{"twenty minutes later, window 30m", 30 * time.Minute,
-			proxyLine("r-next", "k-next", client, buildT0.Add(20*time.Minute), 201, OutcomeOK), nil, true},
+			proxyLine("r-next", "k-next", client, buildT0.Add(20*time.Minute), 201, model.OutcomeOK), nil, true},
 		{"twenty minutes later, window 5m", 5 * time.Minute,
-			proxyLine("r-next", "k-next", client, buildT0.Add(20*time.Minute), 201, OutcomeOK), nil, false},
+			proxyLine("r-next", "k-next", client, buildT0.Add(20*time.Minute), 201, model.OutcomeOK), nil, false},
 		{"at the edge of the window", 20 * time.Minute,
-			proxyLine("r-next", "k-next", client, buildT0.Add(20*time.Minute), 201, OutcomeOK), nil, true},
+			proxyLine("r-next", "k-next", client, buildT0.Add(20*time.Minute), 201, model.OutcomeOK), nil, true},
 		{"no window", 0,
-			proxyLine("r-next", "k-next", client, buildT0.Add(time.Second), 201, OutcomeOK), nil, false},
+			proxyLine("r-next", "k-next", client, buildT0.Add(time.Second), 201, model.OutcomeOK), nil, false},
 		{"before the loss", 30 * time.Minute,
-			proxyLine("r-next", "k-next", client, buildT0.Add(-time.Second), 201, OutcomeOK), nil, false},
+			proxyLine("r-next", "k-next", client, buildT0.Add(-time.Second), 201, model.OutcomeOK), nil, false},
 		{"another client", 30 * time.Minute,
-			proxyLine("r-next", "k-next", "198.51.100.24", buildT0.Add(time.Second), 201, OutcomeOK), nil, false},
+			proxyLine("r-next", "k-next", "198.51.100.24", buildT0.Add(time.Second), 201, model.OutcomeOK), nil, false},
 		{"another route", 30 * time.Minute,
-			func() *Observation {
-				o := proxyLine("r-next", "k-next", client, buildT0.Add(time.Second), 201, OutcomeOK)
+			func() *model.Observation {
+				o := proxyLine("r-next", "k-next", client, buildT0.Add(time.Second), 201, model.OutcomeOK)
 				o.Route = "/v1/refunds"
 				return o
 			}(), nil, false},
 		// The server's clock runs a minute behind: the start is the
 		// outermost tier's, as Delivery.Start says.
 		{"server clock behind", 5 * time.Minute,
-			proxyLine("r-next", "k-next", client, buildT0.Add(time.Second), 201, OutcomeOK),
-			[]*Observation{{Tier: TierServer, RequestID: "r-next", Time: buildT0.Add(-time.Minute), Status: 201}}, true},
+			proxyLine("r-next", "k-next", client, buildT0.Add(time.Second), 201, model.OutcomeOK),
+			[]*model.Observation{{Tier: model.TierServer, RequestID: "r-next", Time: buildT0.Add(-time.Minute), Status: 201}}, true},
 		// The proxy line has no time: the start is the server's.
 		{"server time only", 5 * time.Minute,
-			func() *Observation {
-				o := proxyLine("r-next", "k-next", client, time.Time{}, 201, OutcomeOK)
+			func() *model.Observation {
+				o := proxyLine("r-next", "k-next", client, time.Time{}, 201, model.OutcomeOK)
 				return o
 			}(),
-			[]*Observation{{Tier: TierServer, RequestID: "r-next", Time: buildT0.Add(time.Minute), Status: 201}}, true},
+			[]*model.Observation{{Tier: model.TierServer, RequestID: "r-next", Time: buildT0.Add(time.Minute), Status: 201}}, true},
 		// The client comes from the outermost tier that logged one.
 		{"client from the proxy, not the server", 5 * time.Minute,
-			proxyLine("r-next", "k-next", client, buildT0.Add(time.Second), 201, OutcomeOK),
-			[]*Observation{{Tier: TierServer, RequestID: "r-next", Client: "10.0.0.9", Status: 201}}, true},
+			proxyLine("r-next", "k-next", client, buildT0.Add(time.Second), 201, model.OutcomeOK),
+			[]*model.Observation{{Tier: model.TierServer, RequestID: "r-next", Client: "10.0.0.9", Status: 201}}, true},
 		// A line kept whole (its line number is past int32) is read
 		// whole.
 		{"kept whole", 5 * time.Minute,
-			func() *Observation {
-				o := proxyLine("r-next", "k-next", client, buildT0.Add(time.Second), 201, OutcomeOK)
+			func() *model.Observation {
+				o := proxyLine("r-next", "k-next", client, buildT0.Add(time.Second), 201, model.OutcomeOK)
 				o.Source.Line = 3_000_000_000
 				return o
 			}(), nil, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			obs := append([]*Observation{loss, tt.next}, tt.extra...)
+			obs := append([]*model.Observation{loss, tt.next}, tt.extra...)
 			got := builtKeys(Build{FollowUp: tt.followUp}, obs...)
 			want := []string{"k-lost"}
 			if tt.built {
@@ -106,9 +108,9 @@ func TestBuildFollowUps(t *testing.T) {
 
 func TestBuildFollowUpOfALossByTheServer(t *testing.T) {
 	// Delivery.Lost counts a server that lost its own response.
-	loss := &Observation{Tier: TierServer, RequestID: "r-lost", Key: "k-lost", Client: "203.0.113.5", Method: "POST",
-		Route: "/v1/orders", Outcome: OutcomeReset, Time: buildT0}
-	next := &Observation{Tier: TierServer, RequestID: "r-next", Key: "k-next", Client: "203.0.113.5", Method: "POST",
+	loss := &model.Observation{Tier: model.TierServer, RequestID: "r-lost", Key: "k-lost", Client: "203.0.113.5", Method: "POST",
+		Route: "/v1/orders", Outcome: model.OutcomeReset, Time: buildT0}
+	next := &model.Observation{Tier: model.TierServer, RequestID: "r-next", Key: "k-next", Client: "203.0.113.5", Method: "POST",
 		Route: "/v1/orders", Status: 201, Time: buildT0.Add(time.Second)}
 	if got := builtKeys(DefaultBuild(), loss, next); !slices.Equal(got, []string{"k-lost", "k-next"}) {
 		t.Errorf("built %v", got)
@@ -117,10 +119,10 @@ func TestBuildFollowUpOfALossByTheServer(t *testing.T) {
 
 func TestBuildKey(t *testing.T) {
 	const uuid = "3b7d1f0e-6a2c-4f9e-b1d3-5e7f9a0b1c2d" // stored packed
-	obs := []*Observation{
-		proxyLine("r1", "order-1:attempt-1", "", buildT0, 201, OutcomeOK),
-		proxyLine("r2", uuid, "", buildT0, 201, OutcomeOK),
-		proxyLine("r3", "plain", "", buildT0, 201, OutcomeOK),
+	obs := []*model.Observation{
+		proxyLine("r1", "order-1:attempt-1", "", buildT0, 201, model.OutcomeOK),
+		proxyLine("r2", uuid, "", buildT0, 201, model.OutcomeOK),
+		proxyLine("r3", "plain", "", buildT0, 201, model.OutcomeOK),
 	}
 	var asked []string
 	b := Build{Key: func(k string) bool { return strings.Contains(k, "attempt") || k == uuid }}
@@ -144,10 +146,10 @@ func TestBuildKey(t *testing.T) {
 }
 
 func TestBuildAll(t *testing.T) {
-	obs := []*Observation{
-		proxyLine("r1", "k1", "203.0.113.5", buildT0, 201, OutcomeOK),
-		proxyLine("r2", "", "203.0.113.5", buildT0, 200, OutcomeOK),
-		proxyLine("r3", "k3", "203.0.113.5", buildT0, 499, OutcomeClientClosed),
+	obs := []*model.Observation{
+		proxyLine("r1", "k1", "203.0.113.5", buildT0, 201, model.OutcomeOK),
+		proxyLine("r2", "", "203.0.113.5", buildT0, 200, model.OutcomeOK),
+		proxyLine("r3", "k3", "203.0.113.5", buildT0, 499, model.OutcomeClientClosed),
 	}
 	for _, tt := range []struct {
 		b                Build
@@ -180,11 +182,11 @@ func TestBuildKeyBytes(t *testing.T) {
 		uuid = "3b7d1f0e-6a2c-4f9e-b1d3-5e7f9a0b1c2d" // stored packed
 		hex  = "3b7d1f0e6a2c4f9eb1d35e7f9a0b1c2d"     // stored packed
 	)
-	obs := []*Observation{
-		proxyLine("r1", "order-1:attempt-1", "", buildT0, 201, OutcomeOK),
-		proxyLine("r2", uuid, "", buildT0, 201, OutcomeOK),
-		proxyLine("r3", hex, "", buildT0, 201, OutcomeOK),
-		proxyLine("r4", "10.0.0.1", "", buildT0, 201, OutcomeOK), // packed as an address
+	obs := []*model.Observation{
+		proxyLine("r1", "order-1:attempt-1", "", buildT0, 201, model.OutcomeOK),
+		proxyLine("r2", uuid, "", buildT0, 201, model.OutcomeOK),
+		proxyLine("r3", hex, "", buildT0, 201, model.OutcomeOK),
+		proxyLine("r4", "10.0.0.1", "", buildT0, 201, model.OutcomeOK), // packed as an address
 	}
 	tests := []struct {
 		name     string
@@ -240,8 +242,8 @@ func TestBuildFollowUpClients(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			loss := proxyLine("r-lost", "k-lost", tt.lost, buildT0, 499, OutcomeClientClosed)
-			next := proxyLine("r-next", "k-next", tt.got, buildT0.Add(time.Second), 201, OutcomeOK)
+			loss := proxyLine("r-lost", "k-lost", tt.lost, buildT0, 499, model.OutcomeClientClosed)
+			next := proxyLine("r-next", "k-next", tt.got, buildT0.Add(time.Second), 201, model.OutcomeOK)
 			want := []string{"k-lost"}
 			if tt.built {
 				want = append(want, "k-next")

@@ -1,9 +1,10 @@
+// Package trace correlates observations (see the model package) into a
+// model.Set: deliveries by request id, intents by key, with a compact
+// store for what is only counted.
 package trace
 
 import (
 	"cmp"
-	"crypto/sha256"
-	"encoding/hex"
 	"hash/maphash"
 	"runtime"
 	"slices"
@@ -12,36 +13,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/idem-cli/idem/model"
 )
-
-// Delivery is one trip of one request: the observations that share a
-// request id, ordered by tier (clocks of different tiers may be skewed, so
-// tier order is more trustworthy than timestamps across tiers).
-type Delivery struct {
-	// Total counts the delivery's observations; beyond
-	// MaxObservationsBuilt only the first and last are kept.
-	Total     int
-	RequestID string
-	// Synthetic is set when no tier logged a request id: the delivery is
-	// then one observation, named after its source.
-	Synthetic    bool
-	Key          string
-	KeyHash      string
-	Keys         []string // every distinct key logged under this request id
-	Observations []*Observation
-}
-
-// Intent is the deliveries that share one Idempotency-Key within a scope.
-type Intent struct {
-	ID         string // scope and key, as used for grouping
-	Key        string // the raw key, or "hash:<key hash>" when only a hash was logged
-	Scope      string
-	Deliveries []*Delivery
-	// Total counts every delivery of the intent. An intent with more than
-	// MaxDeliveriesBuilt keeps only its first and last deliveries in
-	// Deliveries, so one hostile key cannot make a report explode.
-	Total int
-}
 
 // MaxDeliveriesBuilt and MaxObservationsBuilt bound what one intent or
 // delivery keeps in full: the first and last halves are kept, the rest
@@ -50,71 +24,6 @@ const (
 	MaxDeliveriesBuilt   = 200
 	MaxObservationsBuilt = 200
 )
-
-// Set is the correlated result of reading inputs.
-type Set struct {
-	Inputs  []*Input
-	Intents []*Intent
-	// Unkeyed holds deliveries that carried no Idempotency-Key at any tier.
-	Unkeyed []*Delivery
-	// Orphans are effect lines that name neither a request id nor a key.
-	Orphans []*Observation
-	// Idless counts, by tier, the request lines that carried neither a
-	// request id nor a key (nor a trace id): they join nothing.
-	Idless map[Tier]int
-	// Tiers records which tiers appear anywhere in the inputs.
-	Tiers map[Tier]bool
-
-	c             *Correlator
-	cintents      []cintent
-	intentCount   int
-	unkeyedCount  int
-	deliveryCount int
-}
-
-// Release drops the compact store of the intents that were only counted,
-// which FindIntent builds on demand: most of the memory of a big input.
-// After it FindIntent finds only the intents in Intents; the counts stay.
-func (s *Set) Release() {
-	if s.c == nil {
-		return
-	}
-	s.deliveryCount = s.c.deliveries.len() - int(s.c.joined.Load())
-	s.c.release()
-	s.cintents = nil
-}
-
-// IntentCount is how many intents the inputs hold, built or not: intents
-// with one plain, answered delivery are counted but not in Intents.
-func (s *Set) IntentCount() int {
-	if s.c == nil {
-		return len(s.Intents)
-	}
-	return s.intentCount
-}
-
-// UnkeyedCount is how many deliveries carried no key.
-func (s *Set) UnkeyedCount() int {
-	if s.c == nil {
-		return len(s.Unkeyed)
-	}
-	return s.unkeyedCount
-}
-
-// DeliveryCount is how many deliveries the inputs hold.
-func (s *Set) DeliveryCount() int {
-	if s.c == nil {
-		n := len(s.Unkeyed)
-		for _, in := range s.Intents {
-			n += len(in.Deliveries)
-		}
-		return n
-	}
-	if s.deliveryCount > 0 {
-		return s.deliveryCount
-	}
-	return s.c.deliveries.len() - int(s.c.joined.Load())
-}
 
 // Correlator builds a Set from observations added in input order. The
 // order of Add calls decides tie-breaks, so the same inputs always give the
@@ -129,7 +38,7 @@ type Correlator struct {
 	Build Build
 
 	obs        chunked[cobs]
-	fulls      []*Observation
+	fulls      []*model.Observation
 	deliveries chunked[cdelivery]
 	rids       chunked[aref] // each delivery's request id
 	// extraKeys holds the keys of the few deliveries whose request id
@@ -164,7 +73,7 @@ type Correlator struct {
 	// 0 until that method is first seen.
 	methodIDs [methodCodes]uint16
 	routes    interner
-	orphans   []*Observation
+	orphans   []*model.Observation
 	// activities maps an activity attempt to its id, learned from the
 	// lines that name both (see activityOf).
 	activities map[activityKey]string
@@ -172,7 +81,9 @@ type Correlator struct {
 	// joinByKey): each is one delivery fewer.
 	joined atomic.Int64
 	// idless counts the client, proxy and server lines with no id at all.
-	idless [TierWorker]int
+	idless [model.TierWorker]int
+	// unkeyedCount counts the deliveries without a key (see unkeyed).
+	unkeyedCount int
 }
 
 // Expect sizes the request-id index for inputs of this many bytes (about
@@ -201,7 +112,7 @@ func NewCorrelator(scope []string) *Correlator {
 // Prepare works out, on a reader's parallel worker, what Add would
 // otherwise compute on the one goroutine that correlates: each id's hash
 // and packed form, and whether the observation is plain or notable.
-func (c *Correlator) Prepare(b *Batch) {
+func (c *Correlator) Prepare(b *model.Batch) {
 	pre, _ := b.Scratch.([]prepared)
 	pre = slices.Grow(pre[:0], len(b.Obs))[:len(b.Obs)]
 	for i := range b.Obs {
@@ -211,7 +122,7 @@ func (c *Correlator) Prepare(b *Batch) {
 }
 
 // Consume adds a prepared batch's observations, in order.
-func (c *Correlator) Consume(b *Batch) {
+func (c *Correlator) Consume(b *model.Batch) {
 	pre, _ := b.Scratch.([]prepared)
 	if len(pre) != len(b.Obs) {
 		c.Prepare(b)
@@ -232,7 +143,7 @@ const prefetchWindow = 128
 
 // prefetch touches the request-id index where a run of observations will
 // look (see hashIndex.touch); Prepare has hashed their ids already.
-func (c *Correlator) prefetch(obs []Observation, pre []prepared) {
+func (c *Correlator) prefetch(obs []model.Observation, pre []prepared) {
 	if len(obs) < 16 {
 		return // too few to be worth it
 	}
@@ -256,14 +167,14 @@ func (c *Correlator) prefetch(obs []Observation, pre []prepared) {
 
 // Add attributes one observation to its delivery. The observation is
 // copied; the caller may reuse it. Add may not be called after Set.
-func (c *Correlator) Add(o *Observation) {
+func (c *Correlator) Add(o *model.Observation) {
 	var p prepared
 	prepare(o, &p)
 	c.add(o, &p)
 }
 
 // add is Add with the observation's preparation done.
-func (c *Correlator) add(o *Observation, p *prepared) {
+func (c *Correlator) add(o *model.Observation, p *prepared) {
 	c.tiers[o.Tier>>6] |= 1 << (o.Tier & 63)
 	id := o.RequestID
 	synthetic := false
@@ -288,8 +199,8 @@ func (c *Correlator) add(o *Observation, p *prepared) {
 			synthetic = true
 		default:
 			if o.Effect {
-				c.orphans = append(c.orphans, cloneObservation(o))
-			} else if o.Tier < TierWorker {
+				c.orphans = append(c.orphans, o.Clone())
+			} else if o.Tier < model.TierWorker {
 				c.idless[o.Tier]++
 			}
 			return
@@ -324,7 +235,7 @@ func (c *Correlator) add(o *Observation, p *prepared) {
 	if t, ok := c.texts.id(o.Detail, o.Message); ok && p.plain && methodOK && sourceOK {
 		co.text = t
 	} else {
-		cp := cloneObservation(o)
+		cp := o.Clone()
 		cp.RequestID = c.arena.own(*c.rids.at(di))
 		full = int32(len(c.fulls))
 		c.fulls = append(c.fulls, cp)
@@ -405,7 +316,7 @@ type activityKey struct {
 }
 
 // learnActivity remembers which activity id ran an attempt of a type.
-func (c *Correlator) learnActivity(o *Observation) {
+func (c *Correlator) learnActivity(o *model.Observation) {
 	if o.ActivityType == "" {
 		return
 	}
@@ -420,7 +331,7 @@ func (c *Correlator) learnActivity(o *Observation) {
 
 // activityOf is the activity id of the attempt o's line is about, or its
 // type when no line of the attempt named the id (yet).
-func (c *Correlator) activityOf(o *Observation) string {
+func (c *Correlator) activityOf(o *model.Observation) string {
 	if id, ok := c.activities[activityKey{o.WorkflowID, o.RunID, o.ActivityType, o.Attempt}]; ok {
 		return id
 	}
@@ -449,7 +360,7 @@ func (c *Correlator) deliveryKey(d *cdelivery) string {
 
 // sameTierTwice reports whether the delivery already had an observation at
 // tier: a request id seen twice by one tier may be reused.
-func (c *Correlator) sameTierTwice(d *cdelivery, t Tier, except int32) bool {
+func (c *Correlator) sameTierTwice(d *cdelivery, t model.Tier, except int32) bool {
 	for i := d.first; i >= 0 && i != except; i = c.obs.at(i).next {
 		if c.obs.at(i).tier == t {
 			return true
@@ -458,27 +369,21 @@ func (c *Correlator) sameTierTwice(d *cdelivery, t Tier, except int32) bool {
 	return false
 }
 
-// HashKey is the normalised identifier idem's canonical schema logs instead
-// of a raw key: "sha256:" and the first 16 hex digits of its SHA-256.
-func HashKey(key string) string {
-	sum := sha256.Sum256([]byte(key))
-	return "sha256:" + hex.EncodeToString(sum[:8])
-}
-
 // Set groups the deliveries into intents and orders everything. Intents
 // with one plain, answered delivery are counted but not built, unless
 // c.Build asks for them: nothing in them needs a look on its own, and they
 // are most of a big log.
-func (c *Correlator) Set(inputs []*Input) *Set {
-	s := &Set{Inputs: inputs, Orphans: c.orphans, Tiers: map[Tier]bool{}, c: c, Idless: map[Tier]int{}}
+func (c *Correlator) Set(inputs []*model.Input) *model.Set {
+	s := &model.Set{Inputs: inputs, Orphans: c.orphans, Tiers: map[model.Tier]bool{}, Idless: map[model.Tier]int{}}
+	st := &store{c: c}
 	for t, n := range c.idless {
 		if n > 0 {
-			s.Idless[Tier(t)] = n
+			s.Idless[model.Tier(t)] = n
 		}
 	}
 	for t := range 256 {
 		if c.tiers[t>>6]&(1<<(t&63)) != 0 {
-			s.Tiers[Tier(t)] = true
+			s.Tiers[model.Tier(t)] = true
 		}
 	}
 	// Reading is over: the request-id index is not needed any more; its
@@ -505,18 +410,18 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 	if needHashes {
 		for i := int32(0); i < nd; i++ {
 			if k := c.deliveryKey(c.deliveries.at(i)); k != "" {
-				hashToKey[HashKey(k)] = k
+				hashToKey[model.HashKey(k)] = k
 			}
 		}
 	}
 	var intents []cintent
 	if nd >= shardFrom && c.namedWhileRead() {
-		intents, s.intentCount = c.groupSharded(s, byIntent, dirty, nd)
+		intents, st.intents = c.groupSharded(s, byIntent, dirty, nd)
 	} else {
 		if dirty {
 			clear(byIntent.slots)
 		}
-		intents, s.intentCount = c.groupInOrder(s, byIntent, nd, hashToKey)
+		intents, st.intents = c.groupInOrder(s, byIntent, nd, hashToKey)
 	}
 	// First what the observations make worth a look, then what Build
 	// asks to compare with them: the losses are read from the built
@@ -530,18 +435,90 @@ func (c *Correlator) Set(inputs []*Input) *Set {
 	s.Intents = c.buildIntents(intents, built)
 	intents, built = c.markWanted(intents, s.Intents)
 	s.Intents = append(s.Intents, c.buildIntents(intents, built)...)
-	s.cintents = intents
+	st.cintents = intents
 	sortIntents(s.Intents)
+	s.Store = st
 	return s
+}
+
+// store is what a Set keeps of its correlator (see model.Store): the
+// intents it only counted, built when they are looked up.
+type store struct {
+	c        *Correlator
+	cintents []cintent
+	intents  int
+	// deliveries is how many the inputs held, kept when the store is
+	// released; until then it is worked out each time, since each
+	// intent built on demand may join a browser's entries to a trip.
+	deliveries int
+	released   bool
+}
+
+// Counts says how many intents, unkeyed deliveries and deliveries the
+// inputs hold.
+func (st *store) Counts() model.Counts {
+	n := model.Counts{Intents: st.intents, Unkeyed: st.c.unkeyedCount, Deliveries: st.deliveries}
+	if !st.released {
+		n.Deliveries = st.c.deliveries.len() - int(st.c.joined.Load())
+	}
+	return n
+}
+
+// Release drops the compact store: the rich objects own their memory.
+func (st *store) Release() {
+	if st.released {
+		return
+	}
+	st.deliveries = st.c.deliveries.len() - int(st.c.joined.Load())
+	st.c.release()
+	st.cintents, st.released = nil, true
+}
+
+// Find builds the intents that were only counted and whose key q
+// matches.
+func (st *store) Find(q *model.KeyQuery) []*model.Intent {
+	c := st.c
+	var out []*model.Intent
+	for i := range st.cintents {
+		ci := &st.cintents[i]
+		if !ci.interesting && q.Match(c.intentKey(ci)) {
+			out = append(out, c.intent(ci, nil))
+		}
+	}
+	// Single deliveries carry a raw key: compare it as stored, packed,
+	// rather than unpack a million keys.
+	var packs [len(q.Forms)]packed
+	for i, f := range q.Forms {
+		packs[i] = pack(f)
+	}
+	for di := int32(0); di < int32(c.deliveries.len()); di++ {
+		if !c.singles.has(di) {
+			continue
+		}
+		d := c.deliveries.at(di)
+		ref := c.deliveryKeyRef(d)
+		found := q.ByHash && model.HashKey(c.arena.get(ref)) == q.Key
+		for i, f := range q.Forms {
+			if found || c.arena.is(ref, f, packs[i]) {
+				found = true
+				break
+			}
+		}
+		if found {
+			ci := cintent{extra: -1, first: di, last: di, n: 1}
+			out = append(out, c.intent(&ci, nil))
+		}
+	}
+	return out
 }
 
 // buildIntents builds the compact intents at idx, side by side: building
 // reads the store only. It returns nil for none.
-func (c *Correlator) buildIntents(intents []cintent, idx []int32) []*Intent {
+func (c *Correlator) buildIntents(intents []cintent, idx []int32) []*model.Intent {
 	if len(idx) == 0 {
 		return nil
 	}
-	out := written(make([]*Intent, len(idx)))
+	out := written(make([]*model.Intent, len(idx)))
 	var touched atomic.Uint64
 	inParallel(len(idx), func(lo, hi int) {
 		var s slab
@@ -563,12 +540,12 @@ func (c *Correlator) buildIntents(intents []cintent, idx []int32) []*Intent {
 // touchAhead is how many intents ahead buildIntents reads the first line.
 const touchAhead = 4
 
-func sortIntents(intents []*Intent) {
+func sortIntents(intents []*model.Intent) {
 	// Each start is worked out once (a walk over the deliveries), not at
 	// every comparison; the two halves are sorted side by side and merged,
 	// the first half's first among equals, as one stable sort would.
 	type keyed struct {
-		in    *Intent
+		in    *model.Intent
 		start time.Time
 	}
 	all := make([]keyed, len(intents))
@@ -632,11 +609,11 @@ func (c *Correlator) release() {
 }
 
 // delivery builds the rich form of delivery i, from s when it is not nil.
-func (c *Correlator) delivery(i int32, key string, s *slab) *Delivery {
+func (c *Correlator) delivery(i int32, key string, s *slab) *model.Delivery {
 	cd := c.deliveries.at(i)
 	d := s.delivery()
 	rid := s.own(&c.arena, *c.rids.at(i))
-	*d = Delivery{RequestID: rid, Synthetic: cd.synthetic, KeyHash: s.own(&c.arena, c.keyHash(i))}
+	*d = model.Delivery{RequestID: rid, Synthetic: cd.synthetic, KeyHash: s.own(&c.arena, c.keyHash(i))}
 	kept := s.ends(0, MaxObservationsBuilt)
 	for j := cd.first; j >= 0; j = c.obs.at(j).next {
 		d.Total++
@@ -688,7 +665,7 @@ func (e *ends[T]) items() []T {
 
 // intent builds the rich form of a compact intent, from s when it is not
 // nil.
-func (c *Correlator) intent(ci *cintent, s *slab) *Intent {
+func (c *Correlator) intent(ci *cintent, s *slab) *model.Intent {
 	key := ""
 	if k := c.intentKeyRef(ci); k != 0 {
 		key = s.own(&c.arena, k)
@@ -697,7 +674,7 @@ func (c *Correlator) intent(ci *cintent, s *slab) *Intent {
 	}
 	scope := s.clone(c.intentScope(ci))
 	in := s.intent()
-	*in = Intent{ID: key, Key: key, Scope: scope}
+	*in = model.Intent{ID: key, Key: key, Scope: scope}
 	if scope != "" {
 		in.ID = scope + "|" + key
 	}
@@ -716,7 +693,7 @@ func (c *Correlator) intent(ci *cintent, s *slab) *Intent {
 	}
 	// slices' sort: sort.SliceStable's reflection and allocation, once
 	// for each of tens of thousands of intents, cost more than the sorts.
-	slices.SortStableFunc(in.Deliveries, func(a, b *Delivery) int { return a.Start().Compare(b.Start()) })
+	slices.SortStableFunc(in.Deliveries, func(a, b *model.Delivery) int { return a.Start().Compare(b.Start()) })
 	if n := joinByKey(in); n > 0 {
 		c.joined.Add(int64(n))
 	}
@@ -733,23 +710,23 @@ const KeyJoinWindow = 5 * time.Second
 // delivery of the same key, method and route whose start is nearest
 // within KeyJoinWindow and that no client line joined yet. It returns how
 // many it joined.
-func joinByKey(in *Intent) int {
-	var entries, trips []*Delivery
+func joinByKey(in *model.Intent) int {
+	var entries, trips []*model.Delivery
 	for _, d := range in.Deliveries {
 		switch {
-		case d.Synthetic && d.Edge() != nil && d.Edge().Tier == TierClient && len(d.Observations) == 1:
+		case d.Synthetic && d.Edge() != nil && d.Edge().Tier == model.TierClient && len(d.Observations) == 1:
 			entries = append(entries, d)
-		case !d.Synthetic && d.At(TierClient) == nil:
+		case !d.Synthetic && d.At(model.TierClient) == nil:
 			trips = append(trips, d)
 		}
 	}
 	if len(entries) == 0 || len(trips) == 0 {
 		return 0
 	}
-	used := map[*Delivery]bool{}
-	gone := map[*Delivery]bool{}
+	used := map[*model.Delivery]bool{}
+	gone := map[*model.Delivery]bool{}
 	for _, e := range entries {
-		var best *Delivery
+		var best *model.Delivery
 		var bestGap time.Duration
 		for _, t := range trips {
 			if used[t] || t.Method() != e.Method() || t.Route() != e.Route() {
@@ -789,7 +766,7 @@ func joinByKey(in *Intent) int {
 // already built: the follow-ups of the built intents' losses, and the keys
 // Build.Key accepts. Single deliveries among them become intents,
 // appended. It returns the intents and the indexes of those it marked.
-func (c *Correlator) markWanted(intents []cintent, built []*Intent) ([]cintent, []int32) {
+func (c *Correlator) markWanted(intents []cintent, built []*model.Intent) ([]cintent, []int32) {
 	if c.Build.All {
 		return intents, nil // nothing is left to mark
 	}
@@ -901,7 +878,7 @@ func clientBit(raw string, kind int) uint64 {
 
 // followUps gathers the losses of the built intents as their readers
 // see them, or returns nil when there is nothing to follow.
-func (c *Correlator) followUps(built []*Intent) *followUps {
+func (c *Correlator) followUps(built []*model.Intent) *followUps {
 	if c.Build.FollowUp <= 0 {
 		return nil
 	}
@@ -1017,7 +994,7 @@ func (f *followUps) follows(c *Correlator, d *cdelivery, buf []byte) bool {
 		client, method, route, start = first, first, first, first
 		first = -1 // nothing left to walk
 	}
-	var ct, mt, rt, st Tier
+	var ct, mt, rt, st model.Tier
 	for j := first; j >= 0; j = c.obs.at(j).next {
 		co := c.obs.at(j)
 		var hasClient, hasMethod, hasRoute, hasTime bool
@@ -1153,15 +1130,15 @@ func (c *Correlator) compactScope(d *cdelivery) string {
 		}
 		return ""
 	}
-	var obs []*Observation
+	var obs []*model.Observation
 	for j := d.first; j >= 0; j = c.obs.at(j).next {
 		obs = append(obs, c.materialize(j, "", nil))
 	}
 	sortObservations(obs)
-	return c.scopeOf(&Delivery{Observations: obs})
+	return c.scopeOf(&model.Delivery{Observations: obs})
 }
 
-func (c *Correlator) scopeOf(d *Delivery) string {
+func (c *Correlator) scopeOf(d *model.Delivery) string {
 	var parts []string
 	for _, o := range d.Observations {
 		if o.Scope != "" {
@@ -1180,280 +1157,11 @@ func (c *Correlator) scopeOf(d *Delivery) string {
 
 // sortObservations orders a delivery's observations by tier, then time,
 // then source order.
-func sortObservations(obs []*Observation) {
-	slices.SortStableFunc(obs, func(a, b *Observation) int {
+func sortObservations(obs []*model.Observation) {
+	slices.SortStableFunc(obs, func(a, b *model.Observation) int {
 		if a.Tier != b.Tier {
 			return cmp.Compare(a.Tier, b.Tier)
 		}
 		return a.Time.Compare(b.Time)
 	})
-}
-
-// Start is when the delivery began, as seen by its outermost tier.
-func (d *Delivery) Start() time.Time {
-	for _, o := range d.Observations {
-		if !o.Time.IsZero() {
-			return o.Time
-		}
-	}
-	return time.Time{}
-}
-
-// At returns the first observation of tier t, or nil.
-func (d *Delivery) At(t Tier) *Observation {
-	for _, o := range d.Observations {
-		if o.Tier == t {
-			return o
-		}
-	}
-	return nil
-}
-
-// Edge is the observation of the outermost tier: what the caller saw.
-func (d *Delivery) Edge() *Observation {
-	if len(d.Observations) == 0 {
-		return nil
-	}
-	return d.Observations[0]
-}
-
-// Method is the delivery's HTTP method, from whichever tier logged it.
-func (d *Delivery) Method() string {
-	for _, o := range d.Observations {
-		if o.Method != "" {
-			return o.Method
-		}
-	}
-	return ""
-}
-
-// Route is the delivery's route, from whichever tier logged it.
-func (d *Delivery) Route() string {
-	for _, o := range d.Observations {
-		if o.Route != "" {
-			return o.Route
-		}
-	}
-	return ""
-}
-
-// Client names who sent the delivery, where a tier logged it.
-func (d *Delivery) Client() string {
-	for _, o := range d.Observations {
-		if o.Client != "" {
-			return o.Client
-		}
-	}
-	return ""
-}
-
-// Fingerprints returns the fingerprint each tier logged or that was
-// computed from its body. Fingerprints are compared only within one tier:
-// a server's own hash and idem's canonical hash of the same body differ.
-func (d *Delivery) Fingerprints() map[Tier]string {
-	var m map[Tier]string
-	for _, o := range d.Observations {
-		if o.Fingerprint == "" {
-			continue
-		}
-		if m == nil {
-			m = map[Tier]string{}
-		}
-		if _, ok := m[o.Tier]; !ok {
-			m[o.Tier] = o.Fingerprint
-		}
-	}
-	return m
-}
-
-// Fingerprint returns one fingerprint for display: the innermost tier's.
-func (d *Delivery) Fingerprint() string {
-	for i := len(d.Observations) - 1; i >= 0; i-- {
-		if fp := d.Observations[i].Fingerprint; fp != "" {
-			return fp
-		}
-	}
-	return ""
-}
-
-// Effects returns the effect observations of the delivery.
-func (d *Delivery) Effects() []*Observation {
-	var out []*Observation
-	for _, o := range d.Observations {
-		if o.Effect {
-			out = append(out, o)
-		}
-	}
-	return out
-}
-
-// ServerStatus is the status the innermost tier that answered logged.
-func (d *Delivery) ServerStatus() (int, *Observation) {
-	for i := len(d.Observations) - 1; i >= 0; i-- {
-		o := d.Observations[i]
-		if o.Status > 0 && o.Tier >= TierProxy && !o.Outcome.Lost() {
-			return o.Status, o
-		}
-	}
-	return 0, nil
-}
-
-// Decision is the dedup decision a tier logged, if any.
-func (d *Delivery) Decision() (string, *Observation) {
-	for _, o := range d.Observations {
-		if o.Decision != "" {
-			return o.Decision, o
-		}
-	}
-	return "", nil
-}
-
-// ResultID is the result id any tier logged for this delivery.
-func (d *Delivery) ResultID() string {
-	for i := len(d.Observations) - 1; i >= 0; i-- {
-		if r := d.Observations[i].ResultID; r != "" {
-			return r
-		}
-	}
-	return ""
-}
-
-// Lost returns the observation where the response went missing: the
-// outermost tier whose outcome says the response did not arrive. A client
-// or proxy is the best witness; a server that logged losing its own
-// response (a broken pipe, a dropped connection) is the next best.
-func (d *Delivery) Lost() *Observation {
-	for _, o := range d.Observations {
-		if o.Tier <= TierProxy && o.Outcome.Lost() {
-			return o
-		}
-	}
-	for _, o := range d.Observations {
-		if o.Tier == TierServer && o.Outcome.Lost() {
-			return o
-		}
-	}
-	return nil
-}
-
-// Start is when the intent's first delivery began.
-func (in *Intent) Start() time.Time {
-	var t time.Time
-	for _, d := range in.Deliveries {
-		if s := d.Start(); !s.IsZero() && (t.IsZero() || s.Before(t)) {
-			t = s
-		}
-	}
-	return t
-}
-
-// Effects returns every effect observation of the intent.
-func (in *Intent) Effects() []*Observation {
-	var out []*Observation
-	for _, d := range in.Deliveries {
-		out = append(out, d.Effects()...)
-	}
-	return out
-}
-
-// FindIntent returns the intent for key (matching the raw key, or the
-// hash form), or nil.
-func (s *Set) FindIntent(key string) []*Intent {
-	key = NormalizeKey(key)
-	hashed := HashKey(key)
-	// The forms under which the key may have been stored: raw, or known
-	// only by hash (either way round).
-	forms := []string{key, "hash:" + key, hashed, "hash:" + hashed}
-	// A hash given for a key some input logged raw: the server logs
-	// sha256:…, the HAR the key itself.
-	byHash := strings.HasPrefix(key, "sha256:")
-	match := func(k string) bool {
-		return slices.Contains(forms, k) || byHash && !strings.HasPrefix(k, "hash:") && HashKey(k) == key
-	}
-	var out []*Intent
-	for _, in := range s.Intents {
-		if match(in.Key) {
-			out = append(out, in)
-		}
-	}
-	if s.c == nil {
-		sortIntents(out)
-		return out
-	}
-	// Intents that were only counted are built on demand.
-	for i := range s.cintents {
-		ci := &s.cintents[i]
-		if !ci.interesting && match(s.c.intentKey(ci)) {
-			out = append(out, s.c.intent(ci, nil))
-		}
-	}
-	// Single deliveries carry a raw key: compare it as stored, packed,
-	// rather than unpack a million keys.
-	packs := make([]packed, len(forms))
-	for i, f := range forms {
-		packs[i] = pack(f)
-	}
-	for di := int32(0); di < int32(s.c.deliveries.len()); di++ {
-		if !s.c.singles.has(di) {
-			continue
-		}
-		d := s.c.deliveries.at(di)
-		ref := s.c.deliveryKeyRef(d)
-		found := byHash && HashKey(s.c.arena.get(ref)) == key
-		for i, f := range forms {
-			if found || s.c.arena.is(ref, f, packs[i]) {
-				found = true
-				break
-			}
-		}
-		if found {
-			ci := cintent{extra: -1, first: di, last: di, n: 1}
-			out = append(out, s.c.intent(&ci, nil))
-		}
-	}
-	sortIntents(out)
-	return out
-}
-
-// Related returns intents under other keys whose deliveries share a
-// fingerprint (at the same tier) with in: candidates for a retry that did
-// not carry the first key.
-func (s *Set) Related(in *Intent) []*Intent {
-	mine := map[string]bool{}
-	for _, d := range in.Deliveries {
-		for t, fp := range d.Fingerprints() {
-			mine[t.String()+fp] = true
-		}
-	}
-	if len(mine) == 0 {
-		return nil
-	}
-	var out []*Intent
-	for _, other := range s.Intents {
-		if other == in {
-			continue
-		}
-	found:
-		for _, d := range other.Deliveries {
-			for t, fp := range d.Fingerprints() {
-				if mine[t.String()+fp] {
-					out = append(out, other)
-					break found
-				}
-			}
-		}
-	}
-	return out
-}
-
-// cloneObservation copies o with strings of its own, so that keeping it
-// does not keep the line buffer its strings point into.
-func cloneObservation(o *Observation) *Observation {
-	cp := *o
-	for _, f := range []*string{&cp.Format, &cp.Method, &cp.Route, &cp.Detail, &cp.RequestID, &cp.Key, &cp.KeyHash, &cp.Scope,
-		&cp.Decision, &cp.State, &cp.Fingerprint, &cp.ResultID, &cp.Client, &cp.WorkflowID, &cp.RunID, &cp.ActivityID,
-		&cp.ActivityType, &cp.Message, &cp.Labels, &cp.Source.File} {
-		*f = strings.Clone(*f)
-	}
-	return &cp
 }

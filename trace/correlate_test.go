@@ -6,14 +6,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tidwall/gjson"
+	"github.com/idem-cli/idem/model"
 )
 
 func TestHashOnlyDeliveriesJoinTheirIntent(t *testing.T) {
 	c := NewCorrelator(nil)
-	c.Add(&Observation{Tier: TierProxy, RequestID: "a", Key: "k"})
-	c.Add(&Observation{Tier: TierServer, RequestID: "b", KeyHash: HashKey("k")})
-	c.Add(&Observation{Tier: TierServer, RequestID: "c", KeyHash: "sha256:unknown"})
+	c.Add(&model.Observation{Tier: model.TierProxy, RequestID: "a", Key: "k"})
+	c.Add(&model.Observation{Tier: model.TierServer, RequestID: "b", KeyHash: model.HashKey("k")})
+	c.Add(&model.Observation{Tier: model.TierServer, RequestID: "c", KeyHash: "sha256:unknown"})
 	set := c.Set(nil)
 	if len(set.Intents) != 2 || len(set.Intents[0].Deliveries)+len(set.Intents[1].Deliveries) != 3 {
 		t.Fatalf("intents %+v", set.Intents)
@@ -33,46 +33,17 @@ func TestHashOnlyDeliveriesJoinTheirIntent(t *testing.T) {
 
 func TestScopeSeparatesIntents(t *testing.T) {
 	c := NewCorrelator([]string{"route"})
-	c.Add(&Observation{Tier: TierServer, RequestID: "a", Key: "k", Route: "/v1/orders"})
-	c.Add(&Observation{Tier: TierServer, RequestID: "b", Key: "k", Route: "/v1/refunds"})
+	c.Add(&model.Observation{Tier: model.TierServer, RequestID: "a", Key: "k", Route: "/v1/orders"})
+	c.Add(&model.Observation{Tier: model.TierServer, RequestID: "b", Key: "k", Route: "/v1/refunds"})
 	if set := c.Set(nil); set.IntentCount() != 2 {
 		t.Fatalf("route scope: %d intents, want 2", set.IntentCount())
 	}
 	c = NewCorrelator(nil)
-	c.Add(&Observation{Tier: TierServer, RequestID: "a", Key: "k", Route: "/v1/orders"})
-	c.Add(&Observation{Tier: TierServer, RequestID: "b", Key: "k", Route: "/v1/refunds"})
+	c.Add(&model.Observation{Tier: model.TierServer, RequestID: "a", Key: "k", Route: "/v1/orders"})
+	c.Add(&model.Observation{Tier: model.TierServer, RequestID: "b", Key: "k", Route: "/v1/refunds"})
 	if set := c.Set(nil); set.IntentCount() != 1 || len(set.Intents) != 1 {
 		t.Fatalf("key scope: %d intents, want 1 (built, since it has two deliveries)", set.IntentCount())
 	}
-}
-
-func TestFingerprintIsCanonical(t *testing.T) {
-	a := Fingerprint([]byte(`{"b":1, "a":{"y":[1,2],"x":"s"}}`))
-	b := Fingerprint([]byte(`{"a":{"x":"s","y":[1,2]},"b":1}`))
-	c := Fingerprint([]byte(`{"a":{"x":"s","y":[2,1]},"b":1}`))
-	if a != b {
-		t.Errorf("key order changed the fingerprint")
-	}
-	if a == c {
-		t.Errorf("array order did not change the fingerprint")
-	}
-	if got := string(CanonicalJSON(gjson.Parse(`{"z":"<&>","a":1.50}`))); got != `{"a":1.50,"z":"<&>"}` {
-		t.Errorf("canonical form %s", got)
-	}
-}
-
-func FuzzFingerprint(f *testing.F) {
-	f.Add([]byte(`{"b":1,"a":[1,{"c":null}]}`))
-	f.Add([]byte(`not json`))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		fp := Fingerprint(body)
-		if len(fp) != len("sha256:")+64 {
-			t.Fatalf("fingerprint %q", fp)
-		}
-		if Fingerprint(body) != fp {
-			t.Fatal("not deterministic")
-		}
-	})
 }
 
 // TestSingleDeliveriesBecomeIntentsWhenJoined covers the plain intents
@@ -82,14 +53,14 @@ func TestSingleDeliveriesBecomeIntentsWhenJoined(t *testing.T) {
 	c := NewCorrelator(nil)
 	at := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 	add := func(rid, key, keyHash string, sec int) {
-		c.Add(&Observation{Tier: TierServer, RequestID: rid, Key: key, KeyHash: keyHash, Method: "POST", Route: "/v1/x",
+		c.Add(&model.Observation{Tier: model.TierServer, RequestID: rid, Key: key, KeyHash: keyHash, Method: "POST", Route: "/v1/x",
 			Status: 201, Time: at.Add(time.Duration(sec) * time.Second)})
 	}
 	add("a", "k1", "", 0)
 	add("b", "k2", "", 1)
 	add("e", "k3", "", 2)
 	add("c", "k1", "", 3)
-	add("d", "", HashKey("k3"), 4)
+	add("d", "", model.HashKey("k3"), 4)
 	set := c.Set(nil)
 	if set.IntentCount() != 3 {
 		t.Errorf("%d intents, want 3", set.IntentCount())
@@ -138,14 +109,14 @@ func TestEndsKeepsTheFirstAndLastHalves(t *testing.T) {
 // intent, built or not.
 func TestFindIntentByTheHashOfARawKey(t *testing.T) {
 	c := NewCorrelator(nil)
-	c.Add(&Observation{Tier: TierClient, RequestID: "a", Key: "k-raw", Method: "POST", Route: "/x", Status: 201, Outcome: OutcomeOK})
-	c.Add(&Observation{Tier: TierClient, RequestID: "b", Key: "k-other", Method: "POST", Route: "/x", Status: 201, Outcome: OutcomeOK})
+	c.Add(&model.Observation{Tier: model.TierClient, RequestID: "a", Key: "k-raw", Method: "POST", Route: "/x", Status: 201, Outcome: model.OutcomeOK})
+	c.Add(&model.Observation{Tier: model.TierClient, RequestID: "b", Key: "k-other", Method: "POST", Route: "/x", Status: 201, Outcome: model.OutcomeOK})
 	set := c.Set(nil)
-	got := set.FindIntent(HashKey("k-raw"))
+	got := set.FindIntent(model.HashKey("k-raw"))
 	if len(got) != 1 || got[0].Key != "k-raw" {
 		t.Fatalf("FindIntent(hash) = %v", got)
 	}
-	if got := set.FindIntent(HashKey("nope")); len(got) != 0 {
+	if got := set.FindIntent(model.HashKey("nope")); len(got) != 0 {
 		t.Errorf("a hash of no key found %v", got)
 	}
 }
@@ -158,17 +129,17 @@ func TestFindIntentByTheHashOfARawKey(t *testing.T) {
 func TestBrowserEntriesJoinByKey(t *testing.T) {
 	at := time.Date(2026, 11, 30, 9, 14, 2, 0, time.UTC)
 	c := NewCorrelator(nil)
-	add := func(tier Tier, rid string, sec float64, status int, outcome Outcome, line int) {
-		c.Add(&Observation{Tier: tier, RequestID: rid, Key: "k-1", Method: "POST", Route: "/v1/orders", Status: status, Outcome: outcome,
-			Time: at.Add(time.Duration(sec * float64(time.Second))), Source: Source{File: tier.String(), Line: line}})
+	add := func(tier model.Tier, rid string, sec float64, status int, outcome model.Outcome, line int) {
+		c.Add(&model.Observation{Tier: tier, RequestID: rid, Key: "k-1", Method: "POST", Route: "/v1/orders", Status: status, Outcome: outcome,
+			Time: at.Add(time.Duration(sec * float64(time.Second))), Source: model.Source{File: tier.String(), Line: line}})
 	}
-	add(TierClient, "", 0, 0, OutcomeTimeout, 10)         // the first try: the browser gave up
-	add(TierClient, "", 3.8, 201, OutcomeOK, 77)          // the retry
-	add(TierProxy, "n-1", 0.4, 0, OutcomeClientClosed, 1) // the browser's clock is 0.4 s behind
-	add(TierServer, "n-1", 0.41, 201, OutcomeOK, 1)
-	add(TierProxy, "n-2", 4.2, 201, OutcomeOK, 2)
-	add(TierServer, "n-2", 4.21, 201, OutcomeOK, 2)
-	add(TierClient, "", 600, 201, OutcomeOK, 140) // ten minutes later: no trip to join
+	add(model.TierClient, "", 0, 0, model.OutcomeTimeout, 10)         // the first try: the browser gave up
+	add(model.TierClient, "", 3.8, 201, model.OutcomeOK, 77)          // the retry
+	add(model.TierProxy, "n-1", 0.4, 0, model.OutcomeClientClosed, 1) // the browser's clock is 0.4 s behind
+	add(model.TierServer, "n-1", 0.41, 201, model.OutcomeOK, 1)
+	add(model.TierProxy, "n-2", 4.2, 201, model.OutcomeOK, 2)
+	add(model.TierServer, "n-2", 4.21, 201, model.OutcomeOK, 2)
+	add(model.TierClient, "", 600, 201, model.OutcomeOK, 140) // ten minutes later: no trip to join
 	set := c.Set(nil)
 	in := set.FindIntent("k-1")
 	if len(in) != 1 {
@@ -185,7 +156,7 @@ func TestBrowserEntriesJoinByKey(t *testing.T) {
 	if want := []string{"n-1:client,proxy,server", "n-2:client,proxy,server", "client@client:140:client"}; !slices.Equal(got, want) {
 		t.Errorf("deliveries %v, want %v", got, want)
 	}
-	if in[0].Deliveries[0].Lost() == nil || in[0].Deliveries[0].Lost().Outcome != OutcomeTimeout {
+	if in[0].Deliveries[0].Lost() == nil || in[0].Deliveries[0].Lost().Outcome != model.OutcomeTimeout {
 		t.Errorf("the first trip lost the browser's timeout")
 	}
 	if n := set.DeliveryCount(); n != 3 {

@@ -5,6 +5,8 @@ import (
 	"iter"
 	"strings"
 	"sync"
+
+	"github.com/idem-cli/idem/model"
 )
 
 // Grouping puts each keyed delivery into its intent: the deliveries that
@@ -128,8 +130,8 @@ func (gr *grouper) flush() {
 
 // unkeyed counts a delivery without a key, and builds it when it is worth
 // a look.
-func (c *Correlator) unkeyed(s *Set, i int32) {
-	s.unkeyedCount++
+func (c *Correlator) unkeyed(s *model.Set, i int32) {
+	c.unkeyedCount++
 	if d := c.deliveries.at(i); c.Build.All || d.interesting || d.synthetic {
 		s.Unkeyed = append(s.Unkeyed, c.delivery(i, "", nil))
 	}
@@ -138,7 +140,7 @@ func (c *Correlator) unkeyed(s *Set, i int32) {
 // groupInOrder groups deliveries [0, nd) on one goroutine, their names
 // worked out beside it. It returns the intents and how many there are,
 // singles included.
-func (c *Correlator) groupInOrder(s *Set, index hashIndex, nd int32, hashToKey map[string]string) ([]cintent, int) {
+func (c *Correlator) groupInOrder(s *model.Set, index hashIndex, nd int32, hashToKey map[string]string) ([]cintent, int) {
 	gr := newGrouper(c, index)
 	for run := range c.namedRuns(nd, hashToKey) {
 		for j := range run {
@@ -161,7 +163,7 @@ func (c *Correlator) groupInOrder(s *Set, index hashIndex, nd int32, hashToKey m
 // groupSharded groups deliveries [0, nd), named while read, on two
 // goroutines: each takes the names whose hash is odd or even, into its
 // half of index (which each empties first when it is dirty).
-func (c *Correlator) groupSharded(s *Set, index hashIndex, dirty bool, nd int32) ([]cintent, int) {
+func (c *Correlator) groupSharded(s *model.Set, index hashIndex, dirty bool, nd int32) ([]cintent, int) {
 	half := len(index.slots) / 2
 	var gs [2]*grouper
 	for k := range gs {

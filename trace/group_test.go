@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/idem-cli/idem/model"
 )
 
 // TestGroupingAcrossRuns checks that deliveries named in different runs
@@ -20,9 +22,9 @@ func TestGroupingAcrossRuns(t *testing.T) {
 	want := map[string]int{}
 	for i := range n {
 		key := fmt.Sprintf("k%d", i%keys)
-		o := &Observation{Tier: TierServer, RequestID: fmt.Sprintf("r%d", i), Status: 201}
+		o := &model.Observation{Tier: model.TierServer, RequestID: fmt.Sprintf("r%d", i), Status: 201}
 		if i%5 == 3 && i >= keys {
-			o.KeyHash = HashKey(key) // only the hash, after the raw key was seen
+			o.KeyHash = model.HashKey(key) // only the hash, after the raw key was seen
 		} else {
 			o.Key = key
 		}
@@ -82,7 +84,7 @@ func TestGroupingTwoWaysAlike(t *testing.T) {
 				}
 				// What the public view does not show: the compact intents
 				// in the order they were made, and the single deliveries.
-				for _, ci := range set.cintents {
+				for _, ci := range set.Store.(*store).cintents {
 					fmt.Fprintf(&b, "compact %d-%d %d %v\n", ci.first, ci.last, ci.n, ci.interesting)
 				}
 				for di := range int32(c.deliveries.len()) {
@@ -111,9 +113,9 @@ func TestGroupingTwoWaysAlike(t *testing.T) {
 // keys that recur (retries, reuse), keys packed and not, a proxy and a
 // server line for one request with the key on either or both, deliveries
 // without a key or without a request id, and statuses worth a look.
-func mixedObservations(seed uint64, n int) []Observation {
+func mixedObservations(seed uint64, n int) []model.Observation {
 	r := rand.New(rand.NewPCG(seed, 1))
-	var out []Observation
+	var out []model.Observation
 	for i := 0; len(out) < n; i++ {
 		var key string
 		switch r.IntN(5) {
@@ -131,8 +133,8 @@ func mixedObservations(seed uint64, n int) []Observation {
 		if r.IntN(20) == 0 {
 			rid = "" // a delivery named by its tier and line
 		}
-		o := Observation{Tier: TierProxy, RequestID: rid, Key: key, Method: "POST", Route: "/v1/pay", Status: status,
-			Client: fmt.Sprintf("10.0.0.%d", r.IntN(9)), Time: time.Unix(1700000000+int64(i/500), 0).UTC(), Source: Source{File: "p", Line: i}}
+		o := model.Observation{Tier: model.TierProxy, RequestID: rid, Key: key, Method: "POST", Route: "/v1/pay", Status: status,
+			Client: fmt.Sprintf("10.0.0.%d", r.IntN(9)), Time: time.Unix(1700000000+int64(i/500), 0).UTC(), Source: model.Source{File: "p", Line: i}}
 		if rid == "" && key == "" {
 			continue
 		}
@@ -140,7 +142,7 @@ func mixedObservations(seed uint64, n int) []Observation {
 			// The server's line of the same request: the key on one, the
 			// other or both.
 			s := o
-			s.Tier, s.Source = TierServer, Source{File: "s", Line: i}
+			s.Tier, s.Source = model.TierServer, model.Source{File: "s", Line: i}
 			switch r.IntN(3) {
 			case 0:
 				o.Key = ""
@@ -161,17 +163,17 @@ func mixedObservations(seed uint64, n int) []Observation {
 func TestSortIntentsAsOneStableSort(t *testing.T) {
 	for _, n := range []int{0, 1, 3, 2047, 2048, 5001} {
 		r := rand.New(rand.NewPCG(uint64(n), 2))
-		var in []*Intent
+		var in []*model.Intent
 		for i := range n {
-			o := &Observation{Time: time.Unix(1700000000+int64(r.IntN(20)), 0)}
+			o := &model.Observation{Time: time.Unix(1700000000+int64(r.IntN(20)), 0)}
 			if r.IntN(10) == 0 {
 				o.Time = time.Time{} // no start at all
 			}
 			id := fmt.Sprintf("k%d", r.IntN(30))
-			in = append(in, &Intent{ID: id, Key: fmt.Sprint(i), Deliveries: []*Delivery{{Observations: []*Observation{o}}}})
+			in = append(in, &model.Intent{ID: id, Key: fmt.Sprint(i), Deliveries: []*model.Delivery{{Observations: []*model.Observation{o}}}})
 		}
 		want := slices.Clone(in)
-		slices.SortStableFunc(want, func(a, b *Intent) int {
+		slices.SortStableFunc(want, func(a, b *model.Intent) int {
 			if c := a.Start().Compare(b.Start()); c != 0 {
 				return c
 			}

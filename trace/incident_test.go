@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/idem-cli/idem/ingest"
+	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/trace"
 )
 
 const incidentKey = "0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41"
 
-func loadIncident(t *testing.T) *trace.Set {
+func loadIncident(t *testing.T) *model.Set {
 	t.Helper()
 	paths, _ := filepath.Glob("../fixtures/incident/*")
 	c := trace.NewCorrelator(nil)
@@ -37,17 +38,17 @@ func TestIncidentCorrelatesAcrossTiers(t *testing.T) {
 	first, retry := in.Deliveries[0], in.Deliveries[1]
 	// Each delivery has the client, proxy and server tiers, in that order.
 	for _, d := range in.Deliveries {
-		var tiers []trace.Tier
+		var tiers []model.Tier
 		for _, o := range d.Observations {
 			if len(tiers) == 0 || tiers[len(tiers)-1] != o.Tier {
 				tiers = append(tiers, o.Tier)
 			}
 		}
-		if len(tiers) != 3 || tiers[0] != trace.TierClient || tiers[1] != trace.TierProxy || tiers[2] != trace.TierServer {
+		if len(tiers) != 3 || tiers[0] != model.TierClient || tiers[1] != model.TierProxy || tiers[2] != model.TierServer {
 			t.Errorf("delivery %s tiers %v", d.RequestID, tiers)
 		}
 	}
-	if first.Lost() == nil || first.Lost().Outcome != trace.OutcomeTimeout {
+	if first.Lost() == nil || first.Lost().Outcome != model.OutcomeTimeout {
 		t.Errorf("first delivery's loss not seen: %+v", first.Edge())
 	}
 	if retry.Lost() != nil {
@@ -57,10 +58,10 @@ func TestIncidentCorrelatesAcrossTiers(t *testing.T) {
 		t.Errorf("effects %+v", effects)
 	}
 	// The server logs only a hash of the key; it joined through the request id.
-	if first.KeyHash != trace.HashKey(incidentKey) {
-		t.Errorf("key hash %q, want %q", first.KeyHash, trace.HashKey(incidentKey))
+	if first.KeyHash != model.HashKey(incidentKey) {
+		t.Errorf("key hash %q, want %q", first.KeyHash, model.HashKey(incidentKey))
 	}
-	if got := set.FindIntent(trace.HashKey(incidentKey)); len(got) != 0 && got[0] != in {
+	if got := set.FindIntent(model.HashKey(incidentKey)); len(got) != 0 && got[0] != in {
 		t.Errorf("lookup by hash found another intent")
 	}
 	if len(set.Unkeyed) != 1 || set.Unkeyed[0].Method() != "GET" {

@@ -1,6 +1,10 @@
 package trace
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/idem-cli/idem/model"
+)
 
 // Fresh memory is written before anything reads it. A fresh page's first
 // access is otherwise often a read (the collector scans an object whole,
@@ -29,4 +33,4 @@ func written[T any](s []T) []T {
 
 // MakeObservations makes an empty slice with room for n observations,
 // its pages written: the reader's batches, which the parsers fill.
-func MakeObservations(n int) []Observation { return written(make([]Observation, 0, n)) }
+func MakeObservations(n int) []model.Observation { return written(make([]model.Observation, 0, n)) }

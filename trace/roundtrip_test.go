@@ -8,11 +8,13 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/idem-cli/idem/model"
 )
 
 // correlated adds o to a correlator that builds b and returns the
 // observation as the Set gives it back, found by its key.
-func correlated(t *testing.T, b Build, o *Observation) *Observation {
+func correlated(t *testing.T, b Build, o *model.Observation) *model.Observation {
 	t.Helper()
 	c := NewCorrelator(nil)
 	c.Build = b
@@ -22,7 +24,7 @@ func correlated(t *testing.T, b Build, o *Observation) *Observation {
 	if !b.All {
 		intents, unkeyed = set.FindIntent(o.Key), nil // a plain intent is built on demand
 	}
-	var found []*Observation
+	var found []*model.Observation
 	for _, in := range intents {
 		for _, d := range in.Deliveries {
 			found = append(found, d.Observations...)
@@ -38,7 +40,7 @@ func correlated(t *testing.T, b Build, o *Observation) *Observation {
 }
 
 // sameFacts compares what two observations say: every exported field.
-func sameFacts(t *testing.T, got, want *Observation) {
+func sameFacts(t *testing.T, got, want *model.Observation) {
 	t.Helper()
 	g, w := reflect.ValueOf(got).Elem(), reflect.ValueOf(want).Elem()
 	for i := range g.NumField() {
@@ -65,38 +67,38 @@ func TestNoRepresentationChangesAFact(t *testing.T) {
 	at := time.Date(2026, 11, 30, 14, 2, 17, 516_000_000, time.UTC)
 	tests := []struct {
 		name string
-		set  func(o *Observation)
+		set  func(o *model.Observation)
 	}{
-		{"plain", func(*Observation) {}},
-		{"4000 s request", func(o *Observation) { o.Duration = 4000 * time.Second }},
-		{"4000.001 s request", func(o *Observation) { o.Duration = 4000*time.Second + time.Millisecond }},
-		{"1.5 µs", func(o *Observation) { o.Duration = 1500 * time.Nanosecond }},
-		{"1 ns", func(o *Observation) { o.Duration = time.Nanosecond }},
-		{"2.5 s to the nanosecond", func(o *Observation) { o.Duration = 2*time.Second + 500_000_001 }},
-		{"20 minutes to the microsecond", func(o *Observation) { o.Duration = 20*time.Minute + time.Microsecond }},
-		{"a year", func(o *Observation) { o.Duration = 365 * 24 * time.Hour }},
-		{"the longest duration", func(o *Observation) { o.Duration = math.MaxInt64 }},
-		{"negative duration", func(o *Observation) { o.Duration = -time.Millisecond }},
-		{"line 3,000,000,000", func(o *Observation) { o.Source.Line = 3_000_000_000 }},
-		{"line 2^31-1", func(o *Observation) { o.Source.Line = math.MaxInt32 }},
-		{"status past int16", func(o *Observation) { o.Status = 40_000 }},
-		{"upstream status past int16", func(o *Observation) { o.UpstreamStatus = 70_201 }},
-		{"negative status", func(o *Observation) { o.Status = -40_000 }},
-		{"the epoch", func(o *Observation) { o.Time = time.Unix(0, 0).UTC() }},
-		{"before 1678", func(o *Observation) { o.Time = time.Date(1600, 1, 1, 0, 0, 0, 0, time.UTC) }},
-		{"after 2262", func(o *Observation) { o.Time = time.Date(3000, 1, 1, 0, 0, 0, 1, time.UTC) }},
-		{"in another zone", func(o *Observation) { o.Time = at.In(time.FixedZone("CET", 3600)) }},
-		{"no time", func(o *Observation) { o.Time = time.Time{} }},
-		{"a 70,000-byte key", func(o *Observation) { o.Key = strings.Repeat("k", 70_000) }},
-		{"a 70,000-byte route", func(o *Observation) { o.Route = "/" + strings.Repeat("r", 70_000) }},
-		{"a 70,000-byte client", func(o *Observation) { o.Client = strings.Repeat("c", 70_000) }},
-		{"a 70,000-byte request id", func(o *Observation) { o.RequestID = strings.Repeat("i", 70_000) }},
+		{"plain", func(*model.Observation) {}},
+		{"4000 s request", func(o *model.Observation) { o.Duration = 4000 * time.Second }},
+		{"4000.001 s request", func(o *model.Observation) { o.Duration = 4000*time.Second + time.Millisecond }},
+		{"1.5 µs", func(o *model.Observation) { o.Duration = 1500 * time.Nanosecond }},
+		{"1 ns", func(o *model.Observation) { o.Duration = time.Nanosecond }},
+		{"2.5 s to the nanosecond", func(o *model.Observation) { o.Duration = 2*time.Second + 500_000_001 }},
+		{"20 minutes to the microsecond", func(o *model.Observation) { o.Duration = 20*time.Minute + time.Microsecond }},
+		{"a year", func(o *model.Observation) { o.Duration = 365 * 24 * time.Hour }},
+		{"the longest duration", func(o *model.Observation) { o.Duration = math.MaxInt64 }},
+		{"negative duration", func(o *model.Observation) { o.Duration = -time.Millisecond }},
+		{"line 3,000,000,000", func(o *model.Observation) { o.Source.Line = 3_000_000_000 }},
+		{"line 2^31-1", func(o *model.Observation) { o.Source.Line = math.MaxInt32 }},
+		{"status past int16", func(o *model.Observation) { o.Status = 40_000 }},
+		{"upstream status past int16", func(o *model.Observation) { o.UpstreamStatus = 70_201 }},
+		{"negative status", func(o *model.Observation) { o.Status = -40_000 }},
+		{"the epoch", func(o *model.Observation) { o.Time = time.Unix(0, 0).UTC() }},
+		{"before 1678", func(o *model.Observation) { o.Time = time.Date(1600, 1, 1, 0, 0, 0, 0, time.UTC) }},
+		{"after 2262", func(o *model.Observation) { o.Time = time.Date(3000, 1, 1, 0, 0, 0, 1, time.UTC) }},
+		{"in another zone", func(o *model.Observation) { o.Time = at.In(time.FixedZone("CET", 3600)) }},
+		{"no time", func(o *model.Observation) { o.Time = time.Time{} }},
+		{"a 70,000-byte key", func(o *model.Observation) { o.Key = strings.Repeat("k", 70_000) }},
+		{"a 70,000-byte route", func(o *model.Observation) { o.Route = "/" + strings.Repeat("r", 70_000) }},
+		{"a 70,000-byte client", func(o *model.Observation) { o.Client = strings.Repeat("c", 70_000) }},
+		{"a 70,000-byte request id", func(o *model.Observation) { o.RequestID = strings.Repeat("i", 70_000) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := &Observation{Tier: TierProxy, Format: "nginx", Time: at, Duration: 6212 * time.Millisecond, Method: "POST",
-				Route: "/v1/transfers", Status: 201, UpstreamStatus: 201, Outcome: OutcomeOK, RequestID: "5a0c7e21",
-				Key: "c0ffee00", Client: "198.51.100.23", Source: Source{File: "nginx.jsonl", Line: 1}}
+			o := &model.Observation{Tier: model.TierProxy, Format: "nginx", Time: at, Duration: 6212 * time.Millisecond, Method: "POST",
+				Route: "/v1/transfers", Status: 201, UpstreamStatus: 201, Outcome: model.OutcomeOK, RequestID: "5a0c7e21",
+				Key: "c0ffee00", Client: "198.51.100.23", Source: model.Source{File: "nginx.jsonl", Line: 1}}
 			tt.set(o)
 			want := *o
 			// Built in full, and built on demand (a plain intent is not).
@@ -113,8 +115,8 @@ func TestLongIDsStayApart(t *testing.T) {
 	long := strings.Repeat("x", 70_000)
 	c := NewCorrelator(nil)
 	c.Build = Build{All: true}
-	c.Add(&Observation{Tier: TierServer, RequestID: long + "a", Key: long + "1", Status: 201})
-	c.Add(&Observation{Tier: TierServer, RequestID: long + "b", Key: long + "2", Status: 201})
+	c.Add(&model.Observation{Tier: model.TierServer, RequestID: long + "a", Key: long + "1", Status: 201})
+	c.Add(&model.Observation{Tier: model.TierServer, RequestID: long + "b", Key: long + "2", Status: 201})
 	set := c.Set(nil)
 	if set.DeliveryCount() != 2 || set.IntentCount() != 2 || len(set.Intents) != 2 {
 		t.Fatalf("%d deliveries, %d intents", set.DeliveryCount(), set.IntentCount())
@@ -172,7 +174,7 @@ func observationFields() (names []string, index [][]int) {
 			names, index = append(names, prefix+f.Name), append(index, idx)
 		}
 	}
-	walk(reflect.TypeFor[Observation](), "", nil)
+	walk(reflect.TypeFor[model.Observation](), "", nil)
 	return names, index
 }
 
@@ -184,10 +186,10 @@ func sample(t *testing.T, name string, typ reflect.Type) reflect.Value {
 		return reflect.ValueOf(time.Date(2026, 11, 30, 14, 2, 17, 123_456_789, time.UTC))
 	case reflect.TypeFor[time.Duration]():
 		return reflect.ValueOf(1500 * time.Nanosecond)
-	case reflect.TypeFor[Tier]():
-		return reflect.ValueOf(TierServer)
-	case reflect.TypeFor[Outcome]():
-		return reflect.ValueOf(OutcomeOK)
+	case reflect.TypeFor[model.Tier]():
+		return reflect.ValueOf(model.TierServer)
+	case reflect.TypeFor[model.Outcome]():
+		return reflect.ValueOf(model.OutcomeOK)
 	}
 	switch typ.Kind() {
 	case reflect.String:
@@ -202,7 +204,7 @@ func sample(t *testing.T, name string, typ reflect.Type) reflect.Value {
 }
 
 // TestObservationFieldLists ties together the code that lists the fields
-// of Observation by hand: cloneObservation copies every string, plain
+// of Observation by hand: Observation.Clone copies every string, plain
 // keeps compact only what cobs holds, materialize gives back each field,
 // and notable sees every field a plain answered request does not set. A
 // new field that one of them misses fails here.
@@ -210,17 +212,17 @@ func TestObservationFieldLists(t *testing.T) {
 	names, index := observationFields()
 	for i, name := range names {
 		t.Run(name, func(t *testing.T) {
-			o := &Observation{Tier: TierProxy, RequestID: "rid", Source: Source{File: "in.log", Line: 1}}
+			o := &model.Observation{Tier: model.TierProxy, RequestID: "rid", Source: model.Source{File: "in.log", Line: 1}}
 			field := reflect.ValueOf(o).Elem().FieldByIndex(index[i])
 			field.Set(sample(t, name, field.Type()))
 
-			cp := cloneObservation(o)
+			cp := o.Clone()
 			if !reflect.DeepEqual(cp, o) {
-				t.Errorf("cloneObservation: %+v, want %+v", cp, o)
+				t.Errorf("Clone: %+v, want %+v", cp, o)
 			}
 			if field.Kind() == reflect.String {
 				if got := reflect.ValueOf(cp).Elem().FieldByIndex(index[i]).String(); unsafe.StringData(got) == unsafe.StringData(field.String()) {
-					t.Errorf("cloneObservation shares the string of %s with the line", name)
+					t.Errorf("Clone shares the string of %s with the line", name)
 				}
 			}
 

@@ -3,6 +3,8 @@ package trace
 import (
 	"strings"
 	"unsafe"
+
+	"github.com/idem-cli/idem/model"
 )
 
 // slab hands out the rich objects of built intents from a few large
@@ -13,11 +15,11 @@ import (
 // full is left to what points into it, and a new one begun. A nil slab
 // allocates each object on its own, for the few built on demand.
 type slab struct {
-	intents      block[Intent]
-	deliveries   block[Delivery]
-	observations block[Observation]
-	delPtrs      block[*Delivery]
-	obsPtrs      block[*Observation]
+	intents      block[model.Intent]
+	deliveries   block[model.Delivery]
+	observations block[model.Observation]
+	delPtrs      block[*model.Delivery]
+	obsPtrs      block[*model.Observation]
 	strs         block[string]
 	text         []byte
 	// keep is reused by each build for what ends keeps of a delivery's
@@ -55,39 +57,39 @@ func (b *block[T]) slice(n int) []T {
 	return (*b)[lo : lo : lo+n]
 }
 
-func (s *slab) intent() *Intent {
+func (s *slab) intent() *model.Intent {
 	if s == nil {
-		return new(Intent)
+		return new(model.Intent)
 	}
 	return s.intents.one()
 }
 
-func (s *slab) delivery() *Delivery {
+func (s *slab) delivery() *model.Delivery {
 	if s == nil {
-		return new(Delivery)
+		return new(model.Delivery)
 	}
 	return s.deliveries.one()
 }
 
-func (s *slab) observation() *Observation {
+func (s *slab) observation() *model.Observation {
 	if s == nil {
-		return new(Observation)
+		return new(model.Observation)
 	}
 	return s.observations.one()
 }
 
 // observationList returns an empty slice with room for n pointers.
-func (s *slab) observationList(n int) []*Observation {
+func (s *slab) observationList(n int) []*model.Observation {
 	if s == nil {
-		return make([]*Observation, 0, n)
+		return make([]*model.Observation, 0, n)
 	}
 	return s.obsPtrs.slice(n)
 }
 
 // deliveryList returns an empty slice with room for n pointers.
-func (s *slab) deliveryList(n int) []*Delivery {
+func (s *slab) deliveryList(n int) []*model.Delivery {
 	if s == nil {
-		return make([]*Delivery, 0, n)
+		return make([]*model.Delivery, 0, n)
 	}
 	return s.delPtrs.slice(n)
 }

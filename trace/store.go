@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 	"unsafe"
+
+	"github.com/idem-cli/idem/model"
 )
 
 // The correlator's compact storage. Most lines of a big access log are
@@ -183,7 +185,7 @@ type prepared struct {
 var idSeed = maphash.MakeSeed()
 
 // prepare works out p for o.
-func prepare(o *Observation, p *prepared) {
+func prepare(o *model.Observation, p *prepared) {
 	// Field by field: a composite literal is built aside and copied.
 	simple := simple(o) // once: plain and notable both ask
 	p.method, p.routeID, p.plain, p.notable = methodCode(o.Method), idLike(o.Route), simple && fits(o), notableSimple(o, simple)
@@ -196,11 +198,6 @@ func prepare(o *Observation, p *prepared) {
 		p.name = uint32(nameSum("", p.key.stored(o.Key), int(p.key.kind)) >> 32)
 	}
 }
-
-// UsualMethod reports whether m is one of the methods most lines carry,
-// written in upper case as they are: the formats then return it as
-// logged.
-func UsualMethod(m string) bool { return methodCode(m) != 0 }
 
 // methodCode numbers the usual methods, 0 for others: the workers work it
 // out, so that the correlator looks a method up in a map only the first
@@ -521,8 +518,8 @@ type cobs struct {
 	status   int16
 	upstream int16
 	method   uint8 // Correlator.methods (the method is the pair's first string)
-	tier     Tier
-	outcome  Outcome
+	tier     model.Tier
+	outcome  model.Outcome
 	flags    uint8
 }
 
@@ -623,7 +620,7 @@ type intentExtra struct {
 // Detail and a Message from a small set of values, such as "499 client
 // closed request" or "request completed", are among them: see
 // Correlator.texts).
-func simple(o *Observation) bool {
+func simple(o *model.Observation) bool {
 	return o.Scope == "" && o.Decision == "" && o.State == "" && o.Fingerprint == "" &&
 		o.ResultID == "" && !o.Effect && o.Attempt == 0 && o.WorkflowID == "" && o.RunID == "" &&
 		o.ActivityID == "" && o.ActivityType == "" && o.KeyHash == "" && o.Labels == "" && o.Source.Entry == 0
@@ -633,7 +630,7 @@ func simple(o *Observation) bool {
 // field's range (a status beyond int16, a line past 2^31, a duration
 // packDuration cannot hold, a time outside int64 nanoseconds or away from
 // UTC) keeps the observation whole instead of changing what it says.
-func fits(o *Observation) bool {
+func fits(o *model.Observation) bool {
 	_, ok := packDuration(o.Duration)
 	return ok && int(int16(o.Status)) == o.Status && int(int16(o.UpstreamStatus)) == o.UpstreamStatus &&
 		int(int32(o.Source.Line)) == o.Source.Line && timeFits(o.Time)
@@ -691,27 +688,27 @@ func unpackDuration(v uint32) time.Duration {
 
 // notable reports whether an observation makes its delivery worth a rule's
 // look on its own: anything but a plain, answered request.
-func notable(o *Observation) bool { return notableSimple(o, simple(o)) }
+func notable(o *model.Observation) bool { return notableSimple(o, simple(o)) }
 
 // notableSimple is notable for an o whose simple(o) is known.
-func notableSimple(o *Observation, simple bool) bool {
-	return !simple || o.Detail != "" || o.Message != "" || o.Outcome.Lost() || o.Outcome == OutcomeNotDelivered || o.Status >= 400 ||
+func notableSimple(o *model.Observation, simple bool) bool {
+	return !simple || o.Detail != "" || o.Message != "" || o.Outcome.Lost() || o.Outcome == model.OutcomeNotDelivered || o.Status >= 400 ||
 		o.UpstreamStatus >= 400 || o.Replayed || o.RetryAfter
 }
 
 // materialize rebuilds a full Observation from a compact one.
-func (c *Correlator) materialize(i int32, rid string, s *slab) *Observation {
+func (c *Correlator) materialize(i int32, rid string, s *slab) *model.Observation {
 	co := c.obs.at(i)
 	if f := c.full(i); f >= 0 {
 		return c.fulls[f]
 	}
 	src, text := c.sources.list[co.source], c.texts.list[co.text]
 	o := s.observation()
-	*o = Observation{Tier: co.tier, Format: src[0], Duration: unpackDuration(co.dur),
+	*o = model.Observation{Tier: co.tier, Format: src[0], Duration: unpackDuration(co.dur),
 		Method: c.methods.list[co.method][0], Route: s.own(&c.arena, co.route), Status: int(co.status), UpstreamStatus: int(co.upstream),
 		Outcome: co.outcome, RequestID: rid, Key: s.own(&c.arena, co.key), Client: s.own(&c.arena, co.client),
 		Detail: text[0], Message: text[1], Replayed: co.flags&flagReplayed != 0, RetryAfter: co.flags&flagRetryAfter != 0,
-		Source: Source{File: src[1], Line: int(co.line)}}
+		Source: model.Source{File: src[1], Line: int(co.line)}}
 	if co.time != 0 {
 		o.Time = time.Unix(0, co.time).UTC()
 	}

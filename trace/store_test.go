@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/idem-cli/idem/model"
 )
 
 func TestArenaRoundTrip(t *testing.T) {
@@ -167,7 +169,7 @@ func TestDetailsStayExactPastTheTable(t *testing.T) {
 	c := NewCorrelator(nil)
 	n := maxTexts + 500
 	for i := 0; i < n; i++ {
-		c.Add(&Observation{Tier: TierProxy, RequestID: "r-" + strconv.Itoa(i), Key: "k-" + strconv.Itoa(i), Method: "POST",
+		c.Add(&model.Observation{Tier: model.TierProxy, RequestID: "r-" + strconv.Itoa(i), Key: "k-" + strconv.Itoa(i), Method: "POST",
 			Route: "/v1/x", Status: 502, Detail: "detail " + strconv.Itoa(i%(maxTexts+100))})
 	}
 	set := c.Set(nil)
@@ -190,8 +192,8 @@ func TestDetailsStayExactPastTheTable(t *testing.T) {
 func TestManyMethodsStayExact(t *testing.T) {
 	c := NewCorrelator(nil)
 	for i := 0; i < 300; i++ {
-		c.Add(&Observation{Tier: TierProxy, Format: "nginx", RequestID: "r-" + strconv.Itoa(i), Key: "k-" + strconv.Itoa(i),
-			Method: "M" + strconv.Itoa(i), Route: "/v1/x", Status: 502, Source: Source{File: "f" + strconv.Itoa(i%3), Line: i}})
+		c.Add(&model.Observation{Tier: model.TierProxy, Format: "nginx", RequestID: "r-" + strconv.Itoa(i), Key: "k-" + strconv.Itoa(i),
+			Method: "M" + strconv.Itoa(i), Route: "/v1/x", Status: 502, Source: model.Source{File: "f" + strconv.Itoa(i%3), Line: i}})
 	}
 	for _, in := range c.Set(nil).Intents {
 		i, _ := strconv.Atoi(strings.TrimPrefix(in.Key, "k-"))

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/idem-cli/idem/ingest"
+	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/trace"
 	"github.com/tidwall/gjson"
 )
@@ -70,19 +71,19 @@ func (f *facts) expect(fact string, ok bool, format string, args ...any) {
 // read is what idem made of one or more logs: the correlated set, every
 // observation as read, and each log's lines.
 type read struct {
-	set   *trace.Set
-	obs   map[trace.Source]*trace.Observation
+	set   *model.Set
+	obs   map[model.Source]*model.Observation
 	lines map[string][]string
 }
 
 // collector keeps every observation as the reader hands it on.
 type collector struct {
 	mu  sync.Mutex
-	obs map[trace.Source]*trace.Observation
+	obs map[model.Source]*model.Observation
 }
 
-func (c *collector) Prepare(*trace.Batch) {}
-func (c *collector) Consume(b *trace.Batch) {
+func (c *collector) Prepare(*model.Batch) {}
+func (c *collector) Consume(b *model.Batch) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i := range b.Obs {
@@ -95,7 +96,7 @@ func (c *collector) Consume(b *trace.Batch) {
 func readLogs(t testing.TB, paths ...string) *read {
 	t.Helper()
 	c := trace.NewCorrelator(nil)
-	col := &collector{obs: map[trace.Source]*trace.Observation{}}
+	col := &collector{obs: map[model.Source]*model.Observation{}}
 	inputs, err := ingest.Read(context.Background(), paths, ingest.Options{Workers: 1}, ingest.Tee(c, col))
 	if err != nil {
 		t.Fatalf("ingest.Read: %v", err)
@@ -113,7 +114,7 @@ func readLogs(t testing.TB, paths ...string) *read {
 
 // line is a log line and where it is.
 type line struct {
-	src  trace.Source
+	src  model.Source
 	text string
 }
 
@@ -128,7 +129,7 @@ func (r *read) find(path string, idPaths []string, want string, pick func(gjson.
 		}
 		for _, p := range idPaths {
 			if v := j.Get(p); v.Exists() && v.String() == want {
-				out = append(out, line{trace.Source{File: path, Line: i + 1}, l})
+				out = append(out, line{model.Source{File: path, Line: i + 1}, l})
 				break
 			}
 		}
@@ -137,9 +138,9 @@ func (r *read) find(path string, idPaths []string, want string, pick func(gjson.
 }
 
 // deliveries is every delivery idem built, keyed or not, by request id.
-func (r *read) deliveries(keys []string) map[string]*trace.Delivery {
-	out := map[string]*trace.Delivery{}
-	add := func(d *trace.Delivery) {
+func (r *read) deliveries(keys []string) map[string]*model.Delivery {
+	out := map[string]*model.Delivery{}
+	add := func(d *model.Delivery) {
 		if _, ok := out[d.RequestID]; !ok {
 			out[d.RequestID] = d
 		}
@@ -273,7 +274,7 @@ func checkHTTP(t testing.TB, c *Capture) {
 			continue
 		}
 		where := fmt.Sprintf("step %s, %s: %s", s.Name, al.src, al.text)
-		f.expect("tier", o.Tier == trace.TierServer, "tier %s, want server; %s", o.Tier, where)
+		f.expect("tier", o.Tier == model.TierServer, "tier %s, want server; %s", o.Tier, where)
 		f.expect("format", o.Format == c.Format, "format %q, want %q; %s", o.Format, c.Format, where)
 		f.expect("method", o.Method == "POST", "method %q, want POST; %s", o.Method, where)
 		f.expect("route", o.Route == Route, "route %q, want %s; %s", o.Route, Route, where)
@@ -385,7 +386,7 @@ func checkHTTP(t testing.TB, c *Capture) {
 	f.expect("orphans", len(r.set.Orphans) == 0, "%d effect lines joined to no request: %v", len(r.set.Orphans), orphanLines(r.set.Orphans))
 }
 
-func ids(m map[string]*trace.Delivery) []string {
+func ids(m map[string]*model.Delivery) []string {
 	var out []string
 	for k := range m {
 		out = append(out, k)
@@ -394,15 +395,15 @@ func ids(m map[string]*trace.Delivery) []string {
 	return out
 }
 
-func sources(d *trace.Delivery) []trace.Source {
-	var out []trace.Source
+func sources(d *model.Delivery) []model.Source {
+	var out []model.Source
 	for _, o := range d.Observations {
 		out = append(out, o.Source)
 	}
 	return out
 }
 
-func effectIDs(obs []*trace.Observation) string {
+func effectIDs(obs []*model.Observation) string {
 	var out []string
 	for _, o := range obs {
 		out = append(out, o.ResultID)
@@ -410,7 +411,7 @@ func effectIDs(obs []*trace.Observation) string {
 	return strings.Join(out, ",")
 }
 
-func orphanLines(obs []*trace.Observation) []string {
+func orphanLines(obs []*model.Observation) []string {
 	var out []string
 	for _, o := range obs {
 		out = append(out, o.Source.String())

@@ -12,7 +12,7 @@ import (
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/internal/harness"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 	"github.com/tidwall/gjson"
 )
 
@@ -178,11 +178,11 @@ func checkProxied(t testing.TB, c *Capture, proxyLog string) {
 		if o == nil {
 			continue
 		}
-		f.expect("proxy-tier", o.Tier == trace.TierProxy && o.Format == "nginx", "tier %s format %q, want proxy nginx; %s", o.Tier, o.Format, where)
+		f.expect("proxy-tier", o.Tier == model.TierProxy && o.Format == "nginx", "tier %s format %q, want proxy nginx; %s", o.Tier, o.Format, where)
 		if s.TimedOut {
 			// nginx's default: it sees the client go, logs 499 and closes
 			// the upstream connection; the server finishes regardless.
-			f.expect("proxy-status", o.Outcome == trace.OutcomeClientClosed,
+			f.expect("proxy-status", o.Outcome == model.OutcomeClientClosed,
 				"outcome %s status %d, want client_closed; %s", o.Outcome, o.Status, where)
 		} else {
 			f.expect("proxy-status", o.Status == s.Status, "status %d, want %d; %s", o.Status, s.Status, where)

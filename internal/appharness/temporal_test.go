@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/idem-cli/idem/diagnose"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 	"github.com/tidwall/gjson"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/log"
@@ -264,7 +264,7 @@ func sdkLines(r *read, path, msg string, at Attempt) []line {
 		if j.Get("msg").String() == msg && j.Get("WorkflowID").String() == at.WorkflowID &&
 			j.Get("ActivityType").String() == at.ActivityType && int(j.Get("Attempt").Int()) == at.Attempt &&
 			(at.Error == "" || j.Get("Error").String() == at.Error) {
-			out = append(out, line{trace.Source{File: path, Line: i + 1}, l})
+			out = append(out, line{model.Source{File: path, Line: i + 1}, l})
 		}
 	}
 	return out
@@ -320,7 +320,7 @@ func checkTemporal(t testing.TB, c *TemporalCapture) {
 			if o == nil {
 				continue
 			}
-			f.expect("tier", o.Tier == trace.TierWorker, "tier %s, want worker; %s", o.Tier, where)
+			f.expect("tier", o.Tier == model.TierWorker, "tier %s, want worker; %s", o.Tier, where)
 			f.expect("format", o.Format == "temporal", "format %q, want temporal; %s", o.Format, where)
 			f.expect("ids", o.WorkflowID == at.WorkflowID && o.RunID == at.RunID && o.ActivityID == at.ActivityID &&
 				o.ActivityType == at.ActivityType && o.Attempt == at.Attempt,

@@ -14,7 +14,7 @@ import (
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/internal/harness"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // cleanKey is a key no rule may name, and why.
@@ -263,7 +263,7 @@ func checkLines(t *testing.T, name, dir string, sent []Sent) {
 			if o.RequestID != s.RequestID || o.Status == 0 && o.Source.File == filepath.Join(dir, appLog) {
 				continue
 			}
-			proxy := o.Tier == trace.TierProxy
+			proxy := o.Tier == model.TierProxy
 			from := s.Start.Add(-slack)
 			if !proxy {
 				from = s.Start.Add(-tick)

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/idem-cli/idem/internal/harness"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // browserFetches is what the page does: keyed fetches that end each way a
@@ -174,16 +174,16 @@ func readHAR(t *testing.T, path string) []harEntry {
 // What the page saw, in idem's model: a fetch the page gave up on is
 // aborted at the network level whatever the page's reason (Chromium
 // records a timeout of AbortSignal.timeout as net::ERR_ABORTED).
-func wantBrowserOutcomes(e harness.End) []trace.Outcome {
+func wantBrowserOutcomes(e harness.End) []model.Outcome {
 	switch e {
 	case harness.EndCreated, harness.EndServerError, harness.EndRead:
-		return []trace.Outcome{trace.OutcomeOK}
+		return []model.Outcome{model.OutcomeOK}
 	case harness.EndClientTimeout:
-		return []trace.Outcome{trace.OutcomeTimeout, trace.OutcomeAborted}
+		return []model.Outcome{model.OutcomeTimeout, model.OutcomeAborted}
 	case harness.EndClientAbort:
-		return []trace.Outcome{trace.OutcomeAborted}
+		return []model.Outcome{model.OutcomeAborted}
 	case harness.EndRefused:
-		return []trace.Outcome{trace.OutcomeNotDelivered}
+		return []model.Outcome{model.OutcomeNotDelivered}
 	}
 	return nil
 }
@@ -223,7 +223,7 @@ func verifyBrowserRun(t *testing.T, dir string, run harness.Run) {
 				o := obs[i]
 				at := func(fact string) string { return s.Name + "/" + fact }
 				raw := "entries[" + itoa(i) + "]"
-				c.check(at("tier"), o.Tier == trace.TierClient, "tier %s, want client: %s", o.Tier, raw)
+				c.check(at("tier"), o.Tier == model.TierClient, "tier %s, want client: %s", o.Tier, raw)
 				c.check(at("request_id"), o.RequestID == s.RequestID, "request id %q, want %q: %s", o.RequestID, s.RequestID, raw)
 				c.check(at("key"), o.Key == s.Key, "key %q, want %q: %s", o.Key, s.Key, raw)
 				c.check(at("method"), o.Method == s.HTTPMethod(), "method %q, want %s: %s", o.Method, s.HTTPMethod(), raw)
@@ -307,10 +307,10 @@ func verifyBrowserJoins(c *checker, dir string, run harness.Run, har string) {
 				if d.RequestID != s.RequestID {
 					continue
 				}
-				c.check(s.Name+"/joined_client", d.At(trace.TierClient) != nil, "no client entry (tiers %s)", tiersOf(d))
+				c.check(s.Name+"/joined_client", d.At(model.TierClient) != nil, "no client entry (tiers %s)", tiersOf(d))
 				proxied := s.End != harness.EndRefused && len(run.Also) > 0 // a run without the proxy's log has none to join
-				c.check(s.Name+"/joined_proxy", (d.At(trace.TierProxy) != nil) == proxied, "reached the proxy: %v; tiers %s", proxied, tiersOf(d))
-				c.check(s.Name+"/joined_server", (d.At(trace.TierServer) != nil) == s.Reached, "reached the backend: %v; tiers %s", s.Reached, tiersOf(d))
+				c.check(s.Name+"/joined_proxy", (d.At(model.TierProxy) != nil) == proxied, "reached the proxy: %v; tiers %s", proxied, tiersOf(d))
+				c.check(s.Name+"/joined_server", (d.At(model.TierServer) != nil) == s.Reached, "reached the backend: %v; tiers %s", s.Reached, tiersOf(d))
 			}
 		}
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/idem-cli/idem/diagnose"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // Names reports whether f implicates every one of keys: among its keys,
@@ -13,7 +13,7 @@ import (
 func Names(f *diagnose.Finding, keys ...string) bool {
 	for _, k := range keys {
 		named := slices.Contains(f.Keys, k) || strings.Contains(f.Narrative, k) ||
-			slices.ContainsFunc(f.Intents, func(in *trace.Intent) bool { return in.Key == k })
+			slices.ContainsFunc(f.Intents, func(in *model.Intent) bool { return in.Key == k })
 		if !named {
 			return false
 		}

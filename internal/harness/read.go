@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/idem-cli/idem/ingest"
+	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/trace"
 )
 
@@ -12,10 +13,10 @@ import (
 // observation by the line it came from, and the correlated set, read the
 // way diagnose.Load reads them.
 type Reading struct {
-	Inputs []*trace.Input
-	Set    *trace.Set
+	Inputs []*model.Input
+	Set    *model.Set
 	// Obs are every observation, in input and line order.
-	Obs []*trace.Observation
+	Obs []*model.Observation
 }
 
 // Read reads paths with ingest.Read into a trace.Correlator, keeping a
@@ -31,8 +32,8 @@ func Read(ctx context.Context, paths ...string) (*Reading, error) {
 }
 
 // At is the observations read from file's line (1-based).
-func (r *Reading) At(file string, line int) []*trace.Observation {
-	var out []*trace.Observation
+func (r *Reading) At(file string, line int) []*model.Observation {
+	var out []*model.Observation
 	for _, o := range r.Obs {
 		if o.Source.File == file && o.Source.Line == line {
 			out = append(out, o)
@@ -42,8 +43,8 @@ func (r *Reading) At(file string, line int) []*trace.Observation {
 }
 
 // From is the observations read from file, in order.
-func (r *Reading) From(file string) []*trace.Observation {
-	var out []*trace.Observation
+func (r *Reading) From(file string) []*model.Observation {
+	var out []*model.Observation
 	for _, o := range r.Obs {
 		if o.Source.File == file {
 			out = append(out, o)
@@ -53,7 +54,7 @@ func (r *Reading) From(file string) []*trace.Observation {
 }
 
 // Input is the summary of file.
-func (r *Reading) Input(file string) *trace.Input {
+func (r *Reading) Input(file string) *model.Input {
 	for _, in := range r.Inputs {
 		if in.Path == file {
 			return in
@@ -65,12 +66,12 @@ func (r *Reading) Input(file string) *trace.Input {
 // collector keeps a copy of every observation: batches are reused.
 type collector struct {
 	mu  sync.Mutex
-	obs []*trace.Observation
+	obs []*model.Observation
 }
 
-func (c *collector) Prepare(*trace.Batch) {}
+func (c *collector) Prepare(*model.Batch) {}
 
-func (c *collector) Consume(b *trace.Batch) {
+func (c *collector) Consume(b *model.Batch) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i := range b.Obs {

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/idem-cli/idem/internal/harness"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // What a proxy answers for each way the harness makes a request end, and
@@ -40,21 +40,21 @@ func wantStatus(proxy string, e harness.End) int {
 // wantOutcomes are the outcomes that are right for a step: more than one
 // only where the log itself cannot tell them apart (nginx and Caddy log a
 // refused upstream as a 502, as they log a reset one).
-func wantOutcomes(proxy string, e harness.End) []trace.Outcome {
+func wantOutcomes(proxy string, e harness.End) []model.Outcome {
 	switch e {
 	case harness.EndCreated, harness.EndServerError, harness.EndReplay200:
-		return []trace.Outcome{trace.OutcomeOK}
+		return []model.Outcome{model.OutcomeOK}
 	case harness.EndClientTimeout, harness.EndClientAbort:
-		return []trace.Outcome{trace.OutcomeClientClosed}
+		return []model.Outcome{model.OutcomeClientClosed}
 	case harness.EndUpstreamDrop:
-		return []trace.Outcome{trace.OutcomeUpstreamReset}
+		return []model.Outcome{model.OutcomeUpstreamReset}
 	case harness.EndUpstreamTimeout:
-		return []trace.Outcome{trace.OutcomeUpstreamTimeout}
+		return []model.Outcome{model.OutcomeUpstreamTimeout}
 	case harness.EndRefused:
 		if proxy == "haproxy" {
-			return []trace.Outcome{trace.OutcomeNotDelivered}
+			return []model.Outcome{model.OutcomeNotDelivered}
 		}
-		return []trace.Outcome{trace.OutcomeNotDelivered, trace.OutcomeUpstreamReset}
+		return []model.Outcome{model.OutcomeNotDelivered, model.OutcomeUpstreamReset}
 	}
 	return nil
 }
@@ -124,7 +124,7 @@ func verifyChain(t *testing.T, dir string, run harness.Run) {
 			c.check(s.Name+"/intent", false, "key %s: %d intents, want 1", s.Key, len(ins))
 			continue
 		}
-		var d *trace.Delivery
+		var d *model.Delivery
 		for _, x := range ins[0].Deliveries {
 			if x.RequestID == s.RequestID {
 				d = x
@@ -136,14 +136,14 @@ func verifyChain(t *testing.T, dir string, run harness.Run) {
 		}
 		formats := map[string]int{}
 		for _, o := range d.Observations {
-			if o.Tier == trace.TierProxy {
+			if o.Tier == model.TierProxy {
 				formats[o.Format]++
 			}
 		}
 		for _, l := range run.Logs {
 			c.check(s.Name+"/hops", formats[l.Format] == 1, "%d %s lines in delivery %s, want 1 (tiers %s)", formats[l.Format], l.Format, s.RequestID, tiersOf(d))
 		}
-		c.check(s.Name+"/joined_server", (d.At(trace.TierServer) != nil) == s.Reached, "reached the backend: %v; tiers %s", s.Reached, tiersOf(d))
+		c.check(s.Name+"/joined_server", (d.At(model.TierServer) != nil) == s.Reached, "reached the backend: %v; tiers %s", s.Reached, tiersOf(d))
 	}
 }
 
@@ -198,16 +198,16 @@ func verifyProxyLog(t *testing.T, dir string, run harness.Run, l harness.RunLog)
 	c.done()
 }
 
-func verifyObservation(c *checker, l harness.RunLog, s harness.Sent, o *trace.Observation, raw string) {
+func verifyObservation(c *checker, l harness.RunLog, s harness.Sent, o *model.Observation, raw string) {
 	c.t.Helper()
 	at := func(fact string) string { return s.Name + "/" + fact }
-	c.check(at("tier"), o.Tier == trace.TierProxy, "tier %s, want proxy: %s", o.Tier, raw)
+	c.check(at("tier"), o.Tier == model.TierProxy, "tier %s, want proxy: %s", o.Tier, raw)
 	c.check(at("request_id"), o.RequestID == s.RequestID, "request id %q, want %q: %s", o.RequestID, s.RequestID, raw)
 	wk := s.Key
 	if l.NoKey {
 		wk = ""
 	}
-	c.check(at("key"), trace.NormalizeKey(o.Key) == wk, "key %q, want %q: %s", o.Key, wk, raw)
+	c.check(at("key"), model.NormalizeKey(o.Key) == wk, "key %q, want %q: %s", o.Key, wk, raw)
 	c.check(at("method"), o.Method == s.HTTPMethod(), "method %q, want %s: %s", o.Method, s.HTTPMethod(), raw)
 	c.check(at("route"), o.Route == s.Route(), "route %q, want %q: %s", o.Route, s.Route(), raw)
 	ws := wantStatus(l.Proxy, s.End)
@@ -293,8 +293,8 @@ func verifyCorrelation(c *checker, run harness.Run, l harness.RunLog, alone, joi
 				if d.RequestID != s.RequestID {
 					continue
 				}
-				c.check(s.Name+"/joined_proxy", d.At(trace.TierProxy) != nil, "delivery %s holds no proxy line (tiers %s)", s.RequestID, tiersOf(d))
-				server := d.At(trace.TierServer) != nil
+				c.check(s.Name+"/joined_proxy", d.At(model.TierProxy) != nil, "delivery %s holds no proxy line (tiers %s)", s.RequestID, tiersOf(d))
+				server := d.At(model.TierServer) != nil
 				c.check(s.Name+"/joined_server", server == s.Reached, "the backend received it: %v; idem joined its server lines: %v (tiers %s)",
 					s.Reached, server, tiersOf(d))
 			}
@@ -302,7 +302,7 @@ func verifyCorrelation(c *checker, run harness.Run, l harness.RunLog, alone, joi
 	}
 }
 
-func tiersOf(d *trace.Delivery) string {
+func tiersOf(d *model.Delivery) string {
 	var ts []string
 	for _, o := range d.Observations {
 		ts = append(ts, o.Tier.String())
