@@ -7,13 +7,13 @@ import (
 	"io"
 	"strings"
 
+	"github.com/idem-cli/idem/correlate"
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/formats"
 	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/logstore"
 	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/report"
-	"github.com/idem-cli/idem/trace"
 	"github.com/spf13/cobra"
 )
 
@@ -29,7 +29,7 @@ type inputFlags struct {
 	progressMin  int64 // inputs smaller than this show no progress (tests lower it)
 	// build, when set, is what the correlator builds: diagnose sets it
 	// from its rules' needs under the thresholds in force.
-	build *trace.Build
+	build *correlate.Build
 	// Store, with --from, reads a log store instead of files, over window.
 	Store  storeFlags
 	window logstore.Window
@@ -126,7 +126,7 @@ func load(ctx context.Context, f *Factory, fl *inputFlags, paths []string) (*mod
 
 // buildFor is what the correlator builds: what diagnose asked for, else
 // what the rules need at their default thresholds.
-func (fl *inputFlags) buildFor() trace.Build {
+func (fl *inputFlags) buildFor() correlate.Build {
 	if fl.build != nil {
 		return *fl.build
 	}

@@ -3,7 +3,7 @@ package diagnose
 import (
 	"time"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/correlate"
 )
 
 // need is what a rule reads beyond what the correlator builds whatever it
@@ -71,11 +71,11 @@ func attemptKey(key string) bool {
 // Build is what the correlator must build for every rule to see its case
 // with these options: what each rule needs, together. The thresholds widen
 // it (a longer --retry-window builds follow-ups further after a loss).
-func (o Options) Build() trace.Build {
+func (o Options) Build() correlate.Build {
 	if o.RetryWindow <= 0 {
 		o.RetryWindow = DefaultOptions().RetryWindow // as Run reads it
 	}
-	var b trace.Build
+	var b correlate.Build
 	var keys []func(string) bool
 	keyBytes, promised := "", true
 	for _, r := range catalog {

@@ -3,9 +3,9 @@ package diagnose
 import (
 	stdcontext "context"
 
+	"github.com/idem-cli/idem/correlate"
 	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/model"
-	"github.com/idem-cli/idem/trace"
 )
 
 // Load reads the inputs and correlates them into the set the rules, with
@@ -17,7 +17,7 @@ func Load(ctx stdcontext.Context, paths []string, read ingest.Options, capture i
 
 // LoadBuild is Load with the correlator told what to build (see
 // Options.Build: the rules' needs under the thresholds in force).
-func LoadBuild(ctx stdcontext.Context, paths []string, read ingest.Options, b trace.Build, capture ingest.Consumer) (*model.Set, error) {
+func LoadBuild(ctx stdcontext.Context, paths []string, read ingest.Options, b correlate.Build, capture ingest.Consumer) (*model.Set, error) {
 	c, consumer := correlator(read, b, capture)
 	inputs, err := ingest.Read(ctx, paths, read, consumer)
 	if err != nil {
@@ -28,7 +28,7 @@ func LoadBuild(ctx stdcontext.Context, paths []string, read ingest.Options, b tr
 
 // LoadSources is LoadBuild over sources that are not files (a log
 // store's answer).
-func LoadSources(ctx stdcontext.Context, srcs []ingest.Source, read ingest.Options, b trace.Build) (*model.Set, error) {
+func LoadSources(ctx stdcontext.Context, srcs []ingest.Source, read ingest.Options, b correlate.Build) (*model.Set, error) {
 	c, consumer := correlator(read, b, nil)
 	inputs, err := ingest.ReadSources(ctx, srcs, read, consumer)
 	if err != nil {
@@ -39,12 +39,12 @@ func LoadSources(ctx stdcontext.Context, srcs []ingest.Source, read ingest.Optio
 
 // correlator makes the correlator for the read options' scope, building
 // what b says, and the consumer the reader hands batches to.
-func correlator(read ingest.Options, b trace.Build, capture ingest.Consumer) (*trace.Correlator, ingest.Consumer) {
+func correlator(read ingest.Options, b correlate.Build, capture ingest.Consumer) (*correlate.Correlator, ingest.Consumer) {
 	var scope []string
 	if read.Config != nil {
 		scope = read.Config.Scope
 	}
-	c := trace.NewCorrelator(scope)
+	c := correlate.NewCorrelator(scope)
 	c.Build = b
 	if capture != nil {
 		return c, ingest.Tee(c, capture)

@@ -11,16 +11,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idem-cli/idem/correlate"
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/report"
-	"github.com/idem-cli/idem/trace"
 )
 
 // load correlates paths, building what b says, and keeps only what was
 // built, as idem diagnose does.
-func load(t *testing.T, paths []string, b trace.Build) *model.Set {
+func load(t *testing.T, paths []string, b correlate.Build) *model.Set {
 	t.Helper()
 	set, err := diagnose.LoadBuild(context.Background(), paths, ingest.Options{}, b, nil)
 	if err != nil {
@@ -57,7 +57,7 @@ func oracleOptions() map[string]diagnose.Options {
 // another report than building everything.
 func checkOracle(t *testing.T, paths []string) {
 	t.Helper()
-	all := load(t, paths, trace.Build{All: true}) // whatever the options
+	all := load(t, paths, correlate.Build{All: true}) // whatever the options
 	for name, opts := range oracleOptions() {
 		want := render(t, all, opts)
 		if got := render(t, load(t, paths, opts.Build()), opts); !bytes.Equal(got, want) {
@@ -196,7 +196,7 @@ func TestRetryWindowWidensWhatIsBuilt(t *testing.T) {
 	}{{30 * time.Minute, true}, {5 * time.Minute, false}} {
 		opts := diagnose.DefaultOptions()
 		opts.RetryWindow = tt.window
-		for _, b := range []trace.Build{{All: true}, opts.Build()} {
+		for _, b := range []correlate.Build{{All: true}, opts.Build()} {
 			fired := false
 			for _, f := range diagnose.Run(load(t, paths, b), opts).Findings {
 				if f.Rule.ID == "retry-new-key" && strings.Join(f.Keys, ",") == "key-first,key-second" {

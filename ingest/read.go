@@ -16,8 +16,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/idem-cli/idem/formats"
+	"github.com/idem-cli/idem/internal/pages"
 	"github.com/idem-cli/idem/model"
-	"github.com/idem-cli/idem/trace"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -378,10 +378,10 @@ func (in *reading) readLines(ctx context.Context, br *bufio.Reader, after int) e
 			p := in.parser()
 			for b := range work {
 				if cap(b.res.Obs) < len(b.ends) {
-					// With room for a batch of shorter lines: made to the
-					// line, a reused batch was made anew whenever one more
-					// line came, 400 bytes a line of fresh pages each time.
-					b.res.Obs = trace.MakeObservations(len(b.ends) + len(b.ends)/4)
+					// With room for a batch of shorter lines, pages written
+					// (internal/pages): made to the line, a reused batch was
+					// made anew at each longer one, 400 B a line of new pages.
+					b.res.Obs = pages.Written(make([]model.Observation, 0, len(b.ends)+len(b.ends)/4))
 				}
 				p.Into(&b.res)
 				for i, end := range b.ends {

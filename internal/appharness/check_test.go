@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idem-cli/idem/correlate"
 	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/model"
-	"github.com/idem-cli/idem/trace"
 	"github.com/tidwall/gjson"
 )
 
@@ -95,7 +95,7 @@ func (c *collector) Consume(b *model.Batch) {
 // trace.NewCorrelator), collecting each observation beside it.
 func readLogs(t testing.TB, paths ...string) *read {
 	t.Helper()
-	c := trace.NewCorrelator(nil)
+	c := correlate.NewCorrelator(nil)
 	col := &collector{obs: map[model.Source]*model.Observation{}}
 	inputs, err := ingest.Read(context.Background(), paths, ingest.Options{Workers: 1}, ingest.Tee(c, col))
 	if err != nil {

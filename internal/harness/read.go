@@ -4,9 +4,9 @@ import (
 	"context"
 	"sync"
 
+	"github.com/idem-cli/idem/correlate"
 	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/model"
-	"github.com/idem-cli/idem/trace"
 )
 
 // Reading is what idem made of some logs: the per-input summaries, every
@@ -22,7 +22,7 @@ type Reading struct {
 // Read reads paths with ingest.Read into a trace.Correlator, keeping a
 // copy of every observation beside it.
 func Read(ctx context.Context, paths ...string) (*Reading, error) {
-	c := trace.NewCorrelator(nil)
+	c := correlate.NewCorrelator(nil)
 	var keep collector
 	inputs, err := ingest.Read(ctx, paths, ingest.Options{Workers: 1}, ingest.Tee(c, &keep))
 	if err != nil {

@@ -1,6 +1,6 @@
 //go:build unix
 
-package trace_test
+package correlate_test
 
 import "syscall"
 

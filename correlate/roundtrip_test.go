@@ -1,4 +1,4 @@
-package trace
+package correlate
 
 import (
 	"fmt"
@@ -242,25 +242,6 @@ func TestObservationFieldLists(t *testing.T) {
 			}
 		})
 	}
-}
-
-// FuzzArenaAppendTo: appending a stored string, unpacked in place, gives
-// back the string, as get does.
-func FuzzArenaAppendTo(f *testing.F) {
-	for _, s := range []string{"", "x", "c9b2decb-ebc7-4a9b-99d6-69712772ef41", "14fe277217966d99b9a47cbebced2b9c",
-		"17.178.14.233", "0.0.0.0", "01.2.3.4", strings.Repeat("z", 70_000)} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		var a arena
-		r := a.add(s)
-		if got := string(a.appendTo([]byte("pre"), r)); got != "pre"+s {
-			t.Fatalf("appendTo(%q) = %q", s, got)
-		}
-		if got := a.get(r); got != s {
-			t.Fatalf("get(%q) = %q", s, got)
-		}
-	})
 }
 
 // FuzzPackDuration: a packed duration comes back exactly, and every

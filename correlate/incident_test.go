@@ -1,4 +1,4 @@
-package trace_test
+package correlate_test
 
 import (
 	"context"
@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idem-cli/idem/correlate"
 	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/model"
-	"github.com/idem-cli/idem/trace"
 )
 
 const incidentKey = "0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41"
@@ -17,7 +17,7 @@ const incidentKey = "0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41"
 func loadIncident(t *testing.T) *model.Set {
 	t.Helper()
 	paths, _ := filepath.Glob("../fixtures/incident/*")
-	c := trace.NewCorrelator(nil)
+	c := correlate.NewCorrelator(nil)
 	inputs, err := ingest.Read(context.Background(), paths, ingest.Options{}, c)
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +82,7 @@ func TestLongRequestThroughTheReader(t *testing.T) {
 	if err := os.WriteFile(path, []byte(line), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c := trace.NewCorrelator(nil)
+	c := correlate.NewCorrelator(nil)
 	inputs, err := ingest.Read(context.Background(), []string{path}, ingest.Options{}, c)
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package trace_test
+package correlate_test
 
 import (
 	"bytes"
@@ -7,21 +7,21 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/idem-cli/idem/correlate"
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/internal/benchlog"
-	"github.com/idem-cli/idem/trace"
 )
 
 // BenchmarkSet times grouping a read log into intents and building the
 // ones worth a look: what runs on both cores after the last line is read.
-func BenchmarkSet(b *testing.B) { benchmarkSet(b, trace.DefaultBuild()) }
+func BenchmarkSet(b *testing.B) { benchmarkSet(b, correlate.DefaultBuild()) }
 
 // BenchmarkSetDiagnose is BenchmarkSet with what idem diagnose asks to
 // build besides: the follow-ups of losses and the keys some rules read.
 func BenchmarkSetDiagnose(b *testing.B) { benchmarkSet(b, diagnose.DefaultOptions().Build()) }
 
-func benchmarkSet(b *testing.B, build trace.Build) {
+func benchmarkSet(b *testing.B, build correlate.Build) {
 	data, err := os.ReadFile(benchlog.Path(b))
 	if err != nil {
 		b.Fatal(err)
@@ -30,7 +30,7 @@ func benchmarkSet(b *testing.B, build trace.Build) {
 	var cpu int64 // what Set costs both cores together: the wall hides it
 	for b.Loop() {
 		b.StopTimer()
-		c := trace.NewCorrelator(nil)
+		c := correlate.NewCorrelator(nil)
 		c.Build = build
 		inputs, err := ingest.Read(context.Background(), []string{"-"}, ingest.Options{Stdin: bytes.NewReader(data)}, c)
 		if err != nil {

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package trace
+package correlate
 
 // hugePages does nothing where huge pages are not asked for this way.
 func hugePages[T any](s []T) {}

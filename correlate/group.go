@@ -1,4 +1,4 @@
-package trace
+package correlate
 
 import (
 	"hash/maphash"
@@ -356,4 +356,108 @@ func (c *Correlator) groupName(i int32, hashToKey map[string]string, serial bool
 		g.extra = &intentExtra{hashKey: hashKey, scope: scope}
 	}
 	return g
+}
+
+// intentExtraKey is the key of a compact intent known by its hash only.
+func (c *Correlator) intentExtraKey(ci *cintent) string {
+	if ci.extra >= 0 {
+		return c.intentExtras[ci.extra].hashKey
+	}
+	return ""
+}
+
+// newIntent starts a compact intent at delivery first.
+func (c *Correlator) newIntent(hashKey, scope string, first int32) cintent {
+	ci := cintent{extra: -1, first: first}
+	if hashKey != "" || scope != "" {
+		ci.extra = int32(len(c.intentExtras))
+		c.intentExtras = append(c.intentExtras, intentExtra{scope: scope, hashKey: hashKey})
+	}
+	return ci
+}
+
+// intentKeyRef is the key of a compact intent as its first delivery
+// carried it, or 0 for a key known by hash only.
+func (c *Correlator) intentKeyRef(ci *cintent) aref {
+	return c.deliveryKeyRef(c.deliveries.at(ci.first))
+}
+
+// intentKey is the key of a compact intent.
+func (c *Correlator) intentKey(ci *cintent) string {
+	if k := c.intentKeyRef(ci); k != 0 {
+		return c.arena.get(k)
+	}
+	if ci.extra >= 0 {
+		return c.intentExtras[ci.extra].hashKey
+	}
+	return ""
+}
+
+// intentScope is the scope of a compact intent.
+func (c *Correlator) intentScope(ci *cintent) string {
+	if ci.extra >= 0 {
+		return c.intentExtras[ci.extra].scope
+	}
+	return ""
+}
+
+// sameIntent reports whether a delivery's key and scope are the intent's.
+func (c *Correlator) sameIntent(ci *cintent, kref aref, hashKey, scope string) bool {
+	if c.intentScope(ci) != scope {
+		return false
+	}
+	switch key := c.intentKeyRef(ci); {
+	case kref != 0 && key != 0:
+		return c.arena.same(kref, key)
+	default:
+		return c.intentKey(ci) == c.arena.get(kref)+hashKey
+	}
+}
+
+// sameSingle reports whether a delivery's key and scope are those of the
+// single delivery di (which has no scope and a raw key).
+func (c *Correlator) sameSingle(di int32, kref aref, hashKey, scope string) bool {
+	if scope != "" {
+		return false
+	}
+	key := c.deliveryKeyRef(c.deliveries.at(di))
+	if kref != 0 {
+		return c.arena.same(kref, key)
+	}
+	return c.arena.get(key) == hashKey
+}
+
+// compactScope computes a delivery's scope from its observations.
+func (c *Correlator) compactScope(d *cdelivery) string {
+	if !c.ScopeMethod && !c.ScopeRoute {
+		for j := d.first; j >= 0; j = c.obs.at(j).next {
+			if f := c.full(j); f >= 0 && c.fulls[f].Scope != "" {
+				return c.fulls[f].Scope
+			}
+		}
+		return ""
+	}
+	var obs []*model.Observation
+	for j := d.first; j >= 0; j = c.obs.at(j).next {
+		obs = append(obs, c.materialize(j, "", nil))
+	}
+	sortObservations(obs)
+	return c.scopeOf(&model.Delivery{Observations: obs})
+}
+
+func (c *Correlator) scopeOf(d *model.Delivery) string {
+	var parts []string
+	for _, o := range d.Observations {
+		if o.Scope != "" {
+			parts = append(parts, o.Scope)
+			break
+		}
+	}
+	if c.ScopeMethod {
+		parts = append(parts, "method="+d.Method())
+	}
+	if c.ScopeRoute {
+		parts = append(parts, "route="+d.Route())
+	}
+	return strings.Join(parts, ",")
 }

@@ -1,4 +1,4 @@
-package trace
+package correlate
 
 // hashIndex finds int32 values (deliveries, intents) by a 64-bit hash of
 // what names them. It is an open-addressing table of 8-byte slots, so that

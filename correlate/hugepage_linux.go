@@ -1,4 +1,4 @@
-package trace
+package correlate
 
 import (
 	"syscall"
@@ -28,8 +28,8 @@ func hugePages[T any](s []T) {
 }
 
 // populate faults every page of s in for writing, on a goroutine of its
-// own, while the caller goes on using it (see pages.go: a probed index is
-// first read).
+// own, while the caller goes on using it (see internal/pages: a probed
+// index is first read).
 func populate[T any](s []T) {
 	const madvPopulateWrite = 23 // MADV_POPULATE_WRITE, Linux 5.14
 	size := uintptr(len(s)) * unsafe.Sizeof(*new(T))
