@@ -161,8 +161,8 @@ func runDiagnose(cmd *cobra.Command, opts *DiagnoseOptions) error {
 		warnInputs(f.IO.ErrOut, set)
 		return err
 	}
-	missing := missingKeys(set, opts.Keys) // before Release: FindIntent builds what it finds
-	set.Release()                          // the rules look only at the intents built for them
+	missing := missingKeys(set, opts.Keys)
+	set.LookupsDone() // the rules read the built intents alone
 	storeReleased()
 	res := diagnose.Run(set, opts.Rule).Filter(filter)
 	rep := &report.Report{Inputs: set.Inputs, Summary: res.Summary, Findings: res.Findings, Compact: !f.IO.IsStdoutTTY(),

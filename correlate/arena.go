@@ -101,7 +101,7 @@ func (a *arena) is(r aref, s string, p packed) bool {
 }
 
 // own returns the string r names in memory of its own: what the rich
-// objects keep must not hold the arena's chunks alive (see Set.Release).
+// objects keep must not hold the arena's chunks alive (see store.Release).
 func (a *arena) own(r aref) string {
 	if r&0xf != 0 {
 		return a.get(r) // unpacking allocates already

@@ -13,9 +13,9 @@ import (
 )
 
 // Build tells a Correlator which intents and unkeyed deliveries Set builds
-// in full, as the Intent and Delivery values of Set.Intents and
-// Set.Unkeyed. What is not built is still counted, and FindIntent builds
-// it on demand.
+// in full, as the Intent and Delivery values of model.Set.Built and
+// model.Set.Unkeyed. What is not built is still counted, and FindIntent
+// builds it on demand.
 //
 // Whatever Build says, Set builds every intent and delivery that an
 // observation makes worth a look on its own: a lost response, an error, a

@@ -27,7 +27,7 @@ func builtKeys(b Build, obs ...*model.Observation) []string {
 		c.Add(o)
 	}
 	var keys []string
-	for _, in := range c.Set(nil).Intents {
+	for _, in := range c.Set(nil).Built {
 		keys = append(keys, in.Key)
 	}
 	slices.Sort(keys)
@@ -136,8 +136,8 @@ func TestBuildKey(t *testing.T) {
 		c.Add(o)
 	}
 	set := c.Set(nil)
-	if len(set.Intents) != 1 || set.Intents[0].Key != "plain" || set.Intents[0].Scope != "route=/v1/orders" {
-		t.Errorf("scoped: built %+v", set.Intents)
+	if len(set.Built) != 1 || set.Built[0].Key != "plain" || set.Built[0].Scope != "route=/v1/orders" {
+		t.Errorf("scoped: built %+v", set.Built)
 	}
 	slices.Sort(asked)
 	if !slices.Equal(asked, []string{uuid, "order-1:attempt-1", "plain"}) {
@@ -161,8 +161,8 @@ func TestBuildAll(t *testing.T) {
 			c.Add(o)
 		}
 		set := c.Set(nil)
-		if len(set.Intents) != tt.intents || len(set.Unkeyed) != tt.unkeyed || set.IntentCount() != 2 || set.UnkeyedCount() != 1 {
-			t.Errorf("%+v: built %d intents and %d unkeyed of %d and %d", tt.b, len(set.Intents), len(set.Unkeyed), set.IntentCount(), set.UnkeyedCount())
+		if len(set.Built) != tt.intents || len(set.Unkeyed) != tt.unkeyed || set.IntentCount() != 2 || set.UnkeyedCount() != 1 {
+			t.Errorf("%+v: built %d intents and %d unkeyed of %d and %d", tt.b, len(set.Built), len(set.Unkeyed), set.IntentCount(), set.UnkeyedCount())
 		}
 		// What was not built is found on demand, once.
 		if got := set.FindIntent("k1"); len(got) != 1 || got[0].Key != "k1" {

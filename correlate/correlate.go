@@ -36,11 +36,15 @@ import (
 // rich deliveries and intents only for those worth a rule's look.
 type Correlator struct {
 	// ScopeRoute and ScopeMethod add the route and method to each intent's
-	// scope (see Config.Scope).
+	// scope (see formats.Config.Scope).
 	ScopeRoute, ScopeMethod bool
 	// Build says what Set builds besides what is worth a look on its own;
 	// NewCorrelator sets DefaultBuild.
 	Build Build
+	// Released, when not nil, is called once the Set has let go of the
+	// store (see model.Set.LookupsDone): most of the heap is garbage
+	// then, and a program that tunes its collector may collect at once.
+	Released func()
 
 	obs        chunked[cobs]
 	fulls      []*model.Observation

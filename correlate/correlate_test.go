@@ -15,10 +15,10 @@ func TestHashOnlyDeliveriesJoinTheirIntent(t *testing.T) {
 	c.Add(&model.Observation{Tier: model.TierServer, RequestID: "b", KeyHash: model.HashKey("k")})
 	c.Add(&model.Observation{Tier: model.TierServer, RequestID: "c", KeyHash: "sha256:unknown"})
 	set := c.Set(nil)
-	if len(set.Intents) != 2 || len(set.Intents[0].Deliveries)+len(set.Intents[1].Deliveries) != 3 {
-		t.Fatalf("intents %+v", set.Intents)
+	if len(set.Built) != 2 || len(set.Built[0].Deliveries)+len(set.Built[1].Deliveries) != 3 {
+		t.Fatalf("intents %+v", set.Built)
 	}
-	for _, in := range set.Intents {
+	for _, in := range set.Built {
 		switch in.Key {
 		case "k":
 			if len(in.Deliveries) != 2 {
@@ -41,7 +41,7 @@ func TestScopeSeparatesIntents(t *testing.T) {
 	c = NewCorrelator(nil)
 	c.Add(&model.Observation{Tier: model.TierServer, RequestID: "a", Key: "k", Route: "/v1/orders"})
 	c.Add(&model.Observation{Tier: model.TierServer, RequestID: "b", Key: "k", Route: "/v1/refunds"})
-	if set := c.Set(nil); set.IntentCount() != 1 || len(set.Intents) != 1 {
+	if set := c.Set(nil); set.IntentCount() != 1 || len(set.Built) != 1 {
 		t.Fatalf("key scope: %d intents, want 1 (built, since it has two deliveries)", set.IntentCount())
 	}
 }
@@ -66,7 +66,7 @@ func TestSingleDeliveriesBecomeIntentsWhenJoined(t *testing.T) {
 		t.Errorf("%d intents, want 3", set.IntentCount())
 	}
 	var got []string
-	for _, in := range set.Intents {
+	for _, in := range set.Built {
 		var rids []string
 		for _, d := range in.Deliveries {
 			rids = append(rids, d.RequestID)
@@ -161,5 +161,32 @@ func TestBrowserEntriesJoinByKey(t *testing.T) {
 	}
 	if n := set.DeliveryCount(); n != 3 {
 		t.Errorf("%d deliveries counted, want 3", n)
+	}
+}
+
+// TestLookupsDoneLetsGoOfTheStore: once the caller is done with lookups,
+// the store is released (and Released called) once, the counts stay, and
+// only the built intents are found.
+func TestLookupsDoneLetsGoOfTheStore(t *testing.T) {
+	c := NewCorrelator(nil)
+	released := 0
+	c.Released = func() { released++ }
+	c.Add(&model.Observation{Tier: model.TierProxy, RequestID: "a", Key: "plain", Status: 201, Outcome: model.OutcomeOK})
+	c.Add(&model.Observation{Tier: model.TierProxy, RequestID: "b", Key: "lost", Outcome: model.OutcomeClientClosed})
+	c.Add(&model.Observation{Tier: model.TierProxy, RequestID: "c"})
+	set := c.Set(nil)
+	if len(set.FindIntent("plain")) != 1 || len(set.Built) != 1 {
+		t.Fatalf("before: %d found, %d built", len(set.FindIntent("plain")), len(set.Built))
+	}
+	set.LookupsDone()
+	set.LookupsDone()
+	if released != 1 {
+		t.Errorf("Released called %d times", released)
+	}
+	if set.IntentCount() != 2 || set.UnkeyedCount() != 1 || set.DeliveryCount() != 3 {
+		t.Errorf("counts after: %d intents, %d unkeyed, %d deliveries", set.IntentCount(), set.UnkeyedCount(), set.DeliveryCount())
+	}
+	if len(set.FindIntent("plain")) != 0 || len(set.FindIntent("lost")) != 1 {
+		t.Errorf("after: the plain intent was still found, or the lost one not")
 	}
 }

@@ -35,11 +35,11 @@ func TestGroupingAcrossRuns(t *testing.T) {
 	if set.IntentCount() != keys {
 		t.Fatalf("%d intents, want %d", set.IntentCount(), keys)
 	}
-	if len(set.Intents) != keys { // every key has more than one delivery
-		t.Fatalf("%d intents built, want %d", len(set.Intents), keys)
+	if len(set.Built) != keys { // every key has more than one delivery
+		t.Fatalf("%d intents built, want %d", len(set.Built), keys)
 	}
 	seen := map[string]bool{}
-	for _, in := range set.Intents {
+	for _, in := range set.Built {
 		if seen[in.Key] {
 			t.Fatalf("%s: two intents", in.Key)
 		}
@@ -72,7 +72,7 @@ func TestGroupingTwoWaysAlike(t *testing.T) {
 				set := c.Set(nil)
 				var b strings.Builder
 				fmt.Fprintf(&b, "%d intents, %d unkeyed, %d deliveries\n", set.IntentCount(), set.UnkeyedCount(), set.DeliveryCount())
-				for _, in := range set.Intents {
+				for _, in := range set.Built {
 					fmt.Fprintf(&b, "%s %d:", in.ID, in.Total)
 					for _, d := range in.Deliveries {
 						fmt.Fprintf(&b, " %s/%d", d.RequestID, len(d.Observations))

@@ -67,8 +67,8 @@ func TestIncidentCorrelatesAcrossTiers(t *testing.T) {
 	if len(set.Unkeyed) != 1 || set.Unkeyed[0].Method() != "GET" {
 		t.Errorf("unkeyed deliveries: %d", len(set.Unkeyed))
 	}
-	if len(set.Intents) != 2 {
-		t.Errorf("intents: %d, want 2", len(set.Intents))
+	if len(set.Built) != 2 {
+		t.Errorf("intents: %d, want 2", len(set.Built))
 	}
 }
 

@@ -16,10 +16,10 @@ func TestDetailsStayExactPastTheTable(t *testing.T) {
 			Route: "/v1/x", Status: 502, Detail: "detail " + strconv.Itoa(i%(maxTexts+100))})
 	}
 	set := c.Set(nil)
-	if len(set.Intents) != n {
-		t.Fatalf("%d intents built, want %d (a 502 is notable)", len(set.Intents), n)
+	if len(set.Built) != n {
+		t.Fatalf("%d intents built, want %d (a 502 is notable)", len(set.Built), n)
 	}
-	for _, in := range set.Intents {
+	for _, in := range set.Built {
 		i, _ := strconv.Atoi(strings.TrimPrefix(in.Key, "k-"))
 		if got, want := in.Deliveries[0].Observations[0].Detail, "detail "+strconv.Itoa(i%(maxTexts+100)); got != want {
 			t.Fatalf("%s: detail %q, want %q", in.Key, got, want)
@@ -38,7 +38,7 @@ func TestManyMethodsStayExact(t *testing.T) {
 		c.Add(&model.Observation{Tier: model.TierProxy, Format: "nginx", RequestID: "r-" + strconv.Itoa(i), Key: "k-" + strconv.Itoa(i),
 			Method: "M" + strconv.Itoa(i), Route: "/v1/x", Status: 502, Source: model.Source{File: "f" + strconv.Itoa(i%3), Line: i}})
 	}
-	for _, in := range c.Set(nil).Intents {
+	for _, in := range c.Set(nil).Built {
 		i, _ := strconv.Atoi(strings.TrimPrefix(in.Key, "k-"))
 		o := in.Deliveries[0].Observations[0]
 		if o.Method != "M"+strconv.Itoa(i) || o.Source.File != "f"+strconv.Itoa(i%3) || o.Source.Line != i || o.Format != "nginx" {

@@ -20,7 +20,7 @@ func correlated(t *testing.T, b Build, o *model.Observation) *model.Observation 
 	c.Build = b
 	c.Add(o)
 	set := c.Set(nil)
-	intents, unkeyed := set.Intents, set.Unkeyed
+	intents, unkeyed := set.Built, set.Unkeyed
 	if !b.All {
 		intents, unkeyed = set.FindIntent(o.Key), nil // a plain intent is built on demand
 	}
@@ -118,10 +118,10 @@ func TestLongIDsStayApart(t *testing.T) {
 	c.Add(&model.Observation{Tier: model.TierServer, RequestID: long + "a", Key: long + "1", Status: 201})
 	c.Add(&model.Observation{Tier: model.TierServer, RequestID: long + "b", Key: long + "2", Status: 201})
 	set := c.Set(nil)
-	if set.DeliveryCount() != 2 || set.IntentCount() != 2 || len(set.Intents) != 2 {
+	if set.DeliveryCount() != 2 || set.IntentCount() != 2 || len(set.Built) != 2 {
 		t.Fatalf("%d deliveries, %d intents", set.DeliveryCount(), set.IntentCount())
 	}
-	for _, in := range set.Intents {
+	for _, in := range set.Built {
 		if d := in.Deliveries[0]; len(in.Key) != 70_001 || len(d.RequestID) != 70_001 || d.Key != in.Key {
 			t.Errorf("intent %.10s… (%d bytes), delivery %.10s… (%d bytes)", in.Key, len(in.Key), d.RequestID, len(d.RequestID))
 		}

@@ -64,11 +64,11 @@ func (c *Correlator) Set(inputs []*model.Input) *model.Set {
 			built = append(built, int32(i))
 		}
 	}
-	s.Intents = c.buildIntents(intents, built)
-	intents, built = c.markWanted(intents, s.Intents)
-	s.Intents = append(s.Intents, c.buildIntents(intents, built)...)
+	s.Built = c.buildIntents(intents, built)
+	intents, built = c.markWanted(intents, s.Built)
+	s.Built = append(s.Built, c.buildIntents(intents, built)...)
 	st.cintents = intents
-	sortIntents(s.Intents)
+	sortIntents(s.Built)
 	s.Store = st
 	return s
 }
@@ -104,6 +104,9 @@ func (st *store) Release() {
 	st.deliveries = st.c.deliveries.len() - int(st.c.joined.Load())
 	st.c.release()
 	st.cintents, st.released = nil, true
+	if st.c.Released != nil {
+		st.c.Released()
+	}
 }
 
 // Find builds the intents that were only counted and whose key q

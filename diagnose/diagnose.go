@@ -330,7 +330,7 @@ func effectInputs(set *model.Set) map[string]bool {
 			}
 		}
 	}
-	for _, in := range set.Intents {
+	for _, in := range set.Built {
 		for _, d := range in.Deliveries {
 			own(d.Effects())
 		}

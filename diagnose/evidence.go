@@ -316,7 +316,7 @@ func resultList(ids []string) string {
 // allDeliveries returns every delivery, keyed or not, in a stable order.
 func allDeliveries(set *model.Set) []*model.Delivery {
 	var out []*model.Delivery
-	for _, in := range set.Intents {
+	for _, in := range set.Built {
 		out = append(out, in.Deliveries...)
 	}
 	out = append(out, set.Unkeyed...)

@@ -26,7 +26,7 @@ func load(t *testing.T, paths []string, b correlate.Build) *model.Set {
 	if err != nil {
 		t.Fatal(err)
 	}
-	set.Release()
+	set.LookupsDone()
 	return set
 }
 

@@ -36,14 +36,14 @@ func withoutOwnTraffic(set *model.Set) (*model.Set, int) {
 	changed := false
 	change := func(i int) {
 		if !changed {
-			intents = append(make([]*model.Intent, 0, len(set.Intents)), set.Intents[:i]...)
+			intents = append(make([]*model.Intent, 0, len(set.Built)), set.Built[:i]...)
 			changed = true
 		}
 	}
-	for i, in := range set.Intents {
+	for i, in := range set.Built {
 		// Every probe's key holds "-idem-": the regexp runs only then.
 		if strings.Contains(in.Key, "-idem-") && ownProbeKey.MatchString(in.Key) {
-			own += max(in.Total, len(in.Deliveries))
+			own += in.Count()
 			change(i)
 			continue
 		}
@@ -90,10 +90,10 @@ func withoutOwnTraffic(set *model.Set) (*model.Set, int) {
 	if !changed {
 		return set, 0
 	}
-	if intents == nil && len(set.Intents) > 0 {
-		intents = set.Intents // only unkeyed deliveries were idem's
+	if intents == nil && len(set.Built) > 0 {
+		intents = set.Built // only unkeyed deliveries were idem's
 	}
 	view := *set
-	view.Intents, view.Unkeyed = intents, unkeyed
+	view.Built, view.Unkeyed = intents, unkeyed
 	return &view, own
 }

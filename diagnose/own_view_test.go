@@ -14,9 +14,9 @@ func withoutOwnTrafficCopying(set *model.Set) (*model.Set, int) {
 	own := 0
 	var intents []*model.Intent
 	changed := false
-	for _, in := range set.Intents {
+	for _, in := range set.Built {
 		if ownProbeKey.MatchString(in.Key) {
-			own += max(in.Total, len(in.Deliveries))
+			own += in.Count()
 			changed = true
 			continue
 		}
@@ -54,7 +54,7 @@ func withoutOwnTrafficCopying(set *model.Set) (*model.Set, int) {
 		return set, 0
 	}
 	view := *set
-	view.Intents, view.Unkeyed = intents, unkeyed
+	view.Built, view.Unkeyed = intents, unkeyed
 	return &view, own
 }
 
@@ -82,7 +82,7 @@ func TestWithoutOwnTrafficReadsAsTheCopy(t *testing.T) {
 				for j := 0; j < len(shape); j++ {
 					in.Deliveries = append(in.Deliveries, delivery(shape[j]))
 				}
-				set.Intents = append(set.Intents, in)
+				set.Built = append(set.Built, in)
 			}
 			for j := 0; j < len(unkeyed); j++ {
 				set.Unkeyed = append(set.Unkeyed, delivery(unkeyed[j]))
@@ -99,7 +99,7 @@ func TestWithoutOwnTrafficReadsAsTheCopy(t *testing.T) {
 func describeView(set *model.Set, own int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "own %d; intents", own)
-	for _, in := range set.Intents {
+	for _, in := range set.Built {
 		fmt.Fprintf(&b, " %s/%d[", in.Key, in.Total)
 		for _, d := range in.Deliveries {
 			fmt.Fprintf(&b, "%s ", d.RequestID)

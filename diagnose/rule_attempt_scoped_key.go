@@ -50,7 +50,7 @@ func runAttemptScopedKey(c *context) []*Finding {
 		groups[g] = append(groups[g], m)
 	}
 	suffixed := false
-	for _, in := range c.set.Intents {
+	for _, in := range c.set.Built {
 		for _, d := range in.Deliveries {
 			for _, o := range d.Observations {
 				// A key other than the intent's rode on a request id
@@ -71,8 +71,8 @@ func runAttemptScopedKey(c *context) []*Finding {
 	}
 	// A client often sends the bare key on the first attempt and adds
 	// the suffix on retries: a bare key joins its suffixed keys.
-	for i := 0; suffixed && i < len(c.set.Intents); i++ {
-		in := c.set.Intents[i]
+	for i := 0; suffixed && i < len(c.set.Built); i++ {
+		in := c.set.Built[i]
 		if _, ok := groups["key "+in.Key]; ok {
 			if o := firstWithKey(in); o != nil {
 				add("key "+in.Key, member{o.Key, o.Attempt, o, in})

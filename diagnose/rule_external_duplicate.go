@@ -22,7 +22,7 @@ var externalDuplicate = &Rule{
 
 func runExternalDuplicate(c *context) []*Finding {
 	var out []*Finding
-	for _, in := range c.set.Intents {
+	for _, in := range c.set.Built {
 		var calls, effects []*model.Observation
 		for _, d := range in.Deliveries {
 			calls = append(calls, providerCalls(d)...)

@@ -23,7 +23,7 @@ var inProgressRetry = &Rule{
 
 func runInProgress(c *context) []*Finding {
 	var out []*Finding
-	for _, in := range c.set.Intents {
+	for _, in := range c.set.Built {
 		var answered *model.Delivery
 		var answer *model.Observation
 		for _, d := range in.Deliveries {

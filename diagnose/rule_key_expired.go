@@ -28,7 +28,7 @@ const noExpiry = time.Minute
 
 func runKeyExpired(c *context) []*Finding {
 	var out []*Finding
-	for _, in := range c.set.Intents {
+	for _, in := range c.set.Built {
 		var f *Finding
 		for _, p := range secondEffects(c, in) {
 			if p.concurrent {

@@ -32,7 +32,7 @@ func runLateCompletion(c *context) []*Finding {
 	var order []string
 	keyOf := map[string][]*model.Intent{}
 	var late []*model.Observation
-	for _, in := range c.set.Intents {
+	for _, in := range c.set.Built {
 		for _, d := range in.Deliveries {
 			for _, o := range d.Observations {
 				if o.ActivityID != "" {

@@ -74,7 +74,7 @@ func secondEffects(c *context, in *model.Intent) []effectfulPair {
 
 func runNonAtomic(c *context) []*Finding {
 	var out []*Finding
-	for _, in := range c.set.Intents {
+	for _, in := range c.set.Built {
 		var pairs []effectfulPair
 		for _, p := range secondEffects(c, in) {
 			if p.concurrent {

@@ -22,7 +22,7 @@ var payloadMismatch = &Rule{
 
 func runPayloadMismatch(c *context) []*Finding {
 	var out []*Finding
-	for _, in := range c.set.Intents {
+	for _, in := range c.set.Built {
 		var original, other *model.Delivery
 		var tier model.Tier
 	search:

@@ -22,7 +22,7 @@ var replayDivergence = &Rule{
 
 func runReplayDivergence(c *context) []*Finding {
 	var out []*Finding
-	for _, in := range c.set.Intents {
+	for _, in := range c.set.Built {
 		var orig *model.Delivery
 		var origStatus, at int
 		for i, d := range in.Deliveries {

@@ -26,7 +26,7 @@ var requestIDNotPropagated = &Rule{
 func runRequestIDNotPropagated(c *context) []*Finding {
 	var split []*model.Intent
 	var example [2]*model.Delivery
-	for _, in := range c.set.Intents {
+	for _, in := range c.set.Built {
 		// Counted first: most intents have trips of one tier only, and
 		// need no lists.
 		meet := false // one trip joined both tiers: the ids do meet

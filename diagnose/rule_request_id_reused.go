@@ -57,7 +57,7 @@ func runRequestIDReused(c *context) []*Finding {
 			continue
 		}
 		var intents []*model.Intent
-		for _, in := range c.set.Intents {
+		for _, in := range c.set.Built {
 			for _, x := range in.Deliveries {
 				if x == d {
 					intents = append(intents, in)

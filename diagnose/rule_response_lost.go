@@ -23,7 +23,7 @@ var responseLost = &Rule{
 func runResponseLost(c *context) []*Finding {
 	var out []*Finding
 	var narrative []byte // reused: each finding keeps a string of it
-	for _, in := range c.set.Intents {
+	for _, in := range c.set.Built {
 		// A delivery whose response was lost after it committed: its own
 		// effect, or its own success at the server.
 		var lost []*model.Delivery

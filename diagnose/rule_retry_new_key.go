@@ -66,7 +66,7 @@ type newKeyCluster struct {
 func newKeyClusters(c *context) []newKeyCluster {
 	groups := map[string][]*model.Intent{}
 	var order []string
-	for _, in := range c.set.Intents {
+	for _, in := range c.set.Built {
 		effectful := false
 		for _, d := range in.Deliveries {
 			if len(c.effects(d)) > 0 {
@@ -254,10 +254,10 @@ func likelyNewKey(c *context, reported map[string]bool) []*Finding {
 	// it): no slice for each of a hundred thousand signatures, and no
 	// second look-up for an origin. The map is made at its largest size.
 	type chain struct{ first, last int32 }
-	bySig := make(map[clientRoute]chain, len(c.set.Intents))
-	cands := make([]*model.Intent, 0, len(c.set.Intents))
-	after := make([]int32, 0, len(c.set.Intents))
-	for _, in := range c.set.Intents {
+	bySig := make(map[clientRoute]chain, len(c.set.Built))
+	cands := make([]*model.Intent, 0, len(c.set.Built))
+	after := make([]int32, 0, len(c.set.Built))
+	for _, in := range c.set.Built {
 		if hasFP(in) {
 			continue
 		}

@@ -21,8 +21,8 @@ var retryStorm = &Rule{
 
 func runRetryStorm(c *context) []*Finding {
 	var out []*Finding
-	for _, in := range c.set.Intents {
-		n := max(in.Total, len(in.Deliveries))
+	for _, in := range c.set.Built {
+		n := in.Count()
 		if n < 2 {
 			continue
 		}

@@ -41,7 +41,7 @@ func BenchmarkLoadNginx(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		c := correlate.NewCorrelator(nil)
 		inputs, err := Read(context.Background(), []string{"-"}, Options{Stdin: bytes.NewReader(data)}, c)
-		if set := c.Set(inputs); err != nil || len(set.Intents) == 0 {
+		if set := c.Set(inputs); err != nil || len(set.Built) == 0 {
 			b.Fatal(err)
 		}
 	}

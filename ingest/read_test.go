@@ -274,7 +274,7 @@ func renderFixtures(t *testing.T) string {
 	for _, c := range capture.Captured { // looked at after every buffer was used again
 		fmt.Fprintf(&b, "captured %+v\n", *c)
 	}
-	for _, in := range set.Intents {
+	for _, in := range set.Built {
 		fmt.Fprintf(&b, "intent %s %s\n", in.Key, in.Scope)
 		for _, d := range in.Deliveries {
 			for _, o := range d.Observations {

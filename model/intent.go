@@ -14,6 +14,10 @@ type Intent struct {
 	Total int
 }
 
+// Count is how many deliveries the intent had: Total, or for an intent
+// made without it (by hand, in a test), its deliveries.
+func (in *Intent) Count() int { return max(in.Total, len(in.Deliveries)) }
+
 // Start is when the intent's first delivery began.
 func (in *Intent) Start() time.Time {
 	var t time.Time

@@ -5,11 +5,24 @@ import (
 	"strings"
 )
 
-// Set is the correlated result of reading inputs.
+// Set is the correlated result of reading inputs: what the rules read.
+//
+// Most intents of a big log are one plain, answered delivery with
+// nothing for a rule to see: the correlator counts those and builds only
+// the intents worth a look and those the rules asked for (Built). The
+// counts say how many there were in all, and FindIntent finds any intent,
+// building on demand what was only counted, until the caller says it is
+// done with lookups (LookupsDone).
 type Set struct {
-	Inputs  []*Input
-	Intents []*Intent
-	// Unkeyed holds deliveries that carried no Idempotency-Key at any tier.
+	Inputs []*Input
+	// Built holds the intents built in full: those that an observation
+	// made worth a look on their own (a lost response, an error, a second
+	// delivery, a field beyond a plain answered request) and those the
+	// correlator was asked to build besides; IntentCount counts them all.
+	Built []*Intent
+	// Unkeyed holds the deliveries that carried no Idempotency-Key at any
+	// tier and were built as Built's intents are; UnkeyedCount counts
+	// them all.
 	Unkeyed []*Delivery
 	// Orphans are effect lines that name neither a request id nor a key.
 	Orphans []*Observation
@@ -18,8 +31,8 @@ type Set struct {
 	Idless map[Tier]int
 	// Tiers records which tiers appear anywhere in the inputs.
 	Tiers map[Tier]bool
-	// Store reaches what was counted but not built; nil when Intents and
-	// Unkeyed are everything the inputs hold (a set made by hand).
+	// Store reaches what was counted but not built; nil when Built and
+	// Unkeyed are everything (a set made by hand).
 	Store Store
 }
 
@@ -42,25 +55,25 @@ type Counts struct {
 	Intents, Unkeyed, Deliveries int
 }
 
-// Release drops the compact store of the intents that were only counted,
-// which FindIntent builds on demand: most of the memory of a big input.
-// After it FindIntent finds only the intents in Intents; the counts stay.
-func (s *Set) Release() {
+// LookupsDone says that FindIntent will not be called again: the set lets
+// go of what only lookups need, most of the memory of a big input (the
+// rules read Built alone). The counts stay; FindIntent would find only
+// Built's intents from now on.
+func (s *Set) LookupsDone() {
 	if s.Store != nil {
 		s.Store.Release()
 	}
 }
 
-// IntentCount is how many intents the inputs hold, built or not: intents
-// with one plain, answered delivery are counted but not in Intents.
+// IntentCount is how many intents the inputs hold, built or not.
 func (s *Set) IntentCount() int {
 	if s.Store == nil {
-		return len(s.Intents)
+		return len(s.Built)
 	}
 	return s.Store.Counts().Intents
 }
 
-// UnkeyedCount is how many deliveries carried no key.
+// UnkeyedCount is how many deliveries carried no key, built or not.
 func (s *Set) UnkeyedCount() int {
 	if s.Store == nil {
 		return len(s.Unkeyed)
@@ -72,7 +85,7 @@ func (s *Set) UnkeyedCount() int {
 func (s *Set) DeliveryCount() int {
 	if s.Store == nil {
 		n := len(s.Unkeyed)
-		for _, in := range s.Intents {
+		for _, in := range s.Built {
 			n += len(in.Deliveries)
 		}
 		return n
@@ -80,12 +93,13 @@ func (s *Set) DeliveryCount() int {
 	return s.Store.Counts().Deliveries
 }
 
-// FindIntent returns the intent for key (matching the raw key, or the
-// hash form), or nil.
+// FindIntent returns the intents that carry key (as a raw key, or the
+// hash form), built or only counted, in order of their start; nil for
+// none.
 func (s *Set) FindIntent(key string) []*Intent {
 	q := NewKeyQuery(key)
 	var out []*Intent
-	for _, in := range s.Intents {
+	for _, in := range s.Built {
 		if q.Match(in.Key) {
 			out = append(out, in)
 		}
@@ -117,7 +131,7 @@ func (s *Set) Related(in *Intent) []*Intent {
 		return nil
 	}
 	var out []*Intent
-	for _, other := range s.Intents {
+	for _, other := range s.Built {
 		if other == in {
 			continue
 		}

@@ -462,9 +462,7 @@ func SequenceDiagram(intents []*model.Intent) string {
 	const drawn = 12
 	omitted := 0
 	for _, in := range intents {
-		if in.Total > len(in.Deliveries) {
-			omitted += in.Total - len(in.Deliveries)
-		}
+		omitted += in.Count() - len(in.Deliveries)
 	}
 	if len(deliveries) > drawn {
 		omitted += len(deliveries) - drawn

@@ -100,7 +100,7 @@ func findingSpan(f *diagnose.Finding) (first, last time.Time) {
 func weight(f *diagnose.Finding) (effects, deliveries int) {
 	for _, in := range f.Intents {
 		effects += len(in.Effects())
-		deliveries += max(in.Total, len(in.Deliveries))
+		deliveries += in.Count()
 	}
 	return effects, deliveries
 }

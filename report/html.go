@@ -156,7 +156,7 @@ func timelineOf(intents []*model.Intent) *htmlTimeline {
 	omitted := 0
 	for _, in := range intents {
 		deliveries = append(deliveries, in.Deliveries...)
-		omitted += max(0, in.Total-len(in.Deliveries))
+		omitted += in.Count() - len(in.Deliveries)
 	}
 	var t0, t1 time.Time
 	for _, d := range deliveries {

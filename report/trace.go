@@ -180,7 +180,7 @@ func TraceText(w io.Writer, st Styles, set *model.Set, key string, intents []*mo
 			fmt.Fprintf(w, "  scope      %s\n", Safe(in.Scope))
 		}
 		fmt.Fprintf(w, "  started    %s\n", FormatTime(in.Start()))
-		total := max(in.Total, len(in.Deliveries))
+		total := in.Count()
 		fmt.Fprintf(w, "  deliveries %d, effects %d\n", total, len(effects))
 		if total > len(in.Deliveries) {
 			fmt.Fprintf(w, "  %s\n", st.Faint.Render(fmt.Sprintf("(the first and last %d are shown; %d in between are not)", len(in.Deliveries)/2, total-len(in.Deliveries))))

@@ -145,7 +145,7 @@ func (r *read) deliveries(keys []string) map[string]*model.Delivery {
 			out[d.RequestID] = d
 		}
 	}
-	for _, in := range r.set.Intents {
+	for _, in := range r.set.Built {
 		for _, d := range in.Deliveries {
 			add(d)
 		}

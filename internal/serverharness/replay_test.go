@@ -135,7 +135,7 @@ func checkReplayCapture(t *testing.T, dir, orderKey string) {
 	if res.Summary.OwnTraffic != len(own) {
 		t.Errorf("own traffic counted %d deliveries, the logs name %d: %v", res.Summary.OwnTraffic, len(own), own)
 	}
-	if !slices.ContainsFunc(set.Intents, func(in *model.Intent) bool { return in.Key == orderKey }) {
+	if !slices.ContainsFunc(set.Built, func(in *model.Intent) bool { return in.Key == orderKey }) {
 		t.Errorf("the order's key %s is not among the intents", orderKey)
 	}
 
