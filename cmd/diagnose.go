@@ -153,7 +153,7 @@ func runDiagnose(cmd *cobra.Command, opts *DiagnoseOptions) error {
 
 	build := opts.Rule.Build() // --retry-window and the rest widen what is built
 	opts.Input.build = &build
-	set, err := load(cmd.Context(), f, &opts.Input, opts.Paths)
+	set, err := readInputs(cmd.Context(), f, &opts.Input, opts.Paths)
 	if err != nil {
 		return err
 	}
@@ -163,7 +163,6 @@ func runDiagnose(cmd *cobra.Command, opts *DiagnoseOptions) error {
 	}
 	missing := missingKeys(set, opts.Keys)
 	set.LookupsDone() // the rules read the built intents alone
-	storeReleased()
 	res := diagnose.Run(set, opts.Rule).Filter(filter)
 	rep := &report.Report{Inputs: set.Inputs, Summary: res.Summary, Findings: res.Findings, Compact: !f.IO.IsStdoutTTY(),
 		Limit: opts.Limit}

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
+	"github.com/idem-cli/idem/load"
 	"github.com/idem-cli/idem/logstore"
 	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/report"
@@ -219,7 +219,7 @@ func loadStore(ctx context.Context, f *Factory, fl *inputFlags, sf *storeFlags, 
 		}
 		return nil, err
 	}
-	set, err := diagnose.LoadSources(ctx, srcs, opts, fl.buildFor())
+	set, err := load.Sources(ctx, srcs, load.Options{Read: opts, Build: fl.buildFor(), Released: storeReleased})
 	if err != nil {
 		return nil, err
 	}

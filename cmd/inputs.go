@@ -11,6 +11,7 @@ import (
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/formats"
 	"github.com/idem-cli/idem/ingest"
+	"github.com/idem-cli/idem/load"
 	"github.com/idem-cli/idem/logstore"
 	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/report"
@@ -82,9 +83,11 @@ func (fl *inputFlags) options(f *Factory) (ingest.Options, error) {
 	return opts, nil
 }
 
-// load reads and correlates the inputs, turning "no inputs" into a usage
-// error: reading a terminal by accident would wait forever.
-func load(ctx context.Context, f *Factory, fl *inputFlags, paths []string) (*model.Set, error) {
+// readInputs reads and correlates the inputs, turning "no inputs" into a
+// usage error: reading a terminal by accident would wait forever. Once the
+// set lets go of its store, the collector policy collects (see
+// storeReleased).
+func readInputs(ctx context.Context, f *Factory, fl *inputFlags, paths []string) (*model.Set, error) {
 	if fl.Store.From != "" {
 		return loadStore(ctx, f, fl, &fl.Store, fl.window)
 	}
@@ -112,7 +115,7 @@ func load(ctx context.Context, f *Factory, fl *inputFlags, paths []string) (*mod
 	// name it (see warnInputs).
 	opts.KeepGoing = true
 	stop := startProgress(f, opts.Progress, paths, fl.Quiet, fl.progressMin)
-	set, err := diagnose.LoadBuild(ctx, paths, opts, fl.buildFor(), nil)
+	set, err := load.Files(ctx, paths, load.Options{Read: opts, Build: fl.buildFor(), Released: storeReleased})
 	stop()
 	if err != nil {
 		var ie *ingest.InputError

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/idem-cli/idem/contract"
-	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
+	"github.com/idem-cli/idem/load"
 	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/replay"
 	"github.com/idem-cli/idem/report"
@@ -241,7 +241,7 @@ func (o *ReplayOptions) readBody() ([]byte, bool, error) {
 // request id. It is the command's one call into the log reader.
 func readCaptures(ctx context.Context, paths []string, readOpts ingest.Options, key, requestID string) ([]*model.Captured, *model.Set, error) {
 	capture := ingest.NewCapturer(key, requestID)
-	set, err := diagnose.Load(ctx, paths, readOpts, capture)
+	set, err := load.Files(ctx, paths, load.Options{Read: readOpts, Capture: capture}) // FindIntent builds what replay asks for
 	if err != nil {
 		var ie *ingest.InputError
 		if errors.As(err, &ie) {

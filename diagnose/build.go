@@ -9,8 +9,8 @@ import (
 // need is what a rule reads beyond what the correlator builds whatever it
 // is told: the intents and deliveries an observation makes worth a look on
 // its own (a loss, an error, a second delivery, a field beyond a plain
-// answered request; see trace.Build). A rule whose need is empty reads only
-// those.
+// answered request; see correlate.Build). A rule whose need is empty reads
+// only those.
 type need struct {
 	// followUp is how long after a lost delivery a plain intent from the
 	// same client, method and route must be built, for these options.
@@ -18,7 +18,7 @@ type need struct {
 	// key accepts the keys of the plain intents that must be built.
 	key func(key string) bool
 	// keyBytes are bytes without which key accepts no key (see
-	// trace.Build.KeyBytes); empty promises nothing.
+	// correlate.Build.KeyBytes); empty promises nothing.
 	keyBytes string
 }
 

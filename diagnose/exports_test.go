@@ -11,12 +11,13 @@ import (
 
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
+	"github.com/idem-cli/idem/load"
 	"github.com/idem-cli/idem/model"
 )
 
 func diagnoseFiles(t *testing.T, paths ...string) (*diagnose.Result, *model.Set) {
 	t.Helper()
-	set, err := diagnose.Load(context.Background(), paths, ingest.Options{}, nil)
+	set, err := load.Files(context.Background(), paths, load.Options{Read: ingest.Options{}, Build: diagnose.DefaultOptions().Build()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +108,7 @@ func TestMixedFileEqualsSplitFiles(t *testing.T) {
 			}
 			mixed.WriteString(readFile(t, p))
 		}
-		set, err := diagnose.Load(context.Background(), append(rest, "-"), ingest.Options{Stdin: strings.NewReader(mixed.String())}, nil)
+		set, err := load.Files(context.Background(), append(rest, "-"), load.Options{Read: ingest.Options{Stdin: strings.NewReader(mixed.String())}, Build: diagnose.DefaultOptions().Build()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -125,7 +126,7 @@ func TestCompressedExportOnStdin(t *testing.T) {
 	zw := gzip.NewWriter(&gz)
 	zw.Write([]byte(readFile(t, "../fixtures/exports/loki.jsonl")))
 	zw.Close()
-	set, err := diagnose.Load(context.Background(), []string{"-"}, ingest.Options{Stdin: &gz}, nil)
+	set, err := load.Files(context.Background(), []string{"-"}, load.Options{Read: ingest.Options{Stdin: &gz}, Build: diagnose.DefaultOptions().Build()})
 	if err != nil {
 		t.Fatal(err)
 	}

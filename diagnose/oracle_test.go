@@ -14,15 +14,16 @@ import (
 	"github.com/idem-cli/idem/correlate"
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
+	"github.com/idem-cli/idem/load"
 	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/report"
 )
 
-// load correlates paths, building what b says, and keeps only what was
+// built correlates paths, building what b says, and keeps only what was
 // built, as idem diagnose does.
-func load(t *testing.T, paths []string, b correlate.Build) *model.Set {
+func built(t *testing.T, paths []string, b correlate.Build) *model.Set {
 	t.Helper()
-	set, err := diagnose.LoadBuild(context.Background(), paths, ingest.Options{}, b, nil)
+	set, err := load.Files(context.Background(), paths, load.Options{Read: ingest.Options{}, Build: b})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,10 +58,10 @@ func oracleOptions() map[string]diagnose.Options {
 // another report than building everything.
 func checkOracle(t *testing.T, paths []string) {
 	t.Helper()
-	all := load(t, paths, correlate.Build{All: true}) // whatever the options
+	all := built(t, paths, correlate.Build{All: true}) // whatever the options
 	for name, opts := range oracleOptions() {
 		want := render(t, all, opts)
-		if got := render(t, load(t, paths, opts.Build()), opts); !bytes.Equal(got, want) {
+		if got := render(t, built(t, paths, opts.Build()), opts); !bytes.Equal(got, want) {
 			t.Errorf("%s: the report differs from building every intent:\n%s", name, firstDiff(got, want))
 		}
 	}
@@ -198,7 +199,7 @@ func TestRetryWindowWidensWhatIsBuilt(t *testing.T) {
 		opts.RetryWindow = tt.window
 		for _, b := range []correlate.Build{{All: true}, opts.Build()} {
 			fired := false
-			for _, f := range diagnose.Run(load(t, paths, b), opts).Findings {
+			for _, f := range diagnose.Run(built(t, paths, b), opts).Findings {
 				if f.Rule.ID == "retry-new-key" && strings.Join(f.Keys, ",") == "key-first,key-second" {
 					fired = true
 				}
@@ -235,7 +236,7 @@ func TestPlainIntentsTheRulesNeed(t *testing.T) {
 			path := write(t, dir, strings.ReplaceAll(tt.name, " ", "-")+".jsonl", tt.lines...)
 			opts := diagnose.DefaultOptions()
 			fired := false
-			for _, f := range diagnose.Run(load(t, []string{path}, opts.Build()), opts).Findings {
+			for _, f := range diagnose.Run(built(t, []string{path}, opts.Build()), opts).Findings {
 				fired = fired || f.Rule.ID == tt.rule
 			}
 			if !fired {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
+	"github.com/idem-cli/idem/load"
 	"github.com/idem-cli/idem/model"
 )
 
@@ -75,7 +76,7 @@ func TestFindingOfMatchesFindingJSON(t *testing.T) {
 			if strings.HasSuffix(p, ".md") {
 				continue
 			}
-			set, err := diagnose.Load(context.Background(), []string{p}, ingest.Options{}, nil)
+			set, err := load.Files(context.Background(), []string{p}, load.Options{Read: ingest.Options{}, Build: diagnose.DefaultOptions().Build()})
 			if err != nil {
 				continue // some hostile inputs are not logs at all
 			}

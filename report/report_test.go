@@ -16,6 +16,7 @@ import (
 	"github.com/idem-cli/idem/correlate"
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
+	"github.com/idem-cli/idem/load"
 	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/report"
 )
@@ -25,7 +26,7 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 // loadSet reads and correlates the inputs.
 func loadSet(t *testing.T, paths []string) *model.Set {
 	t.Helper()
-	set, err := diagnose.Load(context.Background(), paths, ingest.Options{}, nil)
+	set, err := load.Files(context.Background(), paths, load.Options{Read: ingest.Options{}, Build: diagnose.DefaultOptions().Build()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,7 +308,7 @@ func FuzzRenderers(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		set, err := diagnose.Load(context.Background(), []string{"-"}, ingest.Options{Stdin: bytes.NewReader(data), MaxLineBytes: 1 << 16}, nil)
+		set, err := load.Files(context.Background(), []string{"-"}, load.Options{Read: ingest.Options{Stdin: bytes.NewReader(data), MaxLineBytes: 1 << 16}, Build: diagnose.DefaultOptions().Build()})
 		if err != nil {
 			t.Fatal(err)
 		}

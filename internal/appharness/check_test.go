@@ -91,8 +91,8 @@ func (c *collector) Consume(b *model.Batch) {
 	}
 }
 
-// readLogs reads paths the way diagnose.Load does (ingest.Read into
-// trace.NewCorrelator), collecting each observation beside it.
+// readLogs reads paths the way load.Files does (ingest.Read into
+// correlate.NewCorrelator), collecting each observation beside it.
 func readLogs(t testing.TB, paths ...string) *read {
 	t.Helper()
 	c := correlate.NewCorrelator(nil)

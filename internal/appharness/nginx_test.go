@@ -12,6 +12,7 @@ import (
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/internal/harness"
+	"github.com/idem-cli/idem/load"
 	"github.com/idem-cli/idem/model"
 	"github.com/tidwall/gjson"
 )
@@ -216,7 +217,7 @@ func TestBehindNginxNamesTheSplit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		set, err := diagnose.Load(context.Background(), []string{filepath.Join(dir, NginxLog), c.Log}, ingest.Options{}, nil)
+		set, err := load.Files(context.Background(), []string{filepath.Join(dir, NginxLog), c.Log}, load.Options{Read: ingest.Options{}, Build: diagnose.DefaultOptions().Build()})
 		if err != nil {
 			t.Fatal(err)
 		}

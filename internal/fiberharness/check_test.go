@@ -14,6 +14,7 @@ import (
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/internal/harness"
+	"github.com/idem-cli/idem/load"
 	"github.com/idem-cli/idem/model"
 )
 
@@ -173,7 +174,7 @@ func checkCapture(t *testing.T, name, dir string) {
 		t.Fatalf("the traffic calls for too little to prove anything: %+v, clean %v", must, clean)
 	}
 	checkLines(t, name, dir, c.Sent)
-	set, err := diagnose.Load(context.Background(), captureLogs(dir), ingest.Options{}, nil)
+	set, err := load.Files(context.Background(), captureLogs(dir), load.Options{Read: ingest.Options{}, Build: diagnose.DefaultOptions().Build()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -149,7 +149,7 @@ func TestPublicSamples(t *testing.T) {
 				}
 			}
 			// No request id, no key: the correlator makes no delivery of such
-			// a line (trace.Correlator.add), and never one of two clients.
+			// a line (correlate.Correlator.add), and never one of two clients.
 			c.check("set/deliveries", r.Set.DeliveryCount() == 0, "%d deliveries from %d records that carry no id", r.Set.DeliveryCount(), len(ps.records))
 			c.check("set/intents", r.Set.IntentCount() == 0, "%d intents from no key", r.Set.IntentCount())
 		})

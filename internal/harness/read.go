@@ -11,7 +11,7 @@ import (
 
 // Reading is what idem made of some logs: the per-input summaries, every
 // observation by the line it came from, and the correlated set, read the
-// way diagnose.Load reads them.
+// way load.Files reads them.
 type Reading struct {
 	Inputs []*model.Input
 	Set    *model.Set
@@ -19,7 +19,7 @@ type Reading struct {
 	Obs []*model.Observation
 }
 
-// Read reads paths with ingest.Read into a trace.Correlator, keeping a
+// Read reads paths with ingest.Read into a correlate.Correlator, keeping a
 // copy of every observation beside it.
 func Read(ctx context.Context, paths ...string) (*Reading, error) {
 	c := correlate.NewCorrelator(nil)

@@ -17,6 +17,7 @@ import (
 	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/internal/harness"
 	"github.com/idem-cli/idem/internal/iostreams"
+	"github.com/idem-cli/idem/load"
 	"github.com/idem-cli/idem/model"
 )
 
@@ -124,7 +125,7 @@ func checkReplayCapture(t *testing.T, dir, orderKey string) {
 	if len(own) < 4 {
 		t.Fatalf("the logs name %d of idem replay's deliveries (%v); the probes did not reach the server", len(own), own)
 	}
-	set, err := diagnose.Load(context.Background(), captureLogs(dir), ingest.Options{}, nil)
+	set, err := load.Files(context.Background(), captureLogs(dir), load.Options{Read: ingest.Options{}, Build: diagnose.DefaultOptions().Build()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +150,7 @@ func checkReplayCapture(t *testing.T, dir, orderKey string) {
 		s = probeKey.ReplaceAllString(s, "-retry-")
 		harness.WriteFile(t, renamed, name, s)
 	}
-	set, err = diagnose.Load(context.Background(), captureLogs(renamed), ingest.Options{}, nil)
+	set, err = load.Files(context.Background(), captureLogs(renamed), load.Options{Read: ingest.Options{}, Build: diagnose.DefaultOptions().Build()})
 	if err != nil {
 		t.Fatal(err)
 	}
