@@ -12,6 +12,9 @@ import (
 	"github.com/tidwall/gjson"
 )
 
+// Counting the server's effects through --effects-url, before a step and
+// after it.
+
 // effects counts the server's effects through --effects-url; ok is false
 // when no URL was given.
 func (r *runner) effects(ctx context.Context) (n int, ok bool, err error) {

@@ -9,6 +9,19 @@ import (
 	"github.com/idem-cli/idem/trace"
 )
 
+// Original is the first answer to the key: the captured response, or
+// what the logs say.
+type Original struct {
+	Status   int    `json:"status"`
+	ResultID string `json:"result_id"`
+	Source   string `json:"source"`
+	// ResultPath is where the body holds the result id ("" when unknown).
+	ResultPath string `json:"-"`
+	// Body is the captured response body, compared with the replay's when
+	// it holds no result id.
+	Body []byte `json:"-"`
+}
+
 // ErrNoCapture is returned by PickCapture when no input captured the
 // request with its method and route.
 var ErrNoCapture = errors.New("no HAR entry or log line with its method and route carried it")
@@ -103,17 +116,4 @@ func loggedOriginal(set *trace.Set, key string) Original {
 		}
 	}
 	return Original{}
-}
-
-// Original is the first answer to the key: the captured response, or
-// what the logs say.
-type Original struct {
-	Status   int    `json:"status"`
-	ResultID string `json:"result_id"`
-	Source   string `json:"source"`
-	// ResultPath is where the body holds the result id ("" when unknown).
-	ResultPath string `json:"-"`
-	// Body is the captured response body, compared with the replay's when
-	// it holds no result id.
-	Body []byte `json:"-"`
 }

@@ -10,6 +10,9 @@ import (
 	"github.com/tidwall/gjson"
 )
 
+// Where a response body holds its result id, and how two bodies compare
+// when it holds none.
+
 // ResultIDIn finds the result id in a response body, in the shapes real
 // APIs use: id, data.id, the route's own <resource>_id or <resource>Id,
 // then any *_id or *Id field (requestId, orderId…), at the top level or
