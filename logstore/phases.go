@@ -2,10 +2,8 @@ package logstore
 
 import (
 	"context"
-	"fmt"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/idem-cli/idem/formats"
@@ -61,41 +59,41 @@ func contains(l []string, s string) bool {
 }
 
 // failedFilter matches a delivery that failed or was answered as a
-// conflict or in progress, by whichever fields the store has.
-func (sf *storeFields) failedFilter() string {
-	var or []string
+// conflict or in progress, by whichever fields the store has (nil: none).
+func (sf *storeFields) failedFilter() Filter {
+	var or Or
 	for _, f := range sf.status {
-		or = append(or, inList(f, failedStatuses), quoteField(f)+":range[500, 599]")
+		or = append(or, In{f, failedStatuses}, Range{f, 500, 599})
 	}
 	for _, f := range sf.outcome {
-		or = append(or, inList(f, failedOutcomes))
+		or = append(or, In{f, failedOutcomes})
 	}
 	for _, f := range sf.decision {
-		or = append(or, inList(f, []string{"replay", "conflict", "in_progress"}))
+		or = append(or, In{f, []string{"replay", "conflict", "in_progress"}})
 	}
 	for _, f := range sf.state {
-		or = append(or, inList(f, []string{"in_progress"}))
+		or = append(or, In{f, []string{"in_progress"}})
 	}
 	if len(or) == 0 {
-		return ""
+		return nil
 	}
-	return "(" + strings.Join(or, " or ") + ")"
+	return or
 }
 
 // lostFilter matches a delivery whose response was lost: no status, a
 // timeout, a proxy's 5xx for a server that did not answer in time.
-func (sf *storeFields) lostFilter() string {
-	var or []string
+func (sf *storeFields) lostFilter() Filter {
+	var or Or
 	for _, f := range sf.status {
-		or = append(or, inList(f, []string{"0", "408", "499"}), quoteField(f)+":range[500, 599]")
+		or = append(or, In{f, []string{"0", "408", "499"}}, Range{f, 500, 599})
 	}
 	for _, f := range sf.outcome {
-		or = append(or, inList(f, failedOutcomes))
+		or = append(or, In{f, failedOutcomes})
 	}
 	if len(or) == 0 {
-		return ""
+		return nil
 	}
-	return "(" + strings.Join(or, " or ") + ")"
+	return or
 }
 
 // writeMethods are the methods whose retry can duplicate an effect.
@@ -147,40 +145,41 @@ func (v *VictoriaLogs) Candidates(ctx context.Context, w Window) (*Candidates, e
 	}
 	parts := 1
 	if v.GroupLines > 0 {
-		n, err := v.count(ctx, "*", w)
+		n, err := v.count(ctx, All{}, w)
 		if err != nil {
 			return nil, err
 		}
 		parts = int(min((n+v.GroupLines-1)/v.GroupLines, 64))
 	}
-	group := func(g groupQuery, fields []string) error {
-		g.scope = v.scoped("")
+	group := func(g Group, fields []string) error {
 		for part := range max(parts, 1) {
-			if err := run(g.build(part, parts), fields); err != nil {
+			g.Part = Part{Field: g.By[0], Index: part, Of: parts}
+			if err := run(v.sql().query(g), fields); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
+	// Every group keeps its lines' count and first and last times.
+	count, first, last := Agg{Name: "c", Op: AggCount}, Agg{Name: "t", Op: AggFirst}, Agg{Name: "u", Op: AggLast}
 	failed := sf.failedFilter()
 	if len(sf.keys) > 0 {
 		// Keys with more than one delivery or a failed one.
-		g := groupQuery{lines: anyOf(sf.keys), by: sf.keys, also: failed, keep: "c:>1"}
-		aggs := []string{"count() as c"}
+		g := Group{Lines: And{anySet(sf.keys)}, By: sf.keys, Also: failed, Aggs: []Agg{count}, Keep: []Above{{"c", 1}}}
 		if len(sf.rids) > 0 {
-			aggs, g.keep = append(aggs, "count_uniq("+quoteList(sf.rids)+") as d"), "d:>1"
+			g.Aggs, g.Keep = append(g.Aggs, Agg{Name: "d", Op: AggDistinct, Fields: sf.rids}), []Above{{"d", 1}}
 		}
-		if failed != "" {
-			aggs, g.keep = append(aggs, "count() if "+failed+" as f"), g.keep+" or f:>0"
+		if failed != nil {
+			g.Aggs, g.Keep = append(g.Aggs, Agg{Name: "f", Op: AggCountIf, If: failed}), append(g.Keep, Above{"f", 0})
 		}
-		g.aggs = strings.Join(append(aggs, "min(_time) as t", "max(_time) as u"), ", ")
+		g.Aggs = append(g.Aggs, first, last)
 		if err := group(g, sf.keys); err != nil {
 			return nil, err
 		}
 		if len(sf.rids) > 0 {
 			// Request ids that carried more than one key.
-			g := groupQuery{lines: anyOf(sf.rids) + " " + anyOf(sf.keys), by: sf.rids, keep: "k:>1",
-				aggs: "count() as c, count_uniq(" + quoteList(sf.keys) + ") as k, min(_time) as t, max(_time) as u"}
+			g := Group{Lines: And{anySet(sf.rids), anySet(sf.keys)}, By: sf.rids, Keep: []Above{{"k", 1}},
+				Aggs: []Agg{count, {Name: "k", Op: AggDistinct, Fields: sf.keys}, first, last}}
 			if err := group(g, sf.rids); err != nil {
 				return nil, err
 			}
@@ -193,29 +192,30 @@ func (v *VictoriaLogs) Candidates(ctx context.Context, w Window) (*Candidates, e
 		if len(by) == 0 {
 			by = sf.keys
 		}
-		g := groupQuery{lines: anyOf(sf.fps), by: sf.fps, keep: "c:>1", aggs: "count() as c, min(_time) as t, max(_time) as u"}
+		g := Group{Lines: And{anySet(sf.fps)}, By: sf.fps, Keep: []Above{{"c", 1}}, Aggs: []Agg{count, first, last}}
 		if len(by) > 0 {
-			g.keep, g.aggs = "d:>1", "count() as c, count_uniq("+quoteList(by)+") as d, min(_time) as t, max(_time) as u"
+			g.Keep, g.Aggs = []Above{{"d", 1}}, []Agg{count, {Name: "d", Op: AggDistinct, Fields: by}, first, last}
 		}
 		if err := group(g, sf.fps); err != nil {
 			return nil, err
 		}
 	}
-	if lost := sf.lostFilter(); lost != "" && len(sf.clients)+len(sf.rids) > 0 {
+	if lost := sf.lostFilter(); lost != nil && len(sf.clients)+len(sf.rids) > 0 {
 		// What a lost write's client sent next, by the same method and
 		// route, is what the likely-retry rules compare it with.
+		filter := And{lost}
 		if len(sf.methods) > 0 {
-			var or []string
+			var or Or
 			for _, f := range sf.methods {
-				or = append(or, inList(f, writeMethods))
+				or = append(or, In{f, writeMethods})
 			}
-			lost += " (" + strings.Join(or, " or ") + ")"
+			filter = append(filter, or)
 		}
 		var fs []string
 		for _, l := range [][]string{sf.clients, sf.rids, sf.methods, sf.routes, sf.rawKeys} {
 			fs = append(fs, l...)
 		}
-		q := lost + " | fields _time, " + quoteList(fs)
+		q := v.sql().query(Lines{Filter: filter, Fields: fs})
 		c.Queries = append(c.Queries, q)
 		near := map[string]bool{}
 		err := v.query(ctx, q, w, func(r Record) error {
@@ -269,7 +269,7 @@ func (v *VictoriaLogs) Candidates(ctx context.Context, w Window) (*Candidates, e
 	if sf.secret {
 		// Every line with a credential or a body: the rule counts them all.
 		add(FieldSecret, "1")
-		c.Queries = append(c.Queries, quoteField(FieldSecret)+`:="1"`)
+		c.Queries = append(c.Queries, v.sql().query(secretLines))
 	}
 	v.fields, v.rawKeys, v.methods = map[string]bool{}, sf.rawKeys, sf.methods
 	if sf.activity {
@@ -286,12 +286,12 @@ func (v *VictoriaLogs) Candidates(ctx context.Context, w Window) (*Candidates, e
 		// Following request ids to lines without a key (a server's
 		// effect line, a worker's completion) is needed only where the
 		// store has such lines; reads (GET) are never a key's.
-		q := anyOf(sortedKeys(v.fields)) + " -" + anyOf(sf.rawKeys) + v.notReads()
+		q := append(And{anySet(sortedKeys(v.fields)), Not{anySet(sf.rawKeys)}}, v.notReads()...)
 		n, err := v.count(ctx, q, w)
 		if err != nil {
 			return nil, err
 		}
-		c.Queries = append(c.Queries, q)
+		c.Queries = append(c.Queries, v.sql().query(Lines{Filter: q}))
 		if n == 0 {
 			v.fields = map[string]bool{}
 		}
@@ -304,42 +304,6 @@ func (v *VictoriaLogs) Candidates(ctx context.Context, w Window) (*Candidates, e
 	return c, nil
 }
 
-// groupQuery is one phase 1 question: the groups (by) of lines whose
-// aggregates pass keep. Grouping every value in the window (a million keys)
-// with count_uniq and min/max is the store's costliest work, so the query
-// asks it in two stages, one request: a bare count finds the groups with
-// more than one line (and also's lines name theirs), and the aggregates are
-// computed for those groups only. That is three times faster on two
-// million lines.
-type groupQuery struct {
-	lines string // the lines that count
-	by    []string
-	also  string // lines whose groups are kept whatever their count
-	aggs  string
-	keep  string
-	scope string // --query's filter, for the subqueries
-}
-
-// build writes the query for one of parts partitions of the groups, by a
-// hash of the first field grouped by: each group falls in one partition
-// whole, so the partitions' answers add up to the window's exactly, and
-// each query does a part of the work, under the store's time limit.
-func (g groupQuery) build(part, parts int) string {
-	split := ""
-	if parts > 1 {
-		split = fmt.Sprintf(" | hash(%s) as idem_h | math idem_h %% %d as idem_p | filter idem_p:=%d", quoteField(g.by[0]), parts, part)
-	}
-	var or []string
-	for _, f := range g.by {
-		only := " | filter " + quoteField(f) + ":* | fields " + quoteField(f) + ")"
-		or = append(or, quoteField(f)+":in("+g.scope+g.lines+split+" | stats by ("+quoteList(g.by)+") count() as c | filter c:>1"+only)
-		if g.also != "" {
-			or = append(or, quoteField(f)+":in("+g.scope+g.lines+" "+g.also+split+only)
-		}
-	}
-	return g.lines + " (" + strings.Join(or, " or ") + ") | stats by (" + quoteList(g.by) + ") " + g.aggs + " | filter " + g.keep
-}
-
 // Fetch runs phase 2: the selection as filters, packed into queries the
 // store accepts (explicit in(...) lists longer than its query limit are
 // refused with HTTP 400), the records streamed back as JSON lines.
@@ -347,7 +311,7 @@ func (v *VictoriaLogs) Fetch(ctx context.Context, sel Selection, w Window, each 
 	if contains(sel.Values[FieldSecret], "1") && !v.secretsFetched {
 		// Every line with a credential or a body first, and then no
 		// other query brings one of them again.
-		if err := v.query(ctx, quoteField(FieldSecret)+`:="1"`, w, each); err != nil {
+		if err := v.query(ctx, v.sql().query(secretLines), w, each); err != nil {
 			return err
 		}
 		v.secretsFetched = true
@@ -383,19 +347,22 @@ func (v *VictoriaLogs) Fetch(ctx context.Context, sel Selection, w Window, each 
 			return err
 		}
 	}
-	clause := func(f string, vals []string) string { return v.clause(sel, f, vals) }
+	clause := func(f string, vals []string) Filter { return v.clause(sel, f, vals) }
 	// What the values fetched over the whole window bring is left out of
 	// the others' queries, where it is short enough to repeat.
-	excl := ""
+	var excl And
 	for _, f := range sortedFields(untimed) {
-		excl += " -" + clause(f, untimed[f])
+		excl = append(excl, Not{clause(f, untimed[f])})
 	}
-	if len(excl) > v.MaxQueryBytes/4 {
-		excl = ""
+	if len(excl) > 0 && len(v.sql().filter(excl, false))+1 > v.MaxQueryBytes/4 {
+		excl = nil
 	}
 	sort.SliceStable(timed, func(i, j int) bool { return timed[i].at.Before(timed[j].at) })
 	for len(timed) > 0 {
-		n, size := 0, len(excl)
+		n, size := 0, 0
+		if len(excl) > 0 {
+			size = len(v.sql().filter(excl, false)) + 1
+		}
 		byField := map[string][]string{}
 		// From the first value's first line to the last line of any.
 		qw := Window{Start: timed[0].at, End: timed[0].at}
@@ -417,20 +384,21 @@ func (v *VictoriaLogs) Fetch(ctx context.Context, sel Selection, w Window, each 
 			}
 			n++
 		}
-		var or []string
+		var q Filter
+		var or Or
 		for _, f := range sortedFields(byField) {
 			or = append(or, clause(f, byField[f]))
 		}
-		q := strings.Join(or, " or ")
-		if excl != "" {
-			q = "(" + q + ")" + excl
+		q = or
+		if len(excl) > 0 {
+			q = append(And{or}, excl...)
 		}
 		if err := v.fetch(ctx, q, qw.Widen(sel.Widen).Within(w), each); err != nil {
 			return err
 		}
 		timed = timed[n:]
 	}
-	var clauses []string
+	var clauses []Filter
 	for _, f := range sortedFields(untimed) {
 		vals := untimed[f]
 		for len(vals) > 0 {
@@ -525,7 +493,7 @@ func (v *VictoriaLogs) fetchHeld(ctx context.Context, f string, vals []string, s
 			size += len(plain[n]) + 4
 			n++
 		}
-		if err := v.fetch(ctx, v.clause(sel, f, plain[:n]), w, each); err != nil {
+		if err := v.fetch(ctx, Or{v.clause(sel, f, plain[:n])}, w, each); err != nil {
 			return err
 		}
 		plain = plain[n:]
@@ -551,14 +519,14 @@ func (v *VictoriaLogs) fetchHeld(ctx context.Context, f string, vals []string, s
 			size += add
 			n++
 		}
-		q := v.clause(sel, f, exact[:n])
+		q := And{v.clause(sel, f, exact[:n])}
 		files := make([]string, 0, len(skip))
 		for file := range skip {
 			files = append(files, file)
 		}
 		sort.Strings(files)
 		for _, file := range files {
-			q += " -(" + quoteField(FieldFile) + ":=" + strconv.Quote(file) + " " + inList(FieldLine, skip[file]) + ")"
+			q = append(q, Not{And{Eq{FieldFile, file}, In{FieldLine, skip[file]}}})
 		}
 		if err := v.fetch(ctx, q, w, each); err != nil {
 			return err
@@ -578,7 +546,7 @@ func (v *VictoriaLogs) fetchHeld(ctx context.Context, f string, vals []string, s
 				size += len(vals[n]) + 4
 				n++
 			}
-			q := quoteField(f) + ":in(" + v.scoped(inList(f, vals[:n])) + " | stats by (" + quoteField(f) + ") count() as c | filter c:>" + strconv.Itoa(h) + " | fields " + quoteField(f) + ")"
+			q := Member{Field: f, Lines: In{f, vals[:n]}, By: []string{f}, Over: h}
 			if err := v.fetch(ctx, q, w, each); err != nil {
 				return err
 			}
@@ -588,32 +556,26 @@ func (v *VictoriaLogs) fetchHeld(ctx context.Context, f string, vals []string, s
 	return nil
 }
 
+// secretLines are the lines marked with a secret.
+var secretLines = Lines{Filter: Eq{FieldSecret, "1"}}
+
 // fetch runs a phase 2 filter, without the lines with a secret when
 // those were all fetched already.
-func (v *VictoriaLogs) fetch(ctx context.Context, filter string, w Window, each func(Record) error) error {
+func (v *VictoriaLogs) fetch(ctx context.Context, filter Filter, w Window, each func(Record) error) error {
+	q := Lines{Filter: filter}
 	if v.secretsFetched {
-		filter = "(" + filter + ") -" + quoteField(FieldSecret) + `:="1"`
+		q.Except = secretLines.Filter
 	}
-	return v.query(ctx, filter, w, each)
+	return v.query(ctx, v.sql().query(q), w, each)
 }
 
 // clause asks for the lines with one of the values of f, only those
 // without a raw key where the selection says so.
-func (v *VictoriaLogs) clause(sel Selection, f string, vals []string) string {
-	cl := inList(f, vals)
+func (v *VictoriaLogs) clause(sel Selection, f string, vals []string) Filter {
 	if len(sel.Unkeyed) > 0 && !contains(sel.Unkeyed, f) {
-		cl = "(" + cl + " -" + anyOf(sel.Unkeyed) + v.notReads() + ")"
+		return append(And{In{f, vals}, Not{anySet(sel.Unkeyed)}}, v.notReads()...)
 	}
-	return cl
-}
-
-// scoped puts --query's filter in front of a subquery's, which the outer
-// query's does not reach.
-func (v *VictoriaLogs) scoped(filter string) string {
-	if v.filter == "" {
-		return filter
-	}
-	return "(" + v.filter + ") " + filter
+	return In{f, vals}
 }
 
 // fetchNear fetches what each failure's client sent in the minute after
@@ -655,7 +617,7 @@ func (v *VictoriaLogs) fetchNear(ctx context.Context, all []Near, byKey []keySpa
 		// came already. Where there are too many for one query, the
 		// run of failures is cut shorter; a single failure with too many
 		// such keys around it may bring one of their lines twice.
-		var q string
+		var q Filter
 		var byClient map[string][]Near
 		var qw Window
 		for {
@@ -678,8 +640,8 @@ func (v *VictoriaLogs) fetchNear(ctx context.Context, all []Near, byKey []keySpa
 					addTo(not, f, val)
 				}
 			}
-			if full := v.nearQuery(field, byClient, not); len(full) < v.MaxQueryBytes || n == 1 {
-				if len(full) < v.MaxQueryBytes {
+			if full := v.nearQuery(field, byClient, not); len(v.sql().filter(full, false)) < v.MaxQueryBytes || n == 1 {
+				if len(v.sql().filter(full, false)) < v.MaxQueryBytes {
 					q = full
 				}
 				break
@@ -706,18 +668,18 @@ func (v *VictoriaLogs) fetchNear(ctx context.Context, all []Near, byKey []keySpa
 }
 
 // nearQuery asks for the writes of the clients, not under the keys.
-func (v *VictoriaLogs) nearQuery(field string, byClient map[string][]Near, not map[string]map[string]bool) string {
+func (v *VictoriaLogs) nearQuery(field string, byClient map[string][]Near, not map[string]map[string]bool) And {
 	clients := make([]string, 0, len(byClient))
 	for c := range byClient {
 		clients = append(clients, c)
 	}
 	sort.Strings(clients)
-	q := inList(field, clients)
+	q := And{In{field, clients}}
 	for _, f := range v.methods {
-		q += " " + inList(f, writeMethods)
+		q = append(q, In{f, writeMethods})
 	}
 	for _, f := range sortedKeys(keysOf(not)) {
-		q += " -" + inList(f, sortedKeys(not[f]))
+		q = append(q, Not{In{f, sortedKeys(not[f])}})
 	}
 	return q
 }
@@ -776,14 +738,14 @@ func (nr *Near) matches(r Record, t time.Time) bool {
 func (v *VictoriaLogs) NearDropped() int64 { return v.nearDropped }
 
 // run packs clauses into queries under the store's length limit.
-func (v *VictoriaLogs) run(ctx context.Context, clauses []string, w Window, each func(Record) error) error {
+func (v *VictoriaLogs) run(ctx context.Context, clauses []Filter, w Window, each func(Record) error) error {
 	for len(clauses) > 0 {
 		n, size := 0, 0
-		for n < len(clauses) && (n == 0 || size+len(clauses[n])+4 < v.MaxQueryBytes) {
-			size += len(clauses[n]) + 4
+		for n < len(clauses) && (n == 0 || size+len(v.sql().filter(Or{clauses[n]}, false))+4 < v.MaxQueryBytes) {
+			size += len(v.sql().filter(Or{clauses[n]}, false)) + 4
 			n++
 		}
-		if err := v.fetch(ctx, strings.Join(clauses[:n], " or "), w, each); err != nil {
+		if err := v.fetch(ctx, Or(clauses[:n]), w, each); err != nil {
 			return err
 		}
 		clauses = clauses[n:]
@@ -796,10 +758,10 @@ func (v *VictoriaLogs) run(ctx context.Context, clauses []string, w Window, each
 func (v *VictoriaLogs) JoinFields() []string { return sortedKeys(v.fields) }
 
 // notReads excludes reads, which carry no key and make no effect.
-func (v *VictoriaLogs) notReads() string {
-	out := ""
+func (v *VictoriaLogs) notReads() []Filter {
+	var out []Filter
 	for _, f := range v.methods {
-		out += " -" + inList(f, []string{"GET", "HEAD", "OPTIONS", "get", "head", "options"})
+		out = append(out, Not{In{f, []string{"GET", "HEAD", "OPTIONS", "get", "head", "options"}}})
 	}
 	return out
 }

@@ -199,6 +199,14 @@ func firstLine(b []byte) string {
 	return s
 }
 
+// sql writes the plan's questions in LogsQL under --query's scope.
+func (v *VictoriaLogs) sql() logsql {
+	if v.filter == "" {
+		return logsql{}
+	}
+	return logsql{scope: "(" + v.filter + ") "}
+}
+
 // query runs one LogsQL query and hands each result line to each. Partial
 // responses are refused explicitly, whatever the server's default, and an
 // answer cut short or not JSON is an *IncompleteError.
@@ -256,12 +264,12 @@ func (v *VictoriaLogs) query(ctx context.Context, q string, w Window, each func(
 
 // Count reports how many records the store holds within w.
 func (v *VictoriaLogs) Count(ctx context.Context, w Window) (int64, error) {
-	return v.count(ctx, "*", w)
+	return v.count(ctx, All{}, w)
 }
 
-func (v *VictoriaLogs) count(ctx context.Context, filter string, w Window) (int64, error) {
+func (v *VictoriaLogs) count(ctx context.Context, f Filter, w Window) (int64, error) {
 	var n int64
-	err := v.query(ctx, filter+" | stats count() as n", w, func(r Record) error {
+	err := v.query(ctx, v.sql().count(f), w, func(r Record) error {
 		n, _ = strconv.ParseInt(r["n"], 10, 64)
 		return nil
 	})
@@ -270,7 +278,7 @@ func (v *VictoriaLogs) count(ctx context.Context, filter string, w Window) (int6
 
 // CountRun reports how many records of one export run the store holds.
 func (v *VictoriaLogs) CountRun(ctx context.Context, run string) (int64, error) {
-	return v.count(ctx, quoteField(FieldRun)+":="+strconv.Quote(run), Window{})
+	return v.count(ctx, Eq{FieldRun, run}, Window{})
 }
 
 // Insert loads JSON lines. The content type matters: without
@@ -342,16 +350,6 @@ func quoteList(fs []string) string {
 		q[i] = quoteField(f)
 	}
 	return strings.Join(q, ", ")
-}
-
-// anyOf is a filter matching records where any of the fields is set
-// (VictoriaLogs stores no empty values, so "set" is "not empty").
-func anyOf(fs []string) string {
-	q := make([]string, len(fs))
-	for i, f := range fs {
-		q[i] = quoteField(f) + ":*"
-	}
-	return "(" + strings.Join(q, " or ") + ")"
 }
 
 // inList is f:in("a","b",…).
