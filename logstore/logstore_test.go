@@ -85,7 +85,7 @@ func TestFetchBatchesUnderTheQueryLimit(t *testing.T) {
 	}
 	sel := Selection{Values: map[string][]string{"http_idempotency_key": keys},
 		Near: []Near{{Field: "remote_addr", Value: "10.0.0.1", Time: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}}}
-	if err := v.Fetch(context.Background(), sel, Window{}, func(Record) error { return nil }); err != nil {
+	if err := newPlanner(v).Fetch(context.Background(), sel, Window{}, func(Record) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if len(*queries) < 2 {
@@ -134,7 +134,7 @@ func TestQueryTimeoutIsIncomplete(t *testing.T) {
 	defer close(release)
 	st, _ := Open("victorialogs://"+strings.TrimPrefix(srv.URL, "http://"), Options{Timeout: 300 * time.Millisecond})
 	start := time.Now()
-	_, err := st.Count(context.Background(), Window{})
+	_, err := st.Count(context.Background(), All{}, Window{})
 	if !errors.Is(err, ErrTimeout) || time.Since(start) > 3*time.Second {
 		t.Fatalf("err %v after %s, want ErrTimeout within the timeout", err, time.Since(start))
 	}
@@ -171,8 +171,8 @@ func TestStoreGivesUpFirst(t *testing.T) {
 			ctx, cancel = context.WithTimeout(ctx, tc.conversation)
 		}
 		v := st.(*VictoriaLogs)
-		_, errCount := v.Count(ctx, Window{})
-		_, errFields := v.fieldNames(ctx, Window{})
+		_, errCount := v.Count(ctx, All{}, Window{})
+		_, errFields := v.Fields(ctx, Window{})
 		cancel()
 		srv.Close()
 		if errCount != nil || errFields != nil || len(forms) != 2 {
@@ -215,7 +215,7 @@ func TestRebuild(t *testing.T) {
 			file: "victorialogs:", wantFields: map[string]any{"req": map[string]any{"id": "r1", "method": "POST"}}},
 	}
 	for _, tt := range tests {
-		c := &collector{msgField: tt.msg, timeField: tt.tfld}
+		c := &collector{shipped: (&VictoriaLogs{msgField: tt.msg, timeField: tt.tfld}).Rebuild}
 		file, line, text := c.rebuild(tt.rec)
 		if file != tt.file || line != tt.line {
 			t.Errorf("%s: at %s:%d, want %s:%d", tt.name, file, line, tt.file, tt.line)
@@ -284,7 +284,7 @@ func TestInsertNamesContentTypeAndFields(t *testing.T) {
 // What a store says is not trusted: absurd line numbers, names and times
 // cost bounded memory and crash nothing.
 func TestHostileRecords(t *testing.T) {
-	c := &collector{seen: map[string]bool{}, files: map[string]*file{}}
+	c := &collector{seen: map[string]bool{}, files: map[string]*file{}, shipped: (&VictoriaLogs{}).Rebuild}
 	for _, r := range []Record{
 		{"_msg": "x", FieldFile: "a.log", FieldLine: "999999999999"},
 		{"_msg": "y", FieldFile: "a.log", FieldLine: "-5"},

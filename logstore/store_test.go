@@ -34,7 +34,7 @@ func load(t *testing.T, recs []map[string]string) *VictoriaLogs {
 	st.Flush(ctx)
 	v := st.(*VictoriaLogs)
 	for deadline := time.Now().Add(10 * time.Second); ; {
-		if n, err := v.Count(ctx, Window{}); err == nil && n == int64(len(recs)) {
+		if n, err := v.Count(ctx, All{}, Window{}); err == nil && n == int64(len(recs)) {
 			return v
 		}
 		if time.Now().After(deadline) {
@@ -78,12 +78,12 @@ func TestCandidatesPartitioned(t *testing.T) {
 	v := load(t, recs)
 	ctx := context.Background()
 	v.GroupLines = 0
-	whole, err := v.Candidates(ctx, Window{})
+	whole, err := newPlanner(v).Candidates(ctx, Window{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	v.GroupLines = 40
-	parted, err := v.Candidates(ctx, Window{})
+	parted, err := newPlanner(v).Candidates(ctx, Window{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestFetchSkipsHeldLines(t *testing.T) {
 	for _, tt := range tests {
 		sel := Selection{Values: map[string][]string{"idempotency_key": {"k1", "k2", "k3", "k4"}}, Have: tt.have}
 		var got []string
-		err := v.Fetch(context.Background(), sel, Window{}, func(r Record) error {
+		err := newPlanner(v).Fetch(context.Background(), sel, Window{}, func(r Record) error {
 			got = append(got, r["_msg"])
 			return nil
 		})

@@ -11,17 +11,17 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// VictoriaLogs speaks VictoriaLogs' HTTP API: /insert/jsonline to load,
-// /select/logsql/query to query (JSON lines, streamed). A cluster is
-// queried through its vlselect frontend and loaded through vlinsert; the
-// storage nodes are never asked directly, since one key's lines are
-// spread over them.
+// VictoriaLogs is the dialect of VictoriaLogs' HTTP API, a Store:
+// /select/logsql/query asks the plan's questions in LogsQL
+// (victorialogs_logsql.go) and streams the answers back as JSON lines;
+// /insert/jsonline loads. A cluster is queried through its vlselect
+// frontend and loaded through vlinsert; the storage nodes are never asked
+// directly, since one key's lines are spread over them.
 type VictoriaLogs struct {
 	base      *url.URL
 	name      string
@@ -40,15 +40,7 @@ type VictoriaLogs struct {
 	// another, each well inside the store's -search.maxQueryDuration
 	// (30 s by default). 0 asks in one query whatever the size.
 	GroupLines int64
-	// fields tie records together (keys, request ids), from Candidates.
-	fields  map[string]bool
-	filter  string   // --query
-	rawKeys []string // from Candidates
-	methods []string
-	// nearDropped counts records fetched near failures and dropped.
-	nearDropped int64
-	// secretsFetched: every line marked with a secret came in phase 2.
-	secretsFetched bool
+	filter     string // --query
 }
 
 func newVictoriaLogs(u *url.URL, opts Options) (*VictoriaLogs, error) {
@@ -101,6 +93,20 @@ const defaultGroupLines = 2_500_000
 
 // Name is the store's address, without credentials.
 func (v *VictoriaLogs) Name() string { return v.name }
+
+// Limits are MaxQueryBytes and GroupLines; --query's filter is repeated
+// in each subquery.
+func (v *VictoriaLogs) Limits() Limits {
+	return Limits{QueryBytes: v.MaxQueryBytes, ScopeBytes: len(v.filter), GroupLines: v.GroupLines}
+}
+
+// Run asks a Group or a Lines in LogsQL.
+func (v *VictoriaLogs) Run(ctx context.Context, q Query, w Window, each func(Record) error) error {
+	return v.query(ctx, v.sql().query(q), w, each)
+}
+
+// Show writes q in LogsQL, as sent but for --query's filter in front.
+func (v *VictoriaLogs) Show(q Query) string { return v.sql().query(q) }
 
 // do sends one request and returns the response when it is a 200; any
 // other answer, or none in time, is an *IncompleteError.
@@ -262,23 +268,14 @@ func (v *VictoriaLogs) query(ctx context.Context, q string, w Window, each func(
 	return nil
 }
 
-// Count reports how many records the store holds within w.
-func (v *VictoriaLogs) Count(ctx context.Context, w Window) (int64, error) {
-	return v.count(ctx, All{}, w)
-}
-
-func (v *VictoriaLogs) count(ctx context.Context, f Filter, w Window) (int64, error) {
+// Count reports how many records f selects within w.
+func (v *VictoriaLogs) Count(ctx context.Context, f Filter, w Window) (int64, error) {
 	var n int64
 	err := v.query(ctx, v.sql().count(f), w, func(r Record) error {
 		n, _ = strconv.ParseInt(r["n"], 10, 64)
 		return nil
 	})
 	return n, err
-}
-
-// CountRun reports how many records of one export run the store holds.
-func (v *VictoriaLogs) CountRun(ctx context.Context, run string) (int64, error) {
-	return v.count(ctx, Eq{FieldRun, run}, Window{})
 }
 
 // Insert loads JSON lines. The content type matters: without
@@ -305,8 +302,8 @@ func (v *VictoriaLogs) Flush(ctx context.Context) {
 	}
 }
 
-// fieldNames reads which fields the store has within w.
-func (v *VictoriaLogs) fieldNames(ctx context.Context, w Window) (map[string]bool, error) {
+// Fields reads which fields the store has within w.
+func (v *VictoriaLogs) Fields(ctx context.Context, w Window) (map[string]bool, error) {
 	form := url.Values{"query": {"*"}}
 	if v.filter != "" {
 		form.Set("query", v.filter)
@@ -359,14 +356,4 @@ func inList(f string, vals []string) string {
 		q[i] = strconv.Quote(s)
 	}
 	return quoteField(f) + ":in(" + strings.Join(q, ",") + ")"
-}
-
-// sortedKeys lists a set's members in order, for stable queries.
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -131,7 +131,7 @@ func TestLogsQLGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n, err := v.CountRun(ctx, "run1"); err != nil || n != 16 {
+		if n, err := CountRun(ctx, v, "run1"); err != nil || n != 16 {
 			t.Fatalf("CountRun: %d, %v", n, err)
 		}
 		fmt.Fprintf(log, "# %d sources, %d queries shown, %d matched, %d keys, %d near, %d received, %d kept, %d rounds\n",
@@ -154,18 +154,20 @@ func TestLogsQLGolden(t *testing.T) {
 			{[]string{"| stats count() as n"}, []string{`{"n":"0"}`}},
 		})
 		v.GroupLines = 0
-		srcs, stats, err := Collect(ctx, v, Window{}, time.Hour, clock)
+		p := newPlanner(v)
+		srcs, stats, err := p.collect(ctx, Window{}, time.Hour, clock)
 		if err != nil {
 			t.Fatal(err)
 		}
 		fmt.Fprintf(log, "# %d sources, %d queries shown, %d matched, %d keys, %d near, %d received, %d kept, %d rounds, join %q, raw %q\n",
-			len(srcs), len(stats.Queries), stats.Matched, stats.Keys, stats.Near, stats.Received, stats.Transferred, stats.Rounds, v.JoinFields(), v.RawKeyFields())
+			len(srcs), len(stats.Queries), stats.Matched, stats.Keys, stats.Near, stats.Received, stats.Transferred, stats.Rounds, p.JoinFields(), p.RawKeyFields())
 		goldenFile(t, "logsql/proxy-scoped", log.String())
 	})
 	t.Run("batches", func(t *testing.T) {
 		v, log := cannedStore(t, "", Options{Query: "env:prod"}, nil, nil)
 		v.MaxQueryBytes = 600
-		v.rawKeys, v.methods = []string{"idempotency_key"}, []string{"method"}
+		p := newPlanner(v)
+		p.rawKeys, p.methods = []string{"idempotency_key"}, []string{"method"}
 		sel := Selection{Values: map[string][]string{}, At: map[string]time.Time{}, Last: map[string]time.Time{}, Have: map[string][]Held{}, Widen: time.Minute}
 		for i := range 40 {
 			k := fmt.Sprintf("key-%03d-%s", i, strings.Repeat("x", 20))
@@ -194,13 +196,13 @@ func TestLogsQLGolden(t *testing.T) {
 			}
 			sel.Have["key_hash\x00"+r] = h
 		}
-		if err := v.Fetch(ctx, sel, w, func(Record) error { return nil }); err != nil {
+		if err := p.Fetch(ctx, sel, w, func(Record) error { return nil }); err != nil {
 			t.Fatal(err)
 		}
 		sel.Unkeyed = []string{"idempotency_key"}
 		sel.Near = nil
 		fmt.Fprintf(log, "# the same, following request ids to lines without a key\n\n")
-		if err := v.Fetch(ctx, sel, w, func(Record) error { return nil }); err != nil {
+		if err := p.Fetch(ctx, sel, w, func(Record) error { return nil }); err != nil {
 			t.Fatal(err)
 		}
 		// Failures' clients a run at a time, leaving out the keys whose
@@ -218,7 +220,7 @@ func TestLogsQLGolden(t *testing.T) {
 				timed.Values["idempotency_key"] = append(timed.Values["idempotency_key"], k)
 			}
 		}
-		if err := v.Fetch(ctx, timed, w, func(Record) error { return nil }); err != nil {
+		if err := p.Fetch(ctx, timed, w, func(Record) error { return nil }); err != nil {
 			t.Fatal(err)
 		}
 		goldenFile(t, "logsql/batches", log.String())
