@@ -43,6 +43,8 @@ type VictoriaLogs struct {
 	filter     string // --query
 }
 
+var _ Store = (*VictoriaLogs)(nil)
+
 func newVictoriaLogs(u *url.URL, opts Options) (*VictoriaLogs, error) {
 	q := u.Query()
 	scheme := "http"
