@@ -40,8 +40,8 @@ type Reader interface {
 	// groups, a Lines' lines. An answer that is not whole is an
 	// *IncompleteError.
 	Run(ctx context.Context, q Query, w Window, each func(Record) error) error
-	// Show writes q as Run sends it, for the user to read and the plan
-	// to size its batches by.
+	// Show writes q as Run sends it (less the scope, Options.Query, in
+	// front), for the user to read and the plan to size its batches by.
 	Show(q Query) string
 	// Rebuild turns a record that a shipper loaded (not idem export:
 	// no FieldFile) back into the line it was, and names the source it

@@ -121,8 +121,8 @@ type Limits struct {
 	// QueryBytes bounds a query's length, as Show writes it; the plan
 	// estimates batches of values against it.
 	QueryBytes int
-	// ScopeBytes is what the store's scope (Options.Query) adds to a
-	// query each time a Member repeats it.
+	// ScopeBytes is about what the store's scope (Options.Query) adds
+	// to a query each time a Member repeats it.
 	ScopeBytes int
 	// GroupLines is how many lines of the window one Group may cover;
 	// more are grouped in parts, one request after another, each inside
