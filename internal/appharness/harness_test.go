@@ -117,11 +117,9 @@ func TestFixtures(t *testing.T) {
 	}
 	for _, b := range append(append([]backend{}, goBackends...), extBackends...) {
 		t.Run(b.library, func(t *testing.T) {
-			c, err := LoadCapture(filepath.Join(fixturesDir, b.library), AppLog)
-			if err != nil {
-				t.Fatalf("%v (go test ./internal/appharness -run TestBackends -update writes it)", err)
-			}
-			checkHTTP(t, c)
+			dir := filepath.Join(fixturesDir, b.library)
+			capture.Recorded(t, dir, CaptureFile, "go test ./internal/appharness -run TestBackends -update")
+			checkHTTP(t, loadCapture(t, dir))
 		})
 	}
 }

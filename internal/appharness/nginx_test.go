@@ -82,11 +82,8 @@ func TestBehindNginxFixtures(t *testing.T) {
 	for _, b := range proxied {
 		t.Run(b.library, func(t *testing.T) {
 			dir := filepath.Join(fixturesDir, "nginx-"+b.library)
-			c, err := LoadCapture(dir, AppLog)
-			if err != nil {
-				t.Fatalf("%v (go test ./internal/appharness -run TestBehindNginx -update writes it)", err)
-			}
-			checkProxied(t, c, filepath.Join(dir, NginxLog))
+			capture.Recorded(t, dir, CaptureFile, "go test ./internal/appharness -run TestBehindNginx -update")
+			checkProxied(t, loadCapture(t, dir), filepath.Join(dir, NginxLog))
 		})
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -229,9 +228,7 @@ func TestTemporalFixture(t *testing.T) {
 func loadTemporal(t *testing.T) *TemporalCapture {
 	t.Helper()
 	dir := filepath.Join(fixturesDir, "temporal")
-	if _, err := os.Stat(filepath.Join(dir, CaptureFile)); err != nil {
-		t.Fatalf("%v (go test ./internal/appharness -run TestTemporal -update writes it)", err)
-	}
+	capture.Recorded(t, dir, CaptureFile, "go test ./internal/appharness -run TestTemporal -update")
 	return loadTemporalFrom(t, dir)
 }
 
@@ -363,25 +360,24 @@ func checkTemporal(t testing.TB, c *TemporalCapture) {
 	// with an effect each.
 	for _, group := range [][]Attempt{charge, shipping, email} {
 		k := group[0].Key
-		ins := r.Set.FindIntent(k)
-		if !f.Check("intent", len(ins) == 1, "key %s: %d intents, want 1", k, len(ins)) {
+		in := f.OneIntent("intent", r.Set, k)
+		if in == nil {
 			continue
 		}
-		f.Check("intent", len(ins[0].Deliveries) == len(group), "key %s: %d deliveries, want %d", k, len(ins[0].Deliveries), len(group))
+		f.Check("intent", len(in.Deliveries) == len(group), "key %s: %d deliveries, want %d", k, len(in.Deliveries), len(group))
 		made := ""
 		for _, at := range group {
 			if at.Created {
 				made = at.ResultID
 			}
 		}
-		f.Check("intent-effect", capture.EffectIDs(ins[0].Effects()) == made,
-			"key %s: effects [%s], want [%s]", k, capture.EffectIDs(ins[0].Effects()), made)
+		f.Check("intent-effect", capture.EffectIDs(in.Effects()) == made,
+			"key %s: effects [%s], want [%s]", k, capture.EffectIDs(in.Effects()), made)
 	}
 	for _, at := range reserve {
-		ins := r.Set.FindIntent(at.Key)
-		if f.Check("intent", len(ins) == 1, "key %s: %d intents, want 1", at.Key, len(ins)) {
-			f.Check("intent-effect-reserve", capture.EffectIDs(ins[0].Effects()) == at.ResultID,
-				"key %s: effects [%s], want [%s]", at.Key, capture.EffectIDs(ins[0].Effects()), at.ResultID)
+		if in := f.OneIntent("intent", r.Set, at.Key); in != nil {
+			f.Check("intent-effect-reserve", capture.EffectIDs(in.Effects()) == at.ResultID,
+				"key %s: effects [%s], want [%s]", at.Key, capture.EffectIDs(in.Effects()), at.ResultID)
 		}
 	}
 

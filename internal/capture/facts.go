@@ -138,17 +138,28 @@ func (f *Facts) done() {
 // when key makes not one.
 func (f *Facts) Intent(id string, set *trace.Set, key string, rids []string) *trace.Intent {
 	f.t.Helper()
-	ins := set.FindIntent(key)
-	if !f.Check(id, len(ins) == 1, "key %s: %d intents, want 1", key, len(ins)) {
+	in := f.OneIntent(id, set, key)
+	if in == nil {
 		return nil
 	}
 	var got []string
-	for _, d := range ins[0].Deliveries {
+	for _, d := range in.Deliveries {
 		got = append(got, d.RequestID)
 	}
 	want := slices.Clone(rids)
 	sort.Strings(got)
 	sort.Strings(want)
 	f.Check(id, slices.Equal(got, want), "key %s: deliveries %v, want %v", key, got, want)
+	return in
+}
+
+// OneIntent checks that key makes one intent, under id, and returns it
+// (nil when key makes not one).
+func (f *Facts) OneIntent(id string, set *trace.Set, key string) *trace.Intent {
+	f.t.Helper()
+	ins := set.FindIntent(key)
+	if !f.Check(id, len(ins) == 1, "key %s: %d intents, want 1", key, len(ins)) {
+		return nil
+	}
 	return ins[0]
 }

@@ -57,3 +57,12 @@ func (f Folder) Keep(t *testing.T, dst string, update bool, check func(t *testin
 	f.Save(t, dst)
 	t.Logf("recorded %s", dst)
 }
+
+// Recorded fails t unless the committed capture dir holds its record
+// (name); update is the command that records it.
+func Recorded(t testing.TB, dir, name, update string) {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+		t.Fatalf("%v (%s writes it)", err, update)
+	}
+}

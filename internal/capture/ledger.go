@@ -112,6 +112,20 @@ func WaitLedger(ctx context.Context, path, step string) ([]Effect, error) {
 	}
 }
 
+// AttachEffects sets each request's Effect to the order the ledger at
+// path records was made for it.
+func AttachEffects(sent []Sent, path string) error {
+	done, err := ReadLedger(path)
+	if err != nil {
+		return err
+	}
+	effects := Effects(done)
+	for i := range sent {
+		sent[i].Effect = effects[sent[i].RequestID]
+	}
+	return nil
+}
+
 // Effects maps each request id of a ledger to the order made for it.
 func Effects(done []Effect) map[string]string {
 	out := map[string]string{}

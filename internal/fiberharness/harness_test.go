@@ -104,13 +104,8 @@ func record(t *testing.T, v variant) {
 	}
 	stopApp()
 	capture.WaitLogged(t, c.Sent, cdy.Log(caddyLog))
-	done, err := capture.ReadLedger(l.Path)
-	if err != nil {
+	if err := capture.AttachEffects(c.Sent, l.Path); err != nil {
 		t.Fatal(err)
-	}
-	effects := capture.Effects(done)
-	for i := range c.Sent {
-		c.Sent[i].Effect = effects[c.Sent[i].RequestID]
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -131,9 +126,7 @@ func record(t *testing.T, v variant) {
 func TestCapture(t *testing.T) {
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
-			if _, err := os.Stat(filepath.Join(v.dir(), harnessJSON)); err != nil {
-				t.Fatalf("%v (go test ./internal/fiberharness -run TestFiber -update writes it)", err)
-			}
+			capture.Recorded(t, v.dir(), harnessJSON, "go test ./internal/fiberharness -run TestFiber -update")
 			checkCapture(t, v.name, v.dir())
 		})
 	}

@@ -115,13 +115,12 @@ func verifyChain(t *testing.T, dir string, run harness.Run) {
 		if s.Key == "" {
 			continue
 		}
-		ins := r.Set.FindIntent(s.Key)
-		if len(ins) != 1 {
-			c.Check(s.Step+"/intent", false, "key %s: %d intents, want 1", s.Key, len(ins))
+		in := c.OneIntent(s.Step+"/intent", r.Set, s.Key)
+		if in == nil {
 			continue
 		}
 		var d *trace.Delivery
-		for _, x := range ins[0].Deliveries {
+		for _, x := range in.Deliveries {
 			if x.RequestID == s.RequestID {
 				d = x
 			}
@@ -322,18 +321,17 @@ func verifyTraceRun(t *testing.T, dir string, run harness.Run) {
 				if s.Key == "" {
 					continue
 				}
-				ins := r.Set.FindIntent(s.Key)
-				if len(ins) != 1 {
-					c.Check(s.Step+"/intent", false, "key %s: %d intents, want 1", s.Key, len(ins))
+				in := c.OneIntent(s.Step+"/intent", r.Set, s.Key)
+				if in == nil {
 					continue
 				}
-				c.Check(s.Step+"/intent", len(ins[0].Deliveries) == byKey[s.Key], "key %s: %d deliveries, want %d (one per trace id)",
-					s.Key, len(ins[0].Deliveries), byKey[s.Key])
+				c.Check(s.Step+"/intent", len(in.Deliveries) == byKey[s.Key], "key %s: %d deliveries, want %d (one per trace id)",
+					s.Key, len(in.Deliveries), byKey[s.Key])
 				// The delivery holding the proxy's line of this trace must hold
 				// the backend's line of it too.
 				proxyLine, serverLine := capture.LineOf(proxyLines, s.RequestID), capture.LineOf(serverLines, s.RequestID)
 				joined := false
-				for _, d := range ins[0].Deliveries {
+				for _, d := range in.Deliveries {
 					var p, sv bool
 					for _, o := range d.Observations {
 						p = p || o.Source.File == file && o.Source.Line == proxyLine

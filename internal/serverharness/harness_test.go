@@ -143,13 +143,8 @@ func record(t *testing.T, s server) {
 	c.Sent = cl.sent
 	ngx.Stop()
 	app.Stop()
-	done, err := capture.ReadLedger(ledger)
-	if err != nil {
+	if err := capture.AttachEffects(c.Sent, ledger); err != nil {
 		t.Fatal(err)
-	}
-	effects := capture.Effects(done)
-	for i := range c.Sent {
-		c.Sent[i].Effect = effects[c.Sent[i].RequestID]
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -169,9 +164,7 @@ func record(t *testing.T, s server) {
 func TestCapture(t *testing.T) {
 	for _, s := range []server{expressIdempotency, nodeIdempotency, nodeIdempotencyWait} {
 		t.Run(s.test, func(t *testing.T) {
-			if _, err := os.Stat(filepath.Join(s.dir(), harnessJSON)); err != nil {
-				t.Fatalf("%v (go test ./internal/serverharness -run '^%s$' -update writes it)", err, s.test)
-			}
+			capture.Recorded(t, s.dir(), harnessJSON, "go test ./internal/serverharness -run '^"+s.test+"$' -update")
 			checkCapture(t, s.capture, s.dir())
 		})
 	}
