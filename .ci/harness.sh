@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what the capture harness (internal/harness) runs for real:
+# Installs what the capture kit (internal/capture) and the capture
+# harnesses (internal/harness, internal/fiberharness) run for real:
 # nginx, HAProxy and Caddy in front of a Go backend, and Chromium driven by
 # playwright-core. Idempotent: installs only what is missing. The tests
 # start their own instances on 127.0.0.1; no packaged service is started.

@@ -76,7 +76,7 @@ func runExport(ctx context.Context, opts *ExportOptions) error {
 	if err != nil {
 		return &UsageError{Err: err}
 	}
-	check := st
+	var check logstore.Reader = st
 	if opts.Check != "" {
 		if check, err = logstore.Open(opts.Check, logstore.Options{Getenv: f.Getenv, Timeout: opts.Timeout}); err != nil {
 			return &UsageError{Err: err}
@@ -113,11 +113,11 @@ func runExport(ctx context.Context, opts *ExportOptions) error {
 
 // waitKept counts an export run's lines until they are all searchable or
 // the count stops growing for the timeout.
-func waitKept(ctx context.Context, st logstore.Store, run string, want int64, timeout time.Duration) (int64, error) {
+func waitKept(ctx context.Context, st logstore.Reader, run string, want int64, timeout time.Duration) (int64, error) {
 	deadline := time.Now().Add(timeout)
 	var last int64 = -1
 	for {
-		n, err := st.CountRun(ctx, run)
+		n, err := logstore.CountRun(ctx, st, run)
 		if err != nil {
 			return 0, err
 		}

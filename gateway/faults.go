@@ -1,10 +1,31 @@
 package gateway
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"sort"
+	"strings"
 )
+
+// The faults a gateway can be started with, by name, and the machinery of
+// those that act outside the store: the call to an external provider, the
+// crash after it, and the connection dropped without an answer.
+
+// Faults turn parts of the contract off.
+type Faults struct {
+	FailAfterCommit    bool   // commit, then drop the connection without a response
+	NoDedup            bool   // ignore keys: every delivery runs the effect
+	NonAtomic          bool   // check, wait, then write: concurrent deliveries both run
+	NoFingerprint      bool   // replay whatever came first, whatever the payload
+	External           string // call this provider before recording completed
+	CrashAfterExternal bool   // lose the terminal write after the external call (once per key)
+	// StuckReservation never recovers a reservation whose owner is gone:
+	// its key answers "in progress" until an operator reconciles it.
+	StuckReservation bool
+}
 
 // ErrUnknownFault is returned by Faults.Enable for a name it does not know.
 var ErrUnknownFault = errors.New("unknown fault")
@@ -56,4 +77,50 @@ func (f Faults) Enabled() []string {
 		on = append(on, "external "+f.External)
 	}
 	return on
+}
+
+// crashOnce reports whether the call for id is the first, the one that
+// "crashes" under crash-after-external.
+func (s *Server) crashOnce(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.crashed[id] {
+		return false
+	}
+	s.crashed[id] = true
+	return true
+}
+
+// callExternal calls the provider with the delivery's request id and no
+// idempotency key of its own: the weakness external-duplicate shows.
+func (s *Server) callExternal(ctx reqCtx, body []byte) error {
+	req, err := http.NewRequest(http.MethodPost, strings.TrimRight(s.opts.Faults.External, "/")+"/v1/charges", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Request-Id", ctx.rid)
+	resp, err := s.opts.Client.Do(req)
+	if err != nil {
+		s.log.line(ctx, "external call failed", map[string]any{"error": err.Error()})
+		return err
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	s.log.line(ctx, "external call", map[string]any{"provider_status": resp.StatusCode})
+	if resp.StatusCode >= 300 {
+		return fmt.Errorf("provider answered %d", resp.StatusCode)
+	}
+	return nil
+}
+
+// drop closes the connection without a response.
+func drop(w http.ResponseWriter) {
+	if hj, ok := w.(http.Hijacker); ok {
+		if conn, _, err := hj.Hijack(); err == nil {
+			conn.Close()
+			return
+		}
+	}
+	panic(http.ErrAbortHandler)
 }

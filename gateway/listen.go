@@ -1,11 +1,17 @@
 package gateway
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"syscall"
+	"time"
 )
+
+// Serving on an address: binding it with an error that says what to do,
+// and timeouts that keep a slow client from holding a connection.
 
 // listen binds addr with an error that says what to do about it.
 func listen(addr string) (net.Listener, error) {
@@ -20,4 +26,39 @@ func listen(addr string) (net.Listener, error) {
 		return nil, fmt.Errorf("cannot listen on %s (use a port above 1023): %w", addr, syscall.EACCES)
 	}
 	return nil, fmt.Errorf("cannot listen on %s: %w", addr, err)
+}
+
+// Timeouts bound how long a connection may take. A slow or half-sent
+// request must not hold a connection (and its goroutine) open.
+type Timeouts struct {
+	ReadHeader, Read, Write, Idle time.Duration
+}
+
+// DefaultTimeouts suits a handler that takes up to delay.
+func DefaultTimeouts(delay time.Duration) Timeouts {
+	return Timeouts{ReadHeader: 5 * time.Second, Read: 15 * time.Second, Write: 30*time.Second + 2*delay, Idle: 60 * time.Second}
+}
+
+// Serve runs handler on addr until ctx ends, then shuts down gracefully.
+// ready, when set, receives the bound address.
+func Serve(ctx context.Context, addr string, handler http.Handler, t Timeouts, ready func(addr string)) error {
+	lc := &http.Server{Handler: handler, ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read, WriteTimeout: t.Write,
+		IdleTimeout: t.Idle, MaxHeaderBytes: 64 << 10}
+	ln, err := listen(addr)
+	if err != nil {
+		return err
+	}
+	if ready != nil {
+		ready(ln.Addr().String())
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- lc.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		return lc.Shutdown(sctx)
+	}
 }

@@ -20,7 +20,7 @@ import (
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/gateway"
 	"github.com/idem-cli/idem/ingest"
-	"github.com/idem-cli/idem/internal/harness"
+	"github.com/idem-cli/idem/internal/capture"
 	"github.com/idem-cli/idem/load"
 )
 
@@ -30,19 +30,12 @@ import (
 // the diagnosis on the three real logs: client HAR, nginx JSON access log,
 // gateway log.
 
-// nginxHTTP is the http block of nginx's configuration (harness.RunNginx
-// writes the rest).
-const nginxHTTP = `  log_format idem escape=json '{"time_iso8601":"$time_iso8601","msec":"$msec","request_id":"$request_id",'
-    '"http_x_request_id":"$http_x_request_id","http_idempotency_key":"$http_idempotency_key",'
-    '"request_method":"$request_method","request_uri":"$request_uri","status":"$status",'
-    '"request_time":"$request_time","upstream_addr":"$upstream_addr","upstream_status":"$upstream_status",'
-    '"upstream_response_time":"$upstream_response_time","remote_addr":"$remote_addr",'
-    '"http_user_agent":"$http_user_agent"}';
-  access_log %[2]s/access.jsonl idem;
-  server {
-    listen 127.0.0.1:%[3]d;
+// nginxHTTP is the http block of nginx's configuration (the capture kit
+// writes the rest, with the access log).
+const nginxHTTP = `  server {
+    listen 127.0.0.1:%[1]d;
     location / {
-      proxy_pass http://%[4]s;
+      proxy_pass http://%[2]s;
       proxy_http_version 1.1;
       proxy_set_header X-Request-Id $http_x_request_id;
       proxy_ignore_client_abort on;
@@ -53,11 +46,14 @@ const nginxHTTP = `  log_format idem escape=json '{"time_iso8601":"$time_iso8601
 `
 
 // startNginx runs nginx in front of upstream and returns its base URL and
-// its access log.
+// its access log (capture.NginxJSON).
 func startNginx(t *testing.T, upstream string) (string, string) {
 	t.Helper()
-	n := harness.RunNginx(t, func(dir string, port int) string { return fmt.Sprintf(nginxHTTP, "", dir, port, upstream) })
-	return n.URL, filepath.Join(n.Dir, "access.jsonl")
+	n := capture.StartNginx(t, capture.NginxConfig{
+		Logs: []capture.AccessLog{{File: "access.jsonl", Format: capture.NginxJSON}},
+		HTTP: func(port int) string { return fmt.Sprintf(nginxHTTP, port, upstream) },
+	})
+	return n.URL, n.Log("access.jsonl")
 }
 
 // harRecorder is a test client that records every delivery as a HAR entry,
@@ -146,18 +142,6 @@ func (h *harRecorder) write(t *testing.T, path string) {
 	}
 }
 
-// syncFile is a log file safe for concurrent writers.
-type syncFile struct {
-	mu sync.Mutex
-	f  *os.File
-}
-
-func (s *syncFile) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.f.Write(p)
-}
-
 type e2e struct {
 	t      *testing.T
 	dir    string
@@ -168,7 +152,7 @@ type e2e struct {
 // setup starts (optionally) a provider, the gateway and nginx in front.
 func setup(t *testing.T, opts gateway.Options, withProvider bool) *e2e {
 	e := &e2e{t: t, dir: t.TempDir()}
-	openLog := func(name string) *syncFile {
+	openLog := func(name string) *capture.SyncWriter {
 		p := filepath.Join(e.dir, name)
 		f, err := os.Create(p)
 		if err != nil {
@@ -176,7 +160,7 @@ func setup(t *testing.T, opts gateway.Options, withProvider bool) *e2e {
 		}
 		e.logs = append(e.logs, p)
 		t.Cleanup(func() { f.Close() })
-		return &syncFile{f: f}
+		return capture.NewSyncWriter(f)
 	}
 	if withProvider {
 		ps := httptest.NewServer(gateway.NewProvider(openLog("provider.jsonl"), nil).Handler())

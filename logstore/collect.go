@@ -3,7 +3,6 @@ package logstore
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"sort"
 	"strconv"
@@ -30,20 +29,25 @@ type Stats struct {
 	Phase2      time.Duration
 }
 
-// Collect runs phase 1 and 2 against st over w and returns the lines as
-// sources for the readers: one per file they were exported from (cited as
-// that file, at the same line numbers), one per stream for lines shipped
-// by something else. fetch widens w for phase 2, so that an intent that
-// started inside the window is fetched whole.
-func Collect(ctx context.Context, st Store, w Window, widen time.Duration, now func() time.Time) ([]ingest.Source, *Stats, error) {
-	stats := &Stats{Store: st.Name()}
+// Collect runs phase 1 and 2 against the store r reads over w and returns
+// the lines as sources for the readers: one per file they were exported
+// from (cited as that file, at the same line numbers), one per source the
+// store names for lines shipped by something else. widen widens w for
+// phase 2, so that an intent that started inside the window is fetched
+// whole.
+func Collect(ctx context.Context, r Reader, w Window, widen time.Duration, now func() time.Time) ([]ingest.Source, *Stats, error) {
+	return newPlanner(r).collect(ctx, w, widen, now)
+}
+
+func (p *planner) collect(ctx context.Context, w Window, widen time.Duration, now func() time.Time) ([]ingest.Source, *Stats, error) {
+	stats := &Stats{Store: p.r.Name()}
 	t0 := now()
-	n, err := st.Count(ctx, w)
+	n, err := p.r.Count(ctx, All{}, w)
 	if err != nil {
 		return nil, stats, err
 	}
 	stats.Stored = n
-	cand, err := st.Candidates(ctx, w)
+	cand, err := p.Candidates(ctx, w)
 	if err != nil {
 		return nil, stats, err
 	}
@@ -51,11 +55,8 @@ func Collect(ctx context.Context, st Store, w Window, widen time.Duration, now f
 	t1 := now()
 	stats.Phase1 = t1.Sub(t0)
 
-	c := &collector{seen: map[string]bool{}, asked: map[string]bool{}, files: map[string]*file{}}
-	if vl, ok := st.(*VictoriaLogs); ok {
-		c.msgField, c.timeField = vl.msgField, vl.timeField
-	}
-	join := st.JoinFields()
+	c := &collector{seen: map[string]bool{}, asked: map[string]bool{}, files: map[string]*file{}, shipped: p.r.Rebuild}
+	join := p.JoinFields()
 	sel := cand.Selection
 	sel.Widen = widen
 	for f, vals := range sel.Values {
@@ -68,7 +69,7 @@ func Collect(ctx context.Context, st Store, w Window, widen time.Duration, now f
 	for round := 0; round < 4 && !sel.Empty(); round++ {
 		stats.Rounds++
 		var found []Record
-		err := st.Fetch(ctx, sel, fw, func(r Record) error {
+		err := p.Fetch(ctx, sel, fw, func(r Record) error {
 			stats.Received++
 			if c.add(r) {
 				found = append(found, r)
@@ -84,7 +85,7 @@ func Collect(ctx context.Context, st Store, w Window, widen time.Duration, now f
 		// have no other line (a proxy's only delivery of a retry under a
 		// new key): the lines already kept are excluded, so only the
 		// others come.
-		raw := st.RawKeyFields()
+		raw := p.RawKeyFields()
 		sel = Selection{Values: map[string][]string{}, Unkeyed: raw, Have: map[string][]Held{}}
 		newly := map[string]bool{}
 		for _, r := range found {
@@ -105,9 +106,8 @@ func Collect(ctx context.Context, st Store, w Window, widen time.Duration, now f
 		}
 	}
 	stats.Transferred = c.count
-	if nd, ok := st.(interface{ NearDropped() int64 }); ok {
-		stats.Received += nd.NearDropped()
-	}
+	// Lines fetched near failures and dropped came over the wire too.
+	stats.Received += p.nearDropped
 	stats.Bytes = c.bytes
 	stats.Phase2 = now().Sub(t1)
 	return c.sources(), stats, nil
@@ -115,11 +115,11 @@ func Collect(ctx context.Context, st Store, w Window, widen time.Duration, now f
 
 // collector keeps each fetched record once, by where it came from.
 type collector struct {
-	seen                map[string]bool
-	asked               map[string]bool
-	files               map[string]*file
-	msgField, timeField string
-	count, bytes        int64
+	seen         map[string]bool
+	asked        map[string]bool
+	files        map[string]*file
+	shipped      func(Record) (source, line string) // the store's Rebuild
+	count, bytes int64
 }
 
 type file struct {
@@ -156,69 +156,18 @@ func (c *collector) add(r Record) bool {
 }
 
 // rebuild turns a record back into the line it was: an exported line is
-// its _msg, at its file and line; a line shipped whole (a JSON object or
-// text in _msg) is its _msg; a line the shipper split into fields is a
-// JSON object of them again, with what _msg_field and _time_field moved
-// into _msg and _time put back under their names.
+// its _msg, at its file and line; the store rebuilds the others.
 func (c *collector) rebuild(r Record) (name string, line int, text string) {
 	if f, ok := r[FieldFile]; ok {
 		n, _ := strconv.Atoi(r[FieldLine])
 		return f, n, r["_msg"]
 	}
-	name = "victorialogs:" + r["_stream"]
-	msg := r["_msg"]
-	if strings.HasPrefix(msg, missingMsg) {
-		msg = ""
-	}
-	others := false
-	for k := range r {
-		if !strings.HasPrefix(k, "_") {
-			others = true
-			break
-		}
-	}
-	if !others && c.msgField == "" || strings.HasPrefix(msg, "{") && json.Valid([]byte(msg)) {
-		return name, 0, msg
-	}
-	obj := map[string]any{}
-	// In name order, so that "http" is placed before "http.status".
-	names := make([]string, 0, len(r))
-	for k := range r {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
-		v := r[k]
-		switch k {
-		case "_stream", "_stream_id":
-		case "_msg":
-			if msg != "" {
-				setPath(obj, or(c.msgField, "_msg"), v)
-			}
-		case "_time":
-			if c.timeField != "" {
-				setPath(obj, c.timeField, v)
-			}
-		default:
-			setPath(obj, k, v)
-		}
-	}
-	b, _ := json.Marshal(obj)
-	return name, 0, string(b)
-}
-
-// missingMsg is what VictoriaLogs stores as _msg for a line without one.
-const missingMsg = "missing _msg field"
-
-func or(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
+	name, text = c.shipped(r)
+	return name, 0, text
 }
 
 // setPath puts v under a dotted name as nested objects, the way the line
-// was written before the store flattened it; a name that collides with a
+// was written before a store flattened it; a name that collides with a
 // value stays flat.
 func setPath(obj map[string]any, name, v string) {
 	parts := strings.Split(name, ".")

@@ -38,7 +38,7 @@ const (
 // 2 query under idem's canonical names. Lines that say nothing about a
 // request are not sent.
 type Exporter struct {
-	Store Store
+	Store Loader
 	Run   string
 	// BatchBytes is how much is sent in one request.
 	BatchBytes int
@@ -53,7 +53,7 @@ type Exporter struct {
 }
 
 // NewExporter prepares an export run to st.
-func NewExporter(ctx context.Context, st Store, run string) *Exporter {
+func NewExporter(ctx context.Context, st Loader, run string) *Exporter {
 	return &Exporter{Store: st, Run: run, BatchBytes: 4 << 20, ctx: ctx, names: formats.ByName("canonical").Fields()}
 }
 

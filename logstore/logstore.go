@@ -1,13 +1,18 @@
 // Package logstore reads and writes logs kept in a log store instead of
-// files. A Store answers the two questions a diagnosis asks of it: which
-// keys, request ids, payloads and clients are worth a look (phase 1, run by
+// files. A diagnosis asks a store two things: which keys, request ids,
+// payloads and clients are worth a look (phase 1, counted and grouped by
 // the store's own query engine), and every line about them (phase 2). The
 // lines come back as they were written, so the readers, formats and rules
 // read them as they read files.
 //
-// VictoriaLogs (single node or cluster) is the store this package speaks
-// to; another store's HTTP API (Loki's query_range, Elasticsearch's _search
-// with search_after) is another implementation of Store.
+// What to ask is the plan (plan*.go): phase 1's questions and phase 2's
+// fetches, batched, as values (Filter, Group, Lines) that name no store's
+// language. A store's dialect is a Reader: it writes those values in its
+// own language, sends them, and reads the answers back as Records. A
+// Loader is what an export loads lines into. VictoriaLogs (single node or
+// cluster, victorialogs*.go) is the one dialect; another store (Loki's
+// query_range, Elasticsearch's _search with search_after, ClickHouse) is
+// another Reader and Loader, and the plan does not change.
 package logstore
 
 import (
@@ -20,31 +25,56 @@ import (
 	"time"
 )
 
-// Store is a log store idem can diagnose from and export to.
-type Store interface {
+// Reader is a store's dialect: it asks the plan's questions in the
+// store's language and reads the answers back.
+type Reader interface {
 	// Name is the store's address without credentials, for messages.
 	Name() string
-	// Candidates runs phase 1 in the store.
-	Candidates(ctx context.Context, w Window) (*Candidates, error)
-	// Fetch streams every record that carries one of the values, or was
-	// written near one of the failures, within w (phase 2).
-	Fetch(ctx context.Context, sel Selection, w Window, each func(Record) error) error
-	// Count reports how many records the store holds within w.
-	Count(ctx context.Context, w Window) (int64, error)
-	// JoinFields are the fields that tie records to each other (keys,
-	// key hashes, request ids), known once Candidates has run.
-	JoinFields() []string
-	// RawKeyFields are those of JoinFields that hold a raw key.
-	RawKeyFields() []string
-	// Insert loads JSON lines (see Exporter).
+	// Limits say how large a question the store takes.
+	Limits() Limits
+	// Fields reports which fields the store has within w.
+	Fields(ctx context.Context, w Window) (map[string]bool, error)
+	// Count reports how many records f selects within w.
+	Count(ctx context.Context, f Filter, w Window) (int64, error)
+	// Run asks q within w and hands each answer to each: a Group's
+	// groups, a Lines' lines. An answer that is not whole is an
+	// *IncompleteError.
+	Run(ctx context.Context, q Query, w Window, each func(Record) error) error
+	// Show writes q as Run sends it (less the scope, Options.Query, in
+	// front), for the user to read and the plan to size its batches by.
+	Show(q Query) string
+	// Rebuild turns a record that a shipper loaded (not idem export:
+	// no FieldFile) back into the line it was, and names the source it
+	// is cited by.
+	Rebuild(r Record) (source, line string)
+}
+
+// Loader is a store an export loads lines into.
+type Loader interface {
+	// Name is the store's address without credentials, for messages.
+	Name() string
+	// Insert loads JSON lines, one record each: the line as read in
+	// _msg, its time in _time (RFC 3339), and the fields phase 1 and 2
+	// ask about (see Exporter).
 	Insert(ctx context.Context, body io.Reader) error
 	// Flush makes what was inserted searchable, where the store can.
 	Flush(ctx context.Context)
-	// CountRun reports how many records of one export run the store holds.
-	CountRun(ctx context.Context, run string) (int64, error)
 }
 
-// Record is one log line as the store returns it: every value a string.
+// Store is a log store idem can diagnose from and export to.
+type Store interface {
+	Reader
+	Loader
+}
+
+// CountRun reports how many records of one export run r holds.
+func CountRun(ctx context.Context, r Reader, run string) (int64, error) {
+	return r.Count(ctx, Eq{FieldRun, run}, Window{})
+}
+
+// Record is one answer as a dialect hands it over: a line, or a group of
+// lines. Every value is a string; a line's text is under _msg and its time
+// under _time (RFC 3339), whatever the store calls them.
 type Record map[string]string
 
 // Window bounds a query in time; a zero bound is open.

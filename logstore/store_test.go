@@ -2,7 +2,6 @@ package logstore
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"sort"
@@ -21,20 +20,14 @@ func load(t *testing.T, recs []map[string]string) *VictoriaLogs {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b strings.Builder
-	for _, r := range recs {
-		line, _ := json.Marshal(r)
-		b.Write(line)
-		b.WriteByte('\n')
-	}
 	ctx := context.Background()
-	if err := st.Insert(ctx, strings.NewReader(b.String())); err != nil {
+	if err := st.Insert(ctx, strings.NewReader(jsonLines(recs))); err != nil {
 		t.Fatal(err)
 	}
 	st.Flush(ctx)
 	v := st.(*VictoriaLogs)
 	for deadline := time.Now().Add(10 * time.Second); ; {
-		if n, err := v.Count(ctx, Window{}); err == nil && n == int64(len(recs)) {
+		if n, err := v.Count(ctx, All{}, Window{}); err == nil && n == int64(len(recs)) {
 			return v
 		}
 		if time.Now().After(deadline) {
@@ -44,18 +37,16 @@ func load(t *testing.T, recs []map[string]string) *VictoriaLogs {
 	}
 }
 
-// Phase 1 asked in partitions finds exactly what it finds in one query,
-// and both find what a direct count of the records gives: keys with two
-// deliveries or a failed one, request ids with two keys; not a key
-// logged twice for one delivery, nor a key with one 2xx.
-func TestCandidatesPartitioned(t *testing.T) {
+// partitionedRecords are 300 keys' deliveries and what phase 1 must find
+// in them: keys with two deliveries or a failed one, request ids with two
+// keys; not a key logged twice for one delivery, nor a key with one 2xx.
+func partitionedRecords() (recs []map[string]string, wantKeys, wantRids map[string]bool) {
 	t0 := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-	var recs []map[string]string
 	rec := func(i int, key, rid, status string) {
 		recs = append(recs, map[string]string{"_msg": fmt.Sprintf("line %d", len(recs)), "_time": t0.Add(time.Duration(len(recs)) * time.Second).Format(time.RFC3339Nano),
 			"idempotency_key": key, "request_id": rid, "status": status, "method": "POST", "route": "/v1/orders", "client": fmt.Sprintf("10.0.%d.%d", i/200, i%200)})
 	}
-	wantKeys, wantRids := map[string]bool{}, map[string]bool{}
+	wantKeys, wantRids = map[string]bool{}, map[string]bool{}
 	for i := range 300 {
 		key, rid, status := fmt.Sprintf("k%03d", i), fmt.Sprintf("r%03d-1", i), "201"
 		if i%11 == 0 {
@@ -75,48 +66,60 @@ func TestCandidatesPartitioned(t *testing.T) {
 			wantRids[rid] = true
 		}
 	}
-	v := load(t, recs)
-	ctx := context.Background()
-	v.GroupLines = 0
-	whole, err := v.Candidates(ctx, Window{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	v.GroupLines = 40
-	parted, err := v.Candidates(ctx, Window{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	parts := (len(recs) + 39) / 40
-	n := 0
-	for _, q := range parted.Queries {
-		if strings.Contains(q, fmt.Sprintf("math idem_h %% %d ", parts)) {
-			n++
+	return recs, wantKeys, wantRids
+}
+
+// Phase 1 asked in partitions finds exactly what it finds in one query,
+// and both find what a direct count of the records gives, through
+// VictoriaLogs and through the memory dialect alike.
+func TestCandidatesPartitioned(t *testing.T) {
+	recs, wantKeys, wantRids := partitionedRecords()
+	check := func(t *testing.T, r Reader, groupLines func(int64)) {
+		ctx := context.Background()
+		groupLines(0)
+		whole, err := newPlanner(r).Candidates(ctx, Window{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		groupLines(40)
+		parted, err := newPlanner(r).Candidates(ctx, Window{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The keys' and the request ids' groups, each asked once a part.
+		parts := (len(recs) + 39) / 40
+		if extra := len(parted.Queries) - len(whole.Queries); extra != 2*(parts-1) {
+			t.Errorf("%d more queries in %d parts, want %d:\n%s", extra, parts, 2*(parts-1), strings.Join(parted.Queries, "\n"))
+		}
+		set := func(vals []string) map[string]bool {
+			m := map[string]bool{}
+			for _, v := range vals {
+				m[v] = true
+			}
+			return m
+		}
+		for name, c := range map[string]*Candidates{"one query": whole, "partitions": parted} {
+			if got := set(c.Values["idempotency_key"]); !reflect.DeepEqual(got, wantKeys) {
+				t.Errorf("%s: keys %v, want %v", name, sorted(got), sorted(wantKeys))
+			}
+			// A lost write's unkeyed request id would be here too; these are
+			// all keyed.
+			if got := set(c.Values["request_id"]); !reflect.DeepEqual(got, wantRids) {
+				t.Errorf("%s: request ids %v, want %v", name, sorted(got), sorted(wantRids))
+			}
+		}
+		if !reflect.DeepEqual(whole.At, parted.At) || !reflect.DeepEqual(whole.Last, parted.Last) || whole.Matched != parted.Matched {
+			t.Errorf("the partitions' times or counts differ from one query's: matched %d and %d", whole.Matched, parted.Matched)
 		}
 	}
-	if n != 2*parts {
-		t.Errorf("%d partitioned queries, want %d for keys and as many for request ids:\n%s", n, parts, strings.Join(parted.Queries, "\n"))
-	}
-	set := func(vals []string) map[string]bool {
-		m := map[string]bool{}
-		for _, v := range vals {
-			m[v] = true
-		}
-		return m
-	}
-	for name, c := range map[string]*Candidates{"one query": whole, "partitions": parted} {
-		if got := set(c.Values["idempotency_key"]); !reflect.DeepEqual(got, wantKeys) {
-			t.Errorf("%s: keys %v, want %v", name, sorted(got), sorted(wantKeys))
-		}
-		// A lost write's unkeyed request id would be here too; these are
-		// all keyed.
-		if got := set(c.Values["request_id"]); !reflect.DeepEqual(got, wantRids) {
-			t.Errorf("%s: request ids %v, want %v", name, sorted(got), sorted(wantRids))
-		}
-	}
-	if !reflect.DeepEqual(whole.At, parted.At) || !reflect.DeepEqual(whole.Last, parted.Last) || whole.Matched != parted.Matched {
-		t.Errorf("the partitions' times or counts differ from one query's: matched %d and %d", whole.Matched, parted.Matched)
-	}
+	t.Run("memory", func(t *testing.T) {
+		m := memLoad(t, recs)
+		check(t, m, func(n int64) { m.limits.GroupLines = n })
+	})
+	t.Run("victorialogs", func(t *testing.T) {
+		v := load(t, recs)
+		check(t, v, func(n int64) { v.GroupLines = n })
+	})
 }
 
 func sorted(m map[string]bool) []string {
@@ -164,7 +167,7 @@ func TestFetchSkipsHeldLines(t *testing.T) {
 	for _, tt := range tests {
 		sel := Selection{Values: map[string][]string{"idempotency_key": {"k1", "k2", "k3", "k4"}}, Have: tt.have}
 		var got []string
-		err := v.Fetch(context.Background(), sel, Window{}, func(r Record) error {
+		err := newPlanner(v).Fetch(context.Background(), sel, Window{}, func(r Record) error {
 			got = append(got, r["_msg"])
 			return nil
 		})

@@ -11,17 +11,17 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// VictoriaLogs speaks VictoriaLogs' HTTP API: /insert/jsonline to load,
-// /select/logsql/query to query (JSON lines, streamed). A cluster is
-// queried through its vlselect frontend and loaded through vlinsert; the
-// storage nodes are never asked directly, since one key's lines are
-// spread over them.
+// VictoriaLogs is the dialect of VictoriaLogs' HTTP API, a Store:
+// /select/logsql/query asks the plan's questions in LogsQL
+// (victorialogs_logsql.go) and streams the answers back as JSON lines;
+// /insert/jsonline loads. A cluster is queried through its vlselect
+// frontend and loaded through vlinsert; the storage nodes are never asked
+// directly, since one key's lines are spread over them.
 type VictoriaLogs struct {
 	base      *url.URL
 	name      string
@@ -40,16 +40,10 @@ type VictoriaLogs struct {
 	// another, each well inside the store's -search.maxQueryDuration
 	// (30 s by default). 0 asks in one query whatever the size.
 	GroupLines int64
-	// fields tie records together (keys, request ids), from Candidates.
-	fields  map[string]bool
-	filter  string   // --query
-	rawKeys []string // from Candidates
-	methods []string
-	// nearDropped counts records fetched near failures and dropped.
-	nearDropped int64
-	// secretsFetched: every line marked with a secret came in phase 2.
-	secretsFetched bool
+	filter     string // --query
 }
+
+var _ Store = (*VictoriaLogs)(nil)
 
 func newVictoriaLogs(u *url.URL, opts Options) (*VictoriaLogs, error) {
 	q := u.Query()
@@ -101,6 +95,20 @@ const defaultGroupLines = 2_500_000
 
 // Name is the store's address, without credentials.
 func (v *VictoriaLogs) Name() string { return v.name }
+
+// Limits are MaxQueryBytes and GroupLines; --query's filter is repeated
+// in each subquery.
+func (v *VictoriaLogs) Limits() Limits {
+	return Limits{QueryBytes: v.MaxQueryBytes, ScopeBytes: len(v.filter), GroupLines: v.GroupLines}
+}
+
+// Run asks a Group or a Lines in LogsQL.
+func (v *VictoriaLogs) Run(ctx context.Context, q Query, w Window, each func(Record) error) error {
+	return v.query(ctx, v.sql().query(q), w, each)
+}
+
+// Show writes q in LogsQL, as sent but for --query's filter in front.
+func (v *VictoriaLogs) Show(q Query) string { return v.sql().query(q) }
 
 // do sends one request and returns the response when it is a 200; any
 // other answer, or none in time, is an *IncompleteError.
@@ -199,6 +207,14 @@ func firstLine(b []byte) string {
 	return s
 }
 
+// sql writes the plan's questions in LogsQL under --query's scope.
+func (v *VictoriaLogs) sql() logsql {
+	if v.filter == "" {
+		return logsql{}
+	}
+	return logsql{scope: "(" + v.filter + ") "}
+}
+
 // query runs one LogsQL query and hands each result line to each. Partial
 // responses are refused explicitly, whatever the server's default, and an
 // answer cut short or not JSON is an *IncompleteError.
@@ -254,23 +270,14 @@ func (v *VictoriaLogs) query(ctx context.Context, q string, w Window, each func(
 	return nil
 }
 
-// Count reports how many records the store holds within w.
-func (v *VictoriaLogs) Count(ctx context.Context, w Window) (int64, error) {
-	return v.count(ctx, "*", w)
-}
-
-func (v *VictoriaLogs) count(ctx context.Context, filter string, w Window) (int64, error) {
+// Count reports how many records f selects within w.
+func (v *VictoriaLogs) Count(ctx context.Context, f Filter, w Window) (int64, error) {
 	var n int64
-	err := v.query(ctx, filter+" | stats count() as n", w, func(r Record) error {
+	err := v.query(ctx, v.sql().count(f), w, func(r Record) error {
 		n, _ = strconv.ParseInt(r["n"], 10, 64)
 		return nil
 	})
 	return n, err
-}
-
-// CountRun reports how many records of one export run the store holds.
-func (v *VictoriaLogs) CountRun(ctx context.Context, run string) (int64, error) {
-	return v.count(ctx, quoteField(FieldRun)+":="+strconv.Quote(run), Window{})
 }
 
 // Insert loads JSON lines. The content type matters: without
@@ -297,8 +304,8 @@ func (v *VictoriaLogs) Flush(ctx context.Context) {
 	}
 }
 
-// fieldNames reads which fields the store has within w.
-func (v *VictoriaLogs) fieldNames(ctx context.Context, w Window) (map[string]bool, error) {
+// Fields reads which fields the store has within w.
+func (v *VictoriaLogs) Fields(ctx context.Context, w Window) (map[string]bool, error) {
 	form := url.Values{"query": {"*"}}
 	if v.filter != "" {
 		form.Set("query", v.filter)
@@ -344,16 +351,6 @@ func quoteList(fs []string) string {
 	return strings.Join(q, ", ")
 }
 
-// anyOf is a filter matching records where any of the fields is set
-// (VictoriaLogs stores no empty values, so "set" is "not empty").
-func anyOf(fs []string) string {
-	q := make([]string, len(fs))
-	for i, f := range fs {
-		q[i] = quoteField(f) + ":*"
-	}
-	return "(" + strings.Join(q, " or ") + ")"
-}
-
 // inList is f:in("a","b",…).
 func inList(f string, vals []string) string {
 	q := make([]string, len(vals))
@@ -361,14 +358,4 @@ func inList(f string, vals []string) string {
 		q[i] = strconv.Quote(s)
 	}
 	return quoteField(f) + ":in(" + strings.Join(q, ",") + ")"
-}
-
-// sortedKeys lists a set's members in order, for stable queries.
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -6,7 +6,47 @@ import (
 	"strings"
 
 	"github.com/idem-cli/idem/diagnose"
+	"github.com/idem-cli/idem/model"
 )
+
+// Markdown writes the report to paste into an incident channel or ticket.
+// Every piece of log content goes through MD, so no log line can add rows,
+// links or markup.
+func (r *Report) Markdown(w io.Writer) {
+	s := r.Summary
+	fmt.Fprintf(w, "## idem diagnosis\n\n")
+	fmt.Fprintf(w, "| inputs | lines | skipped | ignored | deliveries | unkeyed | intents | with findings | without | critical | warning | info |\n")
+	fmt.Fprintf(w, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(w, "| %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d |\n\n", s.Inputs, s.Lines, s.Skipped, s.Ignored, s.Deliveries,
+		s.Unkeyed, s.Intents, s.WithFindings, s.Healthy, s.Critical, s.Warning, s.Info)
+	if s.OwnTraffic > 0 {
+		fmt.Fprintf(w, "%s of idem replay's own traffic (request ids idem-replay-…, probe keys) were set apart, not diagnosed.\n\n",
+			plural(s.OwnTraffic, "delivery", "deliveries"))
+	}
+	fmt.Fprintf(w, "Tiers seen: %s.", strings.Join(s.Tiers, ", "))
+	if len(s.MissingTiers) > 0 {
+		fmt.Fprintf(w, " Missing: %s, so what happened there could not be seen.", strings.Join(s.MissingTiers, ", "))
+	}
+	fmt.Fprintf(w, "\n\n")
+	if note := r.idlessNote(); note != "" {
+		fmt.Fprintf(w, "**%s**\n\n", MD(note))
+	}
+	fmt.Fprintf(w, "| input | format | tier | lines | skipped |\n|---|---|---|---:|---:|\n")
+	for _, in := range r.Inputs {
+		fmt.Fprintf(w, "| %s | %s | %s | %d | %d |\n", MD(in.Path), MD(in.Format), in.Tier, in.Lines, in.Skipped)
+	}
+	for _, in := range r.Inputs {
+		for _, sk := range in.SkipSamples {
+			fmt.Fprintf(w, "\n- skipped %s: %s", MD(sk.Source.String()), MD(sk.Reason))
+		}
+	}
+	fmt.Fprintln(w)
+	if len(r.Findings) == 0 {
+		fmt.Fprintf(w, "\nNo findings.\n")
+		return
+	}
+	r.findingsMarkdown(w)
+}
 
 // mdTail bounds the rows of one rule's folded tail: a ticket or a chat
 // message has a size limit long before 15,000 rows.
@@ -109,4 +149,12 @@ func markdownLinkSafe(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// cellOutcome shows "-" where a line says nothing of a response.
+func cellOutcome(o *model.Observation) string {
+	if o.Outcome == model.OutcomeUnknown {
+		return "-"
+	}
+	return o.Outcome.String()
 }

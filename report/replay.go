@@ -120,19 +120,18 @@ func ReplayText(w io.Writer, st Styles, res *replay.Result) {
 			fmt.Fprintf(w, "\n%s\n", st.Label.Render(stepName(a.Probe)))
 			last = a.Probe
 		}
-		var mark string
-		switch a.Outcome() {
-		case "INCONCLUSIVE":
-			mark = st.Warning.Render("INCONCLUSIVE")
-		case "INFO":
-			mark = st.Info.Render("INFO")
-		case "SKIP":
-			mark = st.Faint.Render("SKIP")
-		case "PASS":
-			mark = st.OK.Render("PASS")
-		default:
-			mark = st.Critical.Render("FAIL")
+		style := st.Critical
+		switch a.Status {
+		case replay.Inconclusive:
+			style = st.Warning
+		case replay.Info:
+			style = st.Info
+		case replay.Skip:
+			style = st.Faint
+		case replay.Pass:
+			style = st.OK
 		}
+		mark := style.Render(a.Status.String())
 		fmt.Fprintf(w, "  %s  %-36s expected %s, got %s\n", mark, a.Name, Safe(a.Expected), Safe(a.Actual))
 	}
 	if len(res.NotRun) > 0 {
@@ -167,8 +166,8 @@ func ReplayMarkdown(w io.Writer, res *replay.Result) {
 	fmt.Fprintf(w, ".\n\n")
 	fmt.Fprintf(w, "| step | assertion | result | expected | got |\n|---|---|---|---|---|\n")
 	for _, a := range res.Assertions {
-		r := a.Outcome()
-		if r == "FAIL" || r == "INCONCLUSIVE" {
+		r := a.Status.String()
+		if a.Status == replay.Fail || a.Status == replay.Inconclusive {
 			r = "**" + r + "**"
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", stepName(a.Probe), MD(a.Name), r, MD(a.Expected), MD(a.Actual))
@@ -215,14 +214,14 @@ func ReplayJUnit(w io.Writer, res *replay.Result) error {
 	for _, a := range res.Assertions {
 		c := junitCase{Name: a.Name, Classname: stepName(a.Probe)}
 		msg := fmt.Sprintf("expected %s, got %s", redact.String(a.Expected), redact.String(a.Actual))
-		switch {
-		case a.Inconclusive:
+		switch a.Status {
+		case replay.Inconclusive:
 			c.Skipped = &junitSkipped{Message: "inconclusive: " + msg}
-		case a.Info:
+		case replay.Info:
 			// Information is not a test outcome: the case passes.
-		case a.Skipped:
+		case replay.Skip:
 			c.Skipped = &junitSkipped{Message: msg}
-		case !a.Pass:
+		case replay.Fail:
 			c.Failure = &junitFailure{Message: msg, Text: msg}
 		}
 		s.Cases = append(s.Cases, c)

@@ -18,7 +18,7 @@ func inconclusiveResult() *replay.Result {
 	return &replay.Result{Schema: "idem.replay/v1", Target: "http://ops:pw-1234@127.0.0.1:8080", Profile: "article",
 		Request:  replay.RequestInfo{Method: "POST", URL: "http://127.0.0.1:8080/v1/orders", Key: "order-42", Source: "client.har:10"},
 		Original: replay.Original{Status: 201, ResultID: "demo-request-42", Source: "client.har:77"},
-		Assertions: []replay.Assertion{{Name: "reached the contract", Inconclusive: true, Expected: "an answer from the idempotency layer",
+		Assertions: []replay.Assertion{{Name: "reached the contract", Status: replay.Inconclusive, Expected: "an answer from the idempotency layer",
 			Actual: "401 (the target wants credentials)"}},
 		Verdict: replay.VerdictInconclusive, Inconclusive: 1, NotRun: []string{"probe mismatch"},
 		Reason: &replay.Reason{Kind: replay.ReasonCredentials, Status: 401, Dropped: []string{"Authorization", "?api_key"}}}
@@ -71,8 +71,8 @@ func TestReplayReportsSayInconclusive(t *testing.T) {
 
 func TestReplayInfoIsNotAFailure(t *testing.T) {
 	res := &replay.Result{Target: "http://127.0.0.1:8080", Profile: "article", Verdict: replay.VerdictHeld, Passed: 1, Info: 1,
-		Assertions: []replay.Assertion{{Name: "status", Pass: true, Expected: "201", Actual: "201"},
-			{Name: "replay marker Idempotent-Replayed", Info: true, Expected: "true (optional: the profile does not require it)", Actual: "(none)"}}}
+		Assertions: []replay.Assertion{{Name: "status", Status: replay.Pass, Expected: "201", Actual: "201"},
+			{Name: "replay marker Idempotent-Replayed", Status: replay.Info, Expected: "true (optional: the profile does not require it)", Actual: "(none)"}}}
 	var text, md bytes.Buffer
 	report.ReplayText(&text, report.NewStyles(&text, false), res)
 	report.ReplayMarkdown(&md, res)

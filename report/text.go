@@ -3,11 +3,74 @@ package report
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/model"
 )
+
+// Text writes the report for a terminal (styled) or a pipe (plain).
+func (r *Report) Text(w io.Writer, st Styles, width int) {
+	if width < 40 {
+		width = 40
+	}
+	fmt.Fprintf(w, "%s %s\n", st.Title.Render("idem diagnose:"), r.summaryLine())
+	seen := strings.Join(r.Summary.Tiers, ", ")
+	if seen == "" {
+		seen = "none"
+	}
+	fmt.Fprintf(w, "tiers seen: %s", seen)
+	if len(r.Summary.MissingTiers) > 0 {
+		fmt.Fprintf(w, "; %s", st.Warning.Render("missing: "+strings.Join(r.Summary.MissingTiers, ", ")))
+	}
+	fmt.Fprintln(w)
+	if note := r.idlessNote(); note != "" {
+		fmt.Fprintf(w, "%s\n", st.Warning.Render(note))
+	}
+	r.skipsText(w, st)
+	if len(r.Findings) == 0 {
+		fmt.Fprintf(w, "\n%s\n", st.OK.Render("No findings."))
+		return
+	}
+	r.findingsText(w, st, width)
+}
+
+func (r *Report) skipsText(w io.Writer, st Styles) {
+	for _, in := range r.Inputs {
+		if len(in.Formats) > 1 {
+			var parts []string
+			for f, n := range in.Formats {
+				parts = append(parts, fmt.Sprintf("%s %d", f, n))
+			}
+			sort.Strings(parts)
+			fmt.Fprintf(w, "%s %s: %s\n", st.Faint.Render("formats:"), Safe(in.Path), strings.Join(parts, ", "))
+		}
+		if in.Err != nil {
+			fmt.Fprintf(w, "%s %s: %s\n", st.Critical.Render("input cut short:"), Safe(in.Path), Safe(in.Err.Error()))
+		}
+		if in.Skipped == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "%s %s: %s skipped\n", st.Warning.Render("skipped lines:"), Safe(in.Path), plural(in.Skipped, "line", "lines"))
+		for _, s := range in.SkipSamples {
+			fmt.Fprintf(w, "  %s  %s\n", st.Faint.Render(Safe(s.Source.String())), s.Reason)
+		}
+		if in.Skipped > len(in.SkipSamples) {
+			fmt.Fprintf(w, "  %s\n", st.Faint.Render(fmt.Sprintf("… and %d more", in.Skipped-len(in.SkipSamples))))
+		}
+	}
+}
+
+func sevStyle(st Styles, s diagnose.Severity) interface{ Render(...string) string } {
+	switch s {
+	case diagnose.Critical:
+		return st.Critical
+	case diagnose.Warning:
+		return st.Warning
+	}
+	return st.Info
+}
 
 // findingsText writes the per-rule summary, then one section per rule:
 // its four columns once, then its findings, the first r.Limit in full and

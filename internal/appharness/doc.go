@@ -10,5 +10,7 @@
 //
 // What idem still misreads is listed, with why, in the tests' knownGaps
 // table: those assertions log instead of failing, so the gaps stay
-// visible until the reading code is fixed.
+// visible until the reading code is fixed. The machinery (finding the
+// tools, nginx, the client, the ledger, the checks) is internal/capture's:
+// the package says only what it drives.
 package appharness

@@ -3,12 +3,12 @@ package appharness
 import (
 	"context"
 	"flag"
-	"os"
 	"path/filepath"
-	"slices"
-	"sort"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/idem-cli/idem/internal/capture"
 )
 
 var update = flag.Bool("update", false, "rewrite fixtures/real/ from this run's captures")
@@ -20,53 +20,54 @@ const fixturesDir = "../../fixtures/real"
 const AppLog = "app.jsonl"
 
 // runBackend drives one backend through the scenario and returns its
-// capture, saved under fixtures/real/<library>/ with -update.
-func runBackend(t *testing.T, b backend) *Capture {
+// capture, checked with check, kept under fixtures/real/<library>/ with
+// -update.
+func runBackend(t *testing.T, b backend, check func(testing.TB, *Capture)) {
 	t.Helper()
 	dir := t.TempDir()
 	logPath, ledger := filepath.Join(dir, AppLog), filepath.Join(dir, "ledger.jsonl")
 	base, stop := b.start(t, logPath, ledger)
-	stopped := false
-	defer func() {
-		if !stopped {
-			stop()
-		}
-	}()
+	stop = sync.OnceFunc(stop)
+	defer stop()
+	c := &Capture{Library: b.library, Format: b.format, AbortLogged: b.abortLogged}
+	c.Sent, c.Done = drive(t, base, Scenario(b.library), ledger, stop)
+	checkSent(t, c)
+	folder := capture.Folder{Logs: map[string]string{AppLog: logPath}, RecordName: CaptureFile, Record: c}
+	folder.Keep(t, filepath.Join(fixturesDir, b.library), *update, func(t *testing.T, dir string) {
+		check(t, loadCapture(t, dir))
+	})
+}
+
+// drive sends the steps to base, waits until the backend's ledger
+// records every one, stops the backend (so that its log is whole) and
+// returns what was sent and the ledger.
+func drive(t *testing.T, base string, steps []Step, ledger string, stop func()) ([]capture.Sent, []capture.Effect) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	steps := Scenario(b.library)
 	sent, err := Drive(ctx, base, steps, ledger)
 	if err != nil {
-		t.Fatalf("driving %s: %v", b.library, err)
+		t.Fatal(err)
 	}
 	for _, s := range steps {
-		if _, err := WaitLedger(ctx, ledger, s.Name); err != nil {
+		if _, err := capture.WaitLedger(ctx, ledger, s.Name); err != nil {
 			t.Fatal(err)
 		}
 	}
 	stop()
-	stopped = true
-	done, err := ReadLedger(ledger)
+	done, err := capture.ReadLedger(ledger)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &Capture{Library: b.library, Format: b.format, AbortLogged: b.abortLogged, Sent: sent, Done: done, Log: logPath}
-	checkSent(t, c)
-	if *update {
-		out := filepath.Join(fixturesDir, b.library)
-		if err := os.MkdirAll(out, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		log, err := os.ReadFile(logPath)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(out, AppLog), log, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := c.Save(out); err != nil {
-			t.Fatal(err)
-		}
+	return sent, done
+}
+
+// loadCapture reads a capture folder's harness.json and its AppLog.
+func loadCapture(t testing.TB, dir string) *Capture {
+	t.Helper()
+	c, err := LoadCapture(dir, AppLog)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return c
 }
@@ -76,17 +77,17 @@ func runBackend(t *testing.T, b backend) *Capture {
 // answered, the retry found the first order.
 func checkSent(t *testing.T, c *Capture) {
 	t.Helper()
-	done := map[string]Done{}
+	done := map[string]capture.Effect{}
 	for _, d := range c.Done {
 		done[d.Step] = d
 	}
 	for _, s := range c.Sent {
-		d := done[s.Name]
+		d := done[s.Step]
 		switch {
-		case s.Name == "lost" && !s.TimedOut:
+		case s.Step == "lost" && s.Ended != capture.EndedTimeout:
 			t.Fatalf("%s: the lost step got a response (%d in %s)", c.Library, s.Status, s.Elapsed())
-		case s.Name != "lost" && s.Status != d.Status:
-			t.Fatalf("%s: step %s answered %d, the backend wrote %d", c.Library, s.Name, s.Status, d.Status)
+		case s.Step != "lost" && s.Status != d.Status:
+			t.Fatalf("%s: step %s answered %d, the backend wrote %d", c.Library, s.Step, s.Status, d.Status)
 		}
 	}
 	if done["same-key-retry"].Created || done["same-key-retry"].OrderID != done["lost"].OrderID {
@@ -103,7 +104,7 @@ func TestBackends(t *testing.T) {
 	for _, b := range append(append([]backend{}, goBackends...), extBackends...) {
 		t.Run(b.library, func(t *testing.T) {
 			t.Parallel()
-			checkHTTP(t, runBackend(t, b))
+			runBackend(t, b, checkHTTP)
 		})
 	}
 }
@@ -116,11 +117,9 @@ func TestFixtures(t *testing.T) {
 	}
 	for _, b := range append(append([]backend{}, goBackends...), extBackends...) {
 		t.Run(b.library, func(t *testing.T) {
-			c, err := LoadCapture(filepath.Join(fixturesDir, b.library), AppLog)
-			if err != nil {
-				t.Fatalf("%v (go test ./internal/appharness -run TestBackends -update writes it)", err)
-			}
-			checkHTTP(t, c)
+			dir := filepath.Join(fixturesDir, b.library)
+			capture.Recorded(t, dir, CaptureFile, "go test ./internal/appharness -run TestBackends -update")
+			checkHTTP(t, loadCapture(t, dir))
 		})
 	}
 }
@@ -132,35 +131,21 @@ func TestCountersAcrossProcesses(t *testing.T) {
 	var caps []*Capture
 	var logs []string
 	for _, lib := range []string{"pino-http", "pino-http-restart"} {
-		c, err := LoadCapture(filepath.Join(fixturesDir, lib), AppLog)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := loadCapture(t, filepath.Join(fixturesDir, lib))
 		caps, logs = append(caps, c), append(logs, c.Log)
 	}
-	f := newFacts(t, "pino-http-pods")
-	r := readLogs(t, logs...)
+	f := knownGaps.Facts(t, "pino-http-pods")
+	r := capture.MustRead(t, logs...)
 	sent := 0
 	for _, c := range caps {
 		sent += len(c.Sent)
-		byKey := map[string][]string{}
-		for _, s := range c.Sent {
-			if s.Key != "" {
-				byKey[s.Key] = append(byKey[s.Key], s.RequestID)
+		keys, byKey := capture.ByKey(c.Sent, func(s capture.Sent) string { return s.Key })
+		for _, k := range keys {
+			if k == "" {
+				continue
 			}
-		}
-		for k, want := range byKey {
-			ins := r.set.FindIntent(k)
-			var got []string
-			for _, in := range ins {
-				for _, d := range in.Deliveries {
-					got = append(got, d.RequestID)
-				}
-			}
-			sort.Strings(got)
-			sort.Strings(want)
-			f.expect("intent", len(ins) == 1 && slices.Equal(got, want), "key %s: %d intents, deliveries %v, want %v", k, len(ins), got, want)
+			f.Intent("intent", r.Set, k, capture.RequestIDs(byKey[k]))
 		}
 	}
-	f.expect("deliveries", r.set.DeliveryCount() == sent, "%d deliveries, want %d (one per request sent)", r.set.DeliveryCount(), sent)
+	f.Check("deliveries", r.Set.DeliveryCount() == sent, "%d deliveries, want %d (one per request sent)", r.Set.DeliveryCount(), sent)
 }

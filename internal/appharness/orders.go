@@ -6,10 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/idem-cli/idem/internal/capture"
 )
 
 // Orders is the order service the Go backends share: POST /v1/orders
@@ -21,16 +22,16 @@ type Orders struct {
 	mu     sync.Mutex
 	n      int
 	byKey  map[string]string
-	ledger *os.File
+	ledger *capture.Ledger
 }
 
 // NewOrders opens the ledger at path; order ids are prefix_1, prefix_2...
 func NewOrders(prefix, ledger string) (*Orders, error) {
-	f, err := os.OpenFile(ledger, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	l, err := capture.OpenLedger(ledger)
 	if err != nil {
 		return nil, err
 	}
-	return &Orders{prefix: prefix, byKey: map[string]string{}, ledger: f}, nil
+	return &Orders{prefix: prefix, byKey: map[string]string{}, ledger: l}, nil
 }
 
 // Close closes the ledger.
@@ -48,7 +49,7 @@ type Placed struct {
 // the order. logEffect writes the backend's own line about it, before the
 // ledger records it, so a recorded step is always in the log too.
 func (o *Orders) Place(r *http.Request, requestID string, logEffect func(Placed)) (Placed, error) {
-	if ms, err := strconv.Atoi(r.Header.Get(HeaderDelay)); err == nil && ms > 0 {
+	if ms, err := strconv.Atoi(r.Header.Get(capture.HeaderDelay)); err == nil && ms > 0 {
 		// Not cut short when the client goes: the lost-response case is
 		// a server that finishes its work after the client gave up.
 		time.Sleep(time.Duration(ms) * time.Millisecond)
@@ -68,14 +69,8 @@ func (o *Orders) Place(r *http.Request, requestID string, logEffect func(Placed)
 	}
 	o.mu.Unlock()
 	logEffect(p)
-	b, err := json.Marshal(Done{Step: r.Header.Get(HeaderStep), RequestID: requestID, Key: key, OrderID: p.OrderID, Created: p.Created, Status: p.Status})
-	if err != nil {
-		return p, err
-	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	_, err = o.ledger.Write(append(b, '\n'))
-	return p, err
+	return p, o.ledger.Add(capture.Effect{Step: r.Header.Get(capture.HeaderStep), RequestID: requestID, Key: key, OrderID: p.OrderID,
+		Created: p.Created, Status: p.Status})
 }
 
 // Respond writes p as the JSON answer, with the replay marker when the

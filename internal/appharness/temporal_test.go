@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/idem-cli/idem/diagnose"
+	"github.com/idem-cli/idem/internal/capture"
 	"github.com/idem-cli/idem/model"
 	"github.com/tidwall/gjson"
 	"go.temporal.io/sdk/activity"
@@ -210,24 +210,10 @@ func runTemporal(t *testing.T) *TemporalCapture {
 // worker log.
 func TestTemporal(t *testing.T) {
 	c := runTemporal(t)
-	if *update {
-		out := filepath.Join(fixturesDir, "temporal")
-		if err := os.MkdirAll(out, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		b, err := os.ReadFile(c.Log)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(out, temporalLog), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		j, _ := json.MarshalIndent(c, "", "  ")
-		if err := os.WriteFile(filepath.Join(out, CaptureFile), append(j, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	checkTemporal(t, c)
+	folder := capture.Folder{Logs: map[string]string{temporalLog: c.Log}, RecordName: CaptureFile, Record: c}
+	folder.Keep(t, filepath.Join(fixturesDir, "temporal"), *update, func(t *testing.T, dir string) {
+		checkTemporal(t, loadTemporalFrom(t, dir))
+	})
 }
 
 // TestTemporalFixture checks the committed Temporal capture.
@@ -242,14 +228,15 @@ func TestTemporalFixture(t *testing.T) {
 func loadTemporal(t *testing.T) *TemporalCapture {
 	t.Helper()
 	dir := filepath.Join(fixturesDir, "temporal")
-	b, err := os.ReadFile(filepath.Join(dir, CaptureFile))
-	if err != nil {
-		t.Fatalf("%v (go test ./internal/appharness -run TestTemporal -update writes it)", err)
-	}
+	capture.Recorded(t, dir, CaptureFile, "go test ./internal/appharness -run TestTemporal -update")
+	return loadTemporalFrom(t, dir)
+}
+
+// loadTemporalFrom reads a Temporal capture folder.
+func loadTemporalFrom(t *testing.T, dir string) *TemporalCapture {
+	t.Helper()
 	var c TemporalCapture
-	if err := json.Unmarshal(b, &c); err != nil {
-		t.Fatal(err)
-	}
+	capture.ReadJSON(t, filepath.Join(dir, CaptureFile), &c)
 	c.Log = filepath.Join(dir, temporalLog)
 	return &c
 }
@@ -257,17 +244,12 @@ func loadTemporal(t *testing.T) *TemporalCapture {
 // sdkLines finds the SDK's own line msg for one attempt: it names the
 // workflow, run, activity type and attempt, but not the activity id, so
 // the error the attempt returned tells two activities of one type apart.
-func sdkLines(r *read, path, msg string, at Attempt) []line {
-	var out []line
-	for i, l := range r.lines[path] {
-		j := gjson.Parse(l)
-		if j.Get("msg").String() == msg && j.Get("WorkflowID").String() == at.WorkflowID &&
+func sdkLines(r *capture.Reading, path, msg string, at Attempt) []capture.Line {
+	return r.Find(path, []string{"msg"}, msg, func(j gjson.Result) bool {
+		return j.Get("WorkflowID").String() == at.WorkflowID &&
 			j.Get("ActivityType").String() == at.ActivityType && int(j.Get("Attempt").Int()) == at.Attempt &&
-			(at.Error == "" || j.Get("Error").String() == at.Error) {
-			out = append(out, line{model.Source{File: path, Line: i + 1}, l})
-		}
-	}
-	return out
+			(at.Error == "" || j.Get("Error").String() == at.Error)
+	})
 }
 
 func checkTemporal(t testing.TB, c *TemporalCapture) {
@@ -297,52 +279,52 @@ func checkTemporal(t testing.TB, c *TemporalCapture) {
 		t.Fatalf("reserve attempts %+v, want two reservations under two keys", reserve)
 	}
 
-	f := newFacts(t, "temporal")
-	r := readLogs(t, c.Log)
-	dels := r.deliveries(keysOf(c.Attempts))
-	in := r.set.Inputs[0]
-	f.expect("skipped", in.Skipped == 0, "%d lines skipped: %v", in.Skipped, in.SkipSamples)
+	f := knownGaps.Facts(t, "temporal")
+	r := capture.MustRead(t, c.Log)
+	dels := r.Deliveries(keysOf(c.Attempts))
+	in := r.Set.Inputs[0]
+	f.Check("skipped", in.Skipped == 0, "%d lines skipped: %v", in.Skipped, in.SkipSamples)
 	for _, at := range c.Attempts {
 		rid := "activity:" + at.WorkflowID + "/" + at.ActivityID + "#" + fmt.Sprint(at.Attempt)
 		name := fmt.Sprintf("%s attempt %d", at.ActivityType, at.Attempt)
 		// The activity's own lines, through activity.GetLogger: every one
 		// names the attempt, and they make its delivery.
-		own := r.find(c.Log, []string{"idempotency_key"}, at.Key, func(j gjson.Result) bool {
+		own := r.Find(c.Log, []string{"idempotency_key"}, at.Key, func(j gjson.Result) bool {
 			return j.Get("ActivityID").String() == at.ActivityID && int(j.Get("Attempt").Int()) == at.Attempt
 		})
 		if len(own) == 0 {
 			t.Fatalf("%s: no activity line in %s", name, c.Log)
 		}
 		for _, l := range own {
-			o := r.obs[l.src]
-			where := fmt.Sprintf("%s, %s: %s", name, l.src, l.text)
-			f.expect("activity-read", o != nil, "not read; %s", where)
+			o := r.Of(l.Src)
+			where := fmt.Sprintf("%s, %s: %s", name, l.Src, l.Text)
+			f.Check("activity-read", o != nil, "not read; %s", where)
 			if o == nil {
 				continue
 			}
-			f.expect("tier", o.Tier == model.TierWorker, "tier %s, want worker; %s", o.Tier, where)
-			f.expect("format", o.Format == "temporal", "format %q, want temporal; %s", o.Format, where)
-			f.expect("ids", o.WorkflowID == at.WorkflowID && o.RunID == at.RunID && o.ActivityID == at.ActivityID &&
+			f.Check("tier", o.Tier == model.TierWorker, "tier %s, want worker; %s", o.Tier, where)
+			f.Check("format", o.Format == "temporal", "format %q, want temporal; %s", o.Format, where)
+			f.Check("ids", o.WorkflowID == at.WorkflowID && o.RunID == at.RunID && o.ActivityID == at.ActivityID &&
 				o.ActivityType == at.ActivityType && o.Attempt == at.Attempt,
 				"workflow %q run %q activity %q type %q attempt %d, want %q %q %q %q %d; %s",
 				o.WorkflowID, o.RunID, o.ActivityID, o.ActivityType, o.Attempt,
 				at.WorkflowID, at.RunID, at.ActivityID, at.ActivityType, at.Attempt, where)
-			f.expect("key", o.Key == at.Key, "key %q, want %q; %s", o.Key, at.Key, where)
-			isEffect := gjson.Get(l.text, "msg").String() != "already done" && at.ResultID != "" &&
-				strings.Contains(l.text, at.ResultID)
+			f.Check("key", o.Key == at.Key, "key %q, want %q; %s", o.Key, at.Key, where)
+			isEffect := gjson.Get(l.Text, "msg").String() != "already done" && at.ResultID != "" &&
+				strings.Contains(l.Text, at.ResultID)
 			if isEffect {
-				f.expect("effect-"+strings.ToLower(at.ActivityType), o.Effect && o.ResultID == at.ResultID,
+				f.Check("effect-"+strings.ToLower(at.ActivityType), o.Effect && o.ResultID == at.ResultID,
 					"effect %v result %q, want an effect with result %q; %s", o.Effect, o.ResultID, at.ResultID, where)
 			} else {
-				f.expect("no-effect", !o.Effect, "read as an effect (result %q); %s", o.ResultID, where)
+				f.Check("no-effect", !o.Effect, "read as an effect (result %q); %s", o.ResultID, where)
 			}
 		}
 		del := dels[rid]
-		f.expect("delivery", del != nil, "%s: no delivery %s (deliveries: %v)", name, rid, ids(dels))
+		f.Check("delivery", del != nil, "%s: no delivery %s (deliveries: %v)", name, rid, capture.IDs(dels))
 
 		// The SDK's own lines about the attempt: its error, or its late
 		// completion, belong to the attempt's delivery.
-		var sdk []line
+		var sdk []capture.Line
 		switch {
 		case at.Late:
 			sdk = sdkLines(r, c.Log, "Activity complete after timeout.", at)
@@ -353,22 +335,22 @@ func checkTemporal(t testing.TB, c *TemporalCapture) {
 			t.Fatalf("%s: %d SDK lines about it, want 1", name, len(sdk))
 		}
 		for _, l := range sdk {
-			o := r.obs[l.src]
-			where := fmt.Sprintf("%s, %s: %s", name, l.src, l.text)
-			f.expect("sdk-read", o != nil, "the SDK's line is not read; %s", where)
+			o := r.Of(l.Src)
+			where := fmt.Sprintf("%s, %s: %s", name, l.Src, l.Text)
+			f.Check("sdk-read", o != nil, "the SDK's line is not read; %s", where)
 			if o == nil {
 				continue
 			}
-			f.expect("sdk-attempt", o.ActivityType == at.ActivityType && o.Attempt == at.Attempt,
+			f.Check("sdk-attempt", o.ActivityType == at.ActivityType && o.Attempt == at.Attempt,
 				"type %q attempt %d, want %q %d; %s", o.ActivityType, o.Attempt, at.ActivityType, at.Attempt, where)
 			if at.Late {
-				f.expect("late", o.Detail == "completed after timeout", "detail %q, want the late completion; %s", o.Detail, where)
+				f.Check("late", o.Detail == "completed after timeout", "detail %q, want the late completion; %s", o.Detail, where)
 				// The SDK logs the attempt's output as Result: the id it made,
 				// never the activity's input.
-				f.expect("late-result", o.ResultID == "" || o.ResultID == at.ResultID,
+				f.Check("late-result", o.ResultID == "" || o.ResultID == at.ResultID,
 					"result %q, want %q or none; %s", o.ResultID, at.ResultID, where)
 			}
-			f.expect("sdk-join", del != nil && slices.Contains(sources(del), l.src),
+			f.Check("sdk-join", del != nil && slices.Contains(capture.Sources(del), l.Src),
 				"the SDK's line is in no delivery of the attempt %s; %s", rid, where)
 		}
 	}
@@ -378,46 +360,39 @@ func checkTemporal(t testing.TB, c *TemporalCapture) {
 	// with an effect each.
 	for _, group := range [][]Attempt{charge, shipping, email} {
 		k := group[0].Key
-		ins := r.set.FindIntent(k)
-		if !f.check("intent", len(ins) == 1, "key %s: %d intents, want 1", k, len(ins)) {
+		in := f.OneIntent("intent", r.Set, k)
+		if in == nil {
 			continue
 		}
-		f.expect("intent", len(ins[0].Deliveries) == len(group), "key %s: %d deliveries, want %d", k, len(ins[0].Deliveries), len(group))
+		f.Check("intent", len(in.Deliveries) == len(group), "key %s: %d deliveries, want %d", k, len(in.Deliveries), len(group))
 		made := ""
 		for _, at := range group {
 			if at.Created {
 				made = at.ResultID
 			}
 		}
-		f.expect("intent-effect", effectIDs(ins[0].Effects()) == made,
-			"key %s: effects [%s], want [%s]", k, effectIDs(ins[0].Effects()), made)
+		f.Check("intent-effect", capture.EffectIDs(in.Effects()) == made,
+			"key %s: effects [%s], want [%s]", k, capture.EffectIDs(in.Effects()), made)
 	}
 	for _, at := range reserve {
-		ins := r.set.FindIntent(at.Key)
-		if f.check("intent", len(ins) == 1, "key %s: %d intents, want 1", at.Key, len(ins)) {
-			f.expect("intent-effect-reserve", effectIDs(ins[0].Effects()) == at.ResultID,
-				"key %s: effects [%s], want [%s]", at.Key, effectIDs(ins[0].Effects()), at.ResultID)
+		if in := f.OneIntent("intent", r.Set, at.Key); in != nil {
+			f.Check("intent-effect-reserve", capture.EffectIDs(in.Effects()) == at.ResultID,
+				"key %s: effects [%s], want [%s]", at.Key, capture.EffectIDs(in.Effects()), at.ResultID)
 		}
 	}
 
 	// The diagnosis: the key that changes with the attempt is found; the
 	// stable keys are not blamed.
-	res := diagnose.Run(r.set, diagnose.DefaultOptions())
+	res := diagnose.Run(r.Set, diagnose.DefaultOptions())
 	var scoped []string
 	for _, fd := range res.Findings {
 		if fd.Rule.ID == "attempt-scoped-key" {
-			scoped = append(scoped, mustJSON(fd.Keys))
+			b, _ := json.Marshal(fd.Keys)
+			scoped = append(scoped, string(b))
 		}
 	}
-	f.expect("attempt-scoped-key", len(scoped) == 1 && strings.Contains(scoped[0], reserve[0].Key) && strings.Contains(scoped[0], reserve[1].Key),
+	f.Check("attempt-scoped-key", len(scoped) == 1 && strings.Contains(scoped[0], reserve[0].Key) && strings.Contains(scoped[0], reserve[1].Key),
 		"attempt-scoped-key findings %v, want one naming %s and %s", scoped, reserve[0].Key, reserve[1].Key)
-}
-
-// check is expect that also says whether the fact held.
-func (f *facts) check(fact string, ok bool, format string, args ...any) bool {
-	f.t.Helper()
-	f.expect(fact, ok, format, args...)
-	return ok
 }
 
 func keysOf(ats []Attempt) []string {

@@ -1,15 +1,12 @@
 package fiberharness
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -18,7 +15,7 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/idempotency"
 	"github.com/gofiber/fiber/v2/middleware/logger"
 	"github.com/gofiber/fiber/v2/middleware/requestid"
-	"github.com/idem-cli/idem/internal/harness"
+	"github.com/idem-cli/idem/internal/capture"
 )
 
 // lifetime is the middleware's Lifetime: short, so that a key expires
@@ -41,34 +38,7 @@ const hashedFormat = `{"time":"${time}","request_id":"${locals:requestid}","idem
 
 // payloadHash is the payload_hash tag: "sha256:" and the body's hex.
 func payloadHash(out logger.Buffer, c *fiber.Ctx, _ *logger.Data, _ string) (int, error) {
-	sum := sha256.Sum256(c.Body())
-	return out.WriteString("sha256:" + hex.EncodeToString(sum[:]))
-}
-
-// effect is one order the service made, as its ledger records it.
-type effect struct {
-	Step      string
-	RequestID string
-	Key       string
-	OrderID   string
-}
-
-// ledger is the service's record of its effects.
-type ledger struct {
-	mu    sync.Mutex
-	lines []effect
-}
-
-func (l *ledger) add(e effect) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.lines = append(l.lines, e)
-}
-
-func (l *ledger) all() []effect {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]effect(nil), l.lines...)
+	return out.WriteString(capture.Fingerprint(c.Body()))
 }
 
 // newApp is the order service: requestid (X-Request-Id, or a UUID), the
@@ -76,10 +46,11 @@ func (l *ledger) all() []effect {
 // documentation wires it (the default X-Idempotency-Key header, a key of
 // 36 characters, the in-memory lock and storage), with a short Lifetime.
 // The handler waits X-Harness-Delay-Ms, makes an order, logs "order
-// created" with order_id through slog and answers 201.
+// created" with order_id through slog, records it in the ledger and
+// answers 201.
 // With hashed, the access line also carries payload_hash.
-func newApp(out io.Writer, l *ledger, hashed bool) *fiber.App {
-	w := harness.NewSyncWriter(out) // the logger middleware and slog share the file
+func newApp(out io.Writer, l *capture.Ledger, hashed bool) *fiber.App {
+	w := capture.NewSyncWriter(out) // the logger middleware and slog share the file
 	log := slog.New(slog.NewJSONHandler(w, nil))
 	// Behind a proxy, c.IP() is the client's only with ProxyHeader; Caddy
 	// sets X-Forwarded-For to the address the request came from.
@@ -102,7 +73,7 @@ func newApp(out io.Writer, l *ledger, hashed bool) *fiber.App {
 		if err := json.Unmarshal(c.Body(), &body); err != nil {
 			return fiber.NewError(fiber.StatusBadRequest, "bad body")
 		}
-		if ms, err := strconv.Atoi(c.Get("X-Harness-Delay-Ms")); err == nil && ms > 0 {
+		if ms, err := strconv.Atoi(c.Get(capture.HeaderDelay)); err == nil && ms > 0 {
 			time.Sleep(time.Duration(ms) * time.Millisecond)
 		}
 		mu.Lock()
@@ -112,16 +83,17 @@ func newApp(out io.Writer, l *ledger, hashed bool) *fiber.App {
 		rid, _ := c.Locals("requestid").(string)
 		key := c.Get("X-Idempotency-Key")
 		log.Info("order created", "request_id", rid, "idempotency_key", key, "order_id", id, "sku", body.SKU)
-		// Fiber's strings point into buffers it reuses after the handler:
-		// what outlives the request is copied.
-		l.add(effect{Step: strings.Clone(c.Get("X-Harness-Step")), RequestID: strings.Clone(rid), Key: strings.Clone(key), OrderID: id})
+		if err := l.Add(capture.Effect{Step: c.Get(capture.HeaderStep), RequestID: rid, Key: key, OrderID: id,
+			Created: true, Status: fiber.StatusCreated}); err != nil {
+			return err
+		}
 		return c.Status(fiber.StatusCreated).JSON(fiber.Map{"order_id": id, "sku": body.SKU})
 	})
 	return app
 }
 
 // startApp serves the app on a free loopback port until the test ends.
-func startApp(t *testing.T, out io.Writer, l *ledger, hashed bool) (addr string, stop func()) {
+func startApp(t *testing.T, out io.Writer, l *capture.Ledger, hashed bool) (addr string, stop func()) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

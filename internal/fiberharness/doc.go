@@ -13,4 +13,6 @@
 //
 // Where the logs cannot show what the traffic did, or idem misses it, the
 // tests' knownGaps table says why: those assertions log instead of failing.
+// The machinery (Caddy, the client, the ledger, the checks) is
+// internal/capture's: the package says only what it drives.
 package fiberharness

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/idem-cli/idem/internal/capture"
 )
 
 // TestExpectations checks the derivation itself: each shape of traffic
@@ -12,54 +14,54 @@ import (
 func TestExpectations(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
-	ok := func(key, body string, start, end, status int, resp, effect string) Sent {
-		return Sent{Client: "u1", Key: key, Body: body, Start: at(start), End: at(end), Ended: "response", Status: status, Response: resp, Effect: effect}
+	ok := func(key, body string, start, end, status int, resp, effect string) capture.Sent {
+		return capture.Sent{Client: "u1", Key: key, Body: body, Start: at(start), End: at(end), Ended: "response", Status: status, Response: resp, Effect: effect}
 	}
-	timeout := func(key, body string, start, end int, effect string) Sent {
-		return Sent{Client: "u1", Key: key, Body: body, Start: at(start), End: at(end), Ended: "timeout", Effect: effect}
+	timeout := func(key, body string, start, end int, effect string) capture.Sent {
+		return capture.Sent{Client: "u1", Key: key, Body: body, Start: at(start), End: at(end), Ended: "timeout", Effect: effect}
 	}
-	from := func(client string, s Sent) Sent { s.Client = client; return s }
+	from := func(client string, s capture.Sent) capture.Sent { s.Client = client; return s }
 	tests := []struct {
 		name     string
-		sent     []Sent
+		sent     []capture.Sent
 		payloads bool
 		must     []string // rule:keys:severity[:claim it must not make]
 		clean    []string
 	}{
-		{"clean requests", []Sent{ok("k1", "b1", 0, 10, 201, "o1", "o1"), ok("k2", "b2", 20, 30, 201, "o2", "o2")}, false,
+		{"clean requests", []capture.Sent{ok("k1", "b1", 0, 10, 201, "o1", "o1"), ok("k2", "b2", 20, 30, 201, "o2", "o2")}, false,
 			nil, []string{"k1", "k2"}},
-		{"a failed single request is not clean", []Sent{ok("k1", "b1", 0, 10, 500, "", "")}, false,
+		{"a failed single request is not clean", []capture.Sent{ok("k1", "b1", 0, 10, 500, "", "")}, false,
 			nil, nil},
-		{"duplicate held and replayed", []Sent{ok("k1", "b1", 0, 1200, 201, "o1", "o1"), ok("k1", "b1", 300, 1201, 201, "o1", "")}, false,
+		{"duplicate held and replayed", []capture.Sent{ok("k1", "b1", 0, 1200, 201, "o1", "o1"), ok("k1", "b1", 300, 1201, 201, "o1", "")}, false,
 			nil, []string{"k1"}},
-		{"overlapping duplicates that made two orders are not healthy", []Sent{ok("k1", "b1", 0, 1200, 201, "o1", "o1"), ok("k1", "b1", 300, 1201, 201, "o2", "o2")}, false,
+		{"overlapping duplicates that made two orders are not healthy", []capture.Sent{ok("k1", "b1", 0, 1200, 201, "o1", "o1"), ok("k1", "b1", 300, 1201, 201, "o2", "o2")}, false,
 			nil, nil},
-		{"overlapping duplicates answered differently are not healthy", []Sent{ok("k1", "b1", 0, 1200, 201, "o1", "o1"), ok("k1", "b1", 300, 310, 409, "busy", "")}, false,
+		{"overlapping duplicates answered differently are not healthy", []capture.Sent{ok("k1", "b1", 0, 1200, 201, "o1", "o1"), ok("k1", "b1", 300, 310, 409, "busy", "")}, false,
 			[]string{"in-progress-retry:k1:warning"}, nil},
-		{"a retry after the first ended is not a held duplicate", []Sent{ok("k1", "b1", 0, 10, 201, "o1", "o1"), ok("k1", "b1", 20, 30, 201, "o1", "")}, false,
+		{"a retry after the first ended is not a held duplicate", []capture.Sent{ok("k1", "b1", 0, 10, 201, "o1", "o1"), ok("k1", "b1", 20, 30, 201, "o1", "")}, false,
 			nil, nil},
-		{"a second order after the first ended", []Sent{ok("k1", "b1", 0, 10, 201, "o1", "o1"), ok("k1", "b1", 3500, 3510, 201, "o2", "o2")}, false,
+		{"a second order after the first ended", []capture.Sent{ok("k1", "b1", 0, 10, 201, "o1", "o1"), ok("k1", "b1", 3500, 3510, 201, "o2", "o2")}, false,
 			[]string{"key-expired:k1:critical"}, nil},
-		{"a second order after a replay: the key had been stored", []Sent{ok("k1", "b1", 0, 10, 201, "o1", "o1"), ok("k1", "b1", 20, 30, 201, "o1", ""),
+		{"a second order after a replay: the key had been stored", []capture.Sent{ok("k1", "b1", 0, 10, 201, "o1", "o1"), ok("k1", "b1", 20, 30, 201, "o1", ""),
 			ok("k1", "b1", 3500, 3510, 201, "o2", "o2")}, false,
 			[]string{"key-expired:k1:critical:never stored"}, nil},
-		{"another body, replayed", []Sent{ok("k1", "b1", 0, 10, 201, "o1", "o1"), ok("k1", "b2", 20, 30, 201, "o1", "")}, false,
+		{"another body, replayed", []capture.Sent{ok("k1", "b1", 0, 10, 201, "o1", "o1"), ok("k1", "b2", 20, 30, 201, "o1", "")}, false,
 			[]string{"payload-mismatch:k1:critical"}, nil},
-		{"another body, refused", []Sent{ok("k1", "b1", 0, 10, 201, "o1", "o1"), ok("k1", "b2", 20, 30, 422, "", "")}, false,
+		{"another body, refused", []capture.Sent{ok("k1", "b1", 0, 10, 201, "o1", "o1"), ok("k1", "b2", 20, 30, 422, "", "")}, false,
 			[]string{"payload-mismatch:k1:warning"}, nil},
-		{"lost response, recovered by the same key", []Sent{timeout("k1", "b1", 0, 400, "o1"), ok("k1", "b1", 2000, 2010, 201, `{"order_id":"o1"}`, "")}, false,
+		{"lost response, recovered by the same key", []capture.Sent{timeout("k1", "b1", 0, 400, "o1"), ok("k1", "b1", 2000, 2010, 201, `{"order_id":"o1"}`, "")}, false,
 			[]string{"response-lost:k1:info"}, nil},
-		{"lost response, a retry that got something else", []Sent{timeout("k1", "b1", 0, 400, "o1"), ok("k1", "b1", 2000, 2010, 201, `{"order_id":"o2"}`, "o2")}, false,
+		{"lost response, a retry that got something else", []capture.Sent{timeout("k1", "b1", 0, 400, "o1"), ok("k1", "b1", 2000, 2010, 201, `{"order_id":"o2"}`, "o2")}, false,
 			[]string{"key-expired:k1:critical", "response-lost:k1:warning"}, nil},
-		{"lost response, no retry", []Sent{timeout("k1", "b1", 0, 400, "o1")}, false,
+		{"lost response, no retry", []capture.Sent{timeout("k1", "b1", 0, 400, "o1")}, false,
 			[]string{"response-lost:k1:warning"}, nil},
-		{"timeout before the service made anything", []Sent{timeout("k1", "b1", 0, 400, ""), ok("k1", "b1", 2000, 2010, 201, "o1", "o1")}, false,
+		{"timeout before the service made anything", []capture.Sent{timeout("k1", "b1", 0, 400, ""), ok("k1", "b1", 2000, 2010, 201, "o1", "o1")}, false,
 			nil, nil},
-		{"new key after a timeout, payloads logged", []Sent{timeout("k1", "b1", 0, 400, "o1"), ok("k2", "b1", 2000, 2010, 201, "o2", "o2")}, true,
+		{"new key after a timeout, payloads logged", []capture.Sent{timeout("k1", "b1", 0, 400, "o1"), ok("k2", "b1", 2000, 2010, 201, "o2", "o2")}, true,
 			[]string{"response-lost:k1:warning", "retry-new-key:k1,k2:critical"}, nil},
-		{"new key after a timeout, no payloads logged", []Sent{timeout("k1", "b1", 0, 400, "o1"), ok("k2", "b1", 2000, 2010, 201, "o2", "o2")}, false,
+		{"new key after a timeout, no payloads logged", []capture.Sent{timeout("k1", "b1", 0, 400, "o1"), ok("k2", "b1", 2000, 2010, 201, "o2", "o2")}, false,
 			[]string{"response-lost:k1:warning", "retry-new-key:k1,k2:warning"}, nil},
-		{"the same body from another user is no retry", []Sent{timeout("k1", "b1", 0, 400, "o1"), from("u2", ok("k2", "b1", 2000, 2010, 201, "o2", "o2"))}, true,
+		{"the same body from another user is no retry", []capture.Sent{timeout("k1", "b1", 0, 400, "o1"), from("u2", ok("k2", "b1", 2000, 2010, 201, "o2", "o2"))}, true,
 			[]string{"response-lost:k1:warning"}, nil},
 	}
 	for _, tt := range tests {

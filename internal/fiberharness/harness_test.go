@@ -2,7 +2,6 @@ package fiberharness
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"net"
 	"net/http"
@@ -15,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idem-cli/idem/internal/harness"
+	"github.com/idem-cli/idem/internal/capture"
 )
 
 var update = flag.Bool("update", false, "rewrite fixtures/real/fiber*/ from this run's captures")
@@ -43,25 +42,6 @@ const (
 	harnessJSON = "harness.json"
 )
 
-// Sent is one request the harness made and how it ended: for the client
-// (a response or its own timeout) and for the service (the order its
-// ledger recorded for the request id, if any).
-type Sent struct {
-	Step      string    `json:"step"`
-	Client    string    `json:"client"` // the loopback address the request came from: one user
-	Key       string    `json:"key"`
-	RequestID string    `json:"request_id"`
-	Body      string    `json:"body"`
-	DelayMS   int       `json:"delay_ms,omitempty"` // how long the handler waits before its effect
-	TimeoutMS int       `json:"timeout_ms"`         // the client's timeout
-	Start     time.Time `json:"start"`              // when the client sent it
-	End       time.Time `json:"end"`                // when it got the response or gave up
-	Ended     string    `json:"ended"`              // "response" or "timeout"
-	Status    int       `json:"status,omitempty"`   // 0 when no response arrived
-	Response  string    `json:"response,omitempty"` // the response body, cut short
-	Effect    string    `json:"effect,omitempty"`   // the order the service's ledger recorded for it
-}
-
 // Capture is harness.json: the software that wrote the logs, how the
 // middleware was configured, and the traffic it was driven with.
 type Capture struct {
@@ -69,19 +49,21 @@ type Capture struct {
 	Proxy          string            `json:"proxy"`
 	Config         map[string]string `json:"config"`
 	PayloadsLogged bool              `json:"payloads_logged"` // the access line carries payload_hash
-	Sent           []Sent            `json:"sent"`
+	// Sent is the traffic: each request as the client saw it end, with
+	// the order the service's ledger recorded for it (Effect).
+	Sent []capture.Sent `json:"sent"`
 }
 
 // TestFiber runs each variant of the service behind Caddy, drives it,
 // and checks the rules on what both wrote; -update keeps the captures.
 func TestFiber(t *testing.T) {
-	caddyBin := harness.Tool(t, "apt-get install caddy", "caddy", "/usr/bin/caddy")
+	capture.Tool(t, "apt-get install caddy", "caddy")
 	for _, v := range variants {
-		t.Run(v.name, func(t *testing.T) { record(t, caddyBin, v) })
+		t.Run(v.name, func(t *testing.T) { record(t, v) })
 	}
 }
 
-func record(t *testing.T, caddyBin string, v variant) {
+func record(t *testing.T, v variant) {
 	dir := t.TempDir()
 	logPath := filepath.Join(dir, appLog)
 	f, err := os.Create(logPath)
@@ -89,13 +71,20 @@ func record(t *testing.T, caddyBin string, v variant) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var l ledger
-	addr, stopApp := startApp(t, f, &l, v.hashed)
-	cdy := harness.StartCaddy(t, addr, harness.Addr(harness.FreePort(t)))
+	l, err := capture.OpenLedger(filepath.Join(dir, "ledger.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	addr, stopApp := startApp(t, f, l, v.hashed)
+	cdy := capture.StartCaddy(t, capture.CaddyConfig{
+		Log:    capture.AccessLog{File: caddyLog, Format: capture.CaddyJSON},
+		Routes: "\treverse_proxy " + addr + "\n",
+	})
 
 	c := Capture{
 		Server: versions(t),
-		Proxy:  harness.Version("caddy", caddyBin, "version"),
+		Proxy:  cdy.Software(),
 		Config: map[string]string{
 			"idempotency": "idempotency.New(idempotency.Config{Lifetime: " + lifetime.String() + "}): default KeyHeader X-Idempotency-Key, in-memory lock and storage",
 			"app":         "fiber.New(fiber.Config{ProxyHeader: fiber.HeaderXForwardedFor})",
@@ -109,43 +98,27 @@ func record(t *testing.T, caddyBin string, v variant) {
 		c.Config["logger"] = "logger.New(logger.Config{Format: hashedFormat, CustomTags: payload_hash (sha256 of c.Body()), TimeFormat: time.RFC3339Nano, TimeZone: \"UTC\"}); TimeInterval left at 500ms"
 		c.Config["format"] = strings.TrimSpace(hashedFormat)
 	}
-	c.Sent = drive(t, cdy.URL, &l)
+	c.Sent = drive(t, cdy.URL, l.Path)
 	if t.Failed() {
 		t.FailNow()
 	}
 	stopApp()
-	waitLogged(t, cdy.Log, c.Sent)
-	effects := map[string]string{}
-	for _, e := range l.all() {
-		effects[e.RequestID] = e.OrderID
-	}
-	for i := range c.Sent {
-		c.Sent[i].Effect = effects[c.Sent[i].RequestID]
-	}
-
-	out := t.TempDir()
-	copyFile(t, cdy.Log, filepath.Join(out, caddyLog))
-	copyFile(t, logPath, filepath.Join(out, appLog))
-	harness.WriteFile(t, out, caddyConf, cdy.Config())
-	b, err := json.MarshalIndent(c, "", "  ")
-	if err != nil {
+	capture.WaitLogged(t, c.Sent, cdy.Log(caddyLog))
+	if err := capture.AttachEffects(c.Sent, l.Path); err != nil {
 		t.Fatal(err)
 	}
-	harness.WriteFile(t, out, harnessJSON, string(b)+"\n")
 	t.Cleanup(func() {
 		if t.Failed() {
+			b, _ := capture.MarshalRecord(c)
 			t.Logf("harness.json:\n%s", b)
 		}
 	})
-	checkCapture(t, v.name, out)
-	if t.Failed() {
-		return
+	folder := capture.Folder{
+		Logs:       map[string]string{caddyLog: cdy.Log(caddyLog), appLog: logPath},
+		Texts:      map[string]string{caddyConf: cdy.Config()},
+		RecordName: harnessJSON, Record: c,
 	}
-	if *update {
-		for _, name := range []string{caddyLog, appLog, caddyConf, harnessJSON} {
-			copyFile(t, filepath.Join(out, name), filepath.Join(v.dir(), name))
-		}
-	}
+	folder.Keep(t, v.dir(), *update, func(t *testing.T, dir string) { checkCapture(t, v.name, dir) })
 }
 
 // TestCapture checks the committed captures, so the rules stay proven
@@ -153,9 +126,7 @@ func record(t *testing.T, caddyBin string, v variant) {
 func TestCapture(t *testing.T) {
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
-			if _, err := os.Stat(filepath.Join(v.dir(), harnessJSON)); err != nil {
-				t.Fatalf("%v (go test ./internal/fiberharness -run TestFiber -update writes it)", err)
-			}
+			capture.Recorded(t, v.dir(), harnessJSON, "go test ./internal/fiberharness -run TestFiber -update")
 			checkCapture(t, v.name, v.dir())
 		})
 	}
@@ -209,32 +180,31 @@ func newUser(n int) user {
 }
 
 // drive sends the traffic through base: each story from its own user.
-func drive(t *testing.T, base string, l *ledger) []Sent {
+func drive(t *testing.T, base, ledger string) []capture.Sent {
 	t.Helper()
-	send := func(u user, step, key, body string, delay, timeout time.Duration) Sent {
-		s := Sent{Step: step, Client: u.ip, Key: key, RequestID: harness.NewID(), Body: body,
-			DelayMS: int(delay / time.Millisecond), TimeoutMS: int(timeout / time.Millisecond)}
-		o := harness.PostOrder(u.client, base+"/v1/orders", "X-Idempotency-Key", key, s.RequestID, step, body, delay, timeout)
-		s.Start, s.End, s.Ended, s.Status, s.Response = o.Start, o.End, o.Ended, o.Status, o.Response
-		if o.Err != nil {
-			t.Errorf("%s: %v", step, o.Err) // send also runs off the test's goroutine
+	send := func(u user, step, key, body string, delay, timeout time.Duration) capture.Sent {
+		s := capture.Send(context.Background(), capture.Request{Step: step, Base: base, Path: "/v1/orders", Client: u.client,
+			KeyHeader: "X-Idempotency-Key", Key: key, RequestID: capture.NewID(), Body: body, Delay: delay, Timeout: timeout})
+		s.Client = u.ip
+		if s.Ended != capture.EndedResponse && s.Ended != capture.EndedTimeout {
+			t.Errorf("%s: %s", step, s.Error) // send also runs off the test's goroutine
 		}
 		return s
 	}
-	var sent []Sent
-	add := func(s Sent) { sent = append(sent, s) }
+	var sent []capture.Sent
+	add := func(s capture.Sent) { sent = append(sent, s) }
 
 	// Clean requests: one attempt each, each its own body and user.
-	add(send(newUser(10), "clean", harness.NewID(), `{"sku":"sku-clean-a","qty":1}`, 0, patient))
-	add(send(newUser(11), "clean", harness.NewID(), `{"sku":"sku-clean-b","qty":3}`, 0, patient))
+	add(send(newUser(10), "clean", capture.NewID(), `{"sku":"sku-clean-a","qty":1}`, 0, patient))
+	add(send(newUser(11), "clean", capture.NewID(), `{"sku":"sku-clean-b","qty":3}`, 0, patient))
 
 	// Concurrent duplicates: the second arrives while the first runs; the
 	// middleware holds it on the key's lock and then replays the first's
 	// response.
 	u := newUser(20)
-	conc := harness.NewID()
+	conc := capture.NewID()
 	var wg sync.WaitGroup
-	var first Sent
+	var first capture.Sent
 	wg.Go(func() {
 		first = send(u, "concurrent-first", conc, `{"sku":"sku-concurrent","qty":1}`, inFlight, patient)
 	})
@@ -246,14 +216,14 @@ func drive(t *testing.T, base string, l *ledger) []Sent {
 
 	// One key, another body: the middleware does not compare bodies.
 	u = newUser(30)
-	other := harness.NewID()
+	other := capture.NewID()
 	add(send(u, "first-body", other, `{"sku":"sku-first-body","qty":1}`, 0, patient))
 	add(send(u, "other-body", other, `{"sku":"sku-other-body","qty":2}`, 0, patient))
 
 	// A retry within the key's Lifetime gets the stored response; one
 	// after it finds the storage has forgotten the key.
 	u = newUser(40)
-	exp := harness.NewID()
+	exp := capture.NewID()
 	add(send(u, "before-expiry", exp, `{"sku":"sku-expiry","qty":1}`, 0, patient))
 	add(send(u, "replay-before-expiry", exp, `{"sku":"sku-expiry","qty":1}`, 0, patient))
 	time.Sleep(pastLifetime)
@@ -262,55 +232,25 @@ func drive(t *testing.T, base string, l *ledger) []Sent {
 	// A lost response: the client gives up, the order is still made; the
 	// retry under the same key gets the stored answer.
 	u = newUser(50)
-	lost := harness.NewID()
+	lost := capture.NewID()
 	add(send(u, "lost-response", lost, `{"sku":"sku-lost","qty":1}`, slowHandler, clientTimeout))
-	waitEffect(t, l, "lost-response")
+	waitEffect(t, ledger, "lost-response")
 	add(send(u, "same-key-retry", lost, `{"sku":"sku-lost","qty":1}`, 0, patient))
 
 	// A retry under a new key after a timeout.
 	u = newUser(60)
-	add(send(u, "timeout-before-new-key", harness.NewID(), `{"sku":"sku-new-key","qty":1}`, slowHandler, clientTimeout))
-	waitEffect(t, l, "timeout-before-new-key")
-	add(send(u, "retry-new-key", harness.NewID(), `{"sku":"sku-new-key","qty":1}`, 0, patient))
+	add(send(u, "timeout-before-new-key", capture.NewID(), `{"sku":"sku-new-key","qty":1}`, slowHandler, clientTimeout))
+	waitEffect(t, ledger, "timeout-before-new-key")
+	add(send(u, "retry-new-key", capture.NewID(), `{"sku":"sku-new-key","qty":1}`, 0, patient))
 	return sent
 }
 
 // waitEffect waits until the service made the order of step, so the retry
 // that follows comes after the effect as a real client's later retry would.
-func waitEffect(t *testing.T, l *ledger, step string) {
+func waitEffect(t *testing.T, ledger, step string) {
 	t.Helper()
-	for range 250 {
-		for _, e := range l.all() {
-			if e.Step == step {
-				time.Sleep(50 * time.Millisecond) // its access line and stored response follow the effect
-				return
-			}
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("the service made no order for %s", step)
-}
-
-// waitLogged waits until Caddy logged every request sent (it writes a
-// client that gave up when the upstream is done or cancelled).
-func waitLogged(t *testing.T, path string, sent []Sent) {
-	t.Helper()
-	var ids []string
-	for _, s := range sent {
-		ids = append(ids, s.RequestID)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if _, err := harness.WaitFor(ctx, path, ids...); err != nil {
+	if _, err := capture.WaitLedger(context.Background(), ledger, step); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func copyFile(t *testing.T, from, to string) {
-	t.Helper()
-	b, err := os.ReadFile(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	harness.WriteFile(t, filepath.Dir(to), filepath.Base(to), string(b))
+	time.Sleep(50 * time.Millisecond) // its access line and stored response follow the effect
 }

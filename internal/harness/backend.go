@@ -2,8 +2,6 @@ package harness
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -17,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/idem-cli/idem/internal/capture"
 )
 
 // Backend is the application behind the proxies: an Idempotency-Key aware
@@ -90,7 +90,7 @@ func StartBackendWith(t testing.TB, cfg BackendConfig) *Backend {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.log = slog.New(slog.NewJSONHandler(NewSyncWriter(f), nil))
+	b.log = slog.New(slog.NewJSONHandler(capture.NewSyncWriter(f), nil))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -149,15 +149,14 @@ func (b *Backend) serve(w http.ResponseWriter, r *http.Request) {
 	if trace != "" {
 		// As an OpenTelemetry-instrumented server logs: its own span, a
 		// child of the caller's.
-		attrs = append(attrs, "trace_id", trace, "span_id", strings.ReplaceAll(NewID(), "-", "")[:16], "parent_span_id", parent)
+		attrs = append(attrs, "trace_id", trace, "span_id", strings.ReplaceAll(capture.NewID(), "-", "")[:16], "parent_span_id", parent)
 	}
 	attrs = append(attrs, "method", r.Method, "route", r.URL.Path)
 	if key != "" {
 		attrs = append(attrs, "idempotency_key", key)
 	}
 	if b.Config.HashBodies && r.Method != http.MethodGet {
-		sum := sha256.Sum256(body)
-		attrs = append(attrs, "body_hash", "sha256:"+hex.EncodeToString(sum[:]))
+		attrs = append(attrs, "body_hash", capture.Fingerprint(body))
 	}
 	if b.Config.Provider != "" && r.Method == http.MethodPost && r.URL.Path == "/v1/charges" {
 		b.charge(w, r, rid, key, body, attrs, start)
@@ -286,20 +285,4 @@ func traceParent(h string) (traceID, parentID string) {
 		return "", ""
 	}
 	return parts[1], parts[2]
-}
-
-// SyncWriter serialises the writes of several loggers (or goroutines) to
-// one file, so that their lines do not interleave.
-type SyncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-// NewSyncWriter serialises writes to w.
-func NewSyncWriter(w io.Writer) *SyncWriter { return &SyncWriter{w: w} }
-
-func (s *SyncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
 }

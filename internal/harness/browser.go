@@ -2,15 +2,17 @@ package harness
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/idem-cli/idem/internal/capture"
 )
 
 // Fetch is one fetch() the page makes.
@@ -24,6 +26,19 @@ type Fetch struct {
 	// Together starts the next fetch at once, without waiting for this
 	// one to end: a double click on a submit button.
 	Together bool
+}
+
+// fetchBody is the body har.mjs sends: Body, else {"item":NAME}; none
+// with a GET.
+func (f Fetch) fetchBody() string {
+	switch {
+	case f.Method == "GET":
+		return ""
+	case f.Body != "":
+		return f.Body
+	}
+	b, _ := json.Marshal(map[string]string{"item": f.Name})
+	return string(b)
 }
 
 // fetchPlan is what har.mjs reads.
@@ -62,38 +77,34 @@ type Chromium struct {
 func FindChromium(t testing.TB) *Chromium {
 	t.Helper()
 	c := &Chromium{
-		Executable: Tool(t, "apt-get install chromium", "chromium", "/usr/bin/chromium"),
-		Node:       Tool(t, "apt-get install nodejs", "node"),
+		Executable: capture.Tool(t, "apt-get install chromium", "chromium"),
+		Node:       capture.Tool(t, "apt-get install nodejs", "node"),
 	}
 	_, file, _, _ := runtime.Caller(0)
 	dir := filepath.Join(filepath.Dir(file), "playwright")
 	c.Script = filepath.Join(dir, "har.mjs")
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "playwright-core")); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("playwright-core is not installed in %s; .ci/harness.sh runs npm ci there", dir)
-		}
-		t.Skipf("playwright-core is not installed (npm ci --prefix %s); skipping", dir)
-	}
+	capture.NodeModules(t, dir, "playwright-core")
 	return c
 }
 
 // Record opens page in Chromium, makes the fetches from it and writes
 // the HAR Chromium recorded to har. It returns each fetch as sent and
 // as the page saw it end.
-func (c *Chromium) Record(t testing.TB, page, har string, fetches []Fetch, onPause func(string)) []Sent {
+func (c *Chromium) Record(t testing.TB, page, har string, fetches []Fetch, onPause func(string)) []capture.Sent {
 	t.Helper()
 	plan := fetchPlan{Executable: c.Executable, Page: page, HAR: har}
-	sent := make([]Sent, len(fetches))
+	sent := make([]capture.Sent, len(fetches))
 	for i, f := range fetches {
-		sent[i] = Sent{Step: f.Step, RequestID: NewID()}
+		sent[i] = capture.Sent{Step: f.Name, Layer: "browser", Method: f.Method, Path: f.Path, RequestID: capture.NewID(), Key: f.Key,
+			Body: f.fetchBody(), Headers: f.Headers, Timeout: f.Timeout, Meant: string(f.End)}
 		plan.Fetches = append(plan.Fetches, planFetch{Name: f.Name, RequestID: sent[i].RequestID, Key: f.Key, Path: f.Path, Method: f.Step.Method,
 			TimeoutMS: f.Timeout.Milliseconds(), AbortMS: f.AbortAfter.Milliseconds(), Pause: f.Pause,
 			Body: f.Body, Headers: f.Headers, Together: f.Together})
 	}
 	b, _ := json.Marshal(plan)
-	planPath := WriteFile(t, t.TempDir(), "plan.json", string(b))
+	planPath := capture.WriteFile(t, t.TempDir(), "plan.json", string(b))
 	cmd := exec.Command(c.Node, c.Script, planPath)
-	var stderr lockedBuffer
+	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -133,8 +144,9 @@ func (c *Chromium) Record(t testing.TB, page, har string, fetches []Fetch, onPau
 			}
 			s := &sent[i]
 			s.Start = time.UnixMilli(r.Start)
-			s.Finish = s.Start.Add(time.Duration(r.MS) * time.Millisecond)
-			s.Status, s.Error = r.Status, r.Error
+			s.End = s.Start.Add(time.Duration(r.MS) * time.Millisecond)
+			s.Status, s.Error, s.Ended = r.Status, r.Error, capture.EndedOf(r.Status, r.Error)
+			s.Response = strings.TrimSpace(r.Body[:min(len(r.Body), 512)])
 			var created struct {
 				ID string `json:"id"`
 			}

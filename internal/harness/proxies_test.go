@@ -3,12 +3,12 @@ package harness_test
 import (
 	"context"
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/idem-cli/idem/internal/capture"
 	"github.com/idem-cli/idem/internal/harness"
 )
 
@@ -20,7 +20,7 @@ var realDir = filepath.Join("..", "..", "fixtures", "real")
 // drive sends the plan through base, waits until the backend has finished
 // with every request it received (the slow ones end after the client has
 // gone) and says which reached it.
-func drive(t *testing.T, base string, b *harness.Backend, plan []harness.Step) []harness.Sent {
+func drive(t *testing.T, base string, b *harness.Backend, plan []harness.Step) []capture.Sent {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -29,13 +29,13 @@ func drive(t *testing.T, base string, b *harness.Backend, plan []harness.Step) [
 	for _, h := range b.Hits() {
 		received = append(received, h.RequestID)
 	}
-	if _, err := harness.WaitFor(ctx, b.LogPath, received...); err != nil {
+	if _, err := capture.WaitFor(ctx, b.LogPath, received...); err != nil {
 		t.Fatal(err)
 	}
 	for i := range sent {
 		sent[i].Reached = b.Received(sent[i].RequestID)
-		t.Logf("sent %-17s %s %-32s -> status %d %s (%s) backend=%v", sent[i].Name, sent[i].RequestID, sent[i].Path,
-			sent[i].Status, sent[i].Error, sent[i].Finish.Sub(sent[i].Start).Round(time.Millisecond), sent[i].Reached)
+		t.Logf("sent %-17s %s %-32s -> status %d %s (%s) backend=%v", sent[i].Step, sent[i].RequestID, sent[i].Path,
+			sent[i].Status, sent[i].Error, sent[i].Elapsed().Round(time.Millisecond), sent[i].Reached)
 	}
 	checkHarness(t, sent)
 	return sent
@@ -44,11 +44,11 @@ func drive(t *testing.T, base string, b *harness.Backend, plan []harness.Step) [
 // checkHarness makes sure each request ended the way the harness meant it
 // to, from the client's side and the backend's: otherwise the expectations
 // derived from the plan would be wrong, whatever idem reads.
-func checkHarness(t *testing.T, sent []harness.Sent) {
+func checkHarness(t *testing.T, sent []capture.Sent) {
 	t.Helper()
 	for _, s := range sent {
 		ok := true
-		switch s.End {
+		switch harness.EndOf(s) {
 		case harness.EndCreated:
 			ok = s.Status == 201 && s.ResultID != "" && s.Reached
 		case harness.EndReplay200:
@@ -56,9 +56,9 @@ func checkHarness(t *testing.T, sent []harness.Sent) {
 		case harness.EndServerError:
 			ok = s.Status == 500 && s.Reached
 		case harness.EndClientTimeout:
-			ok = s.Error == "timeout" && s.Reached
+			ok = s.Ended == capture.EndedTimeout && s.Reached
 		case harness.EndClientAbort:
-			ok = s.Error == "aborted" && s.Reached
+			ok = s.Ended == capture.EndedAborted && s.Reached
 		case harness.EndUpstreamDrop:
 			ok = s.Status == 502 && s.Reached
 		case harness.EndUpstreamTimeout:
@@ -67,81 +67,48 @@ func checkHarness(t *testing.T, sent []harness.Sent) {
 			ok = s.Status >= 502 && s.Status <= 503 && !s.Reached
 		}
 		if !ok {
-			t.Fatalf("step %s did not end as %s: status %d, error %q, reached the backend %v", s.Name, s.End, s.Status, s.Error, s.Reached)
+			t.Fatalf("step %s did not end as %s: status %d, error %q, reached the backend %v", s.Step, s.Meant, s.Status, s.Error, s.Reached)
 		}
 	}
 }
 
-// waitLogged waits until every request appears in every log.
-func waitLogged(t *testing.T, sent []harness.Sent, logs ...string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	var rids []string
-	for _, s := range sent {
-		rids = append(rids, s.RequestID)
-	}
-	for _, l := range logs {
-		if _, err := harness.WaitFor(ctx, l, rids...); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-// finish saves the run (logs: each file of the run and where the
-// software wrote it) into a temporary directory, checks it, and with
-// -update records it under fixtures/real/name with the config it ran.
-func finish(t *testing.T, name string, run harness.Run, logs map[string]string, config, configName string) {
-	t.Helper()
-	saveRun(t, name, run, logs, config, configName, verifyProxyRun)
-}
-
-// saveRun saves the run into a temporary directory, checks it there with
-// verify, and with -update records it under fixtures/real/name, with the
-// config it ran as configName (none when that is empty).
-func saveRun(t *testing.T, name string, run harness.Run, logs map[string]string, config, configName string,
+// keep saves the run with its logs (name in the folder → where the
+// software wrote it) and the config it ran (as configName, unless empty),
+// checks it with verify, and with -update records it as fixtures/real/name.
+func keep(t *testing.T, name string, run harness.Run, logs map[string]string, config, configName string,
 	verify func(*testing.T, string, harness.Run)) {
 	t.Helper()
-	dir := t.TempDir()
-	if err := run.Save(dir, logs, 0); err != nil {
-		t.Fatal(err)
-	}
-	verify(t, dir, run)
-	if !*update {
-		return
-	}
-	dst := filepath.Join(realDir, name)
-	if err := run.Save(dst, logs, 0); err != nil {
-		t.Fatal(err)
-	}
+	f := run.Folder(logs)
 	if configName != "" {
-		if err := os.WriteFile(filepath.Join(dst, configName), []byte(config), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		f.Texts = map[string]string{configName: config}
 	}
-	t.Logf("recorded %s", dst)
+	f.Keep(t, filepath.Join(realDir, name), *update, func(t *testing.T, dir string) { verify(t, dir, run) })
+}
+
+// keepProxyRun is keep with the proxy checks.
+func keepProxyRun(t *testing.T, name string, run harness.Run, logs map[string]string, p *capture.Proxy) {
+	t.Helper()
+	keep(t, name, run, logs, p.Config(), p.ConfigName(), verifyProxyRun)
 }
 
 func TestNginx(t *testing.T) {
 	b := harness.StartBackend(t)
-	n := harness.StartNginx(t, b.Addr, harness.Addr(harness.FreePort(t)))
+	n := harness.StartNginx(t, b.Addr, harness.Down(t))
 	sent := drive(t, n.URL, b, harness.Plan())
-	waitLogged(t, sent, n.Logs.JSON, n.Logs.Combined, n.Logs.Ingress, n.Logs.VHost)
+	logs := n.Logs()
+	capture.WaitLogged(t, sent, logs[harness.NginxJSONLog], logs[harness.NginxCombinedLog], logs[harness.NginxIngressLog], logs[harness.NginxVHostLog])
 	n.Stop()
 	run := harness.Run{
-		Software: harness.Version("nginx", "nginx", "-v"), BackendLog: "app.jsonl", Sent: sent,
+		Software: n.Software(), BackendLog: "app.jsonl", Sent: sent,
 		Logs: []harness.RunLog{
-			{File: "access.json.log", Capture: "nginx-json", Format: "nginx", Proxy: "nginx"},
-			{File: "access.combined.log", Capture: "nginx-combined", Format: "combined", Proxy: "nginx"},
-			{File: "access.ingress.log", Capture: "ingress-nginx", Proxy: "nginx", NoKey: true},
-			{File: "access.vhost.log", Capture: "nginx-vhost", Proxy: "nginx"},
+			{File: harness.NginxJSONLog, Capture: "nginx-json", Format: "nginx", Proxy: "nginx"},
+			{File: harness.NginxCombinedLog, Capture: "nginx-combined", Format: "combined", Proxy: "nginx"},
+			{File: harness.NginxIngressLog, Capture: "ingress-nginx", Proxy: "nginx", NoKey: true},
+			{File: harness.NginxVHostLog, Capture: "nginx-vhost", Proxy: "nginx"},
 		},
 	}
-	finish(t, "nginx", run, map[string]string{
-		"access.json.log": n.Logs.JSON, "access.combined.log": n.Logs.Combined, "access.ingress.log": n.Logs.Ingress,
-		"access.vhost.log": n.Logs.VHost,
-		"app.jsonl":        b.LogPath,
-	}, n.Config(), "nginx.conf")
+	logs["app.jsonl"] = b.LogPath
+	keepProxyRun(t, "nginx", run, logs, n)
 }
 
 func TestHAProxy(t *testing.T) {
@@ -156,29 +123,28 @@ func TestHAProxy(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := harness.StartBackend(t)
-			h := harness.StartHAProxy(t, b.Addr, harness.Addr(harness.FreePort(t)), tc.captures...)
+			h := harness.StartHAProxy(t, b.Addr, harness.Down(t), tc.captures...)
 			sent := drive(t, h.URL, b, harness.Plan())
-			waitLogged(t, sent, h.Log)
+			capture.WaitLogged(t, sent, h.Log(harness.HAProxyLog))
 			run := harness.Run{
-				Software: harness.Version("haproxy", "haproxy", "-v"), BackendLog: "app.jsonl", Sent: sent,
-				Logs: []harness.RunLog{{File: "haproxy.log", Capture: "haproxy-" + tc.name, Format: "haproxy", Proxy: "haproxy"}},
+				Software: h.Software(), BackendLog: "app.jsonl", Sent: sent,
+				Logs: []harness.RunLog{{File: harness.HAProxyLog, Capture: "haproxy-" + tc.name, Format: "haproxy", Proxy: "haproxy"}},
 			}
-			finish(t, filepath.Join("haproxy", tc.name), run, map[string]string{"haproxy.log": h.Log, "app.jsonl": b.LogPath},
-				h.Config(), "haproxy.cfg")
+			keepProxyRun(t, filepath.Join("haproxy", tc.name), run, map[string]string{harness.HAProxyLog: h.Log(harness.HAProxyLog), "app.jsonl": b.LogPath}, h)
 		})
 	}
 }
 
 func TestCaddy(t *testing.T) {
 	b := harness.StartBackend(t)
-	c := harness.StartCaddy(t, b.Addr, harness.Addr(harness.FreePort(t)))
+	c := harness.StartCaddy(t, b.Addr, harness.Down(t))
 	sent := drive(t, c.URL, b, harness.Plan())
-	waitLogged(t, sent, c.Log)
+	capture.WaitLogged(t, sent, c.Log(harness.CaddyLog))
 	run := harness.Run{
-		Software: harness.Version("caddy", "caddy", "version"), BackendLog: "app.jsonl", Sent: sent,
-		Logs: []harness.RunLog{{File: "access.json", Capture: "caddy", Format: "caddy", Proxy: "caddy"}},
+		Software: c.Software(), BackendLog: "app.jsonl", Sent: sent,
+		Logs: []harness.RunLog{{File: harness.CaddyLog, Capture: "caddy", Format: "caddy", Proxy: "caddy"}},
 	}
-	finish(t, "caddy", run, map[string]string{"access.json": c.Log, "app.jsonl": b.LogPath}, c.Config(), "Caddyfile")
+	keepProxyRun(t, "caddy", run, map[string]string{harness.CaddyLog: c.Log(harness.CaddyLog), "app.jsonl": b.LogPath}, c)
 }
 
 // TestChain puts Caddy in front of HAProxy in front of nginx in front of
@@ -186,9 +152,9 @@ func TestCaddy(t *testing.T) {
 // client that gives up at the edge is seen going away at every hop.
 func TestChain(t *testing.T) {
 	b := harness.StartBackend(t)
-	n := harness.StartNginx(t, b.Addr, harness.Addr(harness.FreePort(t)))
-	h := harness.StartHAProxy(t, strings.TrimPrefix(n.URL, "http://"), harness.Addr(harness.FreePort(t)), "X-Request-Id", "Idempotency-Key")
-	c := harness.StartCaddy(t, strings.TrimPrefix(h.URL, "http://"), harness.Addr(harness.FreePort(t)))
+	n := harness.StartNginx(t, b.Addr, harness.Down(t))
+	h := harness.StartHAProxy(t, n.Addr, harness.Down(t), "X-Request-Id", "Idempotency-Key")
+	c := harness.StartCaddy(t, h.Addr, harness.Down(t))
 	var plan []harness.Step
 	for _, s := range harness.Plan() {
 		switch s.End {
@@ -197,20 +163,21 @@ func TestChain(t *testing.T) {
 		}
 	}
 	sent := drive(t, c.URL, b, plan)
-	waitLogged(t, sent, c.Log, h.Log, n.Logs.JSON)
+	capture.WaitLogged(t, sent, c.Log(harness.CaddyLog), h.Log(harness.HAProxyLog), n.Log(harness.NginxJSONLog))
 	n.Stop()
 	run := harness.Run{
-		Software: strings.Join([]string{harness.Version("caddy", "caddy", "version"), harness.Version("haproxy", "haproxy", "-v"),
-			harness.Version("nginx", "nginx", "-v")}, " -> "),
-		Chain: true, BackendLog: "app.jsonl", Sent: sent,
+		Software: strings.Join([]string{c.Software(), h.Software(), n.Software()}, " -> "),
+		Chain:    true, BackendLog: "app.jsonl", Sent: sent,
 		Logs: []harness.RunLog{
 			{File: "caddy.json", Capture: "chain-caddy", Format: "caddy", Proxy: "caddy"},
 			{File: "haproxy.log", Capture: "chain-haproxy", Format: "haproxy", Proxy: "haproxy"},
 			{File: "nginx.json.log", Capture: "chain-nginx", Format: "nginx", Proxy: "nginx"},
 		},
 	}
-	finish(t, "chain", run, map[string]string{"caddy.json": c.Log, "haproxy.log": h.Log, "nginx.json.log": n.Logs.JSON, "app.jsonl": b.LogPath},
-		"# Caddyfile\n"+c.Config()+"\n# haproxy.cfg\n"+h.Config()+"\n# nginx.conf\n"+n.Config(), "configs.txt")
+	logs := map[string]string{"caddy.json": c.Log(harness.CaddyLog), "haproxy.log": h.Log(harness.HAProxyLog),
+		"nginx.json.log": n.Log(harness.NginxJSONLog), "app.jsonl": b.LogPath}
+	configs := "# Caddyfile\n" + c.Config() + "\n# haproxy.cfg\n" + h.Config() + "\n# nginx.conf\n" + n.Config()
+	keep(t, "chain", run, logs, configs, "configs.txt", verifyProxyRun)
 }
 
 // TestCaddyTraceparent sends requests with a W3C traceparent and no
@@ -219,8 +186,8 @@ func TestChain(t *testing.T) {
 // all that joins the proxy's line to the backend's.
 func TestCaddyTraceparent(t *testing.T) {
 	b := harness.StartBackend(t)
-	c := harness.StartCaddy(t, b.Addr, harness.Addr(harness.FreePort(t)))
-	k1, k2 := harness.NewID(), harness.NewID()
+	c := harness.StartCaddy(t, b.Addr, harness.Down(t))
+	k1, k2 := capture.NewID(), capture.NewID()
 	plan := []harness.Step{
 		{Name: "created", Key: k1, Path: "/v1/orders", Trace: true, End: harness.EndCreated},
 		{Name: "unkeyed", Path: "/v1/orders", Trace: true, End: harness.EndCreated},
@@ -228,11 +195,10 @@ func TestCaddyTraceparent(t *testing.T) {
 		{Name: "retry-2-replayed", Key: k2, Path: "/v1/orders", Trace: true, End: harness.EndCreated},
 	}
 	sent := drive(t, c.URL, b, plan)
-	waitLogged(t, sent, c.Log)
+	capture.WaitLogged(t, sent, c.Log(harness.CaddyLog))
 	run := harness.Run{
-		Software: harness.Version("caddy", "caddy", "version"), JoinBy: "traceparent", BackendLog: "app.jsonl", Sent: sent,
-		Logs: []harness.RunLog{{File: "access.json", Capture: "caddy-traceparent", Format: "caddy", Proxy: "caddy"}},
+		Software: c.Software(), JoinBy: "traceparent", BackendLog: "app.jsonl", Sent: sent,
+		Logs: []harness.RunLog{{File: harness.CaddyLog, Capture: "caddy-traceparent", Format: "caddy", Proxy: "caddy"}},
 	}
-	logs := map[string]string{"access.json": c.Log, "app.jsonl": b.LogPath}
-	saveRun(t, "caddy-traceparent", run, logs, "", "", verifyTraceRun)
+	keep(t, "caddy-traceparent", run, map[string]string{harness.CaddyLog: c.Log(harness.CaddyLog), "app.jsonl": b.LogPath}, "", "", verifyTraceRun)
 }

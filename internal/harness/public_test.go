@@ -1,12 +1,11 @@
 package harness_test
 
 import (
-	"context"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/idem-cli/idem/internal/harness"
+	"github.com/idem-cli/idem/internal/capture"
 	"github.com/idem-cli/idem/model"
 )
 
@@ -97,21 +96,17 @@ func TestPublicSamples(t *testing.T) {
 	for _, ps := range publicSamples() {
 		t.Run(ps.capture, func(t *testing.T) {
 			file := filepath.Join(publicDir, ps.file)
-			r, err := harness.Read(context.Background(), file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			c := &checker{t: t, capture: ps.capture}
-			defer c.done()
+			r := capture.MustRead(t, file)
+			c := knownGaps.Facts(t, ps.capture)
 			in := r.Input(file)
 			if in == nil {
 				t.Fatalf("no summary for %s", file)
 			}
 			obs := r.From(file)
-			c.check("input/observations", len(obs) == len(ps.records), "%d observations, %d records in the sample (skipped %d: %v)",
+			c.Check("input/observations", len(obs) == len(ps.records), "%d observations, %d records in the sample (skipped %d: %v)",
 				len(obs), len(ps.records), in.Skipped, in.SkipSamples)
 			if ps.har {
-				c.check("input/format", in.Format == ps.format, "read as %q, want %q", in.Format, ps.format)
+				c.Check("input/format", in.Format == ps.format, "read as %q, want %q", in.Format, ps.format)
 			}
 			for i, w := range ps.records {
 				var o *model.Observation
@@ -124,34 +119,34 @@ func TestPublicSamples(t *testing.T) {
 				}
 				name := itoa(w.at)
 				if o == nil {
-					c.check(name+"/read", false, "%s: record %d not read as one observation", ps.file, w.at)
+					c.Check(name+"/read", false, "%s: record %d not read as one observation", ps.file, w.at)
 					continue
 				}
-				c.check(name+"/format", o.Format == ps.format, "format %q, want %q", o.Format, ps.format)
-				c.check(name+"/tier", o.Tier == ps.tier, "tier %s, want %s", o.Tier, ps.tier)
-				c.check(name+"/method", o.Method == w.method, "method %q, want %q", o.Method, w.method)
-				c.check(name+"/route", o.Route == w.route, "route %q, want %q", o.Route, w.route)
-				c.check(name+"/status", o.Status == w.status, "status %d, want %d", o.Status, w.status)
+				c.Check(name+"/format", o.Format == ps.format, "format %q, want %q", o.Format, ps.format)
+				c.Check(name+"/tier", o.Tier == ps.tier, "tier %s, want %s", o.Tier, ps.tier)
+				c.Check(name+"/method", o.Method == w.method, "method %q, want %q", o.Method, w.method)
+				c.Check(name+"/route", o.Route == w.route, "route %q, want %q", o.Route, w.route)
+				c.Check(name+"/status", o.Status == w.status, "status %d, want %d", o.Status, w.status)
 				if w.ok {
-					c.check(name+"/outcome", o.Outcome == model.OutcomeOK, "outcome %s, want ok", o.Outcome)
+					c.Check(name+"/outcome", o.Outcome == model.OutcomeOK, "outcome %s, want ok", o.Outcome)
 				} else {
-					c.check(name+"/outcome", o.Outcome != model.OutcomeOK && !o.Responded(), "outcome %s: no response reached the client", o.Outcome)
+					c.Check(name+"/outcome", o.Outcome != model.OutcomeOK && !o.Responded(), "outcome %s: no response reached the client", o.Outcome)
 				}
-				c.check(name+"/ids", o.RequestID == "" && o.Key == "", "request id %q, key %q: the sample logs neither", o.RequestID, o.Key)
+				c.Check(name+"/ids", o.RequestID == "" && o.Key == "", "request id %q, key %q: the sample logs neither", o.RequestID, o.Key)
 				if w.duration >= 0 {
 					d := o.Duration - w.duration
-					c.check(name+"/duration", d > -time.Microsecond && d < time.Microsecond, "duration %s, want %s", o.Duration, w.duration)
+					c.Check(name+"/duration", d > -time.Microsecond && d < time.Microsecond, "duration %s, want %s", o.Duration, w.duration)
 				}
 				if !w.start.IsZero() {
 					d := o.Time.Sub(w.start)
-					c.check(name+"/time", d > -time.Millisecond && d < time.Millisecond, "start %s, want %s",
+					c.Check(name+"/time", d > -time.Millisecond && d < time.Millisecond, "start %s, want %s",
 						o.Time.UTC().Format(time.RFC3339Nano), w.start.Format(time.RFC3339Nano))
 				}
 			}
 			// No request id, no key: the correlator makes no delivery of such
 			// a line (correlate.Correlator.add), and never one of two clients.
-			c.check("set/deliveries", r.Set.DeliveryCount() == 0, "%d deliveries from %d records that carry no id", r.Set.DeliveryCount(), len(ps.records))
-			c.check("set/intents", r.Set.IntentCount() == 0, "%d intents from no key", r.Set.IntentCount())
+			c.Check("set/deliveries", r.Set.DeliveryCount() == 0, "%d deliveries from %d records that carry no id", r.Set.DeliveryCount(), len(ps.records))
+			c.Check("set/intents", r.Set.IntentCount() == 0, "%d intents from no key", r.Set.IntentCount())
 		})
 	}
 }

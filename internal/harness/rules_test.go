@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -14,250 +13,11 @@ import (
 	"github.com/idem-cli/idem/cmd"
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
+	"github.com/idem-cli/idem/internal/capture"
 	"github.com/idem-cli/idem/internal/harness"
 	"github.com/idem-cli/idem/internal/iostreams"
 	"github.com/idem-cli/idem/load"
 )
-
-// The expectations below come from what the harness sent and how each
-// request ended (run.json), read with the thresholds the rules document
-// (diagnose.DefaultOptions), never from idem's findings.
-
-// want is one finding a rule must make: the keys of the intents it names
-// or, for requests without a key, the request ids it cites.
-type want struct {
-	rule string
-	keys []string // sorted
-	rids []string // sorted; unkeyed-retry
-	// critical says it must be critical.
-	critical bool
-	why      string
-}
-
-// lost is an end where no answer reached the client.
-func lost(e harness.End) bool {
-	switch e {
-	case harness.EndClientTimeout, harness.EndClientAbort, harness.EndUpstreamDrop, harness.EndUpstreamTimeout, harness.EndRefused:
-		return true
-	}
-	return false
-}
-
-// madeEffect reports whether the backend made an order for s: it reached
-// the backend and was not refused by it (a 5xx or a dropped connection
-// makes none), and no earlier request of its key had made one (a replay).
-func madeEffect(s harness.Sent, before []harness.Sent) bool {
-	if !s.Reached || s.HTTPMethod() != "POST" {
-		return false
-	}
-	switch s.End {
-	case harness.EndCreated, harness.EndClientTimeout, harness.EndClientAbort, harness.EndUpstreamTimeout:
-	default:
-		return false
-	}
-	if s.Key == "" {
-		return true
-	}
-	for _, b := range before {
-		if b.Key == s.Key && madeEffect(b, nil) {
-			return false
-		}
-	}
-	return true
-}
-
-func sortedSet(xs []string) []string {
-	out := slices.Clone(xs)
-	sort.Strings(out)
-	return slices.Compact(out)
-}
-
-// expectRules derives, for each rule of the run, the findings it must
-// make; every other finding of these rules is one it must not make.
-func expectRules(run harness.Run) []want {
-	opts := diagnose.DefaultOptions()
-	var out []want
-	for _, rule := range run.Rules {
-		switch rule {
-		case "duplicate-submission", "retry-new-key":
-			out = append(out, expectNewKeys(run, rule)...)
-		case "unkeyed-retry":
-			out = append(out, expectUnkeyed(run, opts)...)
-		case "retry-storm":
-			order, byKey := harness.ByKey(run.Sent, func(s harness.Sent) string { return s.Key })
-			for _, k := range order {
-				if k == "" {
-					continue
-				}
-				list := byKey[k]
-				span := list[len(list)-1].Start.Sub(list[0].Start)
-				if len(list) > opts.RetryBudget || span > opts.Deadline {
-					out = append(out, want{rule: rule, keys: []string{k},
-						why: fmt.Sprintf("%d requests under one key in %s, budget %d", len(list), span.Round(time.Millisecond), opts.RetryBudget)})
-				}
-			}
-		case "request-id-reused":
-			order, byRID := harness.ByKey(run.Sent, func(s harness.Sent) string { return s.RequestID })
-			for _, rid := range order {
-				var keys []string
-				for _, s := range byRID[rid] {
-					keys = append(keys, s.Key)
-				}
-				if ks := sortedSet(keys); len(ks) > 1 {
-					out = append(out, want{rule: rule, keys: ks, why: "request id " + rid + " sent with " + strings.Join(ks, " and ")})
-				}
-			}
-		case "external-duplicate":
-			calls, effects, order := map[string]int{}, map[string]int{}, []string{}
-			for i, s := range run.Sent {
-				if s.Key == "" {
-					continue
-				}
-				if _, ok := calls[s.Key]; !ok {
-					order = append(order, s.Key)
-				}
-				calls[s.Key] += s.ProviderCalls
-				if madeEffect(s, run.Sent[:i]) {
-					effects[s.Key]++
-				}
-			}
-			for _, k := range order {
-				if calls[k] >= 2 && effects[k] <= 1 {
-					out = append(out, want{rule: rule, keys: []string{k},
-						why: fmt.Sprintf("the provider got %d calls for one key, the backend made %d charge", calls[k], effects[k])})
-				}
-			}
-		case "replay-divergence":
-			out = append(out, expectReplays(run)...)
-		case "payload-mismatch":
-			writes := slices.DeleteFunc(slices.Clone(run.Sent), func(s harness.Sent) bool { return s.Key == "" || s.HTTPMethod() == "GET" })
-			order, byKey := harness.ByKey(writes, func(s harness.Sent) string { return s.Key })
-			for _, k := range order {
-				var payloads []string
-				for _, s := range byKey[k] {
-					payloads = append(payloads, s.Payload())
-				}
-				if len(sortedSet(payloads)) > 1 {
-					out = append(out, want{rule: rule, keys: []string{k}, why: "one key sent with two payloads"})
-				}
-			}
-		case "secret-in-logs":
-			// Checked on the inputs, in verifySecrets.
-		}
-	}
-	return out
-}
-
-// expectNewKeys groups keyed writes by what a user's action is (method,
-// route without its query, payload): two keys of one group within the
-// retry window are a retry under a new key when an earlier one's answer
-// was lost or a 5xx, and a possible duplicate submission when every
-// earlier answer was a success that reached the client.
-func expectNewKeys(run harness.Run, rule string) []want {
-	opts := diagnose.DefaultOptions()
-	var effects []harness.Sent
-	for i, s := range run.Sent {
-		if s.Key != "" && madeEffect(s, run.Sent[:i]) {
-			effects = append(effects, s)
-		}
-	}
-	order, groups := harness.ByKey(effects, func(s harness.Sent) string { return s.HTTPMethod() + " " + s.Route() + " " + s.Payload() })
-	var out []want
-	for _, g := range order {
-		list := groups[g]
-		if len(list) < 2 || list[len(list)-1].Start.Sub(list[0].Start) > opts.RetryWindow {
-			continue
-		}
-		var keys []string
-		failed := false
-		for _, s := range list {
-			keys = append(keys, s.Key)
-		}
-		for _, s := range run.Sent {
-			if slices.Contains(keys[:len(keys)-1], s.Key) && (lost(s.End) || s.Status >= 500) {
-				failed = true
-			}
-		}
-		switch {
-		case rule == "retry-new-key" && failed:
-			out = append(out, want{rule: rule, keys: sortedSet(keys), critical: true, why: "a new key after a failure"})
-		case rule == "duplicate-submission" && !failed:
-			out = append(out, want{rule: rule, keys: sortedSet(keys), why: "two clean successes of one payload under new keys"})
-		}
-	}
-	return out
-}
-
-// expectReplays finds, per key, the request that made the order (or
-// got the first success) and the later ones answered from it: a replay
-// whose status or order id differs from the original's, as the client
-// saw them, is a replay divergence.
-func expectReplays(run harness.Run) []want {
-	var out []want
-	done := map[string]bool{}
-	for i, orig := range run.Sent {
-		if orig.Key == "" || done[orig.Key] || !orig.Reached || !(madeEffect(orig, run.Sent[:i]) || orig.Status >= 200 && orig.Status < 300) {
-			continue
-		}
-		done[orig.Key] = true
-		for j, s := range run.Sent[i+1:] {
-			if s.Key != orig.Key || !s.Reached || s.Status == 0 || s.Status == 409 || s.Status == 429 || madeEffect(s, run.Sent[:i+1+j]) {
-				continue
-			}
-			if s.Status != orig.Status || s.ResultID != "" && orig.ResultID != "" && s.ResultID != orig.ResultID {
-				out = append(out, want{rule: "replay-divergence", keys: []string{orig.Key},
-					why: fmt.Sprintf("%s got %d %s, its replay %s got %d %s", orig.Name, orig.Status, orig.ResultID, s.Name, s.Status, s.ResultID)})
-				break
-			}
-		}
-	}
-	return out
-}
-
-// expectUnkeyed groups writes without a key by route and payload: a
-// group within the retry window where an earlier request's answer was
-// lost and two or more made orders is an unkeyed retry.
-func expectUnkeyed(run harness.Run, opts diagnose.Options) []want {
-	posts := slices.DeleteFunc(slices.Clone(run.Sent), func(s harness.Sent) bool { return s.Key != "" || s.HTTPMethod() != "POST" })
-	order, groups := harness.ByKey(posts, func(s harness.Sent) string { return s.Route() + " " + s.Payload() })
-	var out []want
-	for _, g := range order {
-		list := groups[g]
-		effects, failed := 0, false
-		var rids []string
-		for i, s := range list {
-			rids = append(rids, s.RequestID)
-			if madeEffect(s, nil) {
-				effects++
-			}
-			if i < len(list)-1 && lost(s.End) {
-				failed = true
-			}
-		}
-		if failed && effects >= 2 && list[len(list)-1].Start.Sub(list[0].Start) <= opts.RetryWindow {
-			out = append(out, want{rule: "unkeyed-retry", rids: sortedSet(rids), why: "an unkeyed write sent again after its answer was lost, two orders made"})
-		}
-	}
-	return out
-}
-
-// found is what one finding names, to compare with a want.
-func found(f *diagnose.Finding) (keys, rids []string) {
-	for _, in := range f.Intents {
-		keys = append(keys, in.Key)
-	}
-	for _, k := range f.Keys {
-		if k != "(none)" {
-			keys = append(keys, k)
-		}
-	}
-	for _, o := range f.Evidence {
-		if o.RequestID != "" {
-			rids = append(rids, o.RequestID)
-		}
-	}
-	return sortedSet(keys), sortedSet(rids)
-}
 
 // verifyRules diagnoses every log of the run together, as a person would,
 // and checks that each rule of the run makes exactly the findings the
@@ -324,8 +84,7 @@ func verifyRules(t *testing.T, dir string, run harness.Run) {
 // key afterwards.
 func verifyNoRetryClaims(t *testing.T, run harness.Run, res *diagnose.Result) {
 	t.Helper()
-	c := &checker{t: t, capture: run.Logs[0].Capture}
-	defer c.done()
+	c := knownGaps.Facts(t, run.Logs[0].Capture)
 	for _, f := range res.Findings {
 		if f.Rule.ID != "response-lost" || !strings.Contains(f.Narrative, "no retry with the same key followed") {
 			continue
@@ -337,8 +96,8 @@ func verifyNoRetryClaims(t *testing.T, run harness.Run, res *diagnose.Result) {
 			}
 			for _, later := range run.Sent[i+1:] {
 				if later.Key == s.Key {
-					c.check(later.Name+"/response-lost", false, "response-lost says no retry followed key %s, but %s retried it at %s: %s",
-						s.Key, later.Name, later.Start.UTC().Format(time.RFC3339Nano), f.Narrative)
+					c.Check(later.Step+"/response-lost", false, "response-lost says no retry followed key %s, but %s retried it at %s: %s",
+						s.Key, later.Step, later.Start.UTC().Format(time.RFC3339Nano), f.Narrative)
 					break
 				}
 			}
@@ -476,10 +235,10 @@ func verifyRecorded(t *testing.T, dir string, run harness.Run) {
 	}
 }
 
-// record is saveRun checked with verifyRecorded (the rules a run sets off).
+// record is keep checked with verifyRecorded (the rules a run sets off).
 func record(t *testing.T, name string, run harness.Run, logs map[string]string, config, configName string) {
 	t.Helper()
-	saveRun(t, name, run, logs, config, configName, verifyRecorded)
+	keep(t, name, run, logs, config, configName, verifyRecorded)
 }
 
 // recordNginx sends plan through nginx to a backend that logs each body's
@@ -487,15 +246,15 @@ func record(t *testing.T, name string, run harness.Run, logs map[string]string, 
 func recordNginx(t *testing.T, name string, plan []harness.Step, rules ...string) {
 	t.Helper()
 	b := harness.StartBackendWith(t, harness.BackendConfig{HashBodies: true})
-	n := harness.StartNginx(t, b.Addr, harness.Addr(harness.FreePort(t)))
+	n := harness.StartNginx(t, b.Addr, harness.Down(t))
 	sent := drive(t, n.URL, b, plan)
-	waitLogged(t, sent, n.Logs.JSON)
+	capture.WaitLogged(t, sent, n.Log(harness.NginxJSONLog))
 	n.Stop()
 	run := harness.Run{
-		Software: harness.Version("nginx", "nginx", "-v"), BackendLog: "app.jsonl", Sent: sent, Rules: rules,
-		Logs: []harness.RunLog{{File: "access.json.log", Capture: name, Format: "nginx", Proxy: "nginx"}},
+		Software: n.Software(), BackendLog: "app.jsonl", Sent: sent, Rules: rules,
+		Logs: []harness.RunLog{{File: harness.NginxJSONLog, Capture: name, Format: "nginx", Proxy: "nginx"}},
 	}
-	record(t, name, run, map[string]string{"access.json.log": n.Logs.JSON, "app.jsonl": b.LogPath}, n.Config(), "nginx.conf")
+	record(t, name, run, map[string]string{harness.NginxJSONLog: n.Log(harness.NginxJSONLog), "app.jsonl": b.LogPath}, n.Config(), n.ConfigName())
 }
 
 // retriesPlan is a client retrying without a key and retrying one key
@@ -503,7 +262,7 @@ func recordNginx(t *testing.T, name string, plan []harness.Step, rules ...string
 // payload of its own; the backend logs each body's hash.
 func retriesPlan() []harness.Step {
 	body := func(item string) string { return fmt.Sprintf(`{"item":%q,"quantity":1}`, item) }
-	storm, nearMiss := harness.NewID(), harness.NewID()
+	storm, nearMiss := capture.NewID(), capture.NewID()
 	plan := []harness.Step{
 		// Must fire: the client gives up after 400 ms and sends it again;
 		// the backend made the first order anyway.
@@ -548,7 +307,7 @@ func TestNginxRetries(t *testing.T) {
 // with two different orders; and, as a near miss, one that sends its id
 // again only with the retry of the same key.
 func reusedIDPlan() []harness.Step {
-	k1, k2, k3, k4 := harness.NewID(), harness.NewID(), harness.NewID(), harness.NewID()
+	k1, k2, k3, k4 := capture.NewID(), capture.NewID(), capture.NewID(), capture.NewID()
 	return []harness.Step{
 		{Name: "first-order", Key: k1, Path: "/v1/orders", End: harness.EndCreated},
 		{Name: "second-order", Key: k2, Path: "/v1/orders", SameIDAs: "first-order", End: harness.EndCreated},
@@ -567,7 +326,7 @@ func TestNginxRequestIDReused(t *testing.T) {
 // backend's ?replay=200), one as stored, and a retry after a 500 that made
 // nothing, which is the original, not a replay.
 func TestNginxReplay(t *testing.T) {
-	k1, k2, k3 := harness.NewID(), harness.NewID(), harness.NewID()
+	k1, k2, k3 := capture.NewID(), capture.NewID(), capture.NewID()
 	body := func(item string) string { return fmt.Sprintf(`{"item":%q,"quantity":1}`, item) }
 	plan := []harness.Step{
 		// Must fire: 201 ord_N, then its replay answered 200.
@@ -592,8 +351,8 @@ func TestNginxProvider(t *testing.T) {
 	provider := harness.StartBackend(t)
 	egress := harness.StartEgress(t, provider.Addr)
 	b := harness.StartBackendWith(t, harness.BackendConfig{HashBodies: true, Provider: egress.URL})
-	n := harness.StartNginx(t, b.Addr, harness.Addr(harness.FreePort(t)))
-	k1, k2 := harness.NewID(), harness.NewID()
+	n := harness.StartNginx(t, b.Addr, harness.Down(t))
+	k1, k2 := capture.NewID(), capture.NewID()
 	c1, c2 := `{"amount":1200,"currency":"eur"}`, `{"amount":4500,"currency":"eur"}`
 	plan := []harness.Step{
 		// Must fire: the provider charged twice, the backend recorded once.
@@ -604,7 +363,7 @@ func TestNginxProvider(t *testing.T) {
 		{Name: "charge-replayed", Key: k2, Path: "/v1/charges", Body: c2, End: harness.EndCreated},
 	}
 	sent := drive(t, n.URL, b, plan)
-	waitLogged(t, sent, n.Logs.JSON)
+	capture.WaitLogged(t, sent, n.Log(harness.NginxJSONLog))
 	for i := range sent {
 		for _, h := range provider.Hits() {
 			if h.RequestID == sent[i].RequestID {
@@ -615,16 +374,16 @@ func TestNginxProvider(t *testing.T) {
 	if sent[0].ProviderCalls != 1 || sent[1].ProviderCalls != 1 || sent[2].ProviderCalls != 1 || sent[3].ProviderCalls != 0 {
 		t.Fatalf("the provider got other calls than planned: %+v", sent)
 	}
-	waitLogged(t, sent[:3], egress.Logs.JSON)
+	capture.WaitLogged(t, sent[:3], egress.Log(harness.EgressLog))
 	n.Stop()
 	egress.Stop()
 	run := harness.Run{
-		Software: harness.Version("nginx", "nginx", "-v") + " (ingress and egress)", BackendLog: "app.jsonl", Sent: sent,
+		Software: n.Software() + " (ingress and egress)", BackendLog: "app.jsonl", Sent: sent,
 		Rules: []string{"external-duplicate", "payload-mismatch"},
-		Logs:  []harness.RunLog{{File: "access.json.log", Capture: "nginx-egress-provider", Format: "nginx", Proxy: "nginx"}},
-		Also:  []string{"egress.json.log"},
+		Logs:  []harness.RunLog{{File: harness.NginxJSONLog, Capture: "nginx-egress-provider", Format: "nginx", Proxy: "nginx"}},
+		Also:  []string{harness.EgressLog},
 	}
-	record(t, "nginx-egress-provider", run, map[string]string{"access.json.log": n.Logs.JSON, "egress.json.log": egress.Logs.JSON, "app.jsonl": b.LogPath},
+	record(t, "nginx-egress-provider", run, map[string]string{harness.NginxJSONLog: n.Log(harness.NginxJSONLog), harness.EgressLog: egress.Log(harness.EgressLog), "app.jsonl": b.LogPath},
 		"# ingress nginx.conf\n"+n.Config()+"\n# egress nginx.conf\n"+egress.Config(), "configs.txt")
 }
 
@@ -637,7 +396,7 @@ func TestNginxProvider(t *testing.T) {
 // a new key.
 func rulesFetches(token string) []harness.Fetch {
 	auth := map[string]string{"Authorization": "Bearer " + token}
-	k1, k2, k3, k4, k5 := harness.NewID(), harness.NewID(), harness.NewID(), harness.NewID(), harness.NewID()
+	k1, k2, k3, k4, k5 := capture.NewID(), capture.NewID(), capture.NewID(), capture.NewID(), capture.NewID()
 	basket := `{"item":"basket-42","quantity":2}`
 	retried := `{"item":"basket-77","quantity":1}`
 	return []harness.Fetch{
@@ -653,49 +412,24 @@ func rulesFetches(token string) []harness.Fetch {
 func TestChromiumRules(t *testing.T) {
 	ch := harness.FindChromium(t)
 	// Made for this run, valid nowhere.
-	token, session := "tok_"+strings.ReplaceAll(harness.NewID(), "-", ""), strings.ReplaceAll(harness.NewID(), "-", "")
+	token, session := "tok_"+strings.ReplaceAll(capture.NewID(), "-", ""), strings.ReplaceAll(capture.NewID(), "-", "")
 	b := harness.StartBackendWith(t, harness.BackendConfig{SessionCookie: session})
-	n := harness.StartNginx(t, b.Addr, harness.Addr(harness.FreePort(t)))
+	n := harness.StartNginx(t, b.Addr, harness.Down(t))
 	har := filepath.Join(t.TempDir(), "chromium.har")
 	sent := ch.Record(t, n.URL+"/", har, rulesFetches(token), func(what string) { t.Fatalf("har.mjs asked for %q", what) })
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	var received []string
-	for _, h := range b.Hits() {
-		if h.Method == "POST" {
-			received = append(received, h.RequestID)
-		}
-	}
-	if _, err := harness.WaitFor(ctx, b.LogPath, received...); err != nil {
-		t.Fatal(err)
-	}
-	waitLogged(t, sent, n.Logs.JSON)
+	capture.WaitLogged(t, sent, n.Log(harness.NginxJSONLog))
 	n.Stop()
-	for i := range sent {
-		s := &sent[i]
-		s.Reached = b.Received(s.RequestID)
-		t.Logf("fetch %-16s %s %-26s -> status %d %s (%s) backend=%v", s.Name, s.RequestID, s.Path, s.Status, s.Error, s.Finish.Sub(s.Start), s.Reached)
-		ok := s.Reached
-		switch s.End {
-		case harness.EndCreated:
-			ok = ok && s.Status == 201 && s.ResultID != ""
-		case harness.EndClientTimeout:
-			ok = ok && strings.HasPrefix(s.Error, "TimeoutError")
-		}
-		if !ok {
-			t.Fatalf("fetch %s did not end as %s: status %d, error %q, reached the backend %v", s.Name, s.End, s.Status, s.Error, s.Reached)
-		}
-	}
+	checkFetches(t, b, sent)
 	// A double click: the second fetch left before the first was answered.
-	if d1, d2 := sent[0], sent[1]; !d2.Start.Before(d1.Finish) {
-		t.Fatalf("the double click's fetches did not overlap: %s–%s, then %s", d1.Start, d1.Finish, d2.Start)
+	if d1, d2 := sent[0], sent[1]; !d2.Start.Before(d1.End) {
+		t.Fatalf("the double click's fetches did not overlap: %s–%s, then %s", d1.Start, d1.End, d2.Start)
 	}
 	run := harness.Run{
-		Software: harness.Version("chromium", ch.Executable, "--version") + ", playwright-core " + playwrightVersion(t, ch),
+		Software: capture.Version("chromium", ch.Executable, "--version") + ", playwright-core " + playwrightVersion(t, ch),
 		Logs:     []harness.RunLog{{File: "chromium.har", Capture: "chromium-rules", Format: "har"}},
-		Also:     []string{"access.json.log"}, BackendLog: "app.jsonl", Sent: sent,
+		Also:     []string{harness.NginxJSONLog}, BackendLog: "app.jsonl", Sent: sent,
 		Rules:   []string{"secret-in-logs", "duplicate-submission", "retry-new-key", "payload-mismatch"},
 		Secrets: []string{token, session},
 	}
-	record(t, "chromium-rules", run, map[string]string{"chromium.har": har, "access.json.log": n.Logs.JSON, "app.jsonl": b.LogPath}, n.Config(), "nginx.conf")
+	record(t, "chromium-rules", run, map[string]string{"chromium.har": har, harness.NginxJSONLog: n.Log(harness.NginxJSONLog), "app.jsonl": b.LogPath}, n.Config(), n.ConfigName())
 }

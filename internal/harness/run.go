@@ -3,8 +3,11 @@ package harness
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
+
+	"github.com/idem-cli/idem/internal/capture"
 )
 
 // Run is one capture: what the harness sent through one piece of real
@@ -32,8 +35,8 @@ type Run struct {
 	Rules []string `json:"rules,omitempty"`
 	// Secrets are the credential values the traffic carried (made for the
 	// run, valid nowhere), which no output of idem may show.
-	Secrets []string `json:"secrets,omitempty"`
-	Sent    []Sent   `json:"sent"`
+	Secrets []string       `json:"secrets,omitempty"`
+	Sent    []capture.Sent `json:"sent"`
 }
 
 // Files are the run's logs, the other logs of the same traffic and the
@@ -64,30 +67,11 @@ type RunLog struct {
 	NoKey bool `json:"no_key,omitempty"`
 }
 
-// Save writes the run's run.json into dir and copies each log there,
-// keeping at most maxLines lines of each (the first ones; 0 keeps the
-// file as written, byte for byte).
-func (r Run) Save(dir string, from map[string]string, maxLines int) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	for name, src := range from {
-		b, err := os.ReadFile(src)
-		if err != nil {
-			return fmt.Errorf("harness: save %s: %w", name, err)
-		}
-		if maxLines > 0 {
-			b = firstLines(b, maxLines)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			return err
-		}
-	}
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, "run.json"), append(b, '\n'), 0o644)
+// Folder is the run as a capture folder: run.json and the logs, each
+// copied from where the software wrote it (logs: name in the folder →
+// path).
+func (r Run) Folder(logs map[string]string) capture.Folder {
+	return capture.Folder{Logs: logs, RecordName: "run.json", Record: r}
 }
 
 // LoadRun reads dir/run.json.
@@ -100,16 +84,11 @@ func LoadRun(dir string) (Run, error) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return r, fmt.Errorf("harness: %s: %w", filepath.Join(dir, "run.json"), err)
 	}
-	return r, nil
-}
-
-func firstLines(b []byte, n int) []byte {
-	for i, c := range b {
-		if c == '\n' {
-			if n--; n == 0 {
-				return b[:i+1]
-			}
+	for i, s := range r.Sent {
+		// An older run.json leaves a step's default payload out.
+		if s.Body == "" && s.HTTPMethod() != http.MethodGet {
+			r.Sent[i].Body = DefaultPayload(s.Step)
 		}
 	}
-	return b
+	return r, nil
 }

@@ -1,14 +1,13 @@
 package harness_test
 
 import (
-	"context"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/idem-cli/idem/internal/capture"
 	"github.com/idem-cli/idem/internal/harness"
 	"github.com/idem-cli/idem/model"
 )
@@ -103,35 +102,31 @@ func verifyProxyRun(t *testing.T, dir string, run harness.Run) {
 // one delivery holding one line of each hop (and the backend's lines when
 // it got there), each key one intent.
 func verifyChain(t *testing.T, dir string, run harness.Run) {
+	t.Helper()
 	paths := []string{}
 	for _, l := range run.Logs {
 		paths = append(paths, filepath.Join(dir, l.File))
 	}
 	paths = append(paths, filepath.Join(dir, run.BackendLog))
-	r, err := harness.Read(context.Background(), paths...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &checker{t: t, capture: "chain"}
-	defer c.done()
-	c.check("all/deliveries", r.Set.DeliveryCount() == len(run.Sent), "%d deliveries from %d requests", r.Set.DeliveryCount(), len(run.Sent))
+	r := capture.MustRead(t, paths...)
+	c := knownGaps.Facts(t, "chain")
+	c.Check("all/deliveries", r.Set.DeliveryCount() == len(run.Sent), "%d deliveries from %d requests", r.Set.DeliveryCount(), len(run.Sent))
 	for _, s := range run.Sent {
 		if s.Key == "" {
 			continue
 		}
-		ins := r.Set.FindIntent(s.Key)
-		if len(ins) != 1 {
-			c.check(s.Name+"/intent", false, "key %s: %d intents, want 1", s.Key, len(ins))
+		in := c.OneIntent(s.Step+"/intent", r.Set, s.Key)
+		if in == nil {
 			continue
 		}
 		var d *model.Delivery
-		for _, x := range ins[0].Deliveries {
+		for _, x := range in.Deliveries {
 			if x.RequestID == s.RequestID {
 				d = x
 			}
 		}
 		if d == nil {
-			c.check(s.Name+"/delivery", false, "intent %s has no delivery %s", s.Key, s.RequestID)
+			c.Check(s.Step+"/delivery", false, "intent %s has no delivery %s", s.Key, s.RequestID)
 			continue
 		}
 		formats := map[string]int{}
@@ -141,29 +136,21 @@ func verifyChain(t *testing.T, dir string, run harness.Run) {
 			}
 		}
 		for _, l := range run.Logs {
-			c.check(s.Name+"/hops", formats[l.Format] == 1, "%d %s lines in delivery %s, want 1 (tiers %s)", formats[l.Format], l.Format, s.RequestID, tiersOf(d))
+			c.Check(s.Step+"/hops", formats[l.Format] == 1, "%d %s lines in delivery %s, want 1 (tiers %s)", formats[l.Format], l.Format, s.RequestID, capture.Tiers(d))
 		}
-		c.check(s.Name+"/joined_server", (d.At(model.TierServer) != nil) == s.Reached, "reached the backend: %v; tiers %s", s.Reached, tiersOf(d))
+		c.Check(s.Step+"/joined_server", (d.At(model.TierServer) != nil) == s.Reached, "reached the backend: %v; tiers %s", s.Reached, capture.Tiers(d))
 	}
 }
 
 func verifyProxyLog(t *testing.T, dir string, run harness.Run, l harness.RunLog) {
 	file := filepath.Join(dir, l.File)
-	lines, err := harness.ReadLines(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := harness.Read(context.Background(), file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := capture.MustRead(t, file)
+	lines := r.Lines(file)
 	joined := r
 	if run.BackendLog != "" {
-		if joined, err = harness.Read(context.Background(), file, filepath.Join(dir, run.BackendLog)); err != nil {
-			t.Fatal(err)
-		}
+		joined = capture.MustRead(t, file, filepath.Join(dir, run.BackendLog))
 	}
-	c := &checker{t: t, capture: l.Capture}
+	c := knownGaps.Facts(t, l.Capture)
 
 	in := r.Input(file)
 	if in == nil {
@@ -173,62 +160,61 @@ func verifyProxyLog(t *testing.T, dir string, run harness.Run, l harness.RunLog)
 	// a request's line never.
 	for _, sk := range in.SkipSamples {
 		if l := lines[sk.Source.Line-1]; sentIn(run, l) {
-			c.check("input/skipped", false, "%s: %s: %s", sk.Source, sk.Reason, l)
+			c.Check("input/skipped", false, "%s: %s: %s", sk.Source, sk.Reason, l)
 		}
 	}
 	if l.Format != "" {
-		c.check("input/format", in.Format == l.Format, "read as %q, want %q", in.Format, l.Format)
+		c.Check("input/format", in.Format == l.Format, "read as %q, want %q", in.Format, l.Format)
 	}
-	c.check("input/observations", len(r.From(file)) == len(run.Sent),
+	c.Check("input/observations", len(r.From(file)) == len(run.Sent),
 		"%d observations from %d requests", len(r.From(file)), len(run.Sent))
 
 	for _, s := range run.Sent {
-		line := harness.LineOf(lines, s.RequestID)
+		line := capture.LineOf(lines, s.RequestID)
 		if line == 0 {
-			t.Fatalf("%s logged no line with request id %s (step %s): the capture is broken, not idem", l.File, s.RequestID, s.Name)
+			t.Fatalf("%s logged no line with request id %s (step %s): the capture is broken, not idem", l.File, s.RequestID, s.Step)
 		}
 		obs := r.At(file, line)
 		if len(obs) != 1 {
-			c.check(s.Name+"/read", false, "%s:%d gave %d observations, want 1: %s", l.File, line, len(obs), lines[line-1])
+			c.Check(s.Step+"/read", false, "%s:%d gave %d observations, want 1: %s", l.File, line, len(obs), lines[line-1])
 			continue
 		}
 		verifyObservation(c, l, s, obs[0], lines[line-1])
 	}
 	verifyCorrelation(c, run, l, r, joined)
-	c.done()
 }
 
-func verifyObservation(c *checker, l harness.RunLog, s harness.Sent, o *model.Observation, raw string) {
-	c.t.Helper()
-	at := func(fact string) string { return s.Name + "/" + fact }
-	c.check(at("tier"), o.Tier == model.TierProxy, "tier %s, want proxy: %s", o.Tier, raw)
-	c.check(at("request_id"), o.RequestID == s.RequestID, "request id %q, want %q: %s", o.RequestID, s.RequestID, raw)
+func verifyObservation(c *capture.Facts, l harness.RunLog, s capture.Sent, o *model.Observation, raw string) {
+	at := func(fact string) string { return s.Step + "/" + fact }
+	c.Check(at("tier"), o.Tier == model.TierProxy, "tier %s, want proxy: %s", o.Tier, raw)
+	c.Check(at("request_id"), o.RequestID == s.RequestID, "request id %q, want %q: %s", o.RequestID, s.RequestID, raw)
 	wk := s.Key
 	if l.NoKey {
 		wk = ""
 	}
-	c.check(at("key"), model.NormalizeKey(o.Key) == wk, "key %q, want %q: %s", o.Key, wk, raw)
-	c.check(at("method"), o.Method == s.HTTPMethod(), "method %q, want %s: %s", o.Method, s.HTTPMethod(), raw)
-	c.check(at("route"), o.Route == s.Route(), "route %q, want %q: %s", o.Route, s.Route(), raw)
-	ws := wantStatus(l.Proxy, s.End)
-	c.check(at("status"), o.Status == ws, "status %d, want %d (%s): %s", o.Status, ws, s.End, raw)
-	wo := wantOutcomes(l.Proxy, s.End)
-	c.check(at("outcome"), slices.Contains(wo, o.Outcome), "outcome %s, want %v (%s): %s", o.Outcome, wo, s.End, raw)
+	c.Check(at("key"), model.NormalizeKey(o.Key) == wk, "key %q, want %q: %s", o.Key, wk, raw)
+	c.Check(at("method"), o.Method == s.HTTPMethod(), "method %q, want %s: %s", o.Method, s.HTTPMethod(), raw)
+	c.Check(at("route"), o.Route == s.Route(), "route %q, want %q: %s", o.Route, s.Route(), raw)
+	end := harness.EndOf(s)
+	ws := wantStatus(l.Proxy, end)
+	c.Check(at("status"), o.Status == ws, "status %d, want %d (%s): %s", o.Status, ws, end, raw)
+	wo := wantOutcomes(l.Proxy, end)
+	c.Check(at("outcome"), slices.Contains(wo, o.Outcome), "outcome %s, want %v (%s): %s", o.Outcome, wo, end, raw)
 	if hasUpstream(l) {
-		wu := wantUpstream(s.End)
+		wu := wantUpstream(end)
 		ok := o.UpstreamStatus == wu
 		if wu < 0 {
 			ok = o.UpstreamStatus < 200 || o.UpstreamStatus > 299
 		}
-		c.check(at("upstream_status"), ok, "upstream status %d, want %d (%s): %s", o.UpstreamStatus, wu, s.End, raw)
+		c.Check(at("upstream_status"), ok, "upstream status %d, want %d (%s): %s", o.UpstreamStatus, wu, end, raw)
 	}
 	d := o.Time.Sub(s.Start)
-	c.check(at("time"), d > -timeSlack && d < timeSlack, "start %s, sent at %s (%s apart): %s",
+	c.Check(at("time"), d > -timeSlack && d < timeSlack, "start %s, sent at %s (%s apart): %s",
 		o.Time.UTC().Format(time.RFC3339Nano), s.Start.UTC().Format(time.RFC3339Nano), d, raw)
-	if s.End != harness.EndClientAbort {
+	if end != harness.EndClientAbort {
 		// The proxy's interval lies inside the client's.
-		elapsed := s.Finish.Sub(s.Start)
-		c.check(at("duration"), o.Duration >= 0 && o.Duration <= elapsed+250*time.Millisecond,
+		elapsed := s.Elapsed()
+		c.Check(at("duration"), o.Duration >= 0 && o.Duration <= elapsed+250*time.Millisecond,
 			"duration %s, the client waited %s: %s", o.Duration, elapsed, raw)
 	}
 }
@@ -238,10 +224,8 @@ func verifyObservation(c *checker, l harness.RunLog, s harness.Sent, o *model.Ob
 // backend's log: one intent per key holding exactly its retries, each
 // delivery holding the proxy's line and, when the backend received it,
 // the backend's.
-func verifyCorrelation(c *checker, run harness.Run, l harness.RunLog, alone, joined *harness.Reading) {
-	c.t.Helper()
-	byKey := map[string][]harness.Sent{}
-	var keys []string
+func verifyCorrelation(c *capture.Facts, run harness.Run, l harness.RunLog, alone, joined *capture.Reading) {
+	var known []capture.Sent
 	keysAlone, unkeyedAlone := map[string]bool{}, 0
 	for _, s := range run.Sent {
 		switch {
@@ -253,61 +237,56 @@ func verifyCorrelation(c *checker, run harness.Run, l harness.RunLog, alone, joi
 			keysAlone[s.Key] = true
 		}
 		// A key is known only where some log wrote it.
-		if s.Key == "" || l.NoKey && !(s.Reached && run.BackendLog != "") {
-			continue
+		if s.Key != "" && !(l.NoKey && !(s.Reached && run.BackendLog != "")) {
+			known = append(known, s)
 		}
-		if _, ok := byKey[s.Key]; !ok {
-			keys = append(keys, s.Key)
-		}
-		byKey[s.Key] = append(byKey[s.Key], s)
 	}
-	c.check("alone/deliveries", alone.Set.DeliveryCount() == len(run.Sent),
+	c.Check("alone/deliveries", alone.Set.DeliveryCount() == len(run.Sent),
 		"%d deliveries from %d requests with distinct request ids", alone.Set.DeliveryCount(), len(run.Sent))
-	c.check("alone/intents", alone.Set.IntentCount() == len(keysAlone), "%d intents from %d keys", alone.Set.IntentCount(), len(keysAlone))
-	c.check("alone/unkeyed", alone.Set.UnkeyedCount() == unkeyedAlone, "%d unkeyed deliveries, want %d", alone.Set.UnkeyedCount(), unkeyedAlone)
+	c.Check("alone/intents", alone.Set.IntentCount() == len(keysAlone), "%d intents from %d keys", alone.Set.IntentCount(), len(keysAlone))
+	c.Check("alone/unkeyed", alone.Set.UnkeyedCount() == unkeyedAlone, "%d unkeyed deliveries, want %d", alone.Set.UnkeyedCount(), unkeyedAlone)
 	if joined == alone {
 		return
 	}
-	c.check("joined/deliveries", joined.Set.DeliveryCount() == len(run.Sent),
+	c.Check("joined/deliveries", joined.Set.DeliveryCount() == len(run.Sent),
 		"%d deliveries from %d requests with distinct request ids, in the proxy's and the backend's logs", joined.Set.DeliveryCount(), len(run.Sent))
+	verifyJoins(c, joined, known, func(s capture.Sent) map[model.Tier]bool {
+		return map[model.Tier]bool{model.TierProxy: true, model.TierServer: s.Reached}
+	})
+}
+
+// verifyJoins checks, for each key of sent, that it makes one intent
+// holding exactly its requests, and that each request's delivery holds a
+// line of each tier crossed says it crossed, and none of the others it
+// names.
+func verifyJoins(c *capture.Facts, r *capture.Reading, sent []capture.Sent, crossed func(capture.Sent) map[model.Tier]bool) {
+	keys, byKey := capture.ByKey(sent, func(s capture.Sent) string { return s.Key })
 	for _, k := range keys {
-		sent := byKey[k]
-		name := sent[0].Name
-		ins := joined.Set.FindIntent(k)
-		if len(ins) != 1 {
-			c.check(name+"/intent", false, "key %s: %d intents, want 1", k, len(ins))
+		if k == "" {
 			continue
 		}
-		var got, want []string
-		for _, d := range ins[0].Deliveries {
-			got = append(got, d.RequestID)
+		in := c.Intent(byKey[k][0].Step+"/intent", r.Set, k, capture.RequestIDs(byKey[k]))
+		if in == nil {
+			continue
 		}
-		for _, s := range sent {
-			want = append(want, s.RequestID)
-		}
-		sort.Strings(got)
-		sort.Strings(want)
-		c.check(name+"/intent", slices.Equal(got, want), "key %s: deliveries %v, want %v", k, got, want)
-		for _, s := range sent {
-			for _, d := range ins[0].Deliveries {
+		for _, s := range byKey[k] {
+			for _, d := range in.Deliveries {
 				if d.RequestID != s.RequestID {
 					continue
 				}
-				c.check(s.Name+"/joined_proxy", d.At(model.TierProxy) != nil, "delivery %s holds no proxy line (tiers %s)", s.RequestID, tiersOf(d))
-				server := d.At(model.TierServer) != nil
-				c.check(s.Name+"/joined_server", server == s.Reached, "the backend received it: %v; idem joined its server lines: %v (tiers %s)",
-					s.Reached, server, tiersOf(d))
+				want := crossed(s)
+				for _, tier := range []model.Tier{model.TierClient, model.TierProxy, model.TierServer} {
+					want, ok := want[tier]
+					if !ok {
+						continue
+					}
+					got := d.At(tier) != nil
+					c.Check(s.Step+"/joined_"+tier.String(), got == want, "delivery %s crossed the %s: %v; idem joined its lines: %v (tiers %s)",
+						s.RequestID, tier, want, got, capture.Tiers(d))
+				}
 			}
 		}
 	}
-}
-
-func tiersOf(d *model.Delivery) string {
-	var ts []string
-	for _, o := range d.Observations {
-		ts = append(ts, o.Tier.String())
-	}
-	return strings.Join(ts, ",")
 }
 
 // sentIn reports whether a log line names a request the harness sent.
@@ -327,21 +306,10 @@ func verifyTraceRun(t *testing.T, dir string, run harness.Run) {
 	for _, l := range run.Logs {
 		t.Run(l.Capture, func(t *testing.T) {
 			file, backend := filepath.Join(dir, l.File), filepath.Join(dir, run.BackendLog)
-			proxyLines, err := harness.ReadLines(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			serverLines, err := harness.ReadLines(backend)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := harness.Read(context.Background(), file, backend)
-			if err != nil {
-				t.Fatal(err)
-			}
-			c := &checker{t: t, capture: l.Capture}
-			defer c.done()
-			c.check("joined/deliveries", r.Set.DeliveryCount() == len(run.Sent), "%d deliveries from %d requests, each with its own trace id",
+			r := capture.MustRead(t, file, backend)
+			proxyLines, serverLines := r.Lines(file), r.Lines(backend)
+			c := knownGaps.Facts(t, l.Capture)
+			c.Check("joined/deliveries", r.Set.DeliveryCount() == len(run.Sent), "%d deliveries from %d requests, each with its own trace id",
 				r.Set.DeliveryCount(), len(run.Sent))
 			byKey := map[string]int{}
 			for _, s := range run.Sent {
@@ -353,18 +321,17 @@ func verifyTraceRun(t *testing.T, dir string, run harness.Run) {
 				if s.Key == "" {
 					continue
 				}
-				ins := r.Set.FindIntent(s.Key)
-				if len(ins) != 1 {
-					c.check(s.Name+"/intent", false, "key %s: %d intents, want 1", s.Key, len(ins))
+				in := c.OneIntent(s.Step+"/intent", r.Set, s.Key)
+				if in == nil {
 					continue
 				}
-				c.check(s.Name+"/intent", len(ins[0].Deliveries) == byKey[s.Key], "key %s: %d deliveries, want %d (one per trace id)",
-					s.Key, len(ins[0].Deliveries), byKey[s.Key])
+				c.Check(s.Step+"/intent", len(in.Deliveries) == byKey[s.Key], "key %s: %d deliveries, want %d (one per trace id)",
+					s.Key, len(in.Deliveries), byKey[s.Key])
 				// The delivery holding the proxy's line of this trace must hold
 				// the backend's line of it too.
-				proxyLine, serverLine := harness.LineOf(proxyLines, s.RequestID), harness.LineOf(serverLines, s.RequestID)
+				proxyLine, serverLine := capture.LineOf(proxyLines, s.RequestID), capture.LineOf(serverLines, s.RequestID)
 				joined := false
-				for _, d := range ins[0].Deliveries {
+				for _, d := range in.Deliveries {
 					var p, sv bool
 					for _, o := range d.Observations {
 						p = p || o.Source.File == file && o.Source.Line == proxyLine
@@ -372,7 +339,7 @@ func verifyTraceRun(t *testing.T, dir string, run harness.Run) {
 					}
 					joined = joined || p && sv
 				}
-				c.check(s.Name+"/joined", joined, "no delivery of key %s holds both %s:%d and %s:%d, the lines of trace %s",
+				c.Check(s.Step+"/joined", joined, "no delivery of key %s holds both %s:%d and %s:%d, the lines of trace %s",
 					s.Key, l.File, proxyLine, run.BackendLog, serverLine, s.RequestID)
 			}
 		})

@@ -5,52 +5,51 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
-	"github.com/idem-cli/idem/internal/harness"
+	"github.com/idem-cli/idem/internal/capture"
 	"github.com/idem-cli/idem/load"
 )
 
 // expectations derives, from what was sent and how each request ended
 // alone, the rules that must fire and the keys no rule may name.
-func expectations(sent []Sent) (must []harness.Expectation, clean []string) {
-	keys, byKey := harness.ByKey(sent, func(s Sent) string { return s.Key })
+func expectations(sent []capture.Sent) (must []capture.Expectation, clean []capture.Clean) {
+	keys, byKey := capture.ByKey(sent, func(s capture.Sent) string { return s.Key })
 	unkeyed := byKey[""]
 	keys = slices.DeleteFunc(keys, func(k string) bool { return k == "" })
-	add := func(e harness.Expectation) { must = harness.Expect(must, e) }
+	add := func(e capture.Expectation) { must = capture.Expect(must, e) }
 	budget := diagnose.DefaultOptions().RetryBudget
 	for _, k := range keys {
 		attempts := byKey[k]
 		if len(attempts) > budget {
 			// More deliveries of one key than idem's default retry budget.
-			add(harness.Expectation{Rule: "retry-storm", Role: "burst", Keys: []string{k}})
+			add(capture.Expectation{Rule: "retry-storm", Role: "burst", Keys: []string{k}})
 		}
 		for i, a := range attempts {
 			// The client gave up, the service made the order: a lost response.
 			if a.Ended == "timeout" && a.Effect != "" {
-				add(harness.Expectation{Rule: "response-lost", Role: "lost-response", Keys: []string{k}})
+				add(capture.Expectation{Rule: "response-lost", Role: "lost-response", Keys: []string{k}})
 			}
 			for _, b := range attempts[i+1:] {
 				switch {
 				case b.Body != a.Body:
-					add(harness.Expectation{Rule: "payload-mismatch", Role: "other-body", Keys: []string{k}})
+					add(capture.Expectation{Rule: "payload-mismatch", Role: "other-body", Keys: []string{k}})
 				case b.Start.Before(a.End) && a.Start.Before(b.End) && a.Effect != "" && b.Effect != "" && a.Effect != b.Effect:
 					// Two at once under one key, and the ledger made an
 					// order for each: the reservation let both through.
-					add(harness.Expectation{Rule: "non-atomic-reservation", Role: "concurrent-effects", Keys: []string{k}})
+					add(capture.Expectation{Rule: "non-atomic-reservation", Role: "concurrent-effects", Keys: []string{k}})
 				case b.Start.Before(a.End) && a.Start.Before(b.End) && (a.Status == 409 || b.Status == 409):
 					// Two at once, one answered a conflict: the library's
 					// in-progress answer, whichever reached it second.
-					add(harness.Expectation{Rule: "in-progress-retry", Role: "concurrent-duplicate", Keys: []string{k}})
+					add(capture.Expectation{Rule: "in-progress-retry", Role: "concurrent-duplicate", Keys: []string{k}})
 				case a.Ended == "response" && !b.Start.Before(a.End) && a.Effect != "" && b.Effect != "" && a.Effect != b.Effect:
 					// The first was answered, then the same request under
 					// its key made another order: the key was forgotten. A
 					// replay between them shows it had been stored.
-					e := harness.Expectation{Rule: "key-expired", Role: "expired-key", Keys: []string{k}}
-					if slices.ContainsFunc(attempts, func(r Sent) bool { return r.Replayed && !r.Start.Before(a.End) && r.End.Before(b.Start) }) {
+					e := capture.Expectation{Rule: "key-expired", Role: "expired-key", Keys: []string{k}}
+					if slices.ContainsFunc(attempts, func(r capture.Sent) bool { return r.Replayed && !r.Start.Before(a.End) && r.End.Before(b.Start) }) {
 						e.NotSay = "never stored"
 					}
 					add(e)
@@ -63,7 +62,7 @@ func expectations(sent []Sent) (must []harness.Expectation, clean []string) {
 	// it when the original's answer was lost.
 	for _, k := range keys {
 		attempts := byKey[k]
-		i := slices.IndexFunc(attempts, func(s Sent) bool { return s.Effect != "" })
+		i := slices.IndexFunc(attempts, func(s capture.Sent) bool { return s.Effect != "" })
 		if i < 0 {
 			continue
 		}
@@ -74,7 +73,7 @@ func expectations(sent []Sent) (must []harness.Expectation, clean []string) {
 			}
 			if a.Ended == "response" && (b.Status != a.Status || b.Response != a.Response) ||
 				a.Ended == "timeout" && orderOf(b.Response) != "" && orderOf(b.Response) != a.Effect {
-				add(harness.Expectation{Rule: "replay-divergence", Role: "replay", Keys: []string{k}})
+				add(capture.Expectation{Rule: "replay-divergence", Role: "replay", Keys: []string{k}})
 			}
 		}
 	}
@@ -91,9 +90,9 @@ func expectations(sent []Sent) (must []harness.Expectation, clean []string) {
 			}
 			switch {
 			case a.Ended == "timeout":
-				add(harness.Expectation{Rule: "retry-new-key", Role: "new-key", Keys: []string{a.Key, b.Key}})
+				add(capture.Expectation{Rule: "retry-new-key", Role: "new-key", Keys: []string{a.Key, b.Key}})
 			case a.Status >= 200 && a.Status <= 299:
-				add(harness.Expectation{Rule: "duplicate-submission", Role: "two-submissions", Keys: []string{a.Key, b.Key}})
+				add(capture.Expectation{Rule: "duplicate-submission", Role: "two-submissions", Keys: []string{a.Key, b.Key}})
 			}
 		}
 	}
@@ -103,8 +102,8 @@ func expectations(sent []Sent) (must []harness.Expectation, clean []string) {
 		if a.Ended != "timeout" || a.Effect == "" {
 			continue
 		}
-		if slices.ContainsFunc(unkeyed[i+1:], func(b Sent) bool { return b.Body == a.Body && b.Effect != "" && b.Effect != a.Effect }) {
-			add(harness.Expectation{Rule: "unkeyed-retry", Role: "unkeyed-retry", Keys: []string{"(none)"}})
+		if slices.ContainsFunc(unkeyed[i+1:], func(b capture.Sent) bool { return b.Body == a.Body && b.Effect != "" && b.Effect != a.Effect }) {
+			add(capture.Expectation{Rule: "unkeyed-retry", Role: "unkeyed-retry", Keys: []string{"(none)"}})
 		}
 	}
 	// Clean: a key whose every attempt, at most the budget, was answered
@@ -113,7 +112,7 @@ func expectations(sent []Sent) (must []harness.Expectation, clean []string) {
 	// and whose body no other key carried, that no rule must name.
 	for _, k := range keys {
 		attempts := byKey[k]
-		if len(attempts) > budget || slices.ContainsFunc(attempts, func(s Sent) bool { return s.Status < 200 || s.Status > 299 }) {
+		if len(attempts) > budget || slices.ContainsFunc(attempts, func(s capture.Sent) bool { return s.Status < 200 || s.Status > 299 }) {
 			continue
 		}
 		orders := 0
@@ -122,9 +121,9 @@ func expectations(sent []Sent) (must []harness.Expectation, clean []string) {
 				orders++
 			}
 		}
-		called := slices.ContainsFunc(must, func(e harness.Expectation) bool { return slices.Contains(e.Keys, k) })
-		if orders == 1 && !called && !slices.ContainsFunc(sent, func(s Sent) bool { return s.Key != k && s.Body == attempts[0].Body }) {
-			clean = append(clean, k)
+		called := slices.ContainsFunc(must, func(e capture.Expectation) bool { return slices.Contains(e.Keys, k) })
+		if orders == 1 && !called && !slices.ContainsFunc(sent, func(s capture.Sent) bool { return s.Key != k && s.Body == attempts[0].Body }) {
+			clean = append(clean, capture.Clean{Key: k, Why: "every attempt answered 2xx, one order among them"})
 		}
 	}
 	return must, clean
@@ -144,12 +143,12 @@ func captureLogs(dir string) []string {
 	return []string{filepath.Join(dir, nginxLog), filepath.Join(dir, appLog)}
 }
 
-// checkCapture reads a capture folder's logs with idem and asserts the
-// rules its harness.json calls for.
-func checkCapture(t *testing.T, dir string) {
+// checkCapture reads a capture folder's logs (of the capture named name)
+// with idem and asserts the rules its harness.json calls for.
+func checkCapture(t *testing.T, name, dir string) {
 	t.Helper()
 	var c Capture
-	harness.ReadJSON(t, filepath.Join(dir, harnessJSON), &c)
+	capture.ReadJSON(t, filepath.Join(dir, harnessJSON), &c)
 	must, clean := expectations(c.Sent)
 	if len(must) < 2 || len(clean) < 2 {
 		t.Fatalf("the traffic calls for too little to prove anything: %+v, clean %v", must, clean)
@@ -158,37 +157,5 @@ func checkCapture(t *testing.T, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	findings := diagnose.Run(set, diagnose.DefaultOptions()).Findings
-	for _, e := range must {
-		gap, known := knownGaps[e.Rule+"/"+e.Role]
-		fired := slices.ContainsFunc(findings, func(f *diagnose.Finding) bool {
-			return f.Rule.ID == e.Rule && harness.Names(f, e.Keys...)
-		})
-		for _, f := range findings {
-			if e.NotSay != "" && f.Rule.ID == e.Rule && harness.Names(f, e.Keys...) && strings.Contains(f.Narrative, e.NotSay) {
-				t.Errorf("%s for the %s says %q, which the traffic disproves: %s", e.Rule, e.Role, e.NotSay, f.Narrative)
-			}
-		}
-		switch {
-		case !fired && known:
-			t.Logf("known gap: %s does not fire for %s (%v): %s", e.Rule, e.Role, e.Keys, gap)
-		case !fired:
-			t.Errorf("%s does not fire for the %s (keys %v); findings:\n%s", e.Rule, e.Role, e.Keys, harness.Findings(findings))
-		case known:
-			t.Errorf("%s now fires for the %s: remove its knownGaps entry", e.Rule, e.Role)
-		}
-	}
-	// Must not fire: every finding is one the traffic calls for.
-	for _, f := range findings {
-		if !slices.ContainsFunc(must, func(e harness.Expectation) bool { return e.Rule == f.Rule.ID && harness.Names(f, e.Keys...) }) {
-			t.Errorf("%s fires where the traffic calls for no such rule: %s", f.Rule.ID, f.Narrative)
-		}
-	}
-	for _, k := range clean {
-		for _, f := range findings {
-			if harness.Names(f, k) {
-				t.Errorf("%s names the clean request's key %s: %s", f.Rule.ID, k, f.Narrative)
-			}
-		}
-	}
+	capture.CheckRules(knownGaps.Facts(t, name), diagnose.Run(set, diagnose.DefaultOptions()).Findings, must, clean, false)
 }

@@ -10,5 +10,7 @@
 // that record alone; idem's output is only what is checked.
 //
 // Where idem misses what the traffic says, the tests' knownGaps table
-// names it, with why: those assertions log instead of failing.
+// names it, with why: those assertions log instead of failing. The
+// machinery (nginx, the client, the ledger, the checks) is
+// internal/capture's: the package says only what it drives.
 package serverharness

@@ -1,9 +1,8 @@
 package serverharness
 
 import (
-	"bufio"
+	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"net/http"
@@ -13,11 +12,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/idem-cli/idem/internal/harness"
+	"github.com/idem-cli/idem/internal/capture"
 )
 
 var update = flag.Bool("update", false, "rewrite, under fixtures/real/, the capture of each server test that runs")
@@ -32,10 +30,15 @@ const (
 
 const nodeDir = "testdata/node"
 
+// realDir is where the captures are kept.
+const realDir = "../../fixtures/real"
+
+func (s server) dir() string { return filepath.Join(realDir, s.capture) }
+
 // server is one idempotency library's app and the capture it keeps.
 type server struct {
 	test    string            // the test that records it
-	capture string            // the committed capture, under fixtures/real/
+	capture string            // the committed capture's folder under fixtures/real/
 	script  string            // the app in testdata/node: node SCRIPT LOG LEDGER PORT ARGS...
 	args    []string          // the app's arguments after its port
 	config  map[string]string // how the library was configured, for harness.json
@@ -45,7 +48,7 @@ type server struct {
 
 var expressIdempotency = server{
 	test:    "TestExpressIdempotency",
-	capture: "../../fixtures/real/express-idempotency",
+	capture: "express-idempotency",
 	script:  "app.js",
 	modules: []string{"express", "express-idempotency", "pino", "pino-http"},
 	drive:   driveExpressIdempotency,
@@ -57,7 +60,7 @@ const keyTTL = 3 * time.Second
 
 var nodeIdempotency = server{
 	test:    "TestNodeIdempotency",
-	capture: "../../fixtures/real/node-idempotency",
+	capture: "node-idempotency",
 	script:  "app-node-idempotency.js",
 	args:    []string{strconv.Itoa(int(keyTTL / time.Millisecond))},
 	config:  map[string]string{"cacheTTLMS": strconv.Itoa(int(keyTTL / time.Millisecond)), "enforceIdempotency": "false", "inProgressStrategy.wait": "false"},
@@ -70,31 +73,12 @@ var nodeIdempotency = server{
 // refuse it: a server that blocks a duplicate, then replays.
 var nodeIdempotencyWait = server{
 	test:    "TestNodeIdempotencyWait",
-	capture: "../../fixtures/real/node-idempotency/wait",
+	capture: "node-idempotency/wait",
 	script:  "app-node-idempotency.js",
 	args:    []string{"60000", "wait"},
 	config:  map[string]string{"cacheTTLMS": "60000", "enforceIdempotency": "false", "inProgressStrategy.wait": "true", "inProgressStrategy.pollingIntervalMs": "100", "inProgressStrategy.maxWaitMs": "5000"},
 	modules: nodeIdempotency.modules,
 	drive:   driveNodeIdempotencyWait,
-}
-
-// Sent is one request the harness made and how it ended: for the client
-// (a response or its own timeout) and for the service (the order its
-// ledger recorded for the request id, if any).
-type Sent struct {
-	Step      string    `json:"step"`
-	Key       string    `json:"key"` // empty: sent without an Idempotency-Key
-	RequestID string    `json:"request_id"`
-	Body      string    `json:"body"`
-	DelayMS   int       `json:"delay_ms,omitempty"` // how long the handler waits before its effect
-	TimeoutMS int       `json:"timeout_ms"`         // the client's timeout
-	Start     time.Time `json:"start"`              // when the client sent it
-	End       time.Time `json:"end"`                // when it got the response or gave up
-	Ended     string    `json:"ended"`              // "response" or "timeout" ("error" fails the test)
-	Status    int       `json:"status,omitempty"`   // 0 when no response arrived
-	Replayed  bool      `json:"replayed,omitempty"` // the response carried Idempotent-Replayed: true
-	Response  string    `json:"response,omitempty"` // the response body, cut short
-	Effect    string    `json:"effect,omitempty"`   // the order the service's ledger recorded for it
 }
 
 // Capture is harness.json: the software that wrote the logs, how it was
@@ -103,23 +87,37 @@ type Capture struct {
 	Server map[string]string `json:"server"` // package -> version
 	Config map[string]string `json:"config,omitempty"`
 	Proxy  string            `json:"proxy"`
-	Sent   []Sent            `json:"sent"`
+	// Sent is the traffic: each request as the client saw it end, with
+	// the order the service's ledger recorded for it (Effect).
+	Sent []capture.Sent `json:"sent"`
 }
 
-// needModules fails under CI and skips elsewhere when the app's npm
-// packages are not installed.
-func needModules(t *testing.T, s server) {
+// nginxHTTP is the http block of the nginx in front of an app (the kit
+// writes the rest, with the access log).
+const nginxHTTP = `  proxy_http_version 1.1;
+  proxy_set_header X-Request-ID $req_id;
+  proxy_next_upstream off;
+  server {
+    listen 127.0.0.1:%[1]d;
+    location / {
+      proxy_pass http://%[2]s;
+    }
+  }
+`
+
+// startApp runs s's app behind nginx, writing its log and ledger.
+func startApp(t *testing.T, s server, logPath, ledger string) (node string, app *capture.Proc, ngx *capture.Proxy) {
 	t.Helper()
-	for _, m := range s.modules {
-		if _, err := os.Stat(filepath.Join(nodeDir, "node_modules", m, "package.json")); err == nil {
-			continue
-		}
-		const install = "npm ci --prefix internal/serverharness/testdata/node"
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s is not installed; .ci/serverharness.sh installs it (%s) and CI must not skip this test", m, install)
-		}
-		t.Skipf("%s is not installed (%s); skipping", m, install)
-	}
+	node = capture.Tool(t, "apt-get install nodejs npm", "node")
+	capture.NodeModules(t, nodeDir, s.modules...)
+	port := capture.FreePort(t)
+	args := append([]string{filepath.Join(nodeDir, s.script), logPath, ledger, strconv.Itoa(port)}, s.args...)
+	app = capture.Start(t, capture.Cmd{Name: "app", Bin: node, Args: args, Env: []string{"NODE_ENV=production"}, Listen: []string{capture.Addr(port)}})
+	ngx = capture.StartNginx(t, capture.NginxConfig{
+		Logs: []capture.AccessLog{{File: nginxLog, Format: capture.NginxJSON}},
+		HTTP: func(p int) string { return fmt.Sprintf(nginxHTTP, p, app.Addr) },
+	})
+	return node, app, ngx
 }
 
 // TestExpressIdempotency runs express-idempotency's app behind nginx,
@@ -135,45 +133,30 @@ func TestNodeIdempotency(t *testing.T) { record(t, nodeIdempotency) }
 func TestNodeIdempotencyWait(t *testing.T) { record(t, nodeIdempotencyWait) }
 
 func record(t *testing.T, s server) {
-	node := harness.Tool(t, "apt-get install nodejs npm", "node")
-	needModules(t, s)
 	dir := t.TempDir()
 	logPath, ledger := filepath.Join(dir, appLog), filepath.Join(dir, "ledger.jsonl")
-	port := harness.FreePort(t)
-	args := append([]string{filepath.Join(nodeDir, s.script), logPath, ledger, strconv.Itoa(port)}, s.args...)
-	app := harness.Start(t, "app", nil, []string{"NODE_ENV=production"}, node, args, harness.Addr(port))
-	ngx := harness.StartNginx(t, harness.Addr(port), harness.Addr(harness.FreePort(t)))
+	node, app, ngx := startApp(t, s, logPath, ledger)
 
-	c := Capture{Server: versions(t, node, s.modules), Config: s.config, Proxy: harness.Version("nginx", "nginx", "-v")}
+	c := Capture{Server: versions(t, node, s.modules), Config: s.config, Proxy: ngx.Software()}
 	cl := newClient(t, ngx.URL)
 	s.drive(cl, ledger)
 	c.Sent = cl.sent
 	ngx.Stop()
-	app.Stop(syscall.SIGTERM)
-	effects := readLedger(t, ledger)
-	for i := range c.Sent {
-		c.Sent[i].Effect = effects[c.Sent[i].RequestID]
-	}
-
-	out := t.TempDir()
-	copyFile(t, ngx.Logs.JSON, filepath.Join(out, nginxLog))
-	copyFile(t, logPath, filepath.Join(out, appLog))
-	harness.WriteFile(t, out, nginxConf, ngx.Config())
-	b, err := json.MarshalIndent(c, "", "  ")
-	if err != nil {
+	app.Stop()
+	if err := capture.AttachEffects(c.Sent, ledger); err != nil {
 		t.Fatal(err)
 	}
-	harness.WriteFile(t, out, harnessJSON, string(b)+"\n")
-	checkCapture(t, out)
-	if t.Failed() {
-		t.Logf("app's stderr:\n%s", app.Output())
-		return
-	}
-	if *update {
-		for _, name := range []string{nginxLog, appLog, nginxConf, harnessJSON} {
-			copyFile(t, filepath.Join(out, name), filepath.Join(s.capture, name))
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("app's stderr:\n%s", app.Output())
 		}
+	})
+	folder := capture.Folder{
+		Logs:       map[string]string{nginxLog: ngx.Log(nginxLog), appLog: logPath},
+		Texts:      map[string]string{nginxConf: ngx.Config()},
+		RecordName: harnessJSON, Record: c,
 	}
+	folder.Keep(t, s.dir(), *update, func(t *testing.T, dir string) { checkCapture(t, s.capture, dir) })
 }
 
 // TestCapture checks the committed captures, so the rules stay proven
@@ -181,10 +164,8 @@ func record(t *testing.T, s server) {
 func TestCapture(t *testing.T) {
 	for _, s := range []server{expressIdempotency, nodeIdempotency, nodeIdempotencyWait} {
 		t.Run(s.test, func(t *testing.T) {
-			if _, err := os.Stat(filepath.Join(s.capture, harnessJSON)); err != nil {
-				t.Fatalf("%v (go test ./internal/serverharness -run '^%s$' -update writes it)", err, s.test)
-			}
-			checkCapture(t, s.capture)
+			capture.Recorded(t, s.dir(), harnessJSON, "go test ./internal/serverharness -run '^"+s.test+"$' -update")
+			checkCapture(t, s.capture, s.dir())
 		})
 	}
 }
@@ -229,7 +210,7 @@ type client struct {
 	base string
 	http *http.Client
 	mu   sync.Mutex
-	sent []Sent
+	sent []capture.Sent
 }
 
 func newClient(t *testing.T, base string) *client {
@@ -239,26 +220,23 @@ func newClient(t *testing.T, base string) *client {
 // send makes one request (without an Idempotency-Key when key is empty);
 // the handler waits delay before its effect, the client timeout for the
 // answer. It runs in goroutines too, so it fails the test with Errorf.
-func (c *client) send(step, key, body string, delay, timeout time.Duration) Sent {
-	s := Sent{Step: step, Key: key, RequestID: harness.NewID(), Body: body,
-		DelayMS: int(delay / time.Millisecond), TimeoutMS: int(timeout / time.Millisecond)}
-	o := harness.PostOrder(c.http, c.base+"/v1/orders", "Idempotency-Key", key, s.RequestID, step, body, delay, timeout)
-	s.Start, s.End, s.Ended, s.Status, s.Response = o.Start, o.End, o.Ended, o.Status, o.Response
-	s.Replayed = strings.EqualFold(o.Header.Get("Idempotent-Replayed"), "true")
-	if o.Err != nil {
-		c.t.Errorf("%s: %v", step, o.Err)
+func (c *client) send(step, key, body string, delay, timeout time.Duration) capture.Sent {
+	s := capture.Send(context.Background(), capture.Request{Step: step, Base: c.base, Path: "/v1/orders", Client: c.http,
+		Key: key, RequestID: capture.NewID(), Body: body, Delay: delay, Timeout: timeout})
+	if s.Ended != capture.EndedResponse && s.Ended != capture.EndedTimeout {
+		c.t.Errorf("%s: %s", step, s.Error)
 	}
 	return s
 }
 
 // add sends and records in the order sent.
-func (c *client) add(step, key, body string, delay, timeout time.Duration) Sent {
+func (c *client) add(step, key, body string, delay, timeout time.Duration) capture.Sent {
 	s := c.send(step, key, body, delay, timeout)
 	c.record(s)
 	return s
 }
 
-func (c *client) record(s ...Sent) {
+func (c *client) record(s ...capture.Sent) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.sent = append(c.sent, s...)
@@ -267,7 +245,7 @@ func (c *client) record(s ...Sent) {
 // lostResponse: the client gives up, the order is still made; the retry
 // under the same key gets the stored answer.
 func lostResponse(c *client, ledger string) {
-	lost := harness.NewID()
+	lost := capture.NewID()
 	c.add("lost-response", lost, `{"sku":"sku-lost","qty":1}`, slowHandler, clientTimeout)
 	waitEffect(c.t, ledger, "lost-response")
 	c.add("same-key-retry", lost, `{"sku":"sku-lost","qty":1}`, 0, patient)
@@ -275,14 +253,14 @@ func lostResponse(c *client, ledger string) {
 
 // concurrent: the second arrives while the first runs.
 func concurrent(c *client) {
-	overlapping(c, "concurrent-first", "concurrent-duplicate", harness.NewID(), `{"sku":"sku-concurrent","qty":1}`)
+	overlapping(c, "concurrent-first", "concurrent-duplicate", capture.NewID(), `{"sku":"sku-concurrent","qty":1}`)
 }
 
 // overlapping sends body under key twice, the second while the first's
 // handler still runs.
 func overlapping(c *client, firstStep, secondStep, key, body string) {
 	var wg sync.WaitGroup
-	var first Sent
+	var first capture.Sent
 	wg.Go(func() { first = c.send(firstStep, key, body, inFlight, patient) })
 	time.Sleep(secondAfter)
 	dup := c.send(secondStep, key, body, 0, patient)
@@ -297,8 +275,8 @@ const burstSize = 16
 // burst sends burstSize duplicates of one key at the same moment, each
 // handler working a while, to catch a reservation that is not atomic.
 func burst(c *client) {
-	key, body := harness.NewID(), `{"sku":"sku-burst","qty":1}`
-	out := make([]Sent, burstSize)
+	key, body := capture.NewID(), `{"sku":"sku-burst","qty":1}`
+	out := make([]capture.Sent, burstSize)
 	var ready, wg sync.WaitGroup
 	ready.Add(1)
 	for i := range out {
@@ -314,22 +292,22 @@ func burst(c *client) {
 
 // otherBody: one key, another body.
 func otherBody(c *client) {
-	other := harness.NewID()
+	other := capture.NewID()
 	c.add("first-body", other, `{"sku":"sku-first-body","qty":1}`, 0, patient)
 	c.add("other-body", other, `{"sku":"sku-other-body","qty":2}`, 0, patient)
 }
 
 // newKeyAfterTimeout: a retry under a new key after a timeout.
 func newKeyAfterTimeout(c *client, ledger string) {
-	c.add("timeout-before-new-key", harness.NewID(), `{"sku":"sku-new-key","qty":1}`, slowHandler, clientTimeout)
+	c.add("timeout-before-new-key", capture.NewID(), `{"sku":"sku-new-key","qty":1}`, slowHandler, clientTimeout)
 	waitEffect(c.t, ledger, "timeout-before-new-key")
-	c.add("retry-new-key", harness.NewID(), `{"sku":"sku-new-key","qty":1}`, 0, patient)
+	c.add("retry-new-key", capture.NewID(), `{"sku":"sku-new-key","qty":1}`, 0, patient)
 }
 
 // clean: one attempt each, each its own body.
 func clean(c *client) {
-	c.add("clean", harness.NewID(), `{"sku":"sku-clean-a","qty":1}`, 0, patient)
-	c.add("clean", harness.NewID(), `{"sku":"sku-clean-b","qty":3}`, 0, patient)
+	c.add("clean", capture.NewID(), `{"sku":"sku-clean-a","qty":1}`, 0, patient)
+	c.add("clean", capture.NewID(), `{"sku":"sku-clean-b","qty":3}`, 0, patient)
 }
 
 func driveExpressIdempotency(c *client, ledger string) {
@@ -354,7 +332,7 @@ func driveNodeIdempotency(c *client, ledger string) {
 	// adapter still holds the expired record, so setIfNotExists refuses
 	// and get forgets it, and onRequest lets the first through without a
 	// reservation; the next one reserves the key anew and runs as well.
-	exp, race := harness.NewID(), harness.NewID()
+	exp, race := capture.NewID(), capture.NewID()
 	c.add("expiry-first", exp, `{"sku":"sku-expiry","qty":1}`, 0, patient)
 	c.add("expiry-retry", exp, `{"sku":"sku-expiry","qty":1}`, 0, patient)
 	c.add("race-first", race, `{"sku":"sku-race","qty":1}`, 0, patient)
@@ -365,8 +343,8 @@ func driveNodeIdempotency(c *client, ledger string) {
 
 	// The same payload twice from one client under two keys, each answered:
 	// a second purchase or a double submission, no retry.
-	c.add("submit-first", harness.NewID(), `{"sku":"sku-twice","qty":1}`, 0, patient)
-	c.add("submit-second", harness.NewID(), `{"sku":"sku-twice","qty":1}`, 0, patient)
+	c.add("submit-first", capture.NewID(), `{"sku":"sku-twice","qty":1}`, 0, patient)
+	c.add("submit-second", capture.NewID(), `{"sku":"sku-twice","qty":1}`, 0, patient)
 
 	// A POST without a key, retried after its client timed out.
 	c.add("unkeyed-timeout", "", `{"sku":"sku-unkeyed","qty":1}`, slowHandler, clientTimeout)
@@ -385,59 +363,12 @@ func driveNodeIdempotencyWait(c *client, ledger string) {
 	clean(c)
 }
 
-// ledgerLine is what the app appends once per order it makes.
-type ledgerLine struct {
-	Step      string `json:"step"`
-	RequestID string `json:"request_id"`
-	Key       string `json:"key"`
-	OrderID   string `json:"order_id"`
-}
-
-func readLedger(t *testing.T, path string) map[string]string {
-	t.Helper()
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return map[string]string{}
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	out := map[string]string{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var l ledgerLine
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			t.Fatalf("ledger: %v: %s", err, sc.Text())
-		}
-		out[l.RequestID] = l.OrderID
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // waitEffect waits until the app made the order of step, so the retry that
 // follows comes after the effect as a real client's later retry would.
 func waitEffect(t *testing.T, ledger, step string) {
 	t.Helper()
-	needle := fmt.Sprintf(`"step":%q`, step)
-	for range 250 {
-		if b, _ := os.ReadFile(ledger); strings.Contains(string(b), needle) {
-			time.Sleep(50 * time.Millisecond) // its access line follows the effect
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("the app made no order for %s", step)
-}
-
-func copyFile(t *testing.T, from, to string) {
-	t.Helper()
-	b, err := os.ReadFile(from)
-	if err != nil {
+	if _, err := capture.WaitLedger(context.Background(), ledger, step); err != nil {
 		t.Fatal(err)
 	}
-	harness.WriteFile(t, filepath.Dir(to), filepath.Base(to), string(b))
+	time.Sleep(50 * time.Millisecond) // its access line follows the effect
 }

@@ -6,16 +6,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/idem-cli/idem/cmd"
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
-	"github.com/idem-cli/idem/internal/harness"
+	"github.com/idem-cli/idem/internal/capture"
 	"github.com/idem-cli/idem/internal/iostreams"
 	"github.com/idem-cli/idem/load"
 	"github.com/idem-cli/idem/model"
@@ -36,30 +34,25 @@ const replayBody = `{"sku":"sku-replayed","qty":2}`
 // connection under keys derived from it) against the same nginx, and
 // checks the diagnosis of what nginx and the app logged: -update keeps it.
 func TestReplayIsOwnTraffic(t *testing.T) {
-	node := harness.Tool(t, "apt-get install nodejs npm", "node")
-	needModules(t, expressIdempotency)
 	dir := t.TempDir()
 	logPath, ledger := filepath.Join(dir, appLog), filepath.Join(dir, "ledger.jsonl")
-	port := harness.FreePort(t)
-	app := harness.Start(t, "app", nil, []string{"NODE_ENV=production"}, node,
-		[]string{filepath.Join(nodeDir, expressIdempotency.script), logPath, ledger, strconv.Itoa(port)}, harness.Addr(port))
-	ngx := harness.StartNginx(t, harness.Addr(port), harness.Addr(harness.FreePort(t)))
+	_, app, ngx := startApp(t, expressIdempotency, logPath, ledger)
 
 	cl := newClient(t, ngx.URL)
-	order := cl.add("order", harness.NewID(), replayBody, 0, patient)
+	order := cl.add("order", capture.NewID(), replayBody, 0, patient)
 	if order.Status != 201 {
 		t.Fatalf("the order was answered %d %q", order.Status, order.Response)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	if _, err := harness.WaitFor(ctx, ngx.Logs.JSON, order.RequestID); err != nil {
+	if _, err := capture.WaitFor(ctx, ngx.Log(nginxLog), order.RequestID); err != nil {
 		t.Fatal(err)
 	}
 
 	ios, _, stdout, stderr := iostreams.Test()
 	code := cmd.Run(context.Background(), &cmd.Factory{IO: ios, Now: time.Now, Getenv: func(string) string { return "" }},
 		[]string{"replay", "--key", order.Key, "--target", ngx.URL, "--yes", "--body", replayBody,
-			"--probe", "mismatch,concurrent,lost-response", ngx.Logs.JSON, logPath})
+			"--probe", "mismatch,concurrent,lost-response", ngx.Log(nginxLog), logPath})
 	// 0 or 1 is a verdict on the server; 2 and 3 mean nothing was tested.
 	if code != 0 && code != 1 {
 		t.Fatalf("idem replay exited %d:\n%s%s", code, stdout, stderr)
@@ -67,19 +60,14 @@ func TestReplayIsOwnTraffic(t *testing.T) {
 	t.Logf("idem replay exited %d:\n%s%s", code, stdout, stderr)
 	time.Sleep(500 * time.Millisecond) // nginx writes the dropped connection's line when the upstream answers
 	ngx.Stop()
-	app.Stop(syscall.SIGTERM)
+	app.Stop()
 
-	out := t.TempDir()
-	copyFile(t, ngx.Logs.JSON, filepath.Join(out, nginxLog))
-	copyFile(t, logPath, filepath.Join(out, appLog))
-	harness.WriteFile(t, out, nginxConf, ngx.Config())
-	harness.WriteFile(t, out, "replay.txt", strings.NewReplacer(filepath.Dir(ngx.Logs.JSON)+"/", "", dir+"/", "").Replace(stdout.String()))
-	checkReplayCapture(t, out, order.Key)
-	if *update && !t.Failed() {
-		for _, name := range []string{nginxLog, appLog, nginxConf, "replay.txt"} {
-			copyFile(t, filepath.Join(out, name), filepath.Join(replayCapture, name))
-		}
+	folder := capture.Folder{
+		Logs: map[string]string{nginxLog: ngx.Log(nginxLog), appLog: logPath},
+		Texts: map[string]string{nginxConf: ngx.Config(),
+			"replay.txt": strings.NewReplacer(ngx.Dir+"/", "", dir+"/", "").Replace(stdout.String())},
 	}
+	folder.Keep(t, replayCapture, *update, func(t *testing.T, dir string) { checkReplayCapture(t, dir, order.Key) })
 }
 
 // TestReplayCapture checks the committed capture where node and nginx are
@@ -148,7 +136,7 @@ func checkReplayCapture(t *testing.T, dir, orderKey string) {
 		}
 		s := strings.ReplaceAll(string(b), "idem-replay-", "client-")
 		s = probeKey.ReplaceAllString(s, "-retry-")
-		harness.WriteFile(t, renamed, name, s)
+		capture.WriteFile(t, renamed, name, s)
 	}
 	set, err = load.Files(context.Background(), captureLogs(renamed), load.Options{Read: ingest.Options{}, Build: diagnose.DefaultOptions().Build()})
 	if err != nil {

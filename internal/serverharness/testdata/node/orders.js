@@ -35,7 +35,7 @@ function createOrder (ledgerPath) {
     const id = 'ord_' + (++n)
     const key = req.headers['idempotency-key'] || undefined
     req.log.info({ order_id: id, idempotency_key: key }, 'order created')
-    fs.appendFileSync(ledgerPath, JSON.stringify({ step: req.headers['x-harness-step'], request_id: req.id, key, order_id: id }) + '\n')
+    fs.appendFileSync(ledgerPath, JSON.stringify({ step: req.headers['x-harness-step'], request_id: req.id, key, order_id: id, created: true, status: 201 }) + '\n')
     res.status(201).json({ order_id: id, sku: req.body.sku })
   }
 }

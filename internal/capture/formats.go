@@ -1,0 +1,74 @@
+package capture
+
+// A LogFormat is an access-log format a proxy is told to write: the name
+// its config gives it and the directive that defines it. This file is the
+// one place that holds them; a capture picks its formats by name, so that
+// every capture of a format writes the same fields and a reader of the
+// fixtures finds its definition here. A new proxy adds its formats here
+// and its config's frame in a file of its own (nginx.go, haproxy.go,
+// caddy.go).
+type LogFormat struct {
+	Proxy string // the proxy that writes it: "nginx", "haproxy", "caddy"
+	Name  string // its name in the config (log_format NAME)
+	Def   string // the directive that defines it
+}
+
+// NginxJSON is JSON keyed by nginx variable names (escape=json): nginx's
+// own request id and the client's X-Request-Id side by side.
+var NginxJSON = LogFormat{Proxy: "nginx", Name: "idem_json", Def: `log_format idem_json escape=json '{"time_iso8601":"$time_iso8601","msec":"$msec",'
+    '"request_id":"$request_id","http_x_request_id":"$http_x_request_id",'
+    '"http_idempotency_key":"$http_idempotency_key","remote_addr":"$remote_addr",'
+    '"request_method":"$request_method","request_uri":"$request_uri","status":"$status",'
+    '"request_time":"$request_time","upstream_addr":"$upstream_addr",'
+    '"upstream_status":"$upstream_status","upstream_response_time":"$upstream_response_time",'
+    '"http_user_agent":"$http_user_agent"}';`}
+
+// NginxJSONPassedOn is JSON keyed by nginx variable names whose
+// request_id is the id nginx passes on ($req_id: the client's X-Request-Id,
+// else its own), as a setup that propagates one id logs it.
+var NginxJSONPassedOn = LogFormat{Proxy: "nginx", Name: "idem_passed_on", Def: `log_format idem_passed_on escape=json '{"time_iso8601":"$time_iso8601","msec":"$msec","request_id":"$req_id",'
+    '"http_idempotency_key":"$http_idempotency_key","request_method":"$request_method",'
+    '"request_uri":"$request_uri","status":"$status","request_time":"$request_time",'
+    '"upstream_addr":"$upstream_addr","upstream_status":"$upstream_status",'
+    '"upstream_response_time":"$upstream_response_time","remote_addr":"$remote_addr"}';`}
+
+// NginxCombined is combined with the fields idem needs appended, in the
+// order formats/combined.go reads them by shape.
+var NginxCombined = LogFormat{Proxy: "nginx", Name: "idem_combined", Def: `log_format idem_combined '$remote_addr - $remote_user [$time_local] "$request" '
+    '$status $body_bytes_sent "$http_referer" "$http_user_agent" '
+    '$request_time "$upstream_status" "$http_x_request_id" "$http_idempotency_key"';`}
+
+// NginxVHost is Apache's vhost_combined (the virtual host and port before
+// the address), as nginx setups copy it, with the combined format's
+// fields appended.
+var NginxVHost = LogFormat{Proxy: "nginx", Name: "vhost_combined", Def: `log_format vhost_combined '$host:$server_port $remote_addr - $remote_user [$time_local] "$request" '
+    '$status $body_bytes_sent "$http_referer" "$http_user_agent" '
+    '$request_time "$upstream_status" "$http_x_request_id" "$http_idempotency_key"';`}
+
+// NginxIngress is ingress-nginx's default log-format-upstream, as its
+// documentation gives it (user-guide/nginx-configuration/log-format).
+// $req_id is the controller's request id (every http block the kit writes
+// defines it as its nginx.tmpl does); $proxy_upstream_name and
+// $proxy_alternative_upstream_name are set per location by the server
+// that logs in it.
+var NginxIngress = LogFormat{Proxy: "nginx", Name: "upstreaminfo", Def: `log_format upstreaminfo
+    '$remote_addr - $remote_user [$time_local] "$request" '
+    '$status $body_bytes_sent "$http_referer" "$http_user_agent" '
+    '$request_length $request_time [$proxy_upstream_name] [$proxy_alternative_upstream_name] $upstream_addr '
+    '$upstream_response_length $upstream_response_time $upstream_status $req_id';`}
+
+// NginxProvider is idem's canonical schema (docs/log-schema.md) for an
+// egress proxy in front of a third party: the line names its tier,
+// provider, so that what went out to the provider is read as the
+// provider's side.
+var NginxProvider = LogFormat{Proxy: "nginx", Name: "provider", Def: `log_format provider escape=json '{"time":"$time_iso8601","tier":"provider",'
+    '"request_id":"$http_x_request_id","idempotency_key":"$http_idempotency_key",'
+    '"method":"$request_method","route":"$uri","status":$status,"msg":"provider call"}';`}
+
+// HAProxyHTTPLog is HAProxy's option httplog, in the raw format
+// containers log (no syslog header); the request headers a capture
+// names are captured in its {...} block, in that order.
+var HAProxyHTTPLog = LogFormat{Proxy: "haproxy", Name: "httplog", Def: "option httplog"}
+
+// CaddyJSON is Caddy's JSON access log (its default encoder).
+var CaddyJSON = LogFormat{Proxy: "caddy", Name: "json", Def: "format json"}

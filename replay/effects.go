@@ -1,0 +1,92 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/idem-cli/idem/redact"
+	"github.com/tidwall/gjson"
+)
+
+// Counting the server's effects through --effects-url, before a step and
+// after it.
+
+// effects counts the server's effects through --effects-url; ok is false
+// when no URL was given.
+func (r *runner) effects(ctx context.Context) (n int, ok bool, err error) {
+	if r.opts.EffectsURL == "" {
+		return 0, false, nil
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.opts.EffectsURL, nil)
+	if err != nil {
+		return 0, true, &EffectsError{Err: err}
+	}
+	resp, err := r.client.Do(req)
+	if err != nil {
+		return 0, true, &EffectsError{Err: &NetworkError{Err: err}}
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	var v gjson.Result
+	if r.opts.EffectsPath != "" {
+		v = gjson.GetBytes(body, r.opts.EffectsPath)
+	} else {
+		for _, p := range []string{"count", "total", "effects", "@this"} {
+			if v = gjson.GetBytes(body, p); v.Exists() {
+				break
+			}
+		}
+	}
+	switch {
+	case v.Type == gjson.Number:
+		return int(v.Int()), true, nil
+	case v.IsArray():
+		return len(v.Array()), true, nil
+	}
+	return 0, true, &EffectsError{Err: fmt.Errorf("%w at %q in the answer of %s", ErrNoEffectCount, r.opts.EffectsPath, redact.String(r.opts.EffectsURL))}
+}
+
+// ErrNoEffectCount is an effects answer without a count or a list.
+var ErrNoEffectCount = errors.New("no count")
+
+// EffectsError is a failure to count effects: the effects URL could not
+// be read or held no count. The command names its flag.
+type EffectsError struct{ Err error }
+
+func (e *EffectsError) Error() string { return "counting effects: " + e.Err.Error() }
+func (e *EffectsError) Unwrap() error { return e.Err }
+
+// effectCheck counts the server's effects now and returns a function that
+// counts them again and adds the assertion that they changed by delta
+// (nothing when no --effects-url was given).
+func (r *runner) effectCheck(ctx context.Context) (func(out []Assertion, name string, delta int) ([]Assertion, error), error) {
+	before, counted, err := r.effects(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return func(out []Assertion, name string, delta int) ([]Assertion, error) {
+		if !counted {
+			return out, nil
+		}
+		// A handler may still be running after the answer (a replay
+		// answered by middleware, a queued job): count after the settle.
+		select {
+		case <-time.After(r.opts.Settle):
+		case <-ctx.Done():
+			return out, ctx.Err()
+		}
+		after, _, err := r.effects(ctx)
+		if err != nil {
+			return out, err
+		}
+		return append(out, effectsAssert(name, before, after, delta)), nil
+	}, nil
+}
+
+func effectsAssert(name string, before, after, delta int) Assertion {
+	return Assertion{Name: name, Expected: fmt.Sprintf("%d (%+d)", before+delta, delta), Actual: fmt.Sprintf("%d (%+d)", after, after-before), Status: passIf(after-before == delta)}
+}

@@ -1,0 +1,153 @@
+package replay
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/idem-cli/idem/model"
+	"github.com/idem-cli/idem/redact"
+)
+
+// Request is one request to send.
+type Request struct {
+	Method string
+	URL    string
+	Header http.Header
+	Body   []byte
+	// Key is the Idempotency-Key it carries ("" for none).
+	Key string
+	// Dropped names the captured credentials not resent: headers, and
+	// query parameters as "?name".
+	Dropped []string
+}
+
+// newID returns 16 random bytes in hex.
+func newID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// hopHeaders are not resent: the transport sets them for the new request.
+var hopHeaders = map[string]bool{"Host": true, "Content-Length": true, "Connection": true, "Keep-Alive": true,
+	"Transfer-Encoding": true, "Te": true, "Trailer": true, "Upgrade": true, "Proxy-Connection": true,
+	"Accept-Encoding": true, "Expect": true}
+
+// Build rebuilds a captured request for the target: scheme, host and port
+// replaced, path and query kept, the same key and body, a new request id,
+// no credentials unless KeepAuth, then the user's headers.
+func Build(c *model.Captured, key string, opts Options) (*Request, error) {
+	if opts.Target == nil || opts.Target.Host == "" || (opts.Target.Scheme != "http" && opts.Target.Scheme != "https") {
+		return nil, ErrTarget
+	}
+	u, err := url.Parse(c.URL)
+	if err != nil {
+		return nil, fmt.Errorf("the captured URL %q cannot be read: %w", redact.String(c.URL), err)
+	}
+	var dropped []string
+	out := *opts.Target
+	out.Path = u.Path
+	out.RawPath = u.RawPath
+	out.RawQuery = u.RawQuery
+	out.Fragment = ""
+	if opts.Target.Path != "" && opts.Target.Path != "/" {
+		out.Path = strings.TrimRight(opts.Target.Path, "/") + u.Path
+		out.RawPath = ""
+	}
+	if !opts.KeepAuth {
+		out.RawQuery, dropped = stripQuery(u.RawQuery)
+	}
+	h := http.Header{}
+	ridHeader := opts.RequestIDHeader
+	if ridHeader == "" {
+		ridHeader = "X-Request-Id"
+	}
+	for _, hd := range c.Headers {
+		name := http.CanonicalHeaderKey(hd.Name)
+		switch {
+		case name == "" || strings.HasPrefix(name, ":") || hopHeaders[name]:
+		case strings.EqualFold(name, ridHeader), name == "Idempotency-Key":
+		case redact.IsSecretHeader(name) && !opts.KeepAuth:
+			if !slices.Contains(dropped, name) {
+				dropped = append(dropped, name)
+			}
+		default:
+			h.Add(name, hd.Value)
+		}
+	}
+	if key != "" {
+		h.Set("Idempotency-Key", key)
+	}
+	id := opts.NewID
+	if id == nil {
+		id = newID
+	}
+	h.Set(ridHeader, "idem-replay-"+id())
+	if c.HasBody && h.Get("Content-Type") == "" && json.Valid(c.Body) {
+		h.Set("Content-Type", "application/json")
+	}
+	for _, hd := range opts.Headers {
+		h.Set(hd.Name, hd.Value)
+		// A credential given on the command line is not a dropped one.
+		dropped = slices.DeleteFunc(dropped, func(d string) bool { return strings.EqualFold(d, hd.Name) })
+	}
+	method := c.Method
+	if method == "" {
+		method = http.MethodPost
+	}
+	return &Request{Method: method, URL: out.String(), Header: h, Body: c.Body, Key: key, Dropped: dropped}, nil
+}
+
+// ErrTarget is a target that is not an http or https URL with a host.
+var ErrTarget = errors.New("the target must be an http or https URL with a host, e.g. http://127.0.0.1:8080")
+
+// stripQuery removes the parameters that carry credentials (api_key,
+// token, code, sig, X-Amz-Signature…) from a raw query, keeping the
+// others as they were written, and names the removed ones.
+func stripQuery(raw string) (string, []string) {
+	if raw == "" {
+		return "", nil
+	}
+	var kept, dropped []string
+	for _, part := range strings.Split(raw, "&") {
+		name, _, _ := strings.Cut(part, "=")
+		if n, err := url.QueryUnescape(name); err == nil {
+			name = n
+		}
+		if redact.IsSecretParam(name) {
+			if d := "?" + name; !slices.Contains(dropped, d) {
+				dropped = append(dropped, d)
+			}
+			continue
+		}
+		kept = append(kept, part)
+	}
+	return strings.Join(kept, "&"), dropped
+}
+
+// clone copies a request with a new request id, another key, or no key.
+func (r *Request) clone(opts Options, key string, body []byte) *Request {
+	c := &Request{Method: r.Method, URL: r.URL, Header: r.Header.Clone(), Body: body, Key: key}
+	if key == "" {
+		c.Header.Del("Idempotency-Key")
+	} else {
+		c.Header.Set("Idempotency-Key", key)
+	}
+	id := opts.NewID
+	if id == nil {
+		id = newID
+	}
+	ridHeader := opts.RequestIDHeader
+	if ridHeader == "" {
+		ridHeader = "X-Request-Id"
+	}
+	c.Header.Set(ridHeader, "idem-replay-"+id())
+	return c
+}

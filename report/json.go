@@ -1,0 +1,192 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/idem-cli/idem/diagnose"
+	"github.com/idem-cli/idem/model"
+	"github.com/idem-cli/idem/redact"
+)
+
+// The idem.report/v1 document and its writer. A compact report's findings
+// are written by the encoder in jsonenc.go, in the same bytes.
+
+// ReportJSON is the idem.report/v1 document (docs/report-json.md).
+type ReportJSON struct {
+	Schema   string           `json:"schema"`
+	Inputs   []InputJSON      `json:"inputs"`
+	Summary  diagnose.Summary `json:"summary"`
+	Findings []FindingJSON    `json:"findings"`
+}
+
+// InputJSON summarises one input.
+type InputJSON struct {
+	Path        string         `json:"path"`
+	Format      string         `json:"format"`
+	Tier        string         `json:"tier"`
+	Compression string         `json:"compression,omitempty"`
+	Lines       int            `json:"lines"`
+	Skipped     int            `json:"skipped"`
+	SkipSamples []SkipJSON     `json:"skip_samples"`
+	Formats     map[string]int `json:"formats"`
+	Error       string         `json:"error,omitempty"`
+}
+
+// SkipJSON is a skipped line.
+type SkipJSON struct {
+	Source string `json:"source"`
+	Reason string `json:"reason"`
+}
+
+// FindingJSON is one finding.
+type FindingJSON struct {
+	Rule       string         `json:"rule"`
+	Severity   string         `json:"severity"`
+	Intent     string         `json:"intent"`
+	Keys       []string       `json:"keys"`
+	Title      string         `json:"title"`
+	Symptom    string         `json:"symptom"`
+	Hypothesis string         `json:"hypothesis"`
+	Check      string         `json:"check"`
+	Action     string         `json:"action"`
+	Narrative  string         `json:"narrative"`
+	Input      string         `json:"input,omitempty"`
+	Counts     map[string]int `json:"counts,omitempty"`
+	Evidence   []EvidenceJSON `json:"evidence"`
+}
+
+// EvidenceJSON is one observation behind a finding.
+type EvidenceJSON struct {
+	Source    string `json:"source"`
+	Tier      string `json:"tier"`
+	RequestID string `json:"request_id"`
+	Time      string `json:"time"`
+	Status    int    `json:"status"`
+	Outcome   string `json:"outcome"`
+	Decision  string `json:"decision,omitempty"`
+	ResultID  string `json:"result_id,omitempty"`
+	Effect    bool   `json:"effect,omitempty"`
+	Detail    string `json:"detail,omitempty"`
+}
+
+func inputsJSON(inputs []*model.Input) []InputJSON {
+	out := []InputJSON{}
+	for _, in := range inputs {
+		j := InputJSON{Path: redact.String(in.Path), Format: in.Format, Tier: in.Tier, Compression: in.Compression,
+			Lines: in.Lines, Skipped: in.Skipped, SkipSamples: []SkipJSON{}, Formats: in.Formats}
+		for _, s := range in.SkipSamples {
+			j.SkipSamples = append(j.SkipSamples, SkipJSON{Source: redact.String(s.Source.String()), Reason: s.Reason})
+		}
+		if in.Err != nil {
+			j.Error = redact.String(in.Err.Error())
+		}
+		if j.Formats == nil {
+			j.Formats = map[string]int{}
+		}
+		out = append(out, j)
+	}
+	return out
+}
+
+func evidenceJSON(o *model.Observation) EvidenceJSON {
+	return EvidenceJSON{Source: redact.String(o.Source.String()), Tier: o.Tier.String(), RequestID: redact.String(o.RequestID),
+		Time: FormatTime(o.Time), Status: o.Status, Outcome: o.Outcome.String(), Decision: redact.String(o.Decision),
+		ResultID: redact.String(o.ResultID), Effect: o.Effect, Detail: redact.String(o.Detail)}
+}
+
+// findingJSON is what the report says of f.
+func findingJSON(f *diagnose.Finding) FindingJSON {
+	fj := FindingJSON{Rule: f.Rule.ID, Severity: f.Severity.String(), Intent: redact.String(intentID(f)), Keys: redactAll(f.Keys),
+		Title: f.Rule.Title, Symptom: f.Rule.Symptom, Hypothesis: f.Rule.Hypothesis, Check: f.Rule.Check, Action: f.Rule.Action,
+		Narrative: redact.String(f.Narrative), Input: redact.String(f.Input), Counts: f.Counts, Evidence: make([]EvidenceJSON, 0, len(f.Evidence))}
+	for _, o := range f.Evidence {
+		fj.Evidence = append(fj.Evidence, evidenceJSON(o))
+	}
+	return fj
+}
+
+func intentID(f *diagnose.Finding) string {
+	if len(f.Intents) > 0 {
+		return f.Intents[0].ID
+	}
+	return ""
+}
+
+func redactAll(list []string) []string {
+	out := make([]string, 0, len(list))
+	for _, s := range list {
+		out = append(out, redact.String(s))
+	}
+	return out
+}
+
+// JSON writes the report as idem.report/v1. Findings are written one at a
+// time, so a report of many findings is never held whole in memory; the
+// bytes are those of encoding a ReportJSON (two-space indentation, or none
+// when Compact).
+func (r *Report) JSON(w io.Writer) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	nl, in1, in2, sep := "\n", "  ", "    ", ": "
+	if r.Compact {
+		nl, in1, in2, sep = "", "", "", ":"
+	}
+	head := ReportJSON{Schema: "idem.report/v1", Inputs: inputsJSON(r.Inputs), Summary: r.Summary}
+	bw.WriteString("{" + nl)
+	for _, part := range []struct {
+		name string
+		v    any
+	}{{"schema", head.Schema}, {"inputs", head.Inputs}, {"summary", head.Summary}} {
+		var b bytes.Buffer
+		if err := r.encodeTo(&b, part.v, in1); err != nil {
+			return err
+		}
+		fmt.Fprintf(bw, "%s%q%s%s,%s", in1, part.name, sep, b.Bytes(), nl)
+	}
+	if len(r.Findings) == 0 {
+		bw.WriteString(in1 + `"findings"` + sep + "[]" + nl + "}\n")
+		return bw.Flush()
+	}
+	bw.WriteString(in1 + `"findings"` + sep + "[" + nl)
+	var fw *findingWriter
+	if r.Compact {
+		fw = newFindingWriter(r.Findings)
+	}
+	err := inOrder(len(r.Findings), 256, func(i int, out *bytes.Buffer) error {
+		out.WriteString(in2)
+		if r.Compact {
+			out.Write(fw.append(out.AvailableBuffer(), r.Findings[i]))
+		} else if err := r.encodeTo(out, findingJSON(r.Findings[i]), in2); err != nil {
+			return err
+		}
+		if i < len(r.Findings)-1 {
+			out.WriteByte(',')
+		}
+		out.WriteString(nl)
+		return nil
+	}, func(b []byte) { bw.Write(b) })
+	if err != nil {
+		return err
+	}
+	bw.WriteString(in1 + "]" + nl + "}\n")
+	return bw.Flush()
+}
+
+// encodeTo encodes v onto out as encoding/json does without HTML escaping,
+// made terminal-safe: compact, or indented two spaces nested at prefix.
+func (r *Report) encodeTo(out *bytes.Buffer, v any, prefix string) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if !r.Compact {
+		enc.SetIndent(prefix, "  ")
+	}
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	out.Write(jsonSafe(bytes.TrimSuffix(b.Bytes(), []byte("\n")))) // without Encode's newline
+	return nil
+}

@@ -1,0 +1,94 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/idem-cli/idem/diagnose"
+	"github.com/idem-cli/idem/model"
+)
+
+// The diagnosis report, and what every renderer says of it the same way:
+// the summary line, the counts by severity, a status cell.
+
+// Report is a diagnosis ready to render.
+type Report struct {
+	Inputs   []*model.Input
+	Summary  diagnose.Summary
+	Findings []*diagnose.Finding
+	// Compact writes JSON on one line (for pipes) instead of indented.
+	Compact bool
+	// Limit is how many findings of each rule text, Markdown and HTML show
+	// in full (0: all; DefaultLimit is what idem diagnose uses). JSON
+	// always has every finding.
+	Limit int
+}
+
+// summaryLine is the one-line count of what was read and found.
+func (r *Report) summaryLine() string {
+	s := r.Summary
+	line := fmt.Sprintf("%s, %s (%d skipped, %d ignored), %s (%d unkeyed), %s (%d with findings, %d without); %s",
+		plural(s.Inputs, "input", "inputs"), plural(s.Lines, "line", "lines"), s.Skipped, s.Ignored,
+		plural(s.Deliveries, "delivery", "deliveries"), s.Unkeyed, plural(s.Intents, "intent", "intents"), s.WithFindings, s.Healthy,
+		findingCounts(s))
+	if s.OwnTraffic > 0 {
+		line += fmt.Sprintf("; %s of idem replay's own traffic set apart", plural(s.OwnTraffic, "delivery", "deliveries"))
+	}
+	return line
+}
+
+// idlessNote says how many request lines joined nothing for want of a
+// request id and a key, and where the fix is; "" when none.
+func (r *Report) idlessNote() string {
+	var parts []string
+	for _, t := range []string{"client", "proxy", "server"} {
+		if n := r.Summary.Idless[t]; n > 0 {
+			parts = append(parts, plural(n, t+" line", t+" lines"))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "no request id and no key: " + strings.Join(parts, ", ") + " joined nothing; make that tier log them (the format's setup in 'idem help formats' and docs/formats.md)"
+}
+
+// findingCounts says how many findings there are, by severity.
+func findingCounts(s diagnose.Summary) string {
+	if s.Findings == 0 {
+		return "no findings"
+	}
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		name string
+	}{{s.Critical, "critical"}, {s.Warning, "warning"}, {s.Info, "info"}} {
+		if c.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.name))
+		}
+	}
+	return plural(s.Findings, "finding", "findings") + ": " + strings.Join(parts, ", ")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+func evidenceStatus(o *model.Observation) string {
+	switch {
+	case o.Outcome.Lost():
+		return o.Outcome.String()
+	case o.Status > 0:
+		return fmt.Sprint(o.Status)
+	}
+	return "-"
+}
+
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-1] + "…"
+}
