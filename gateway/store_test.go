@@ -2,7 +2,9 @@ package gateway
 
 import (
 	"context"
+	"database/sql"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -237,5 +239,43 @@ func TestStoreErrorsHideThePassword(t *testing.T) {
 		if strings.Contains(err.Error(), "s3cr3t-pw") {
 			t.Errorf("the error shows the password: %v", err)
 		}
+	}
+}
+
+// TestPostgresSchemaVersion: a store made before versions were recorded is
+// migrated and keeps its keys; a store at the current version is only
+// read; a store migrated by a newer gateway is refused.
+func TestPostgresSchemaVersion(t *testing.T) {
+	ctx := context.Background()
+	url := PostgresURL(t)
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	// The layout before versions: the tables, no idem_schema.
+	if _, err := db.Exec(postgresSchema); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("UPDATE idem_seq SET value = 41 WHERE name = 'result'"); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		st := mustOpen(t, url)
+		done, err := st.Complete(ctx, Completion{Scope: "/r", KeyHash: fmt.Sprint("h", i), Owner: "a", Prefix: "dr", Respond: respond})
+		if err != nil || done.ResultID != fmt.Sprintf("dr_%06d", 42+i) {
+			t.Fatalf("open %d: %+v %v", i, done, err)
+		}
+		st.Close()
+	}
+	var v int
+	if err := db.QueryRow("SELECT version FROM idem_schema").Scan(&v); err != nil || v != schemaVersion {
+		t.Fatalf("version %d %v", v, err)
+	}
+	if _, err := db.Exec("UPDATE idem_schema SET version = version + 1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenStore(url); !errors.Is(err, ErrSchemaNewer) {
+		t.Fatalf("a newer schema was opened: %v", err)
 	}
 }
