@@ -96,9 +96,7 @@ func (s *Server) reserve(ctx context.Context, w http.ResponseWriter, d *delivery
 		got, reserved, err = s.store.Reserve(ctx, d.key, now)
 	}
 	if err != nil {
-		s.log.line(d.reqCtx, "reservation failed", map[string]any{"error": err.Error()})
-		w.Header().Set("Retry-After", "1")
-		s.answer(w, d.reqCtx, http.StatusServiceUnavailable, "failed", "storage_unavailable", "the key could not be reserved; nothing was done, retry with the same key")
+		s.unavailable(w, d, "reservation", err)
 		return true
 	}
 	if reserved {
@@ -112,11 +110,19 @@ func (s *Server) reserve(ctx context.Context, w http.ResponseWriter, d *delivery
 	if got.State != StateCompleted {
 		if s.recoverable(got, now) {
 			ok, err := s.store.TakeOver(ctx, d.route, d.keyHash, got.Owner, d.owner, d.key.Lease)
-			if err == nil && ok {
+			if err != nil {
+				// The key is not in progress: its owner is gone, and the
+				// store cannot hand it over. Say so, as every storage
+				// failure does.
+				s.unavailable(w, d, "take over", err)
+				return true
+			}
+			if ok {
 				s.log.line(d.reqCtx, "decision", map[string]any{"decision": "new", "state": StateInProgress,
 					"note": "reservation recovered: its owner is gone and no effect was committed"})
 				return false
 			}
+			// Another delivery recovered it first: that one is in progress.
 		}
 		w.Header().Set("Retry-After", "1")
 		s.answer(w, d.reqCtx, s.opts.Profile.InProgress, "in_progress", "idempotency_key_in_use", "the first request with this key is still in progress")
@@ -125,6 +131,14 @@ func (s *Server) reserve(ctx context.Context, w http.ResponseWriter, d *delivery
 	s.log.line(d.reqCtx, "decision", map[string]any{"decision": "replay", "state": StateCompleted, "status": got.Status, "result_id": got.ResultID})
 	writeStored(w, got, true)
 	return true
+}
+
+// unavailable answers a delivery whose key could not be reserved: 503
+// storage_unavailable, nothing done.
+func (s *Server) unavailable(w http.ResponseWriter, d *delivery, what string, err error) {
+	s.log.line(d.reqCtx, what+" failed", map[string]any{"error": err.Error()})
+	w.Header().Set("Retry-After", "1")
+	s.answer(w, d.reqCtx, http.StatusServiceUnavailable, "failed", "storage_unavailable", "the key could not be reserved; nothing was done, retry with the same key")
 }
 
 // commit records the effect and completes the key record in one
