@@ -381,7 +381,7 @@ func TestReservationsOfGoneOwnersAreRecovered(t *testing.T) {
 	body := `{"x":1}`
 	route := "/v1/demo-requests"
 	orphan := func(st Store, key string) {
-		rec := Record{Scope: route, KeyHash: trace.HashKey(key), Fingerprint: trace.Fingerprint([]byte(body)), State: StateInProgress,
+		rec := Record{Scope: route, Digest: KeyDigest(key), Fingerprint: trace.Fingerprint([]byte(body)), State: StateInProgress,
 			Owner: "gw-dead/attempt-1", Lease: t0.Add(30 * time.Second), Created: t0}
 		if _, ok, err := st.Reserve(context.Background(), rec, t0); !ok || err != nil {
 			t.Fatal(ok, err)

@@ -59,7 +59,7 @@ func (s *Server) keyState(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	hash := trace.HashKey(key)
-	recs, err := s.store.Records(r.Context(), hash)
+	recs, err := s.store.Records(r.Context(), KeyDigest(key))
 	if err != nil {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"error": "storage_unavailable", "message": "the key could not be read"})
 		return
@@ -153,7 +153,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, route, prefix str
 	s.sweep(work, start)
 
 	// The counter keeps owners apart when clients reuse a request id.
-	d := &delivery{reqCtx: ctx, owner: s.instance + "/" + strconv.FormatUint(s.deliveries.Add(1), 10) + "/" + rid}
+	d := &delivery{reqCtx: ctx, digest: KeyDigest(key), owner: s.instance + "/" + strconv.FormatUint(s.deliveries.Add(1), 10) + "/" + rid}
 	s.setLive(d.owner, true)
 	defer s.setLive(d.owner, false)
 	if !s.opts.Faults.NoDedup {

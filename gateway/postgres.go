@@ -11,6 +11,8 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // pgx through database/sql: one sqlStore for both databases
 )
 
+// postgresSchema is version 1, the tables as they were first made; the
+// migrations after it bring them to schemaVersion.
 const postgresSchema = `
 CREATE TABLE idem_keys (
   scope TEXT NOT NULL,
@@ -43,7 +45,7 @@ INSERT INTO idem_seq (name, value) VALUES ('result', 0);
 
 // OpenPostgres opens a store in the PostgreSQL database at url (a
 // postgres:// URL, as pgx reads it). Several gateways may share it: the
-// primary key on (scope, key_hash) makes the reservation atomic across
+// primary key on (scope, key_digest) makes the reservation atomic across
 // processes, and an in_progress reservation is recovered only once its
 // lease has passed, since its owner may be alive in another process.
 func OpenPostgres(ctx context.Context, url string) (Store, error) {
@@ -64,7 +66,12 @@ func OpenPostgres(ctx context.Context, url string) (Store, error) {
 		db.Close()
 		return nil, err
 	}
-	return &sqlStore{db: db, dollar: true, persistent: true}, nil
+	st := &sqlStore{db: db, dollar: true, persistent: true}
+	if err := st.findLegacy(pctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return st, nil
 }
 
 // The schema's version is recorded in idem_schema. A replica that starts
@@ -75,8 +82,9 @@ func OpenPostgres(ctx context.Context, url string) (Store, error) {
 // live commits.) An older schema is migrated once, by the replica that
 // holds the advisory lock; the others wait for it, then find it current.
 
-// schemaVersion is the layout this code reads and writes.
-const schemaVersion = 1
+// schemaVersion is the layout this code reads and writes: 1 the first
+// tables, 2 keys named by their whole digest (key_digest, was key_hash).
+const schemaVersion = 2
 
 // schemaLock is the advisory lock that serialises migrations.
 const schemaLock = 7103562
@@ -96,6 +104,17 @@ var pgMigrations = []func(ctx context.Context, tx *sql.Tx) error{
 			return err
 		}
 		_, err := tx.ExecContext(ctx, postgresSchema)
+		return err
+	},
+	// 1 → 2: a key's record is named by its whole digest. The records
+	// already there keep the 64 bits they were written with, until their
+	// key comes again (sqlStore.adopt). The column is renamed, not added:
+	// a gateway of version 1 still running on the store then fails (503,
+	// nothing done) instead of writing records this one cannot see, which
+	// would run a key twice.
+	func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, "ALTER TABLE idem_keys RENAME COLUMN key_hash TO key_digest; "+
+			"ALTER INDEX idem_keys_by_hash RENAME TO idem_keys_by_digest")
 		return err
 	},
 }
