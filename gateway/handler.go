@@ -34,14 +34,8 @@ func (s *Server) Handler() http.Handler {
 		}
 		s.serve(w, r, route, "rcpt", http.StatusConflict, validateOperation(op))
 	})
-	mux.HandleFunc("GET /v1/effects", func(w http.ResponseWriter, r *http.Request) {
-		effects, err := s.store.Effects(r.Context())
-		if err != nil {
-			writeJSON(w, http.StatusServiceUnavailable, map[string]any{"error": "storage_unavailable", "message": "the effects could not be read"})
-			return
-		}
-		writeJSON(w, http.StatusOK, map[string]any{"count": len(effects), "effects": effects})
-	})
+	mux.HandleFunc("GET /v1/effects", s.effects)
+	mux.HandleFunc("GET /v1/effects/count", s.effectCount)
 	mux.HandleFunc("GET /v1/keys/{key}", s.keyState)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"ok": true, "profile": s.opts.Profile.Name})

@@ -238,8 +238,9 @@ func (s *sqlStore) Records(ctx context.Context, digest string) ([]Record, error)
 	return out, storageErr("read", rows.Err())
 }
 
-func (s *sqlStore) Effects(ctx context.Context) ([]Effect, error) {
-	rows, err := s.db.QueryContext(ctx, "SELECT result_id, route, key_hash, request_id, at_ns FROM idem_effects ORDER BY seq")
+func (s *sqlStore) Effects(ctx context.Context, after int64, limit int) ([]Effect, error) {
+	rows, err := s.db.QueryContext(ctx, s.q("SELECT seq, result_id, route, key_hash, request_id, at_ns FROM idem_effects WHERE seq > ? ORDER BY seq LIMIT ?"),
+		after, limit)
 	if err != nil {
 		return nil, storageErr("read", err)
 	}
@@ -248,7 +249,7 @@ func (s *sqlStore) Effects(ctx context.Context) ([]Effect, error) {
 	for rows.Next() {
 		var e Effect
 		var at int64
-		if err := rows.Scan(&e.ResultID, &e.Route, &e.KeyHash, &e.Request, &at); err != nil {
+		if err := rows.Scan(&e.Seq, &e.ResultID, &e.Route, &e.KeyHash, &e.Request, &at); err != nil {
 			return nil, storageErr("read", err)
 		}
 		e.Time = fromNanos(at)
@@ -284,6 +285,12 @@ func (s *sqlStore) findLegacy(ctx context.Context) error {
 	}
 	s.legacy.Store(n > 0)
 	return nil
+}
+
+func (s *sqlStore) EffectCount(ctx context.Context) (int64, error) {
+	var n int64
+	err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM idem_effects").Scan(&n)
+	return n, storageErr("read", err)
 }
 
 func (s *sqlStore) Exclusive() bool  { return s.exclusive }

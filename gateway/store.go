@@ -50,6 +50,7 @@ func (r *Record) expired(now time.Time) bool {
 
 // Effect is one business change the gateway made.
 type Effect struct {
+	Seq      int64     `json:"seq"` // its place in the order effects were made, from 1
 	ResultID string    `json:"result_id"`
 	Route    string    `json:"route"`
 	KeyHash  string    `json:"key_hash,omitempty"`
@@ -101,8 +102,11 @@ type Store interface {
 	Sweep(ctx context.Context, now time.Time) (int64, error)
 	// Records returns every record of a key, in every scope.
 	Records(ctx context.Context, digest string) ([]Record, error)
-	// Effects returns the effects in the order they were made.
-	Effects(ctx context.Context) ([]Effect, error)
+	// Effects returns up to limit effects, the first made after the one
+	// numbered after, in the order they were made.
+	Effects(ctx context.Context, after int64, limit int) ([]Effect, error)
+	// EffectCount returns how many effects were made.
+	EffectCount(ctx context.Context) (int64, error)
 	// Exclusive reports whether this process is the only one using the
 	// store, so a reservation owned by another process has a dead owner.
 	Exclusive() bool

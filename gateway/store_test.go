@@ -58,7 +58,7 @@ func TestStoreContract(t *testing.T) {
 			if _, err := st.Complete(ctx, Completion{Scope: "/r", Digest: "h1", Owner: "b/2", Prefix: "dr", Dedup: true, Respond: respond}); !errors.Is(err, ErrNotOwner) {
 				t.Fatalf("a non-owner completed: %v", err)
 			}
-			if n, _ := st.Effects(ctx); len(n) != 0 {
+			if n, _ := st.Effects(ctx, 0, 100); len(n) != 0 {
 				t.Fatalf("a refused completion left an effect: %v", n)
 			}
 			if ok, err := st.TakeOver(ctx, "/r", "h1", "z/9", "b/2", t0); ok || err != nil {
@@ -105,8 +105,14 @@ func TestStoreContract(t *testing.T) {
 			if n, err := st.Sweep(ctx, t0.Add(2*time.Minute)); n != 1 || err != nil {
 				t.Errorf("sweep: %d %v", n, err)
 			}
-			if effects, _ := st.Effects(ctx); len(effects) != 2 || effects[0].ResultID != "dr_000001" || effects[1].ResultID != "rcpt_000002" {
+			if effects, _ := st.Effects(ctx, 0, 100); len(effects) != 2 || effects[0].ResultID != "dr_000001" || effects[1].ResultID != "rcpt_000002" {
 				t.Errorf("effects %+v", effects)
+			}
+			if effects, _ := st.Effects(ctx, 1, 1); len(effects) != 1 || effects[0].ResultID != "rcpt_000002" || effects[0].Seq != 2 {
+				t.Errorf("the page after 1: %+v", effects)
+			}
+			if n, err := st.EffectCount(ctx); n != 2 || err != nil {
+				t.Errorf("effect count %d %v", n, err)
 			}
 		})
 	}
