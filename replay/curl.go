@@ -3,6 +3,7 @@ package replay
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -22,7 +23,7 @@ func (r *Request) Curl() string {
 	if strings.Trim(method, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" || method == "" {
 		method = ShellQuote(method)
 	}
-	fmt.Fprintf(&b, "curl -sS -X %s %s", method, ShellQuote(redact.String(r.URL)))
+	fmt.Fprintf(&b, "curl -sS -X %s %s", method, ShellQuote(ShowURL(r.URL)))
 	for _, name := range sortedNames(r.Header) {
 		for _, v := range r.Header[name] {
 			fmt.Fprintf(&b, " \\\n  -H %s", ShellQuote(name+": "+ShowHeader(name, v)))
@@ -34,12 +35,46 @@ func (r *Request) Curl() string {
 	return b.String()
 }
 
-// ShowHeader is a header value fit to print: credentials masked.
+// ShowHeader is a header value fit to print: a credential's masked whole,
+// by its name or by its value (as Build decides what is not resent).
 func ShowHeader(name, value string) string {
-	if redact.IsSecretHeader(name) {
+	if secretHeader(name, value) {
 		return redact.Mask
 	}
-	return redact.String(value)
+	return value
+}
+
+// ShowURL is a URL fit to print: the value of every query parameter that
+// Build would not resend is masked (with --keep-auth it is sent, and still
+// never shown), escaped or not, and the rest is redacted as all output is.
+func ShowURL(raw string) string {
+	base, query, ok := strings.Cut(raw, "?")
+	if !ok {
+		return redact.String(raw)
+	}
+	query, frag, hasFrag := strings.Cut(query, "#")
+	parts := strings.Split(query, "&")
+	for i, part := range parts {
+		name, value, ok := strings.Cut(part, "=")
+		if !ok {
+			continue
+		}
+		n, v := name, value
+		if u, err := url.QueryUnescape(name); err == nil {
+			n = u
+		}
+		if u, err := url.QueryUnescape(value); err == nil {
+			v = u
+		}
+		if secretParam(part, n, v) {
+			parts[i] = name + "=" + redact.Mask
+		}
+	}
+	out := base + "?" + strings.Join(parts, "&")
+	if hasFrag {
+		out += "#" + frag
+	}
+	return redact.String(out)
 }
 
 func sortedNames(h http.Header) []string {
