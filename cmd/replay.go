@@ -303,6 +303,9 @@ func runReplay(ctx context.Context, o *ReplayOptions) error {
 		if errors.Is(err, replay.ErrTarget) {
 			return &UsageError{Err: fmt.Errorf("--target: %w", err)}
 		}
+		if errors.Is(err, replay.ErrUnsendable) {
+			return err // the input's fault, not the flags': exit 2 without the usage hint
+		}
 		return &UsageError{Err: err}
 	}
 	errOut := f.IO.ErrOut

@@ -290,3 +290,29 @@ func TestReplayNeverResendsOrPrintsCredentials(t *testing.T) {
 		})
 	}
 }
+
+// TestReplayUnsendableRequestIsAnInputError: a captured header holding a
+// line break cannot be sent (the HTTP client refuses it, and nothing
+// reaches the target); that is a fact about the input, exit 2 with the
+// header named, never "the replay contract is broken". --header replaces
+// it, and the replay goes.
+func TestReplayUnsendableRequestIsAnInputError(t *testing.T) {
+	srv, arrivals := recordingServer(t)
+	har := writeCredentialsHAR(t, []credential{{name: "X-Trace", value: "a\r\nInjected: 1"}})
+	for _, args := range [][]string{
+		{"--yes"}, {"--yes", "-o", "json"}, {"--dry-run"},
+	} {
+		code, out, errOut := runTTY(t, "", false, append([]string{"replay", "--key", "cred-key-1", "--target", srv.URL, har}, args...)...)
+		if code != ExitError || !strings.Contains(errOut, "X-Trace") || !strings.Contains(errOut, "line break") ||
+			strings.Contains(out+errOut, "broken") || strings.Contains(out, "FAIL") {
+			t.Errorf("%v: exit %d\n%s%s", args, code, out, errOut)
+		}
+	}
+	if n := len(arrivals()); n != 0 {
+		t.Fatalf("%d requests arrived", n)
+	}
+	code, out, errOut := runTTY(t, "", false, "replay", "--key", "cred-key-1", "--target", srv.URL, "--yes", "--header", "X-Trace: clean", har)
+	if got := arrivals(); code != 0 || len(got) != 1 || got[0].header.Get("X-Trace") != "clean" {
+		t.Errorf("--header X-Trace: exit %d\n%s%s", code, out, errOut)
+	}
+}

@@ -84,6 +84,13 @@ func NewPlan(c *trace.Captured, key string, orig Original, opts Options) (*Plan,
 		}
 		p.Steps = append(p.Steps, s)
 	}
+	for _, s := range p.Steps {
+		for _, r := range s.Requests {
+			if err := sendable(r); err != nil {
+				return nil, err
+			}
+		}
+	}
 	return p, nil
 }
 
