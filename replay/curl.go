@@ -12,13 +12,24 @@ import (
 	"github.com/idem-cli/idem/redact"
 )
 
-// Curl writes the request as an equivalent curl command for bash or any
-// POSIX shell. Values are redacted first and quoted after, so a mask
-// never eats a closing quote; a value that holds a control character or
-// invalid UTF-8 is written in ANSI-C quoting ($'…'), so the command is
-// printable as it is and runs as it reads.
+// Curl writes the request as an equivalent curl command for bash. Values
+// are redacted first and quoted after, so a mask never eats a closing
+// quote; a value that holds a control character or invalid UTF-8 is
+// written in ANSI-C quoting ($'…'), so the command is printable as it is
+// and runs as it reads. An argument cannot hold a NUL (bash ends $'…' at
+// \x00), so a body with one goes to curl's standard input from printf.
+// Only a sendable request (Sendable) is printed: its method and headers
+// hold no NUL.
 func (r *Request) Curl() string {
 	var b strings.Builder
+	var body string
+	if len(r.Body) > 0 {
+		body = redact.String(string(r.Body))
+	}
+	stdin := strings.IndexByte(body, 0) >= 0
+	if stdin {
+		fmt.Fprintf(&b, "printf %%b %s | ", ShellQuote(printfEscape(body)))
+	}
 	method := r.Method
 	if strings.Trim(method, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" || method == "" {
 		method = ShellQuote(method)
@@ -29,10 +40,20 @@ func (r *Request) Curl() string {
 			fmt.Fprintf(&b, " \\\n  -H %s", ShellQuote(name+": "+ShowHeader(name, v)))
 		}
 	}
-	if len(r.Body) > 0 {
-		fmt.Fprintf(&b, " \\\n  --data-binary %s", ShellQuote(redact.String(string(r.Body))))
+	switch {
+	case stdin:
+		fmt.Fprintf(&b, " \\\n  --data-binary @-")
+	case body != "":
+		fmt.Fprintf(&b, " \\\n  --data-binary %s", ShellQuote(body))
 	}
 	return b.String()
+}
+
+// printfEscape writes s for printf's %b, which turns \\ into a backslash
+// and \0nnn into the byte nnn (octal): every backslash doubled, every NUL
+// \0000 (three digits, so that a digit after it stays a digit).
+func printfEscape(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "\x00", `\0000`)
 }
 
 // ShowHeader is a header value fit to print: a credential's masked whole,

@@ -86,7 +86,7 @@ func NewPlan(c *trace.Captured, key string, orig Original, opts Options) (*Plan,
 	}
 	for _, s := range p.Steps {
 		for _, r := range s.Requests {
-			if err := sendable(r); err != nil {
+			if err := r.Sendable(); err != nil {
 				return nil, err
 			}
 		}

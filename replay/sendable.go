@@ -3,7 +3,10 @@ package replay
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
+
+	"github.com/idem-cli/idem/redact"
 )
 
 // A request that could not be sent is not a fact about the server: Go's
@@ -15,13 +18,17 @@ import (
 
 // RequestError is a request the plan cannot send as it was captured.
 type RequestError struct {
+	URL     error  // set when the URL is at fault
 	Method  string // set when the method is at fault
 	Header  string // else the header at fault
 	Problem string // what is wrong with the header
 }
 
 func (e *RequestError) Error() string {
-	if e.Header == "" {
+	switch {
+	case e.URL != nil:
+		return fmt.Sprintf("the captured URL cannot be sent (%v), and nothing was sent", e.URL)
+	case e.Header == "":
 		return fmt.Sprintf("the captured method %q is not an HTTP method: the request cannot be sent, and nothing was sent", e.Method)
 	}
 	return fmt.Sprintf("the captured header %q %s: the request cannot be sent, and nothing was sent; replace it with --header '%s: value'",
@@ -33,17 +40,24 @@ var ErrUnsendable = errors.New("the request cannot be sent")
 
 func (e *RequestError) Is(target error) bool { return target == ErrUnsendable }
 
-// sendable checks what Go's HTTP client would refuse to send.
-func sendable(r *Request) error {
+// Sendable says why Go's HTTP client would refuse to send r (nil when it
+// would send it): a *RequestError.
+func (r *Request) Sendable() error {
 	if !isToken(r.Method) {
 		return &RequestError{Method: r.Method}
+	}
+	if _, err := url.Parse(r.URL); err != nil {
+		return &RequestError{URL: errors.New(redact.String(err.Error()))}
+	}
+	if strings.IndexFunc(r.URL, isCTL) >= 0 {
+		return &RequestError{URL: errors.New("it holds a control character")}
 	}
 	for _, name := range sortedNames(r.Header) {
 		if !isToken(name) {
 			return &RequestError{Header: name, Problem: "is not a valid header name"}
 		}
 		for _, v := range r.Header[name] {
-			if i := strings.IndexFunc(v, func(c rune) bool { return c < ' ' && c != '\t' || c == 0x7f }); i >= 0 {
+			if i := strings.IndexFunc(v, func(c rune) bool { return c != '\t' && isCTL(c) }); i >= 0 {
 				what := "holds a control character"
 				if v[i] == '\r' || v[i] == '\n' {
 					what = "holds a line break"
@@ -54,6 +68,9 @@ func sendable(r *Request) error {
 	}
 	return nil
 }
+
+// isCTL reports an ASCII control character.
+func isCTL(c rune) bool { return c < ' ' || c == 0x7f }
 
 // isToken reports whether s is an HTTP token (RFC 9110), as a method or a
 // header name must be.
