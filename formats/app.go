@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 	"github.com/tidwall/gjson"
 )
 
@@ -62,10 +62,10 @@ var effectWords = regexp.MustCompile(`(?i)\b(created|committed|published|charged
 
 // extractApp maps application loggers (slog, zap, zerolog, logrus, pino,
 // structlog), Temporal worker lines and idem's canonical schema.
-func extractApp(p *Parser, r *record, o *trace.Observation) bool {
-	o.Time, _ = trace.ParseTime(r.strs(pTimeAliases))
+func extractApp(p *Parser, r *record, o *model.Observation) bool {
+	o.Time, _ = model.ParseTime(r.strs(pTimeAliases))
 	o.RequestID = r.strs(pRidAliases)
-	o.Key = trace.NormalizeKey(r.strs(pKeyAliases))
+	o.Key = model.NormalizeKey(r.strs(pKeyAliases))
 	o.KeyHash = r.strs(pKeyHashAliases)
 	o.Method = httpMethod(r.strs(pMethodAliases))
 	o.Route = routePath(r.strs(pRouteAliases))
@@ -86,18 +86,18 @@ func extractApp(p *Parser, r *record, o *trace.Observation) bool {
 	o.ActivityID = r.str("ActivityID", "activityId", "activity_id")
 	o.ActivityType = r.str("ActivityType", "activityType", "activity_type")
 	if t := r.str("tier"); t != "" {
-		if tier, err := trace.ParseTier(strings.ToLower(t)); err == nil {
+		if tier, err := model.ParseTier(strings.ToLower(t)); err == nil {
 			o.Tier = tier
 		}
 	}
 	o.Duration = appDuration(r, o.Format == "zerolog")
 	o.RequestID = processScoped(r, o.RequestID, o.Source)
 	if oc := r.strs(pOutcomeAliases); oc != "" {
-		o.Outcome = trace.ParseOutcome(strings.ToLower(oc))
+		o.Outcome = model.ParseOutcome(strings.ToLower(oc))
 	}
 	if o.Fingerprint == "" {
 		if b := r.path(firstPresent(r, bodyAliases)); b.Exists() {
-			o.Fingerprint = trace.FingerprintValue(b)
+			o.Fingerprint = model.FingerprintValue(b)
 		}
 	}
 	switch v := r.get("effect"); {
@@ -108,8 +108,8 @@ func extractApp(p *Parser, r *record, o *trace.Observation) bool {
 	case o.ResultID != "" && o.Decision != "replay" && o.Decision != "replayed" && effectWords.MatchString(o.Message):
 		o.Effect = true
 	}
-	if o.Status > 0 && o.Outcome == trace.OutcomeUnknown {
-		o.Outcome = trace.OutcomeOK
+	if o.Status > 0 && o.Outcome == model.OutcomeUnknown {
+		o.Outcome = model.OutcomeOK
 	}
 	// A line with a status and a duration is an access line, written when
 	// the response was: the request began a duration earlier. Fiber's
@@ -145,7 +145,7 @@ var pDurMS = newPaths("duration_ms", "latency_ms", "elapsed_ms", "responseTime",
 // zap's float seconds, zerolog's milliseconds (millis).
 func appDuration(r *record, millis bool) time.Duration {
 	if s := r.strs(pDurMS); s != "" {
-		d, _ := trace.ParseDuration(s, trace.Milliseconds)
+		d, _ := model.ParseDuration(s, model.Milliseconds)
 		return d
 	}
 	v := r.get("duration")
@@ -154,20 +154,20 @@ func appDuration(r *record, millis bool) time.Duration {
 	}
 	switch v.Type {
 	case gjson.String:
-		d, _ := trace.ParseDuration(v.Str, trace.Seconds)
+		d, _ := model.ParseDuration(v.Str, model.Seconds)
 		return d
 	case gjson.Number:
 		if millis {
 			// zerolog's Dur fields and hlog.AccessHandler's duration are
 			// milliseconds unless zerolog.DurationFieldUnit says otherwise.
-			d, _ := trace.ParseDuration(v.Raw, trace.Milliseconds)
+			d, _ := model.ParseDuration(v.Raw, model.Milliseconds)
 			return d
 		}
 		if strings.ContainsAny(v.Raw, ".eE") {
-			d, _ := trace.ParseDuration(v.Raw, trace.Seconds)
+			d, _ := model.ParseDuration(v.Raw, model.Seconds)
 			return d
 		}
-		d, _ := trace.ParseDuration(v.Raw, trace.Nanoseconds)
+		d, _ := model.ParseDuration(v.Raw, model.Nanoseconds)
 		return d
 	}
 	return 0
@@ -178,7 +178,7 @@ func appDuration(r *record, millis bool) time.Duration {
 // logged it (its hostname and pid, where the line has them, else its
 // file): the same counter value from two pods or two restarts is not one
 // request.
-func processScoped(r *record, id string, src trace.Source) string {
+func processScoped(r *record, id string, src model.Source) string {
 	if id == "" || len(id) > 9 {
 		return id
 	}

@@ -8,8 +8,8 @@ import (
 	"io"
 
 	"github.com/idem-cli/idem/diagnose"
+	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/redact"
-	"github.com/idem-cli/idem/trace"
 )
 
 // The idem.report/v1 document and its writer. A compact report's findings
@@ -73,7 +73,7 @@ type EvidenceJSON struct {
 	Detail    string `json:"detail,omitempty"`
 }
 
-func inputsJSON(inputs []*trace.Input) []InputJSON {
+func inputsJSON(inputs []*model.Input) []InputJSON {
 	out := []InputJSON{}
 	for _, in := range inputs {
 		j := InputJSON{Path: redact.String(in.Path), Format: in.Format, Tier: in.Tier, Compression: in.Compression,
@@ -92,7 +92,7 @@ func inputsJSON(inputs []*trace.Input) []InputJSON {
 	return out
 }
 
-func evidenceJSON(o *trace.Observation) EvidenceJSON {
+func evidenceJSON(o *model.Observation) EvidenceJSON {
 	return EvidenceJSON{Source: redact.String(o.Source.String()), Tier: o.Tier.String(), RequestID: redact.String(o.RequestID),
 		Time: FormatTime(o.Time), Status: o.Status, Outcome: o.Outcome.String(), Decision: redact.String(o.Decision),
 		ResultID: redact.String(o.ResultID), Effect: o.Effect, Detail: redact.String(o.Detail)}
