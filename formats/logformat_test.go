@@ -1,0 +1,151 @@
+package formats
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idem-cli/idem/trace"
+)
+
+// readWith reads lines as a source whose config gives the log_format.
+func readWith(t *testing.T, sc SourceConfig, lines ...string) *Result {
+	t.Helper()
+	sc.Path = "*"
+	cfg := &Config{Sources: []SourceConfig{sc}}
+	if err := cfg.Compile(); err != nil {
+		t.Fatal(err)
+	}
+	rule, err := cfg.RuleFor("proxy.log", trace.TierUnknown, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := NewParser(cfg, rule)
+	var res Result
+	p.Into(&res)
+	for i, l := range lines {
+		p.Line([]byte(l), trace.Source{File: "proxy.log", Line: i + 1})
+	}
+	return &res
+}
+
+func TestLogFormatReadsByMeaning(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		sc   SourceConfig
+		line string
+		want trace.Observation
+	}{{
+		name: "nginx: ids in the middle, $time_local is the end of the request",
+		sc:   SourceConfig{LogFormat: `log_format odd '$status $http_idempotency_key [$time_local] $http_x_request_id $request_time "$request" $remote_addr';`},
+		line: `201 k-1 [30/Nov/2026:09:14:04 +0000] r-1 2.398 "POST /v1/orders?x=1 HTTP/1.1" 10.0.0.1`,
+		want: trace.Observation{Format: "nginx log_format", Tier: trace.TierProxy, Method: "POST", Route: "/v1/orders", Status: 201,
+			Outcome: trace.OutcomeOK, RequestID: "r-1", Key: "k-1", Client: "10.0.0.1",
+			Time: mustTime("2026-11-30T09:14:01.602Z"), Duration: 2398 * time.Millisecond},
+	}, {
+		name: "nginx: a JSON template with escape=json and a 499",
+		sc: SourceConfig{LogFormat: `log_format j escape=json '{"st":"$status","up":"$upstream_status","rid":"$request_id",` +
+			`"key":"$http_idempotency_key","m":"$request_method","u":"$uri","ms":"$msec","rt":"$request_time","tenant":"$http_x_tenant"}';`},
+		line: `{"st":"499","up":"201","rid":"14fe277217966d99b9a47cbebced2b9c","key":"\"k-2\"","m":"POST","u":"/v1/orders",` +
+			`"ms":"1796030044.512","rt":"2.398","tenant":"acme"}`,
+		want: trace.Observation{Format: "nginx log_format", Tier: trace.TierProxy, Method: "POST", Route: "/v1/orders", UpstreamStatus: 201,
+			Outcome: trace.OutcomeClientClosed, RequestID: "14fe277217966d99b9a47cbebced2b9c", Key: "k-2",
+			Detail: "499 client closed request $http_x_tenant=acme", Time: mustTime("2026-11-30T09:14:02.114Z"), Duration: 2398 * time.Millisecond},
+	}, {
+		name: "apache: %t is the arrival, %D microseconds",
+		sc:   SourceConfig{LogFormat: `%{X-Request-Id}i %h %t "%r" %>s %D "%{Idempotency-Key}i"`, LogFormatSyntax: "apache"},
+		line: `r-3 ::1 [30/Nov/2026:09:14:04 +0000] "POST /v1/orders HTTP/1.1" 201 1500321 "k-3"`,
+		want: trace.Observation{Format: "apache log_format", Tier: trace.TierProxy, Method: "POST", Route: "/v1/orders", Status: 201,
+			Outcome: trace.OutcomeOK, RequestID: "r-3", Key: "k-3", Client: "::1",
+			Time: mustTime("2026-11-30T09:14:04Z"), Duration: 1500321 * time.Microsecond},
+	}, {
+		name: "tomcat: %X says the client went away",
+		sc:   SourceConfig{LogFormat: `%a %t &quot;%r&quot; %s %{ms}T %X %{X-Request-Id}i`, LogFormatSyntax: "tomcat"},
+		line: `127.0.0.1 [30/Nov/2026:09:14:04 +0000] "POST /v1/orders HTTP/1.1" 200 812 X r-4`,
+		want: trace.Observation{Format: "tomcat log_format", Tier: trace.TierProxy, Method: "POST", Route: "/v1/orders", Status: 200,
+			Outcome: trace.OutcomeClientClosed, RequestID: "r-4", Client: "127.0.0.1", Detail: "connection aborted (%X)",
+			Time: mustTime("2026-11-30T09:14:04Z"), Duration: 812 * time.Millisecond},
+	}, {
+		name: "haproxy: captures named by the config, the termination state",
+		sc: SourceConfig{LogFormat: `%ci:%cp [%tr] %ft %b/%s %TR/%Tw/%Tc/%Tr/%Ta %ST %B %CC %CS %tsc %ac/%fc/%bc/%sc/%rc %sq/%bq %hr %hs %{+Q}r`,
+			Captures: []string{"Host", "Idempotency-Key", "X-Request-Id"}},
+		line: `10.0.1.2:33317 [30/Nov/2026:09:14:04.655] fe app/app1 0/0/0/-1/402 -1 0 - - CH-- 1/1/0/0/0 0/0 {h|k-5|r-5} {} "POST /v1/orders HTTP/1.1"`,
+		want: trace.Observation{Format: "haproxy log_format", Tier: trace.TierProxy, Method: "POST", Route: "/v1/orders",
+			Outcome: trace.OutcomeClientClosed, RequestID: "r-5", Key: "k-5", Client: "10.0.1.2", Detail: "CH--",
+			Time: mustTime("2026-11-30T09:14:04.655Z"), Duration: 402 * time.Millisecond},
+	}, {
+		name: "envoy: a json_format, keys in another order",
+		sc: SourceConfig{LogFormat: `{"start":"%START_TIME%","method":"%REQ(:METHOD)%","path":"%REQ(X-ENVOY-ORIGINAL-PATH?:PATH)%",` +
+			`"code":"%RESPONSE_CODE%","flags":"%RESPONSE_FLAGS%","rid":"%REQ(X-REQUEST-ID)%","key":"%REQ(IDEMPOTENCY-KEY)%","ms":"%DURATION%"}`},
+		line: `{"code":504,"flags":"UT","key":"k-6","method":"POST","ms":501,"path":"/v1/orders","rid":"r-6","start":"2026-11-30T09:14:04.100Z"}`,
+		want: trace.Observation{Format: "envoy log_format", Tier: trace.TierProxy, Method: "POST", Route: "/v1/orders", Status: 504,
+			Outcome: trace.OutcomeUpstreamTimeout, RequestID: "r-6", Key: "k-6", Detail: "UT",
+			Time: mustTime("2026-11-30T09:14:04.1Z"), Duration: 501 * time.Millisecond},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := readWith(t, tc.sc, tc.line)
+			if len(res.Skips) > 0 {
+				t.Fatalf("skipped: %s", res.Skips[0].Reason)
+			}
+			if len(res.Obs) != 1 {
+				t.Fatalf("%d observations", len(res.Obs))
+			}
+			got := res.Obs[0]
+			got.Source = trace.Source{}
+			if !got.Time.Equal(tc.want.Time) {
+				t.Errorf("time %s, want %s", got.Time, tc.want.Time)
+			}
+			got.Time = tc.want.Time
+			if got != tc.want {
+				t.Errorf("read\n %+v\nwant\n %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// A line the log_format did not write is skipped with why; no other
+// format is tried on it, and the input's other lines are read.
+func TestLogFormatSkipsWhatItDidNotWrite(t *testing.T) {
+	res := readWith(t, SourceConfig{LogFormat: `$http_x_request_id $status "$request"`},
+		`r-1 201 "POST /v1/orders HTTP/1.1"`,
+		`127.0.0.1 - - [10/Oct/2000:13:55:36 -0700] "GET /apache_pb.gif HTTP/1.0" 200 2326`,
+		`{"time":"2026-11-30T10:00:00Z","level":"INFO","msg":"x","request_id":"r1"}`)
+	if len(res.Obs) != 1 || res.Obs[0].RequestID != "r-1" {
+		t.Fatalf("observations %+v", res.Obs)
+	}
+	if len(res.Skips) != 2 || res.Skips[0].Source.Line != 2 || !strings.Contains(res.Skips[0].Reason, "column") {
+		t.Fatalf("skips %+v", res.Skips)
+	}
+}
+
+func TestLogFormatConfigErrors(t *testing.T) {
+	for _, tc := range []struct {
+		sc   SourceConfig
+		want string
+	}{
+		{SourceConfig{LogFormat: `$remote_addr ${status`}, "column 14"},
+		{SourceConfig{LogFormat: `%h %t %>s`}, "log_format_syntax"},
+		{SourceConfig{LogFormat: `%h %t`, LogFormatSyntax: "iis"}, "unknown log_format_syntax"},
+		{SourceConfig{LogFormat: `$status`, Format: "nginx"}, "not both"},
+		{SourceConfig{LogFormatSyntax: "nginx"}, "without a log_format"},
+	} {
+		tc.sc.Path = "*"
+		cfg := &Config{Sources: []SourceConfig{tc.sc}}
+		err := cfg.Compile()
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "sources[0]") {
+			t.Errorf("%+v: %v, want an error saying %q", tc.sc, err, tc.want)
+		}
+	}
+}
+
+// A credential a format logs under a name of its own is counted, never
+// kept in the detail.
+func TestLogFormatKeepsNoSecret(t *testing.T) {
+	res := readWith(t, SourceConfig{LogFormat: `$http_x_request_id $status $http_x_auth_token $arg_note`}, `r-1 201 s3cr3t hello`)
+	if len(res.Obs) != 1 || strings.Contains(res.Obs[0].Detail, "s3cr3t") || res.Obs[0].Detail != "$arg_note=hello" {
+		t.Fatalf("observations %+v", res.Obs)
+	}
+	if res.Secrets["$http_x_auth_token"] != 1 {
+		t.Errorf("secrets %v", res.Secrets)
+	}
+}
