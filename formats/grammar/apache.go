@@ -89,9 +89,9 @@ func apacheVariable(syn Syntax, d directive) *variable {
 		return v
 	case "a":
 		if d.arg == "c" {
-			return known(d.text, Client, 1)
+			return typed(known(d.text, Client, 1), kindToken)
 		}
-		return known(d.text, Client, 2)
+		return typed(known(d.text, Client, 2), kindToken)
 	case "e":
 		if d.hasArg {
 			return environment(d.text, d.arg)
@@ -122,18 +122,23 @@ func percentShared(d directive) *variable {
 	}
 	switch d.letter {
 	case "h":
-		return known(d.text, Client, 1)
+		return typed(known(d.text, Client, 1), kindToken)
 	case "r":
 		v := known(d.text, RequestLine, 1)
 		v.spaces = 2
 		return v
 	case "m":
-		return known(d.text, Method, 1)
+		return typed(known(d.text, Method, 1), kindToken)
 	case "U":
-		return known(d.text, Path, 1)
+		return typed(known(d.text, Path, 1), kindToken)
 	case "X":
-		return known(d.text, ConnStatus, 1)
-	case "l", "u", "b", "B", "O", "I", "S", "H", "q", "k", "p", "P", "v", "V", "A", "R", "f", "L", "F":
+		return typed(known(d.text, ConnStatus, 1), kindToken)
+	case "b", "B", "O", "I", "S", "k", "P", "F":
+		// Byte counts, keep-alive counts, a pid, Tomcat's commit time.
+		return typed(known(d.text, None, 0), kindInt)
+	case "l", "u", "H", "p", "v", "V", "A", "L":
+		return typed(known(d.text, None, 0), kindToken)
+	case "q", "R", "f":
 		return known(d.text, None, 0)
 	}
 	return unknownVar(d.text)

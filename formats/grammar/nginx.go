@@ -26,11 +26,11 @@ import (
 // knows to be of no use to it; $http_*, $sent_http_* and
 // $upstream_http_* are headers, read with the shared vocabulary.
 var nginxVariables = map[string]func(name string) *variable{
-	"remote_addr":        func(n string) *variable { return known(n, Client, 1) },
-	"realip_remote_addr": func(n string) *variable { return known(n, Client, 1) },
-	"request_id":         func(n string) *variable { return known(n, RequestID, 1) },
-	"request_method":     func(n string) *variable { return known(n, Method, 1) },
-	"request_uri":        func(n string) *variable { return known(n, Path, 2) },
+	"remote_addr":        func(n string) *variable { return typed(known(n, Client, 1), kindToken) },
+	"realip_remote_addr": func(n string) *variable { return typed(known(n, Client, 1), kindToken) },
+	"request_id":         func(n string) *variable { return typed(known(n, RequestID, 1), kindToken) },
+	"request_method":     func(n string) *variable { return typed(known(n, Method, 1), kindToken) },
+	"request_uri":        func(n string) *variable { return typed(known(n, Path, 2), kindToken) },
 	"uri":                func(n string) *variable { return known(n, Path, 1) },
 	"document_uri":       func(n string) *variable { return known(n, Path, 1) },
 	"request": func(n string) *variable {
@@ -76,6 +76,12 @@ var nginxIgnored = map[string]bool{
 	"request_body": true, "request_body_file": true, "realpath_root": true, "document_root": true, "limit_rate": true,
 }
 
+// nginxInts are nginx's variables whose values are integers.
+var nginxInts = map[string]bool{
+	"body_bytes_sent": true, "bytes_sent": true, "request_length": true, "connection": true, "connection_requests": true,
+	"pid": true, "server_port": true, "remote_port": true,
+}
+
 // nginxVariable is what $name means.
 func nginxVariable(name string) *variable {
 	written := "$" + name
@@ -84,6 +90,8 @@ func nginxVariable(name string) *variable {
 		return mk(written)
 	}
 	switch {
+	case nginxInts[lower]:
+		return typed(known(written, None, 0), kindInt)
 	case nginxIgnored[lower], strings.HasPrefix(lower, "cookie_"):
 		return known(written, None, 0)
 	case strings.HasPrefix(lower, "http_"):

@@ -72,6 +72,7 @@ const (
 	kindAny    valueKind = iota
 	kindInt              // an integer, perhaps signed (HAProxy's -1, +120)
 	kindNumber           // a decimal number (nginx's 0.005)
+	kindToken            // no spaces (an address, a method, a user name)
 )
 
 // escaping is how a syntax writes the bytes a value may not hold raw.
@@ -184,6 +185,9 @@ func (k valueKind) accepts(s string) bool {
 	if k == kindAny || s == "-" || s == "" {
 		return true
 	}
+	if k == kindToken {
+		return strings.IndexByte(s, ' ') < 0
+	}
 	if s[0] == '-' || s[0] == '+' {
 		s = s[1:]
 	}
@@ -209,6 +213,8 @@ func (k valueKind) String() string {
 		return "an integer"
 	case kindNumber:
 		return "a number"
+	case kindToken:
+		return "a value without spaces"
 	}
 	return "a value"
 }
@@ -306,6 +312,12 @@ func (b *builder) program(format string) (*Program, error) {
 // known is a variable of the syntax with its meaning.
 func known(name string, f Field, rank int8) *variable {
 	return &variable{m: Meaning{Field: f, Rank: rank, Name: name}}
+}
+
+// typed is v whose values are of kind k, as its grammar says.
+func typed(v *variable, k valueKind) *variable {
+	v.kind = k
+	return v
 }
 
 // unknownVar is a variable the syntax does not know: a Detail.

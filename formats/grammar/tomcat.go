@@ -82,6 +82,8 @@ func tomcatVariable(syn Syntax, d directive) *variable {
 			}
 		}
 		return percentDuration(d.text, u)
+	case "S", "I":
+		return typed(known(d.text, None, 0), kindToken) // the session id, the thread's name
 	case "s":
 		if d.hasArg {
 			return unknownVar(d.text) // a session attribute
@@ -90,7 +92,7 @@ func tomcatVariable(syn Syntax, d directive) *variable {
 		v.kind = kindInt
 		return v
 	case "a":
-		return known(d.text, Client, 2)
+		return typed(known(d.text, Client, 2), kindToken)
 	case "r":
 		if d.hasArg {
 			return requestHeader(d.text, d.arg)
