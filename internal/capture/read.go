@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/idem-cli/idem/formats"
 	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/trace"
 	"github.com/tidwall/gjson"
@@ -27,9 +28,15 @@ type Reading struct {
 // Read reads paths with ingest.Read into a trace.Correlator, keeping a
 // copy of every observation beside it.
 func Read(ctx context.Context, paths ...string) (*Reading, error) {
+	return ReadWith(ctx, nil, paths...)
+}
+
+// ReadWith is Read with a --config file's configuration (a source's
+// log_format), as diagnose --config reads.
+func ReadWith(ctx context.Context, cfg *formats.Config, paths ...string) (*Reading, error) {
 	c := trace.NewCorrelator(nil)
 	var keep collector
-	inputs, err := ingest.Read(ctx, paths, ingest.Options{Workers: 1}, ingest.Tee(c, &keep))
+	inputs, err := ingest.Read(ctx, paths, ingest.Options{Workers: 1, Config: cfg}, ingest.Tee(c, &keep))
 	if err != nil {
 		return nil, err
 	}
