@@ -15,6 +15,21 @@ import (
 // lines are read by what the format says each variable means, with no
 // detection: a line it did not write is skipped, with why.
 
+// logFormatExamples are a format string in each syntax, for 'idem help
+// formats' and docs/config.md (a test compiles each, and finds each in
+// the doc).
+var logFormatExamples = []struct{ syntax, format, note string }{
+	{"nginx", `log_format main '$remote_addr [$time_local] "$request" $status $request_time "$http_x_request_id" "$http_idempotency_key"';`, ""},
+	{"nginx", `log_format j escape=json '{"t":"$msec","rid":"$http_x_request_id","key":"$http_idempotency_key","s":$status}';`, "a JSON template"},
+	{"apache", `%h %t "%r" %>s %D "%{X-Request-Id}i" "%{Idempotency-Key}i" %{UNIQUE_ID}e`, ""},
+	{"tomcat", `%a %t &quot;%r&quot; %s %D %{X-Request-Id}i %{Idempotency-Key}i`, "as server.xml writes it"},
+	{"lighttpd", `%h %t "%r" %>s %D "%{X-Request-Id}i" "%{Idempotency-Key}i" %{begin:msec}t`, ""},
+	{"varnish", `%h %t "%r" %s %D %{Varnish:hitmiss}x "%{X-Request-Id}i" "%{Idempotency-Key}i"`, "varnishncsa -F"},
+	{"haproxy", `%ci [%tr] %ST %Ta %tsc %rc %hr %{+Q}r`, `with "captures": ["X-Request-Id", "Idempotency-Key"]`},
+	{"envoy", `[%START_TIME%] "%REQ(:METHOD)% %REQ(:PATH)%" %RESPONSE_CODE% %RESPONSE_FLAGS% %DURATION% "%REQ(X-REQUEST-ID)%" "%REQ(IDEMPOTENCY-KEY)%"`, ""},
+	{"envoy", `{"start":"%START_TIME%","code":"%RESPONSE_CODE%","flags":"%RESPONSE_FLAGS%","rid":"%REQ(X-REQUEST-ID)%","key":"%REQ(IDEMPOTENCY-KEY)%"}`, "a json_format"},
+}
+
 // logFormat is a source's compiled log_format.
 type logFormat struct {
 	prog *grammar.Program

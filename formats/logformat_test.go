@@ -2,6 +2,7 @@ package formats
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -203,5 +204,36 @@ func TestLogFormatEnvoyOnRealLines(t *testing.T) {
 			o.Duration != s.Want.Duration || !o.Time.Equal(s.Want.Time) || o.Client != s.Want.Client {
 			t.Errorf("%q read as %+v, want %+v", s.Line, o, s.Want)
 		}
+	}
+}
+
+// The examples 'idem help formats' shows compile, and docs/config.md
+// shows each; so does its sample config.
+func TestLogFormatExamples(t *testing.T) {
+	doc, err := os.ReadFile("../docs/config.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range logFormatExamples {
+		if _, err := compileLogFormat(e.format, e.syntax, nil); err != nil {
+			t.Errorf("%s example %q: %v", e.syntax, e.format, err)
+		}
+		if !strings.Contains(string(doc), "`"+e.format+"`") {
+			t.Errorf("docs/config.md does not show the %s example %q", e.syntax, e.format)
+		}
+		if !strings.Contains(Help(), e.format) {
+			t.Errorf("idem help formats does not show the %s example %q", e.syntax, e.format)
+		}
+	}
+	start := strings.Index(string(doc), "## `log_format`")
+	block := string(doc)[start:]
+	block = block[strings.Index(block, "```json\n")+len("```json\n"):]
+	block = block[:strings.Index(block, "```")]
+	path := filepath.Join(t.TempDir(), "idem.json")
+	if err := os.WriteFile(path, []byte(block), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadConfig(path); err != nil {
+		t.Errorf("the log_format config of docs/config.md: %v", err)
 	}
 }
