@@ -68,14 +68,7 @@ func apacheVariable(syn Syntax, d directive) *variable {
 	case "D":
 		return percentDuration(d.text, time.Microsecond)
 	case "T":
-		u := time.Second
-		if d.hasArg {
-			var ok bool
-			if u, ok = durationUnits[d.arg]; !ok {
-				return unknownVar(d.text)
-			}
-		}
-		return percentDuration(d.text, u)
+		return percentElapsed(d)
 	case "s":
 		v := known(d.text, Status, 1)
 		switch {
@@ -142,6 +135,18 @@ func percentShared(d directive) *variable {
 		return known(d.text, None, 0)
 	}
 	return unknownVar(d.text)
+}
+
+// percentElapsed is %T, in seconds, or %{UNIT}T.
+func percentElapsed(d directive) *variable {
+	u := time.Second
+	if d.hasArg {
+		var ok bool
+		if u, ok = durationUnits[d.arg]; !ok {
+			return unknownVar(d.text)
+		}
+	}
+	return percentDuration(d.text, u)
 }
 
 // percentDuration is a duration directive in unit u.
@@ -262,19 +267,11 @@ func compilePercent(syn Syntax, format string, src source, meaning func(directiv
 	b := &builder{syntax: syn, esc: escBackslash}
 	s := src.text
 	for i := 0; i < len(s); {
-		j := strings.IndexByte(s[i:], '%')
-		if j < 0 {
-			b.literal(s[i:])
+		start := b.next(s, i, '%', true)
+		if start < 0 {
 			break
 		}
-		b.literal(s[i : i+j])
-		start := i + j
 		i = start + 1
-		if i < len(s) && s[i] == '%' {
-			b.literal("%")
-			i++
-			continue
-		}
 		var d directive
 		// Status conditions: !, digits and commas.
 		for i < len(s) && (s[i] == '!' || s[i] == ',' || s[i] >= '0' && s[i] <= '9') {

@@ -148,13 +148,10 @@ func compileEnvoyText(format string, src source) (*Program, error) {
 	s := src.text
 	b := &builder{syntax: Envoy}
 	for i := 0; i < len(s); {
-		j := strings.IndexByte(s[i:], '%')
-		if j < 0 {
-			b.literal(s[i:])
+		start := b.next(s, i, '%', false)
+		if start < 0 {
 			break
 		}
-		b.literal(s[i : i+j])
-		start := i + j
 		i = start + 1
 		k := i
 		for k < len(s) && (s[k] >= 'A' && s[k] <= 'Z' || s[k] >= '0' && s[k] <= '9' || s[k] == '_') {

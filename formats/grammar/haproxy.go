@@ -174,19 +174,11 @@ func compileHAProxy(format string, opt Options) (*Program, error) {
 	var global haproxyFlags
 	escaped := false
 	for i := 0; i < len(s); {
-		j := strings.IndexByte(s[i:], '%')
-		if j < 0 {
-			b.literal(s[i:])
+		start := b.next(s, i, '%', true)
+		if start < 0 {
 			break
 		}
-		b.literal(s[i : i+j])
-		start := i + j
 		i = start + 1
-		if i < len(s) && s[i] == '%' {
-			b.literal("%")
-			i++
-			continue
-		}
 		flags := global
 		if i < len(s) && s[i] == '{' {
 			end := strings.IndexByte(s[i:], '}')

@@ -113,13 +113,11 @@ func compileNginx(format string) (*Program, error) {
 	b := &builder{syntax: Nginx, esc: esc}
 	s := src.text
 	for i := 0; i < len(s); {
-		j := strings.IndexByte(s[i:], '$')
+		j := b.next(s, i, '$', false)
 		if j < 0 {
-			b.literal(s[i:])
 			break
 		}
-		b.literal(s[i : i+j])
-		i += j + 1
+		i = j + 1
 		var name string
 		if i < len(s) && s[i] == '{' {
 			end := strings.IndexByte(s[i:], '}')

@@ -286,6 +286,26 @@ type builder struct {
 
 func (b *builder) literal(s string) { b.lit.WriteString(s) }
 
+// next writes s[i:] as literal text up to the next c that starts a
+// variable, and returns that c's index, or -1 when none follows. With
+// doubled, cc is a literal c (Apache's and HAProxy's %%).
+func (b *builder) next(s string, i int, c byte, doubled bool) int {
+	for {
+		j := strings.IndexByte(s[i:], c)
+		if j < 0 {
+			b.literal(s[i:])
+			return -1
+		}
+		b.literal(s[i : i+j])
+		i += j
+		if !doubled || i+1 >= len(s) || s[i+1] != c {
+			return i
+		}
+		b.literal(s[i : i+1])
+		i += 2
+	}
+}
+
 // variable adds v after the literal written so far. Two variables with
 // nothing between them cannot be told apart: they are kept together, as
 // one Detail named by both.

@@ -74,14 +74,7 @@ func tomcatVariable(syn Syntax, d directive) *variable {
 		}
 		return percentDuration(d.text, time.Microsecond)
 	case "T":
-		u := time.Second
-		if d.hasArg {
-			var ok bool
-			if u, ok = durationUnits[d.arg]; !ok {
-				return unknownVar(d.text)
-			}
-		}
-		return percentDuration(d.text, u)
+		return percentElapsed(d)
 	case "S", "I":
 		return typed(known(d.text, None, 0), kindToken) // the session id, the thread's name
 	case "s":
