@@ -35,13 +35,6 @@ var apacheNamed = map[string]string{
 	"agent":          `%{User-agent}i`,
 }
 
-// lighttpdDefault and varnishDefault are the formats those servers write
-// when none is given.
-const (
-	lighttpdDefault = `%h %V %u %t "%r" %>s %b "%{Referer}i" "%{User-Agent}i"`
-	varnishDefault  = `%h %l %u %t "%r" %s %b "%{Referer}i" "%{User-agent}i"`
-)
-
 // directive is one %-directive of the Apache family.
 type directive struct {
 	arg    string // {argument}, without the braces
