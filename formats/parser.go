@@ -5,7 +5,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/idem-cli/idem/formats/grammar"
 	"github.com/idem-cli/idem/model"
+
 	"github.com/tidwall/gjson"
 )
 
@@ -74,6 +76,8 @@ type Parser struct {
 	as *Format
 	// depth counts the envelopes being unwrapped around the record.
 	depth int
+	// values are what the source's log_format last read (reused).
+	values grammar.Values
 }
 
 // maxEnvelopes bounds envelopes within envelopes: a hostile export could
@@ -110,6 +114,10 @@ func (p *Parser) parseLine(line []byte, src model.Source) {
 		line = bytes.TrimSpace(line)
 	}
 	if len(line) == 0 {
+		return
+	}
+	if p.src != nil && p.src.logFormat != nil {
+		p.readLogFormat(p.src.logFormat, bytesToString(line), src)
 		return
 	}
 	if forced := p.forced(); forced != nil && forced.text != nil && line[0] == '{' {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/idem-cli/idem/correlate"
+	"github.com/idem-cli/idem/formats"
 	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/model"
 	"github.com/tidwall/gjson"
@@ -28,9 +29,15 @@ type Reading struct {
 // Read reads paths with ingest.Read into a correlate.Correlator, keeping a
 // copy of every observation beside it.
 func Read(ctx context.Context, paths ...string) (*Reading, error) {
+	return ReadWith(ctx, nil, paths...)
+}
+
+// ReadWith is Read with a --config file's configuration (a source's
+// log_format), as diagnose --config reads.
+func ReadWith(ctx context.Context, cfg *formats.Config, paths ...string) (*Reading, error) {
 	c := correlate.NewCorrelator(nil)
 	var keep collector
-	inputs, err := ingest.Read(ctx, paths, ingest.Options{Workers: 1}, ingest.Tee(c, &keep))
+	inputs, err := ingest.Read(ctx, paths, ingest.Options{Workers: 1, Config: cfg}, ingest.Tee(c, &keep))
 	if err != nil {
 		return nil, err
 	}
