@@ -46,6 +46,38 @@ var jaegerFormat = &Format{
 		Count: 5,
 		Want: model.Observation{Tier: model.TierServer, Format: "jaeger",
 			RequestID: "span:0000000000000001/0000000000000002//pq/"},
+	}, {
+		Origin: "fixtures/real/spans-go-otelhttp/jaeger.json: Jaeger v1.76.0's query API answer (/api/traces/{id}) for a trace of otelhttp's " +
+			"spans it received over OTLP; the header's string array is JSON text",
+		Line: `{"data":[{"traceID":"c4a0e57b62a8af0edefed5285d46fb0f","spans":[{"traceID":"c4a0e57b62a8af0edefed5285d46fb0f","spanID":"2c394c224820aedc","o` +
+			`perationName":"POST","references":[{"refType":"CHILD_OF","traceID":"c4a0e57b62a8af0edefed5285d46fb0f","spanID":"97ac3042c3b4239c"}],"startTi` +
+			`me":1796189998771899,"duration":102062,"tags":[{"key":"client.address","type":"string","value":"127.0.0.1"},{"key":"http.request.header.idem` +
+			`potency-key","type":"string","value":"[\"key-go-otelhttp-clean\"]"},{"key":"http.request.header.x-request-id","type":"string","value":"[\"re` +
+			`q-go-1\"]"},{"key":"http.request.method","type":"string","value":"POST"},{"key":"http.response.body.size","type":"int64","value":24},{"key":` +
+			`"http.response.status_code","type":"int64","value":201},{"key":"network.peer.address","type":"string","value":"127.0.0.1"},{"key":"network.p` +
+			`eer.port","type":"int64","value":38516},{"key":"network.protocol.version","type":"string","value":"1.1"},{"key":"order.id","type":"string","` +
+			`value":"ord_go_1"},{"key":"otel.scope.name","type":"string","value":"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"},{"key":` +
+			`"otel.scope.version","type":"string","value":"0.72.0"},{"key":"server.address","type":"string","value":"127.0.0.1"},{"key":"server.port","ty` +
+			`pe":"int64","value":38947},{"key":"span.kind","type":"string","value":"server"},{"key":"url.path","type":"string","value":"/v1/orders"},{"ke` +
+			`y":"url.scheme","type":"string","value":"http"},{"key":"user_agent.original","type":"string","value":"Go-http-client/1.1"}],"logs":[{"timest` +
+			`amp":1796189998872731,"fields":[{"key":"event","type":"string","value":"order created"},{"key":"order.id","type":"string","value":"ord_go_1"` +
+			`}]}],"processID":"p1","warnings":null},{"traceID":"c4a0e57b62a8af0edefed5285d46fb0f","spanID":"97ac3042c3b4239c","operationName":"HTTP POST"` +
+			`,"references":[{"refType":"CHILD_OF","traceID":"c4a0e57b62a8af0edefed5285d46fb0f","spanID":"166d5768dbd72c77"}],"startTime":1796189998770059` +
+			`,"duration":104422,"tags":[{"key":"http.request.header.idempotency-key","type":"string","value":"[\"key-go-otelhttp-clean\"]"},{"key":"http.` +
+			`request.header.x-request-id","type":"string","value":"[\"req-go-1\"]"},{"key":"http.request.method","type":"string","value":"POST"},{"key":"` +
+			`http.response.status_code","type":"int64","value":201},{"key":"network.protocol.version","type":"string","value":"1.1"},{"key":"otel.scope.n` +
+			`ame","type":"string","value":"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"},{"key":"otel.scope.version","type":"string","v` +
+			`alue":"0.72.0"},{"key":"server.address","type":"string","value":"127.0.0.1"},{"key":"server.port","type":"int64","value":38947},{"key":"span` +
+			`.kind","type":"string","value":"client"},{"key":"url.full","type":"string","value":"http://127.0.0.1:38947/v1/orders"}],"logs":[],"processID` +
+			`":"p2","warnings":null},{"traceID":"c4a0e57b62a8af0edefed5285d46fb0f","spanID":"166d5768dbd72c77","operationName":"first","references":[],"s` +
+			`tartTime":1796189998769970,"duration":104673,"tags":[{"key":"otel.scope.name","type":"string","value":"checkout-web"},{"key":"span.kind","ty` +
+			`pe":"string","value":"internal"}],"logs":[],"processID":"p2","warnings":null}],"processes":{"p1":{"serviceName":"orders-api","tags":[]},"p2"` +
+			`:{"serviceName":"checkout-web","tags":[]}},"warnings":null}],"total":0,"limit":0,"offset":0,"errors":null}`,
+		Count: 4,
+		Want: model.Observation{Tier: model.TierServer, Format: "jaeger", Method: "POST", Route: "/v1/orders", Status: 201,
+			Outcome: model.OutcomeOK, Key: "key-go-otelhttp-clean", Client: "127.0.0.1", Message: "POST", ResultID: "ord_go_1",
+			Time: mustTime("2026-12-02T05:39:58.771899Z"), Duration: 102_062_000,
+			RequestID: "span:c4a0e57b62a8af0edefed5285d46fb0f/2c394c224820aedc/97ac3042c3b4239c/p/req-go-1"},
 	}},
 }
 

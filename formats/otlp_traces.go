@@ -33,6 +33,45 @@ var otlpTracesFormat = &Format{
 		Count: 1,
 		Want: model.Observation{Tier: model.TierServer, Format: "otlp-traces",
 			RequestID: "span:5b8efff798038103d269b633813fc60c/eee19b7ec3c1b174/eee19b7ec3c1b173/pq/"},
+	}, {
+		Origin: "fixtures/real/spans-go-otelhttp/traces.jsonl: the client's batch as the Collector's file exporter writes it (pdata's JSON " +
+			"marshaler), otelhttp's spans with the key and X-Request-Id headers captured",
+		Line: `{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"checkout-web"}}]},"scopeSpans":[{"scope":{"name":` +
+			`"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp","version":"0.72.0"},"spans":[{"traceId":"c4a0e57b62a8af0edefed5285d46fb0f","` +
+			`spanId":"97ac3042c3b4239c","parentSpanId":"166d5768dbd72c77","flags":257,"name":"HTTP POST","kind":3,"startTimeUnixNano":"179618999877005992` +
+			`5","endTimeUnixNano":"1796189998874482651","attributes":[{"key":"http.request.method","value":{"stringValue":"POST"}},{"key":"url.full","val` +
+			`ue":{"stringValue":"http://127.0.0.1:38947/v1/orders"}},{"key":"server.address","value":{"stringValue":"127.0.0.1"}},{"key":"server.port","v` +
+			`alue":{"intValue":"38947"}},{"key":"network.protocol.version","value":{"stringValue":"1.1"}},{"key":"http.request.header.idempotency-key","v` +
+			`alue":{"arrayValue":{"values":[{"stringValue":"key-go-otelhttp-clean"}]}}},{"key":"http.request.header.x-request-id","value":{"arrayValue":{` +
+			`"values":[{"stringValue":"req-go-1"}]}}},{"key":"http.response.status_code","value":{"intValue":"201"}}],"status":{}},{"traceId":"23dbe6c795` +
+			`a54180abdc50361c3b2fb4","spanId":"acecdd21d5a442f1","parentSpanId":"3b41fbb48737c74b","flags":257,"name":"HTTP POST","kind":3,"startTimeUnix` +
+			`Nano":"1796189998874704992","endTimeUnixNano":"1796189999275623421","attributes":[{"key":"http.request.method","value":{"stringValue":"POST"` +
+			`}},{"key":"url.full","value":{"stringValue":"http://127.0.0.1:38947/v1/orders"}},{"key":"server.address","value":{"stringValue":"127.0.0.1"}` +
+			`},{"key":"server.port","value":{"intValue":"38947"}},{"key":"network.protocol.version","value":{"stringValue":"1.1"}},{"key":"http.request.h` +
+			`eader.idempotency-key","value":{"arrayValue":{"values":[{"stringValue":"key-go-otelhttp-1"}]}}},{"key":"http.request.header.x-request-id","v` +
+			`alue":{"arrayValue":{"values":[{"stringValue":"req-go-2"}]}}},{"key":"error.type","value":{"stringValue":"context.deadlineExceededError"}}],` +
+			`"status":{"message":"context deadline exceeded","code":2}},{"traceId":"23dbe6c795a54180abdc50361c3b2fb4","spanId":"b19afca86bc000ee","parent` +
+			`SpanId":"3b41fbb48737c74b","flags":257,"name":"HTTP POST","kind":3,"startTimeUnixNano":"1796190000085937316","endTimeUnixNano":"179619000018` +
+			`8378092","attributes":[{"key":"http.request.method","value":{"stringValue":"POST"}},{"key":"url.full","value":{"stringValue":"http://127.0.0` +
+			`.1:38947/v1/orders"}},{"key":"server.address","value":{"stringValue":"127.0.0.1"}},{"key":"server.port","value":{"intValue":"38947"}},{"key"` +
+			`:"network.protocol.version","value":{"stringValue":"1.1"}},{"key":"http.request.header.idempotency-key","value":{"arrayValue":{"values":[{"s` +
+			`tringValue":"key-go-otelhttp-1"}]}}},{"key":"http.request.header.x-request-id","value":{"arrayValue":{"values":[{"stringValue":"req-go-3"}]}` +
+			`}},{"key":"http.response.status_code","value":{"intValue":"201"}}],"status":{}},{"traceId":"23dbe6c795a54180abdc50361c3b2fb4","spanId":"437b` +
+			`a32eb387df64","parentSpanId":"3b41fbb48737c74b","flags":257,"name":"HTTP POST","kind":3,"startTimeUnixNano":"1796190000188569585","endTimeUn` +
+			`ixNano":"1796190000292167726","attributes":[{"key":"http.request.method","value":{"stringValue":"POST"}},{"key":"url.full","value":{"stringV` +
+			`alue":"http://127.0.0.1:38947/v1/orders"}},{"key":"server.address","value":{"stringValue":"127.0.0.1"}},{"key":"server.port","value":{"intVa` +
+			`lue":"38947"}},{"key":"network.protocol.version","value":{"stringValue":"1.1"}},{"key":"http.request.header.idempotency-key","value":{"array` +
+			`Value":{"values":[{"stringValue":"key-go-otelhttp-2"}]}}},{"key":"http.request.header.x-request-id","value":{"arrayValue":{"values":[{"strin` +
+			`gValue":"req-go-4"}]}}},{"key":"http.response.status_code","value":{"intValue":"201"}}],"status":{}}]},{"scope":{"name":"checkout-web"},"spa` +
+			`ns":[{"traceId":"c4a0e57b62a8af0edefed5285d46fb0f","spanId":"166d5768dbd72c77","flags":257,"name":"first","kind":1,"startTimeUnixNano":"1796` +
+			`189998769970876","endTimeUnixNano":"1796189998874644716","status":{}},{"traceId":"23dbe6c795a54180abdc50361c3b2fb4","spanId":"3b41fbb48737c7` +
+			`4b","flags":257,"name":"checkout","kind":1,"startTimeUnixNano":"1796189998874677249","endTimeUnixNano":"1796190000292430013","status":{}}]}]` +
+			`}]}`,
+		Count: 6,
+		Want: model.Observation{Tier: model.TierClient, Format: "otlp-traces", Method: "POST", Route: "/v1/orders", Status: 201,
+			Outcome: model.OutcomeOK, Key: "key-go-otelhttp-clean", Client: "checkout-web", Message: "HTTP POST",
+			Time: mustTime("2026-12-02T05:39:58.770059925Z"), Duration: 104_422_726,
+			RequestID: "span:c4a0e57b62a8af0edefed5285d46fb0f/97ac3042c3b4239c/166d5768dbd72c77/o/req-go-1"},
 	}},
 }
 

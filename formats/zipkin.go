@@ -51,6 +51,19 @@ var zipkinFormat = &Format{
 		Want: model.Observation{Tier: model.TierClient, Format: "zipkin", Method: "GET", Route: "/api", Message: "get", Client: "frontend",
 			Time: mustTime("2018-04-09T05:58:43.05438Z"), Duration: 4_536_000,
 			RequestID: "span:d42316227862f939/dfbb21f9cf4c52b3/d42316227862f939/o/"},
+	}, {
+		Origin: "fixtures/real/spans-go-otelhttp/zipkin.json: OpenTelemetry's Zipkin exporter, otelhttp's client span of a request whose client gave up",
+		Line: `{"timestamp":1796189998874705,"duration":400918,"traceId":"23dbe6c795a54180abdc50361c3b2fb4","id":"acecdd21d5a442f1","parentId":"3b41fbb4873` +
+			`7c74b","name":"http post","kind":"CLIENT","localEndpoint":{"serviceName":"checkout-web"},"remoteEndpoint":{"serviceName":"127.0.0.1"},"tags"` +
+			`:{"error":"context deadline exceeded","error.type":"context.deadlineExceededError","http.request.header.idempotency-key":"[\"key-go-otelhttp` +
+			`-1\"]","http.request.header.x-request-id":"[\"req-go-2\"]","http.request.method":"POST","network.protocol.version":"1.1","otel.scope.name":"` +
+			`go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp","otel.scope.version":"0.72.0","otel.status_code":"ERROR","server.address":"12` +
+			`7.0.0.1","server.port":"38947","service.name":"checkout-web","url.full":"http://127.0.0.1:38947/v1/orders"}}`,
+		Count: 1,
+		Want: model.Observation{Tier: model.TierClient, Format: "zipkin", Method: "POST", Route: "/v1/orders", Outcome: model.OutcomeTimeout,
+			Detail: "context deadline exceeded", Key: "key-go-otelhttp-1", Client: "checkout-web", Message: "http post",
+			Time: mustTime("2026-12-02T05:39:58.874705Z"), Duration: 400_918_000,
+			RequestID: "span:23dbe6c795a54180abdc50361c3b2fb4/acecdd21d5a442f1/3b41fbb48737c74b/o/req-go-2"},
 	}},
 }
 
