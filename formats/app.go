@@ -14,25 +14,6 @@ import (
 // effect looks like in their messages. Each logger's own file says how
 // its lines are recognised.
 
-// Field aliases shared by application loggers and idem's canonical schema.
-var (
-	timeAliases     = []string{"time", "ts", "timestamp", "@timestamp", "t", "datetime", "asctime", "date"}
-	ridAliases      = []string{"request_id", "requestId", "requestID", "req_id", "reqId", "x_request_id", "rid", "http.request_id", "req.headers.x-request-id", "req.id", "request.id", "ctx.request_id"}
-	keyAliases      = []string{"idempotency_key", "idempotencyKey", "IdempotencyKey", "idem_key", "Idempotency-Key", "idempotency-key", "http.idempotency_key", "req.headers.idempotency-key"}
-	keyHashAliases  = []string{"key_hash", "idempotency_key_hash", "keyHash", "idempotencyKeyHash", "key_id"}
-	methodAliases   = []string{"method", "http_method", "httpMethod", "request_method", "http.method", "http.request.method", "req.method", "request.method"}
-	routeAliases    = []string{"route", "path", "uri", "url", "request_uri", "http.route", "url.path", "http.target", "req.url", "request.path", "request.uri"}
-	statusAliases   = []string{"status", "status_code", "statusCode", "http_status", "http.status_code", "http.response.status_code", "res.statusCode", "response.status"}
-	decisionAliases = []string{"decision", "dedup", "dedup_decision", "idempotency_decision", "idempotency.decision"}
-	stateAliases    = []string{"state", "key_state", "idempotency_state", "idempotency.state"}
-	fpAliases       = []string{"fingerprint", "payload_fingerprint", "payload_hash", "body_hash", "request_hash", "payloadHash", "fp"}
-	msgAliases      = []string{"msg", "message", "event", "@message"}
-	attemptAliases  = []string{"attempt", "Attempt", "retry_attempt", "retry_count", "resend_count", "http.request.resend_count"}
-	clientAliases   = []string{"client", "client_ip", "remote_addr", "remote_ip", "ip", "user_id", "req.remoteAddress"}
-	bodyAliases     = []string{"body", "request_body", "req.body", "payload", "requestBody"}
-	outcomeAliases  = []string{"outcome"}
-)
-
 // Declared path sets for the extractors' hot lookups (see pathSet).
 var (
 	pTimeAliases     = newPaths(timeAliases...)
@@ -51,11 +32,6 @@ var (
 	pOutcomeAliases  = newPaths(outcomeAliases...)
 	pResultAliases   = newPaths(resultAliases...)
 )
-
-// resultAliases name fields that hold the id of what an effect created.
-var resultAliases = []string{"result_id", "resultId", "receipt", "receipt_id", "receiptId", "order_id", "orderId",
-	"charge_id", "chargeId", "payment_id", "paymentId", "ticket_id", "ticketId", "reservation_id", "reservationId", "booking_id",
-	"bookingId", "resource_id", "Result"}
 
 // effectWords in a message, together with a result id, mark a business effect.
 var effectWords = regexp.MustCompile(`(?i)\b(created|committed|published|charged|sent|inserted|stored|captured|booked|reserved|released|enqueued|emailed|effect|placed|opened|issued|refunded|dispatched|shipped|scheduled|submitted|transferred|paid)\b`)
@@ -90,7 +66,18 @@ func extractApp(p *Parser, r *record, o *trace.Observation) bool {
 			o.Tier = tier
 		}
 	}
-	o.Duration = appDuration(r, o.Format == "zerolog")
+	vr := p.readVocabulary(r)
+	if vr != nil {
+		vr.apply(r, o)
+	}
+	unit := trace.Unit(0)
+	if p.cur != nil {
+		unit = p.cur.durations
+	}
+	o.Duration = appDuration(r, unit)
+	if o.Duration == 0 && vr != nil {
+		o.Duration = vr.duration(unit)
+	}
 	o.RequestID = processScoped(r, o.RequestID, o.Source)
 	if oc := r.strs(pOutcomeAliases); oc != "" {
 		o.Outcome = trace.ParseOutcome(strings.ToLower(oc))
@@ -138,12 +125,13 @@ func firstPresent(r *record, paths []string) string {
 }
 
 // pDurMS names durations whose key says they are milliseconds.
-var pDurMS = newPaths("duration_ms", "latency_ms", "elapsed_ms", "responseTime", "durationMs", "took_ms", "response_time_ms")
+var pDurMS = newPaths(durMSAliases...)
 
-// appDuration reads the durations application loggers write: explicit
-// units in the key name, strings with units, slog's integer nanoseconds,
-// zap's float seconds, zerolog's milliseconds (millis).
-func appDuration(r *record, millis bool) time.Duration {
+// appDuration reads the durations application loggers write at the top
+// level: explicit units in the key name, then a bare duration or latency
+// in the format's documented unit (zerolog's and lograge's milliseconds),
+// else by how it is written (see durationValue).
+func appDuration(r *record, unit trace.Unit) time.Duration {
 	if s := r.strs(pDurMS); s != "" {
 		d, _ := trace.ParseDuration(s, trace.Milliseconds)
 		return d
@@ -152,22 +140,28 @@ func appDuration(r *record, millis bool) time.Duration {
 	if !v.Exists() {
 		v = r.get("latency")
 	}
+	return durationValue(v, unit)
+}
+
+// durationValue reads a duration in unit, or, when the unit is not known
+// (0), as Go's loggers write one: a string with its unit ("815ms", bare
+// seconds), slog's integer nanoseconds, zap's float seconds.
+func durationValue(v gjson.Result, unit trace.Unit) time.Duration {
 	switch v.Type {
 	case gjson.String:
-		d, _ := trace.ParseDuration(v.Str, trace.Seconds)
+		if unit == 0 {
+			unit = trace.Seconds
+		}
+		d, _ := trace.ParseDuration(v.Str, unit)
 		return d
 	case gjson.Number:
-		if millis {
-			// zerolog's Dur fields and hlog.AccessHandler's duration are
-			// milliseconds unless zerolog.DurationFieldUnit says otherwise.
-			d, _ := trace.ParseDuration(v.Raw, trace.Milliseconds)
-			return d
+		if unit == 0 {
+			unit = trace.Nanoseconds
+			if strings.ContainsAny(v.Raw, ".eE") {
+				unit = trace.Seconds
+			}
 		}
-		if strings.ContainsAny(v.Raw, ".eE") {
-			d, _ := trace.ParseDuration(v.Raw, trace.Seconds)
-			return d
-		}
-		d, _ := trace.ParseDuration(v.Raw, trace.Nanoseconds)
+		d, _ := trace.ParseDuration(v.Raw, unit)
 		return d
 	}
 	return 0

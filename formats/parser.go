@@ -75,6 +75,10 @@ type Parser struct {
 	as *Format
 	// depth counts the envelopes being unwrapped around the record.
 	depth int
+	// cur is the format reading the record.
+	cur *Format
+	// vocab is the scratch of the reading by vocabulary.
+	vocab vocabReader
 }
 
 // maxEnvelopes bounds envelopes within envelopes: a hostile export could
@@ -191,6 +195,7 @@ func (p *Parser) parseRecord(src trace.Source) {
 	// the whole struct per line; it is taken back if the line says nothing.
 	o := p.slot()
 	o.Source, o.Format, o.Tier = src, f.Name, f.Tier
+	p.cur = f
 	ok := f.extract(p, &p.rec, o)
 	if p.src != nil {
 		ok = p.src.apply(&p.rec, o) || ok

@@ -67,6 +67,8 @@ type shape struct {
 	layouts int
 	// sepWords are seps as words and masks, compared without a call.
 	sepWords []sepWords
+	// vocab is what the key set holds for the vocabulary (vocabPlan).
+	vocab *vocabPlan
 }
 
 // sepWords is a separator of up to 32 bytes as four little-endian words
