@@ -11,3 +11,4 @@ if ! /usr/bin/python3 -c 'import structlog' 2>/dev/null; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-structlog
 fi
 bash .ci/npm-ci.sh internal/appharness/testdata/node
+bash .ci/npm-ci.sh internal/appharness/testdata/nodelog  # winston, express-winston, restify, bunyan

@@ -272,7 +272,9 @@ func (p *Parser) shapeOf(r *record) *shape {
 		switch {
 		case isSecretName(k):
 			sh.secrets = append(sh.secrets, i)
-		case k == "req" || k == "request" || k == "headers" || k == "res" || k == "response" || k == "resp_headers":
+		case k == "headers" || k == "resp_headers" || wrappers[normName(k)]:
+			// Header maps, and the wrappers loggers nest them in
+			// (meta.req.headers, context.headers).
 			sh.headers = append(sh.headers, i)
 		}
 	}
