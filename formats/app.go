@@ -36,6 +36,51 @@ var (
 // effectWords in a message, together with a result id, mark a business effect.
 var effectWords = regexp.MustCompile(`(?i)\b(created|committed|published|charged|sent|inserted|stored|captured|booked|reserved|released|enqueued|emailed|effect|placed|opened|issued|refunded|dispatched|shipped|scheduled|submitted|transferred|paid)\b`)
 
+// unwrittenWords are what servers log when a response could not be
+// written: the peer closed the connection (Go's "write: broken pipe" and
+// "connection reset by peer", Node's EPIPE, ECONNRESET and
+// ERR_STREAM_PREMATURE_CLOSE, Python's BrokenPipeError and
+// ConnectionResetError), or the client went away before the write (Go's
+// "context canceled", Node's "aborted" or "close" before "finish").
+var unwrittenWords = regexp.MustCompile(`(?i)broken ?pipe|\bepipe\b|\beconnreset\b|connection reset by peer|connection(reset|aborted)error|` +
+	`client (has )?(disconnected|closed|went away|gone)|err_stream_premature_close|premature close|` +
+	`(response|reply) (could not be|was not|not|never) (written|sent)|failed to (write|send) (the )?response|` +
+	`(request|client) aborted|aborted before (the )?(finish|response)|closed? before (the )?(finish|response)|` +
+	`context canceled`)
+
+// unwrittenGate holds a word of each of unwrittenWords' forms: a message
+// holding none is not matched (most are not, and the expression costs).
+var unwrittenGate = []string{"pipe", "reset", "client", "premature", "written", "sent", "write", "abort", "close", "cancel"}
+
+// responseUnwritten reports whether a server's message says its response
+// was not written.
+func responseUnwritten(s string) bool {
+	if len(s) < 4 {
+		return false
+	}
+	for _, w := range unwrittenGate {
+		if containsFold(s, w) {
+			return unwrittenWords.MatchString(s)
+		}
+	}
+	return false
+}
+
+// containsFold reports whether s holds the lower-case ASCII word w in any
+// case.
+func containsFold(s, w string) bool {
+	for i := 0; i+len(w) <= len(s); i++ {
+		j := 0
+		for j < len(w) && (s[i+j] == w[j] || s[i+j]+'a'-'A' == w[j]) {
+			j++
+		}
+		if j == len(w) {
+			return true
+		}
+	}
+	return false
+}
+
 // extractApp maps application loggers (slog, zap, zerolog, logrus, pino,
 // structlog), Temporal worker lines and idem's canonical schema.
 func extractApp(p *Parser, r *record, o *trace.Observation) bool {
@@ -94,6 +139,14 @@ func extractApp(p *Parser, r *record, o *trace.Observation) bool {
 		o.Effect = true
 	case o.ResultID != "" && o.Decision != "replay" && o.Decision != "replayed" && effectWords.MatchString(o.Message):
 		o.Effect = true
+	}
+	if o.Tier == trace.TierServer && !o.Outcome.Lost() && (responseUnwritten(o.Message) || responseUnwritten(o.Detail)) {
+		// The server says its response could not be written: the
+		// client (or the proxy) was gone, whatever status it meant.
+		o.Outcome = trace.OutcomeReset
+		if o.Detail == "" {
+			o.Detail = o.Message
+		}
 	}
 	if o.Status > 0 && o.Outcome == trace.OutcomeUnknown {
 		o.Outcome = trace.OutcomeOK
