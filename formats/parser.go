@@ -34,6 +34,9 @@ type Result struct {
 	// LastRepair says what the last repair was, when it was not the raw
 	// control bytes' (a field of an impossible type, named).
 	LastRepair string
+	// Uses counts where each field was read from (Lines unset in the
+	// keys), when the parser explains (Parser.Explain).
+	Uses map[trace.FieldUse]int
 }
 
 // FormatCounts returns how many observations and ignored lines each
@@ -59,6 +62,9 @@ func (r *Result) Reset() {
 type Parser struct {
 	// KeepRaw keeps each observation's record in Result.Raw.
 	KeepRaw bool
+	// Explain counts where each field was read from in Result.Uses.
+	Explain   bool
+	explained int
 
 	src    *SourceRule // per-input overrides from flags and config, may be nil
 	cfg    *Config
@@ -220,6 +226,7 @@ func (p *Parser) parseRecord(src trace.Source) {
 		p.countFormat(f.Name)
 		return
 	}
+	p.explainRecord(&p.rec, o, f)
 	p.finish(o)
 }
 
@@ -542,5 +549,6 @@ func (p *Parser) parseText(line []byte, src trace.Source) bool {
 // textDone keeps an observation read from a text line.
 func (p *Parser) textDone(o *trace.Observation) {
 	p.labelTier(o, false)
+	p.explainText(o)
 	p.emit(o)
 }

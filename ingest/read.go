@@ -69,6 +69,9 @@ type Options struct {
 	// summarised with an *OpenError as its Err, and Read returns no error
 	// for it. Without it Read stops there with an *InputError.
 	KeepGoing bool
+	// ExplainFields says, in each input's Fields, where its lines gave
+	// each field (formats.Parser.Explain).
+	ExplainFields bool
 }
 
 // DefaultMaxLineBytes is generous: real lines with bodies reach megabytes.
@@ -189,12 +192,15 @@ type reading struct {
 	// firstSkip is the first skipped line with its text, for
 	// Input.Unrecognised.
 	firstSkip *trace.Skip
+	// uses counts where fields were read from (ExplainFields).
+	uses map[trace.FieldUse]int
 }
 
 // parser makes a parser for one worker reading this input.
 func (in *reading) parser() *formats.Parser {
 	p := formats.NewParser(in.opts.Config, in.rule)
 	p.KeepRaw = in.keepRaw
+	p.Explain = in.opts.ExplainFields
 	return p
 }
 
@@ -563,6 +569,12 @@ func (in *reading) absorb(res *formats.Result, tb *trace.Batch) {
 	for k, v := range res.Secrets {
 		in.Secrets[k] += v
 	}
+	for k, v := range res.Uses {
+		if in.uses == nil {
+			in.uses = map[trace.FieldUse]int{}
+		}
+		in.uses[k] += v
+	}
 }
 
 // repairReason says what was done to a line read after a repair.
@@ -639,4 +651,26 @@ func (in *reading) finish() {
 		}
 	}
 	in.Tier = best.String()
+	for u, n := range in.uses {
+		u.Lines = n
+		in.Fields = append(in.Fields, u)
+	}
+	sort.Slice(in.Fields, func(i, j int) bool {
+		a, b := in.Fields[i], in.Fields[j]
+		if a.Field != b.Field {
+			return fieldOrder(a.Field) < fieldOrder(b.Field)
+		}
+		return a.Lines > b.Lines || a.Lines == b.Lines && a.Path < b.Path
+	})
+}
+
+// fieldOrder lists the explained fields in the order they matter most.
+func fieldOrder(f string) int {
+	for i, name := range []string{"request_id", "key", "key_hash", "method", "route", "status", "time", "duration",
+		"fingerprint", "result_id", "effect", "decision"} {
+		if f == name {
+			return i
+		}
+	}
+	return 99
 }

@@ -34,6 +34,11 @@ type InputJSON struct {
 	SkipSamples []SkipJSON     `json:"skip_samples"`
 	Formats     map[string]int `json:"formats"`
 	Error       string         `json:"error,omitempty"`
+	// Fields and Config say what idem understood of the input, with
+	// --explain-fields (docs/report-json.md).
+	Fields  []trace.FieldUse `json:"fields,omitempty"`
+	Config  map[string]any   `json:"config,omitempty"`
+	Ignored int              `json:"set_aside,omitempty"`
 }
 
 // SkipJSON is a skipped line.
@@ -86,6 +91,9 @@ func inputsJSON(inputs []*trace.Input) []InputJSON {
 		}
 		if j.Formats == nil {
 			j.Formats = map[string]int{}
+		}
+		if len(in.Fields) > 0 {
+			j.Fields, j.Config, j.Ignored = in.Fields, ConfigSource(in), in.Ignored
 		}
 		out = append(out, j)
 	}
