@@ -469,18 +469,35 @@ func (p *Parser) secret(path string) {
 	p.out.Secrets[p.keep(path)]++
 }
 
-// isSecretName matches header and field names that carry credentials.
+// isSecretName matches header and field names that carry credentials,
+// compared without case, '-' or '_' (and without an allocation: it runs
+// on every header of every line that logs them).
 func isSecretName(name string) bool {
-	n := strings.ReplaceAll(strings.ToLower(name), "-", "_")
-	switch {
-	case strings.Contains(n, "authorization"), strings.Contains(n, "cookie"),
-		strings.Contains(n, "api_key"), strings.Contains(n, "apikey"),
-		strings.Contains(n, "password"), strings.Contains(n, "passwd"),
-		strings.Contains(n, "secret"), strings.HasSuffix(n, "token"), strings.HasSuffix(n, "_token_value"):
-		return true
+	var buf [64]byte
+	n := buf[:0]
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c == '-' || c == '_':
+			continue
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		n = append(n, c)
 	}
-	return false
+	for _, w := range secretWords {
+		if bytes.Contains(n, w) {
+			return true
+		}
+	}
+	return bytes.HasSuffix(n, tokenWord) || bytes.HasSuffix(n, tokenValueWord)
 }
+
+var (
+	secretWords    = [][]byte{[]byte("authorization"), []byte("cookie"), []byte("apikey"), []byte("password"), []byte("passwd"), []byte("secret")}
+	tokenWord      = []byte("token")
+	tokenValueWord = []byte("tokenvalue")
+)
 
 // unwrapLine reads a line that followed a prefix, with the prefix's labels.
 func (p *Parser) unwrapLine(line []byte, labels map[string]string, src trace.Source) {
