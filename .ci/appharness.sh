@@ -2,7 +2,8 @@
 # Installs what internal/appharness's capture tests run on: the Node
 # packages from the committed lock files, and Debian's python3-structlog,
 # python3-flask, python3-pythonjsonlogger and gunicorn (for Debian's
-# python3). Idempotent: installs only what is missing.
+# python3), php-cli and php-monolog. Idempotent: installs only what is
+# missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,6 +12,8 @@ need=()
 /usr/bin/python3 -c 'import flask' 2>/dev/null || need+=(python3-flask)
 /usr/bin/python3 -c 'import pythonjsonlogger' 2>/dev/null || need+=(python3-pythonjsonlogger)
 [ -x /usr/bin/gunicorn ] || need+=(gunicorn)
+command -v php >/dev/null || need+=(php-cli)
+[ -f /usr/share/php/Monolog/autoload.php ] || need+=(php-monolog)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   apt-get update -qq

@@ -3,6 +3,7 @@ package appharness
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -58,10 +59,24 @@ func flaskBackend(t *testing.T, log, ledger string) (string, func()) {
 	return "http://" + p.Addr, p.Stop
 }
 
+// phpBackend runs testdata/php/index.php on PHP's built-in server with
+// Debian's php-cli and php-monolog.
+func phpBackend(t *testing.T, log, ledger string) (string, func()) {
+	php := capture.Tool(t, "apt-get install php-cli php-monolog", "php")
+	if _, err := os.Stat("/usr/share/php/Monolog/autoload.php"); err != nil {
+		capture.Missing(t, "Monolog", "apt-get install php-monolog")
+	}
+	addr := capture.Addr(capture.FreePort(t))
+	p := capture.Start(t, capture.Cmd{Name: "php", Bin: php, Args: []string{"-S", addr, "testdata/php/index.php"},
+		Env: []string{"IDEM_LOG=" + log, "IDEM_LEDGER=" + ledger, "IDEM_NAME=monolog"}, Listen: []string{addr}})
+	return "http://" + p.Addr, p.Stop
+}
+
 var unknownLoggers = []unknownLogger{
 	{library: "winston", format: "json", headers: true, start: nodeLogBackend("winston.js", "winston")},
 	{library: "restify", format: "bunyan", headers: true, start: nodeLogBackend("restify.js", "restify")},
 	{library: "flask", format: "json", start: flaskBackend},
+	{library: "monolog", format: "json", start: phpBackend},
 }
 
 // bearer is the credential the traffic sends, which the middlewares log.
