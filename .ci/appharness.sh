@@ -2,8 +2,8 @@
 # Installs what internal/appharness's capture tests run on: the Node
 # packages from the committed lock files, and Debian's python3-structlog,
 # python3-flask, python3-pythonjsonlogger and gunicorn (for Debian's
-# python3), php-cli and php-monolog. Idempotent: installs only what is
-# missing.
+# python3), php-cli and php-monolog, ruby-railties and ruby-lograge.
+# Idempotent: installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,6 +14,8 @@ need=()
 [ -x /usr/bin/gunicorn ] || need+=(gunicorn)
 command -v php >/dev/null || need+=(php-cli)
 [ -f /usr/share/php/Monolog/autoload.php ] || need+=(php-monolog)
+command -v ruby >/dev/null || need+=(ruby)
+ruby -e 'require "rails"; require "lograge"' 2>/dev/null || need+=(ruby-railties ruby-lograge)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   apt-get update -qq

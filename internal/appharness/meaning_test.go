@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -72,11 +73,24 @@ func phpBackend(t *testing.T, log, ledger string) (string, func()) {
 	return "http://" + p.Addr, p.Stop
 }
 
+// railsBackend runs testdata/ruby/orders.rb: Rails 6.1 and lograge from
+// Debian (ruby-railties, ruby-lograge) on WEBrick.
+func railsBackend(t *testing.T, log, ledger string) (string, func()) {
+	ruby := capture.Tool(t, "apt-get install ruby ruby-railties ruby-lograge", "ruby")
+	if exec.Command(ruby, "-e", `require "rails"; require "lograge"`).Run() != nil {
+		capture.Missing(t, "Rails and lograge", "apt-get install ruby-railties ruby-lograge")
+	}
+	p := capture.Start(t, capture.Cmd{Name: "rails", Bin: ruby, Args: []string{"testdata/ruby/orders.rb"},
+		Env: []string{"IDEM_LOG=" + log, "IDEM_LEDGER=" + ledger, "IDEM_NAME=rails"}, Announce: "listening "})
+	return "http://" + p.Addr, p.Stop
+}
+
 var unknownLoggers = []unknownLogger{
 	{library: "winston", format: "json", headers: true, start: nodeLogBackend("winston.js", "winston")},
 	{library: "restify", format: "bunyan", headers: true, start: nodeLogBackend("restify.js", "restify")},
 	{library: "flask", format: "json", start: flaskBackend},
 	{library: "monolog", format: "json", start: phpBackend},
+	{library: "rails", format: "lograge", start: railsBackend},
 }
 
 // bearer is the credential the traffic sends, which the middlewares log.
