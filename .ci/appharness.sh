@@ -2,7 +2,8 @@
 # Installs what internal/appharness's capture tests run on: the Node
 # packages from the committed lock files, and Debian's python3-structlog,
 # python3-flask, python3-pythonjsonlogger and gunicorn (for Debian's
-# python3), php-cli and php-monolog, ruby-railties and ruby-lograge.
+# python3), php-cli and php-monolog, ruby-railties and ruby-lograge, a
+# JDK with liblogback-java and liblogstash-logback-encoder-java.
 # Idempotent: installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +17,9 @@ command -v php >/dev/null || need+=(php-cli)
 [ -f /usr/share/php/Monolog/autoload.php ] || need+=(php-monolog)
 command -v ruby >/dev/null || need+=(ruby)
 ruby -e 'require "rails"; require "lograge"' 2>/dev/null || need+=(ruby-railties ruby-lograge)
+command -v javac >/dev/null || need+=(default-jdk-headless)
+[ -f /usr/share/java/logback-classic.jar ] || need+=(liblogback-java)
+[ -f /usr/share/java/logstash-logback-encoder.jar ] || need+=(liblogstash-logback-encoder-java)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   apt-get update -qq

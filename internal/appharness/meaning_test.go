@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -85,12 +86,39 @@ func railsBackend(t *testing.T, log, ledger string) (string, func()) {
 	return "http://" + p.Addr, p.Stop
 }
 
+// javaJars are the Debian jars testdata/java/Orders.java runs on.
+var javaJars = []string{"logstash-logback-encoder", "logback-classic", "logback-core", "slf4j-api", "jackson-core", "jackson-databind", "jackson-annotations"}
+
+// logbackBackend compiles and runs testdata/java/Orders.java with Debian's
+// logback and logstash-logback-encoder.
+func logbackBackend(t *testing.T, log, ledger string) (string, func()) {
+	javac := capture.Tool(t, "apt-get install default-jdk-headless", "javac")
+	java := capture.Tool(t, "apt-get install default-jdk-headless", "java")
+	var cp []string
+	for _, j := range javaJars {
+		path := "/usr/share/java/" + j + ".jar"
+		if _, err := os.Stat(path); err != nil {
+			capture.Missing(t, j, "apt-get install liblogback-java liblogstash-logback-encoder-java")
+		}
+		cp = append(cp, path)
+	}
+	classes := t.TempDir()
+	if out, err := exec.Command(javac, "-d", classes, "-cp", strings.Join(cp, ":"), "testdata/java/Orders.java").CombinedOutput(); err != nil {
+		t.Fatalf("javac: %v\n%s", err, out)
+	}
+	p := capture.Start(t, capture.Cmd{Name: "java", Bin: java,
+		Args: []string{"-cp", strings.Join(append(cp, classes), ":"), "-Dlogback.configurationFile=testdata/java/logback.xml", "Orders", log, ledger, "logback"},
+		Env:  []string{"IDEM_LOG=" + log}, Announce: "listening "})
+	return "http://" + p.Addr, p.Stop
+}
+
 var unknownLoggers = []unknownLogger{
 	{library: "winston", format: "json", headers: true, start: nodeLogBackend("winston.js", "winston")},
 	{library: "restify", format: "bunyan", headers: true, start: nodeLogBackend("restify.js", "restify")},
 	{library: "flask", format: "json", start: flaskBackend},
 	{library: "monolog", format: "json", start: phpBackend},
 	{library: "rails", format: "lograge", start: railsBackend},
+	{library: "logback", format: "json", start: logbackBackend},
 }
 
 // bearer is the credential the traffic sends, which the middlewares log.
