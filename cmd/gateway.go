@@ -44,7 +44,8 @@ produce real logs for 'idem diagnose'.
   POST /v1/demo-requests                    Idempotency-Key required; JSON body
   POST /v1/operations/{reserve|publish|release}
                                             key <submissionId>:r<revision>:<operation>
-  GET  /v1/effects                          the effect count and records
+  GET  /v1/effects[?after=SEQ&limit=N]      the effect count and a page of records
+  GET  /v1/effects/count                    the effect count alone
   GET  /v1/keys/{key}                       what the store holds for a key
   GET  /healthz
 

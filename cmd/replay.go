@@ -109,7 +109,7 @@ Exit codes: 0 every assertion held, 1 the contract is broken, 2 usage, input
 or network error, 3 inconclusive.`,
 		Example: `  idem replay --key order-42 --target http://127.0.0.1:8080 --dry-run client.har
   idem replay --key order-42 --target http://127.0.0.1:8080 --yes \
-    --effects-url http://127.0.0.1:8080/v1/effects --probe mismatch,concurrent,lost-response client.har
+    --effects-url http://127.0.0.1:8080/v1/effects/count --probe mismatch,concurrent,lost-response client.har
   idem replay --key order-42 --target http://127.0.0.1:8080 --body @body.json --yes gateway.jsonl`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args
@@ -302,6 +302,9 @@ func runReplay(ctx context.Context, o *ReplayOptions) error {
 		}
 		if errors.Is(err, replay.ErrTarget) {
 			return &UsageError{Err: fmt.Errorf("--target: %w", err)}
+		}
+		if errors.Is(err, replay.ErrUnsendable) {
+			return err // the input's fault, not the flags': exit 2 without the usage hint
 		}
 		return &UsageError{Err: err}
 	}

@@ -61,6 +61,13 @@ func (f *faultyStore) Complete(ctx context.Context, c Completion) (Record, error
 	return f.Store.Complete(ctx, c)
 }
 
+func (f *faultyStore) TakeOver(ctx context.Context, scope, keyHash, from, to string, lease time.Time) (bool, error) {
+	if err := f.err("take over"); err != nil {
+		return false, err
+	}
+	return f.Store.TakeOver(ctx, scope, keyHash, from, to, lease)
+}
+
 func (f *faultyStore) Release(ctx context.Context, scope, keyHash, owner string) error {
 	if err := f.err("release"); err != nil {
 		return err
@@ -138,6 +145,37 @@ func TestStorageErrorsAreNeverAcknowledged(t *testing.T) {
 				t.Errorf("after the retry: %+v, effects %d", again, c.effects())
 			}
 		})
+	}
+}
+
+// TestStorageErrorsAreNotInProgress: a key whose reservation could be
+// recovered, but not while storage fails, answers 503 storage_unavailable,
+// as every storage failure does; "409 in progress" would send clients and
+// idem diagnose after the wrong cause.
+func TestStorageErrorsAreNotInProgress(t *testing.T) {
+	fs := &faultyStore{Store: mustOpen(t, filepath.Join(t.TempDir(), "state.db"))}
+	c, _ := serveStore(t, fs, Options{})
+	// The commit and the release fail: the reservation stays, its owner gone.
+	fs.set("complete", errDiskFull)
+	fs.set("release", errDiskFull)
+	if r := c.post("/v1/demo-requests", "k-stuck", `{"x":1}`); r.status != 503 {
+		t.Fatalf("the failed commit: %+v", r)
+	}
+	fs.set("complete", nil)
+	fs.set("release", nil)
+	// Still failing: the takeover cannot be written.
+	fs.set("take over", errDiskFull)
+	r := c.post("/v1/demo-requests", "k-stuck", `{"x":1}`)
+	if r.status != 503 || r.body["error"] != "storage_unavailable" || r.retry != "1" {
+		t.Fatalf("the takeover while storage fails: %+v", r)
+	}
+	// Storage is back: the next delivery recovers the key and runs once.
+	fs.set("take over", nil)
+	if r := c.post("/v1/demo-requests", "k-stuck", `{"x":1}`); r.status != 201 || r.replayed {
+		t.Fatalf("once storage is back: %+v", r)
+	}
+	if n := c.effects(); n != 1 {
+		t.Errorf("%d effects, want 1", n)
 	}
 }
 
@@ -343,7 +381,7 @@ func TestReservationsOfGoneOwnersAreRecovered(t *testing.T) {
 	body := `{"x":1}`
 	route := "/v1/demo-requests"
 	orphan := func(st Store, key string) {
-		rec := Record{Scope: route, KeyHash: trace.HashKey(key), Fingerprint: trace.Fingerprint([]byte(body)), State: StateInProgress,
+		rec := Record{Scope: route, Digest: KeyDigest(key), Fingerprint: trace.Fingerprint([]byte(body)), State: StateInProgress,
 			Owner: "gw-dead/attempt-1", Lease: t0.Add(30 * time.Second), Created: t0}
 		if _, ok, err := st.Reserve(context.Background(), rec, t0); !ok || err != nil {
 			t.Fatal(ok, err)

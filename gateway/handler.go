@@ -34,14 +34,8 @@ func (s *Server) Handler() http.Handler {
 		}
 		s.serve(w, r, route, "rcpt", http.StatusConflict, validateOperation(op))
 	})
-	mux.HandleFunc("GET /v1/effects", func(w http.ResponseWriter, r *http.Request) {
-		effects, err := s.store.Effects(r.Context())
-		if err != nil {
-			writeJSON(w, http.StatusServiceUnavailable, map[string]any{"error": "storage_unavailable", "message": "the effects could not be read"})
-			return
-		}
-		writeJSON(w, http.StatusOK, map[string]any{"count": len(effects), "effects": effects})
-	})
+	mux.HandleFunc("GET /v1/effects", s.effects)
+	mux.HandleFunc("GET /v1/effects/count", s.effectCount)
 	mux.HandleFunc("GET /v1/keys/{key}", s.keyState)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"ok": true, "profile": s.opts.Profile.Name})
@@ -59,7 +53,7 @@ func (s *Server) keyState(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	hash := trace.HashKey(key)
-	recs, err := s.store.Records(r.Context(), hash)
+	recs, err := s.store.Records(r.Context(), KeyDigest(key))
 	if err != nil {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"error": "storage_unavailable", "message": "the key could not be read"})
 		return
@@ -153,7 +147,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, route, prefix str
 	s.sweep(work, start)
 
 	// The counter keeps owners apart when clients reuse a request id.
-	d := &delivery{reqCtx: ctx, owner: s.instance + "/" + strconv.FormatUint(s.deliveries.Add(1), 10) + "/" + rid}
+	d := &delivery{reqCtx: ctx, digest: KeyDigest(key), owner: s.instance + "/" + strconv.FormatUint(s.deliveries.Add(1), 10) + "/" + rid}
 	s.setLive(d.owner, true)
 	defer s.setLive(d.owner, false)
 	if !s.opts.Faults.NoDedup {

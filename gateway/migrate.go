@@ -44,7 +44,9 @@ func migrateJSON(ctx context.Context, path string) error {
 	}
 	var recs []Record
 	for _, k := range old.Keys {
-		r := Record{Scope: k.Scope, KeyHash: k.KeyHash, Fingerprint: k.Fingerprint, State: k.State, Status: k.Status,
+		// The JSON named keys by 64 bits of their digest: the records
+		// are adopted by their keys as those of a version 1 database are.
+		r := Record{Scope: k.Scope, Digest: k.KeyHash, Fingerprint: k.Fingerprint, State: k.State, Status: k.Status,
 			ResultID: k.ResultID, Created: k.Created, Expires: k.Expires, Header: http.Header{}}
 		if r.State == StateCompleted {
 			// The old file re-indented the stored body; the gateway wrote

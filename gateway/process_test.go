@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -17,7 +18,6 @@ import (
 	"time"
 
 	"github.com/idem-cli/idem/gateway"
-	"github.com/idem-cli/idem/internal/harness"
 )
 
 // These tests run the built idem binary as child processes: killed with
@@ -27,39 +27,85 @@ import (
 type proc struct {
 	cmd    *exec.Cmd
 	url    string
-	stderr *bytes.Buffer
+	stderr *syncBuffer
+	wait   chan error // cmd.Wait's result
+	once   sync.Once
+	done   bool
+}
+
+// syncBuffer is a bytes.Buffer a child process and the test may share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 // startGateway runs `idem gateway args...` on a free port and waits until
 // it answers.
 func startGateway(t *testing.T, bin string, args ...string) *proc {
 	t.Helper()
-	addr := fmt.Sprintf("127.0.0.1:%d", harness.FreePort(t))
-	cmd := exec.Command(bin, append([]string{"gateway", "--listen", addr}, args...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
+	p, err := tryStartGateway(bin, args...)
+	if err != nil {
 		t.Fatal(err)
 	}
-	p := &proc{cmd: cmd, url: "http://" + addr, stderr: &stderr}
-	t.Cleanup(func() { p.kill() })
-	for i := 0; i < 200; i++ {
+	t.Cleanup(p.kill)
+	return p
+}
+
+// tryStartGateway is startGateway for any goroutine: it says why the
+// gateway did not start instead of failing the test.
+func tryStartGateway(bin string, args ...string) (*proc, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cmd := exec.Command(bin, append([]string{"gateway", "--listen", addr}, args...)...)
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &proc{cmd: cmd, url: "http://" + addr, stderr: stderr}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	p.wait = exited
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
+		select {
+		case err := <-exited:
+			p.done = true
+			return nil, fmt.Errorf("the gateway exited (%v): %s", err, stderr.String())
+		default:
+		}
 		if resp, err := http.Get(p.url + "/healthz"); err == nil {
 			resp.Body.Close()
-			return p
+			return p, nil
 		}
 		time.Sleep(25 * time.Millisecond)
 	}
 	p.kill()
-	t.Fatalf("the gateway did not start: %s", stderr.String())
-	return nil
+	return nil, fmt.Errorf("the gateway did not start: %s", stderr.String())
 }
 
 func (p *proc) kill() {
-	if p.cmd.ProcessState == nil {
-		p.cmd.Process.Signal(syscall.SIGKILL)
-		p.cmd.Wait()
-	}
+	p.once.Do(func() {
+		if !p.done {
+			p.cmd.Process.Signal(syscall.SIGKILL)
+			<-p.wait
+		}
+	})
 }
 
 type answer struct {

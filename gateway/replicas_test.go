@@ -154,3 +154,83 @@ func TestReplicaKilledMidRequest(t *testing.T) {
 		t.Errorf("%d effects, want 1", n)
 	}
 }
+
+// TestReplicasStartUnderLoad starts replicas, several at once, on a
+// database that other replicas are serving under load: every start must
+// succeed, and no live delivery may be refused or lost because of it.
+// (Creating the schema in one transaction at every start once deadlocked
+// with live commits: starts failed with 40P01, and live commits got 503.)
+func TestReplicasStartUnderLoad(t *testing.T) {
+	bin := gateway.IdemBinary(t)
+	url := gateway.PostgresURL(t)
+	live := []*proc{startGateway(t, bin, "--store", url), startGateway(t, bin, "--store", url)}
+	stop := make(chan struct{})
+	var (
+		mu      sync.Mutex
+		answers = map[string]int{}
+		failed  []string
+		wg      sync.WaitGroup
+	)
+	for w := 0; w < 12; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				key := fmt.Sprintf("load-%d-%d", w, i)
+				a := post(live[i%len(live)].url, key, `{"sku":"A-1","key":"`+key+`"}`)
+				mu.Lock()
+				if a.err != nil || a.status != 201 || a.replayed {
+					failed = append(failed, fmt.Sprintf("%s: %d %v %s", key, a.status, a.err, a.body))
+				} else {
+					answers[key] = a.status
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	time.Sleep(300 * time.Millisecond)
+	const starts = 10
+	errs := make([]error, starts)
+	var starting sync.WaitGroup
+	for i := 0; i < starts; i++ {
+		starting.Add(1)
+		go func() {
+			defer starting.Done()
+			p, err := tryStartGateway(bin, "--store", url)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			t.Cleanup(p.kill)
+			// The new replica serves too.
+			key := fmt.Sprintf("started-%d", i)
+			if a := post(p.url, key, `{"sku":"A-1"}`); a.status != 201 {
+				errs[i] = fmt.Errorf("its first delivery answered %d %v %s", a.status, a.err, a.body)
+				return
+			}
+			mu.Lock()
+			answers[key] = 201
+			mu.Unlock()
+		}()
+	}
+	starting.Wait()
+	close(stop)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("replica %d: %v", i, err)
+		}
+	}
+	for _, f := range failed {
+		t.Errorf("a live delivery failed during the starts: %s", f)
+	}
+	if n := effectCount(t, live[0].url); n != len(answers) {
+		t.Errorf("%d effects for %d acknowledged keys", n, len(answers))
+	}
+	t.Logf("%d deliveries served while %d replicas started", len(answers), starts)
+}

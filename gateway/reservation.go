@@ -17,8 +17,9 @@ import (
 // delivery is one request's reservation.
 type delivery struct {
 	reqCtx
-	owner string
-	key   Record // the reservation as written
+	digest string // the key's, as the store names it
+	owner  string
+	key    Record // the reservation as written
 }
 
 // setLive marks owner's delivery as running in this process, or no longer.
@@ -77,7 +78,7 @@ func (s *Server) sweep(ctx context.Context, now time.Time) {
 // in progress). It reports whether the delivery was answered.
 func (s *Server) reserve(ctx context.Context, w http.ResponseWriter, d *delivery, conflictStatus int) bool {
 	now := s.opts.Now()
-	d.key = Record{Scope: d.route, KeyHash: d.keyHash, Fingerprint: d.fingerprint, State: StateInProgress, Owner: d.owner,
+	d.key = Record{Scope: d.route, Digest: d.digest, Fingerprint: d.fingerprint, State: StateInProgress, Owner: d.owner,
 		Lease: now.Add(s.opts.Lease), Created: now}
 	var got Record
 	var reserved bool
@@ -86,7 +87,7 @@ func (s *Server) reserve(ctx context.Context, w http.ResponseWriter, d *delivery
 		// Check, then write later without the key's constraint: the race
 		// this mode exists to show.
 		var ok bool
-		got, ok, err = s.store.Get(ctx, d.route, d.keyHash)
+		got, ok, err = s.store.Get(ctx, d.route, d.digest)
 		if err == nil && (!ok || got.expired(now)) {
 			time.Sleep(s.opts.NonAtomicWindow)
 			err = s.store.Put(ctx, d.key)
@@ -96,9 +97,7 @@ func (s *Server) reserve(ctx context.Context, w http.ResponseWriter, d *delivery
 		got, reserved, err = s.store.Reserve(ctx, d.key, now)
 	}
 	if err != nil {
-		s.log.line(d.reqCtx, "reservation failed", map[string]any{"error": err.Error()})
-		w.Header().Set("Retry-After", "1")
-		s.answer(w, d.reqCtx, http.StatusServiceUnavailable, "failed", "storage_unavailable", "the key could not be reserved; nothing was done, retry with the same key")
+		s.unavailable(w, d, "reservation", err)
 		return true
 	}
 	if reserved {
@@ -111,12 +110,20 @@ func (s *Server) reserve(ctx context.Context, w http.ResponseWriter, d *delivery
 	}
 	if got.State != StateCompleted {
 		if s.recoverable(got, now) {
-			ok, err := s.store.TakeOver(ctx, d.route, d.keyHash, got.Owner, d.owner, d.key.Lease)
-			if err == nil && ok {
+			ok, err := s.store.TakeOver(ctx, d.route, d.digest, got.Owner, d.owner, d.key.Lease)
+			if err != nil {
+				// The key is not in progress: its owner is gone, and the
+				// store cannot hand it over. Say so, as every storage
+				// failure does.
+				s.unavailable(w, d, "take over", err)
+				return true
+			}
+			if ok {
 				s.log.line(d.reqCtx, "decision", map[string]any{"decision": "new", "state": StateInProgress,
 					"note": "reservation recovered: its owner is gone and no effect was committed"})
 				return false
 			}
+			// Another delivery recovered it first: that one is in progress.
 		}
 		w.Header().Set("Retry-After", "1")
 		s.answer(w, d.reqCtx, s.opts.Profile.InProgress, "in_progress", "idempotency_key_in_use", "the first request with this key is still in progress")
@@ -127,11 +134,19 @@ func (s *Server) reserve(ctx context.Context, w http.ResponseWriter, d *delivery
 	return true
 }
 
+// unavailable answers a delivery whose key could not be reserved: 503
+// storage_unavailable, nothing done.
+func (s *Server) unavailable(w http.ResponseWriter, d *delivery, what string, err error) {
+	s.log.line(d.reqCtx, what+" failed", map[string]any{"error": err.Error()})
+	w.Header().Set("Retry-After", "1")
+	s.answer(w, d.reqCtx, http.StatusServiceUnavailable, "failed", "storage_unavailable", "the key could not be reserved; nothing was done, retry with the same key")
+}
+
 // commit records the effect and completes the key record in one
 // transaction; it returns only once that transaction is durable.
 func (s *Server) commit(ctx context.Context, d *delivery, prefix string) (Record, error) {
 	now := s.opts.Now()
-	c := Completion{Scope: d.route, KeyHash: d.keyHash, Owner: d.owner, Request: d.rid, Prefix: prefix, Time: now,
+	c := Completion{Scope: d.route, Digest: d.digest, KeyHash: d.keyHash, Owner: d.owner, Request: d.rid, Prefix: prefix, Time: now,
 		Dedup: !s.opts.Faults.NoDedup, Blind: s.opts.Faults.NonAtomic,
 		Respond: func(resultID string) (int, http.Header, []byte) {
 			body, _ := json.Marshal(map[string]any{"id": resultID, "status": "created"})
@@ -157,7 +172,7 @@ func (s *Server) release(ctx context.Context, d *delivery) {
 	if s.opts.Faults.NoDedup {
 		return
 	}
-	if err := s.store.Release(ctx, d.route, d.keyHash, d.owner); err != nil {
+	if err := s.store.Release(ctx, d.route, d.digest, d.owner); err != nil {
 		s.log.line(d.reqCtx, "release failed", map[string]any{"error": err.Error()})
 	}
 }

@@ -14,6 +14,9 @@ import (
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver: no cgo, one static binary
 )
 
+// sqliteSchema is version 1, the tables as they were first made (and made
+// again at every start, before versions were recorded); sqliteMigrations
+// bring them to schemaVersion.
 const sqliteSchema = `
 CREATE TABLE IF NOT EXISTS idem_keys (
   scope TEXT NOT NULL,
@@ -107,9 +110,9 @@ func openSQLiteDSN(ctx context.Context, dsn string, lock *os.File, persistent bo
 	db.SetMaxIdleConns(1)
 	db.SetConnMaxLifetime(0)
 	db.SetConnMaxIdleTime(0)
-	if _, err := db.ExecContext(ctx, sqliteSchema); err != nil {
+	if err := migrateSQLite(ctx, db); err != nil {
 		db.Close()
-		return nil, storageErr("create the schema", err)
+		return nil, err
 	}
 	var check string
 	if err := db.QueryRowContext(ctx, "PRAGMA quick_check").Scan(&check); err != nil || check != "ok" {
@@ -120,10 +123,53 @@ func openSQLiteDSN(ctx context.Context, dsn string, lock *os.File, persistent bo
 		return nil, storageErr("check the database", err)
 	}
 	s := &sqlStore{db: db, exclusive: true, persistent: persistent}
+	if err := s.findLegacy(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
 	if lock != nil {
 		s.closeExtra = func() error { return unlock(lock) }
 	}
 	return s, nil
+}
+
+// sqliteMigrations[v] brings a store at version v (its user_version) to
+// v+1, as pgMigrations do.
+var sqliteMigrations = []string{
+	sqliteSchema,
+	// Keys named by their whole digest; see pgMigrations.
+	`ALTER TABLE idem_keys RENAME COLUMN key_hash TO key_digest;
+DROP INDEX idem_keys_by_hash;
+CREATE INDEX idem_keys_by_digest ON idem_keys (key_digest);`,
+}
+
+// migrateSQLite brings the store to schemaVersion in one transaction. The
+// file is this process's alone (its lock), so nothing waits for it.
+func migrateSQLite(ctx context.Context, db *sql.DB) error {
+	var v int
+	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return storageErr("read the schema version", err)
+	}
+	if v > schemaVersion {
+		return fmt.Errorf("store schema version %d, this idem reads %d: %w", v, schemaVersion, ErrSchemaNewer)
+	}
+	if v == schemaVersion {
+		return nil
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return storageErr("begin", err)
+	}
+	defer tx.Rollback()
+	for ; v < schemaVersion; v++ {
+		if _, err := tx.ExecContext(ctx, sqliteMigrations[v]); err != nil {
+			return storageErr(fmt.Sprintf("migrate the schema to version %d", v+1), err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", schemaVersion)); err != nil {
+		return storageErr("record the schema version", err)
+	}
+	return storageErr("commit the schema", tx.Commit())
 }
 
 // lockFile opens (creating) path and takes an exclusive lock on it, or

@@ -7,11 +7,12 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
 // sqlStore is a Store over database/sql: the key table has a primary key
-// on (scope, key_hash), and Complete inserts the effect and completes the
+// on (scope, key_digest), and Complete inserts the effect and completes the
 // key record in one transaction. SQLite and PostgreSQL share every
 // statement; only the schema's types and the placeholders differ.
 type sqlStore struct {
@@ -20,9 +21,13 @@ type sqlStore struct {
 	exclusive  bool
 	persistent bool
 	closeExtra func() error // releases the file lock after the database
+	// legacy is set while the store may hold records named by the first
+	// 64 bits of their key's digest, written before whole digests were
+	// stored (see adopt).
+	legacy atomic.Bool
 }
 
-const recordColumns = "scope, key_hash, fingerprint, state, owner, lease_ns, status, headers, body, result_id, created_ns, expires_ns"
+const recordColumns = "scope, key_digest, fingerprint, state, owner, lease_ns, status, headers, body, result_id, created_ns, expires_ns"
 
 // q rewrites ? placeholders for the dialect.
 func (s *sqlStore) q(query string) string {
@@ -61,7 +66,7 @@ func recordArgs(r Record) []any {
 	if body == nil {
 		body = []byte{}
 	}
-	return []any{r.Scope, r.KeyHash, r.Fingerprint, r.State, r.Owner, nanos(r.Lease), int64(r.Status),
+	return []any{r.Scope, r.Digest, r.Fingerprint, r.State, r.Owner, nanos(r.Lease), int64(r.Status),
 		encodeHeader(r.Header), body, r.ResultID, nanos(r.Created), nanos(r.Expires)}
 }
 
@@ -71,7 +76,7 @@ func scanRecord(row scanner) (Record, error) {
 	var r Record
 	var lease, created, expires, status int64
 	var header []byte
-	if err := row.Scan(&r.Scope, &r.KeyHash, &r.Fingerprint, &r.State, &r.Owner, &lease, &status, &header, &r.Body, &r.ResultID, &created, &expires); err != nil {
+	if err := row.Scan(&r.Scope, &r.Digest, &r.Fingerprint, &r.State, &r.Owner, &lease, &status, &header, &r.Body, &r.ResultID, &created, &expires); err != nil {
 		return Record{}, err
 	}
 	r.Lease, r.Created, r.Expires, r.Status = fromNanos(lease), fromNanos(created), fromNanos(expires), int(status)
@@ -90,7 +95,7 @@ func storageErr(op string, err error) error {
 }
 
 const upsert = "INSERT INTO idem_keys (" + recordColumns + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) " +
-	"ON CONFLICT (scope, key_hash) DO UPDATE SET fingerprint = excluded.fingerprint, state = excluded.state, " +
+	"ON CONFLICT (scope, key_digest) DO UPDATE SET fingerprint = excluded.fingerprint, state = excluded.state, " +
 	"owner = excluded.owner, lease_ns = excluded.lease_ns, status = excluded.status, headers = excluded.headers, " +
 	"body = excluded.body, result_id = excluded.result_id, created_ns = excluded.created_ns, expires_ns = excluded.expires_ns"
 
@@ -98,6 +103,9 @@ func (s *sqlStore) Reserve(ctx context.Context, rec Record, now time.Time) (Reco
 	// One statement: the primary key decides, and only an expired
 	// completed record gives way.
 	query := s.q(upsert + " WHERE idem_keys.state = 'completed' AND idem_keys.expires_ns > 0 AND idem_keys.expires_ns <= ?")
+	if err := s.adopt(ctx, rec.Scope, rec.Digest); err != nil {
+		return Record{}, false, err
+	}
 	for attempt := 0; attempt < 5; attempt++ {
 		res, err := s.db.ExecContext(ctx, query, append(recordArgs(rec), now.UnixNano())...)
 		if err != nil {
@@ -108,7 +116,7 @@ func (s *sqlStore) Reserve(ctx context.Context, rec Record, now time.Time) (Reco
 		} else if n == 1 {
 			return rec, true, nil
 		}
-		got, ok, err := s.Get(ctx, rec.Scope, rec.KeyHash)
+		got, ok, err := s.get(ctx, rec.Scope, rec.Digest)
 		if err != nil || ok {
 			return got, false, err
 		}
@@ -117,8 +125,15 @@ func (s *sqlStore) Reserve(ctx context.Context, rec Record, now time.Time) (Reco
 	return Record{}, false, storageErr("reserve", errors.New("the key kept changing hands"))
 }
 
-func (s *sqlStore) Get(ctx context.Context, scope, keyHash string) (Record, bool, error) {
-	row := s.db.QueryRowContext(ctx, s.q("SELECT "+recordColumns+" FROM idem_keys WHERE scope = ? AND key_hash = ?"), scope, keyHash)
+func (s *sqlStore) Get(ctx context.Context, scope, digest string) (Record, bool, error) {
+	if err := s.adopt(ctx, scope, digest); err != nil {
+		return Record{}, false, err
+	}
+	return s.get(ctx, scope, digest)
+}
+
+func (s *sqlStore) get(ctx context.Context, scope, digest string) (Record, bool, error) {
+	row := s.db.QueryRowContext(ctx, s.q("SELECT "+recordColumns+" FROM idem_keys WHERE scope = ? AND key_digest = ?"), scope, digest)
 	r, err := scanRecord(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Record{}, false, nil
@@ -134,9 +149,9 @@ func (s *sqlStore) Put(ctx context.Context, rec Record) error {
 	return storageErr("write", err)
 }
 
-func (s *sqlStore) TakeOver(ctx context.Context, scope, keyHash, from, to string, lease time.Time) (bool, error) {
-	res, err := s.db.ExecContext(ctx, s.q("UPDATE idem_keys SET owner = ?, lease_ns = ? WHERE scope = ? AND key_hash = ? AND state = 'in_progress' AND owner = ?"),
-		to, nanos(lease), scope, keyHash, from)
+func (s *sqlStore) TakeOver(ctx context.Context, scope, digest, from, to string, lease time.Time) (bool, error) {
+	res, err := s.db.ExecContext(ctx, s.q("UPDATE idem_keys SET owner = ?, lease_ns = ? WHERE scope = ? AND key_digest = ? AND state = 'in_progress' AND owner = ?"),
+		to, nanos(lease), scope, digest, from)
 	if err != nil {
 		return false, storageErr("take over", err)
 	}
@@ -160,12 +175,12 @@ func (s *sqlStore) Complete(ctx context.Context, c Completion) (Record, error) {
 		seq, resultID, c.Scope, c.KeyHash, c.Request, nanos(c.Time)); err != nil {
 		return Record{}, storageErr("record the effect", err)
 	}
-	rec := Record{Scope: c.Scope, KeyHash: c.KeyHash, State: StateCompleted, Owner: c.Owner, Status: status,
+	rec := Record{Scope: c.Scope, Digest: c.Digest, State: StateCompleted, Owner: c.Owner, Status: status,
 		Header: whitelist(header), Body: body, ResultID: resultID, Expires: c.Expires}
 	if c.Dedup {
 		query := "UPDATE idem_keys SET state = 'completed', owner = ?, lease_ns = 0, status = ?, headers = ?, body = ?, result_id = ?, expires_ns = ? " +
-			"WHERE scope = ? AND key_hash = ?"
-		args := []any{c.Owner, int64(status), encodeHeader(rec.Header), body, resultID, nanos(c.Expires), c.Scope, c.KeyHash}
+			"WHERE scope = ? AND key_digest = ?"
+		args := []any{c.Owner, int64(status), encodeHeader(rec.Header), body, resultID, nanos(c.Expires), c.Scope, c.Digest}
 		if !c.Blind {
 			query += " AND owner = ? AND state = 'in_progress'"
 			args = append(args, c.Owner)
@@ -186,8 +201,8 @@ func (s *sqlStore) Complete(ctx context.Context, c Completion) (Record, error) {
 	return rec, nil
 }
 
-func (s *sqlStore) Release(ctx context.Context, scope, keyHash, owner string) error {
-	_, err := s.db.ExecContext(ctx, s.q("DELETE FROM idem_keys WHERE scope = ? AND key_hash = ? AND owner = ? AND state = 'in_progress'"), scope, keyHash, owner)
+func (s *sqlStore) Release(ctx context.Context, scope, digest, owner string) error {
+	_, err := s.db.ExecContext(ctx, s.q("DELETE FROM idem_keys WHERE scope = ? AND key_digest = ? AND owner = ? AND state = 'in_progress'"), scope, digest, owner)
 	return storageErr("release", err)
 }
 
@@ -200,8 +215,14 @@ func (s *sqlStore) Sweep(ctx context.Context, now time.Time) (int64, error) {
 	return n, storageErr("sweep", err)
 }
 
-func (s *sqlStore) Records(ctx context.Context, keyHash string) ([]Record, error) {
-	rows, err := s.db.QueryContext(ctx, s.q("SELECT "+recordColumns+" FROM idem_keys WHERE key_hash = ? ORDER BY scope"), keyHash)
+func (s *sqlStore) Records(ctx context.Context, digest string) ([]Record, error) {
+	// A record not yet adopted is shown under the bits it was written
+	// with; looking does not adopt it.
+	short := digest
+	if s.legacy.Load() && shortDigest(digest) != "" {
+		short = shortDigest(digest)
+	}
+	rows, err := s.db.QueryContext(ctx, s.q("SELECT "+recordColumns+" FROM idem_keys WHERE key_digest IN (?, ?) ORDER BY scope"), digest, short)
 	if err != nil {
 		return nil, storageErr("read", err)
 	}
@@ -217,8 +238,9 @@ func (s *sqlStore) Records(ctx context.Context, keyHash string) ([]Record, error
 	return out, storageErr("read", rows.Err())
 }
 
-func (s *sqlStore) Effects(ctx context.Context) ([]Effect, error) {
-	rows, err := s.db.QueryContext(ctx, "SELECT result_id, route, key_hash, request_id, at_ns FROM idem_effects ORDER BY seq")
+func (s *sqlStore) Effects(ctx context.Context, after int64, limit int) ([]Effect, error) {
+	rows, err := s.db.QueryContext(ctx, s.q("SELECT seq, result_id, route, key_hash, request_id, at_ns FROM idem_effects WHERE seq > ? ORDER BY seq LIMIT ?"),
+		after, limit)
 	if err != nil {
 		return nil, storageErr("read", err)
 	}
@@ -227,13 +249,48 @@ func (s *sqlStore) Effects(ctx context.Context) ([]Effect, error) {
 	for rows.Next() {
 		var e Effect
 		var at int64
-		if err := rows.Scan(&e.ResultID, &e.Route, &e.KeyHash, &e.Request, &at); err != nil {
+		if err := rows.Scan(&e.Seq, &e.ResultID, &e.Route, &e.KeyHash, &e.Request, &at); err != nil {
 			return nil, storageErr("read", err)
 		}
 		e.Time = fromNanos(at)
 		out = append(out, e)
 	}
 	return out, storageErr("read", rows.Err())
+}
+
+// adopt gives a record written under the first 64 bits of digest (before
+// whole digests were stored) the whole digest, so that from then on only
+// this key finds it. Which key wrote it is lost with the other 192 bits:
+// the first key with those bits to come claims it, as the old store
+// answered any of them with it; no other key can reach it afterwards.
+func (s *sqlStore) adopt(ctx context.Context, scope, digest string) error {
+	short := shortDigest(digest)
+	if !s.legacy.Load() || short == "" {
+		return nil
+	}
+	_, err := s.db.ExecContext(ctx, s.q("UPDATE idem_keys SET key_digest = ? WHERE scope = ? AND key_digest = ? "+
+		"AND NOT EXISTS (SELECT 1 FROM idem_keys k WHERE k.scope = ? AND k.key_digest = ?)"), digest, scope, short, scope, digest)
+	return storageErr("adopt an old record", err)
+}
+
+// findLegacy sets legacy when the store holds a record not named by a
+// whole digest. None can appear later: the migration that renamed the
+// column keeps older gateways, which wrote them, out.
+func (s *sqlStore) findLegacy(ctx context.Context) error {
+	var n int
+	err := s.db.QueryRowContext(ctx, s.q("SELECT count(*) FROM (SELECT 1 FROM idem_keys WHERE length(key_digest) <> ? LIMIT 1) AS old"),
+		len(digestPrefix)+64).Scan(&n)
+	if err != nil {
+		return storageErr("read", err)
+	}
+	s.legacy.Store(n > 0)
+	return nil
+}
+
+func (s *sqlStore) EffectCount(ctx context.Context) (int64, error) {
+	var n int64
+	err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM idem_effects").Scan(&n)
+	return n, storageErr("read", err)
 }
 
 func (s *sqlStore) Exclusive() bool  { return s.exclusive }

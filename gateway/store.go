@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"net/http"
 	"net/textproto"
@@ -15,8 +17,10 @@ import (
 // Record is the durable key record: what a replay needs, never a bare
 // "seen" flag.
 type Record struct {
-	Scope       string
-	KeyHash     string
+	Scope string
+	// Digest names the key in the store: KeyDigest of the key, or, in a
+	// record written before whole digests were stored, its first 64 bits.
+	Digest      string
 	Fingerprint string
 	State       string // in_progress or completed
 	// Owner is "<instance>/<n>/<request id>": the process and the
@@ -46,6 +50,7 @@ func (r *Record) expired(now time.Time) bool {
 
 // Effect is one business change the gateway made.
 type Effect struct {
+	Seq      int64     `json:"seq"` // its place in the order effects were made, from 1
 	ResultID string    `json:"result_id"`
 	Route    string    `json:"route"`
 	KeyHash  string    `json:"key_hash,omitempty"`
@@ -56,13 +61,14 @@ type Effect struct {
 // Completion is what Store.Complete commits: the effect, and (unless the
 // key is ignored) the key record's terminal state, in one transaction.
 type Completion struct {
-	Scope, KeyHash string
-	Owner          string // must still hold the reservation
-	Request        string
-	Prefix         string // of the new result id: dr, rcpt
-	Time           time.Time
-	Expires        time.Time
-	Dedup          bool // false: record the effect only (the no-dedup fault)
+	Scope, Digest string
+	KeyHash       string // the effect's: the key's hash as the log has it
+	Owner         string // must still hold the reservation
+	Request       string
+	Prefix        string // of the new result id: dr, rcpt
+	Time          time.Time
+	Expires       time.Time
+	Dedup         bool // false: record the effect only (the no-dedup fault)
 	// Blind completes the record whoever holds it: the non-atomic fault's
 	// last-writer-wins save.
 	Blind bool
@@ -79,25 +85,28 @@ type Store interface {
 	// the record that holds the key and whether it is rec.
 	Reserve(ctx context.Context, rec Record, now time.Time) (Record, bool, error)
 	// Get returns the record of (scope, key), if any.
-	Get(ctx context.Context, scope, keyHash string) (Record, bool, error)
+	Get(ctx context.Context, scope, digest string) (Record, bool, error)
 	// Put writes rec whatever holds the key: the non-atomic fault's
 	// check-then-write, never used by the correct path.
 	Put(ctx context.Context, rec Record) error
 	// TakeOver moves an in_progress reservation from one owner to another,
 	// only if from still holds it.
-	TakeOver(ctx context.Context, scope, keyHash, from, to string, lease time.Time) (bool, error)
+	TakeOver(ctx context.Context, scope, digest, from, to string, lease time.Time) (bool, error)
 	// Complete commits the effect and the completed record together. It
 	// fails with ErrNotOwner, committing nothing, when c.Owner no longer
 	// holds the reservation.
 	Complete(ctx context.Context, c Completion) (Record, error)
 	// Release deletes an in_progress reservation held by owner.
-	Release(ctx context.Context, scope, keyHash, owner string) error
+	Release(ctx context.Context, scope, digest, owner string) error
 	// Sweep deletes completed records expired at now.
 	Sweep(ctx context.Context, now time.Time) (int64, error)
 	// Records returns every record of a key, in every scope.
-	Records(ctx context.Context, keyHash string) ([]Record, error)
-	// Effects returns the effects in the order they were made.
-	Effects(ctx context.Context) ([]Effect, error)
+	Records(ctx context.Context, digest string) ([]Record, error)
+	// Effects returns up to limit effects, the first made after the one
+	// numbered after, in the order they were made.
+	Effects(ctx context.Context, after int64, limit int) ([]Effect, error)
+	// EffectCount returns how many effects were made.
+	EffectCount(ctx context.Context) (int64, error)
 	// Exclusive reports whether this process is the only one using the
 	// store, so a reservation owned by another process has a dead owner.
 	Exclusive() bool
@@ -105,6 +114,26 @@ type Store interface {
 	Persistent() bool
 	Close() error
 }
+
+// KeyDigest is what the store keys a record by: the whole SHA-256 of the
+// key. The logs' key_hash (trace.HashKey) is its first 64 bits, enough to
+// find a key's lines but not to tell keys apart: two keys that share them
+// would be one record, and the second would get the first's result.
+func KeyDigest(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// shortDigest is the first 64 bits of a whole digest: the name a record
+// written before whole digests were stored has. ("" for anything else.)
+func shortDigest(digest string) string {
+	if len(digest) != len(digestPrefix)+64 || !strings.HasPrefix(digest, digestPrefix) {
+		return ""
+	}
+	return digest[:len(digestPrefix)+16]
+}
+
+const digestPrefix = "sha256:"
 
 // Store errors.
 var (

@@ -2,7 +2,9 @@ package gateway
 
 import (
 	"context"
+	"database/sql"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -42,7 +44,7 @@ func TestStoreContract(t *testing.T) {
 	for _, kind := range storeKinds {
 		t.Run(kind.name, func(t *testing.T) {
 			st := kind.open(t)
-			rec := Record{Scope: "/r", KeyHash: "h1", Fingerprint: "f1", State: StateInProgress, Owner: "a/1", Lease: t0.Add(time.Minute), Created: t0}
+			rec := Record{Scope: "/r", Digest: "h1", Fingerprint: "f1", State: StateInProgress, Owner: "a/1", Lease: t0.Add(time.Minute), Created: t0}
 			got, ok, err := st.Reserve(ctx, rec, t0)
 			if err != nil || !ok || got.Owner != "a/1" {
 				t.Fatalf("first reservation: %+v %v %v", got, ok, err)
@@ -53,10 +55,10 @@ func TestStoreContract(t *testing.T) {
 			if err != nil || ok || got.Owner != "a/1" || !got.Lease.Equal(rec.Lease) {
 				t.Fatalf("second reservation took the key: %+v %v %v", got, ok, err)
 			}
-			if _, err := st.Complete(ctx, Completion{Scope: "/r", KeyHash: "h1", Owner: "b/2", Prefix: "dr", Dedup: true, Respond: respond}); !errors.Is(err, ErrNotOwner) {
+			if _, err := st.Complete(ctx, Completion{Scope: "/r", Digest: "h1", Owner: "b/2", Prefix: "dr", Dedup: true, Respond: respond}); !errors.Is(err, ErrNotOwner) {
 				t.Fatalf("a non-owner completed: %v", err)
 			}
-			if n, _ := st.Effects(ctx); len(n) != 0 {
+			if n, _ := st.Effects(ctx, 0, 100); len(n) != 0 {
 				t.Fatalf("a refused completion left an effect: %v", n)
 			}
 			if ok, err := st.TakeOver(ctx, "/r", "h1", "z/9", "b/2", t0); ok || err != nil {
@@ -65,7 +67,7 @@ func TestStoreContract(t *testing.T) {
 			if ok, err := st.TakeOver(ctx, "/r", "h1", "a/1", "b/2", t0.Add(time.Hour)); !ok || err != nil {
 				t.Fatalf("take-over: %v %v", ok, err)
 			}
-			done, err := st.Complete(ctx, Completion{Scope: "/r", KeyHash: "h1", Owner: "b/2", Request: "2", Prefix: "dr", Time: t0,
+			done, err := st.Complete(ctx, Completion{Scope: "/r", Digest: "h1", Owner: "b/2", Request: "2", Prefix: "dr", Time: t0,
 				Expires: t0.Add(time.Hour), Dedup: true, Respond: respond})
 			if err != nil || done.ResultID != "dr_000001" {
 				t.Fatalf("complete: %+v %v", done, err)
@@ -96,15 +98,21 @@ func TestStoreContract(t *testing.T) {
 			}
 			// Ids never restart: the sequence lives in the store.
 			st.Reserve(ctx, rec, t0)
-			done, _ = st.Complete(ctx, Completion{Scope: "/r", KeyHash: "h1", Owner: "a/1", Prefix: "rcpt", Dedup: true, Expires: t0.Add(time.Minute), Respond: respond})
+			done, _ = st.Complete(ctx, Completion{Scope: "/r", Digest: "h1", Owner: "a/1", Prefix: "rcpt", Dedup: true, Expires: t0.Add(time.Minute), Respond: respond})
 			if done.ResultID != "rcpt_000002" {
 				t.Errorf("second id %q", done.ResultID)
 			}
 			if n, err := st.Sweep(ctx, t0.Add(2*time.Minute)); n != 1 || err != nil {
 				t.Errorf("sweep: %d %v", n, err)
 			}
-			if effects, _ := st.Effects(ctx); len(effects) != 2 || effects[0].ResultID != "dr_000001" || effects[1].ResultID != "rcpt_000002" {
+			if effects, _ := st.Effects(ctx, 0, 100); len(effects) != 2 || effects[0].ResultID != "dr_000001" || effects[1].ResultID != "rcpt_000002" {
 				t.Errorf("effects %+v", effects)
+			}
+			if effects, _ := st.Effects(ctx, 1, 1); len(effects) != 1 || effects[0].ResultID != "rcpt_000002" || effects[0].Seq != 2 {
+				t.Errorf("the page after 1: %+v", effects)
+			}
+			if n, err := st.EffectCount(ctx); n != 2 || err != nil {
+				t.Errorf("effect count %d %v", n, err)
 			}
 		})
 	}
@@ -125,7 +133,7 @@ func TestReserveIsAtomic(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					_, ok, err := st.Reserve(ctx, Record{Scope: "/r", KeyHash: "k", Fingerprint: "f", State: StateInProgress, Owner: "o/" + string(rune('A'+i)), Created: now}, now)
+					_, ok, err := st.Reserve(ctx, Record{Scope: "/r", Digest: "k", Fingerprint: "f", State: StateInProgress, Owner: "o/" + string(rune('A'+i)), Created: now}, now)
 					if err != nil {
 						t.Error(err)
 					}
@@ -237,5 +245,43 @@ func TestStoreErrorsHideThePassword(t *testing.T) {
 		if strings.Contains(err.Error(), "s3cr3t-pw") {
 			t.Errorf("the error shows the password: %v", err)
 		}
+	}
+}
+
+// TestPostgresSchemaVersion: a store made before versions were recorded is
+// migrated and keeps its keys; a store at the current version is only
+// read; a store migrated by a newer gateway is refused.
+func TestPostgresSchemaVersion(t *testing.T) {
+	ctx := context.Background()
+	url := PostgresURL(t)
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	// The layout before versions: the tables, no idem_schema.
+	if _, err := db.Exec(postgresSchema); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("UPDATE idem_seq SET value = 41 WHERE name = 'result'"); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		st := mustOpen(t, url)
+		done, err := st.Complete(ctx, Completion{Scope: "/r", Digest: fmt.Sprint("h", i), Owner: "a", Prefix: "dr", Respond: respond})
+		if err != nil || done.ResultID != fmt.Sprintf("dr_%06d", 42+i) {
+			t.Fatalf("open %d: %+v %v", i, done, err)
+		}
+		st.Close()
+	}
+	var v int
+	if err := db.QueryRow("SELECT version FROM idem_schema").Scan(&v); err != nil || v != schemaVersion {
+		t.Fatalf("version %d %v", v, err)
+	}
+	if _, err := db.Exec("UPDATE idem_schema SET version = version + 1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenStore(url); !errors.Is(err, ErrSchemaNewer) {
+		t.Fatalf("a newer schema was opened: %v", err)
 	}
 }

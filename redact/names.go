@@ -28,28 +28,67 @@ func notSecret(n string) bool {
 	return strings.Contains(n, "idempotency")
 }
 
-// secretWords make any name that contains them a credential's.
+// secretWords make any name that contains them a credential's, or a
+// personal number's (an IBAN, a national identity or tax number, a
+// passport's).
 var secretWords = []string{"authorization", "authentication", "cookie", "password", "passwd", "passphrase", "secret",
-	"credential", "signature", "apikey", "accesskey", "privatekey", "signingkey", "token", "session", "jwt", "oidc"}
+	"credential", "signature", "apikey", "accesskey", "privatekey", "signingkey", "token", "session", "jwt", "oidc",
+	"dpop", "hmac", "passcode", "bearer", "clientprincipal", "saml", "sessid", "onetime", "codeverifier",
+	"iban", "socialsecurity", "nationalid", "nationalinsurance", "nationalnumber", "taxid", "passport", "personnummer",
+	"aadhaar", "identitynumber", "identitycard", "idcardnumber"}
 
 // secretNames are credentials' names too short or too common to search
 // for inside other names.
 // Each holds one of the scan's suspects (card numbers themselves are
 // recognised by the Luhn check, whatever their name).
 var secretNames = map[string]bool{"auth": true, "xauth": true, "pass": true, "pwd": true, "sig": true,
-	"cvc": true, "cvv": true, "cvc2": true, "cvv2": true, "xaccesskey": true}
+	"cvc": true, "cvv": true, "cvc2": true, "cvv2": true, "xaccesskey": true,
+	"mfa": true, "2fa": true, "twofa": true, "nino": true, "cpf": true, "curp": true, "pesel": true, "dni": true,
+	"pincode": true, "pinnumber": true, "pinblock": true}
+
+// oneTimeCodes are what a name ending in "code" begins with when the code
+// is a one-time or secret one: verification_code, mfa_code, sms_code…
+// ("code" alone is an error code in a log, and a credential only in a URL.)
+var oneTimeCodes = map[string]bool{"verification": true, "verify": true, "mfa": true, "2fa": true, "twofa": true,
+	"twofactor": true, "sms": true, "security": true, "auth": true, "recovery": true, "backup": true, "login": true,
+	"email": true, "totp": true, "otp": true, "confirmation": true, "access": true, "reset": true, "activation": true,
+	"unlock": true}
+
+// shortSecret reports names built on a short word that is a credential on
+// its own or at an end, but not inside other words: a one-time password
+// (otp, x-otp, totp, otp_code; not footprint), a PIN (pin, x-pin,
+// card_pin; not ping), a MAC (mac, x-mac, hmac), a social security number
+// (ssn, x-ssn, ssn_last4; not business_name).
+func shortSecret(n string) bool {
+	switch {
+	case strings.HasPrefix(n, "otp"), strings.HasSuffix(n, "otp"),
+		strings.HasSuffix(n, "pin"),
+		strings.HasSuffix(n, "mac"),
+		strings.HasPrefix(n, "ssn"), strings.HasSuffix(n, "ssn"):
+		return true
+	}
+	if !strings.HasSuffix(n, "code") {
+		return false
+	}
+	// X-Mfa-Code is a header's mfa_code.
+	word := n[:len(n)-len("code")]
+	return oneTimeCodes[word] || oneTimeCodes[strings.TrimPrefix(word, "x")]
+}
 
 // IsSecretName reports whether a field, JSON key or header name names a
 // credential: one that contains authorization, authentication, cookie,
 // password, secret, signature, token, session, credential, an API, access
-// or private key…, or is one of the short names (pass, pwd, sig, cvc…).
+// or private key, hmac, dpop, bearer…, or is one of the short names (pass,
+// pwd, sig, cvc, otp, pin, mac…), or names a one-time code
+// (verification_code, mfa_code…) or a personal number (iban, ssn,
+// national_id, tax_id, passport…).
 // Idempotency keys and request and trace ids are not secret.
 func IsSecretName(name string) bool {
 	n := normalize(name)
 	if n == "" || notSecret(n) {
 		return false
 	}
-	if secretNames[n] {
+	if secretNames[n] || shortSecret(n) {
 		return true
 	}
 	for _, w := range secretWords {
@@ -62,7 +101,8 @@ func IsSecretName(name string) bool {
 
 // IsSecretParam reports whether a URL query parameter or form field
 // carries a credential: a secret name, or one of the names that URLs use
-// for signed and OAuth requests (code, sig, X-Amz-Signature, key…).
+// for signed, OAuth, SAML and CAS requests (code, sig, X-Amz-Signature,
+// key, state, ticket, sid…).
 func IsSecretParam(name string) bool {
 	return IsSecretName(name) || isURLOnly(name)
 }
@@ -71,7 +111,8 @@ func IsSecretParam(name string) bool {
 // something else in a log field ("code" is an error code there).
 func isURLOnly(name string) bool {
 	switch normalize(name) {
-	case "code", "key", "xamzcredential", "xgoogcredential", "hash", "hmac":
+	case "code", "key", "xamzcredential", "xgoogcredential", "hash", "hmac",
+		"state", "ticket", "sid", "assertion", "clientassertion", "oauthverifier":
 		return true
 	}
 	return false
@@ -91,7 +132,7 @@ func IsSecretHeader(name string) bool {
 	if IsSecretName(name) {
 		return true
 	}
-	for _, suffix := range []string{"key", "secret", "signature", "sig", "session", "sessionid", "assertion", "auth"} {
+	for _, suffix := range []string{"key", "secret", "signature", "sig", "session", "sessionid", "assertion", "auth", "principal"} {
 		if strings.HasSuffix(n, suffix) {
 			return true
 		}

@@ -102,8 +102,8 @@ var shapes = []shape{
 // nameWords are the suspects a credential's name contains: only text
 // that holds one goes through the name patterns.
 var nameWords = words("auth", "cookie", "api-key", "api_key", "apikey", "access-key", "access_key", "accesskey",
-	"private-key", "private_key", "privatekey", "token", "pass", "pwd", "secret", "sig", "session", "credential",
-	"jwt", "oidc", "cvc", "cvv", "code", "key=")
+	"private-key", "private_key", "privatekey", "bearer", "token", "pass", "pwd", "secret", "sig", "session", "credential",
+	"jwt", "oidc", "cvc", "cvv", "code", "key=") | words(moreNames...)
 
 // cardRun is a candidate card number: 13 to 19 digits, single spaces or
 // dashes allowed between them, starting with a card network's digit (2-6:
@@ -388,7 +388,7 @@ func suspectsAt(s string, i int) (found uint64) {
 	}
 	for _, w := range p.suspects {
 		if len(s)-i >= len(suspects[w]) && hasPrefixFold(s[i:], suspects[w]) {
-			found |= 1 << w
+			found |= suspectBit(w)
 		}
 	}
 	return found
@@ -431,10 +431,24 @@ func hasDigitRun(s string) bool {
 }
 
 // suspects are the words every name and shape above contains.
-var suspects = []string{"auth", "cookie", "api-key", "api_key", "apikey", "access-key", "access_key", "accesskey",
+var suspects = append([]string{"auth", "cookie", "api-key", "api_key", "apikey", "access-key", "access_key", "accesskey",
 	"private-key", "private_key", "privatekey", "bearer", "basic ", "token", "pass", "pwd", "secret", "sig", "session",
 	"credential", "jwt", "oidc", "cvc", "cvv", "code", "eyj", "://", "sk_", "rk_", "pk_", "ghp_", "gho_", "ghu_", "ghs_",
-	"ghr_", "akia", "aiza", "xox", "key="}
+	"ghr_", "akia", "aiza", "xox", "key="}, moreNames...)
+
+// moreNames are the suspects of the names that only the name patterns
+// use (names.go): a short word is a suspect only before a separator, as
+// in "pin": or pin=, since ping and mapping are everywhere (and 2fa in hex).
+var moreNames = []string{"dpop", "hmac", "principal", "saml", "sessid", "onetime", "one_time", "one-time", "verifier",
+	"otp", `pin"`, "pin=", "pin:", `pin\`, `mac"`, "mac=", "mac:", `mac\`, "mfa", `2fa"`, "2fa=", "2fa:", `2fa\`, "twofa",
+	"iban", "ssn", "social", "national", "taxid", "tax_id", "tax-id", "passport", "personnummer", "aadhaar",
+	"identity", "idcard", "id_card", "id-card", "nino", "cpf", "curp", "pesel", "dni",
+	"ticket=", "state=", "sid=", "assertion"}
+
+// suspectBit is a suspect's bit in a scan's bitmask. The suspects past
+// the 63rd share the last bit: they are names', and the name patterns
+// run for any of them.
+func suspectBit(i int) uint64 { return 1 << min(i, 63) }
 
 // words is the bitmask of the named suspects.
 func words(ws ...string) uint64 {
@@ -444,7 +458,7 @@ func words(ws ...string) uint64 {
 		if i < 0 {
 			panic("redact: " + w + " is not a suspect")
 		}
-		m |= 1 << i
+		m |= suspectBit(i)
 	}
 	return m
 }

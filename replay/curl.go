@@ -3,6 +3,7 @@ package replay
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -11,35 +12,90 @@ import (
 	"github.com/idem-cli/idem/redact"
 )
 
-// Curl writes the request as an equivalent curl command for bash or any
-// POSIX shell. Values are redacted first and quoted after, so a mask
-// never eats a closing quote; a value that holds a control character or
-// invalid UTF-8 is written in ANSI-C quoting ($'…'), so the command is
-// printable as it is and runs as it reads.
+// Curl writes the request as an equivalent curl command for bash. Values
+// are redacted first and quoted after, so a mask never eats a closing
+// quote; a value that holds a control character or invalid UTF-8 is
+// written in ANSI-C quoting ($'…'), so the command is printable as it is
+// and runs as it reads. An argument cannot hold a NUL (bash ends $'…' at
+// \x00), so a body with one goes to curl's standard input from printf.
+// Only a sendable request (Sendable) is printed: its method and headers
+// hold no NUL.
 func (r *Request) Curl() string {
 	var b strings.Builder
+	var body string
+	if len(r.Body) > 0 {
+		body = redact.String(string(r.Body))
+	}
+	stdin := strings.IndexByte(body, 0) >= 0
+	if stdin {
+		fmt.Fprintf(&b, "printf %%b %s | ", ShellQuote(printfEscape(body)))
+	}
 	method := r.Method
 	if strings.Trim(method, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" || method == "" {
 		method = ShellQuote(method)
 	}
-	fmt.Fprintf(&b, "curl -sS -X %s %s", method, ShellQuote(redact.String(r.URL)))
+	fmt.Fprintf(&b, "curl -sS -X %s %s", method, ShellQuote(ShowURL(r.URL)))
 	for _, name := range sortedNames(r.Header) {
 		for _, v := range r.Header[name] {
 			fmt.Fprintf(&b, " \\\n  -H %s", ShellQuote(name+": "+ShowHeader(name, v)))
 		}
 	}
-	if len(r.Body) > 0 {
-		fmt.Fprintf(&b, " \\\n  --data-binary %s", ShellQuote(redact.String(string(r.Body))))
+	switch {
+	case stdin:
+		fmt.Fprintf(&b, " \\\n  --data-binary @-")
+	case body != "":
+		fmt.Fprintf(&b, " \\\n  --data-binary %s", ShellQuote(body))
 	}
 	return b.String()
 }
 
-// ShowHeader is a header value fit to print: credentials masked.
+// printfEscape writes s for printf's %b, which turns \\ into a backslash
+// and \0nnn into the byte nnn (octal): every backslash doubled, every NUL
+// \0000 (three digits, so that a digit after it stays a digit).
+func printfEscape(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "\x00", `\0000`)
+}
+
+// ShowHeader is a header value fit to print: a credential's masked whole,
+// by its name or by its value (as Build decides what is not resent).
 func ShowHeader(name, value string) string {
-	if redact.IsSecretHeader(name) {
+	if secretHeader(name, value) {
 		return redact.Mask
 	}
-	return redact.String(value)
+	return value
+}
+
+// ShowURL is a URL fit to print: the value of every query parameter that
+// Build would not resend is masked (with --keep-auth it is sent, and still
+// never shown), escaped or not, and the rest is redacted as all output is.
+func ShowURL(raw string) string {
+	base, query, ok := strings.Cut(raw, "?")
+	if !ok {
+		return redact.String(raw)
+	}
+	query, frag, hasFrag := strings.Cut(query, "#")
+	parts := strings.Split(query, "&")
+	for i, part := range parts {
+		name, value, ok := strings.Cut(part, "=")
+		if !ok {
+			continue
+		}
+		n, v := name, value
+		if u, err := url.QueryUnescape(name); err == nil {
+			n = u
+		}
+		if u, err := url.QueryUnescape(value); err == nil {
+			v = u
+		}
+		if secretParam(part, n, v) {
+			parts[i] = name + "=" + redact.Mask
+		}
+	}
+	out := base + "?" + strings.Join(parts, "&")
+	if hasFrag {
+		out += "#" + frag
+	}
+	return redact.String(out)
 }
 
 func sortedNames(h http.Header) []string {

@@ -44,6 +44,10 @@ func (r *runner) effects(ctx context.Context) (n int, ok bool, err error) {
 	switch {
 	case v.Type == gjson.Number:
 		return int(v.Int()), true, nil
+	case v.IsArray() && paged(body):
+		// The list's length is one page's, not the count.
+		return 0, true, &EffectsError{Err: fmt.Errorf("%w: the answer of %s is one page of a list; give --effects-url a count (idem gateway's is /v1/effects/count) or --effects-path",
+			ErrPagedEffects, redact.String(r.opts.EffectsURL))}
 	case v.IsArray():
 		return len(v.Array()), true, nil
 	}
@@ -52,6 +56,21 @@ func (r *runner) effects(ctx context.Context) (n int, ok bool, err error) {
 
 // ErrNoEffectCount is an effects answer without a count or a list.
 var ErrNoEffectCount = errors.New("no count")
+
+// ErrPagedEffects is an effects answer that holds one page of a list and
+// no count.
+var ErrPagedEffects = errors.New("a page is not a count")
+
+// paged reports whether an answer says it holds one page of a longer
+// list: a link to the next page, or Stripe's has_more.
+func paged(body []byte) bool {
+	for _, p := range []string{"next", "next_page", "nextPage", "next_cursor", "links.next", "has_more", "hasMore"} {
+		if v := gjson.GetBytes(body, p); v.Exists() && v.Type != gjson.Null && v.Type != gjson.False && v.String() != "" {
+			return true
+		}
+	}
+	return false
+}
 
 // EffectsError is a failure to count effects: the effects URL could not
 // be read or held no count. The command names its flag.

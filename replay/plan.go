@@ -84,6 +84,13 @@ func NewPlan(c *trace.Captured, key string, orig Original, opts Options) (*Plan,
 		}
 		p.Steps = append(p.Steps, s)
 	}
+	for _, s := range p.Steps {
+		for _, r := range s.Requests {
+			if err := r.Sendable(); err != nil {
+				return nil, err
+			}
+		}
+	}
 	return p, nil
 }
 
@@ -96,17 +103,19 @@ func (p *Plan) Count() int {
 	return n
 }
 
-// Info describes the base request for reports.
+// Info describes the base request for reports: its URL and headers as
+// they may be printed (credentials masked, by name or by value; they are
+// redacted again where they are rendered).
 func (p *Plan) Info() RequestInfo {
 	h := map[string]string{}
 	for name, vs := range p.Base.Header {
-		h[name] = strings.Join(vs, ", ") // redacted where it is rendered
+		h[name] = ShowHeader(name, strings.Join(vs, ", "))
 	}
 	rid := p.opts.RequestIDHeader
 	if rid == "" {
 		rid = "X-Request-Id"
 	}
-	return RequestInfo{Method: p.Base.Method, URL: p.Base.URL, Key: p.Base.Key, RequestID: p.Base.Header.Get(rid),
+	return RequestInfo{Method: p.Base.Method, URL: ShowURL(p.Base.URL), Key: p.Base.Key, RequestID: p.Base.Header.Get(rid),
 		Headers: h, BodyBytes: len(p.Base.Body), Source: p.Captured.Source.String()}
 }
 

@@ -46,7 +46,7 @@ func run(t *testing.T, srv *httptest.Server, orig replay.Original, profile strin
 	t.Helper()
 	target, _ := url.Parse(srv.URL)
 	p, err := replay.NewPlan(captured(k), k, orig, replay.Options{Target: target, Profile: contract.Profiles[profile], Probes: probes,
-		EffectsURL: srv.URL + "/v1/effects", Timeout: 5 * time.Second, Settle: 300 * time.Millisecond, Concurrency: 3})
+		EffectsURL: srv.URL + "/v1/effects/count", Timeout: 5 * time.Second, Settle: 300 * time.Millisecond, Concurrency: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

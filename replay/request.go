@@ -74,7 +74,7 @@ func Build(c *trace.Captured, key string, opts Options) (*Request, error) {
 		switch {
 		case name == "" || strings.HasPrefix(name, ":") || hopHeaders[name]:
 		case strings.EqualFold(name, ridHeader), name == "Idempotency-Key":
-		case redact.IsSecretHeader(name) && !opts.KeepAuth:
+		case !opts.KeepAuth && secretHeader(name, hd.Value):
 			if !slices.Contains(dropped, name) {
 				dropped = append(dropped, name)
 			}
@@ -108,20 +108,42 @@ func Build(c *trace.Captured, key string, opts Options) (*Request, error) {
 // ErrTarget is a target that is not an http or https URL with a host.
 var ErrTarget = errors.New("the target must be an http or https URL with a host, e.g. http://127.0.0.1:8080")
 
+// One rule says what is not resent without --keep-auth: a header or a
+// query parameter that idem would redact in its own output, by its name
+// or by its value. What idem would not print, it does not send either.
+
+// secretHeader reports whether a captured header carries a credential:
+// its name is a credential's (Authorization, X-Otp, Dpop…), or idem would
+// mask its value (a JWT in X-User, a bearer token, a URL with a password
+// or a token parameter in Referer…).
+func secretHeader(name, value string) bool {
+	return redact.IsSecretHeader(name) || redact.String(value) != value || redact.String(name+": "+value) != name+": "+value
+}
+
+// secretParam reports the same of a query parameter, given as written
+// (name=value, escaped) and unescaped.
+func secretParam(part, name, value string) bool {
+	return redact.IsSecretParam(name) || redact.String(value) != value || redact.String("?"+part) != "?"+part
+}
+
 // stripQuery removes the parameters that carry credentials (api_key,
-// token, code, sig, X-Amz-Signature…) from a raw query, keeping the
-// others as they were written, and names the removed ones.
+// token, code, sig, X-Amz-Signature, state, ticket, a JWT…) from a raw
+// query, keeping the others as they were written, and names the removed
+// ones.
 func stripQuery(raw string) (string, []string) {
 	if raw == "" {
 		return "", nil
 	}
 	var kept, dropped []string
 	for _, part := range strings.Split(raw, "&") {
-		name, _, _ := strings.Cut(part, "=")
+		name, value, _ := strings.Cut(part, "=")
 		if n, err := url.QueryUnescape(name); err == nil {
 			name = n
 		}
-		if redact.IsSecretParam(name) {
+		if v, err := url.QueryUnescape(value); err == nil {
+			value = v
+		}
+		if secretParam(part, name, value) {
 			if d := "?" + name; !slices.Contains(dropped, d) {
 				dropped = append(dropped, d)
 			}

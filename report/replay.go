@@ -249,7 +249,7 @@ func ReplayPlan(w io.Writer, st Styles, p *replay.Plan, target string) {
 	for _, s := range p.Steps {
 		fmt.Fprintf(w, "\n%s  %s\n", st.Label.Render(stepName(s.Probe)), Safe(s.Note))
 		for _, r := range s.Requests {
-			fmt.Fprintf(w, "  %s %s\n", r.Method, Safe(r.URL))
+			fmt.Fprintf(w, "  %s %s\n", r.Method, Safe(replay.ShowURL(r.URL)))
 			var names []string
 			for n := range r.Header {
 				names = append(names, n)
