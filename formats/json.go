@@ -38,7 +38,8 @@ var jsonSamples = []Sample{{
 	Want: trace.Observation{Tier: trace.TierServer, Format: "json", Method: "POST", Route: "/v1/orders", Status: 201, Outcome: trace.OutcomeOK,
 		RequestID: "e-1", Message: "handled", Time: mustTime("2026-12-02T03:50:02Z"), Duration: 500_000_000},
 }, {
-	Origin: "Serilog.AspNetCore's request logging in Serilog's compact JSON (CLEF), as its README describes the event",
+	Origin: "Serilog.AspNetCore's request completion event (its README's message template and properties, https://github.com/serilog/serilog-aspnetcore) " +
+		"in the compact JSON of https://github.com/serilog/serilog-formatting-compact (@t, @mt, the properties at the top level)",
 	Line: `{"@t":"2026-12-02T03:50:03.2500000Z","@mt":"HTTP {RequestMethod} {RequestPath} responded {StatusCode} in {Elapsed:0.0000} ms",` +
 		`"RequestMethod":"POST","RequestPath":"/v1/orders","StatusCode":201,"Elapsed":250.0,"RequestId":"0HN8:00000001",` +
 		`"SourceContext":"Serilog.AspNetCore.RequestLoggingMiddleware"}`,
@@ -62,4 +63,16 @@ var jsonSamples = []Sample{{
 		`"level":"INFO","level_value":20000,"requestId":"lb-1","idempotencyKey":"k-lb-1","orderId":"ord_9"}`,
 	Want: trace.Observation{Tier: trace.TierServer, Format: "json", RequestID: "lb-1", Key: "k-lb-1", ResultID: "ord_9", Effect: true,
 		Message: "order created", Time: mustTime("2026-12-02T03:50:06.123Z")},
+}, {
+	Origin: "ASP.NET Core's request finished event (HostingRequestFinishedLog's names in dotnet/aspnetcore) as Microsoft.Extensions.Logging's " +
+		"JsonConsoleFormatter writes it with IncludeScopes (https://learn.microsoft.com/dotnet/core/extensions/console-log-formatter)",
+	Line: `{"Timestamp":"2026-12-02T03:50:07.0120000Z","EventId":2,"LogLevel":"Information","Category":"Microsoft.AspNetCore.Hosting.Diagnostics",` +
+		`"Message":"Request finished HTTP/1.1 POST http://localhost:5000/v1/orders - 201 - application/json 12.0000ms","State":{"Message":"Request finished ` +
+		`HTTP/1.1 POST http://localhost:5000/v1/orders - 201 - application/json 12.0000ms","ElapsedMilliseconds":12.0,"StatusCode":201,` +
+		`"ContentType":"application/json","ContentLength":null,"Protocol":"HTTP/1.1","Method":"POST","Scheme":"http","Host":"localhost:5000",` +
+		`"PathBase":"","Path":"/v1/orders","QueryString":""},"Scopes":[{"Message":"SpanId:7e1d4d8f5b6a2c31, TraceId:4bf92f3577b34da6a3ce929d0e0e4736, ` +
+		`ParentId:0000000000000000","SpanId":"7e1d4d8f5b6a2c31","TraceId":"4bf92f3577b34da6a3ce929d0e0e4736","ParentId":"0000000000000000"},` +
+		`{"Message":"RequestPath:/v1/orders RequestId:0HN8AB:00000002","RequestId":"0HN8AB:00000002","RequestPath":"/v1/orders"}]}`,
+	Want: trace.Observation{Tier: trace.TierServer, Format: "json", Method: "POST", Route: "/v1/orders", Status: 201, Outcome: trace.OutcomeOK,
+		RequestID: "0HN8AB:00000002", Time: mustTime("2026-12-02T03:50:07Z"), Duration: 12_000_000},
 }}

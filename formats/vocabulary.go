@@ -94,6 +94,7 @@ var vocabulary = []term{
 	{"time", mTime, 0, true, vLoggers}, {"ts", mTime, 0, true, vLoggers}, {"timestamp", mTime, 0, true, vLoggers},
 	{"@timestamp", mTime, 0, true, vECS}, {"t", mTime, 0, true, vLoggers}, {"datetime", mTime, 0, true, "Monolog"},
 	{"asctime", mTime, 0, true, "python-json-logger"}, {"date", mTime, 0, true, vLoggers}, {"@t", mTime, 0, false, vCLEF},
+	{"startTime", mTime, 0, false, "log4js"},
 
 	{"request_id", mRequestID, 0, true, vLoggers}, {"requestId", mRequestID, 0, true, vLoggers}, {"requestID", mRequestID, 0, true, vLoggers},
 	{"req_id", mRequestID, 0, true, "bunyan"}, {"reqId", mRequestID, 0, true, "pino"}, {"x_request_id", mRequestID, 0, true, vLoggers},
@@ -171,6 +172,7 @@ var vocabulary = []term{
 
 	{"msg", mMessage, 0, true, vLoggers}, {"message", mMessage, 0, true, vLoggers}, {"event", mMessage, 0, true, "structlog"},
 	{"@message", mMessage, 0, true, vLoggers}, {"@m", mMessage, 0, false, vCLEF}, {"@mt", mMessage, 0, false, vCLEF},
+	{"RenderedMessage", mMessage, 0, false, "Serilog"}, {"MessageTemplate", mMessage, 0, false, "Serilog"},
 
 	{"fingerprint", mFingerprint, 0, true, vIdem}, {"payload_fingerprint", mFingerprint, 0, true, vLoggers},
 	{"payload_hash", mFingerprint, 0, true, vLoggers}, {"body_hash", mFingerprint, 0, true, vLoggers},
@@ -209,7 +211,7 @@ var wrappers = map[string]bool{}
 
 func init() {
 	for _, w := range []string{"meta", "metadata", "req", "res", "request", "response", "http", "context", "ctx", "fields",
-		"data", "attributes", "attrs", "@fields", "properties", "extra", "mdc", "contextMap"} {
+		"data", "attributes", "attrs", "@fields", "properties", "extra", "mdc", "contextMap", "State", "Scopes"} {
 		wrappers[normName(w)] = true
 	}
 }

@@ -159,7 +159,7 @@ func (p *Parser) readVocabulary(r *record) *vocabReader {
 	}
 	for _, i := range pl.walk {
 		v := r.val(i)
-		if !v.IsObject() {
+		if !v.IsObject() && !v.IsArray() {
 			continue
 		}
 		vr.names, vr.raws = vr.names[:0], vr.raws[:0]
@@ -200,8 +200,20 @@ func (vr *vocabReader) norm(s string) string {
 	return n
 }
 
-// walk looks at an object's members, and into those that may hold terms.
+// walk looks at an object's members, and into those that may hold terms;
+// an array's objects are each looked at as the array's own (.NET's
+// Scopes).
 func (vr *vocabReader) walk(obj gjson.Result, depth int) {
+	if obj.IsArray() {
+		obj.ForEach(func(_, e gjson.Result) bool {
+			vr.nodes++
+			if e.IsObject() && vr.nodes <= maxVocabNodes {
+				vr.walk(e, depth+1)
+			}
+			return vr.nodes <= maxVocabNodes
+		})
+		return
+	}
 	obj.ForEach(func(k, v gjson.Result) bool {
 		vr.nodes++
 		if vr.nodes > maxVocabNodes {
@@ -209,7 +221,7 @@ func (vr *vocabReader) walk(obj gjson.Result, depth int) {
 		}
 		n, nr := len(vr.names), len(vr.raws)
 		vr.push(k.Str)
-		enter := v.IsObject() && depth < maxVocabDepth
+		enter := (v.IsObject() || v.IsArray()) && depth < maxVocabDepth
 		if ti, ok := matchTerm(vr.names, &vr.key); ok {
 			vr.offer(ti, v)
 			if m := vocabulary[ti].means; m == mBody || m == mResBody {
