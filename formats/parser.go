@@ -37,6 +37,9 @@ type Result struct {
 	// Uses counts where each field was read from (Lines unset in the
 	// keys), when the parser explains (Parser.Explain).
 	Uses map[trace.FieldUse]int
+	// Candidates are sampled values by path of the records whose request
+	// id or key no reading named, when the parser samples (Parser.Sample).
+	Candidates map[string][]string
 }
 
 // FormatCounts returns how many observations and ignored lines each
@@ -65,6 +68,10 @@ type Parser struct {
 	// Explain counts where each field was read from in Result.Uses.
 	Explain   bool
 	explained int
+	// Sample keeps the values of records it could not fully name in
+	// Result.Candidates, for the fields their values join (join.go).
+	Sample  bool
+	sampled int
 
 	src    *SourceRule // per-input overrides from flags and config, may be nil
 	cfg    *Config
@@ -224,8 +231,10 @@ func (p *Parser) parseRecord(src trace.Source) {
 		p.out.Obs = p.out.Obs[:len(p.out.Obs)-1]
 		p.out.Ignored++
 		p.countFormat(f.Name)
+		p.sampleRecord(&p.rec, nil)
 		return
 	}
+	p.sampleRecord(&p.rec, o)
 	p.explainRecord(&p.rec, o, f)
 	p.finish(o)
 }

@@ -1,0 +1,142 @@
+package formats
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/idem-cli/idem/trace"
+)
+
+// renamed rewrites a JSON line with every member's name prefixed, so that
+// no name of any vocabulary or format is left in it.
+func renamed(t *testing.T, line string) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(line), &v); err != nil {
+		t.Fatal(err)
+	}
+	var walk func(v any) any
+	walk = func(v any) any {
+		switch x := v.(type) {
+		case map[string]any:
+			out := map[string]any{}
+			for k, e := range x {
+				out["zq"+k] = walk(e)
+			}
+			return out
+		case []any:
+			for i := range x {
+				x[i] = walk(x[i])
+			}
+		}
+		return v
+	}
+	b, err := json.Marshal(walk(v))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func readLines(t *testing.T, p *Parser, file string, lines []string) *Result {
+	t.Helper()
+	var res Result
+	p.Into(&res)
+	for i, l := range lines {
+		p.Line([]byte(l), trace.Source{File: file, Line: i + 1})
+	}
+	return &res
+}
+
+func fileLines(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSpace(string(b)), "\n")
+}
+
+// TestValuesThatJoinNameTheFields renames every field of a real capture's
+// server log, so that nothing of it is known by name, and learns its
+// request id and key fields from the values nginx logged.
+func TestValuesThatJoinNameTheFields(t *testing.T) {
+	for _, lib := range []string{"winston", "restify", "flask", "monolog", "rails", "logback"} {
+		dir := "../fixtures/real/nginx-" + lib
+		var known Known
+		for _, o := range readLines(t, NewParser(nil, nil), "nginx.jsonl", fileLines(t, dir+"/nginx.jsonl")).Obs {
+			known.Add(&o)
+		}
+		var app []string
+		for _, l := range fileLines(t, dir+"/app.jsonl") {
+			app = append(app, renamed(t, l))
+		}
+		p := NewParser(nil, nil)
+		p.Sample = true
+		res := readLines(t, p, "app.jsonl", app)
+		joins := LearnJoins(res.Candidates, &known, nil)
+		got := map[string]Join{}
+		for _, j := range joins {
+			got[j.Field] = j
+		}
+		rid, key := got["request_id"], got["key"]
+		if !strings.HasPrefix(rid.Path, "zq") || !strings.HasPrefix(key.Path, "zq") {
+			t.Errorf("%s: learned %+v, want a request id and a key field", lib, joins)
+			continue
+		}
+		if rid.Of != "proxy request ids" || key.Of != "proxy keys" {
+			t.Errorf("%s: joined to %q and %q", lib, rid.Of, key.Of)
+		}
+		// Read again with what was learned: every line that holds a
+		// request id nginx logged is now read with it, and its key.
+		cfg := &Config{}
+		if err := cfg.Learn("logs/app.jsonl", joins); err != nil {
+			t.Fatal(err)
+		}
+		rule, err := cfg.RuleFor("logs/app.jsonl", trace.TierUnknown, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		again := readLines(t, NewParser(cfg, rule), "app.jsonl", app)
+		ids, keys := 0, 0
+		for _, o := range again.Obs {
+			if _, ok := known.RequestIDs[o.RequestID]; ok {
+				ids++
+			}
+			if _, ok := known.Keys[o.Key]; ok {
+				keys++
+			}
+		}
+		if ids < len(known.RequestIDs) || keys == 0 {
+			t.Errorf("%s: %d lines read with a request id nginx logged (it logged %d), %d with its keys", lib, ids, len(known.RequestIDs), keys)
+		}
+	}
+}
+
+// TestNothingJoinsOnWhatJoinedNothing: values that are no id a certain
+// tier logged, or only one of them, or too few of what was sampled, name
+// no field.
+func TestNothingJoinsOnWhatJoinedNothing(t *testing.T) {
+	known := &Known{RequestIDs: map[string]string{"r-1": "proxy request ids", "r-2": "proxy request ids", "r-3": "proxy request ids"},
+		Keys: map[string]string{"k-1": "proxy keys"}}
+	for name, c := range map[string]map[string][]string{
+		"no value joins":        {"host": {"api-1", "api-2"}, "user": {"alice", "bob"}},
+		"a single value joins":  {"maybe": {"r-1", "x-9"}},
+		"a quarter is too few":  {"noisy": {"r-1", "r-2", "a1", "a2", "a3", "a4", "a5", "a6", "a7"}},
+		"a key joined only one": {"k": {"k-1", "k-2"}},
+	} {
+		if j := LearnJoins(c, known, nil); len(j) != 0 {
+			t.Errorf("%s: learned %+v", name, j)
+		}
+	}
+	c := map[string][]string{"a": {"r-1", "r-2"}, "b": {"r-1", "r-2", "r-3"}}
+	j := LearnJoins(c, known, nil)
+	if len(j) != 1 || j[0].Path != "b" || j[0].Matched != 3 {
+		t.Errorf("the path that joined most should win: %+v", j)
+	}
+	if j := LearnJoins(c, known, map[string]bool{"b": true, "a": true}); len(j) != 0 {
+		t.Errorf("skipped paths learned: %+v", j)
+	}
+}
