@@ -100,7 +100,9 @@ type Join struct {
 }
 
 // By says what a learned field rests on, for what idem explains.
-func (j Join) By() string { return fmt.Sprintf("joined %d of %d sampled values to %s", j.Matched, j.Sampled, j.Of) }
+func (j Join) By() string {
+	return fmt.Sprintf("joined %d of %d sampled values to %s", j.Matched, j.Sampled, j.Of)
+}
 
 // LearnJoins finds, in an input's sampled values by path, the paths whose
 // values are ids the certain tiers logged: at least two of them, and at
