@@ -231,11 +231,16 @@ func (p *Parser) parseRecord(src trace.Source) {
 		p.out.Obs = p.out.Obs[:len(p.out.Obs)-1]
 		p.out.Ignored++
 		p.countFormat(f.Name)
-		p.sampleRecord(&p.rec, nil)
+		if p.Sample {
+			p.sampleRecord(&p.rec, nil)
+		}
 		return
 	}
-	p.sampleRecord(&p.rec, o)
-	p.explainRecord(&p.rec, o, f)
+	if p.Sample || p.Explain {
+		// Asked for: off the usual line's path.
+		p.sampleRecord(&p.rec, o)
+		p.explainRecord(&p.rec, o, f)
+	}
 	p.finish(o)
 }
 
@@ -575,6 +580,8 @@ func (p *Parser) parseText(line []byte, src trace.Source) bool {
 // textDone keeps an observation read from a text line.
 func (p *Parser) textDone(o *trace.Observation) {
 	p.labelTier(o, false)
-	p.explainText(o)
+	if p.Explain {
+		p.explainText(o)
+	}
 	p.emit(o)
 }
