@@ -173,6 +173,7 @@ var vocabulary = []term{
 	{"msg", mMessage, 0, true, vLoggers}, {"message", mMessage, 0, true, vLoggers}, {"event", mMessage, 0, true, "structlog"},
 	{"@message", mMessage, 0, true, vLoggers}, {"@m", mMessage, 0, false, vCLEF}, {"@mt", mMessage, 0, false, vCLEF},
 	{"RenderedMessage", mMessage, 0, false, "Serilog"}, {"MessageTemplate", mMessage, 0, false, "Serilog"},
+	{"data", mMessage, 0, false, "log4js"}, // the logged arguments, the message first
 
 	{"fingerprint", mFingerprint, 0, true, vIdem}, {"payload_fingerprint", mFingerprint, 0, true, vLoggers},
 	{"payload_hash", mFingerprint, 0, true, vLoggers}, {"body_hash", mFingerprint, 0, true, vLoggers},

@@ -43,7 +43,7 @@ type unknownLogger struct {
 func nodeLogBackend(script, name string) func(t *testing.T, log, ledger string) (string, func()) {
 	return func(t *testing.T, log, ledger string) (string, func()) {
 		node := capture.Tool(t, "apt-get install nodejs npm", "node")
-		capture.NodeModules(t, "testdata/nodelog", "express-winston", "restify", "bunyan", "winston")
+		capture.NodeModules(t, "testdata/nodelog", "express-winston", "restify", "bunyan", "winston", "log4js", "morgan")
 		return startProcess(t, name, node, "testdata/nodelog/"+script, log, ledger, name)
 	}
 }
@@ -115,6 +115,8 @@ func logbackBackend(t *testing.T, log, ledger string) (string, func()) {
 var unknownLoggers = []unknownLogger{
 	{library: "winston", format: "json", headers: true, start: nodeLogBackend("winston.js", "winston")},
 	{library: "restify", format: "bunyan", headers: true, start: nodeLogBackend("restify.js", "restify")},
+	{library: "log4js", format: "json", start: nodeLogBackend("log4js.js", "log4js")},
+	{library: "morgan", format: "json", start: nodeLogBackend("morgan.js", "morgan")},
 	{library: "flask", format: "json", start: flaskBackend},
 	{library: "monolog", format: "json", start: phpBackend},
 	{library: "rails", format: "lograge", start: railsBackend},
