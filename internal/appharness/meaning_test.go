@@ -49,16 +49,19 @@ func nodeLogBackend(script, name string) func(t *testing.T, log, ledger string) 
 }
 
 // flaskBackend runs testdata/python/flask_app.py under Debian's gunicorn
-// (one worker, four threads), with Debian's python3-flask and
-// python3-pythonjsonlogger.
-func flaskBackend(t *testing.T, log, ledger string) (string, func()) {
-	capture.Python(t, "apt-get install python3-flask python3-pythonjsonlogger", "flask", "pythonjsonlogger")
-	gunicorn := capture.Tool(t, "apt-get install gunicorn", "gunicorn")
-	addr := capture.Addr(capture.FreePort(t))
-	p := capture.Start(t, capture.Cmd{Name: "gunicorn", Bin: gunicorn,
-		Args: []string{"--bind", addr, "--workers", "1", "--threads", "4", "--chdir", "testdata/python", "flask_app:app"},
-		Env:  []string{"IDEM_LOG=" + log, "IDEM_LEDGER=" + ledger, "IDEM_NAME=flask"}, Listen: []string{addr}})
-	return "http://" + p.Addr, p.Stop
+// (one worker, four threads), with Debian's python3-flask and the
+// formatter's module: python3-pythonjsonlogger, or python3-structlog's
+// stdlib bridge.
+func flaskBackend(name, formatter, module string) func(t *testing.T, log, ledger string) (string, func()) {
+	return func(t *testing.T, log, ledger string) (string, func()) {
+		capture.Python(t, "apt-get install python3-flask python3-"+module, "flask", module)
+		gunicorn := capture.Tool(t, "apt-get install gunicorn", "gunicorn")
+		addr := capture.Addr(capture.FreePort(t))
+		p := capture.Start(t, capture.Cmd{Name: "gunicorn", Bin: gunicorn,
+			Args: []string{"--bind", addr, "--workers", "1", "--threads", "4", "--chdir", "testdata/python", "flask_app:app"},
+			Env:  []string{"IDEM_LOG=" + log, "IDEM_LEDGER=" + ledger, "IDEM_NAME=" + name, "IDEM_FORMATTER=" + formatter}, Listen: []string{addr}})
+		return "http://" + p.Addr, p.Stop
+	}
 }
 
 // phpBackend runs testdata/php/index.php on PHP's built-in server with
@@ -117,7 +120,8 @@ var unknownLoggers = []unknownLogger{
 	{library: "restify", format: "bunyan", headers: true, start: nodeLogBackend("restify.js", "restify")},
 	{library: "log4js", format: "json", start: nodeLogBackend("log4js.js", "log4js")},
 	{library: "morgan", format: "json", start: nodeLogBackend("morgan.js", "morgan")},
-	{library: "flask", format: "json", start: flaskBackend},
+	{library: "flask", format: "json", start: flaskBackend("flask", "", "pythonjsonlogger")},
+	{library: "structlog-stdlib", format: "structlog", start: flaskBackend("structlog_stdlib", "structlog", "structlog")},
 	{library: "monolog", format: "json", start: phpBackend},
 	{library: "rails", format: "lograge", start: railsBackend},
 	{library: "logback", format: "json", start: logbackBackend},

@@ -4,9 +4,13 @@ python-json-logger, for idem's capture harness.
 gunicorn --bind 127.0.0.1:PORT flask_app:app, with IDEM_LOG, IDEM_LEDGER
 and IDEM_NAME in the environment. The service keeps an Idempotency-Key
 store: it replays a retry and answers 422 to the same key with another
-payload, before any effect. Every line is python-json-logger's
-JsonFormatter("%(asctime)s %(levelname)s %(name)s %(message)s") with the
-request's fields as extra; the request line is written in after_request.
+payload, before any effect. It logs through the standard library's
+logging, the request's fields as extra; the request line is written in
+after_request. Every line is python-json-logger's
+JsonFormatter("%(asctime)s %(levelname)s %(name)s %(message)s"), or, with
+IDEM_FORMATTER=structlog, structlog's stdlib bridge: ProcessorFormatter
+with ExtraAdder, add_log_level, add_logger_name, TimeStamper(fmt="iso")
+and JSONRenderer.
 """
 
 import hashlib
@@ -17,10 +21,26 @@ import threading
 import time
 
 from flask import Flask, g, jsonify, request
-from pythonjsonlogger import jsonlogger
 
 handler = logging.FileHandler(os.environ["IDEM_LOG"])
-handler.setFormatter(jsonlogger.JsonFormatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
+if os.environ.get("IDEM_FORMATTER") == "structlog":
+    import structlog
+
+    handler.setFormatter(
+        structlog.stdlib.ProcessorFormatter(
+            foreign_pre_chain=[
+                structlog.stdlib.ExtraAdder(),
+                structlog.stdlib.add_log_level,
+                structlog.stdlib.add_logger_name,
+                structlog.processors.TimeStamper(fmt="iso"),
+            ],
+            processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, structlog.processors.JSONRenderer()],
+        )
+    )
+else:
+    from pythonjsonlogger import jsonlogger
+
+    handler.setFormatter(jsonlogger.JsonFormatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
 log = logging.getLogger("orders")
 log.addHandler(handler)
 log.setLevel(logging.INFO)
