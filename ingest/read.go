@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"unicode/utf8"
@@ -72,6 +73,13 @@ type Options struct {
 	// ExplainFields says, in each input's Fields, where its lines gave
 	// each field (formats.Parser.Explain).
 	ExplainFields bool
+	// SampleBytes, when set, reads at most that many bytes of each input
+	// (a sample: the last line may be cut).
+	SampleBytes int64
+	// SampleFields keeps, in each input's Candidates, the values of the
+	// records whose request id or key no reading named
+	// (formats.Parser.Sample), for the fields their values join.
+	SampleFields bool
 }
 
 // DefaultMaxLineBytes is generous: real lines with bodies reach megabytes.
@@ -167,6 +175,9 @@ func readAll(ctx context.Context, srcs []Source, opts Options, c Consumer) ([]*t
 		if opts.Progress != nil {
 			r = countingReader{r: rc, p: opts.Progress}
 		}
+		if opts.SampleBytes > 0 {
+			r = io.LimitReader(r, opts.SampleBytes)
+		}
 		err = in.read(ctx, r)
 		rc.Close()
 		if errors.Is(err, context.Canceled) {
@@ -201,6 +212,7 @@ func (in *reading) parser() *formats.Parser {
 	p := formats.NewParser(in.opts.Config, in.rule)
 	p.KeepRaw = in.keepRaw
 	p.Explain = in.opts.ExplainFields
+	p.Sample = in.opts.SampleFields
 	return p
 }
 
@@ -568,6 +580,20 @@ func (in *reading) absorb(res *formats.Result, tb *trace.Batch) {
 	}
 	for k, v := range res.Secrets {
 		in.Secrets[k] += v
+	}
+	for path, vals := range res.Candidates {
+		if in.Candidates == nil {
+			in.Candidates = map[string][]string{}
+		}
+		have := in.Candidates[path]
+		for _, v := range vals {
+			if len(have) < 32 && !slices.Contains(have, v) {
+				have = append(have, v)
+			}
+		}
+		if len(have) > 0 && (len(in.Candidates) < 96 || in.Candidates[path] != nil) {
+			in.Candidates[path] = have
+		}
 	}
 	for k, v := range res.Uses {
 		if in.uses == nil {

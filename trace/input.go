@@ -26,6 +26,10 @@ type Input struct {
 	// Fields say where its lines gave each field of the model, when the
 	// reader was asked to explain (most used first).
 	Fields []FieldUse `json:"fields,omitempty"`
+	// Candidates are sampled values, by path, of the lines whose request
+	// id or key no reading named, when the reader samples them (for the
+	// fields their values join); bounded.
+	Candidates map[string][]string `json:"-"`
 	// Err is a read error after which the rest of the input was lost, or
 	// why the input could not be opened at all.
 	Err error `json:"-"`
