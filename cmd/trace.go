@@ -88,6 +88,7 @@ func runTrace(cmd *cobra.Command, opts *TraceOptions) error {
 	} else {
 		st := report.NewStyles(io.Out, io.ColorEnabled())
 		report.TraceText(io.Out, st, set, opts.Key, intents, io.TerminalWidth())
+		report.JoinsText(io.Out, st, set.Inputs)
 		if opts.Input.ExplainFields {
 			report.FieldsText(io.Out, st, set.Inputs)
 		}

@@ -17,11 +17,16 @@ func Load(ctx stdcontext.Context, paths []string, read ingest.Options, capture i
 // LoadBuild is Load with the correlator told what to build (see
 // Options.Build: the rules' needs under the thresholds in force).
 func LoadBuild(ctx stdcontext.Context, paths []string, read ingest.Options, b trace.Build, capture ingest.Consumer) (*trace.Set, error) {
+	read, learned, err := LearnJoins(ctx, paths, read)
+	if err != nil {
+		return nil, err
+	}
 	c, consumer := correlator(read, b, capture)
 	inputs, err := ingest.Read(ctx, paths, read, consumer)
 	if err != nil {
 		return nil, err
 	}
+	NoteJoins(inputs, learned)
 	return c.Set(inputs), nil
 }
 

@@ -250,6 +250,16 @@ func recordLeaves(r *record) []leaf {
 			})
 			return
 		}
+		if v.IsArray() && depth < maxExplainDepth {
+			a := v.Array()
+			if len(a) != 1 || a[0].IsObject() || a[0].IsArray() {
+				// Each element at its index (log4js's data, .NET's Scopes).
+				for i, e := range a {
+					walk(e, path+"."+strconv.Itoa(i), names, depth+1)
+				}
+				return
+			}
+		}
 		if v.IsObject() || v.IsArray() && len(v.Array()) != 1 {
 			return
 		}

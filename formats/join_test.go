@@ -122,19 +122,36 @@ func TestNothingJoinsOnWhatJoinedNothing(t *testing.T) {
 	known := &Known{RequestIDs: map[string]string{"r-1": "proxy request ids", "r-2": "proxy request ids", "r-3": "proxy request ids"},
 		Keys: map[string]string{"k-1": "proxy keys"}}
 	for name, c := range map[string]map[string][]string{
-		"no value joins":        {"host": {"api-1", "api-2"}, "user": {"alice", "bob"}},
-		"a single value joins":  {"maybe": {"r-1", "x-9"}},
-		"a quarter is too few":  {"noisy": {"r-1", "r-2", "a1", "a2", "a3", "a4", "a5", "a6", "a7"}},
-		"a key joined only one": {"k": {"k-1", "k-2"}},
+		"no value joins":        {"request_id\thost": {"api-1", "api-2"}, "request_id\tuser": {"alice", "bob"}},
+		"a single value joins":  {"request_id\tmaybe": {"r-1", "x-9"}},
+		"a quarter is too few":  {"request_id\tnoisy": {"r-1", "r-2", "a1", "a2", "a3", "a4", "a5", "a6", "a7"}},
+		"a key joined only one": {"key\tk": {"k-1", "k-2"}},
+		"ids of lines that had their request id teach no request id": {"key\trid": {"r-1", "r-2", "r-3"}},
 	} {
 		if j := LearnJoins(c, known, nil); len(j) != 0 {
 			t.Errorf("%s: learned %+v", name, j)
 		}
 	}
-	c := map[string][]string{"a": {"r-1", "r-2"}, "b": {"r-1", "r-2", "r-3"}}
+	c := map[string][]string{"request_id\ta": {"r-1", "r-2"}, "request_id\tb": {"r-1", "r-2", "r-3"}}
 	j := LearnJoins(c, known, nil)
-	if len(j) != 1 || j[0].Path != "b" || j[0].Matched != 3 {
-		t.Errorf("the path that joined most should win: %+v", j)
+	if len(j) != 2 || j[0].Path != "b" || j[0].Matched != 3 || j[1].Path != "a" {
+		t.Errorf("every path that joined, the one that joined most first: %+v", j)
+	}
+	cfg := &Config{}
+	if err := cfg.Learn("x/app.jsonl", j); err != nil || cfg.Sources[0].Fields["request_id"] != "[b,a]" || cfg.Sources[0].Path != "x/app.jsonl" {
+		t.Errorf("learned as %+v (%v), want request_id [b,a] for x/app.jsonl", cfg.Sources, err)
+	}
+	// The user's own mapping wins.
+	cfg = &Config{Sources: []SourceConfig{{Path: "*app.jsonl", Fields: map[string]string{"request_id": "rid"}}}}
+	if err := cfg.Learn("x/app.jsonl", j); err != nil || len(cfg.Sources) != 1 {
+		t.Errorf("a field the config maps was learned again: %+v (%v)", cfg.Sources, err)
+	}
+	// A trace id joins the deliveries the proxy named after their trace.
+	tr := &Known{RequestIDs: map[string]string{"trace:4bf92f3577b34da6a3ce929d0e0e4736": "proxy request ids",
+		"trace:5bf92f3577b34da6a3ce929d0e0e4736": "proxy request ids"}}
+	j = LearnJoins(map[string][]string{"trace_id\ttid": {"4bf92f3577b34da6a3ce929d0e0e4736", "5bf92f3577b34da6a3ce929d0e0e4736"}}, tr, nil)
+	if len(j) != 1 || j[0].Field != "trace_id" {
+		t.Errorf("trace ids learned as %+v, want trace_id", j)
 	}
 	if j := LearnJoins(c, known, map[string]bool{"b": true, "a": true}); len(j) != 0 {
 		t.Errorf("skipped paths learned: %+v", j)

@@ -591,7 +591,7 @@ func (in *reading) absorb(res *formats.Result, tb *trace.Batch) {
 				have = append(have, v)
 			}
 		}
-		if len(have) > 0 && (len(in.Candidates) < 96 || in.Candidates[path] != nil) {
+		if len(have) > 0 && (len(in.Candidates) < 256 || in.Candidates[path] != nil) {
 			in.Candidates[path] = have
 		}
 	}

@@ -19,11 +19,11 @@ func TestSampleReadsABoundedStartAndKeepsUnnamedValues(t *testing.T) {
 	if in.Lines == 0 || in.Lines > 100 {
 		t.Errorf("%d lines read of a sample of 8000 bytes", in.Lines)
 	}
-	rids := in.Candidates["zq_rid"]
+	rids := in.Candidates["request_id\tzq_rid"]
 	if len(rids) != 32 || !slices.Contains(rids, "rid-0000") {
 		t.Errorf("sampled request ids %v, want the first 32", rids)
 	}
-	if got := in.Candidates["zq_host"]; !slices.Equal(got, []string{"api-1"}) {
+	if got := in.Candidates["request_id\tzq_host"]; !slices.Equal(got, []string{"api-1"}) {
 		t.Errorf("a repeated value is kept once: %v", got)
 	}
 	_, whole := readString(t, "whole", b.String(), Options{})

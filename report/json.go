@@ -39,6 +39,8 @@ type InputJSON struct {
 	Fields  []trace.FieldUse `json:"fields,omitempty"`
 	Config  map[string]any   `json:"config,omitempty"`
 	Ignored int              `json:"set_aside,omitempty"`
+	// Joined are the fields learned from the values they joined.
+	Joined []trace.FieldUse `json:"joined,omitempty"`
 }
 
 // SkipJSON is a skipped line.
@@ -95,6 +97,7 @@ func inputsJSON(inputs []*trace.Input) []InputJSON {
 		if len(in.Fields) > 0 {
 			j.Fields, j.Config, j.Ignored = in.Fields, ConfigSource(in), in.Ignored
 		}
+		j.Joined = in.Joined
 		out = append(out, j)
 	}
 	return out

@@ -29,6 +29,7 @@ func (r *Report) Text(w io.Writer, st Styles, width int) {
 		fmt.Fprintf(w, "%s\n", st.Warning.Render(note))
 	}
 	r.skipsText(w, st)
+	JoinsText(w, st, r.Inputs)
 	if explained(r.Inputs) {
 		FieldsText(w, st, r.Inputs)
 	}

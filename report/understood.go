@@ -77,3 +77,13 @@ func FieldsText(w io.Writer, st Styles, inputs []*trace.Input) {
 		}
 	}
 }
+
+// JoinsText says, for each input, the fields learned from the values
+// they joined: no name said what they were, another tier's ids did.
+func JoinsText(w io.Writer, st Styles, inputs []*trace.Input) {
+	for _, in := range inputs {
+		for _, u := range in.Joined {
+			fmt.Fprintf(w, "%s %s: %s ← %s %s\n", st.Faint.Render("learned:"), Safe(in.Path), u.Field, Safe(u.Path), st.Faint.Render("("+Safe(u.By)+")"))
+		}
+	}
+}

@@ -26,6 +26,9 @@ type Input struct {
 	// Fields say where its lines gave each field of the model, when the
 	// reader was asked to explain (most used first).
 	Fields []FieldUse `json:"fields,omitempty"`
+	// Joined are the fields learned from the values they joined: no name
+	// said what they were, the ids another tier logged did.
+	Joined []FieldUse `json:"joined,omitempty"`
 	// Candidates are sampled values, by path, of the lines whose request
 	// id or key no reading named, when the reader samples them (for the
 	// fields their values join); bounded.

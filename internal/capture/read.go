@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/trace"
 	"github.com/tidwall/gjson"
@@ -24,15 +25,21 @@ type Reading struct {
 	lines map[string][]string
 }
 
-// Read reads paths with ingest.Read into a trace.Correlator, keeping a
+// Read reads paths with ingest.Read into a trace.Correlator (after the
+// fields learned from their joins, as diagnose.Load), keeping a
 // copy of every observation beside it.
 func Read(ctx context.Context, paths ...string) (*Reading, error) {
 	c := trace.NewCorrelator(nil)
 	var keep collector
-	inputs, err := ingest.Read(ctx, paths, ingest.Options{Workers: 1}, ingest.Tee(c, &keep))
+	opts, learned, err := diagnose.LearnJoins(ctx, paths, ingest.Options{Workers: 1})
 	if err != nil {
 		return nil, err
 	}
+	inputs, err := ingest.Read(ctx, paths, opts, ingest.Tee(c, &keep))
+	if err != nil {
+		return nil, err
+	}
+	diagnose.NoteJoins(inputs, learned)
 	r := &Reading{Inputs: inputs, Set: c.Set(inputs), Obs: keep.obs, lines: map[string][]string{}}
 	for _, p := range paths {
 		if r.lines[p], err = ReadLines(p); err != nil {
