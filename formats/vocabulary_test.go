@@ -76,8 +76,9 @@ func TestVocabularyWalkIsBounded(t *testing.T) {
 	}
 }
 
-// FuzzVocabulary reads any JSON line by the vocabulary, explaining it: it
-// must not panic, stay within its bounds, and keep every field capped.
+// FuzzVocabulary reads any JSON line by the vocabulary, explaining and
+// sampling it: it must not panic, stay within its bounds, and keep every
+// field capped.
 func FuzzVocabulary(f *testing.F) {
 	for _, s := range jsonSamples {
 		f.Add([]byte(s.Line))
@@ -89,7 +90,7 @@ func FuzzVocabulary(f *testing.F) {
 	f.Add([]byte(`{"attributes":{"http.request.header.idempotency-key":[{"x":1}],"event.duration":"1e400"}}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		p := NewParser(nil, nil)
-		p.Explain = true
+		p.Explain, p.Sample = true, true
 		var res Result
 		p.Into(&res)
 		p.Line(line, trace.Source{File: "f", Line: 1})
@@ -103,8 +104,13 @@ func FuzzVocabulary(f *testing.F) {
 				}
 			}
 		}
-		if len(res.Uses) > 256 {
-			t.Fatalf("%d uses kept", len(res.Uses))
+		if len(res.Uses) > 256 || len(res.Candidates) > maxCandidatePaths {
+			t.Fatalf("%d uses, %d candidate paths kept", len(res.Uses), len(res.Candidates))
+		}
+		for _, vals := range res.Candidates {
+			if len(vals) > maxCandidateValues {
+				t.Fatalf("%d values kept at one path", len(vals))
+			}
 		}
 	})
 }
