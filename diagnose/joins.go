@@ -34,7 +34,9 @@ func LearnJoins(ctx stdcontext.Context, paths []string, read ingest.Options) (in
 		return read, nil, nil // a join needs another tier
 	}
 	opts := read
-	opts.SampleBytes, opts.SampleFields, opts.KeepGoing = sampleBytes, true, true
+	// One worker: each parser samples a bounded number of records, so the
+	// sample, and what is learned, must not depend on how many share it.
+	opts.SampleBytes, opts.SampleFields, opts.KeepGoing, opts.Workers = sampleBytes, true, true, 1
 	opts.Progress, opts.ExplainFields = nil, false
 	var known knownIDs
 	inputs, err := ingest.Read(ctx, files, opts, &known)

@@ -16,9 +16,10 @@ import (
 // format's own grammar, or the user's config. The counts go to
 // Result.Uses, as the config lines a user can paste and correct. It costs
 // a walk over every value of the record, so it is done only when asked,
-// and for the first maxExplained records of a parser.
+// and for the lines of an input up to maxExplained (by line number, so
+// that the counts do not depend on how the reading is shared out).
 
-// maxExplained bounds the records one parser explains.
+// maxExplained is the last line of an input explained.
 const maxExplained = 50000
 
 // Bounds of the walk over one record's values.
@@ -47,10 +48,9 @@ func (p *Parser) use(field, path, by string) {
 
 // explainText says what a text line gave: its format reads by position.
 func (p *Parser) explainText(o *trace.Observation) {
-	if !p.Explain || p.explained >= maxExplained {
+	if !p.Explain || o.Source.Line > maxExplained {
 		return
 	}
-	p.explained++
 	by := "format " + o.Format + " (by position)"
 	for _, f := range observedFields(o) {
 		p.use(f, "", by)
@@ -80,10 +80,9 @@ func observedFields(o *trace.Observation) []string {
 
 // explainRecord says where each field of o came from in r, read by f.
 func (p *Parser) explainRecord(r *record, o *trace.Observation, f *Format) {
-	if !p.Explain || p.explained >= maxExplained {
+	if !p.Explain || o.Source.Line > maxExplained {
 		return
 	}
-	p.explained++
 	leaves := recordLeaves(r)
 	mapped := map[string]string{}
 	if p.src != nil {

@@ -66,8 +66,7 @@ type Parser struct {
 	// KeepRaw keeps each observation's record in Result.Raw.
 	KeepRaw bool
 	// Explain counts where each field was read from in Result.Uses.
-	Explain   bool
-	explained int
+	Explain bool
 	// Sample keeps the values of records it could not fully name in
 	// Result.Candidates, for the fields their values join (join.go).
 	Sample  bool
