@@ -7,8 +7,8 @@ import (
 
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/logstore"
+	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/report"
-	"github.com/idem-cli/idem/trace"
 	"github.com/spf13/cobra"
 )
 
@@ -111,7 +111,7 @@ func (o *DiagnoseOptions) validate() error {
 		}
 	}
 	if o.Tier != "" {
-		if _, err := trace.ParseTier(o.Tier); err != nil {
+		if _, err := model.ParseTier(o.Tier); err != nil {
 			return &UsageError{Err: fmt.Errorf("--tier: %w", err)}
 		}
 	}
@@ -129,7 +129,7 @@ func parseWhen(s string, now time.Time) (time.Time, error) {
 	if d, err := time.ParseDuration(s); err == nil {
 		return now.Add(-d), nil
 	}
-	if t, ok := trace.ParseTime(s); ok {
+	if t, ok := model.ParseTime(s); ok {
 		return t, nil
 	}
 	return time.Time{}, fmt.Errorf("cannot read time %q: use RFC 3339 (2026-11-30T09:00:00Z) or a duration (2h)", s)
@@ -146,14 +146,14 @@ func runDiagnose(cmd *cobra.Command, opts *DiagnoseOptions) error {
 		return &UsageError{Err: fmt.Errorf("--until: %w", err)}
 	}
 	if opts.Tier != "" {
-		filter.Tier, _ = trace.ParseTier(opts.Tier)
+		filter.Tier, _ = model.ParseTier(opts.Tier)
 	}
 	filter.Keys, filter.Rules = opts.Keys, opts.Rules
 	opts.Input.window = logstore.Window{Start: filter.Since, End: filter.Until}
 
 	build := opts.Rule.Build() // --retry-window and the rest widen what is built
 	opts.Input.build = &build
-	set, err := load(cmd.Context(), f, &opts.Input, opts.Paths)
+	set, err := readInputs(cmd.Context(), f, &opts.Input, opts.Paths)
 	if err != nil {
 		return err
 	}
@@ -161,9 +161,8 @@ func runDiagnose(cmd *cobra.Command, opts *DiagnoseOptions) error {
 		warnInputs(f.IO.ErrOut, set)
 		return err
 	}
-	missing := missingKeys(set, opts.Keys) // before Release: FindIntent builds what it finds
-	set.Release()                          // the rules look only at the intents built for them
-	storeReleased()
+	missing := missingKeys(set, opts.Keys)
+	set.LookupsDone() // the rules read the built intents alone
 	res := diagnose.Run(set, opts.Rule).Filter(filter)
 	rep := &report.Report{Inputs: set.Inputs, Summary: res.Summary, Findings: res.Findings, Compact: !f.IO.IsStdoutTTY(),
 		Limit: opts.Limit}
@@ -204,7 +203,7 @@ func runDiagnose(cmd *cobra.Command, opts *DiagnoseOptions) error {
 }
 
 // missingKeys lists the --key values no intent carries, raw or hashed.
-func missingKeys(set *trace.Set, keys []string) []string {
+func missingKeys(set *model.Set, keys []string) []string {
 	var out []string
 	for _, k := range keys {
 		if len(set.FindIntent(k)) == 0 {

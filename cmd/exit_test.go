@@ -134,7 +134,7 @@ func TestProgressOnlyOnATerminal(t *testing.T) {
 	f := &Factory{IO: ios, Now: time.Now, Getenv: func(string) string { return "" }}
 	// A tiny threshold, so the small fixture shows progress.
 	fl := &inputFlags{MaxLineBytes: 1 << 20, progressMin: 0}
-	set, err := load(context.Background(), f, fl, []string{"../fixtures/incident/app.jsonl"})
+	set, err := readInputs(context.Background(), f, fl, []string{"../fixtures/incident/app.jsonl"})
 	if err != nil || set == nil {
 		t.Fatal(err)
 	}
@@ -147,9 +147,9 @@ func TestProgressOnlyOnATerminal(t *testing.T) {
 	// Not a terminal, or --quiet: nothing.
 	ios2, _, _, errOut2 := iostreams.Test()
 	f2 := &Factory{IO: ios2, Now: time.Now, Getenv: func(string) string { return "" }}
-	load(context.Background(), f2, &inputFlags{MaxLineBytes: 1 << 20}, []string{"../fixtures/incident/app.jsonl"})
+	readInputs(context.Background(), f2, &inputFlags{MaxLineBytes: 1 << 20}, []string{"../fixtures/incident/app.jsonl"})
 	ios2.SetTTY(false, false, true)
-	load(context.Background(), f2, &inputFlags{MaxLineBytes: 1 << 20, Quiet: true}, []string{"../fixtures/incident/app.jsonl"})
+	readInputs(context.Background(), f2, &inputFlags{MaxLineBytes: 1 << 20, Quiet: true}, []string{"../fixtures/incident/app.jsonl"})
 	if errOut2.Len() != 0 {
 		t.Errorf("progress shown off a terminal or with --quiet: %q", errOut2.String())
 	}

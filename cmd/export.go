@@ -7,11 +7,11 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
+	"github.com/idem-cli/idem/load"
 	"github.com/idem-cli/idem/logstore"
+	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/report"
-	"github.com/idem-cli/idem/trace"
 	"github.com/spf13/cobra"
 )
 
@@ -95,7 +95,7 @@ func runExport(ctx context.Context, opts *ExportOptions) error {
 	if err := ex.Close(); err != nil {
 		return err
 	}
-	if warnInputs(f.IO.ErrOut, &trace.Set{Inputs: inputs}) {
+	if warnInputs(f.IO.ErrOut, &model.Set{Inputs: inputs}) {
 		return &CodeError{Code: ExitError}
 	}
 	// The store answers 200 even for lines it drops: count what it kept.
@@ -201,7 +201,7 @@ func (sf *storeFlags) validate(paths []string) error {
 }
 
 // loadStore reads and correlates the lines a store gives for the window.
-func loadStore(ctx context.Context, f *Factory, fl *inputFlags, sf *storeFlags, w logstore.Window) (*trace.Set, error) {
+func loadStore(ctx context.Context, f *Factory, fl *inputFlags, sf *storeFlags, w logstore.Window) (*model.Set, error) {
 	st, err := logstore.Open(sf.From, logstore.Options{Getenv: f.Getenv, Timeout: sf.Timeout, Query: sf.Query})
 	if err != nil {
 		return nil, &UsageError{Err: err}
@@ -219,7 +219,7 @@ func loadStore(ctx context.Context, f *Factory, fl *inputFlags, sf *storeFlags, 
 		}
 		return nil, err
 	}
-	set, err := diagnose.LoadSources(ctx, srcs, opts, fl.buildFor())
+	set, err := load.Sources(ctx, srcs, load.Options{Read: opts, Build: fl.buildFor(), Released: storeReleased})
 	if err != nil {
 		return nil, err
 	}

@@ -84,9 +84,9 @@ func trackHeap() {
 	})
 }
 
-// storeReleased is called once the compact correlation store is freed:
-// collecting now returns it at once, and the goal then follows the much
-// smaller live data of the rules.
+// storeReleased is called once the compact correlation store is freed
+// (readInputs hands it to the correlator): collecting now returns it at
+// once, and the goal then follows the much smaller live data of the rules.
 func storeReleased() {
 	if gcPolicyOn.Load() {
 		runtime.GC()

@@ -7,12 +7,14 @@ import (
 	"io"
 	"strings"
 
+	"github.com/idem-cli/idem/correlate"
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/formats"
 	"github.com/idem-cli/idem/ingest"
+	"github.com/idem-cli/idem/load"
 	"github.com/idem-cli/idem/logstore"
+	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/report"
-	"github.com/idem-cli/idem/trace"
 	"github.com/spf13/cobra"
 )
 
@@ -30,7 +32,7 @@ type inputFlags struct {
 	progressMin   int64 // inputs smaller than this show no progress (tests lower it)
 	// build, when set, is what the correlator builds: diagnose sets it
 	// from its rules' needs under the thresholds in force.
-	build *trace.Build
+	build *correlate.Build
 	// Store, with --from, reads a log store instead of files, over window.
 	Store  storeFlags
 	window logstore.Window
@@ -59,7 +61,7 @@ func (fl *inputFlags) options(f *Factory) (ingest.Options, error) {
 		return opts, usagef("--max-line-bytes must be from 1024 to %d (1 GiB)", ingest.MaxMaxLineBytes)
 	}
 	if fl.Tier != "" {
-		t, err := trace.ParseTier(fl.Tier)
+		t, err := model.ParseTier(fl.Tier)
 		if err != nil {
 			return opts, &UsageError{Err: err}
 		}
@@ -84,9 +86,11 @@ func (fl *inputFlags) options(f *Factory) (ingest.Options, error) {
 	return opts, nil
 }
 
-// load reads and correlates the inputs, turning "no inputs" into a usage
-// error: reading a terminal by accident would wait forever.
-func load(ctx context.Context, f *Factory, fl *inputFlags, paths []string) (*trace.Set, error) {
+// readInputs reads and correlates the inputs, turning "no inputs" into a
+// usage error: reading a terminal by accident would wait forever. Once the
+// set lets go of its store, the collector policy collects (see
+// storeReleased).
+func readInputs(ctx context.Context, f *Factory, fl *inputFlags, paths []string) (*model.Set, error) {
 	if fl.Store.From != "" {
 		return loadStore(ctx, f, fl, &fl.Store, fl.window)
 	}
@@ -114,7 +118,7 @@ func load(ctx context.Context, f *Factory, fl *inputFlags, paths []string) (*tra
 	// name it (see warnInputs).
 	opts.KeepGoing = true
 	stop := startProgress(f, opts.Progress, paths, fl.Quiet, fl.progressMin)
-	set, err := diagnose.LoadBuild(ctx, paths, opts, fl.buildFor(), nil)
+	set, err := load.Files(ctx, paths, load.Options{Read: opts, Build: fl.buildFor(), Released: storeReleased})
 	stop()
 	if err != nil {
 		var ie *ingest.InputError
@@ -128,7 +132,7 @@ func load(ctx context.Context, f *Factory, fl *inputFlags, paths []string) (*tra
 
 // buildFor is what the correlator builds: what diagnose asked for, else
 // what the rules need at their default thresholds.
-func (fl *inputFlags) buildFor() trace.Build {
+func (fl *inputFlags) buildFor() correlate.Build {
 	if fl.build != nil {
 		return *fl.build
 	}
@@ -139,7 +143,7 @@ func (fl *inputFlags) buildFor() trace.Build {
 // or were cut short (these make the exit code 2 even though what was read
 // is reported), inputs none of whose lines was recognised, and lines read
 // only after a repair. It reports whether an input failed.
-func warnInputs(w io.Writer, set *trace.Set) (failed bool) {
+func warnInputs(w io.Writer, set *model.Set) (failed bool) {
 	for _, in := range set.Inputs {
 		path := report.Safe(in.Path)
 		var oe *ingest.OpenError
@@ -171,7 +175,7 @@ func warnInputs(w io.Writer, set *trace.Set) (failed bool) {
 // observation: a report would say "No findings", which only a log that
 // was read can say. When no input could be opened at all, warnInputs has
 // said why already.
-func nothingToDiagnose(set *trace.Set) error {
+func nothingToDiagnose(set *model.Set) error {
 	read, ignored, lines := 0, 0, 0
 	for _, in := range set.Inputs {
 		if in.Observations > 0 {

@@ -41,7 +41,7 @@ func TestStdinHintOnlyAtATerminal(t *testing.T) {
 			in.WriteString("{}\n")
 			ios.SetTTY(tc.stdinTTY, false, false)
 			f := &Factory{IO: ios, Now: time.Now, Getenv: func(string) string { return "" }}
-			if _, err := load(context.Background(), f, &inputFlags{MaxLineBytes: 1 << 20}, tc.paths); err != nil {
+			if _, err := readInputs(context.Background(), f, &inputFlags{MaxLineBytes: 1 << 20}, tc.paths); err != nil {
 				t.Fatal(err)
 			}
 			got := strings.Contains(errOut.String(), "reading standard input; Ctrl-D to end")

@@ -13,11 +13,11 @@ import (
 	"time"
 
 	"github.com/idem-cli/idem/contract"
-	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
+	"github.com/idem-cli/idem/load"
+	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/replay"
 	"github.com/idem-cli/idem/report"
-	"github.com/idem-cli/idem/trace"
 	"github.com/spf13/cobra"
 )
 
@@ -199,13 +199,13 @@ func (o *ReplayOptions) validate() error {
 	if o.Body == "-" && slices.Contains(o.Paths, "-") {
 		return usagef("--body - and logs on standard input cannot both be read")
 	}
-	var headers []trace.Header
+	var headers []model.Header
 	for _, h := range o.Headers {
 		name, value, ok := strings.Cut(h, ":")
 		if !ok || strings.TrimSpace(name) == "" || strings.ContainsAny(name, " \t") {
 			return usagef("--header %q must look like 'Name: value'", report.Safe(h))
 		}
-		headers = append(headers, trace.Header{Name: strings.TrimSpace(name), Value: strings.TrimSpace(value)})
+		headers = append(headers, model.Header{Name: strings.TrimSpace(name), Value: strings.TrimSpace(value)})
 	}
 	// Stripe always marks a replay; the others may not.
 	requireMarker := o.RequireMarker || p.Name == "stripe"
@@ -239,9 +239,9 @@ func (o *ReplayOptions) readBody() ([]byte, bool, error) {
 // readCaptures reads the inputs once: the correlated set (for the
 // original answer in the logs) and every request captured for the key or
 // request id. It is the command's one call into the log reader.
-func readCaptures(ctx context.Context, paths []string, readOpts ingest.Options, key, requestID string) ([]*trace.Captured, *trace.Set, error) {
+func readCaptures(ctx context.Context, paths []string, readOpts ingest.Options, key, requestID string) ([]*model.Captured, *model.Set, error) {
 	capture := ingest.NewCapturer(key, requestID)
-	set, err := diagnose.Load(ctx, paths, readOpts, capture)
+	set, err := load.Files(ctx, paths, load.Options{Read: readOpts, Capture: capture}) // FindIntent builds what replay asks for
 	if err != nil {
 		var ie *ingest.InputError
 		if errors.As(err, &ie) {

@@ -66,7 +66,7 @@ With no FILE, or with -, standard input is read.`,
 
 func runTrace(cmd *cobra.Command, opts *TraceOptions) error {
 	io := opts.Factory.IO
-	set, err := load(cmd.Context(), opts.Factory, &opts.Input, opts.Paths)
+	set, err := readInputs(cmd.Context(), opts.Factory, &opts.Input, opts.Paths)
 	if err != nil {
 		return err
 	}

@@ -8,13 +8,14 @@ import (
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/internal/benchlog"
+	"github.com/idem-cli/idem/load"
 )
 
 // BenchmarkRules times the rules alone on IDEM_BENCH_INPUT.
 func BenchmarkRules(b *testing.B) {
 	path := benchlog.Path(b)
 	start := time.Now()
-	set, err := diagnose.Load(context.Background(), []string{path}, ingest.Options{}, nil)
+	set, err := load.Files(context.Background(), []string{path}, load.Options{Read: ingest.Options{}, Build: diagnose.DefaultOptions().Build()})
 	if err != nil {
 		b.Fatal(err)
 	}

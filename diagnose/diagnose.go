@@ -17,7 +17,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // Severity orders findings.
@@ -72,7 +72,7 @@ type Rule struct {
 	// show the rule firing; docs/rules.md quotes that finding.
 	Example string
 	// Needs names the tiers without which the rule cannot see its case.
-	Needs []trace.Tier
+	Needs []model.Tier
 	// Hygiene marks a rule about how the logs are kept (secrets in them),
 	// not about the incident: its findings do not fail --fail-on unless
 	// asked to (--fail-on-hygiene).
@@ -84,10 +84,10 @@ type Rule struct {
 type Finding struct {
 	Rule      *Rule
 	Severity  Severity
-	Intents   []*trace.Intent // the implicated intents, first is the main one
+	Intents   []*model.Intent // the implicated intents, first is the main one
 	Keys      []string
 	Narrative string
-	Evidence  []*trace.Observation
+	Evidence  []*model.Observation
 	// Input names the source for findings about a file (secret-in-logs).
 	Input string
 	// Counts holds per-field counts (secret-in-logs).
@@ -126,7 +126,7 @@ func DefaultOptions() Options {
 type Result struct {
 	Findings []*Finding
 	Summary  Summary
-	set      *trace.Set
+	set      *model.Set
 }
 
 // Filter keeps the findings that pass fl, with the summary counted again
@@ -172,7 +172,7 @@ type Summary struct {
 
 // context is what a rule reads.
 type context struct {
-	set  *trace.Set
+	set  *model.Set
 	opts Options
 	// effectInputs are the inputs that logged an effect line; when there
 	// are none, rules count a server's 2xx answer to a write as its effect.
@@ -180,7 +180,7 @@ type context struct {
 }
 
 // Run applies every rule to the set.
-func Run(set *trace.Set, opts Options) *Result {
+func Run(set *model.Set, opts Options) *Result {
 	def := DefaultOptions()
 	if opts.RetryWindow <= 0 {
 		opts.RetryWindow = def.RetryWindow
@@ -321,16 +321,16 @@ func (j *joined) next() (byte, bool) {
 // effectInputs lists the inputs that logged an effect line at the server
 // or worker tiers. A provider's or a client's record of an effect does not
 // say whether the server logs its own: only theirs counts here.
-func effectInputs(set *trace.Set) map[string]bool {
+func effectInputs(set *model.Set) map[string]bool {
 	out := map[string]bool{}
-	own := func(obs []*trace.Observation) {
+	own := func(obs []*model.Observation) {
 		for _, o := range obs {
-			if o.Effect && o.Tier != trace.TierProvider && o.Tier != trace.TierClient {
+			if o.Effect && o.Tier != model.TierProvider && o.Tier != model.TierClient {
 				out[o.Source.File] = true
 			}
 		}
 	}
-	for _, in := range set.Intents {
+	for _, in := range set.Built {
 		for _, d := range in.Deliveries {
 			own(d.Effects())
 		}
@@ -346,7 +346,7 @@ func effectInputs(set *trace.Set) map[string]bool {
 // add up: every finding is counted once by severity and once by rule, and
 // every intent is either with findings (named by one, at any severity) or
 // without.
-func Summarise(set *trace.Set, findings []*Finding) Summary {
+func Summarise(set *model.Set, findings []*Finding) Summary {
 	s := Summary{Inputs: len(set.Inputs), Intents: set.IntentCount(), Unkeyed: set.UnkeyedCount(), Findings: len(findings),
 		Deliveries: set.DeliveryCount(), ByRule: map[string]int{}}
 	for _, in := range set.Inputs {
@@ -379,10 +379,10 @@ func Summarise(set *trace.Set, findings []*Finding) Summary {
 	// Intents that were only counted had nothing for a rule to see.
 	s.WithFindings = len(flagged)
 	s.Healthy = s.Intents - s.WithFindings
-	for t := trace.TierClient; t <= trace.TierProvider; t++ {
+	for t := model.TierClient; t <= model.TierProvider; t++ {
 		if set.Tiers[t] {
 			s.Tiers = append(s.Tiers, t.String())
-		} else if t != trace.TierProvider && t != trace.TierWorker {
+		} else if t != model.TierProvider && t != model.TierWorker {
 			// Workers and providers exist only in some systems; their
 			// absence is not a gap in the evidence.
 			s.MissingTiers = append(s.MissingTiers, t.String())
@@ -401,7 +401,7 @@ func Summarise(set *trace.Set, findings []*Finding) Summary {
 type Filter struct {
 	Keys  []string
 	Rules []string
-	Tier  trace.Tier
+	Tier  model.Tier
 	Since time.Time
 	Until time.Time
 }
@@ -409,7 +409,7 @@ type Filter struct {
 // none reports whether the filter asks for nothing: a field added to
 // Filter is added here too.
 func (fl Filter) none() bool {
-	return len(fl.Rules) == 0 && len(fl.Keys) == 0 && fl.Tier == trace.TierUnknown && fl.Since.IsZero() && fl.Until.IsZero()
+	return len(fl.Rules) == 0 && len(fl.Keys) == 0 && fl.Tier == model.TierUnknown && fl.Since.IsZero() && fl.Until.IsZero()
 }
 
 // Apply returns the findings that pass the filter: findings itself when
@@ -426,7 +426,7 @@ func (fl Filter) Apply(findings []*Finding) []*Finding {
 		if len(fl.Keys) > 0 && !anyKey(fl.Keys, f.Keys) {
 			continue
 		}
-		if fl.Tier != trace.TierUnknown && !hasTier(f.Evidence, fl.Tier) {
+		if fl.Tier != model.TierUnknown && !hasTier(f.Evidence, fl.Tier) {
 			continue
 		}
 		if st := f.Start(); !st.IsZero() {
@@ -444,11 +444,11 @@ func (fl Filter) Apply(findings []*Finding) []*Finding {
 
 func anyKey(want, have []string) bool {
 	for _, w := range want {
-		w = trace.NormalizeKey(w)
+		w = model.NormalizeKey(w)
 		for _, h := range have {
 			// The key as given or as a hash, against a raw key or a
 			// hash-only one: --key sha256:… finds the raw key's intent.
-			if h == w || h == "hash:"+w || h == "hash:"+trace.HashKey(w) || trace.HashKey(h) == w {
+			if h == w || h == "hash:"+w || h == "hash:"+model.HashKey(w) || model.HashKey(h) == w {
 				return true
 			}
 		}
@@ -456,7 +456,7 @@ func anyKey(want, have []string) bool {
 	return false
 }
 
-func hasTier(obs []*trace.Observation, t trace.Tier) bool {
+func hasTier(obs []*model.Observation, t model.Tier) bool {
 	for _, o := range obs {
 		if o.Tier == t {
 			return true

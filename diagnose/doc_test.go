@@ -11,6 +11,7 @@ import (
 
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
+	"github.com/idem-cli/idem/load"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/rules.md from the catalog")
@@ -132,7 +133,7 @@ func firesOnCapture(t *testing.T, r *diagnose.Rule, c string) bool {
 			paths = append(paths, filepath.Join(dir, name))
 		}
 	}
-	set, err := diagnose.Load(context.Background(), paths, ingest.Options{}, nil)
+	set, err := load.Files(context.Background(), paths, load.Options{Read: ingest.Options{}, Build: diagnose.DefaultOptions().Build()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,21 +1,21 @@
 package diagnose
 
-import "github.com/idem-cli/idem/trace"
+import "github.com/idem-cli/idem/model"
 
 // Effects returns an intent's business effects as the rules count them,
 // so that `idem trace`, the report's narratives, diagrams and JSON agree:
 // effect lines at the server and worker tiers (or, where no input logs an
 // effect line at all, a server's non-replayed 2xx to a write), plus the
 // provider's records, each result id once per tier.
-func Effects(set *trace.Set, in *trace.Intent) []*trace.Observation {
+func Effects(set *model.Set, in *model.Intent) []*model.Observation {
 	c := &context{set: set, effectInputs: effectInputs(set)}
-	var out []*trace.Observation
+	var out []*model.Observation
 	type seenKey struct {
-		tier trace.Tier
+		tier model.Tier
 		id   string
 	}
 	seen := map[seenKey]bool{}
-	keep := func(o *trace.Observation) {
+	keep := func(o *model.Observation) {
 		if o.ResultID != "" {
 			k := seenKey{o.Tier, o.ResultID}
 			if seen[k] {
@@ -30,7 +30,7 @@ func Effects(set *trace.Set, in *trace.Intent) []*trace.Observation {
 			keep(o)
 		}
 		for _, o := range d.Observations {
-			if o.Effect && o.Tier == trace.TierProvider {
+			if o.Effect && o.Tier == model.TierProvider {
 				keep(o)
 			}
 		}

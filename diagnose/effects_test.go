@@ -5,8 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idem-cli/idem/correlate"
 	"github.com/idem-cli/idem/diagnose"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // TestEffectsAreOneTruth: no input logs an effect line, the server's 201s
@@ -15,14 +16,14 @@ import (
 // report of ord_1001 does not make a third.
 func TestEffectsAreOneTruth(t *testing.T) {
 	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
-	c := trace.NewCorrelator(nil)
-	add := func(tier trace.Tier, rid string, sec float64, status int, result string) {
-		c.Add(&trace.Observation{Tier: tier, RequestID: rid, Key: "k-1", Method: "POST", Route: "/v1/orders", Status: status, ResultID: result,
-			Outcome: trace.OutcomeOK, Time: at.Add(time.Duration(sec * float64(time.Second))), Source: trace.Source{File: tier.String(), Line: int(sec) + 1}})
+	c := correlate.NewCorrelator(nil)
+	add := func(tier model.Tier, rid string, sec float64, status int, result string) {
+		c.Add(&model.Observation{Tier: tier, RequestID: rid, Key: "k-1", Method: "POST", Route: "/v1/orders", Status: status, ResultID: result,
+			Outcome: model.OutcomeOK, Time: at.Add(time.Duration(sec * float64(time.Second))), Source: model.Source{File: tier.String(), Line: int(sec) + 1}})
 	}
-	add(trace.TierServer, "r-1", 0, 201, "ord_1001")
-	add(trace.TierServer, "r-2", 0.2, 201, "ord_1002") // while r-1 ran: a non-atomic reservation
-	add(trace.TierWorker, "r-1", 0.5, 0, "ord_1001")
+	add(model.TierServer, "r-1", 0, 201, "ord_1001")
+	add(model.TierServer, "r-2", 0.2, 201, "ord_1002") // while r-1 ran: a non-atomic reservation
+	add(model.TierWorker, "r-1", 0.5, 0, "ord_1001")
 	set := c.Set(nil)
 	in := set.FindIntent("k-1")[0]
 	var ids []string
@@ -45,14 +46,14 @@ func TestEffectsAreOneTruth(t *testing.T) {
 // replayed answer is not.
 func TestASuccessThatNamesItsResultIsEvidence(t *testing.T) {
 	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
-	c := trace.NewCorrelator(nil)
-	c.Add(&trace.Observation{Tier: trace.TierServer, RequestID: "a-1", Key: "k-a", Effect: true, ResultID: "ord_1", Time: at, Source: trace.Source{File: "orders.jsonl", Line: 1}})
-	c.Add(&trace.Observation{Tier: trace.TierServer, RequestID: "b-1", Key: "k-b", Method: "POST", Route: "/v1/refunds", Status: 201, ResultID: "ref_2001",
-		Outcome: trace.OutcomeOK, Time: at, Source: trace.Source{File: "refunds.jsonl", Line: 1}})
-	c.Add(&trace.Observation{Tier: trace.TierServer, RequestID: "b-2", Key: "k-b", Method: "POST", Route: "/v1/refunds", Status: 201, ResultID: "ref_2001",
-		Decision: "replay", Outcome: trace.OutcomeOK, Time: at.Add(time.Second), Source: trace.Source{File: "refunds.jsonl", Line: 2}})
-	c.Add(&trace.Observation{Tier: trace.TierServer, RequestID: "a-2", Key: "k-c", Method: "POST", Route: "/v1/orders", Status: 201, ResultID: "ord_2",
-		Outcome: trace.OutcomeOK, Time: at, Source: trace.Source{File: "orders.jsonl", Line: 2}})
+	c := correlate.NewCorrelator(nil)
+	c.Add(&model.Observation{Tier: model.TierServer, RequestID: "a-1", Key: "k-a", Effect: true, ResultID: "ord_1", Time: at, Source: model.Source{File: "orders.jsonl", Line: 1}})
+	c.Add(&model.Observation{Tier: model.TierServer, RequestID: "b-1", Key: "k-b", Method: "POST", Route: "/v1/refunds", Status: 201, ResultID: "ref_2001",
+		Outcome: model.OutcomeOK, Time: at, Source: model.Source{File: "refunds.jsonl", Line: 1}})
+	c.Add(&model.Observation{Tier: model.TierServer, RequestID: "b-2", Key: "k-b", Method: "POST", Route: "/v1/refunds", Status: 201, ResultID: "ref_2001",
+		Decision: "replay", Outcome: model.OutcomeOK, Time: at.Add(time.Second), Source: model.Source{File: "refunds.jsonl", Line: 2}})
+	c.Add(&model.Observation{Tier: model.TierServer, RequestID: "a-2", Key: "k-c", Method: "POST", Route: "/v1/orders", Status: 201, ResultID: "ord_2",
+		Outcome: model.OutcomeOK, Time: at, Source: model.Source{File: "orders.jsonl", Line: 2}})
 	set := c.Set(nil)
 	if e := diagnose.Effects(set, set.FindIntent("k-b")[0]); len(e) != 1 || e[0].Source.Line != 1 {
 		t.Errorf("refunds' effects %v, want its first 201 only", e)

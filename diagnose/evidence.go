@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // isWrite reports whether a method changes state and needs a key.
@@ -26,10 +26,10 @@ func (c *context) effectsLogged() bool { return len(c.effectInputs) > 0 }
 // stands in for the effect when no input logs effect lines at all, and,
 // when it names its result id, when its own input logs none (a service
 // that logs only "201 ord_1001" beside others that log "order created").
-func (c *context) effects(d *trace.Delivery) []*trace.Observation {
-	var out []*trace.Observation
+func (c *context) effects(d *model.Delivery) []*model.Observation {
+	var out []*model.Observation
 	for _, o := range d.Observations {
-		if o.Effect && o.Tier != trace.TierProvider && o.Tier != trace.TierClient {
+		if o.Effect && o.Tier != model.TierProvider && o.Tier != model.TierClient {
 			out = append(out, o)
 		}
 	}
@@ -40,10 +40,10 @@ func (c *context) effects(d *trace.Delivery) []*trace.Observation {
 		return nil
 	}
 	for _, o := range d.Observations {
-		if o.Tier == trace.TierServer && o.Status >= 200 && o.Status < 300 && isWrite(d.Method()) &&
+		if o.Tier == model.TierServer && o.Status >= 200 && o.Status < 300 && isWrite(d.Method()) &&
 			(o.Decision == "" || o.Decision == "new") &&
 			(!c.effectsLogged() || o.ResultID != "" && !c.effectInputs[o.Source.File]) {
-			return []*trace.Observation{o}
+			return []*model.Observation{o}
 		}
 	}
 	return nil
@@ -51,10 +51,10 @@ func (c *context) effects(d *trace.Delivery) []*trace.Observation {
 
 // providerCalls returns what the provider tier logged for a delivery:
 // each is an external call that may have had an effect.
-func providerCalls(d *trace.Delivery) []*trace.Observation {
-	var out []*trace.Observation
+func providerCalls(d *model.Delivery) []*model.Observation {
+	var out []*model.Observation
 	for _, o := range d.Observations {
-		if o.Tier == trace.TierProvider && (o.Effect || o.Status == 0 || o.Status < 300) {
+		if o.Tier == model.TierProvider && (o.Effect || o.Status == 0 || o.Status < 300) {
 			out = append(out, o)
 		}
 	}
@@ -62,7 +62,7 @@ func providerCalls(d *trace.Delivery) []*trace.Observation {
 }
 
 // replayed reports whether a delivery was answered from the key record.
-func replayed(d *trace.Delivery) bool {
+func replayed(d *model.Delivery) bool {
 	for _, o := range d.Observations {
 		if o.Replayed || o.Decision == "replay" || o.Decision == "replayed" {
 			return true
@@ -74,7 +74,7 @@ func replayed(d *trace.Delivery) bool {
 var inProgressWords = []string{"in_progress", "in-progress", "inprogress", "locked", "busy", "concurrent", "processing"}
 
 // inProgress returns the observation that answered "still in progress".
-func inProgress(d *trace.Delivery) *trace.Observation {
+func inProgress(d *model.Delivery) *model.Observation {
 	for _, o := range d.Observations {
 		if slices.Contains(inProgressWords, o.Decision) {
 			return o
@@ -92,7 +92,7 @@ var conflictWords = []string{"conflict", "mismatch", "fingerprint_mismatch", "pa
 
 // conflict returns the observation where the server refused the delivery
 // for reusing a key with another payload.
-func conflict(d *trace.Delivery) *trace.Observation {
+func conflict(d *model.Delivery) *model.Observation {
 	for _, o := range d.Observations {
 		if slices.Contains(conflictWords, o.Decision) {
 			return o
@@ -114,15 +114,15 @@ func conflict(d *trace.Delivery) *trace.Observation {
 // serverSuccess returns the observation that shows the server answered
 // 2xx: a server line, or a proxy line whose upstream status was 2xx (nginx
 // logs the server's 201 behind its own 499), or nil.
-func serverSuccess(d *trace.Delivery) *trace.Observation {
+func serverSuccess(d *model.Delivery) *model.Observation {
 	for i := len(d.Observations) - 1; i >= 0; i-- {
 		o := d.Observations[i]
-		if o.Tier >= trace.TierServer && o.Tier != trace.TierProvider && o.Status >= 200 && o.Status < 300 {
+		if o.Tier >= model.TierServer && o.Tier != model.TierProvider && o.Status >= 200 && o.Status < 300 {
 			return o
 		}
 	}
 	for _, o := range d.Observations {
-		if o.Tier == trace.TierProxy && o.UpstreamStatus >= 200 && o.UpstreamStatus < 300 {
+		if o.Tier == model.TierProxy && o.UpstreamStatus >= 200 && o.UpstreamStatus < 300 {
 			return o
 		}
 	}
@@ -131,7 +131,7 @@ func serverSuccess(d *trace.Delivery) *trace.Observation {
 
 // edgeResponse returns what the outermost tier saw as a response: the
 // observation, or nil when no response reached it.
-func edgeResponse(d *trace.Delivery) *trace.Observation {
+func edgeResponse(d *model.Delivery) *model.Observation {
 	e := d.Edge()
 	if e == nil || e.Outcome.Lost() || e.Status == 0 {
 		return nil
@@ -141,7 +141,7 @@ func edgeResponse(d *trace.Delivery) *trace.Observation {
 
 // completedAt is when a delivery's work was done: its last effect, or the
 // end of its last server observation.
-func completedAt(c *context, d *trace.Delivery) time.Time {
+func completedAt(c *context, d *model.Delivery) time.Time {
 	var t time.Time
 	for _, o := range c.effects(d) {
 		if o.Time.After(t) {
@@ -152,7 +152,7 @@ func completedAt(c *context, d *trace.Delivery) time.Time {
 		return t
 	}
 	for _, o := range d.Observations {
-		if o.Tier == trace.TierServer && o.End().After(t) {
+		if o.Tier == model.TierServer && o.End().After(t) {
 			t = o.End()
 		}
 	}
@@ -161,9 +161,9 @@ func completedAt(c *context, d *trace.Delivery) time.Time {
 
 // serverStart is when the server began a delivery (its first server
 // observation), falling back to the delivery's start.
-func serverStart(d *trace.Delivery) time.Time {
+func serverStart(d *model.Delivery) time.Time {
 	for _, o := range d.Observations {
-		if o.Tier == trace.TierServer && !o.Time.IsZero() {
+		if o.Tier == model.TierServer && !o.Time.IsZero() {
 			return o.Time
 		}
 	}
@@ -189,36 +189,36 @@ func appendHHMMSS(b []byte, t time.Time) []byte {
 }
 
 // describeLoss says in words how a response went missing.
-func describeLoss(o *trace.Observation) string {
+func describeLoss(o *model.Observation) string {
 	return string(appendLoss(nil, o))
 }
 
 // appendLoss appends describeLoss(o).
-func appendLoss(b []byte, o *trace.Observation) []byte {
+func appendLoss(b []byte, o *model.Observation) []byte {
 	b = append(b, "the "...)
 	b = append(b, o.Tier.String()...)
 	b = append(b, ' ')
 	switch o.Outcome {
-	case trace.OutcomeTimeout:
+	case model.OutcomeTimeout:
 		if o.Duration > 0 {
 			b = append(b, "gave up after "...)
 			b = append(b, o.Duration.Round(time.Millisecond).String()...)
 		} else {
 			b = append(b, "gave up waiting"...)
 		}
-	case trace.OutcomeReset:
-		if o.Tier == trace.TierServer {
+	case model.OutcomeReset:
+		if o.Tier == model.TierServer {
 			b = append(b, "dropped its response"...)
 		} else {
 			b = append(b, "lost the connection"...)
 		}
-	case trace.OutcomeAborted:
+	case model.OutcomeAborted:
 		b = append(b, "aborted the request"...)
-	case trace.OutcomeClientClosed:
+	case model.OutcomeClientClosed:
 		b = append(b, "saw the client close the connection"...)
-	case trace.OutcomeUpstreamTimeout:
+	case model.OutcomeUpstreamTimeout:
 		b = append(b, "timed out waiting for the server"...)
-	case trace.OutcomeUpstreamReset:
+	case model.OutcomeUpstreamReset:
 		b = append(b, "lost the server's connection"...)
 	default:
 		b = append(b, "got no response"...)
@@ -234,14 +234,14 @@ func appendLoss(b []byte, o *trace.Observation) []byte {
 // evidence collects observations without duplicates, in tier and time order
 // within each delivery and delivery order across.
 type evidence struct {
-	seen map[*trace.Observation]bool // made once list is long: most stay short
-	list []*trace.Observation
+	seen map[*model.Observation]bool // made once list is long: most stay short
+	list []*model.Observation
 }
 
 // evidenceScan is how long a list is searched before a map is made.
 const evidenceScan = 16
 
-func (e *evidence) add(obs ...*trace.Observation) {
+func (e *evidence) add(obs ...*model.Observation) {
 	for _, o := range obs {
 		if o == nil || e.has(o) {
 			continue
@@ -250,7 +250,7 @@ func (e *evidence) add(obs ...*trace.Observation) {
 		if e.seen != nil {
 			e.seen[o] = true
 		} else if len(e.list) > evidenceScan {
-			e.seen = make(map[*trace.Observation]bool, 2*len(e.list))
+			e.seen = make(map[*model.Observation]bool, 2*len(e.list))
 			for _, x := range e.list {
 				e.seen[x] = true
 			}
@@ -258,7 +258,7 @@ func (e *evidence) add(obs ...*trace.Observation) {
 	}
 }
 
-func (e *evidence) has(o *trace.Observation) bool {
+func (e *evidence) has(o *model.Observation) bool {
 	if e.seen != nil {
 		return e.seen[o]
 	}
@@ -267,7 +267,7 @@ func (e *evidence) has(o *trace.Observation) bool {
 
 // delivery adds a delivery's observations that say something: the edge,
 // losses, decisions, statuses and effects.
-func (e *evidence) delivery(d *trace.Delivery) {
+func (e *evidence) delivery(d *model.Delivery) {
 	for _, o := range d.Observations {
 		if o == d.Edge() || o.Outcome.Lost() || o.Decision != "" || o.Effect || o.Status > 0 || o.Replayed {
 			e.add(o)
@@ -275,8 +275,8 @@ func (e *evidence) delivery(d *trace.Delivery) {
 	}
 }
 
-func (e *evidence) sorted() []*trace.Observation {
-	slices.SortStableFunc(e.list, func(a, b *trace.Observation) int {
+func (e *evidence) sorted() []*model.Observation {
+	slices.SortStableFunc(e.list, func(a, b *model.Observation) int {
 		if c := a.Time.Compare(b.Time); c != 0 {
 			return c
 		}
@@ -286,7 +286,7 @@ func (e *evidence) sorted() []*trace.Observation {
 }
 
 // uniqueResults lists the distinct result ids of effects.
-func uniqueResults(obs []*trace.Observation) []string {
+func uniqueResults(obs []*model.Observation) []string {
 	var out []string
 	for _, o := range obs {
 		if o.ResultID != "" && !slices.Contains(out, o.ResultID) {
@@ -299,7 +299,7 @@ func uniqueResults(obs []*trace.Observation) []string {
 // effectCount counts effects as the reader should: one per result id
 // (a worker's report and the server's record of one order are one
 // effect), and one per line that names none.
-func effectCount(obs []*trace.Observation) int {
+func effectCount(obs []*model.Observation) int {
 	n := len(uniqueResults(obs))
 	for _, o := range obs {
 		if o.ResultID == "" {
@@ -314,9 +314,9 @@ func resultList(ids []string) string {
 }
 
 // allDeliveries returns every delivery, keyed or not, in a stable order.
-func allDeliveries(set *trace.Set) []*trace.Delivery {
-	var out []*trace.Delivery
-	for _, in := range set.Intents {
+func allDeliveries(set *model.Set) []*model.Delivery {
+	var out []*model.Delivery
+	for _, in := range set.Built {
 		out = append(out, in.Deliveries...)
 	}
 	out = append(out, set.Unkeyed...)

@@ -11,12 +11,13 @@ import (
 
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/load"
+	"github.com/idem-cli/idem/model"
 )
 
-func diagnoseFiles(t *testing.T, paths ...string) (*diagnose.Result, *trace.Set) {
+func diagnoseFiles(t *testing.T, paths ...string) (*diagnose.Result, *model.Set) {
 	t.Helper()
-	set, err := diagnose.Load(context.Background(), paths, ingest.Options{}, nil)
+	set, err := load.Files(context.Background(), paths, load.Options{Read: ingest.Options{}, Build: diagnose.DefaultOptions().Build()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +87,7 @@ func TestExportsDiagnoseLikeTheTierFiles(t *testing.T) {
 			if tt.envelope != "" && set.Inputs[0].Formats[tt.envelope] == 0 {
 				t.Errorf("no line recognised as %s: %v", tt.envelope, set.Inputs[0].Formats)
 			}
-			if !set.Tiers[trace.TierProxy] || !set.Tiers[trace.TierServer] {
+			if !set.Tiers[model.TierProxy] || !set.Tiers[model.TierServer] {
 				t.Errorf("tiers %v, want proxy and server", set.Tiers)
 			}
 		})
@@ -107,7 +108,7 @@ func TestMixedFileEqualsSplitFiles(t *testing.T) {
 			}
 			mixed.WriteString(readFile(t, p))
 		}
-		set, err := diagnose.Load(context.Background(), append(rest, "-"), ingest.Options{Stdin: strings.NewReader(mixed.String())}, nil)
+		set, err := load.Files(context.Background(), append(rest, "-"), load.Options{Read: ingest.Options{Stdin: strings.NewReader(mixed.String())}, Build: diagnose.DefaultOptions().Build()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -125,7 +126,7 @@ func TestCompressedExportOnStdin(t *testing.T) {
 	zw := gzip.NewWriter(&gz)
 	zw.Write([]byte(readFile(t, "../fixtures/exports/loki.jsonl")))
 	zw.Close()
-	set, err := diagnose.Load(context.Background(), []string{"-"}, ingest.Options{Stdin: &gz}, nil)
+	set, err := load.Files(context.Background(), []string{"-"}, load.Options{Read: ingest.Options{Stdin: &gz}, Build: diagnose.DefaultOptions().Build()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
+	"github.com/idem-cli/idem/load"
 )
 
 // TestNarrativesAsWritten holds the narrative of every finding on the
@@ -38,7 +39,7 @@ func TestNarrativesAsWritten(t *testing.T) {
 			continue
 		}
 		name := filepath.ToSlash(dir)
-		set, err := diagnose.Load(stdcontext.Background(), files, ingest.Options{}, nil)
+		set, err := load.Files(stdcontext.Background(), files, load.Options{Read: ingest.Options{}, Build: diagnose.DefaultOptions().Build()})
 		if err != nil {
 			fmt.Fprintf(&b, "%s: not read: %v\n", name, err)
 			continue

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // Narratives are written by hand, not by fmt and time.Format: the same
@@ -37,9 +37,9 @@ func TestNarrativePiecesMatchFmt(t *testing.T) {
 			t.Errorf("appendResults(%q) = %q, want %q", ids, got, want)
 		}
 	}
-	for tier := trace.TierUnknown; tier <= trace.TierProvider; tier++ {
-		for out := trace.Outcome(0); out <= trace.OutcomeError+1; out++ {
-			for _, o := range []trace.Observation{{Tier: tier, Outcome: out}, {Tier: tier, Outcome: out, Duration: 1500400 * time.Microsecond, Detail: "499 client closed request"}} {
+	for tier := model.TierUnknown; tier <= model.TierProvider; tier++ {
+		for out := model.Outcome(0); out <= model.OutcomeError+1; out++ {
+			for _, o := range []model.Observation{{Tier: tier, Outcome: out}, {Tier: tier, Outcome: out, Duration: 1500400 * time.Microsecond, Detail: "499 client closed request"}} {
 				if got, want := describeLoss(&o), describeLossFmt(&o); got != want {
 					t.Errorf("describeLoss(%v, %v) = %q, want %q", tier, out, got, want)
 				}
@@ -49,27 +49,27 @@ func TestNarrativePiecesMatchFmt(t *testing.T) {
 }
 
 // describeLossFmt is describeLoss as it was written with fmt.
-func describeLossFmt(o *trace.Observation) string {
+func describeLossFmt(o *model.Observation) string {
 	who := o.Tier.String()
 	var what string
 	switch o.Outcome {
-	case trace.OutcomeTimeout:
+	case model.OutcomeTimeout:
 		what = "gave up waiting"
 		if o.Duration > 0 {
 			what = fmt.Sprintf("gave up after %s", o.Duration.Round(time.Millisecond))
 		}
-	case trace.OutcomeReset:
+	case model.OutcomeReset:
 		what = "lost the connection"
-		if o.Tier == trace.TierServer {
+		if o.Tier == model.TierServer {
 			what = "dropped its response"
 		}
-	case trace.OutcomeAborted:
+	case model.OutcomeAborted:
 		what = "aborted the request"
-	case trace.OutcomeClientClosed:
+	case model.OutcomeClientClosed:
 		what = "saw the client close the connection"
-	case trace.OutcomeUpstreamTimeout:
+	case model.OutcomeUpstreamTimeout:
 		what = "timed out waiting for the server"
-	case trace.OutcomeUpstreamReset:
+	case model.OutcomeUpstreamReset:
 		what = "lost the server's connection"
 	default:
 		what = "got no response"

@@ -11,28 +11,30 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idem-cli/idem/correlate"
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
+	"github.com/idem-cli/idem/load"
+	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/report"
-	"github.com/idem-cli/idem/trace"
 )
 
-// load correlates paths, building what b says, and keeps only what was
+// built correlates paths, building what b says, and keeps only what was
 // built, as idem diagnose does.
-func load(t *testing.T, paths []string, b trace.Build) *trace.Set {
+func built(t *testing.T, paths []string, b correlate.Build) *model.Set {
 	t.Helper()
-	set, err := diagnose.LoadBuild(context.Background(), paths, ingest.Options{}, b, nil)
+	set, err := load.Files(context.Background(), paths, load.Options{Read: ingest.Options{}, Build: b})
 	if err != nil {
 		t.Fatal(err)
 	}
-	set.Release()
+	set.LookupsDone()
 	return set
 }
 
 // render diagnoses set with opts and renders the report as JSON and
 // Markdown (whose sequence diagrams show every delivery of the implicated
 // intents).
-func render(t *testing.T, set *trace.Set, opts diagnose.Options) []byte {
+func render(t *testing.T, set *model.Set, opts diagnose.Options) []byte {
 	t.Helper()
 	res := diagnose.Run(set, opts)
 	rep := &report.Report{Inputs: set.Inputs, Summary: res.Summary, Findings: res.Findings, Compact: true}
@@ -56,10 +58,10 @@ func oracleOptions() map[string]diagnose.Options {
 // another report than building everything.
 func checkOracle(t *testing.T, paths []string) {
 	t.Helper()
-	all := load(t, paths, trace.Build{All: true}) // whatever the options
+	all := built(t, paths, correlate.Build{All: true}) // whatever the options
 	for name, opts := range oracleOptions() {
 		want := render(t, all, opts)
-		if got := render(t, load(t, paths, opts.Build()), opts); !bytes.Equal(got, want) {
+		if got := render(t, built(t, paths, opts.Build()), opts); !bytes.Equal(got, want) {
 			t.Errorf("%s: the report differs from building every intent:\n%s", name, firstDiff(got, want))
 		}
 	}
@@ -195,9 +197,9 @@ func TestRetryWindowWidensWhatIsBuilt(t *testing.T) {
 	}{{30 * time.Minute, true}, {5 * time.Minute, false}} {
 		opts := diagnose.DefaultOptions()
 		opts.RetryWindow = tt.window
-		for _, b := range []trace.Build{{All: true}, opts.Build()} {
+		for _, b := range []correlate.Build{{All: true}, opts.Build()} {
 			fired := false
-			for _, f := range diagnose.Run(load(t, paths, b), opts).Findings {
+			for _, f := range diagnose.Run(built(t, paths, b), opts).Findings {
 				if f.Rule.ID == "retry-new-key" && strings.Join(f.Keys, ",") == "key-first,key-second" {
 					fired = true
 				}
@@ -234,7 +236,7 @@ func TestPlainIntentsTheRulesNeed(t *testing.T) {
 			path := write(t, dir, strings.ReplaceAll(tt.name, " ", "-")+".jsonl", tt.lines...)
 			opts := diagnose.DefaultOptions()
 			fired := false
-			for _, f := range diagnose.Run(load(t, []string{path}, opts.Build()), opts).Findings {
+			for _, f := range diagnose.Run(built(t, []string{path}, opts.Build()), opts).Findings {
 				fired = fired || f.Rule.ID == tt.rule
 			}
 			if !fired {

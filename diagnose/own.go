@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // idem's own traffic: `idem replay` sends its requests with a request id
@@ -21,38 +21,38 @@ const ownRequestPrefix = "idem-replay-"
 var ownProbeKey = regexp.MustCompile(`-idem-[a-z][a-z-]*-[0-9a-f]{8}$`)
 
 // ownDelivery reports whether idem replay sent d.
-func ownDelivery(d *trace.Delivery) bool {
+func ownDelivery(d *model.Delivery) bool {
 	return strings.HasPrefix(d.RequestID, ownRequestPrefix)
 }
 
 // withoutOwnTraffic returns the set the rules look at: idem's own
 // deliveries left out of every intent, and intents under a probe's key
 // left out whole. It also says how many deliveries were left out.
-func withoutOwnTraffic(set *trace.Set) (*trace.Set, int) {
+func withoutOwnTraffic(set *model.Set) (*model.Set, int) {
 	own := 0
 	// The lists are copied only from the first change on: most logs hold
 	// none of idem's traffic, and the set is then returned as it is.
-	var intents []*trace.Intent
+	var intents []*model.Intent
 	changed := false
 	change := func(i int) {
 		if !changed {
-			intents = append(make([]*trace.Intent, 0, len(set.Intents)), set.Intents[:i]...)
+			intents = append(make([]*model.Intent, 0, len(set.Built)), set.Built[:i]...)
 			changed = true
 		}
 	}
-	for i, in := range set.Intents {
+	for i, in := range set.Built {
 		// Every probe's key holds "-idem-": the regexp runs only then.
 		if strings.Contains(in.Key, "-idem-") && ownProbeKey.MatchString(in.Key) {
-			own += max(in.Total, len(in.Deliveries))
+			own += in.Count()
 			change(i)
 			continue
 		}
-		var kept []*trace.Delivery // made at the first own delivery: nil while none is
+		var kept []*model.Delivery // made at the first own delivery: nil while none is
 		for j, d := range in.Deliveries {
 			if ownDelivery(d) {
 				own++
 				if kept == nil {
-					kept = append(make([]*trace.Delivery, 0, len(in.Deliveries)), in.Deliveries[:j]...)
+					kept = append(make([]*model.Delivery, 0, len(in.Deliveries)), in.Deliveries[:j]...)
 				}
 				continue
 			}
@@ -90,10 +90,10 @@ func withoutOwnTraffic(set *trace.Set) (*trace.Set, int) {
 	if !changed {
 		return set, 0
 	}
-	if intents == nil && len(set.Intents) > 0 {
-		intents = set.Intents // only unkeyed deliveries were idem's
+	if intents == nil && len(set.Built) > 0 {
+		intents = set.Built // only unkeyed deliveries were idem's
 	}
 	view := *set
-	view.Intents, view.Unkeyed = intents, unkeyed
+	view.Built, view.Unkeyed = intents, unkeyed
 	return &view, own
 }

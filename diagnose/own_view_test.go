@@ -5,22 +5,22 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // withoutOwnTrafficCopying is withoutOwnTraffic as it was, copying every
 // list: the view it returns must read the same.
-func withoutOwnTrafficCopying(set *trace.Set) (*trace.Set, int) {
+func withoutOwnTrafficCopying(set *model.Set) (*model.Set, int) {
 	own := 0
-	var intents []*trace.Intent
+	var intents []*model.Intent
 	changed := false
-	for _, in := range set.Intents {
+	for _, in := range set.Built {
 		if ownProbeKey.MatchString(in.Key) {
-			own += max(in.Total, len(in.Deliveries))
+			own += in.Count()
 			changed = true
 			continue
 		}
-		var kept []*trace.Delivery
+		var kept []*model.Delivery
 		for _, d := range in.Deliveries {
 			if ownDelivery(d) {
 				own++
@@ -41,7 +41,7 @@ func withoutOwnTrafficCopying(set *trace.Set) (*trace.Set, int) {
 			changed = true
 		}
 	}
-	var unkeyed []*trace.Delivery
+	var unkeyed []*model.Delivery
 	for _, d := range set.Unkeyed {
 		if ownDelivery(d) {
 			own++
@@ -54,7 +54,7 @@ func withoutOwnTrafficCopying(set *trace.Set) (*trace.Set, int) {
 		return set, 0
 	}
 	view := *set
-	view.Intents, view.Unkeyed = intents, unkeyed
+	view.Built, view.Unkeyed = intents, unkeyed
 	return &view, own
 }
 
@@ -64,17 +64,17 @@ func TestWithoutOwnTrafficReadsAsTheCopy(t *testing.T) {
 	shapes := []string{"", "o", "x", "p", "oo", "ox", "xo", "xx", "oxo", "xox", "p|o", "o|p", "ox|xo|oo", "oo|oo", "x|o|p|xx"}
 	for _, intents := range shapes {
 		for _, unkeyed := range []string{"", "o", "x", "ox", "xo", "oxox", "oo"} {
-			set := &trace.Set{}
+			set := &model.Set{}
 			n := 0
-			delivery := func(c byte) *trace.Delivery {
+			delivery := func(c byte) *model.Delivery {
 				n++
 				if c == 'x' {
-					return &trace.Delivery{RequestID: fmt.Sprintf("idem-replay-%d", n)}
+					return &model.Delivery{RequestID: fmt.Sprintf("idem-replay-%d", n)}
 				}
-				return &trace.Delivery{RequestID: fmt.Sprintf("r-%d", n)}
+				return &model.Delivery{RequestID: fmt.Sprintf("r-%d", n)}
 			}
 			for i, shape := range strings.Split(intents, "|") {
-				in := &trace.Intent{ID: fmt.Sprint(i), Key: fmt.Sprintf("k-%d", i), Total: len(shape) + 1}
+				in := &model.Intent{ID: fmt.Sprint(i), Key: fmt.Sprintf("k-%d", i), Total: len(shape) + 1}
 				if strings.HasPrefix(shape, "p") {
 					in.Key += "-idem-lost-0a1b2c3d"
 					shape = shape[1:]
@@ -82,7 +82,7 @@ func TestWithoutOwnTrafficReadsAsTheCopy(t *testing.T) {
 				for j := 0; j < len(shape); j++ {
 					in.Deliveries = append(in.Deliveries, delivery(shape[j]))
 				}
-				set.Intents = append(set.Intents, in)
+				set.Built = append(set.Built, in)
 			}
 			for j := 0; j < len(unkeyed); j++ {
 				set.Unkeyed = append(set.Unkeyed, delivery(unkeyed[j]))
@@ -96,10 +96,10 @@ func TestWithoutOwnTrafficReadsAsTheCopy(t *testing.T) {
 	}
 }
 
-func describeView(set *trace.Set, own int) string {
+func describeView(set *model.Set, own int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "own %d; intents", own)
-	for _, in := range set.Intents {
+	for _, in := range set.Built {
 		fmt.Fprintf(&b, " %s/%d[", in.Key, in.Total)
 		for _, d := range in.Deliveries {
 			fmt.Fprintf(&b, "%s ", d.RequestID)

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 var attemptScopedKey = &Rule{
@@ -19,7 +19,7 @@ var attemptScopedKey = &Rule{
 	Action:     "Derive the key from the domain and keep it attempt-free, e.g. submissionId + \":r\" + revision + \":\" + operation.",
 	Evidence:   "Keys that differ only by an attempt suffix (`:attempt-2`, `-try3`), or different keys on the attempts of one Temporal activity (WorkflowID + ActivityID).",
 	Example:    "attempt-scoped-key",
-	Needs:      []trace.Tier{trace.TierWorker},
+	Needs:      []model.Tier{model.TierWorker},
 	run:        runAttemptScopedKey,
 }
 
@@ -33,8 +33,8 @@ func runAttemptScopedKey(c *context) []*Finding {
 	type member struct {
 		key     string
 		attempt int
-		obs     *trace.Observation
-		intent  *trace.Intent
+		obs     *model.Observation
+		intent  *model.Intent
 	}
 	groups := map[string][]member{}
 	var order []string
@@ -50,7 +50,7 @@ func runAttemptScopedKey(c *context) []*Finding {
 		groups[g] = append(groups[g], m)
 	}
 	suffixed := false
-	for _, in := range c.set.Intents {
+	for _, in := range c.set.Built {
 		for _, d := range in.Deliveries {
 			for _, o := range d.Observations {
 				// A key other than the intent's rode on a request id
@@ -71,8 +71,8 @@ func runAttemptScopedKey(c *context) []*Finding {
 	}
 	// A client often sends the bare key on the first attempt and adds
 	// the suffix on retries: a bare key joins its suffixed keys.
-	for i := 0; suffixed && i < len(c.set.Intents); i++ {
-		in := c.set.Intents[i]
+	for i := 0; suffixed && i < len(c.set.Built); i++ {
+		in := c.set.Built[i]
 		if _, ok := groups["key "+in.Key]; ok {
 			if o := firstWithKey(in); o != nil {
 				add("key "+in.Key, member{o.Key, o.Attempt, o, in})
@@ -88,9 +88,9 @@ func runAttemptScopedKey(c *context) []*Finding {
 		}
 		sort.SliceStable(ms, func(i, j int) bool { return ms[i].obs.Time.Before(ms[j].obs.Time) })
 		var keys []string
-		var intents []*trace.Intent
+		var intents []*model.Intent
 		var ev evidence
-		var effects []*trace.Observation
+		var effects []*model.Observation
 		for _, m := range ms {
 			keys = append(keys, m.key)
 			intents = append(intents, m.intent)
@@ -119,7 +119,7 @@ func runAttemptScopedKey(c *context) []*Finding {
 }
 
 // firstWithKey is the intent's first observation that carries its key.
-func firstWithKey(in *trace.Intent) *trace.Observation {
+func firstWithKey(in *model.Intent) *model.Observation {
 	for _, d := range in.Deliveries {
 		for _, o := range d.Observations {
 			if o.Key == in.Key {

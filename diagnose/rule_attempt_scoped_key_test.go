@@ -2,7 +2,7 @@ package diagnose_test
 
 import (
 	"github.com/idem-cli/idem/diagnose"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 var attemptScopedKeyCases = ruleCases{
@@ -29,7 +29,7 @@ var attemptScopedKeyCases = ruleCases{
 			server("r2").key("sendMailAttempt2").at(5.1).effect("mail_2"),
 		}, want: []want{{severity: diagnose.Critical, keys: []string{"sendMailAttempt1", "sendMailAttempt2"}, says: "One operation (sendMail)"}}},
 		{name: "the first attempt's key has no suffix, the retry's has one", obs: []ob{
-			proxy("r1").key("sub-9:publish").post().at(0).took(30).status(504).outcome(trace.OutcomeUpstreamTimeout),
+			proxy("r1").key("sub-9:publish").post().at(0).took(30).status(504).outcome(model.OutcomeUpstreamTimeout),
 			server("r1").key("sub-9:publish").post().at(0.1).status(201),
 			server("r1").key("sub-9:publish").at(0.5).effect("rcpt_A"),
 			server("r2").key("sub-9:publish:attempt-2").post().at(31).status(201),

@@ -3,7 +3,7 @@ package diagnose
 import (
 	"fmt"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 var duplicateSubmission = &Rule{
@@ -16,7 +16,7 @@ var duplicateSubmission = &Rule{
 	Action:     "If both were not intended, create the key once per user action, before the first submission, so a resubmission reuses it; nothing failed, so nothing needs retrying.",
 	Evidence:   "What `retry-new-key` reads (intents under different keys with one payload, method, route and client within `--retry-window`, each with an effect), but every earlier delivery was seen to get its 2xx at the client or the proxy: no failure came before the second.",
 	Example:    "duplicate-submission",
-	Needs:      []trace.Tier{trace.TierServer},
+	Needs:      []model.Tier{model.TierServer},
 	run:        runDuplicateSubmission,
 }
 
@@ -27,7 +27,7 @@ func runDuplicateSubmission(c *context) []*Finding {
 			continue
 		}
 		var ev evidence
-		var effects []*trace.Observation
+		var effects []*model.Observation
 		for _, in := range cl.intents {
 			for _, d := range in.Deliveries {
 				e := c.effects(d)

@@ -3,7 +3,7 @@ package diagnose
 import (
 	"fmt"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 var externalDuplicate = &Rule{
@@ -16,14 +16,14 @@ var externalDuplicate = &Rule{
 	Action:     "Stop retries until there is a status route or an external idempotency key; pass a stable external id to the provider.",
 	Evidence:   "Two or more provider-tier calls or effects for one intent while the server and worker tiers recorded at most one effect.",
 	Example:    "external-duplicate",
-	Needs:      []trace.Tier{trace.TierProvider},
+	Needs:      []model.Tier{model.TierProvider},
 	run:        runExternalDuplicate,
 }
 
 func runExternalDuplicate(c *context) []*Finding {
 	var out []*Finding
-	for _, in := range c.set.Intents {
-		var calls, effects []*trace.Observation
+	for _, in := range c.set.Built {
+		var calls, effects []*model.Observation
 		for _, d := range in.Deliveries {
 			calls = append(calls, providerCalls(d)...)
 			effects = append(effects, c.effects(d)...)
@@ -37,7 +37,7 @@ func runExternalDuplicate(c *context) []*Finding {
 		for _, d := range in.Deliveries {
 			ev.add(d.Edge())
 		}
-		out = append(out, &Finding{Severity: Critical, Intents: []*trace.Intent{in}, Evidence: ev.sorted(),
+		out = append(out, &Finding{Severity: Critical, Intents: []*model.Intent{in}, Evidence: ev.sorted(),
 			Narrative: fmt.Sprintf("Key %s reached the provider %s (%s, first at %s) while the server recorded %s.",
 				in.Key, plural(len(calls), "time", "times"), resultList(uniqueResults(calls)), hhmmss(calls[0].Time),
 				plural(effectCount(effects), "effect", "effects"))})

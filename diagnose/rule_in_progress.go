@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 var inProgressRetry = &Rule{
@@ -17,15 +17,15 @@ var inProgressRetry = &Rule{
 	Action:     "Follow the state contract: wait and retry with the same key; recover a stuck reservation by reconciliation, never by deleting it blindly.",
 	Evidence:   "A delivery answered \"in progress\": a decision such as `in_progress`, or 409 with `Retry-After` or an in-progress state; or, where the server logs no state (express-idempotency's bare 409 `Conflict`), a 409, 425, 429 or 503 while an earlier delivery of the key was still in flight with the same payload (\"likely\" when no tier logged the payloads; another payload is a mismatch). Critical (stuck) when no effect, `completed` state or server 2xx for the key follows.",
 	Example:    "in-progress-stuck",
-	Needs:      []trace.Tier{trace.TierServer},
+	Needs:      []model.Tier{model.TierServer},
 	run:        runInProgress,
 }
 
 func runInProgress(c *context) []*Finding {
 	var out []*Finding
-	for _, in := range c.set.Intents {
-		var answered *trace.Delivery
-		var answer *trace.Observation
+	for _, in := range c.set.Built {
+		var answered *model.Delivery
+		var answer *model.Observation
 		for _, d := range in.Deliveries {
 			if o := inProgress(d); o != nil {
 				answered, answer = d, o
@@ -39,13 +39,13 @@ func runInProgress(c *context) []*Finding {
 		if answered == nil {
 			continue
 		}
-		var terminal *trace.Observation
+		var terminal *model.Observation
 		for _, d := range in.Deliveries {
 			if inProgress(d) != nil {
 				continue
 			}
 			for _, o := range d.Observations {
-				if o.Effect || o.State == "completed" || o.Tier == trace.TierServer && o.Status >= 200 && o.Status < 300 {
+				if o.Effect || o.State == "completed" || o.Tier == model.TierServer && o.Status >= 200 && o.Status < 300 {
 					terminal = o
 					break
 				}
@@ -57,7 +57,7 @@ func runInProgress(c *context) []*Finding {
 		var ev evidence
 		ev.add(in.Deliveries[0].Edge())
 		ev.delivery(answered)
-		f := &Finding{Intents: []*trace.Intent{in}}
+		f := &Finding{Intents: []*model.Intent{in}}
 		n := fmt.Sprintf("Delivery %s of key %s was answered %q at %s while an earlier delivery held the reservation",
 			answered.RequestID, in.Key, inProgressLabel(answer), hhmmss(answer.Time))
 		if answer.Decision == "" && answer.State == "" && !answer.RetryAfter {
@@ -85,7 +85,7 @@ func runInProgress(c *context) []*Finding {
 	return out
 }
 
-func inProgressLabel(o *trace.Observation) string {
+func inProgressLabel(o *model.Observation) string {
 	if o.Decision != "" {
 		return o.Decision
 	}
@@ -104,13 +104,13 @@ var busyStatuses = []int{409, 425, 429, 503}
 // busy status while an earlier delivery of the same key was still in
 // flight, with the same payload (likely when no tier logged payloads). A
 // delivery with another payload is a mismatch, not this.
-func inferredInProgress(c *context, in *trace.Intent) (*trace.Delivery, *trace.Observation, bool) {
+func inferredInProgress(c *context, in *model.Intent) (*model.Delivery, *model.Observation, bool) {
 	for i, d := range in.Deliveries {
-		var busy *trace.Observation
+		var busy *model.Observation
 		for _, o := range d.Observations {
-			if o.Tier <= trace.TierServer && slices.Contains(busyStatuses, o.Status) {
+			if o.Tier <= model.TierServer && slices.Contains(busyStatuses, o.Status) {
 				busy = o
-				if o.Tier == trace.TierServer {
+				if o.Tier == model.TierServer {
 					break
 				}
 			}
@@ -145,7 +145,7 @@ const (
 
 // samePayload compares two deliveries' fingerprints tier by tier: a
 // server's own hash and a HAR body's hash of one payload differ.
-func samePayload(a, b *trace.Delivery) payloadMatch {
+func samePayload(a, b *model.Delivery) payloadMatch {
 	fa, fb := a.Fingerprints(), b.Fingerprints()
 	m := payloadUnknown
 	for t, x := range fa {

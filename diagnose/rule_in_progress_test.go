@@ -2,14 +2,14 @@ package diagnose_test
 
 import (
 	"github.com/idem-cli/idem/diagnose"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // heldKey is a delivery that took the reservation, a retry a second later
 // answered by answer, and what followed.
 func heldKey(answer ob, then ...ob) []ob {
 	return append([]ob{
-		proxy("r1").key("k-1").post().at(0).took(30).status(504).outcome(trace.OutcomeUpstreamTimeout),
+		proxy("r1").key("k-1").post().at(0).took(30).status(504).outcome(model.OutcomeUpstreamTimeout),
 		server("r1").key("k-1").post().at(0.1).decision("new").state("in_progress"),
 		answer,
 	}, then...)

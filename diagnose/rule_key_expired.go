@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 var keyExpired = &Rule{
@@ -18,7 +18,7 @@ var keyExpired = &Rule{
 	Action:     "Keep keys for at least the whole retry budget plus late resubmission; answer a late retry with the stored result or an explicit 'expired' error.",
 	Evidence:   "A delivery of a key that had completed made another effect afterwards (not concurrently), or was decided `new` after completion.",
 	Example:    "key-expired",
-	Needs:      []trace.Tier{trace.TierServer},
+	Needs:      []model.Tier{model.TierServer},
 	run:        runKeyExpired,
 }
 
@@ -28,7 +28,7 @@ const noExpiry = time.Minute
 
 func runKeyExpired(c *context) []*Finding {
 	var out []*Finding
-	for _, in := range c.set.Intents {
+	for _, in := range c.set.Built {
 		var f *Finding
 		for _, p := range secondEffects(c, in) {
 			if p.concurrent {
@@ -54,7 +54,7 @@ func runKeyExpired(c *context) []*Finding {
 				// the key was not stored or not checked, not that it expired.
 				n += fmt.Sprintf("; %s is too soon for any expiry, so the key was most likely never stored or never checked (no dedup at all)", gap.Round(1e6))
 			}
-			f = &Finding{Severity: Critical, Intents: []*trace.Intent{in}, Evidence: ev.sorted(), Narrative: n + "."}
+			f = &Finding{Severity: Critical, Intents: []*model.Intent{in}, Evidence: ev.sorted(), Narrative: n + "."}
 			break
 		}
 		if f == nil {
@@ -71,10 +71,10 @@ func runKeyExpired(c *context) []*Finding {
 // and before second began, that was given the stored result: a replay
 // marker or decision, first's result id, or (where effects are logged) a
 // server 2xx, without an effect of its own.
-func storedBetween(c *context, in *trace.Intent, first, second *trace.Delivery) *trace.Delivery {
+func storedBetween(c *context, in *model.Intent, first, second *model.Delivery) *model.Delivery {
 	done, rerun := completedAt(c, first), serverStart(second)
 	results := uniqueResults(c.effects(first))
-	var kept *trace.Delivery
+	var kept *model.Delivery
 	for _, d := range in.Deliveries {
 		if d == first || d == second || len(c.effects(d)) > 0 {
 			continue
@@ -85,7 +85,7 @@ func storedBetween(c *context, in *trace.Intent, first, second *trace.Delivery) 
 		// A server that marks no replay and names no result (Fiber's
 		// middleware): where effects are logged, a 2xx without one is the
 		// stored result, as response-lost reads it.
-		if replayed(d) || slices.ContainsFunc(d.Observations, func(o *trace.Observation) bool {
+		if replayed(d) || slices.ContainsFunc(d.Observations, func(o *model.Observation) bool {
 			return o.ResultID != "" && slices.Contains(results, o.ResultID)
 		}) || c.effectsLogged() && serverSuccess(d) != nil {
 			kept = d
@@ -96,19 +96,19 @@ func storedBetween(c *context, in *trace.Intent, first, second *trace.Delivery) 
 
 // newAfterCompleted finds a "new" decision logged for a key that had
 // already completed, where no second effect was logged.
-func newAfterCompleted(c *context, in *trace.Intent) *Finding {
-	var done *trace.Delivery
+func newAfterCompleted(c *context, in *model.Intent) *Finding {
+	var done *model.Delivery
 	for _, d := range in.Deliveries {
 		dec, o := d.Decision()
 		if done != nil && dec == "new" && len(c.effects(d)) == 0 && !overlapped(c, done, d) {
 			var ev evidence
 			ev.delivery(done)
 			ev.add(o)
-			return &Finding{Severity: Warning, Intents: []*trace.Intent{in}, Evidence: ev.sorted(),
+			return &Finding{Severity: Warning, Intents: []*model.Intent{in}, Evidence: ev.sorted(),
 				Narrative: fmt.Sprintf("Key %s completed at %s, yet delivery %s at %s was decided 'new' instead of replaying the stored result.",
 					in.Key, hhmmss(completedAt(c, done)), d.RequestID, hhmmss(o.Time))}
 		}
-		if len(c.effects(d)) > 0 || d.At(trace.TierServer) != nil && serverSuccess(d) != nil && !replayed(d) {
+		if len(c.effects(d)) > 0 || d.At(model.TierServer) != nil && serverSuccess(d) != nil && !replayed(d) {
 			if done == nil {
 				done = d
 			}

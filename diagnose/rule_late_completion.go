@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 var lateCompletion = &Rule{
@@ -18,21 +18,21 @@ var lateCompletion = &Rule{
 	Action:     "Make the activity's external call idempotent with an attempt-free key; keep side effects out of workflow code.",
 	Evidence:   "A worker line `Activity complete after timeout.`, or an activity attempt that reported completion after the next attempt had begun.",
 	Example:    "late-completion",
-	Needs:      []trace.Tier{trace.TierWorker},
+	Needs:      []model.Tier{model.TierWorker},
 	run:        runLateCompletion,
 }
 
 func runLateCompletion(c *context) []*Finding {
 	type attempt struct {
 		n     int
-		first *trace.Observation
-		done  *trace.Observation
+		first *model.Observation
+		done  *model.Observation
 	}
 	byActivity := map[string]map[int]*attempt{}
 	var order []string
-	keyOf := map[string][]*trace.Intent{}
-	var late []*trace.Observation
-	for _, in := range c.set.Intents {
+	keyOf := map[string][]*model.Intent{}
+	var late []*model.Observation
+	for _, in := range c.set.Built {
 		for _, d := range in.Deliveries {
 			for _, o := range d.Observations {
 				if o.ActivityID != "" {
@@ -43,7 +43,7 @@ func runLateCompletion(c *context) []*Finding {
 	}
 	for _, d := range allDeliveries(c.set) {
 		for _, o := range d.Observations {
-			if o.Tier != trace.TierWorker || o.ActivityID == "" {
+			if o.Tier != model.TierWorker || o.ActivityID == "" {
 				continue
 			}
 			if o.Detail == "completed after timeout" {
@@ -125,7 +125,7 @@ func isCompletion(msg string) bool {
 	return true
 }
 
-func appendIntent(list []*trace.Intent, in *trace.Intent) []*trace.Intent {
+func appendIntent(list []*model.Intent, in *model.Intent) []*model.Intent {
 	for _, x := range list {
 		if x == in {
 			return list

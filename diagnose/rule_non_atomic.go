@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 var nonAtomicReservation = &Rule{
@@ -18,14 +18,14 @@ var nonAtomicReservation = &Rule{
 	Action:     "Make the reservation atomic (unique constraint, INSERT … ON CONFLICT, a lock) so only its owner runs the effect.",
 	Evidence:   "One key with one fingerprint and two or more deliveries that made effects, the later one starting (at the same tier's clock) before the earlier one finished.",
 	Example:    "non-atomic-reservation",
-	Needs:      []trace.Tier{trace.TierServer},
+	Needs:      []model.Tier{model.TierServer},
 	run:        runNonAtomic,
 }
 
 // effectfulPair describes a second effect under one key and how it relates
 // to the earlier one.
 type effectfulPair struct {
-	first, second *trace.Delivery
+	first, second *model.Delivery
 	concurrent    bool
 }
 
@@ -33,8 +33,8 @@ type effectfulPair struct {
 // after an earlier delivery of the same payload already had: concurrently
 // (the earlier one had not completed when the later reached the server) or
 // sequentially.
-func secondEffects(c *context, in *trace.Intent) []effectfulPair {
-	var effectful []*trace.Delivery
+func secondEffects(c *context, in *model.Intent) []effectfulPair {
+	var effectful []*model.Delivery
 	for _, d := range in.Deliveries {
 		if len(c.effects(d)) > 0 {
 			effectful = append(effectful, d)
@@ -74,7 +74,7 @@ func secondEffects(c *context, in *trace.Intent) []effectfulPair {
 
 func runNonAtomic(c *context) []*Finding {
 	var out []*Finding
-	for _, in := range c.set.Intents {
+	for _, in := range c.set.Built {
 		var pairs []effectfulPair
 		for _, p := range secondEffects(c, in) {
 			if p.concurrent {
@@ -88,14 +88,14 @@ func runNonAtomic(c *context) []*Finding {
 		var ev evidence
 		ev.delivery(p.first)
 		ev.delivery(p.second)
-		var all []*trace.Observation
+		var all []*model.Observation
 		for _, d := range in.Deliveries {
 			all = append(all, c.effects(d)...)
 		}
 		n := fmt.Sprintf("Key %s made %s (%s): delivery %s reached the server at %s, before delivery %s (server start %s) had completed at %s, and both ran the effect.",
 			in.Key, plural(effectCount(all), "effect", "effects"), resultList(uniqueResults(all)), p.second.RequestID, hhmmss(serverStart(p.second)),
 			p.first.RequestID, hhmmss(serverStart(p.first)), hhmmss(completedAt(c, p.first)))
-		out = append(out, &Finding{Severity: Critical, Intents: []*trace.Intent{in}, Narrative: n, Evidence: ev.sorted()})
+		out = append(out, &Finding{Severity: Critical, Intents: []*model.Intent{in}, Narrative: n, Evidence: ev.sorted()})
 	}
 	return out
 }
@@ -103,8 +103,8 @@ func runNonAtomic(c *context) []*Finding {
 // overlapped reports whether later started before earlier had finished.
 // Times are compared within one tier (one clock); where a tier logs whole
 // seconds only, equal times count as overlapping.
-func overlapped(c *context, earlier, later *trace.Delivery) bool {
-	for t := trace.TierClient; t <= trace.TierServer; t++ {
+func overlapped(c *context, earlier, later *model.Delivery) bool {
+	for t := model.TierClient; t <= model.TierServer; t++ {
 		a, b := tierSpan(earlier, t), tierSpan(later, t)
 		if a.start.IsZero() || b.start.IsZero() || a.end.IsZero() {
 			continue
@@ -117,7 +117,7 @@ func overlapped(c *context, earlier, later *trace.Delivery) bool {
 type span struct{ start, end time.Time }
 
 // tierSpan is when a tier first and last saw a delivery.
-func tierSpan(d *trace.Delivery, t trace.Tier) span {
+func tierSpan(d *model.Delivery, t model.Tier) span {
 	var s span
 	for _, o := range d.Observations {
 		if o.Tier != t || o.Time.IsZero() {

@@ -3,7 +3,7 @@ package diagnose
 import (
 	"fmt"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 var payloadMismatch = &Rule{
@@ -16,15 +16,15 @@ var payloadMismatch = &Rule{
 	Action:     "Answer a conflict (409, or 422/400 by the contract) before the business effect; make a new key when the content changes.",
 	Evidence:   "One key whose deliveries carry different fingerprints at one tier. Critical when the second payload made an effect or got a success (a replay for a different command); warning when the server answered 400/409/417/422 first.",
 	Example:    "payload-mismatch",
-	Needs:      []trace.Tier{trace.TierServer},
+	Needs:      []model.Tier{model.TierServer},
 	run:        runPayloadMismatch,
 }
 
 func runPayloadMismatch(c *context) []*Finding {
 	var out []*Finding
-	for _, in := range c.set.Intents {
-		var original, other *trace.Delivery
-		var tier trace.Tier
+	for _, in := range c.set.Built {
+		var original, other *model.Delivery
+		var tier model.Tier
 	search:
 		for i, d := range in.Deliveries {
 			for t, fp := range d.Fingerprints() {
@@ -42,7 +42,7 @@ func runPayloadMismatch(c *context) []*Finding {
 		var ev evidence
 		ev.delivery(original)
 		ev.delivery(other)
-		f := &Finding{Intents: []*trace.Intent{in}, Evidence: ev.sorted()}
+		f := &Finding{Intents: []*model.Intent{in}, Evidence: ev.sorted()}
 		n := fmt.Sprintf("Key %s first came at %s with fingerprint %s (delivery %s), then at %s with fingerprint %s (delivery %s, seen by the %s)",
 			in.Key, hhmmss(original.Start()), shortFP(original.Fingerprints()[tier]), original.RequestID,
 			hhmmss(other.Start()), shortFP(other.Fingerprints()[tier]), other.RequestID, tier)

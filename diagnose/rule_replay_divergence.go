@@ -3,7 +3,7 @@ package diagnose
 import (
 	"fmt"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 var replayDivergence = &Rule{
@@ -16,14 +16,14 @@ var replayDivergence = &Rule{
 	Action:     "Store the status, a safe body and the result id with the completed key, and return exactly those on replay.",
 	Evidence:   "A later delivery with the same key and fingerprint, without an effect of its own, whose server status or result id differs from the original's.",
 	Example:    "replay-divergence",
-	Needs:      []trace.Tier{trace.TierServer},
+	Needs:      []model.Tier{model.TierServer},
 	run:        runReplayDivergence,
 }
 
 func runReplayDivergence(c *context) []*Finding {
 	var out []*Finding
-	for _, in := range c.set.Intents {
-		var orig *trace.Delivery
+	for _, in := range c.set.Built {
+		var orig *model.Delivery
 		var origStatus, at int
 		for i, d := range in.Deliveries {
 			if inProgress(d) != nil {
@@ -63,7 +63,7 @@ func runReplayDivergence(c *context) []*Finding {
 			ev.delivery(orig)
 			ev.delivery(d)
 			ev.add(o)
-			out = append(out, &Finding{Severity: Warning, Intents: []*trace.Intent{in}, Evidence: ev.sorted(),
+			out = append(out, &Finding{Severity: Warning, Intents: []*model.Intent{in}, Evidence: ev.sorted(),
 				Narrative: fmt.Sprintf("Key %s: the original delivery %s got %d (%s); the replay %s at %s got %d (%s).",
 					in.Key, orig.RequestID, origStatus, resultList(nonEmpty(r0)), d.RequestID, hhmmss(d.Start()), status, resultList(nonEmpty(r1)))})
 			break

@@ -3,7 +3,7 @@ package diagnose
 import (
 	"fmt"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 var requestIDNotPropagated = &Rule{
@@ -17,22 +17,22 @@ var requestIDNotPropagated = &Rule{
 	Action:     "Have the server take the incoming X-Request-Id (and only make one when none came), or log the proxy's id beside its own.",
 	Evidence:   "A key whose deliveries seen only by the proxy and deliveries seen only by the server overlap in time, pairwise, with no request id in common.",
 	Example:    "request-id-not-propagated",
-	Needs:      []trace.Tier{trace.TierProxy, trace.TierServer},
+	Needs:      []model.Tier{model.TierProxy, model.TierServer},
 	run:        runRequestIDNotPropagated,
 }
 
 // runRequestIDNotPropagated makes one finding for the inputs: the
 // logging is what is wrong, not each key.
 func runRequestIDNotPropagated(c *context) []*Finding {
-	var split []*trace.Intent
-	var example [2]*trace.Delivery
-	for _, in := range c.set.Intents {
+	var split []*model.Intent
+	var example [2]*model.Delivery
+	for _, in := range c.set.Built {
 		// Counted first: most intents have trips of one tier only, and
 		// need no lists.
 		meet := false // one trip joined both tiers: the ids do meet
 		np, ns := 0, 0
 		for _, d := range in.Deliveries {
-			p, s := d.At(trace.TierProxy) != nil, d.At(trace.TierServer) != nil
+			p, s := d.At(model.TierProxy) != nil, d.At(model.TierServer) != nil
 			switch {
 			case p && s:
 				meet = true
@@ -45,24 +45,24 @@ func runRequestIDNotPropagated(c *context) []*Finding {
 		if meet || np == 0 || ns == 0 {
 			continue
 		}
-		proxies, servers := make([]*trace.Delivery, 0, np), make([]*trace.Delivery, 0, ns)
+		proxies, servers := make([]*model.Delivery, 0, np), make([]*model.Delivery, 0, ns)
 		for _, d := range in.Deliveries {
-			switch p, s := d.At(trace.TierProxy) != nil, d.At(trace.TierServer) != nil; {
+			switch p, s := d.At(model.TierProxy) != nil, d.At(model.TierServer) != nil; {
 			case p && !s:
 				proxies = append(proxies, d)
 			case s && !p:
 				servers = append(servers, d)
 			}
 		}
-		var pair [2]*trace.Delivery
+		var pair [2]*model.Delivery
 		for _, p := range proxies {
-			ps := tierSpan(p, trace.TierProxy)
+			ps := tierSpan(p, model.TierProxy)
 			for _, s := range servers {
 				// The two spans overlap (each tier's own clock; a millisecond
 				// clock or skew may put the proxy's start after the server's).
-				ss := tierSpan(s, trace.TierServer)
+				ss := tierSpan(s, model.TierServer)
 				if !ps.start.IsZero() && !ss.start.IsZero() && !ss.start.After(ps.end) && !ps.start.After(ss.end) {
-					pair = [2]*trace.Delivery{p, s}
+					pair = [2]*model.Delivery{p, s}
 					break
 				}
 			}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 var requestIDReused = &Rule{
@@ -36,7 +36,7 @@ func runRequestIDReused(c *context) []*Finding {
 				}
 			}
 		} else {
-			first := map[trace.Tier]*trace.Observation{}
+			first := map[model.Tier]*model.Observation{}
 			for _, o := range d.Observations {
 				if o.Time.IsZero() {
 					continue
@@ -56,8 +56,8 @@ func runRequestIDReused(c *context) []*Finding {
 		if why == "" {
 			continue
 		}
-		var intents []*trace.Intent
-		for _, in := range c.set.Intents {
+		var intents []*model.Intent
+		for _, in := range c.set.Built {
 			for _, x := range in.Deliveries {
 				if x == d {
 					intents = append(intents, in)

@@ -4,12 +4,12 @@ import (
 	"time"
 
 	"github.com/idem-cli/idem/diagnose"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // sameRequestID is two lines with request id r1: a proxy's at 0 and one
 // of tier t with key k at s seconds.
-func sameRequestID(t trace.Tier, k string, s float64) []ob {
+func sameRequestID(t model.Tier, k string, s float64) []ob {
 	return []ob{
 		proxy("r1").key("k-1").post().at(0).status(201),
 		line(t, "r1").key(k).post().at(s).status(201),
@@ -19,17 +19,17 @@ func sameRequestID(t trace.Tier, k string, s float64) []ob {
 var requestIDReusedCases = ruleCases{
 	rule: "request-id-reused",
 	fire: []ruleCase{
-		{name: "one request id with two keys", obs: sameRequestID(trace.TierProxy, "k-2", 30),
+		{name: "one request id with two keys", obs: sameRequestID(model.TierProxy, "k-2", 30),
 			want: []want{{severity: diagnose.Warning, keys: []string{"k-1", "k-2"}, says: "it carried 2 keys (k-1, k-2)"}}},
-		{name: "the proxy saw one request id six minutes apart", obs: sameRequestID(trace.TierProxy, "k-1", 360),
+		{name: "the proxy saw one request id six minutes apart", obs: sameRequestID(model.TierProxy, "k-1", 360),
 			want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "the proxy saw it at 13:30:00.000Z and again 6m0s later"}}},
-		{name: "two minutes apart against a one-minute gap", obs: sameRequestID(trace.TierProxy, "k-1", 120),
+		{name: "two minutes apart against a one-minute gap", obs: sameRequestID(model.TierProxy, "k-1", 120),
 			opts: func(o *diagnose.Options) { o.ReuseGap = time.Minute },
 			want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "again 2m0s later"}}},
 	},
 	quiet: []ruleCase{
-		{name: "the proxy saw it twice, five minutes apart", obs: sameRequestID(trace.TierProxy, "k-1", 300)},
-		{name: "the proxy and the server, on clocks ten minutes apart", obs: sameRequestID(trace.TierServer, "k-1", 600)},
+		{name: "the proxy saw it twice, five minutes apart", obs: sameRequestID(model.TierProxy, "k-1", 300)},
+		{name: "the proxy and the server, on clocks ten minutes apart", obs: sameRequestID(model.TierServer, "k-1", 600)},
 		{name: "the proxy logged the key, the server its hash", obs: []ob{
 			proxy("r1").key("k-1").post().at(0).status(201),
 			server("r1").keyHashOf("k-1").post().at(0.1).status(201),

@@ -3,7 +3,7 @@ package diagnose
 import (
 	"strconv"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 var responseLost = &Rule{
@@ -16,17 +16,17 @@ var responseLost = &Rule{
 	Action:     "Retry with the same key and return the saved result id; never treat a timeout as proof that nothing happened.",
 	Evidence:   "A delivery whose outermost tier lost the response (HAR status 0 or `_error`, proxy 499/504/502, Envoy DC/UT/UC, Traefik/Caddy 499), or whose server logged that it could not write it (`write: broken pipe`, `EPIPE`, `ECONNRESET`, `context canceled`, `BrokenPipeError`, Node's `aborted`), while the same delivery made an effect or got a 2xx at the server. Severity is info when a later delivery with the same key got the stored result and the intent made one effect.",
 	Example:    "response-lost",
-	Needs:      []trace.Tier{trace.TierServer},
+	Needs:      []model.Tier{model.TierServer},
 	run:        runResponseLost,
 }
 
 func runResponseLost(c *context) []*Finding {
 	var out []*Finding
 	var narrative []byte // reused: each finding keeps a string of it
-	for _, in := range c.set.Intents {
+	for _, in := range c.set.Built {
 		// A delivery whose response was lost after it committed: its own
 		// effect, or its own success at the server.
-		var lost []*trace.Delivery
+		var lost []*model.Delivery
 		for _, d := range in.Deliveries {
 			if d.Lost() != nil && (len(c.effects(d)) > 0 || serverSuccess(d) != nil) {
 				lost = append(lost, d)
@@ -35,8 +35,8 @@ func runResponseLost(c *context) []*Finding {
 		if len(lost) == 0 {
 			continue
 		}
-		var commit *trace.Observation
-		var effects []*trace.Observation
+		var commit *model.Observation
+		var effects []*model.Observation
 		for _, d := range in.Deliveries {
 			effects = append(effects, c.effects(d)...)
 		}
@@ -50,9 +50,9 @@ func runResponseLost(c *context) []*Finding {
 		var ev evidence
 		ev.delivery(first)
 		ev.add(commit)
-		f := &Finding{Severity: Warning, Intents: []*trace.Intent{in}}
+		f := &Finding{Severity: Warning, Intents: []*model.Intent{in}}
 		// Did a later delivery of the same intent get the stored result?
-		var recovered *trace.Delivery
+		var recovered *model.Delivery
 		for _, d := range in.Deliveries {
 			if d.Start().After(first.Start()) && d.Lost() == nil && edgeResponse(d) != nil &&
 				(replayed(d) || d.ResultID() != "" && d.ResultID() == commit.ResultID) && len(c.effects(d)) == 0 {
@@ -72,7 +72,7 @@ func runResponseLost(c *context) []*Finding {
 		switch {
 		case commit.ResultID != "":
 			n = append(n, commit.ResultID...)
-		case commit.Tier == trace.TierProxy:
+		case commit.Tier == model.TierProxy:
 			n = append(n, "the request (the proxy logged the server's "...)
 			n = append(strconv.AppendInt(n, int64(commit.UpstreamStatus), 10), ')')
 		default:
@@ -85,7 +85,7 @@ func runResponseLost(c *context) []*Finding {
 		sameKeyRetry := retryAnswered(in, first)
 		reused := reusedRetry(first, loss)
 		// retried appends "; the retry ID at TIME carried the same key and got ".
-		retried := func(n []byte, d *trace.Delivery) []byte {
+		retried := func(n []byte, d *model.Delivery) []byte {
 			n = append(n, "; the retry "...)
 			n = append(n, d.RequestID...)
 			n = append(n, " at "...)
@@ -157,7 +157,7 @@ func runResponseLost(c *context) []*Finding {
 // reusedRetry returns a 2xx that the tier which saw the loss logged again
 // for the same request id, starting once the lost trip had ended (within
 // the log's resolution): a retry that resent the first attempt's request id.
-func reusedRetry(d *trace.Delivery, loss *trace.Observation) *trace.Observation {
+func reusedRetry(d *model.Delivery, loss *model.Observation) *model.Observation {
 	if loss == nil || loss.Time.IsZero() {
 		return nil
 	}
@@ -171,7 +171,7 @@ func reusedRetry(d *trace.Delivery, loss *trace.Observation) *trace.Observation 
 }
 
 // retryAnswered returns a later delivery of the intent that got a 2xx.
-func retryAnswered(in *trace.Intent, after *trace.Delivery) *trace.Delivery {
+func retryAnswered(in *model.Intent, after *model.Delivery) *model.Delivery {
 	for _, d := range in.Deliveries {
 		if d.Start().After(after.Start()) && d.Lost() == nil {
 			if e := edgeResponse(d); e != nil && e.Status >= 200 && e.Status < 300 {

@@ -2,52 +2,52 @@ package diagnose_test
 
 import (
 	"github.com/idem-cli/idem/diagnose"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 var responseLostCases = ruleCases{
 	rule: "response-lost",
 	fire: []ruleCase{
 		{name: "the proxy gave up after the server committed", obs: []ob{
-			proxy("r1").key("k-1").post().at(0).took(30).status(504).outcome(trace.OutcomeUpstreamTimeout),
+			proxy("r1").key("k-1").post().at(0).took(30).status(504).outcome(model.OutcomeUpstreamTimeout),
 			server("r1").key("k-1").post().at(0.1).status(201),
 			server("r1").key("k-1").at(0.5).effect("ord_1"),
 		}, want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "no retry with the same key followed"}}},
 		{name: "a retry with the key got the stored result", obs: []ob{
-			proxy("r1").key("k-1").post().at(0).took(30).status(504).outcome(trace.OutcomeUpstreamTimeout),
+			proxy("r1").key("k-1").post().at(0).took(30).status(504).outcome(model.OutcomeUpstreamTimeout),
 			server("r1").key("k-1").post().at(0.1).status(201),
 			server("r1").key("k-1").at(0.5).effect("ord_1"),
 			proxy("r2").key("k-1").post().at(40).status(201),
 			server("r2").key("k-1").post().at(40.1).status(201).decision("replay").result("ord_1"),
 		}, want: []want{{severity: diagnose.Info, keys: []string{"k-1"}, says: "got the stored result"}}},
 		{name: "nginx logged the server's 201 behind its 499", obs: []ob{
-			proxy("r1").key("k-1").post().at(0).took(2).status(499).upstream(201).outcome(trace.OutcomeClientClosed),
+			proxy("r1").key("k-1").post().at(0).took(2).status(499).upstream(201).outcome(model.OutcomeClientClosed),
 		}, want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "the proxy logged the server's 201"}}},
 		{name: "the browser timed out while the server answered 201", obs: []ob{
-			client("r1").key("k-1").post().at(0).took(2).outcome(trace.OutcomeTimeout),
+			client("r1").key("k-1").post().at(0).took(2).outcome(model.OutcomeTimeout),
 			server("r1").key("k-1").post().at(0.1).took(3).status(201),
 		}, want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "the client gave up after 2s"}}},
 		{name: "a retry resent the request id and got 201: one delivery, two trips", obs: []ob{
-			proxy("r1").key("k-1").post().at(0).took(0.4).outcome(trace.OutcomeClientClosed),
+			proxy("r1").key("k-1").post().at(0).took(0.4).outcome(model.OutcomeClientClosed),
 			server("r1").key("k-1").post().at(0.1).took(1.5).status(201),
 			server("r1").key("k-1").at(0.5).effect("ord_1"),
 			proxy("r1").key("k-1").post().at(0.4).took(0.01).status(201),
 		}, want: []want{{severity: diagnose.Info, keys: []string{"k-1"}, says: "resending request id r1, got 201"}}},
 		{name: "a 2xx under the lost trip's id while it still ran is no retry", obs: []ob{
-			proxy("r1").key("k-1").post().at(0).took(0.4).outcome(trace.OutcomeClientClosed),
+			proxy("r1").key("k-1").post().at(0).took(0.4).outcome(model.OutcomeClientClosed),
 			server("r1").key("k-1").post().at(0.1).took(1.5).status(201),
 			server("r1").key("k-1").at(0.5).effect("ord_1"),
 			proxy("r1").key("k-1").post().at(0.2).took(0.01).status(201),
 		}, want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "no retry with the same key followed"}}},
 		{name: "a retry with the key got 201 and made no effect, where effects are logged", obs: []ob{
-			proxy("r1").key("k-1").post().at(0).took(0.4).outcome(trace.OutcomeClientClosed),
+			proxy("r1").key("k-1").post().at(0).took(0.4).outcome(model.OutcomeClientClosed),
 			server("r1").key("k-1").post().at(0.1).took(1.5).status(201),
 			server("r1").key("k-1").at(1.5).effect("ord_1"),
 			proxy("r2").key("k-1").post().at(2).status(201),
 			server("r2").key("k-1").post().at(2.01).status(201),
 		}, want: []want{{severity: diagnose.Info, keys: []string{"k-1"}, says: "got 201 without a second effect"}}},
 		{name: "a retry with the key got 201 and made a second effect", obs: []ob{
-			proxy("r1").key("k-1").post().at(0).took(0.4).outcome(trace.OutcomeClientClosed),
+			proxy("r1").key("k-1").post().at(0).took(0.4).outcome(model.OutcomeClientClosed),
 			server("r1").key("k-1").post().at(0.1).took(1.5).status(201),
 			server("r1").key("k-1").at(1.5).effect("ord_1"),
 			proxy("r2").key("k-1").post().at(2).status(201),
@@ -55,7 +55,7 @@ var responseLostCases = ruleCases{
 			server("r2").key("k-1").at(2.02).effect("ord_2"),
 		}, want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "the intent made 2 effects in all"}}},
 		{name: "a retry got the stored result, yet the intent made two effects", obs: []ob{
-			proxy("r1").key("k-1").post().at(0).took(30).status(504).outcome(trace.OutcomeUpstreamTimeout),
+			proxy("r1").key("k-1").post().at(0).took(30).status(504).outcome(model.OutcomeUpstreamTimeout),
 			server("r1").key("k-1").post().at(0.1).status(201),
 			server("r1").key("k-1").at(0.5).effect("ord_1"),
 			proxy("r2").key("k-1").post().at(40).status(201),
@@ -66,38 +66,38 @@ var responseLostCases = ruleCases{
 		// The server's own word, with no client or proxy log at all.
 		{name: "the server committed, then could not write its response", obs: []ob{
 			server("r1").key("k-1").at(0.5).effect("ord_1"),
-			server("r1").key("k-1").post().at(0.1).took(0.5).status(201).outcome(trace.OutcomeReset).detail("write: broken pipe"),
+			server("r1").key("k-1").post().at(0.1).took(0.5).status(201).outcome(model.OutcomeReset).detail("write: broken pipe"),
 		}, want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "but the server dropped its response (write: broken pipe)"}}},
 		{name: "the server saw the client go before it wrote, after committing", obs: []ob{
-			server("r1").key("k-1").post().at(0.1).outcome(trace.OutcomeReset).detail("context canceled"),
+			server("r1").key("k-1").post().at(0.1).outcome(model.OutcomeReset).detail("context canceled"),
 			server("r1").key("k-1").at(0.5).effect("ord_1"),
 			server("r2").key("k-1").post().at(3).status(201).decision("replay").result("ord_1").replayed(),
 		}, want: []want{{severity: diagnose.Info, keys: []string{"k-1"}, says: "the server dropped its response (context canceled)"}}},
 	},
 	quiet: []ruleCase{
 		{name: "the server could not write its response, and had committed nothing", obs: []ob{
-			server("r1").key("k-1").post().at(0.1).outcome(trace.OutcomeReset).detail("write: broken pipe"),
+			server("r1").key("k-1").post().at(0.1).outcome(model.OutcomeReset).detail("write: broken pipe"),
 		}},
 		{name: "the server committed and wrote its response", obs: []ob{
 			server("r1").key("k-1").post().at(0.1).took(0.5).status(201),
 			server("r1").key("k-1").at(0.5).effect("ord_1"),
 		}},
 		{name: "another delivery's response was not written", obs: []ob{
-			server("r1").key("k-1").post().at(0.1).outcome(trace.OutcomeReset).detail("write: broken pipe"),
+			server("r1").key("k-1").post().at(0.1).outcome(model.OutcomeReset).detail("write: broken pipe"),
 			server("r2").key("k-1").post().at(3).took(0.5).status(201),
 			server("r2").key("k-1").at(3.2).effect("ord_1"),
 		}},
 		{name: "the server failed, so nothing was committed", obs: []ob{
-			proxy("r1").key("k-1").post().at(0).took(30).status(504).outcome(trace.OutcomeUpstreamTimeout),
+			proxy("r1").key("k-1").post().at(0).took(30).status(504).outcome(model.OutcomeUpstreamTimeout),
 			server("r1").key("k-1").post().at(0.1).status(500),
 		}},
 		{name: "the response arrived", obs: []ob{
-			proxy("r1").key("k-1").post().at(0).took(1).status(201).outcome(trace.OutcomeOK),
+			proxy("r1").key("k-1").post().at(0).took(1).status(201).outcome(model.OutcomeOK),
 			server("r1").key("k-1").post().at(0.1).status(201),
 			server("r1").key("k-1").at(0.5).effect("ord_1"),
 		}},
 		{name: "the delivery that lost its response is not the one that committed", obs: []ob{
-			proxy("r1").key("k-1").post().at(0).took(30).status(504).outcome(trace.OutcomeUpstreamTimeout),
+			proxy("r1").key("k-1").post().at(0).took(30).status(504).outcome(model.OutcomeUpstreamTimeout),
 			proxy("r2").key("k-1").post().at(40).status(201),
 			server("r2").key("k-1").post().at(40.1).status(201),
 			server("r2").key("k-1").at(40.5).effect("ord_1"),

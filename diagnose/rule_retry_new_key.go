@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 var retryNewKey = &Rule{
@@ -20,13 +20,13 @@ var retryNewKey = &Rule{
 	Action:     "Stop blind retries; create the key once per user action, before the first attempt, and reuse it on every retry.",
 	Evidence:   "Two or more intents under different keys whose deliveries share a payload fingerprint (compared within one tier), method and route, from the same client where known, starting within `--retry-window`, each with an effect.",
 	Example:    "retry-new-key",
-	Needs:      []trace.Tier{trace.TierServer},
+	Needs:      []model.Tier{model.TierServer},
 	run:        runRetryNewKey,
 }
 
 // intentSignature is what makes two intents look like one user's action:
 // the same method, route and payload fingerprint (at one tier).
-func intentSignatures(in *trace.Intent) []string {
+func intentSignatures(in *model.Intent) []string {
 	var sigs []string
 	for _, d := range in.Deliveries {
 		for tier, fp := range d.Fingerprints() {
@@ -59,14 +59,14 @@ func runRetryNewKey(c *context) (out []*Finding) {
 // arrive).
 type newKeyCluster struct {
 	id      string
-	intents []*trace.Intent
-	failed  *trace.Delivery
+	intents []*model.Intent
+	failed  *model.Delivery
 }
 
 func newKeyClusters(c *context) []newKeyCluster {
-	groups := map[string][]*trace.Intent{}
+	groups := map[string][]*model.Intent{}
 	var order []string
-	for _, in := range c.set.Intents {
+	for _, in := range c.set.Built {
 		effectful := false
 		for _, d := range in.Deliveries {
 			if len(c.effects(d)) > 0 {
@@ -110,7 +110,7 @@ func newKeyClusters(c *context) []newKeyCluster {
 // cluster's last, whose answer did not reach the caller or is not known
 // to have: a loss (timeout, reset, 499, an aborted request), a 5xx at the
 // edge, or no tier outside the server logging it at all.
-func failureBefore(cluster []*trace.Intent) *trace.Delivery {
+func failureBefore(cluster []*model.Intent) *model.Delivery {
 	last := cluster[len(cluster)-1].Start()
 	for _, in := range cluster[:len(cluster)-1] {
 		for _, d := range in.Deliveries {
@@ -119,7 +119,7 @@ func failureBefore(cluster []*trace.Intent) *trace.Delivery {
 			}
 			e := d.Edge()
 			switch {
-			case d.Lost() != nil, e == nil, e.Tier >= trace.TierServer, e.Status >= 500, e.Status == 0:
+			case d.Lost() != nil, e == nil, e.Tier >= model.TierServer, e.Status >= 500, e.Status == 0:
 				return d
 			}
 		}
@@ -129,11 +129,11 @@ func failureBefore(cluster []*trace.Intent) *trace.Delivery {
 
 // clusterIntents splits intents (sorted by start) by client, then into
 // runs whose neighbours start within the retry window.
-func clusterIntents(list []*trace.Intent, opts Options) [][]*trace.Intent {
+func clusterIntents(list []*model.Intent, opts Options) [][]*model.Intent {
 	sort.SliceStable(list, func(i, j int) bool { return list[i].Start().Before(list[j].Start()) })
-	var out [][]*trace.Intent
+	var out [][]*model.Intent
 	for _, part := range byClient(list, intentClient) {
-		var cur []*trace.Intent
+		var cur []*model.Intent
 		for _, in := range part {
 			if len(cur) > 0 && in.Start().Sub(cur[len(cur)-1].Start()) > opts.RetryWindow {
 				if len(cur) > 1 {
@@ -150,7 +150,7 @@ func clusterIntents(list []*trace.Intent, opts Options) [][]*trace.Intent {
 	return out
 }
 
-func intentClient(in *trace.Intent) string {
+func intentClient(in *model.Intent) string {
 	for _, d := range in.Deliveries {
 		if c := d.Client(); c != "" {
 			return c
@@ -159,9 +159,9 @@ func intentClient(in *trace.Intent) string {
 	return ""
 }
 
-func newKeyFinding(c *context, cluster []*trace.Intent, failed *trace.Delivery) *Finding {
+func newKeyFinding(c *context, cluster []*model.Intent, failed *model.Delivery) *Finding {
 	var ev evidence
-	var effects []*trace.Observation
+	var effects []*model.Observation
 	for _, in := range cluster {
 		for _, d := range in.Deliveries {
 			e := c.effects(d)
@@ -187,7 +187,7 @@ func newKeyFinding(c *context, cluster []*trace.Intent, failed *trace.Delivery) 
 	return &Finding{Severity: Critical, Intents: cluster, Narrative: n + ".", Evidence: ev.sorted()}
 }
 
-func joinKeys(list []*trace.Intent) string {
+func joinKeys(list []*model.Intent) string {
 	var keys []string
 	for _, in := range list {
 		keys = append(keys, in.Key)
@@ -208,7 +208,7 @@ func shortFP(fp string) string {
 
 // attemptScoped reports whether the intents are the attempts of one
 // operation with attempt-scoped keys: attempt-scoped-key explains them.
-func attemptScoped(cluster []*trace.Intent) bool {
+func attemptScoped(cluster []*model.Intent) bool {
 	bases := map[string]bool{}
 	activities := map[string]bool{}
 	for _, in := range cluster {
@@ -235,12 +235,12 @@ const likelyWindow = time.Minute
 // also answered 2xx. The payloads cannot be compared, so this is a warning.
 func likelyNewKey(c *context, reported map[string]bool) []*Finding {
 	type origin struct {
-		in    *trace.Intent
-		d     *trace.Delivery
+		in    *model.Intent
+		d     *model.Delivery
 		when  time.Time
 		first int32 // the first candidate of its signature
 	}
-	hasFP := func(in *trace.Intent) bool {
+	hasFP := func(in *model.Intent) bool {
 		for _, d := range in.Deliveries {
 			if d.Fingerprint() != "" {
 				return true
@@ -254,10 +254,10 @@ func likelyNewKey(c *context, reported map[string]bool) []*Finding {
 	// it): no slice for each of a hundred thousand signatures, and no
 	// second look-up for an origin. The map is made at its largest size.
 	type chain struct{ first, last int32 }
-	bySig := make(map[clientRoute]chain, len(c.set.Intents))
-	cands := make([]*trace.Intent, 0, len(c.set.Intents))
-	after := make([]int32, 0, len(c.set.Intents))
-	for _, in := range c.set.Intents {
+	bySig := make(map[clientRoute]chain, len(c.set.Built))
+	cands := make([]*model.Intent, 0, len(c.set.Built))
+	after := make([]int32, 0, len(c.set.Built))
+	for _, in := range c.set.Built {
 		if hasFP(in) {
 			continue
 		}
@@ -321,7 +321,7 @@ func likelyNewKey(c *context, reported map[string]bool) []*Finding {
 			n = append(n, " under a new key "...)
 			n = append(n, next.Key...)
 			n = append(n, ", which the server answered too; no tier logged the payloads, so this is a likely, not a proven, retry under a new key."...)
-			out = append(out, &Finding{Severity: Warning, Intents: []*trace.Intent{o.in, next}, Narrative: string(n), Evidence: ev.sorted()})
+			out = append(out, &Finding{Severity: Warning, Intents: []*model.Intent{o.in, next}, Narrative: string(n), Evidence: ev.sorted()})
 			break
 		}
 	}

@@ -2,14 +2,14 @@ package diagnose_test
 
 import (
 	"github.com/idem-cli/idem/diagnose"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // newKeyRetry is a timed-out order and its retry a minute later under
 // another key, both run: the retry's start, client and payload vary.
 func newKeyRetry(retryAt float64, retryFrom, retryFP string) []ob {
 	return []ob{
-		proxy("r1").key("k-1").post().from("10.0.0.7").at(0).took(30).status(504).outcome(trace.OutcomeUpstreamTimeout),
+		proxy("r1").key("k-1").post().from("10.0.0.7").at(0).took(30).status(504).outcome(model.OutcomeUpstreamTimeout),
 		server("r1").key("k-1").post().at(0.1).status(201).fp("sha256:aaaa"),
 		server("r1").key("k-1").at(0.5).effect("ord_1"),
 		proxy("r2").key("k-2").post().from(retryFrom).at(retryAt).status(201),
@@ -29,7 +29,7 @@ var retryNewKeyCases = ruleCases{
 			server("r3").key("k-3").post().at(590).status(201).fp("sha256:aaaa"),
 		}, want: []want{{severity: diagnose.Critical, keys: []string{"k-1", "k-2", "k-3"}, says: "under 3 different keys"}}},
 		{name: "only a proxy log: the same client's next write under a new key", obs: []ob{
-			proxy("r1").key("k-1").post().from("10.0.0.7").at(0).took(2).status(499).upstream(201).outcome(trace.OutcomeClientClosed),
+			proxy("r1").key("k-1").post().from("10.0.0.7").at(0).took(2).status(499).upstream(201).outcome(model.OutcomeClientClosed),
 			proxy("r2").key("k-2").post().from("10.0.0.7").at(20).status(201),
 		}, want: []want{{severity: diagnose.Warning, keys: []string{"k-1", "k-2"}, says: "likely, not a proven"}}},
 		{name: "new keys from a counter that ends in 'entry'", obs: []ob{
@@ -67,7 +67,7 @@ var retryNewKeyCases = ruleCases{
 			server("r2").key("k-2").post().at(60).status(400).fp("sha256:aaaa"),
 		}},
 		{name: "only a proxy log: the next write came after a minute", obs: []ob{
-			proxy("r1").key("k-1").post().from("10.0.0.7").at(0).took(2).status(499).upstream(201).outcome(trace.OutcomeClientClosed),
+			proxy("r1").key("k-1").post().from("10.0.0.7").at(0).took(2).status(499).upstream(201).outcome(model.OutcomeClientClosed),
 			proxy("r2").key("k-2").post().from("10.0.0.7").at(62).status(201),
 		}},
 	},

@@ -3,7 +3,7 @@ package diagnose
 import (
 	"fmt"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 var retryStorm = &Rule{
@@ -21,8 +21,8 @@ var retryStorm = &Rule{
 
 func runRetryStorm(c *context) []*Finding {
 	var out []*Finding
-	for _, in := range c.set.Intents {
-		n := max(in.Total, len(in.Deliveries))
+	for _, in := range c.set.Built {
+		n := in.Count()
 		if n < 2 {
 			continue
 		}
@@ -44,7 +44,7 @@ func runRetryStorm(c *context) []*Finding {
 		default:
 			why = fmt.Sprintf("for %s, past the %s deadline", span.Round(1e6), c.opts.Deadline)
 		}
-		out = append(out, &Finding{Severity: Warning, Intents: []*trace.Intent{in}, Evidence: ev.sorted(),
+		out = append(out, &Finding{Severity: Warning, Intents: []*model.Intent{in}, Evidence: ev.sorted(),
 			Narrative: fmt.Sprintf("Key %s was delivered %d times from %s to %s, %s.", in.Key, n, hhmmss(first.Start()), hhmmss(last.Start()), why)})
 	}
 	return out

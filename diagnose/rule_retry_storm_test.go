@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/idem-cli/idem/diagnose"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // deliveries is one key delivered at each of the given seconds, each
@@ -13,7 +13,7 @@ func deliveries(at ...float64) []ob {
 	var out []ob
 	for i, s := range at {
 		rid := "r" + string(rune('a'+i))
-		out = append(out, proxy(rid).key("k-1").post().at(s).took(1).status(504).outcome(trace.OutcomeUpstreamTimeout))
+		out = append(out, proxy(rid).key("k-1").post().at(s).took(1).status(504).outcome(model.OutcomeUpstreamTimeout))
 	}
 	return out
 }

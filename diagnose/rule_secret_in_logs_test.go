@@ -2,7 +2,7 @@ package diagnose_test
 
 import (
 	"github.com/idem-cli/idem/diagnose"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // requests are a few answered lines, so that a case has something to read.
@@ -12,10 +12,10 @@ var secretInLogsCases = ruleCases{
 	rule: "secret-in-logs",
 	fire: []ruleCase{
 		{name: "an input logged Authorization headers", obs: requests,
-			inputs: []*trace.Input{{Path: "app.jsonl", Secrets: map[string]int{"request.headers.authorization": 3}}},
+			inputs: []*model.Input{{Path: "app.jsonl", Secrets: map[string]int{"request.headers.authorization": 3}}},
 			want:   []want{{severity: diagnose.Warning, input: "app.jsonl", says: "3 secret values in 1 field: request.headers.authorization (3)"}}},
 		{name: "two inputs, a finding each", obs: requests,
-			inputs: []*trace.Input{
+			inputs: []*model.Input{
 				{Path: "nginx.log", Secrets: map[string]int{"cookie": 1}},
 				{Path: "app.jsonl", Secrets: map[string]int{"body": 2, "password": 1}},
 			},
@@ -26,8 +26,8 @@ var secretInLogsCases = ruleCases{
 	},
 	quiet: []ruleCase{
 		{name: "an input without secrets", obs: requests,
-			inputs: []*trace.Input{{Path: "app.jsonl", Secrets: map[string]int{}}}},
+			inputs: []*model.Input{{Path: "app.jsonl", Secrets: map[string]int{}}}},
 		{name: "two inputs, neither with secrets", obs: requests,
-			inputs: []*trace.Input{{Path: "nginx.log"}, {Path: "app.jsonl", Secrets: map[string]int{}}}},
+			inputs: []*model.Input{{Path: "nginx.log"}, {Path: "app.jsonl", Secrets: map[string]int{}}}},
 	},
 }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 var unkeyedRetry = &Rule{
@@ -17,12 +17,12 @@ var unkeyedRetry = &Rule{
 	Action:     "Send an Idempotency-Key with every write, and do not let proxies retry writes without one.",
 	Evidence:   "POST or PATCH deliveries without a key, with one fingerprint, method and route (and client where known), within `--retry-window`, where an earlier one lost its response and two or more made effects.",
 	Example:    "unkeyed-retry",
-	Needs:      []trace.Tier{trace.TierServer},
+	Needs:      []model.Tier{model.TierServer},
 	run:        runUnkeyedRetry,
 }
 
 func runUnkeyedRetry(c *context) []*Finding {
-	groups := map[string][]*trace.Delivery{}
+	groups := map[string][]*model.Delivery{}
 	var order []string
 	for _, d := range c.set.Unkeyed {
 		m := d.Method()
@@ -43,8 +43,8 @@ func runUnkeyedRetry(c *context) []*Finding {
 	for _, sig := range order {
 		list := groups[sig]
 		sort.SliceStable(list, func(i, j int) bool { return list[i].Start().Before(list[j].Start()) })
-		for _, part := range byClient(list, (*trace.Delivery).Client) {
-			var cluster []*trace.Delivery
+		for _, part := range byClient(list, (*model.Delivery).Client) {
+			var cluster []*model.Delivery
 			flush := func() {
 				if f := unkeyedFinding(c, cluster); f != nil {
 					out = append(out, f)
@@ -91,12 +91,12 @@ func byClient[T any](list []T, client func(T) string) [][]T {
 	return out
 }
 
-func unkeyedFinding(c *context, cluster []*trace.Delivery) *Finding {
+func unkeyedFinding(c *context, cluster []*model.Delivery) *Finding {
 	if len(cluster) < 2 {
 		return nil
 	}
-	var failed *trace.Delivery
-	var effects []*trace.Observation
+	var failed *model.Delivery
+	var effects []*model.Observation
 	effectful := 0
 	for i, d := range cluster {
 		if failed == nil && i < len(cluster)-1 && d.Lost() != nil {

@@ -12,16 +12,17 @@ import (
 
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/load"
+	"github.com/idem-cli/idem/model"
 )
 
-func loadScenario(t *testing.T, name string) *trace.Set {
+func loadScenario(t *testing.T, name string) *model.Set {
 	t.Helper()
 	paths, err := filepath.Glob(filepath.Join("..", "fixtures", "scenarios", name, "*"))
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("scenario %s: no files", name)
 	}
-	set, err := diagnose.Load(context.Background(), paths, ingest.Options{}, nil)
+	set, err := load.Files(context.Background(), paths, load.Options{Read: ingest.Options{}, Build: diagnose.DefaultOptions().Build()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +118,7 @@ func TestScenarios(t *testing.T) {
 
 func TestResponseLostRecoveredIsInfo(t *testing.T) {
 	paths, _ := filepath.Glob("../fixtures/incident/*")
-	set, err := diagnose.Load(context.Background(), paths, ingest.Options{}, nil)
+	set, err := load.Files(context.Background(), paths, load.Options{Read: ingest.Options{}, Build: diagnose.DefaultOptions().Build()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +139,7 @@ func TestResponseLostRecoveredIsInfo(t *testing.T) {
 	}
 	for _, sc := range []string{"incident", "scenarios/retry-new-key", "scenarios/late-completion", "scenarios/secret-in-logs"} {
 		paths, _ := filepath.Glob(filepath.Join("..", "fixtures", sc, "*"))
-		set, err := diagnose.Load(context.Background(), paths, ingest.Options{}, nil)
+		set, err := load.Files(context.Background(), paths, load.Options{Read: ingest.Options{}, Build: diagnose.DefaultOptions().Build()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -171,7 +172,7 @@ func TestFilter(t *testing.T) {
 	if got := (diagnose.Filter{Keys: []string{"c0ffee00-1111-4222-8333-444455556666"}}).Apply(res.Findings); len(got) != 2 {
 		t.Errorf("key filter kept %d, want both findings naming the first key", len(got))
 	}
-	if got := (diagnose.Filter{Tier: trace.TierProvider}).Apply(res.Findings); len(got) != 0 {
+	if got := (diagnose.Filter{Tier: model.TierProvider}).Apply(res.Findings); len(got) != 0 {
 		t.Errorf("tier filter kept %d", len(got))
 	}
 	if got := (diagnose.Filter{}).Apply(res.Findings); !slices.Equal(got, res.Findings) {
@@ -204,7 +205,7 @@ func readFile(t *testing.T, p string) string {
 func TestLinesWithoutIDsAreCounted(t *testing.T) {
 	lines := `{"time_iso8601":"2026-11-30T10:00:00+00:00","request_method":"POST","request_uri":"/v1/orders","status":"201","request_time":"0.1","remote_addr":"1.2.3.4"}` + "\n" +
 		`{"time_iso8601":"2026-11-30T10:00:01+00:00","request_method":"POST","request_uri":"/v1/orders","status":"201","request_time":"0.1","remote_addr":"1.2.3.4","http_x_request_id":"r-1"}` + "\n"
-	set, err := diagnose.Load(context.Background(), []string{"-"}, ingest.Options{Stdin: strings.NewReader(lines)}, nil)
+	set, err := load.Files(context.Background(), []string{"-"}, load.Options{Read: ingest.Options{Stdin: strings.NewReader(lines)}, Build: diagnose.DefaultOptions().Build()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,8 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idem-cli/idem/correlate"
 	"github.com/idem-cli/idem/diagnose"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // allCases holds every rule's cases, in catalog order.
@@ -53,7 +54,7 @@ type ruleCase struct {
 	obs  []ob
 	// inputs are the per-file summaries the reader would hand over
 	// (secret-in-logs reads them); nil for most cases.
-	inputs []*trace.Input
+	inputs []*model.Input
 	// opts changes the default thresholds, for cases about one.
 	opts func(*diagnose.Options)
 	// want are the rule's findings in report order (fire cases only).
@@ -76,15 +77,15 @@ var t0 = time.Date(2026, 11, 30, 13, 30, 0, 0, time.UTC)
 
 // ob is one log line under construction. Its methods return a changed
 // copy, so a case reads as one expression per line.
-type ob struct{ o trace.Observation }
+type ob struct{ o model.Observation }
 
-func line(t trace.Tier, rid string) ob { return ob{trace.Observation{Tier: t, RequestID: rid}} }
+func line(t model.Tier, rid string) ob { return ob{model.Observation{Tier: t, RequestID: rid}} }
 
-func client(rid string) ob   { return line(trace.TierClient, rid) }
-func proxy(rid string) ob    { return line(trace.TierProxy, rid) }
-func server(rid string) ob   { return line(trace.TierServer, rid) }
-func worker(rid string) ob   { return line(trace.TierWorker, rid) }
-func provider(rid string) ob { return line(trace.TierProvider, rid) }
+func client(rid string) ob   { return line(model.TierClient, rid) }
+func proxy(rid string) ob    { return line(model.TierProxy, rid) }
+func server(rid string) ob   { return line(model.TierServer, rid) }
+func worker(rid string) ob   { return line(model.TierWorker, rid) }
+func provider(rid string) ob { return line(model.TierProvider, rid) }
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
@@ -92,12 +93,12 @@ func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Se
 func (b ob) at(s float64) ob             { b.o.Time = t0.Add(seconds(s)); return b }
 func (b ob) took(s float64) ob           { b.o.Duration = seconds(s); return b }
 func (b ob) key(k string) ob             { b.o.Key = k; return b }
-func (b ob) keyHashOf(k string) ob       { b.o.KeyHash = trace.HashKey(k); return b }
+func (b ob) keyHashOf(k string) ob       { b.o.KeyHash = model.HashKey(k); return b }
 func (b ob) req(method, route string) ob { b.o.Method, b.o.Route = method, route; return b }
 func (b ob) post() ob                    { return b.req("POST", "/v1/orders") }
 func (b ob) status(n int) ob             { b.o.Status = n; return b }
 func (b ob) upstream(n int) ob           { b.o.UpstreamStatus = n; return b }
-func (b ob) outcome(o trace.Outcome) ob  { b.o.Outcome = o; return b }
+func (b ob) outcome(o model.Outcome) ob  { b.o.Outcome = o; return b }
 func (b ob) fp(f string) ob              { b.o.Fingerprint = f; return b }
 func (b ob) decision(d string) ob        { b.o.Decision = d; return b }
 func (b ob) state(s string) ob           { b.o.State = s; return b }
@@ -116,10 +117,10 @@ func (b ob) activity(wf, id string, n int) ob {
 // diagnose reads a case's lines through the correlator, as one file, and
 // runs every rule over them.
 func (c ruleCase) diagnose() *diagnose.Result {
-	cr := trace.NewCorrelator(nil)
+	cr := correlate.NewCorrelator(nil)
 	for i, b := range c.obs {
 		o := b.o
-		o.Source = trace.Source{File: caseFile, Line: i + 1}
+		o.Source = model.Source{File: caseFile, Line: i + 1}
 		cr.Add(&o)
 	}
 	opts := diagnose.DefaultOptions()
@@ -273,7 +274,7 @@ func FuzzRules(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c := ruleCase{obs: linesFrom(data)}
 		if len(data) > 0 && data[0]&1 == 1 {
-			c.inputs = []*trace.Input{{Path: "a.jsonl", Secrets: map[string]int{"cookie": int(data[0])}}}
+			c.inputs = []*model.Input{{Path: "a.jsonl", Secrets: map[string]int{"cookie": int(data[0])}}}
 		}
 		for _, f := range c.diagnose().Findings {
 			wellFormed(t, f, len(c.obs))
@@ -296,11 +297,11 @@ func linesFrom(data []byte) []ob {
 	for i := 0; i+8 <= len(data) && len(out) < 12; i += 8 {
 		p := data[i : i+8]
 		pick := func(b byte, n int) int { return int(b) % n }
-		b := line(trace.Tier(pick(p[0], 6)), fuzzRIDs[pick(p[1], len(fuzzRIDs))]).
+		b := line(model.Tier(pick(p[0], 6)), fuzzRIDs[pick(p[1], len(fuzzRIDs))]).
 			key(fuzzKeys[pick(p[2], len(fuzzKeys))]).
 			req(fuzzMethods[pick(p[3], len(fuzzMethods))], "/v1/orders").
 			status(fuzzStatuses[pick(p[4], len(fuzzStatuses))]).
-			outcome(trace.Outcome(pick(p[5], 10))).
+			outcome(model.Outcome(pick(p[5], 10))).
 			fp(fuzzFPs[pick(p[6], len(fuzzFPs))]).
 			decision(fuzzDecision[pick(p[6]>>4, len(fuzzDecision))])
 		if p[7]&0x80 == 0 {

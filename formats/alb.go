@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // AWS Application Load Balancer access logs: one space-separated line per
@@ -26,7 +26,7 @@ import (
 // status codes then say who. The X-Amzn-Trace-Id ("Root=1-…") is the
 // request id the ALB adds and passes on to the target.
 var albFormat = &Format{
-	Name: "alb", Aliases: []string{"aws-alb", "elb"}, Kind: KindText, Tier: trace.TierProxy,
+	Name: "alb", Aliases: []string{"aws-alb", "elb"}, Kind: KindText, Tier: model.TierProxy,
 	Doc:   "AWS Application Load Balancer access logs (X-Amzn-Trace-Id as the request id)",
 	Setup: "The ALB logs the X-Amzn-Trace-Id it adds (trace_id); the application must log the same header to be joined.",
 	text:  readALB,
@@ -35,8 +35,8 @@ var albFormat = &Format{
 		Line: `http 2018-07-02T22:23:00.186641Z app/my-loadbalancer/50dc6c495c0c9188 192.168.131.39:2817 10.0.0.1:80 0.000 0.001 0.000 200 200 34 366 ` +
 			`"GET http://www.example.com:80/ HTTP/1.1" "curl/7.46.0" - - arn:aws:elasticloadbalancing:us-east-2:123456789012:targetgroup/my-targets/73e2d6bc24d8a067 ` +
 			`"Root=1-58337262-36d228ad5d99923122bbe354" "-" "-" 0 2018-07-02T22:22:48.364000Z "forward" "-" "-" "10.0.0.1:80" "200" "-" "-" TID_1234abcd5678ef90`,
-		Want: trace.Observation{Tier: trace.TierProxy, Format: "alb", Method: "GET", Route: "/", Status: 200, UpstreamStatus: 200,
-			Outcome: trace.OutcomeOK, RequestID: "Root=1-58337262-36d228ad5d99923122bbe354", Client: "192.168.131.39",
+		Want: model.Observation{Tier: model.TierProxy, Format: "alb", Method: "GET", Route: "/", Status: 200, UpstreamStatus: 200,
+			Outcome: model.OutcomeOK, RequestID: "Root=1-58337262-36d228ad5d99923122bbe354", Client: "192.168.131.39",
 			Time: mustTime("2018-07-02T22:22:48.364Z"), Duration: 11822641 * time.Microsecond},
 	}, {
 		Origin: "a target that closed the connection before answering (processing times -1, target status -)",
@@ -44,8 +44,8 @@ var albFormat = &Format{
 			`"POST https://shop.example.com:443/v1/orders?src=app HTTP/1.1" "Mozilla/5.0" ECDHE-RSA-AES128-GCM-SHA256 TLSv1.2 ` +
 			`arn:aws:elasticloadbalancing:eu-west-1:123456789012:targetgroup/api/73e2d6bc24d8a067 "Root=1-6746d3c4-0f1e2d3c4b5a69788796a5b4" ` +
 			`"shop.example.com" "arn:aws:acm:eu-west-1:123456789012:certificate/abc" 1 2026-11-30T09:14:02.120000Z "forward" "-" "-" "10.0.2.15:8080" "-" "-" "-"`,
-		Want: trace.Observation{Tier: trace.TierProxy, Format: "alb", Method: "POST", Route: "/v1/orders", Status: 502,
-			Outcome: trace.OutcomeUpstreamReset, RequestID: "Root=1-6746d3c4-0f1e2d3c4b5a69788796a5b4", Client: "203.0.113.7",
+		Want: model.Observation{Tier: model.TierProxy, Format: "alb", Method: "POST", Route: "/v1/orders", Status: 502,
+			Outcome: model.OutcomeUpstreamReset, RequestID: "Root=1-6746d3c4-0f1e2d3c4b5a69788796a5b4", Client: "203.0.113.7",
 			Time: mustTime("2026-11-30T09:14:02.12Z"), Duration: 2400 * time.Millisecond, Detail: "target_processing_time -1"},
 	}, {
 		Origin: "Elastic beats x-pack/filebeat/module/aws/elb/test/application-lb-http.log (460: the client left 5.7s after the ALB forwarded it)",
@@ -53,7 +53,7 @@ var albFormat = &Format{
 			`"GET http://filebeat-aws-elb-test-12030537.eu-central-1.elb.amazonaws.com:80/ HTTP/1.1" "curl/7.58.0" - - ` +
 			`arn:aws:elasticloadbalancing:eu-central-1:627959692251:targetgroup/test-lb-instances/8f04c4fe71f5f794 "Root=1-5da09932-2c342a443bfb96249aa50ed7" ` +
 			`"-" "-" 0 2019-10-11T15:01:06.657000Z "forward" "-" "-"`,
-		Want: trace.Observation{Tier: trace.TierProxy, Format: "alb", Method: "GET", Route: "/", Outcome: trace.OutcomeClientClosed,
+		Want: model.Observation{Tier: model.TierProxy, Format: "alb", Method: "GET", Route: "/", Outcome: model.OutcomeClientClosed,
 			RequestID: "Root=1-5da09932-2c342a443bfb96249aa50ed7", Client: "77.227.156.41",
 			Time: mustTime("2019-10-11T15:01:06.657Z"), Duration: 5719735 * time.Microsecond},
 	}, {
@@ -62,14 +62,14 @@ var albFormat = &Format{
 			`"GET http://filebeat-aws-elb-test-12030537.eu-central-1.elb.amazonaws.com:80/ HTTP/1.1" "curl/7.58.0" - - ` +
 			`arn:aws:elasticloadbalancing:eu-central-1:627959692251:targetgroup/test-lb-instances/8f04c4fe71f5f794 "Root=1-5da09954-2c342a443bfb96249aa50ed7" ` +
 			`"-" "-" 0 2019-10-11T15:01:40.491000Z "forward" "-" "-"`,
-		Want: trace.Observation{Tier: trace.TierProxy, Format: "alb", Method: "GET", Route: "/", Status: 504,
-			Outcome: trace.OutcomeUpstreamTimeout, RequestID: "Root=1-5da09954-2c342a443bfb96249aa50ed7", Client: "77.227.156.41",
+		Want: model.Observation{Tier: model.TierProxy, Format: "alb", Method: "GET", Route: "/", Status: 504,
+			Outcome: model.OutcomeUpstreamTimeout, RequestID: "Root=1-5da09954-2c342a443bfb96249aa50ed7", Client: "77.227.156.41",
 			Time: mustTime("2019-10-11T15:01:40.491Z"), Duration: 10001440 * time.Microsecond},
 	}},
 }
 
 // readALB reads one ALB line, reporting whether it was one.
-func readALB(p *Parser, s string, src trace.Source) bool {
+func readALB(p *Parser, s string, src model.Source) bool {
 	switch {
 	case strings.HasPrefix(s, "http "), strings.HasPrefix(s, "https "), strings.HasPrefix(s, "h2 "),
 		strings.HasPrefix(s, "grpcs "), strings.HasPrefix(s, "ws "), strings.HasPrefix(s, "wss "):
@@ -80,7 +80,7 @@ func readALB(p *Parser, s string, src trace.Source) bool {
 	if len(f) < 18 || !strings.Contains(f[2], "/") {
 		return false
 	}
-	end, ok := trace.ParseTime(f[1])
+	end, ok := model.ParseTime(f[1])
 	if !ok {
 		return false
 	}
@@ -88,8 +88,8 @@ func readALB(p *Parser, s string, src trace.Source) bool {
 	if method == "" {
 		return false
 	}
-	var o trace.Observation
-	o.Source, o.Format, o.Tier = src, "alb", trace.TierProxy
+	var o model.Observation
+	o.Source, o.Format, o.Tier = src, "alb", model.TierProxy
 	o.Method, o.Route = method, path
 	o.Client = hostOf(f[3])
 	o.Status, _ = strconv.Atoi(f[8])
@@ -115,7 +115,7 @@ func readALB(p *Parser, s string, src trace.Source) bool {
 	}
 	o.Time = end.Add(-time.Duration(spent * float64(time.Second)))
 	if len(f) > 21 {
-		if start, ok := trace.ParseTime(f[21]); ok && !start.After(end) {
+		if start, ok := model.ParseTime(f[21]); ok && !start.After(end) {
 			o.Time = start
 		}
 	}
@@ -123,14 +123,14 @@ func readALB(p *Parser, s string, src trace.Source) bool {
 	o.Detail = gone
 	switch {
 	case o.Status == 460: // the client closed the connection before the ALB could answer
-		o.Outcome, o.Status = trace.OutcomeClientClosed, 0
+		o.Outcome, o.Status = model.OutcomeClientClosed, 0
 		o.Detail = strings.TrimSpace("460 client closed connection " + gone)
 	case o.Status == 504 || o.Status == 561:
-		o.Outcome = trace.OutcomeUpstreamTimeout
+		o.Outcome = model.OutcomeUpstreamTimeout
 	case o.Status == 502 || o.Status == 503 && gone != "":
-		o.Outcome = trace.OutcomeUpstreamReset
+		o.Outcome = model.OutcomeUpstreamReset
 	case o.Status == 503 && o.UpstreamStatus == 0:
-		o.Outcome = trace.OutcomeNotDelivered
+		o.Outcome = model.OutcomeNotDelivered
 	default:
 		o.Outcome = proxyOutcome(o.Status)
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 	"github.com/tidwall/gjson"
 )
 
@@ -83,10 +83,10 @@ func containsFold(s, w string) bool {
 
 // extractApp maps application loggers (slog, zap, zerolog, logrus, pino,
 // structlog), Temporal worker lines and idem's canonical schema.
-func extractApp(p *Parser, r *record, o *trace.Observation) bool {
-	o.Time, _ = trace.ParseTime(r.strs(pTimeAliases))
+func extractApp(p *Parser, r *record, o *model.Observation) bool {
+	o.Time, _ = model.ParseTime(r.strs(pTimeAliases))
 	o.RequestID = r.strs(pRidAliases)
-	o.Key = trace.NormalizeKey(r.strs(pKeyAliases))
+	o.Key = model.NormalizeKey(r.strs(pKeyAliases))
 	o.KeyHash = r.strs(pKeyHashAliases)
 	o.Method = httpMethod(r.strs(pMethodAliases))
 	o.Route = routePath(r.strs(pRouteAliases))
@@ -107,7 +107,7 @@ func extractApp(p *Parser, r *record, o *trace.Observation) bool {
 	o.ActivityID = r.str("ActivityID", "activityId", "activity_id")
 	o.ActivityType = r.str("ActivityType", "activityType", "activity_type")
 	if t := r.str("tier"); t != "" {
-		if tier, err := trace.ParseTier(strings.ToLower(t)); err == nil {
+		if tier, err := model.ParseTier(strings.ToLower(t)); err == nil {
 			o.Tier = tier
 		}
 	}
@@ -115,7 +115,7 @@ func extractApp(p *Parser, r *record, o *trace.Observation) bool {
 	if vr != nil {
 		vr.apply(r, o)
 	}
-	unit := trace.Unit(0)
+	unit := model.Unit(0)
 	if p.cur != nil {
 		unit = p.cur.durations
 	}
@@ -125,11 +125,11 @@ func extractApp(p *Parser, r *record, o *trace.Observation) bool {
 	}
 	o.RequestID = processScoped(r, o.RequestID, o.Source)
 	if oc := r.strs(pOutcomeAliases); oc != "" {
-		o.Outcome = trace.ParseOutcome(strings.ToLower(oc))
+		o.Outcome = model.ParseOutcome(strings.ToLower(oc))
 	}
 	if o.Fingerprint == "" {
 		if b := r.path(firstPresent(r, bodyAliases)); b.Exists() {
-			o.Fingerprint = trace.FingerprintValue(b)
+			o.Fingerprint = model.FingerprintValue(b)
 		}
 	}
 	switch v := r.get("effect"); {
@@ -140,16 +140,16 @@ func extractApp(p *Parser, r *record, o *trace.Observation) bool {
 	case o.ResultID != "" && o.Decision != "replay" && o.Decision != "replayed" && effectWords.MatchString(o.Message):
 		o.Effect = true
 	}
-	if o.Tier == trace.TierServer && !o.Outcome.Lost() && (responseUnwritten(o.Message) || responseUnwritten(o.Detail)) {
+	if o.Tier == model.TierServer && !o.Outcome.Lost() && (responseUnwritten(o.Message) || responseUnwritten(o.Detail)) {
 		// The server says its response could not be written: the
 		// client (or the proxy) was gone, whatever status it meant.
-		o.Outcome = trace.OutcomeReset
+		o.Outcome = model.OutcomeReset
 		if o.Detail == "" {
 			o.Detail = o.Message
 		}
 	}
-	if o.Status > 0 && o.Outcome == trace.OutcomeUnknown {
-		o.Outcome = trace.OutcomeOK
+	if o.Status > 0 && o.Outcome == model.OutcomeUnknown {
+		o.Outcome = model.OutcomeOK
 	}
 	// A line with a status and a duration is an access line, written when
 	// the response was: the request began a duration earlier. Fiber's
@@ -184,9 +184,9 @@ var pDurMS = newPaths(durMSAliases...)
 // level: explicit units in the key name, then a bare duration or latency
 // in the format's documented unit (zerolog's and lograge's milliseconds),
 // else by how it is written (see durationValue).
-func appDuration(r *record, unit trace.Unit) time.Duration {
+func appDuration(r *record, unit model.Unit) time.Duration {
 	if s := r.strs(pDurMS); s != "" {
-		d, _ := trace.ParseDuration(s, trace.Milliseconds)
+		d, _ := model.ParseDuration(s, model.Milliseconds)
 		return d
 	}
 	v := r.get("duration")
@@ -199,22 +199,22 @@ func appDuration(r *record, unit trace.Unit) time.Duration {
 // durationValue reads a duration in unit, or, when the unit is not known
 // (0), as Go's loggers write one: a string with its unit ("815ms", bare
 // seconds), slog's integer nanoseconds, zap's float seconds.
-func durationValue(v gjson.Result, unit trace.Unit) time.Duration {
+func durationValue(v gjson.Result, unit model.Unit) time.Duration {
 	switch v.Type {
 	case gjson.String:
 		if unit == 0 {
-			unit = trace.Seconds
+			unit = model.Seconds
 		}
-		d, _ := trace.ParseDuration(v.Str, unit)
+		d, _ := model.ParseDuration(v.Str, unit)
 		return d
 	case gjson.Number:
 		if unit == 0 {
-			unit = trace.Nanoseconds
+			unit = model.Nanoseconds
 			if strings.ContainsAny(v.Raw, ".eE") {
-				unit = trace.Seconds
+				unit = model.Seconds
 			}
 		}
-		d, _ := trace.ParseDuration(v.Raw, unit)
+		d, _ := model.ParseDuration(v.Raw, unit)
 		return d
 	}
 	return 0
@@ -225,7 +225,7 @@ func durationValue(v gjson.Result, unit trace.Unit) time.Duration {
 // logged it (its hostname and pid, where the line has them, else its
 // file): the same counter value from two pods or two restarts is not one
 // request.
-func processScoped(r *record, id string, src trace.Source) string {
+func processScoped(r *record, id string, src model.Source) string {
 	if id == "" || len(id) > 9 {
 		return id
 	}

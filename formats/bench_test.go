@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/idem-cli/idem/internal/benchlog"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // BenchmarkParseLines parses the benchmark log's first lines on one
@@ -36,7 +36,7 @@ func BenchmarkParseLines(b *testing.B) {
 			res.Reset()
 			p.Into(&res)
 			for j, l := range lines[i:min(i+2000, len(lines))] {
-				p.Line(l, trace.Source{File: "bench", Line: i + j + 1})
+				p.Line(l, model.Source{File: "bench", Line: i + j + 1})
 			}
 		}
 	}

@@ -3,7 +3,7 @@ package formats
 import (
 	"strings"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 	"github.com/tidwall/gjson"
 )
 
@@ -11,7 +11,7 @@ import (
 // as read (Result.Raw), in the shapes HAR entries and request-logging
 // middleware write, or returns nil when the record does not hold a method
 // and a URL. The result owns its strings.
-func Capture(raw string, o *trace.Observation) *trace.Captured {
+func Capture(raw string, o *model.Observation) *model.Captured {
 	if !gjson.Valid(raw) {
 		return nil
 	}
@@ -21,7 +21,7 @@ func Capture(raw string, o *trace.Observation) *trace.Captured {
 	}
 	var r record
 	r.load(v)
-	c := &trace.Captured{Method: o.Method, Key: o.Key, RequestID: strings.Clone(o.RequestID), Source: o.Source}
+	c := &model.Captured{Method: o.Method, Key: o.Key, RequestID: strings.Clone(o.RequestID), Source: o.Source}
 	if req := r.get("request"); req.IsObject() && r.has("response") {
 		// A HAR entry.
 		c.URL = req.Get("url").Str
@@ -65,11 +65,11 @@ func Capture(raw string, o *trace.Observation) *trace.Captured {
 
 // headerList reads a header map or a HAR header array into a list,
 // keeping the captured order.
-func headerList(h gjson.Result) []trace.Header {
-	var out []trace.Header
+func headerList(h gjson.Result) []model.Header {
+	var out []model.Header
 	if h.IsArray() {
 		h.ForEach(func(_, e gjson.Result) bool {
-			out = append(out, trace.Header{Name: e.Get("name").Str, Value: e.Get("value").String()})
+			out = append(out, model.Header{Name: e.Get("name").Str, Value: e.Get("value").String()})
 			return true
 		})
 		return out
@@ -77,11 +77,11 @@ func headerList(h gjson.Result) []trace.Header {
 	h.ForEach(func(k, v gjson.Result) bool {
 		if v.IsArray() {
 			v.ForEach(func(_, x gjson.Result) bool {
-				out = append(out, trace.Header{Name: k.Str, Value: x.String()})
+				out = append(out, model.Header{Name: k.Str, Value: x.String()})
 				return true
 			})
 		} else {
-			out = append(out, trace.Header{Name: k.Str, Value: v.String()})
+			out = append(out, model.Header{Name: k.Str, Value: v.String()})
 		}
 		return true
 	})

@@ -1,7 +1,7 @@
 package formats
 
 import (
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 	"github.com/tidwall/gjson"
 )
 
@@ -11,7 +11,7 @@ var cloudwatchFormat = &Format{
 	Name: "cloudwatch", Kind: KindEnvelope,
 	Doc:   "AWS CloudWatch Logs (filter-log-events answers, events per line)",
 	match: func(r *record) bool { return isEventsPage(r) || r.has("message") && r.has("logStreamName") },
-	expand: func(p *Parser, r *record, src trace.Source) bool {
+	expand: func(p *Parser, r *record, src model.Source) bool {
 		if isEventsPage(r) {
 			entries("events", (*Parser).cloudWatchEvent)(p, r, src)
 		} else {
@@ -35,7 +35,7 @@ var cloudwatchFormat = &Format{
 			`"searchedLogStreams":[{"logStreamName":"ingress-nginx/ingress-nginx-controller-5d8b7c9f4-x2k8p","searchedCompletely":true},` +
 			`{"logStreamName":"orders-api/orders-api-7d9f6b8c5-qm2lz","searchedCompletely":true}]}`,
 		Count: 2,
-		Want: trace.Observation{Tier: trace.TierServer, Format: "slog", Method: "POST", Route: "/v1/orders",
+		Want: model.Observation{Tier: model.TierServer, Format: "slog", Method: "POST", Route: "/v1/orders",
 			RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", KeyHash: "sha256:64a007e7bb1a1169", Decision: "new", State: "in_progress",
 			Fingerprint: "sha256:0da6983d5be4c82203ac1bd602fa40926c7f8ce5c44253057c3d4618e3f7880e", Message: "idempotency reservation",
 			Time:   mustTime("2026-11-30T09:14:02.118Z"),
@@ -49,8 +49,8 @@ var cloudwatchFormat = &Format{
 			`\"body_bytes_sent\":\"0\",\"request_length\":\"612\",\"request_time\":\"2.398\",\"upstream_addr\":\"10.0.2.15:8080\",\"upstream_status\":\"201\",` +
 			`\"upstream_response_time\":\"2.390\",\"http_user_agent\":\"Mozilla/5.0 (Macintosh; Intel Mac OS X 14_6) AppleWebKit/537.36 (KHTML, like Gecko) ` +
 			`Chrome/131.0 Safari/537.36\"}","ingestionTime":1796030044692,"eventId":"37000000000000000000000004"}`,
-		Want: trace.Observation{Tier: trace.TierProxy, Format: "nginx", Method: "POST", Route: "/v1/orders", UpstreamStatus: 201,
-			Outcome: trace.OutcomeClientClosed, RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", Key: "0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41",
+		Want: model.Observation{Tier: model.TierProxy, Format: "nginx", Method: "POST", Route: "/v1/orders", UpstreamStatus: 201,
+			Outcome: model.OutcomeClientClosed, RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", Key: "0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41",
 			Client: "198.51.100.23", Time: mustTime("2026-11-30T09:14:02.114Z"), Duration: 2_398_000_000,
 			Labels: "logStreamName=ingress-nginx/ingress-nginx-controller-5d8b7c9f4-x2k8p"},
 	}},
@@ -61,6 +61,6 @@ func isEventsPage(r *record) bool {
 	return r.has("events") && r.hasAny("searchedLogStreams", "nextToken", "events") && len(r.keys) <= 4
 }
 
-func (p *Parser) cloudWatchEvent(ev gjson.Result, src trace.Source) {
+func (p *Parser) cloudWatchEvent(ev gjson.Result, src model.Source) {
 	p.unwrap(ev.Get("message"), stringLabels(ev, "logStreamName", "logGroupName"), src, "cloudwatch")
 }

@@ -5,14 +5,14 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // nginx's and Apache's combined text access log, with the fields
 // nginx setups append after it (request time, upstream status, request id,
 // key), by name or by shape.
 var combinedFormat = &Format{
-	Name: "combined", Aliases: []string{"clf", "apache", "nginx-text"}, Kind: KindText, Tier: trace.TierProxy,
+	Name: "combined", Aliases: []string{"clf", "apache", "nginx-text"}, Kind: KindText, Tier: model.TierProxy,
 	Doc:   "nginx/Apache combined text access logs, with appended fields",
 	Setup: "log_format idem '$remote_addr - $remote_user [$time_local] \"$request\" $status $body_bytes_sent \"$http_referer\" \"$http_user_agent\" $request_time \"$upstream_status\" \"$http_x_request_id\" \"$http_idempotency_key\"';",
 	text:  readCombined,
@@ -21,14 +21,14 @@ var combinedFormat = &Format{
 	Samples: []Sample{{
 		Origin: "Apache HTTP Server documentation, Log Files (Combined Log Format example)",
 		Line:   `127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] "GET /apache_pb.gif HTTP/1.0" 200 2326 "http://www.example.com/start.html" "Mozilla/4.08 [en] (Win98; I ;Nav)"`,
-		Want: trace.Observation{Tier: trace.TierProxy, Format: "combined", Method: "GET", Route: "/apache_pb.gif", Status: 200,
-			Outcome: trace.OutcomeOK, Client: "127.0.0.1", Time: mustTime("2000-10-10T13:55:36-07:00")},
+		Want: model.Observation{Tier: model.TierProxy, Format: "combined", Method: "GET", Route: "/apache_pb.gif", Status: 200,
+			Outcome: model.OutcomeOK, Client: "127.0.0.1", Time: mustTime("2000-10-10T13:55:36-07:00")},
 	}, {
 		Origin: "fixtures/exports/combined.log: a 499 with request time, upstream status, request id and key appended",
 		Line: `198.51.100.23 - - [30/Nov/2026:09:14:04 +0000] "POST /v1/orders HTTP/1.1" 499 0 "-" "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_6)" 2.398 "201" ` +
 			`"c9b2decb-ebc7-4a9b-99d6-69712772ef41" "0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41"`,
-		Want: trace.Observation{Tier: trace.TierProxy, Format: "combined", Method: "POST", Route: "/v1/orders", UpstreamStatus: 201,
-			Outcome: trace.OutcomeClientClosed, RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", Key: "0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41",
+		Want: model.Observation{Tier: model.TierProxy, Format: "combined", Method: "POST", Route: "/v1/orders", UpstreamStatus: 201,
+			Outcome: model.OutcomeClientClosed, RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", Key: "0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41",
 			Client: "198.51.100.23", Time: mustTime("2026-11-30T09:14:01.602Z"), Duration: 2_398_000_000},
 	}},
 }
@@ -47,7 +47,7 @@ const clfBody = `(\S+) \S+ (\S+) \[([^\]]+)\] "(\S+) (\S+)(?: [^"]*)?" (\d{3}) (
 
 // readCombined reads a combined line, at the start of the line or, for a
 // line that is not kubectl's prefix, behind another prefix.
-func readCombined(p *Parser, s string, src trace.Source) bool {
+func readCombined(p *Parser, s string, src model.Source) bool {
 	m := combinedLine.FindStringSubmatch(s)
 	if m == nil && !strings.HasPrefix(s, "[") && strings.Contains(s, "] \"") {
 		m = combinedAnywhere.FindStringSubmatch(s)
@@ -60,9 +60,9 @@ func readCombined(p *Parser, s string, src trace.Source) bool {
 }
 
 // combined maps a combined-format line and its appended fields.
-func (p *Parser) combined(m []string, src trace.Source) {
-	var o trace.Observation
-	o.Source, o.Format, o.Tier = src, "combined", trace.TierProxy
+func (p *Parser) combined(m []string, src model.Source) {
+	var o model.Observation
+	o.Source, o.Format, o.Tier = src, "combined", model.TierProxy
 	if m[1] != "" {
 		o.Labels = "vhost=" + m[1]
 	}
@@ -72,12 +72,12 @@ func (p *Parser) combined(m []string, src trace.Source) {
 	o.Route = routePath(m[5])
 	o.Status, _ = strconv.Atoi(m[6])
 	ex := readExtras(m[10])
-	o.Duration, _ = trace.ParseDuration(ex.requestTime, trace.Seconds)
-	if t, ok := trace.ParseTime(m[3]); ok {
+	o.Duration, _ = model.ParseDuration(ex.requestTime, model.Seconds)
+	if t, ok := model.ParseTime(m[3]); ok {
 		o.Time = t.Add(-o.Duration) // $time_local is when the log was written
 	}
 	o.UpstreamStatus, _ = intValue(ex.upstream)
-	o.RequestID, o.Key = ex.requestID, trace.NormalizeKey(ex.key)
+	o.RequestID, o.Key = ex.requestID, model.NormalizeKey(ex.key)
 	o.Outcome = proxyOutcome(o.Status)
 	if o.Status == 499 {
 		o.Detail, o.Status = "499 client closed request", 0

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // docker compose logs (and docker-compose v1) put each service's name,
@@ -25,7 +25,7 @@ var composeFormat = &Format{
 		Line: "\x1b[36mcaddy-1  | \x1b[0m" + `{"level":"info","ts":1796030044.25,"logger":"http.log.access.log0","msg":"handled request","request":` +
 			`{"remote_ip":"172.18.0.1","client_ip":"172.18.0.1","proto":"HTTP/1.1","method":"POST","host":"localhost","uri":"/v1/orders",` +
 			`"headers":{"X-Request-Id":["c9b2decb-ebc7-4a9b-99d6-69712772ef41"]}},"duration":0.25,"size":57,"status":201,"resp_headers":{}}`,
-		Want: trace.Observation{Tier: trace.TierProxy, Format: "caddy", Method: "POST", Route: "/v1/orders", Status: 201, Outcome: trace.OutcomeOK,
+		Want: model.Observation{Tier: model.TierProxy, Format: "caddy", Method: "POST", Route: "/v1/orders", Status: 201, Outcome: model.OutcomeOK,
 			RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", Client: "172.18.0.1", Labels: "container=caddy-1,service=caddy",
 			Time: mustTime("2026-11-30T09:14:04Z"), Duration: 250 * time.Millisecond},
 	}},
@@ -37,7 +37,7 @@ var composePrefix = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9_.-]*?)(?:[-_](\d
 // ansiCodes are the terminal's colour and style sequences.
 var ansiCodes = regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]")
 
-func readCompose(p *Parser, s string, src trace.Source) bool {
+func readCompose(p *Parser, s string, src model.Source) bool {
 	if strings.IndexByte(s, '|') < 0 {
 		return false
 	}

@@ -10,7 +10,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // Config holds the overrides a user keeps in a file (--config): per source,
@@ -34,7 +34,7 @@ type Config struct {
 
 	compiled   []*SourceRule
 	effect     *effectRule
-	tierLabels map[string]trace.Tier
+	tierLabels map[string]model.Tier
 	patterns   []*textPattern
 }
 
@@ -47,7 +47,7 @@ type PatternConfig struct {
 
 type textPattern struct {
 	name string
-	tier trace.Tier
+	tier model.Tier
 	re   *regexp.Regexp
 }
 
@@ -79,7 +79,7 @@ type effectRule struct {
 
 type SourceRule struct {
 	glob    string
-	tier    trace.Tier
+	tier    model.Tier
 	tierSet bool
 	format  *Format
 	fields  map[string]string
@@ -121,31 +121,31 @@ func LoadConfig(path string) (*Config, error) {
 }
 
 // mappable names the Observation fields a config may map to a gjson path.
-var mappable = map[string]func(o *trace.Observation, v string){
-	"time":            func(o *trace.Observation, v string) { o.Time, _ = trace.ParseTime(v) },
-	"request_id":      func(o *trace.Observation, v string) { o.RequestID = v },
-	"key":             func(o *trace.Observation, v string) { o.Key = trace.NormalizeKey(v) },
-	"key_hash":        func(o *trace.Observation, v string) { o.KeyHash = v },
-	"method":          func(o *trace.Observation, v string) { o.Method = httpMethod(v) },
-	"route":           func(o *trace.Observation, v string) { o.Route = routePath(v) },
-	"status":          func(o *trace.Observation, v string) { o.Status, _ = intValue(v) },
-	"decision":        func(o *trace.Observation, v string) { o.Decision = strings.ToLower(v) },
-	"state":           func(o *trace.Observation, v string) { o.State = strings.ToLower(v) },
-	"fingerprint":     func(o *trace.Observation, v string) { o.Fingerprint = v },
-	"result_id":       func(o *trace.Observation, v string) { o.ResultID = v },
-	"attempt":         func(o *trace.Observation, v string) { o.Attempt, _ = intValue(v) },
-	"message":         func(o *trace.Observation, v string) { o.Message = v },
-	"client":          func(o *trace.Observation, v string) { o.Client = v },
-	"workflow_id":     func(o *trace.Observation, v string) { o.WorkflowID = v },
-	"activity_id":     func(o *trace.Observation, v string) { o.ActivityID = v },
-	"activity_type":   func(o *trace.Observation, v string) { o.ActivityType = v },
-	"duration_ms":     func(o *trace.Observation, v string) { o.Duration, _ = trace.ParseDuration(v, trace.Milliseconds) },
-	"outcome":         func(o *trace.Observation, v string) { o.Outcome = trace.ParseOutcome(v) },
-	"upstream_status": func(o *trace.Observation, v string) { o.UpstreamStatus, _ = intValue(v) },
-	"detail":          func(o *trace.Observation, v string) { o.Detail = v },
-	"run_id":          func(o *trace.Observation, v string) { o.RunID = v },
+var mappable = map[string]func(o *model.Observation, v string){
+	"time":            func(o *model.Observation, v string) { o.Time, _ = model.ParseTime(v) },
+	"request_id":      func(o *model.Observation, v string) { o.RequestID = v },
+	"key":             func(o *model.Observation, v string) { o.Key = model.NormalizeKey(v) },
+	"key_hash":        func(o *model.Observation, v string) { o.KeyHash = v },
+	"method":          func(o *model.Observation, v string) { o.Method = httpMethod(v) },
+	"route":           func(o *model.Observation, v string) { o.Route = routePath(v) },
+	"status":          func(o *model.Observation, v string) { o.Status, _ = intValue(v) },
+	"decision":        func(o *model.Observation, v string) { o.Decision = strings.ToLower(v) },
+	"state":           func(o *model.Observation, v string) { o.State = strings.ToLower(v) },
+	"fingerprint":     func(o *model.Observation, v string) { o.Fingerprint = v },
+	"result_id":       func(o *model.Observation, v string) { o.ResultID = v },
+	"attempt":         func(o *model.Observation, v string) { o.Attempt, _ = intValue(v) },
+	"message":         func(o *model.Observation, v string) { o.Message = v },
+	"client":          func(o *model.Observation, v string) { o.Client = v },
+	"workflow_id":     func(o *model.Observation, v string) { o.WorkflowID = v },
+	"activity_id":     func(o *model.Observation, v string) { o.ActivityID = v },
+	"activity_type":   func(o *model.Observation, v string) { o.ActivityType = v },
+	"duration_ms":     func(o *model.Observation, v string) { o.Duration, _ = model.ParseDuration(v, model.Milliseconds) },
+	"outcome":         func(o *model.Observation, v string) { o.Outcome = model.ParseOutcome(v) },
+	"upstream_status": func(o *model.Observation, v string) { o.UpstreamStatus, _ = intValue(v) },
+	"detail":          func(o *model.Observation, v string) { o.Detail = v },
+	"run_id":          func(o *model.Observation, v string) { o.RunID = v },
 	// A trace id names the delivery ("trace:<id>") where no request id does.
-	"trace_id": func(o *trace.Observation, v string) {
+	"trace_id": func(o *model.Observation, v string) {
 		if o.RequestID == "" || strings.HasPrefix(o.RequestID, "trace:") {
 			o.RequestID = traceDelivery(v)
 		}
@@ -176,7 +176,7 @@ func (c *Config) Compile() error {
 			return fmt.Errorf("sources[%d]: bad path pattern %q: %w", i, s.Path, err)
 		}
 		if s.Tier != "" {
-			t, err := trace.ParseTier(s.Tier)
+			t, err := model.ParseTier(s.Tier)
 			if err != nil {
 				return fmt.Errorf("sources[%d]: %w", i, err)
 			}
@@ -210,9 +210,9 @@ func (c *Config) Compile() error {
 		}
 		c.effect = e
 	}
-	c.tierLabels = map[string]trace.Tier{}
+	c.tierLabels = map[string]model.Tier{}
 	for label, tier := range c.Tiers {
-		t, err := trace.ParseTier(tier)
+		t, err := model.ParseTier(tier)
 		if err != nil {
 			return fmt.Errorf("tiers[%q]: %w", label, err)
 		}
@@ -237,9 +237,9 @@ func (c *Config) Compile() error {
 		if !named {
 			return fmt.Errorf("patterns[%d]: the regex names no field with (?P<name>...)", i)
 		}
-		tier := trace.TierProxy
+		tier := model.TierProxy
 		if pc.Tier != "" {
-			if tier, err = trace.ParseTier(pc.Tier); err != nil {
+			if tier, err = model.ParseTier(pc.Tier); err != nil {
 				return fmt.Errorf("patterns[%d]: %w", i, err)
 			}
 		}
@@ -275,7 +275,7 @@ func compileEffect(e *EffectConfig) (*effectRule, error) {
 
 // ruleFor merges the rules whose pattern matches path, later ones winning,
 // with the command-line overrides (tier, format) applied last.
-func (c *Config) RuleFor(path string, tier trace.Tier, formatName string) (*SourceRule, error) {
+func (c *Config) RuleFor(path string, tier model.Tier, formatName string) (*SourceRule, error) {
 	var out *SourceRule
 	merge := func(r *SourceRule) {
 		if out == nil {
@@ -306,7 +306,7 @@ func (c *Config) RuleFor(path string, tier trace.Tier, formatName string) (*Sour
 			}
 		}
 	}
-	if tier != trace.TierUnknown {
+	if tier != model.TierUnknown {
 		merge(&SourceRule{tier: tier, tierSet: true})
 	}
 	if formatName != "" {
@@ -320,7 +320,7 @@ func (c *Config) RuleFor(path string, tier trace.Tier, formatName string) (*Sour
 }
 
 // apply maps configured fields onto o; it reports whether it set any.
-func (s *SourceRule) apply(r *record, o *trace.Observation) bool {
+func (s *SourceRule) apply(r *record, o *model.Observation) bool {
 	set := false
 	for name, path := range s.fields {
 		if v := present(r.path(path)); v != "" {
@@ -334,7 +334,7 @@ func (s *SourceRule) apply(r *record, o *trace.Observation) bool {
 	return set
 }
 
-func (e *effectRule) match(r *record, o *trace.Observation) bool {
+func (e *effectRule) match(r *record, o *model.Observation) bool {
 	if e.msg != nil && !e.msg.MatchString(o.Message) {
 		return false
 	}
@@ -349,7 +349,7 @@ func (e *effectRule) match(r *record, o *trace.Observation) bool {
 	return true
 }
 
-func (c *Config) applyEffect(o *trace.Observation) {
+func (c *Config) applyEffect(o *model.Observation) {
 	if c.effect == nil || o.Effect {
 		return
 	}
@@ -359,7 +359,7 @@ func (c *Config) applyEffect(o *trace.Observation) {
 }
 
 // scopeOf computes the extra scope values of an observation's line.
-func (c *Config) scopeOf(r *record, o *trace.Observation) string {
+func (c *Config) scopeOf(r *record, o *model.Observation) string {
 	if c == nil || len(c.Scope) == 0 {
 		return ""
 	}

@@ -3,7 +3,7 @@ package formats
 import (
 	"strings"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 	"github.com/tidwall/gjson"
 )
 
@@ -13,7 +13,7 @@ var datadogFormat = &Format{
 	Name: "datadog", Kind: KindEnvelope,
 	Doc:   "Datadog log exports (Logs API answers, logs per line)",
 	match: func(r *record) bool { return isDatadogLog(r) || isDatadogPage(r) },
-	expand: func(p *Parser, r *record, src trace.Source) bool {
+	expand: func(p *Parser, r *record, src model.Source) bool {
 		if isDatadogLog(r) {
 			whole((*Parser).datadogLog)(p, r, src)
 		} else {
@@ -43,7 +43,7 @@ var datadogFormat = &Format{
 			`Chrome/131.0 Safari/537.36\"}","service":"ingress-nginx","status":"info","tags":["env:prod","kube_namespace:ingress-nginx"],` +
 			`"timestamp":"2026-11-30T09:14:04.512Z"},"id":"AQAAAZd0538d4f58884720","type":"log"}],"meta":{"page":{}}}`,
 		Count: 2,
-		Want: trace.Observation{Tier: trace.TierServer, Format: "slog", Method: "POST", Route: "/v1/orders",
+		Want: model.Observation{Tier: model.TierServer, Format: "slog", Method: "POST", Route: "/v1/orders",
 			RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", KeyHash: "sha256:64a007e7bb1a1169", Decision: "new", State: "in_progress",
 			Fingerprint: "sha256:0da6983d5be4c82203ac1bd602fa40926c7f8ce5c44253057c3d4618e3f7880e", Message: "idempotency reservation",
 			Time:   mustTime("2026-11-30T09:14:02.118Z"),
@@ -56,7 +56,7 @@ var datadogFormat = &Format{
 			`\"request_id\":\"c9b2decb-ebc7-4a9b-99d6-69712772ef41\",\"key_hash\":\"sha256:64a007e7bb1a1169\",\"order_id\":\"ord_8H2kQ\",\"effect\":true}",` +
 			`"service":"orders-api","status":"info","tags":["env:prod","kube_namespace:shop"],"timestamp":"2026-11-30T09:14:04.490Z"},` +
 			`"id":"AQAAAZd8f6a5751ed17d4f","type":"log"}`,
-		Want: trace.Observation{Tier: trace.TierServer, Format: "slog", RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41",
+		Want: model.Observation{Tier: model.TierServer, Format: "slog", RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41",
 			KeyHash: "sha256:64a007e7bb1a1169", ResultID: "ord_8H2kQ", Effect: true, Message: "order created",
 			Time: mustTime("2026-11-30T09:14:04.49Z"), Labels: "env=prod,host=node-3,kube_namespace=shop,service=orders-api"},
 	}},
@@ -71,7 +71,7 @@ func isDatadogPage(r *record) bool {
 	return r.has("data") && r.hasAny("meta", "links") && len(r.keys) <= 3
 }
 
-func (p *Parser) datadogLog(e gjson.Result, src trace.Source) {
+func (p *Parser) datadogLog(e gjson.Result, src model.Source) {
 	switch {
 	case e.Get("content").IsObject():
 		e = e.Get("content") // v1 API: {id, content}

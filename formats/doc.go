@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // groups orders the formats for people: what a line is, not the order
@@ -14,9 +14,9 @@ var groups = []struct {
 	in    func(*Format) bool
 }{
 	{"Request logs (browsers, proxies, load balancers)", func(f *Format) bool {
-		return f.Kind != KindEnvelope && (f.Tier == trace.TierClient || f.Tier == trace.TierProxy)
+		return f.Kind != KindEnvelope && (f.Tier == model.TierClient || f.Tier == model.TierProxy)
 	}},
-	{"Application and worker logs", func(f *Format) bool { return f.Kind != KindEnvelope && f.Tier >= trace.TierServer }},
+	{"Application and worker logs", func(f *Format) bool { return f.Kind != KindEnvelope && f.Tier >= model.TierServer }},
 	{"Exports and prefixes (unwrapped; their labels set the tier where they name one)", func(f *Format) bool {
 		return f.Kind == KindEnvelope
 	}},

@@ -3,7 +3,7 @@ package formats
 import (
 	"time"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // echo's Logger middleware (Go, labstack/echo v4), in its default JSON
@@ -18,7 +18,7 @@ import (
 // time is when the line was written, at the end of the request; latency
 // is in nanoseconds.
 var echoFormat = &Format{
-	Name: "echo", Kind: KindJSON, Tier: trace.TierServer,
+	Name: "echo", Kind: KindJSON, Tier: model.TierServer,
 	Doc: "echo's Logger middleware (Go): id, remote_ip, uri, status, latency (ns)",
 	match: func(r *record) bool {
 		// The Logger middleware's lines, and its context logger's (gommon:
@@ -32,13 +32,13 @@ var echoFormat = &Format{
 		Line: `{"time":"2026-11-30T09:14:04.5Z","id":"c9b2decb-ebc7-4a9b-99d6-69712772ef41","remote_ip":"10.0.0.7","host":"api:8080",` +
 			`"method":"POST","uri":"/v1/orders","user_agent":"curl/8.5.0","status":201,"error":"","latency":1500000000,` +
 			`"latency_human":"1.5s","bytes_in":41,"bytes_out":57}`,
-		Want: trace.Observation{Tier: trace.TierServer, Format: "echo", Method: "POST", Route: "/v1/orders", Status: 201, Outcome: trace.OutcomeOK,
+		Want: model.Observation{Tier: model.TierServer, Format: "echo", Method: "POST", Route: "/v1/orders", Status: 201, Outcome: model.OutcomeOK,
 			RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", Client: "10.0.0.7",
 			Time: mustTime("2026-11-30T09:14:03Z"), Duration: 1500 * time.Millisecond},
 	}},
 }
 
-func extractEcho(p *Parser, r *record, o *trace.Observation) bool {
+func extractEcho(p *Parser, r *record, o *model.Observation) bool {
 	ok := extractApp(p, r, o)
 	if id := r.str("id"); id != "" && o.RequestID == "" {
 		o.RequestID = id

@@ -3,7 +3,7 @@ package formats
 import (
 	"strings"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 	"github.com/tidwall/gjson"
 )
 
@@ -13,7 +13,7 @@ var elasticsearchFormat = &Format{
 	Name: "elasticsearch", Aliases: []string{"opensearch"}, Kind: KindEnvelope,
 	Doc:   "Elasticsearch/OpenSearch search answers and exported hits",
 	match: func(r *record) bool { return isSearchPage(r) || r.has("_source") && r.hasAny("_index", "_id") },
-	expand: func(p *Parser, r *record, src trace.Source) bool {
+	expand: func(p *Parser, r *record, src model.Source) bool {
 		if isSearchPage(r) {
 			entries("hits.hits", (*Parser).esHit)(p, r, src)
 		} else {
@@ -39,7 +39,7 @@ var elasticsearchFormat = &Format{
 			`Chrome/131.0 Safari/537.36\"}","service":{"name":"ingress-nginx"},` +
 			`"log":{"file":{"path":"/var/log/containers/ingress-nginx-controller-5d8b7c9f4-x2k8p.log"}},"ecs":{"version":"8.11.0"}},"sort":[1796030044512]}]}}`,
 		Count: 2,
-		Want: trace.Observation{Tier: trace.TierServer, Format: "slog", Method: "POST", Route: "/v1/orders",
+		Want: model.Observation{Tier: model.TierServer, Format: "slog", Method: "POST", Route: "/v1/orders",
 			RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", KeyHash: "sha256:64a007e7bb1a1169", Decision: "new", State: "in_progress",
 			Fingerprint: "sha256:0da6983d5be4c82203ac1bd602fa40926c7f8ce5c44253057c3d4618e3f7880e", Message: "idempotency reservation",
 			Time:   mustTime("2026-11-30T09:14:02.118Z"),
@@ -54,8 +54,8 @@ var elasticsearchFormat = &Format{
 			`\"upstream_response_time\":\"2.390\",\"http_user_agent\":\"Mozilla/5.0 (Macintosh; Intel Mac OS X 14_6) AppleWebKit/537.36 (KHTML, like Gecko) ` +
 			`Chrome/131.0 Safari/537.36\"}","service":{"name":"ingress-nginx"},` +
 			`"log":{"file":{"path":"/var/log/containers/ingress-nginx-controller-5d8b7c9f4-x2k8p.log"}},"ecs":{"version":"8.11.0"}},"sort":[1796030044512]}`,
-		Want: trace.Observation{Tier: trace.TierProxy, Format: "nginx", Method: "POST", Route: "/v1/orders", UpstreamStatus: 201,
-			Outcome: trace.OutcomeClientClosed, RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", Key: "0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41",
+		Want: model.Observation{Tier: model.TierProxy, Format: "nginx", Method: "POST", Route: "/v1/orders", UpstreamStatus: 201,
+			Outcome: model.OutcomeClientClosed, RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", Key: "0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41",
 			Client: "198.51.100.23", Time: mustTime("2026-11-30T09:14:02.114Z"), Duration: 2_398_000_000,
 			Labels: "_index=.ds-logs-ingress-nginx-default-2026.11.30-000001,log.file.path=/var/log/containers/ingress-nginx-controller-5d8b7c9f4-x2k8p.log,service.name=ingress-nginx"},
 	}},
@@ -69,8 +69,8 @@ var ecsFormat = &Format{
 	match: func(r *record) bool {
 		return r.has("@timestamp") && r.has("message") && r.hasAny("ecs", "service", "host", "log", "event")
 	},
-	expand: func(p *Parser, r *record, src trace.Source) bool {
-		whole(func(p *Parser, doc gjson.Result, src trace.Source) { p.unwrapECS(doc, nil, src, "ecs") })(p, r, src)
+	expand: func(p *Parser, r *record, src model.Source) bool {
+		whole(func(p *Parser, doc gjson.Result, src model.Source) { p.unwrapECS(doc, nil, src, "ecs") })(p, r, src)
 		return true
 	},
 	Samples: []Sample{{
@@ -79,7 +79,7 @@ var ecsFormat = &Format{
 			`\"request_id\":\"c9b2decb-ebc7-4a9b-99d6-69712772ef41\",\"route\":\"/v1/orders\",\"method\":\"POST\",\"key_hash\":\"sha256:64a007e7bb1a1169\",` +
 			`\"decision\":\"new\",\"state\":\"in_progress\",\"fingerprint\":\"sha256:0da6983d5be4c82203ac1bd602fa40926c7f8ce5c44253057c3d4618e3f7880e\"}",` +
 			`"service":{"name":"orders-api"},"log":{"file":{"path":"/var/log/containers/orders-api-7d9f6b8c5-qm2lz.log"}},"ecs":{"version":"8.11.0"}}`,
-		Want: trace.Observation{Tier: trace.TierServer, Format: "slog", Method: "POST", Route: "/v1/orders",
+		Want: model.Observation{Tier: model.TierServer, Format: "slog", Method: "POST", Route: "/v1/orders",
 			RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", KeyHash: "sha256:64a007e7bb1a1169", Decision: "new", State: "in_progress",
 			Fingerprint: "sha256:0da6983d5be4c82203ac1bd602fa40926c7f8ce5c44253057c3d4618e3f7880e", Message: "idempotency reservation",
 			Time:   mustTime("2026-11-30T09:14:02.118Z"),
@@ -92,14 +92,14 @@ func isSearchPage(r *record) bool {
 	return r.has("hits") && (r.has("took") || r.has("_shards") || len(r.keys) == 1)
 }
 
-func (p *Parser) esHit(hit gjson.Result, src trace.Source) {
+func (p *Parser) esHit(hit gjson.Result, src model.Source) {
 	p.unwrapECS(hit.Get("_source"), stringLabels(hit, "_index"), src, "elasticsearch")
 }
 
 // unwrapECS reads an Elastic Common Schema document: its message is the
 // original line when it holds one; otherwise the document's own fields
 // (http.request.method, url.path, ...) are the record.
-func (p *Parser) unwrapECS(doc gjson.Result, labels map[string]string, src trace.Source, format string) {
+func (p *Parser) unwrapECS(doc gjson.Result, labels map[string]string, src model.Source, format string) {
 	if labels == nil {
 		labels = map[string]string{}
 	}

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 	"github.com/tidwall/gjson"
 )
 
@@ -21,7 +21,7 @@ import (
 
 // unwrap reads an envelope's original line with its labels. inner is a
 // JSON object, a JSON string holding one, or text.
-func (p *Parser) unwrap(inner gjson.Result, labels map[string]string, src trace.Source, format string) {
+func (p *Parser) unwrap(inner gjson.Result, labels map[string]string, src model.Source, format string) {
 	saved, savedLabels := p.rec, p.labels
 	defer func() { p.rec, p.labels = saved, savedLabels }()
 	p.labels = mergeLabels(savedLabels, labels)
@@ -86,8 +86,8 @@ func labelsOf(v gjson.Result, prefix string, into map[string]string) map[string]
 
 // entries expands a page whose entries are the array at path (a search
 // API's answer), each read by entry.
-func entries(path string, entry func(*Parser, gjson.Result, trace.Source)) func(*Parser, *record, trace.Source) {
-	return func(p *Parser, r *record, src trace.Source) {
+func entries(path string, entry func(*Parser, gjson.Result, model.Source)) func(*Parser, *record, model.Source) {
+	return func(p *Parser, r *record, src model.Source) {
 		r.path(path).ForEach(func(_, e gjson.Result) bool {
 			entry(p, e, src)
 			return true
@@ -96,8 +96,8 @@ func entries(path string, entry func(*Parser, gjson.Result, trace.Source)) func(
 }
 
 // whole expands a record that is one entry (an NDJSON export), read by entry.
-func whole(entry func(*Parser, gjson.Result, trace.Source)) func(*Parser, *record, trace.Source) {
-	return func(p *Parser, r *record, src trace.Source) {
+func whole(entry func(*Parser, gjson.Result, model.Source)) func(*Parser, *record, model.Source) {
+	return func(p *Parser, r *record, src model.Source) {
 		entry(p, gjson.Parse(r.raw()), src)
 	}
 }
@@ -117,13 +117,13 @@ func stringLabels(e gjson.Result, keys ...string) map[string]string {
 // mapping, extended by the config's "tiers".
 var labelTiers = []struct {
 	word string
-	tier trace.Tier
+	tier model.Tier
 }{
-	{"ingress", trace.TierProxy}, {"nginx", trace.TierProxy}, {"envoy", trace.TierProxy}, {"istio-proxy", trace.TierProxy},
-	{"haproxy", trace.TierProxy}, {"caddy", trace.TierProxy}, {"traefik", trace.TierProxy}, {"load-balancer", trace.TierProxy},
-	{"http_load_balancer", trace.TierProxy}, {"alb", trace.TierProxy},
-	{"temporal", trace.TierWorker}, {"worker", trace.TierWorker}, {"sidekiq", trace.TierWorker}, {"celery", trace.TierWorker},
-	{"provider", trace.TierProvider}, {"browser", trace.TierClient},
+	{"ingress", model.TierProxy}, {"nginx", model.TierProxy}, {"envoy", model.TierProxy}, {"istio-proxy", model.TierProxy},
+	{"haproxy", model.TierProxy}, {"caddy", model.TierProxy}, {"traefik", model.TierProxy}, {"load-balancer", model.TierProxy},
+	{"http_load_balancer", model.TierProxy}, {"alb", model.TierProxy},
+	{"temporal", model.TierWorker}, {"worker", model.TierWorker}, {"sidekiq", model.TierWorker}, {"celery", model.TierWorker},
+	{"provider", model.TierProvider}, {"browser", model.TierClient},
 }
 
 // labelKeys are the labels that name what wrote a line, in the order they
@@ -135,7 +135,7 @@ var labelKeys = []string{"tier", "app", "service", "service_name", "service.name
 
 // labelTier sets o's tier from the envelope's labels, when they name one,
 // unless the line said its own tier (idem's canonical schema).
-func (p *Parser) labelTier(o *trace.Observation, ownTier bool) {
+func (p *Parser) labelTier(o *model.Observation, ownTier bool) {
 	if len(p.labels) == 0 || ownTier {
 		return
 	}
@@ -155,7 +155,7 @@ func (p *Parser) labelTier(o *trace.Observation, ownTier bool) {
 				return
 			}
 		}
-		if t, err := trace.ParseTier(v); err == nil {
+		if t, err := model.ParseTier(v); err == nil {
 			o.Tier = t
 			return
 		}

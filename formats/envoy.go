@@ -5,12 +5,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // Envoy's and Istio's JSON access logs.
 var envoyFormat = &Format{
-	Name: "envoy", Aliases: []string{"istio"}, Kind: KindJSON, Tier: trace.TierProxy,
+	Name: "envoy", Aliases: []string{"istio"}, Kind: KindJSON, Tier: model.TierProxy,
 	Doc:   "Envoy / Istio JSON access logs (response_flags)",
 	Setup: "json_format with \"request_id\": \"%REQ(X-REQUEST-ID)%\", \"idempotency_key\": \"%REQ(IDEMPOTENCY-KEY)%\", \"response_flags\": \"%RESPONSE_FLAGS%\", \"start_time\": \"%START_TIME%\", \"duration\": \"%DURATION%\" beside the method, path and code.",
 	match: func(r *record) bool {
@@ -25,8 +25,8 @@ var envoyFormat = &Format{
 			`"response_code_details":"downstream_remote_disconnect","connection_termination_details":"-","upstream_transport_failure_reason":"-",` +
 			`"bytes_received":"0","bytes_sent":"0","duration":"1870","upstream_service_time":"-","x_forwarded_for":"-","user_agent":"curl/8.14.1",` +
 			`"request_id":"c9b2decb-ebc7-9ab4-99d6-69712772ef41","authority":"mock-server:8080","upstream_host":"10.244.1.4:8080"}`,
-		Want: trace.Observation{Tier: trace.TierProxy, Format: "envoy", Method: "GET", Route: "/delay/10000",
-			Outcome: trace.OutcomeClientClosed, RequestID: "c9b2decb-ebc7-9ab4-99d6-69712772ef41",
+		Want: model.Observation{Tier: model.TierProxy, Format: "envoy", Method: "GET", Route: "/delay/10000",
+			Outcome: model.OutcomeClientClosed, RequestID: "c9b2decb-ebc7-9ab4-99d6-69712772ef41",
 			Time: mustTime("2025-12-14T15:31:56.209Z"), Duration: 1_870_000_000},
 	}, {
 		Origin: "an Istio upstream timeout (504 UT response_timeout) quoted publicly, keyed as Istio's JSON in fixtures/formats/envoy.jsonl",
@@ -34,8 +34,8 @@ var envoyFormat = &Format{
 			`"response_code_details":"response_timeout","bytes_received":"0","bytes_sent":"24","duration":"501","upstream_service_time":"-",` +
 			`"x_forwarded_for":"172.18.0.1","user_agent":"curl/8.7.1","request_id":"cb846eff-07ac-902e-9890-7af478c84166",` +
 			`"authority":"catalog.istioinaction.io:30000","upstream_host":"10.10.0.13:3000"}`,
-		Want: trace.Observation{Tier: trace.TierProxy, Format: "envoy", Method: "GET", Route: "/items", Status: 504,
-			Outcome: trace.OutcomeUpstreamTimeout, RequestID: "cb846eff-07ac-902e-9890-7af478c84166", Client: "172.18.0.1",
+		Want: model.Observation{Tier: model.TierProxy, Format: "envoy", Method: "GET", Route: "/items", Status: 504,
+			Outcome: model.OutcomeUpstreamTimeout, RequestID: "cb846eff-07ac-902e-9890-7af478c84166", Client: "172.18.0.1",
 			Time: mustTime("2025-05-15T20:00:21.626Z"), Duration: 501_000_000},
 	}, {
 		Origin: "an Istio ingress gateway's typed JSON line in a public write-up on 503 UC resets during uploads",
@@ -43,47 +43,47 @@ var envoyFormat = &Format{
 			`"user_agent":"curl/7.58.0","route_name":null,"request_id":"d0784d05-2b65-4121-b309-a28fe69c91b0","upstream_service_time":null,` +
 			`"connection_termination_details":null,"upstream_transport_failure_reason":null,"path":"/chang/reproduce503/round1/random300M_1","method":"PUT",` +
 			`"response_code":503,"bytes_received":268435456,"bytes_sent":95,"start_time":"2021-12-07T08:37:28.358Z"}`,
-		Want: trace.Observation{Tier: trace.TierProxy, Format: "envoy", Method: "PUT", Route: "/chang/reproduce503/round1/random300M_1", Status: 503,
-			Outcome: trace.OutcomeUpstreamReset, RequestID: "d0784d05-2b65-4121-b309-a28fe69c91b0",
+		Want: model.Observation{Tier: model.TierProxy, Format: "envoy", Method: "PUT", Route: "/chang/reproduce503/round1/random300M_1", Status: 503,
+			Outcome: model.OutcomeUpstreamReset, RequestID: "d0784d05-2b65-4121-b309-a28fe69c91b0",
 			Time: mustTime("2021-12-07T08:37:28.358Z"), Duration: 1_441_000_000},
 	}},
 }
 
-func extractEnvoy(p *Parser, r *record, o *trace.Observation) bool {
-	o.Time, _ = trace.ParseTime(r.str("start_time", "START_TIME", "timestamp"))
-	o.Duration, _ = trace.ParseDuration(r.str("duration", "DURATION"), trace.Milliseconds)
+func extractEnvoy(p *Parser, r *record, o *model.Observation) bool {
+	o.Time, _ = model.ParseTime(r.str("start_time", "START_TIME", "timestamp"))
+	o.Duration, _ = model.ParseDuration(r.str("duration", "DURATION"), model.Milliseconds)
 	o.Method = httpMethod(r.str("method", "request_method"))
 	o.Route = routePath(r.str("path", "x_envoy_original_path"))
 	o.RequestID = r.str("request_id", "x_request_id")
-	o.Key = trace.NormalizeKey(r.str("idempotency_key", "x_idempotency_key", "idempotency-key", "request_idempotency_key"))
+	o.Key = model.NormalizeKey(r.str("idempotency_key", "x_idempotency_key", "idempotency-key", "request_idempotency_key"))
 	o.Client = r.str("x_forwarded_for", "downstream_remote_address")
 	o.Status, _ = intValue(r.str("response_code"))
 	flags := r.str("response_flags")
 	o.Detail = strings.TrimSpace(flags + " " + r.str("response_code_details"))
 	o.Outcome = envoyOutcome(o.Status, flags)
-	if o.Outcome == trace.OutcomeClientClosed && o.Status != 0 && o.Status < 300 {
+	if o.Outcome == model.OutcomeClientClosed && o.Status != 0 && o.Status < 300 {
 		// "200 DC": the response started, then the client went away.
-		o.Outcome = trace.OutcomeClientClosed
+		o.Outcome = model.OutcomeClientClosed
 	}
 	return o.Method != "" || o.RequestID != ""
 }
 
 // envoyOutcome reads Envoy's response flags (several may be joined by ",").
-func envoyOutcome(status int, flags string) trace.Outcome {
+func envoyOutcome(status int, flags string) model.Outcome {
 	for _, f := range strings.Split(flags, ",") {
 		switch strings.TrimSpace(f) {
 		case "DC", "DR", "DownstreamConnectionTermination", "DownstreamRemoteReset":
-			return trace.OutcomeClientClosed
+			return model.OutcomeClientClosed
 		case "UT", "UMSDR", "SI", "UpstreamRequestTimeout", "UpstreamMaxStreamDurationReached", "StreamIdleTimeout":
-			return trace.OutcomeUpstreamTimeout
+			return model.OutcomeUpstreamTimeout
 		case "UC", "UR", "LR", "UpstreamConnectionTermination", "UpstreamRemoteReset", "LocalReset":
-			return trace.OutcomeUpstreamReset
+			return model.OutcomeUpstreamReset
 		case "UF", "UH", "UO", "NR", "NC", "UpstreamConnectionFailure", "NoHealthyUpstream", "UpstreamOverflow", "NoRouteFound", "NoClusterFound":
-			return trace.OutcomeNotDelivered
+			return model.OutcomeNotDelivered
 		}
 	}
 	if status == 0 {
-		return trace.OutcomeClientClosed
+		return model.OutcomeClientClosed
 	}
 	return proxyOutcome(status)
 }
@@ -100,7 +100,7 @@ func envoyOutcome(status int, flags string) trace.Outcome {
 //
 // Its flags map to outcomes as in the JSON access log.
 var envoyTextFormat = &Format{
-	Name: "envoy-text", Aliases: []string{"istio-text"}, Kind: KindText, Tier: trace.TierProxy,
+	Name: "envoy-text", Aliases: []string{"istio-text"}, Kind: KindText, Tier: model.TierProxy,
 	Doc:   "Envoy / Istio default text access logs",
 	Setup: "Envoy logs %REQ(X-REQUEST-ID)% by default; add \"%REQ(IDEMPOTENCY-KEY)%\" at the end of the format to log the key.",
 	text:  readEnvoyText,
@@ -108,21 +108,21 @@ var envoyTextFormat = &Format{
 		Origin: "Envoy documentation, Access logging: the default format's example",
 		Line: `[2016-04-15T20:17:00.310Z] "POST /api/v1/locations HTTP/2" 204 - 154 0 226 100 "10.0.35.28" "nsq2http" ` +
 			`"cc21d9b0-cf5c-432b-8c7e-98aeb7988cd2" "locations" "tcp://10.0.2.1:80"`,
-		Want: trace.Observation{Tier: trace.TierProxy, Format: "envoy-text", Method: "POST", Route: "/api/v1/locations", Status: 204,
-			Outcome: trace.OutcomeOK, Client: "10.0.35.28", RequestID: "cc21d9b0-cf5c-432b-8c7e-98aeb7988cd2",
+		Want: model.Observation{Tier: model.TierProxy, Format: "envoy-text", Method: "POST", Route: "/api/v1/locations", Status: 204,
+			Outcome: model.OutcomeOK, Client: "10.0.35.28", RequestID: "cc21d9b0-cf5c-432b-8c7e-98aeb7988cd2",
 			Time: mustTime("2016-04-15T20:17:00.310Z"), Duration: 226 * time.Millisecond},
 	}, {
 		Origin: "Istio documentation, Envoy Access Logs (its default text format)",
 		Line: `[2020-11-25T21:26:18.409Z] "GET /status/418 HTTP/1.1" 418 - via_upstream - "-" 0 135 4 4 "-" "curl/7.73.0-DEV" ` +
 			`"84961386-6d84-929d-98bd-c5aee93b5c88" "httpbin:8000" "127.0.0.1:80" inbound|8000|| 127.0.0.1:41854 10.44.1.27:80 10.44.1.23:37652 ` +
 			`outbound_.8000_._.httpbin.default.svc.cluster.local default`,
-		Want: trace.Observation{Tier: trace.TierProxy, Format: "envoy-text", Method: "GET", Route: "/status/418", Status: 418,
-			Outcome: trace.OutcomeOK, RequestID: "84961386-6d84-929d-98bd-c5aee93b5c88", Detail: "via_upstream",
+		Want: model.Observation{Tier: model.TierProxy, Format: "envoy-text", Method: "GET", Route: "/status/418", Status: 418,
+			Outcome: model.OutcomeOK, RequestID: "84961386-6d84-929d-98bd-c5aee93b5c88", Detail: "via_upstream",
 			Time: mustTime("2020-11-25T21:26:18.409Z"), Duration: 4 * time.Millisecond},
 	}},
 }
 
-func readEnvoyText(p *Parser, s string, src trace.Source) bool {
+func readEnvoyText(p *Parser, s string, src model.Source) bool {
 	if !strings.HasPrefix(s, "[") {
 		return false
 	}
@@ -130,7 +130,7 @@ func readEnvoyText(p *Parser, s string, src trace.Source) bool {
 	if end < 0 || end+3 > len(s) || s[end+1] != ' ' || s[end+2] != '"' {
 		return false
 	}
-	start, ok := trace.ParseTime(s[1:end])
+	start, ok := model.ParseTime(s[1:end])
 	if !ok {
 		return false
 	}
@@ -155,10 +155,10 @@ func readEnvoyText(p *Parser, s string, src trace.Source) bool {
 	if d < 0 || d+7 >= len(f) {
 		return false
 	}
-	var o trace.Observation
-	o.Source, o.Format, o.Tier = src, "envoy-text", trace.TierProxy
+	var o model.Observation
+	o.Source, o.Format, o.Tier = src, "envoy-text", model.TierProxy
 	o.Time, o.Method, o.Route, o.Status = start, method, path, code
-	o.Duration, _ = trace.ParseDuration(f[d+2], trace.Milliseconds)
+	o.Duration, _ = model.ParseDuration(f[d+2], model.Milliseconds)
 	if xff := f[d+4]; xff != "-" {
 		o.Client = strings.TrimSpace(strings.Split(xff, ",")[0])
 	}
@@ -184,7 +184,7 @@ func readEnvoyText(p *Parser, s string, src trace.Source) bool {
 	// upstream host or the fields Istio adds after it.
 	for _, x := range f[min(d+9, len(f)):] {
 		if k := strings.Trim(x, `"`); idShaped(k) && strings.Count(k, "-") >= 2 && !strings.Contains(k, ":") {
-			o.Key = trace.NormalizeKey(k)
+			o.Key = model.NormalizeKey(k)
 			break
 		}
 	}

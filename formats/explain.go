@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 	"github.com/tidwall/gjson"
 )
 
@@ -38,16 +38,16 @@ type leaf struct {
 // use counts one field read from path.
 func (p *Parser) use(field, path, by string) {
 	if p.out.Uses == nil {
-		p.out.Uses = map[trace.FieldUse]int{}
+		p.out.Uses = map[model.FieldUse]int{}
 	}
 	if len(p.out.Uses) >= 256 {
 		return
 	}
-	p.out.Uses[trace.FieldUse{Field: field, Path: p.keep(path), By: p.keep(by)}]++
+	p.out.Uses[model.FieldUse{Field: field, Path: p.keep(path), By: p.keep(by)}]++
 }
 
 // explainText says what a text line gave: its format reads by position.
-func (p *Parser) explainText(o *trace.Observation) {
+func (p *Parser) explainText(o *model.Observation) {
 	if !p.Explain || o.Source.Line > maxExplained {
 		return
 	}
@@ -58,7 +58,7 @@ func (p *Parser) explainText(o *trace.Observation) {
 }
 
 // observedFields names the fields o holds, in the config's names.
-func observedFields(o *trace.Observation) []string {
+func observedFields(o *model.Observation) []string {
 	var out []string
 	add := func(ok bool, name string) {
 		if ok {
@@ -79,7 +79,7 @@ func observedFields(o *trace.Observation) []string {
 }
 
 // explainRecord says where each field of o came from in r, read by f.
-func (p *Parser) explainRecord(r *record, o *trace.Observation, f *Format) {
+func (p *Parser) explainRecord(r *record, o *model.Observation, f *Format) {
 	if !p.Explain || o.Source.Line > maxExplained {
 		return
 	}
@@ -107,7 +107,7 @@ func (p *Parser) explainRecord(r *record, o *trace.Observation, f *Format) {
 		})
 	}
 	if o.Key != "" {
-		find("key", func(s string) bool { return trace.NormalizeKey(s) == o.Key })
+		find("key", func(s string) bool { return model.NormalizeKey(s) == o.Key })
 	}
 	if o.KeyHash != "" {
 		find("key_hash", func(s string) bool { return s == o.KeyHash })
@@ -150,7 +150,7 @@ func (p *Parser) explainRecord(r *record, o *trace.Observation, f *Format) {
 
 // explainFingerprint says whether the fingerprint was logged or made from
 // a logged body.
-func (p *Parser) explainFingerprint(r *record, o *trace.Observation, f *Format, leaves []leaf, mapped map[string]string) {
+func (p *Parser) explainFingerprint(r *record, o *model.Observation, f *Format, leaves []leaf, mapped map[string]string) {
 	if path, ok := mapped["fingerprint"]; ok {
 		p.use("fingerprint", path, "config")
 		return
@@ -194,13 +194,13 @@ func (p *Parser) explainNamed(leaves []leaf, m meaning, field string, f *Format)
 	p.use(field, "", "format "+f.Name)
 }
 
-func unitName(u trace.Unit) string {
+func unitName(u model.Unit) string {
 	switch u {
-	case trace.Nanoseconds:
+	case model.Nanoseconds:
 		return "ns"
-	case trace.Microseconds:
+	case model.Microseconds:
 		return "µs"
-	case trace.Milliseconds:
+	case model.Milliseconds:
 		return "ms"
 	}
 	return "s"
@@ -296,7 +296,7 @@ func gjsonName(k string) string {
 }
 
 // FieldUseText is a use as a line of text: "request_id ← meta.req.headers.x-request-id (vocabulary (loggers); 12 lines)".
-func FieldUseText(u trace.FieldUse) string {
+func FieldUseText(u model.FieldUse) string {
 	path := u.Path
 	if path == "" {
 		path = "(not a named field)"

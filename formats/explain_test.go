@@ -3,7 +3,7 @@ package formats
 import (
 	"testing"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // TestExplainNamesWhereEachFieldCameFrom reads lines of a logger idem has
@@ -12,10 +12,10 @@ import (
 func TestExplainNamesWhereEachFieldCameFrom(t *testing.T) {
 	for _, tc := range []struct {
 		line string
-		want []trace.FieldUse
+		want []model.FieldUse
 	}{{
 		line: jsonSamples[0].Line, // winston + express-winston
-		want: []trace.FieldUse{
+		want: []model.FieldUse{
 			{Field: "request_id", Path: "meta.req.headers.x-request-id", By: "vocabulary (pino-http, express-winston, bunyan)"},
 			{Field: "key", Path: "meta.req.headers.idempotency-key", By: "vocabulary (pino-http, express-winston, bunyan)"},
 			{Field: "status", Path: "meta.res.statusCode", By: "vocabulary (pino-http, express-winston, bunyan)"},
@@ -24,19 +24,19 @@ func TestExplainNamesWhereEachFieldCameFrom(t *testing.T) {
 		},
 	}, {
 		line: jsonSamples[1].Line, // OpenTelemetry's dotted names
-		want: []trace.FieldUse{
+		want: []model.FieldUse{
 			{Field: "method", Path: `http\.request\.method`, By: "vocabulary (OpenTelemetry, Elastic ECS)"},
 			{Field: "key", Path: `http\.request\.header\.idempotency-key`, By: "vocabulary (OpenTelemetry)"},
 		},
 	}, {
 		line: nginxFormat.Samples[0].Line,
-		want: []trace.FieldUse{{Field: "method", Path: "request_method", By: "format nginx"}},
+		want: []model.FieldUse{{Field: "method", Path: "request_method", By: "format nginx"}},
 	}} {
 		p := NewParser(nil, nil)
 		p.Explain = true
 		var res Result
 		p.Into(&res)
-		p.Line([]byte(tc.line), trace.Source{File: "x", Line: 1})
+		p.Line([]byte(tc.line), model.Source{File: "x", Line: 1})
 		for _, w := range tc.want {
 			if res.Uses[w] != 1 {
 				t.Errorf("%.60s…: no use %+v; uses %v", tc.line, w, res.Uses)
@@ -47,7 +47,7 @@ func TestExplainNamesWhereEachFieldCameFrom(t *testing.T) {
 	p := NewParser(nil, nil)
 	var res Result
 	p.Into(&res)
-	p.Line([]byte(jsonSamples[0].Line), trace.Source{File: "x", Line: 1})
+	p.Line([]byte(jsonSamples[0].Line), model.Source{File: "x", Line: 1})
 	if res.Uses != nil {
 		t.Errorf("uses counted without Explain: %v", res.Uses)
 	}

@@ -5,16 +5,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // TestEveryStringFieldIsCapped ties Parser.finish's caps to the model: a
-// new string field of trace.Observation that is not capped fails here.
+// new string field of model.Observation that is not capped fails here.
 // Each field is made long alone, so that finish's one test for the usual
 // short line must look at it too, not only capFields.
 func TestEveryStringFieldIsCapped(t *testing.T) {
 	long := strings.Repeat("x", 3*MaxField)
-	fields := reflect.TypeFor[trace.Observation]()
+	fields := reflect.TypeFor[model.Observation]()
 	p := NewParser(nil, nil)
 	var res Result
 	p.Into(&res)
@@ -23,7 +23,7 @@ func TestEveryStringFieldIsCapped(t *testing.T) {
 		if fields.Field(i).Type.Kind() != reflect.String || name == "Format" {
 			continue
 		}
-		var o trace.Observation
+		var o model.Observation
 		f := reflect.ValueOf(&o).Elem().Field(i)
 		f.SetString(long)
 		p.finish(&o)
@@ -48,9 +48,9 @@ var notMappable = map[string]string{
 }
 
 // TestMappableCoversTheModel ties the config's field mappings to the
-// model: every field of trace.Observation is mappable or listed above.
+// model: every field of model.Observation is mappable or listed above.
 func TestMappableCoversTheModel(t *testing.T) {
-	typ := reflect.TypeOf(trace.Observation{})
+	typ := reflect.TypeOf(model.Observation{})
 	for i := range typ.NumField() {
 		name := typ.Field(i).Name
 		if _, ok := notMappable[name]; ok {
@@ -61,7 +61,7 @@ func TestMappableCoversTheModel(t *testing.T) {
 		}
 	}
 	for name := range mappable {
-		o := trace.Observation{}
+		o := model.Observation{}
 		mappable[name](&o, "2026-11-30T10:00:00Z")
 		if name != "status" && name != "attempt" && name != "upstream_status" && name != "outcome" && name != "duration_ms" && name != "trace_id" && reflect.ValueOf(o).IsZero() {
 			t.Errorf("mapping %q sets nothing", name)

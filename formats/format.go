@@ -8,7 +8,7 @@
 // (the answer is cached per key set, so mixed files stay fast); a text line
 // by the text formats in order; an envelope (an aggregator's export)
 // unwraps the original line and reads it again. The reader (package
-// ingest) hands lines to a Parser; the Parser fills trace.Observations.
+// ingest) hands lines to a Parser; the Parser fills model.Observations.
 package formats
 
 import (
@@ -17,7 +17,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // Kind says how a format's lines are read.
@@ -51,7 +51,7 @@ type Format struct {
 	Kind    Kind
 	// Tier is the tier its lines come from unless they say otherwise;
 	// unknown for envelopes, whose lines say it.
-	Tier trace.Tier
+	Tier model.Tier
 	// Doc is one line for 'idem help formats' and docs/formats.md.
 	Doc string
 	// Setup, for a proxy, is the configuration that makes it log what idem
@@ -66,17 +66,17 @@ type Format struct {
 	match func(r *record) bool
 	// extract fills an observation and says whether the line is about a
 	// request at all.
-	extract func(p *Parser, r *record, o *trace.Observation) bool
+	extract func(p *Parser, r *record, o *model.Observation) bool
 	// expand, when set, turns one record into several (a batch, an
 	// envelope, a document on one line), each read on its own; it
 	// reports false when the record is not one to expand, and extract
 	// reads it instead.
-	expand func(p *Parser, r *record, src trace.Source) bool
+	expand func(p *Parser, r *record, src model.Source) bool
 	// text reads a text line, reporting whether it was of this format.
-	text func(p *Parser, line string, src trace.Source) bool
+	text func(p *Parser, line string, src model.Source) bool
 	// durations is the unit of a bare duration or latency number, where
 	// the logger documents one (0: read by how it is written).
-	durations trace.Unit
+	durations model.Unit
 }
 
 // Sample is a line of a format and the observation it must yield: every
@@ -84,7 +84,7 @@ type Format struct {
 // observations the line gives (envelopes and batches give several).
 type Sample struct {
 	Line   string
-	Want   trace.Observation
+	Want   model.Observation
 	Count  int
 	Origin string // where the line comes from, when not from the format's own documentation
 	// Known, when set, says how idem misreads this real line today: the
@@ -136,7 +136,7 @@ func lookup(name string) (*Format, error) {
 
 // mustTime reads a sample's time.
 func mustTime(s string) time.Time {
-	t, ok := trace.ParseTime(s)
+	t, ok := model.ParseTime(s)
 	if !ok {
 		panic("bad sample time " + s)
 	}

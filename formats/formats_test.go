@@ -9,11 +9,11 @@ import (
 
 	"github.com/idem-cli/idem/formats"
 	"github.com/idem-cli/idem/ingest"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // readString reads one input given as a string and returns its observations.
-func readString(t *testing.T, name, data string, opts ingest.Options) ([]*trace.Observation, *trace.Input) {
+func readString(t *testing.T, name, data string, opts ingest.Options) ([]*model.Observation, *model.Input) {
 	t.Helper()
 	opts.Stdin = strings.NewReader(data)
 	var col ingest.Collector
@@ -28,89 +28,89 @@ func TestFormats(t *testing.T) {
 	tests := []struct {
 		name string
 		line string
-		want trace.Observation
+		want model.Observation
 	}{
 		{
 			name: "nginx json 499 with upstream commit",
 			line: `{"time_iso8601":"2026-11-30T09:14:04+00:00","msec":"1796030044.512","request_id":"8f3e","http_x_request_id":"r-1","http_idempotency_key":"\"k-1\"","request_method":"POST","request_uri":"/v1/orders?token=abc","status":"499","request_time":"2.398","upstream_status":"201","upstream_addr":"10.0.0.1:80","remote_addr":"198.51.100.23"}`,
-			want: trace.Observation{Format: "nginx", Tier: trace.TierProxy, RequestID: "r-1", Key: "k-1", Method: "POST", Route: "/v1/orders",
-				Status: 0, UpstreamStatus: 201, Outcome: trace.OutcomeClientClosed, Duration: 2398 * time.Millisecond, Client: "198.51.100.23", Detail: "499 client closed request",
+			want: model.Observation{Format: "nginx", Tier: model.TierProxy, RequestID: "r-1", Key: "k-1", Method: "POST", Route: "/v1/orders",
+				Status: 0, UpstreamStatus: 201, Outcome: model.OutcomeClientClosed, Duration: 2398 * time.Millisecond, Client: "198.51.100.23", Detail: "499 client closed request",
 				Time: time.UnixMilli(1796030044512 - 2398).UTC()},
 		},
 		{
 			name: "nginx json retried upstream",
 			line: `{"msec":"1690184907.681","request_id":"abc123","request_method":"POST","request_uri":"/pay","status":"201","request_time":"1.001","upstream_status":"504, 201"}`,
-			want: trace.Observation{Format: "nginx", Tier: trace.TierProxy, RequestID: "abc123", Method: "POST", Route: "/pay", Status: 201, UpstreamStatus: 201,
-				Outcome: trace.OutcomeOK, Duration: 1001 * time.Millisecond, Detail: "upstream_status 504, 201", Time: time.UnixMilli(1690184907681 - 1001).UTC()},
+			want: model.Observation{Format: "nginx", Tier: model.TierProxy, RequestID: "abc123", Method: "POST", Route: "/pay", Status: 201, UpstreamStatus: 201,
+				Outcome: model.OutcomeOK, Duration: 1001 * time.Millisecond, Detail: "upstream_status 504, 201", Time: time.UnixMilli(1690184907681 - 1001).UTC()},
 		},
 		{
 			name: "envoy istio client disconnect",
 			line: `{"start_time":"2025-12-14T15:31:56.209Z","method":"GET","path":"/delay/10000","protocol":"HTTP/1.1","response_code":"0","response_flags":"DC","response_code_details":"downstream_remote_disconnect","duration":"1870","request_id":"c9b2decb-ebc7-9ab4-99d6-69712772ef41","upstream_host":"10.244.1.4:8080"}`,
-			want: trace.Observation{Format: "envoy", Tier: trace.TierProxy, RequestID: "c9b2decb-ebc7-9ab4-99d6-69712772ef41", Method: "GET", Route: "/delay/10000",
-				Outcome: trace.OutcomeClientClosed, Detail: "DC downstream_remote_disconnect", Duration: 1870 * time.Millisecond,
+			want: model.Observation{Format: "envoy", Tier: model.TierProxy, RequestID: "c9b2decb-ebc7-9ab4-99d6-69712772ef41", Method: "GET", Route: "/delay/10000",
+				Outcome: model.OutcomeClientClosed, Detail: "DC downstream_remote_disconnect", Duration: 1870 * time.Millisecond,
 				Time: time.Date(2025, 12, 14, 15, 31, 56, 209e6, time.UTC)},
 		},
 		{
 			name: "envoy upstream timeout",
 			line: `{"start_time":"2025-05-15T20:00:21.626Z","method":"POST","path":"/items","response_code":"504","response_flags":"UT","duration":"501","request_id":"cb84","upstream_host":"10.10.0.13:3000"}`,
-			want: trace.Observation{Format: "envoy", Tier: trace.TierProxy, RequestID: "cb84", Method: "POST", Route: "/items", Status: 504,
-				Outcome: trace.OutcomeUpstreamTimeout, Detail: "UT", Duration: 501 * time.Millisecond, Time: time.Date(2025, 5, 15, 20, 0, 21, 626e6, time.UTC)},
+			want: model.Observation{Format: "envoy", Tier: model.TierProxy, RequestID: "cb84", Method: "POST", Route: "/items", Status: 504,
+				Outcome: model.OutcomeUpstreamTimeout, Detail: "UT", Duration: 501 * time.Millisecond, Time: time.Date(2025, 5, 15, 20, 0, 21, 626e6, time.UTC)},
 		},
 		{
 			name: "traefik",
 			line: `{"ClientHost":"192.0.2.1","DownstreamStatus":499,"Duration":8184335,"OriginStatus":0,"RequestMethod":"POST","RequestPath":"/v1/pay?x=1","RetryAttempts":0,"StartUTC":"2024-12-29T11:42:47.503803974Z","request_X-Request-Id":"t-1","request_Idempotency-Key":"k-t","level":"info","msg":"","time":"2024-12-29T12:42:47+01:00"}`,
-			want: trace.Observation{Format: "traefik", Tier: trace.TierProxy, RequestID: "t-1", Key: "k-t", Method: "POST", Route: "/v1/pay", Outcome: trace.OutcomeClientClosed,
+			want: model.Observation{Format: "traefik", Tier: model.TierProxy, RequestID: "t-1", Key: "k-t", Method: "POST", Route: "/v1/pay", Outcome: model.OutcomeClientClosed,
 				Duration: 8184335, Client: "192.0.2.1", Time: time.Date(2024, 12, 29, 11, 42, 47, 503803974, time.UTC)},
 		},
 		{
 			name: "caddy",
 			line: `{"level":"info","ts":1646861401.5241024,"logger":"http.log.access","msg":"handled request","request":{"remote_ip":"127.0.0.1","client_ip":"127.0.0.1","proto":"HTTP/2.0","method":"POST","host":"localhost","uri":"/v1/orders","headers":{"Idempotency-Key":["k-c"],"X-Request-Id":["c-1"]}},"bytes_read":0,"duration":0.5,"size":10,"status":201,"resp_headers":{"Idempotent-Replayed":["true"]}}`,
-			want: trace.Observation{Format: "caddy", Tier: trace.TierProxy, RequestID: "c-1", Key: "k-c", Method: "POST", Route: "/v1/orders", Status: 201,
-				Outcome: trace.OutcomeOK, Duration: 500 * time.Millisecond, Replayed: true, Client: "127.0.0.1",
+			want: model.Observation{Format: "caddy", Tier: model.TierProxy, RequestID: "c-1", Key: "k-c", Method: "POST", Route: "/v1/orders", Status: 201,
+				Outcome: model.OutcomeOK, Duration: 500 * time.Millisecond, Replayed: true, Client: "127.0.0.1",
 				Time: time.Unix(1646861401, 24102400).UTC()},
 		},
 		{
 			name: "pino-http",
 			line: `{"level":30,"time":1531171074631,"pid":1,"hostname":"h","req":{"id":"p-1","method":"POST","url":"/v1/orders","headers":{"idempotency-key":"k-p"},"remoteAddress":"::1"},"res":{"statusCode":201,"headers":{}},"responseTime":31,"msg":"request completed"}`,
-			want: trace.Observation{Format: "pino-http", Tier: trace.TierServer, RequestID: "p-1", Key: "k-p", Method: "POST", Route: "/v1/orders", Status: 201,
-				Outcome: trace.OutcomeOK, Duration: 31 * time.Millisecond, Client: "::1", Message: "request completed",
+			want: model.Observation{Format: "pino-http", Tier: model.TierServer, RequestID: "p-1", Key: "k-p", Method: "POST", Route: "/v1/orders", Status: 201,
+				Outcome: model.OutcomeOK, Duration: 31 * time.Millisecond, Client: "::1", Message: "request completed",
 				Time: time.UnixMilli(1531171074631 - 31).UTC()},
 		},
 		{
 			name: "slog canonical fields",
 			line: `{"time":"2026-11-30T09:14:05.884Z","level":"INFO","msg":"idempotency replay","request_id":"r-2","route":"/v1/orders","method":"POST","key_hash":"sha256:0011","decision":"replay","state":"completed","fingerprint":"sha256:ab","result_id":"ord_1"}`,
-			want: trace.Observation{Format: "slog", Tier: trace.TierServer, RequestID: "r-2", KeyHash: "sha256:0011", Method: "POST", Route: "/v1/orders",
+			want: model.Observation{Format: "slog", Tier: model.TierServer, RequestID: "r-2", KeyHash: "sha256:0011", Method: "POST", Route: "/v1/orders",
 				Decision: "replay", State: "completed", Fingerprint: "sha256:ab", ResultID: "ord_1", Replayed: true, Message: "idempotency replay",
 				Time: time.Date(2026, 11, 30, 9, 14, 5, 884e6, time.UTC)},
 		},
 		{
 			name: "zap effect line",
 			line: `{"level":"info","ts":1700000000.5,"caller":"orders/create.go:42","msg":"order created","request_id":"z-1","idempotency_key":"k-z","order_id":"ord_9","duration":0.25}`,
-			want: trace.Observation{Format: "zap", Tier: trace.TierServer, RequestID: "z-1", Key: "k-z", ResultID: "ord_9", Effect: true, Message: "order created",
+			want: model.Observation{Format: "zap", Tier: model.TierServer, RequestID: "z-1", Key: "k-z", ResultID: "ord_9", Effect: true, Message: "order created",
 				Duration: 250 * time.Millisecond, Time: time.Unix(1700000000, 5e8).UTC()},
 		},
 		{
 			name: "zerolog",
 			line: `{"level":"info","time":"2023-07-18T13:44:17Z","message":"charge captured","requestId":"zl-1","chargeId":"ch_1","Idempotency-Key":"k-zl"}`,
-			want: trace.Observation{Format: "zerolog", Tier: trace.TierServer, RequestID: "zl-1", Key: "k-zl", ResultID: "ch_1", Effect: true, Message: "charge captured",
+			want: model.Observation{Format: "zerolog", Tier: model.TierServer, RequestID: "zl-1", Key: "k-zl", ResultID: "ch_1", Effect: true, Message: "charge captured",
 				Time: time.Date(2023, 7, 18, 13, 44, 17, 0, time.UTC)},
 		},
 		{
 			name: "temporal activity",
 			line: `{"time":"2024-01-15T10:30:45.123Z","level":"INFO","msg":"Activity complete after timeout.","Namespace":"default","TaskQueue":"publish","WorkerID":"1@host@","ActivityID":"5","ActivityType":"Publish","Attempt":2,"WorkflowType":"PublishArticle","WorkflowID":"article-107","RunID":"run-1"}`,
-			want: trace.Observation{Format: "temporal", Tier: trace.TierWorker, WorkflowID: "article-107", RunID: "run-1", ActivityID: "5", ActivityType: "Publish",
+			want: model.Observation{Format: "temporal", Tier: model.TierWorker, WorkflowID: "article-107", RunID: "run-1", ActivityID: "5", ActivityType: "Publish",
 				Attempt: 2, Message: "Activity complete after timeout.", Detail: "completed after timeout", Time: time.Date(2024, 1, 15, 10, 30, 45, 123e6, time.UTC)},
 		},
 		{
 			name: "canonical provider tier",
 			line: `{"time":"2026-11-30T10:00:00Z","tier":"provider","request_id":"ext-1","idempotency_key":"k-e","event":"effect","result_id":"pay_1"}`,
-			want: trace.Observation{Format: "canonical", Tier: trace.TierProvider, RequestID: "ext-1", Key: "k-e", ResultID: "pay_1", Effect: true, Message: "effect",
+			want: model.Observation{Format: "canonical", Tier: model.TierProvider, RequestID: "ext-1", Key: "k-e", ResultID: "pay_1", Effect: true, Message: "effect",
 				Time: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)},
 		},
 		{
 			name: "otel flat record",
 			line: `{"timeUnixNano":"1544712660300000000","body":{"stringValue":"request"},"attributes":[{"key":"http.request.method","value":{"stringValue":"POST"}},{"key":"url.path","value":{"stringValue":"/v1/x"}},{"key":"http.response.status_code","value":{"intValue":"409"}},{"key":"http.request.header.idempotency-key","value":{"arrayValue":{"values":[{"stringValue":"k-o"}]}}},{"key":"http.request.header.x-request-id","value":{"arrayValue":{"values":[{"stringValue":"o-1"}]}}}]}`,
-			want: trace.Observation{Format: "otel", Tier: trace.TierServer, RequestID: "o-1", Key: "k-o", Method: "POST", Route: "/v1/x", Status: 409, Outcome: trace.OutcomeOK,
+			want: model.Observation{Format: "otel", Tier: model.TierServer, RequestID: "o-1", Key: "k-o", Method: "POST", Route: "/v1/x", Status: 409, Outcome: model.OutcomeOK,
 				Message: "request", Time: time.Unix(0, 1544712660300000000).UTC()},
 		},
 	}
@@ -121,7 +121,7 @@ func TestFormats(t *testing.T) {
 				t.Fatalf("got %d observations, want 1 (skipped %d: %v, ignored %d)", len(obs), in.Skipped, in.SkipSamples, in.Ignored)
 			}
 			got := *obs[0]
-			tt.want.Source = trace.Source{File: "-", Line: 1}
+			tt.want.Source = model.Source{File: "-", Line: 1}
 			if got.Fingerprint != "" && tt.want.Fingerprint == "" {
 				tt.want.Fingerprint = got.Fingerprint
 			}
@@ -152,7 +152,7 @@ func TestHARDocument(t *testing.T) {
 		t.Fatalf("got %d observations from the HAR, want 3", len(obs))
 	}
 	first := obs[0]
-	if first.Outcome != trace.OutcomeTimeout || first.Status != 0 || first.Detail != "net::ERR_TIMED_OUT" || first.Key == "" || first.Fingerprint == "" {
+	if first.Outcome != model.OutcomeTimeout || first.Status != 0 || first.Detail != "net::ERR_TIMED_OUT" || first.Key == "" || first.Fingerprint == "" {
 		t.Errorf("first entry: %+v", first)
 	}
 	if first.Source.Line != 10 {
@@ -183,7 +183,7 @@ func mustRead(t *testing.T, path string) string {
 // scoped to their process (the propagated X-Request-Id preferred), echo's
 // id and end-of-request time, OTLP's result aliases.
 func TestApplicationLoggersAsTheyReallyLog(t *testing.T) {
-	at := func(s string) time.Time { v, _ := trace.ParseTime(s); return v }
+	at := func(s string) time.Time { v, _ := model.ParseTime(s); return v }
 	tests := []struct {
 		name, line string
 		format     string

@@ -7,8 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/idem-cli/idem/trace"
-
+	"github.com/idem-cli/idem/model"
 	"github.com/tidwall/gjson"
 )
 
@@ -45,7 +44,7 @@ func FuzzParseLine(f *testing.F) {
 		p := NewParser(nil, nil)
 		var res Result
 		p.out = &res
-		p.parseLine(line, trace.Source{File: "f", Line: 1})
+		p.parseLine(line, model.Source{File: "f", Line: 1})
 		for _, o := range res.Obs {
 			if o.Source.File != "f" || o.Source.Line != 1 {
 				t.Fatalf("source lost: %+v", o.Source)
@@ -64,7 +63,7 @@ func FuzzHeader(f *testing.F) {
 	f.Add(`[{"name":"X-Request-Id","value":"r"}]`, "x-request-id")
 	f.Fuzz(func(t *testing.T, doc, name string) {
 		_ = header(gjson.Parse(doc), name)
-		_ = trace.NormalizeKey(name)
+		_ = model.NormalizeKey(name)
 		_ = isSecretName(name)
 	})
 }

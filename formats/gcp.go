@@ -3,7 +3,7 @@ package formats
 import (
 	"strings"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 	"github.com/tidwall/gjson"
 )
 
@@ -15,7 +15,7 @@ var gcpFormat = &Format{
 	match: func(r *record) bool {
 		return r.hasAny("jsonPayload", "textPayload", "httpRequest", "protoPayload") && r.hasAny("timestamp", "receiveTimestamp", "insertId")
 	},
-	expand: func(p *Parser, r *record, src trace.Source) bool {
+	expand: func(p *Parser, r *record, src model.Source) bool {
 		expandGCP(p, r, src)
 		return true
 	},
@@ -27,7 +27,7 @@ var gcpFormat = &Format{
 			`"logName":"projects/shop-prod/logs/stdout","receiveTimestamp":"2026-11-30T09:14:02.118000Z","resource":{"labels":{"cluster_name":"prod",` +
 			`"container_name":"orders-api","location":"europe-west1","namespace_name":"shop","pod_name":"orders-api-7d9f6b8c5-qm2lz","project_id":"shop-prod"},` +
 			`"type":"k8s_container"},"severity":"INFO","timestamp":"2026-11-30T09:14:02.118000Z"}`,
-		Want: trace.Observation{Tier: trace.TierServer, Format: "slog", Method: "POST", Route: "/v1/orders",
+		Want: model.Observation{Tier: model.TierServer, Format: "slog", Method: "POST", Route: "/v1/orders",
 			RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", KeyHash: "sha256:64a007e7bb1a1169", Decision: "new", State: "in_progress",
 			Fingerprint: "sha256:0da6983d5be4c82203ac1bd602fa40926c7f8ce5c44253057c3d4618e3f7880e", Message: "idempotency reservation",
 			Time: mustTime("2026-11-30T09:14:02.118Z")},
@@ -45,12 +45,12 @@ var gcpFormat = &Format{
 			`"target_proxy_name":"gkegw1-ta92-backstage-backstage-dev-gateway-sulvx5smiwt6",` +
 			`"url_map_name":"gkegw1-ta92-backstage-backstage-dev-gateway-sulvx5smiwt6","zone":"global"},"type":"http_load_balancer"},"severity":"WARNING",` +
 			`"spanId":"c1487ef38e268f02","timestamp":"2026-02-20T05:39:54.549693Z","trace":"projects/kd-ix-eur-dev-gke/traces/2d896f99c8857caa08c77f0d61954778"}`,
-		Want: trace.Observation{Tier: trace.TierProxy, Format: "gcp", Method: "GET", Route: "/api/upload", Status: 404, Outcome: trace.OutcomeOK,
+		Want: model.Observation{Tier: model.TierProxy, Format: "gcp", Method: "GET", Route: "/api/upload", Status: 404, Outcome: model.OutcomeOK,
 			Client: "185.177.72.30", Time: mustTime("2026-02-20T05:39:54.548182Z"), Duration: 1_511_000},
 	}},
 }
 
-func expandGCP(p *Parser, r *record, src trace.Source) {
+func expandGCP(p *Parser, r *record, src model.Source) {
 	e := gjson.Parse(r.raw())
 	labels := labelsOf(e.Get("labels"), "", nil)
 	labelsOf(e.Get("resource.labels"), "resource.", labels)
@@ -69,15 +69,15 @@ func expandGCP(p *Parser, r *record, src trace.Source) {
 }
 
 // gcpRequest maps LogEntry.httpRequest: a proxy tier observation.
-func (p *Parser) gcpRequest(e gjson.Result, labels map[string]string, src trace.Source) {
+func (p *Parser) gcpRequest(e gjson.Result, labels map[string]string, src model.Source) {
 	saved, savedLabels := p.rec, p.labels
 	defer func() { p.rec, p.labels = saved, savedLabels }()
 	p.labels = mergeLabels(savedLabels, labels)
 	h := e.Get("httpRequest")
-	var o trace.Observation
-	o.Source, o.Format, o.Tier = src, "gcp", trace.TierProxy
-	o.Duration, _ = trace.ParseDuration(h.Get("latency").String(), trace.Seconds)
-	if t, ok := trace.ParseTime(e.Get("timestamp").String()); ok {
+	var o model.Observation
+	o.Source, o.Format, o.Tier = src, "gcp", model.TierProxy
+	o.Duration, _ = model.ParseDuration(h.Get("latency").String(), model.Seconds)
+	if t, ok := model.ParseTime(e.Get("timestamp").String()); ok {
 		o.Time = t.Add(-o.Duration)
 	}
 	o.Method = httpMethod(h.Get("requestMethod").Str)
@@ -89,16 +89,16 @@ func (p *Parser) gcpRequest(e gjson.Result, labels map[string]string, src trace.
 	if o.RequestID == "" {
 		o.RequestID = e.Get("labels.request_id").Str
 	}
-	o.Key = trace.NormalizeKey(firstString(payload, "idempotencyKey", "idempotency_key"))
+	o.Key = model.NormalizeKey(firstString(payload, "idempotencyKey", "idempotency_key"))
 	details := payload.Get("statusDetails").Str
 	o.Detail = details
 	switch {
 	case strings.HasPrefix(details, "client_disconnected"):
-		o.Outcome, o.Status = trace.OutcomeClientClosed, 0
+		o.Outcome, o.Status = model.OutcomeClientClosed, 0
 	case details == "backend_timeout":
-		o.Outcome = trace.OutcomeUpstreamTimeout
+		o.Outcome = model.OutcomeUpstreamTimeout
 	case strings.HasPrefix(details, "backend_connection_closed"):
-		o.Outcome = trace.OutcomeUpstreamReset
+		o.Outcome = model.OutcomeUpstreamReset
 	default:
 		o.Outcome = proxyOutcome(o.Status)
 	}

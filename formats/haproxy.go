@@ -6,15 +6,15 @@ import (
 	"strings"
 	"time"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // HAProxy's option httplog line, with or without its syslog header.
 var haproxyFormat = &Format{
-	Name: "haproxy", Kind: KindText, Tier: trace.TierProxy,
+	Name: "haproxy", Kind: KindText, Tier: model.TierProxy,
 	Doc:   "HAProxy option httplog text lines",
 	Setup: "option httplog, http-request capture req.hdr(X-Request-Id) len 64, http-request capture req.hdr(Idempotency-Key) len 128 (in that order, or name the order in the config's \"captures\"), and option abortonclose so a client that gave up is logged.",
-	text: func(p *Parser, s string, src trace.Source) bool {
+	text: func(p *Parser, s string, src model.Source) bool {
 		m := haproxyLine.FindStringSubmatch(s)
 		if m == nil {
 			return false
@@ -29,22 +29,22 @@ var haproxyFormat = &Format{
 		Line: `Feb 25 16:19:49 192.168.4.2 haproxy[7]: 92.193.212.151:59841 [25/Feb/2019:16:19:49.851] prod_http_in~ bk_ktest_kt/nginx_sonst 0/0/0/62/62 200 306 - - ` +
 			`---- 3/2/0/0/0 0/0 {Mozilla/5.0 (Macintosh; Intel Mac OS X 10_13_6) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/72.0.3626.109 Safari/537.36} {} ` +
 			`"POST /portal/?Script=934&onlinetest=speichereKorrektur&anm=10347 HTTP/1.1"`,
-		Want: trace.Observation{Tier: trace.TierProxy, Format: "haproxy", Method: "POST", Route: "/portal/", Status: 200,
-			Outcome: trace.OutcomeOK, Client: "92.193.212.151", Time: mustTime("2019-02-25T16:19:49.851Z"), Duration: 62 * time.Millisecond},
+		Want: model.Observation{Tier: model.TierProxy, Format: "haproxy", Method: "POST", Route: "/portal/", Status: 200,
+			Outcome: model.OutcomeOK, Client: "92.193.212.151", Time: mustTime("2019-02-25T16:19:49.851Z"), Duration: 62 * time.Millisecond},
 	}, {
 		Origin: "HAProxy configuration manual, section 8 (SC--: the server refused the connection, after 3 retries)",
 		Line: `Feb  6 12:12:56 localhost haproxy[18989]: 10.0.0.1:34552 [15/Oct/2003:15:26:31.462] px-http px-http/srv1 3183/-1/-1/-1/11215 503 0 - - SC-- ` +
 			`205/202/202/115/3 0/0 "HEAD / HTTP/1.0"`,
-		Want: trace.Observation{Tier: trace.TierProxy, Format: "haproxy", Method: "HEAD", Route: "/", Status: 503,
-			Outcome: trace.OutcomeNotDelivered, Client: "10.0.0.1",
+		Want: model.Observation{Tier: model.TierProxy, Format: "haproxy", Method: "HEAD", Route: "/", Status: 503,
+			Outcome: model.OutcomeNotDelivered, Client: "10.0.0.1",
 			Time: mustTime("2003-10-15T15:26:31.462Z"), Duration: 11215 * time.Millisecond},
 	}, {
 		Origin: "a blog post on HAProxy in front of IIS (cD--: the client stopped acknowledging after the 200 had started)",
 		Known:  "a client abort or timeout once the response had started (cD, CD) drops the status the server sent",
 		Line: `May  4 14:18:19 localhost haproxy[16344]: 192.168.101.47:58781 [04/May/2013:14:18:14.757] https_frontend~ web_server/s2 20/0/2/3/5026 200 236 - - ` +
 			`cD-- 0/0/0/0/0 0/0 "GET /test.html HTTP/1.1"`,
-		Want: trace.Observation{Tier: trace.TierProxy, Format: "haproxy", Method: "GET", Route: "/test.html", Status: 200,
-			Outcome: trace.OutcomeClientClosed, Detail: "cD--", Client: "192.168.101.47",
+		Want: model.Observation{Tier: model.TierProxy, Format: "haproxy", Method: "GET", Route: "/test.html", Status: 200,
+			Outcome: model.OutcomeClientClosed, Detail: "cD--", Client: "192.168.101.47",
 			Time: mustTime("2013-05-04T14:18:14.757Z"), Duration: 5026 * time.Millisecond},
 	}, {
 		Origin: "a production line behind an RFC 5424 header in a public HAProxy log parser's tests (CD--, status -1: the client left before any answer)",
@@ -56,8 +56,8 @@ var haproxyFormat = &Format{
 			`combinator.vs.market.yandex.net:8080 be1:combinator.vs.market.yandex.net:8080/sas4-6785-266-sas-market-prod--fc2-17353.gencfg-c.yandex.net:17355 ` +
 			`0/0/0/-1/100 -1 0 - - CD-- 2006/58/0/0/0 0/0 {|||combinator.vs.market.yandex.net:8080} "POST ` +
 			`http://combinator.vs.market.yandex.net:8080/yandex.market.combinator.v0.Combinator/GetOffersDeliveryStats HTTP/2.0"`,
-		Want: trace.Observation{Tier: trace.TierProxy, Format: "haproxy", Method: "POST", Route: "/yandex.market.combinator.v0.Combinator/GetOffersDeliveryStats",
-			Outcome: trace.OutcomeClientClosed, Detail: "CD--", Client: "2a02:6b8:c1b:360d:10b:7acd:0:429a",
+		Want: model.Observation{Tier: model.TierProxy, Format: "haproxy", Method: "POST", Route: "/yandex.market.combinator.v0.Combinator/GetOffersDeliveryStats",
+			Outcome: model.OutcomeClientClosed, Detail: "CD--", Client: "2a02:6b8:c1b:360d:10b:7acd:0:429a",
 			Time: mustTime("2021-03-10T06:26:36.246+03:00"), Duration: 100 * time.Millisecond},
 	}},
 }
@@ -67,14 +67,14 @@ var haproxyFormat = &Format{
 var haproxyLine = regexp.MustCompile(`(?:^|\s)(\S+):(\d+) \[([^\]]+)\] (\S+) (\S+)/(\S+) (-?\d+)/(-?\d+)/(-?\d+)/(-?\d+)/\+?(-?\d+) (-?\d+) (\d+) \S+ \S+ (\S{4}) \d+/\d+/\d+/\d+/\+?(\d+) \d+/\d+ (?:\{([^}]*)\} )?(?:\{([^}]*)\} )?"(\S+) (\S+)`)
 
 // haproxy maps an httplog line: its termination state says who gave up.
-func (p *Parser) haproxy(m []string, src trace.Source) {
-	var o trace.Observation
-	o.Source, o.Format, o.Tier = src, "haproxy", trace.TierProxy
+func (p *Parser) haproxy(m []string, src model.Source) {
+	var o model.Observation
+	o.Source, o.Format, o.Tier = src, "haproxy", model.TierProxy
 	o.Client = m[1]
 	if ta, err := strconv.Atoi(m[11]); err == nil && ta >= 0 {
 		o.Duration = msDuration(ta)
 	}
-	o.Time, _ = trace.ParseTime(m[3]) // %tr: when the request was received
+	o.Time, _ = model.ParseTime(m[3]) // %tr: when the request was received
 	o.Status, _ = strconv.Atoi(m[12])
 	o.Method = httpMethod(m[18])
 	o.Route = routePath(m[19])
@@ -82,13 +82,13 @@ func (p *Parser) haproxy(m []string, src trace.Source) {
 	o.Detail = state
 	switch {
 	case state[0] == 'C' || state[0] == 'c':
-		o.Outcome, o.Status = trace.OutcomeClientClosed, 0
+		o.Outcome, o.Status = model.OutcomeClientClosed, 0
 	case state[0] == 's':
-		o.Outcome = trace.OutcomeUpstreamTimeout
+		o.Outcome = model.OutcomeUpstreamTimeout
 	case state[0] == 'S' && (state[1] == 'H' || state[1] == 'D'):
-		o.Outcome = trace.OutcomeUpstreamReset
+		o.Outcome = model.OutcomeUpstreamReset
 	case state[0] == 'S' || strings.Contains(m[6], "<NOSRV>"):
-		o.Outcome = trace.OutcomeNotDelivered
+		o.Outcome = model.OutcomeNotDelivered
 	default:
 		o.Outcome = proxyOutcome(o.Status)
 	}
@@ -126,7 +126,7 @@ func captured(values, names []string) (requestID, key string) {
 			case "x-request-id", "x-correlation-id", "request-id", "x-amzn-trace-id":
 				requestID = v
 			case "idempotency-key", "x-idempotency-key":
-				key = trace.NormalizeKey(v)
+				key = model.NormalizeKey(v)
 			}
 		}
 		return requestID, key
@@ -140,7 +140,7 @@ func captured(values, names []string) (requestID, key string) {
 		case requestID == "":
 			requestID = v
 		case key == "":
-			key = trace.NormalizeKey(v)
+			key = model.NormalizeKey(v)
 		}
 	}
 	return requestID, key

@@ -4,7 +4,7 @@ import (
 	"encoding/base64"
 	"strings"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 	"github.com/tidwall/gjson"
 )
 
@@ -12,10 +12,10 @@ import (
 // streamed one at a time by the reader, or a whole document on one line,
 // or entries on their own.
 var harFormat = &Format{
-	Name: "har", Kind: KindJSON, Tier: trace.TierClient,
+	Name: "har", Kind: KindJSON, Tier: model.TierClient,
 	Doc:   "browser HAR 1.2 (Chrome, Firefox): one entry per delivery",
 	match: func(r *record) bool { return r.has("log") && len(r.keys) <= 2 || isHAREntry(r) },
-	expand: func(p *Parser, r *record, src trace.Source) bool {
+	expand: func(p *Parser, r *record, src model.Source) bool {
 		if !(r.has("log") && len(r.keys) <= 2) {
 			return false // an entry: extracted
 		}
@@ -35,8 +35,8 @@ var harFormat = &Format{
 			`\"currency\":\"USD\",\"memo\":\"invoice 2026-114\"}"}},"response":{"status":0,"statusText":"","httpVersion":"unknown","cookies":[],"headers":[],` +
 			`"content":{"size":0,"mimeType":"x-unknown"},"redirectURL":"","headersSize":-1,"bodySize":-1,"_transferSize":0,"_error":"net::ERR_TIMED_OUT"},` +
 			`"cache":{},"timings":{"blocked":0.5,"dns":-1,"ssl":-1,"connect":-1,"send":0.1,"wait":5000.3,"receive":0.1}}`,
-		Want: trace.Observation{Tier: trace.TierClient, Format: "har", Method: "POST", Route: "/v1/transfers",
-			Outcome: trace.OutcomeTimeout, Detail: "net::ERR_TIMED_OUT", RequestID: "5a0c7e21-0b1d-4c2e-8f3a-4b5c6d7e8f90",
+		Want: model.Observation{Tier: model.TierClient, Format: "har", Method: "POST", Route: "/v1/transfers",
+			Outcome: model.OutcomeTimeout, Detail: "net::ERR_TIMED_OUT", RequestID: "5a0c7e21-0b1d-4c2e-8f3a-4b5c6d7e8f90",
 			Key: "c0ffee00-1111-4222-8333-444455556666", Fingerprint: "sha256:45507fac511ba7331a07647a5d208d94c3dd4708d3ae6b336eb68c3744b6b332",
 			Time: mustTime("2026-11-30T14:02:11.3Z"), Duration: 5_001_000_000},
 	}, {
@@ -58,8 +58,8 @@ var harFormat = &Format{
 			`"headersSize":-1,"bodySize":34,"_transferSize":300},"cache":{},"timings":{"blocked":0.5,"dns":-1,"ssl":-1,"connect":-1,"send":0.1,"wait":309.8,` +
 			`"receive":0.1}}]}}`,
 		Count: 2,
-		Want: trace.Observation{Tier: trace.TierClient, Format: "har", Method: "POST", Route: "/v1/transfers",
-			Outcome: trace.OutcomeTimeout, Detail: "net::ERR_TIMED_OUT", RequestID: "5a0c7e21-0b1d-4c2e-8f3a-4b5c6d7e8f90",
+		Want: model.Observation{Tier: model.TierClient, Format: "har", Method: "POST", Route: "/v1/transfers",
+			Outcome: model.OutcomeTimeout, Detail: "net::ERR_TIMED_OUT", RequestID: "5a0c7e21-0b1d-4c2e-8f3a-4b5c6d7e8f90",
 			Key: "c0ffee00-1111-4222-8333-444455556666", Time: mustTime("2026-11-30T14:02:11.3Z"), Duration: 5_001_000_000},
 	}, {
 		Origin: "a Chromium 126 (Edge) HAR export quoted in a public repository: a CORS preflight through CloudFront, _error null",
@@ -83,8 +83,8 @@ var harFormat = &Format{
 			`"serverIPAddress":"13.225.142.59","startedDateTime":"2024-06-30T04:14:55.738Z","time":302.23800000109156,"timings":{"blocked":44.876,` +
 			`"dns":0.04100000000000392,"ssl":23.68,"connect":39.187000000000005,"send":0.48099999999999454,"wait":217.07000000017604,"receive":0.5830000009154901,` +
 			`"_blocked_queueing":-1}}`,
-		Want: trace.Observation{Tier: trace.TierClient, Format: "har", Method: "OPTIONS", Route: "/prod/signup", Status: 204,
-			Outcome: trace.OutcomeOK, Time: mustTime("2024-06-30T04:14:55.738Z"), Duration: 302_238_000},
+		Want: model.Observation{Tier: model.TierClient, Format: "har", Method: "OPTIONS", Route: "/prod/signup", Status: 204,
+			Outcome: model.OutcomeOK, Time: mustTime("2024-06-30T04:14:55.738Z"), Duration: 302_238_000},
 	}},
 }
 
@@ -93,9 +93,9 @@ func isHAREntry(r *record) bool {
 	return r.has("request") && r.has("response") && r.hasAny("startedDateTime", "timings")
 }
 
-func extractHAREntry(p *Parser, r *record, o *trace.Observation) bool {
-	o.Time, _ = trace.ParseTime(r.str("startedDateTime"))
-	o.Duration, _ = trace.ParseDuration(r.str("time"), trace.Milliseconds)
+func extractHAREntry(p *Parser, r *record, o *model.Observation) bool {
+	o.Time, _ = model.ParseTime(r.str("startedDateTime"))
+	o.Duration, _ = model.ParseDuration(r.str("time"), model.Milliseconds)
 	req := r.get("request")
 	o.Method = httpMethod(present(req.Get("method")))
 	o.Route = routePath(present(req.Get("url")))
@@ -104,9 +104,9 @@ func extractHAREntry(p *Parser, r *record, o *trace.Observation) bool {
 	if o.RequestID == "" {
 		o.RequestID = traceDelivery(header(hs, "traceparent"))
 	}
-	o.Key = trace.NormalizeKey(header(hs, "Idempotency-Key"))
+	o.Key = model.NormalizeKey(header(hs, "Idempotency-Key"))
 	if body := req.Get("postData.text"); body.Exists() && body.Str != "" {
-		o.Fingerprint = trace.Fingerprint([]byte(body.Str))
+		o.Fingerprint = model.Fingerprint([]byte(body.Str))
 	}
 	res := r.get("response")
 	o.Status, _ = intValue(present(res.Get("status")))
@@ -176,50 +176,50 @@ func isWriteMethod(m string) bool {
 // harOutcome classifies a HAR entry: Chrome writes status 0 and an _error
 // (net::ERR_…), Firefox only status 0; an _error may follow a real status
 // when the body was aborted.
-func harOutcome(status int, errText string) trace.Outcome {
+func harOutcome(status int, errText string) model.Outcome {
 	e := strings.TrimPrefix(errText, "net::")
 	if !strings.HasPrefix(e, "ERR_") && e != "" {
 		return proxyErrorOutcome(e)
 	}
 	switch {
 	case strings.Contains(e, "TIMED_OUT"):
-		return trace.OutcomeTimeout
+		return model.OutcomeTimeout
 	case strings.Contains(e, "CONNECTION_RESET"), strings.Contains(e, "EMPTY_RESPONSE"),
 		strings.Contains(e, "CONNECTION_CLOSED"), strings.Contains(e, "CONNECTION_ABORTED"):
-		return trace.OutcomeReset
+		return model.OutcomeReset
 	case strings.Contains(e, "CONNECTION_REFUSED"), strings.Contains(e, "NAME_NOT_RESOLVED"),
 		strings.Contains(e, "INTERNET_DISCONNECTED"), strings.Contains(e, "ADDRESS_UNREACHABLE"):
-		return trace.OutcomeNotDelivered
+		return model.OutcomeNotDelivered
 	case strings.Contains(e, "ABORTED"):
-		return trace.OutcomeAborted
+		return model.OutcomeAborted
 	case e != "":
-		return trace.OutcomeError
+		return model.OutcomeError
 	case status <= 0:
-		return trace.OutcomeAborted
+		return model.OutcomeAborted
 	}
-	return trace.OutcomeOK
+	return model.OutcomeOK
 }
 
 // expandHAR handles a whole HAR document written on one line.
-func expandHAR(p *Parser, r *record, src trace.Source) {
+func expandHAR(p *Parser, r *record, src model.Source) {
 	p.observeArray(r.get("log").Get("entries"), src)
 }
 
 // proxyErrorOutcome reads the error texts that are not Chrome's net::
 // codes: mitmproxy's ("Connect call failed ('127.0.0.1', 8080)", "Server
 // disconnected.") and Firefox's or Playwright's plain words.
-func proxyErrorOutcome(e string) trace.Outcome {
+func proxyErrorOutcome(e string) model.Outcome {
 	e = strings.ToLower(e)
 	switch {
 	case strings.Contains(e, "timed out"), strings.Contains(e, "timeout"):
-		return trace.OutcomeTimeout
+		return model.OutcomeTimeout
 	case strings.Contains(e, "connect call failed"), strings.Contains(e, "refused"), strings.Contains(e, "name or service not known"),
 		strings.Contains(e, "no route"), strings.Contains(e, "unreachable"), strings.Contains(e, "getaddrinfo"):
-		return trace.OutcomeNotDelivered
+		return model.OutcomeNotDelivered
 	case strings.Contains(e, "reset"), strings.Contains(e, "disconnect"), strings.Contains(e, "closed"), strings.Contains(e, "eof"):
-		return trace.OutcomeReset
+		return model.OutcomeReset
 	case strings.Contains(e, "abort"), strings.Contains(e, "cancel"):
-		return trace.OutcomeAborted
+		return model.OutcomeAborted
 	}
-	return trace.OutcomeError
+	return model.OutcomeError
 }

@@ -3,24 +3,24 @@ package formats
 import (
 	"testing"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 func TestHAROutcomes(t *testing.T) {
 	for _, tt := range []struct {
 		status int
 		err    string
-		want   trace.Outcome
+		want   model.Outcome
 	}{
-		{0, "net::ERR_TIMED_OUT", trace.OutcomeTimeout},
-		{0, "net::ERR_CONNECTION_TIMED_OUT", trace.OutcomeTimeout},
-		{0, "net::ERR_CONNECTION_RESET", trace.OutcomeReset},
-		{0, "net::ERR_EMPTY_RESPONSE", trace.OutcomeReset},
-		{0, "net::ERR_CONNECTION_REFUSED", trace.OutcomeNotDelivered},
-		{200, "net::ERR_ABORTED", trace.OutcomeAborted},
-		{0, "net::ERR_FAILED", trace.OutcomeError},
-		{0, "", trace.OutcomeAborted}, // Firefox: status 0, no _error
-		{201, "", trace.OutcomeOK},
+		{0, "net::ERR_TIMED_OUT", model.OutcomeTimeout},
+		{0, "net::ERR_CONNECTION_TIMED_OUT", model.OutcomeTimeout},
+		{0, "net::ERR_CONNECTION_RESET", model.OutcomeReset},
+		{0, "net::ERR_EMPTY_RESPONSE", model.OutcomeReset},
+		{0, "net::ERR_CONNECTION_REFUSED", model.OutcomeNotDelivered},
+		{200, "net::ERR_ABORTED", model.OutcomeAborted},
+		{0, "net::ERR_FAILED", model.OutcomeError},
+		{0, "", model.OutcomeAborted},
+		{201, "", model.OutcomeOK},
 	} {
 		if got := harOutcome(tt.status, tt.err); got != tt.want {
 			t.Errorf("harOutcome(%d, %q) = %s, want %s", tt.status, tt.err, got, tt.want)
@@ -38,32 +38,32 @@ func TestHARFailuresAsRealToolsWriteThem(t *testing.T) {
 	}
 	tests := []struct {
 		name, line string
-		outcome    trace.Outcome
+		outcome    model.Outcome
 		status     int
 		result     string
 		detail     string
 	}{
 		{"playwright refused", entry("POST", `{"status":-1,"statusText":"","headers":[],"content":{"size":0,"mimeType":"x-unknown"},"_failureText":"net::ERR_CONNECTION_REFUSED"}`),
-			trace.OutcomeNotDelivered, 0, "", "net::ERR_CONNECTION_REFUSED"},
+			model.OutcomeNotDelivered, 0, "", "net::ERR_CONNECTION_REFUSED"},
 		{"playwright timed out", entry("POST", `{"status":-1,"headers":[],"content":{},"_failureText":"net::ERR_TIMED_OUT"}`),
-			trace.OutcomeTimeout, 0, "", "net::ERR_TIMED_OUT"},
+			model.OutcomeTimeout, 0, "", "net::ERR_TIMED_OUT"},
 		{"playwright aborted", entry("POST", `{"status":-1,"headers":[],"content":{},"_failureText":"net::ERR_ABORTED"}`),
-			trace.OutcomeAborted, 0, "", "net::ERR_ABORTED"},
+			model.OutcomeAborted, 0, "", "net::ERR_ABORTED"},
 		{"mitmproxy could not connect", entry("POST", `{"status":0,"headers":[],"content":{},"_error":"Connect call failed ('127.0.0.1', 8080)"}`),
-			trace.OutcomeNotDelivered, 0, "", "Connect call failed ('127.0.0.1', 8080)"},
+			model.OutcomeNotDelivered, 0, "", "Connect call failed ('127.0.0.1', 8080)"},
 		{"mitmproxy server went away", entry("POST", `{"status":0,"headers":[],"content":{},"_error":"Server disconnected."}`),
-			trace.OutcomeReset, 0, "", "Server disconnected."},
+			model.OutcomeReset, 0, "", "Server disconnected."},
 		{"a created order, base64 body", entry("POST", `{"status":201,"headers":[],"content":{"mimeType":"application/json","encoding":"base64","text":"eyJpZCI6Im9yZF84SDJrUSJ9"}}`),
-			trace.OutcomeOK, 201, "ord_8H2kQ", ""},
+			model.OutcomeOK, 201, "ord_8H2kQ", ""},
 		{"a GET's body id is not a result", entry("GET", `{"status":200,"headers":[],"content":{"mimeType":"application/json","text":"{\"id\":\"ord_8H2kQ\"}"}}`),
-			trace.OutcomeOK, 200, "", ""},
+			model.OutcomeOK, 200, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := NewParser(nil, nil)
 			var res Result
 			p.Into(&res)
-			p.Line([]byte(tt.line), trace.Source{File: "x.har", Line: 1})
+			p.Line([]byte(tt.line), model.Source{File: "x.har", Line: 1})
 			if len(res.Obs) != 1 {
 				t.Fatalf("%d observations, skips %v", len(res.Obs), res.Skips)
 			}

@@ -4,7 +4,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // What every HTTP log shares: routes without their query, request lines,
@@ -49,7 +49,7 @@ func routeOfURI(s string) string {
 // httpMethod is a logged method in upper case: the usual ones, as most
 // lines write them, are returned without a look at each byte.
 func httpMethod(m string) string {
-	if trace.UsualMethod(m) {
+	if model.UsualMethod(m) {
 		return m
 	}
 	return strings.ToUpper(m)
@@ -65,14 +65,14 @@ func splitRequestLine(s string) (method, path string) {
 }
 
 // proxyOutcome classifies the status a proxy logged.
-func proxyOutcome(status int) trace.Outcome {
+func proxyOutcome(status int) model.Outcome {
 	switch status {
 	case 0, 499, 460:
-		return trace.OutcomeClientClosed
+		return model.OutcomeClientClosed
 	case 504:
-		return trace.OutcomeUpstreamTimeout
+		return model.OutcomeUpstreamTimeout
 	case 502:
-		return trace.OutcomeUpstreamReset
+		return model.OutcomeUpstreamReset
 	}
-	return trace.OutcomeOK
+	return model.OutcomeOK
 }

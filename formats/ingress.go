@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // ingress-nginx's default access log, its log-format-upstream:
@@ -22,7 +22,7 @@ import (
 // tried several upstreams, the upstream fields are lists ("502, 201").
 // $req_id is the X-Request-ID the request came with, else one nginx made.
 var ingressNginxFormat = &Format{
-	Name: "ingress-nginx", Aliases: []string{"ingress"}, Kind: KindText, Tier: trace.TierProxy,
+	Name: "ingress-nginx", Aliases: []string{"ingress"}, Kind: KindText, Tier: model.TierProxy,
 	Doc:   "ingress-nginx's default access log (log-format-upstream), read by position",
 	Setup: "ingress-nginx logs $req_id, the request's X-Request-ID; add \"$http_idempotency_key\" at the end of log-format-upstream to log the key.",
 	text:  readIngressNginx,
@@ -31,15 +31,15 @@ var ingressNginxFormat = &Format{
 		Line: `192.168.0.139 - - [27/Nov/2020:10:04:38 +0000] "GET /api/v2.0/projects?page=1&page_size=15 HTTP/2.0" 200 760 ` +
 			`"https://harbor.iisquare.com/harbor/projects" "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/86.0.4240.75 ` +
 			`Safari/537.36" 50 1.279 [app-lvs-svr-harbor-harbor-core-80] [] 10.244.4.100:8080 760 1.279 200 e0726b2e0c22976ac8ccd04d52d7c83b`,
-		Want: trace.Observation{Tier: trace.TierProxy, Format: "ingress-nginx", Method: "GET", Route: "/api/v2.0/projects", Status: 200,
-			UpstreamStatus: 200, Outcome: trace.OutcomeOK, RequestID: "e0726b2e0c22976ac8ccd04d52d7c83b", Client: "192.168.0.139",
+		Want: model.Observation{Tier: model.TierProxy, Format: "ingress-nginx", Method: "GET", Route: "/api/v2.0/projects", Status: 200,
+			UpstreamStatus: 200, Outcome: model.OutcomeOK, RequestID: "e0726b2e0c22976ac8ccd04d52d7c83b", Client: "192.168.0.139",
 			Time: mustTime("2020-11-27T10:04:36.721Z"), Duration: 1_279_000_000, Labels: "upstream=app-lvs-svr-harbor-harbor-core-80"},
 	}, {
 		Origin: "a 499 behind which nginx tried two upstreams; $request_length (301) comes before $request_time",
 		Line: `10.1.2.3 - - [30/Nov/2026:09:14:04 +0000] "POST /v1/orders HTTP/1.1" 499 0 "-" "okhttp/4.12.0" 301 2.398 [shop-api-8080] [] ` +
 			`10.244.1.7:8080, 10.244.2.9:8080 0, 0 1.000, 1.397 502, 201 c9b2decb-ebc7-4a9b-99d6-69712772ef41`,
-		Want: trace.Observation{Tier: trace.TierProxy, Format: "ingress-nginx", Method: "POST", Route: "/v1/orders", UpstreamStatus: 201,
-			Outcome: trace.OutcomeClientClosed, Detail: "upstream_status 502, 201", RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41",
+		Want: model.Observation{Tier: model.TierProxy, Format: "ingress-nginx", Method: "POST", Route: "/v1/orders", UpstreamStatus: 201,
+			Outcome: model.OutcomeClientClosed, Detail: "upstream_status 502, 201", RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41",
 			Client: "10.1.2.3", Time: mustTime("2026-11-30T09:14:01.602Z"), Duration: 2398 * time.Millisecond},
 	}},
 }
@@ -48,7 +48,7 @@ var ingressNginxFormat = &Format{
 // a quoted key may follow when the format was extended with it.
 var ingressTail = regexp.MustCompile(`^ (\d+|-) ([\d.]+|-) \[([^\]]*)\] \[([^\]]*)\] (.*)$`)
 
-func readIngressNginx(p *Parser, s string, src trace.Source) bool {
+func readIngressNginx(p *Parser, s string, src model.Source) bool {
 	m := combinedLine.FindStringSubmatch(s)
 	if m == nil || m[1] != "" {
 		return false
@@ -61,14 +61,14 @@ func readIngressNginx(p *Parser, s string, src trace.Source) bool {
 	if len(up) < 5 {
 		return false
 	}
-	var o trace.Observation
-	o.Source, o.Format, o.Tier = src, "ingress-nginx", trace.TierProxy
+	var o model.Observation
+	o.Source, o.Format, o.Tier = src, "ingress-nginx", model.TierProxy
 	o.Client = m[2]
 	o.Method = httpMethod(m[5])
 	o.Route = routePath(m[6])
 	o.Status, _ = strconv.Atoi(m[7])
-	o.Duration, _ = trace.ParseDuration(t[2], trace.Seconds)
-	if at, ok := trace.ParseTime(m[4]); ok {
+	o.Duration, _ = model.ParseDuration(t[2], model.Seconds)
+	if at, ok := model.ParseTime(m[4]); ok {
 		o.Time = at.Add(-o.Duration) // $time_local is when the log was written
 	}
 	status := up[3]
@@ -81,7 +81,7 @@ func readIngressNginx(p *Parser, s string, src trace.Source) bool {
 	}
 	if len(up) > 5 {
 		if k := strings.Trim(up[5], `"`); k != "-" {
-			o.Key = trace.NormalizeKey(k)
+			o.Key = model.NormalizeKey(k)
 		}
 	}
 	if t[3] != "" {

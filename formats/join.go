@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // Fields found by the values they join. Where no vocabulary names a
@@ -33,7 +33,7 @@ const (
 // it lacks: a path is learned for a field only from the lines that
 // lacked it, so that what a line's own reading gives is never learned
 // again.
-func (p *Parser) sampleRecord(r *record, o *trace.Observation) {
+func (p *Parser) sampleRecord(r *record, o *model.Observation) {
 	if !p.Sample || p.sampled >= maxSampledRecords {
 		return
 	}
@@ -115,7 +115,7 @@ type Known struct {
 }
 
 // Add records what a certain tier's observation names.
-func (k *Known) Add(o *trace.Observation) {
+func (k *Known) Add(o *model.Observation) {
 	if k.RequestIDs == nil {
 		k.RequestIDs, k.Keys, k.ResultIDs = map[string]string{}, map[string]string{}, map[string]string{}
 	}
@@ -214,7 +214,7 @@ func (k *Known) lookup(field, v string) (string, bool) {
 			return w, ok
 		}
 	case "key":
-		w, ok := k.Keys[trace.NormalizeKey(v)]
+		w, ok := k.Keys[model.NormalizeKey(v)]
 		return w, ok
 	case "result_id":
 		w, ok := k.ResultIDs[v]

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // renamed rewrites a JSON line with every member's name prefixed, so that
@@ -45,7 +45,7 @@ func readLines(t *testing.T, p *Parser, file string, lines []string) *Result {
 	var res Result
 	p.Into(&res)
 	for i, l := range lines {
-		p.Line([]byte(l), trace.Source{File: file, Line: i + 1})
+		p.Line([]byte(l), model.Source{File: file, Line: i + 1})
 	}
 	return &res
 }
@@ -95,7 +95,7 @@ func TestValuesThatJoinNameTheFields(t *testing.T) {
 		if err := cfg.Learn("logs/app.jsonl", joins); err != nil {
 			t.Fatal(err)
 		}
-		rule, err := cfg.RuleFor("logs/app.jsonl", trace.TierUnknown, "")
+		rule, err := cfg.RuleFor("logs/app.jsonl", model.TierUnknown, "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,7 +8,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // TestLinesReadAloneOrInARow checks that what a parser keeps of the lines
@@ -58,7 +58,7 @@ func aloneOrInARow(lines []string) []string {
 	var problems []string
 	inARow := NewParser(nil, nil)
 	for i, l := range lines {
-		src := trace.Source{File: "f", Line: i + 1}
+		src := model.Source{File: "f", Line: i + 1}
 		alone := NewParser(nil, nil)
 		var want Result
 		alone.Into(&want)

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // lograge's one line per Rails request (Ruby), in its JSON formatter:
@@ -13,19 +13,19 @@ import (
 // 12ms"), plus what the application's custom_options add. The line is
 // written when the request is done.
 var logrageFormat = &Format{
-	Name: "lograge", Kind: KindJSON, Tier: trace.TierServer,
+	Name: "lograge", Kind: KindJSON, Tier: model.TierServer,
 	Doc: "lograge's Rails request lines (Ruby): method, path, controller, action, status, duration (ms)",
 	match: func(r *record) bool {
 		return r.has("controller") && r.has("action") && r.has("status") && r.hasAny("method", "path")
 	},
 	extract:   extractApp,
-	durations: trace.Milliseconds,
+	durations: model.Milliseconds,
 	Samples: []Sample{{
 		Origin: "Datadog documentation, Ruby on Rails log collection (lograge's JSON line, on one line)",
 		Line: `{"timestamp":"2016-01-12T19:15:19.118829+01:00","level":"INFO","logger":"Rails","method":"GET","path":"/jobs/833552.json","format":"json",` +
 			`"controller":"jobs","action":"show","status":200,"duration":58.33,"view":40.43,"db":15.26}`,
-		Want: trace.Observation{Tier: trace.TierServer, Format: "lograge", Method: "GET", Route: "/jobs/833552.json", Status: 200,
-			Outcome: trace.OutcomeOK, Time: mustTime("2016-01-12T18:15:19.060499Z"), Duration: 58_330 * time.Microsecond},
+		Want: model.Observation{Tier: model.TierServer, Format: "lograge", Method: "GET", Route: "/jobs/833552.json", Status: 200,
+			Outcome: model.OutcomeOK, Time: mustTime("2016-01-12T18:15:19.060499Z"), Duration: 58_330 * time.Microsecond},
 	}},
 }
 
@@ -37,30 +37,30 @@ var logrageFormat = &Format{
 // tags of config.log_tags in brackets ("[req-…] ", the request id first
 // where it is tagged).
 var logrageTextFormat = &Format{
-	Name: "lograge-kv", Kind: KindText, Tier: trace.TierServer,
+	Name: "lograge-kv", Kind: KindText, Tier: model.TierServer,
 	Doc:  "lograge's key=value Rails request lines (Ruby), after Rails' logger prefix and log tags",
 	text: readLogrageKV,
 	Samples: []Sample{{
 		Origin: "lograge's README (its KeyValue example line), behind Rails' default logger prefix and a request_id log tag",
 		Line: `I, [2026-12-02T04:14:33.247636 #4242]  INFO -- : [5f8a2c1e-0b7d-4d8e-9a61-3c2b1d0e9f87] method=GET path=/jobs/833552.json ` +
 			`format=json controller=JobsController action=show status=200 duration=58.33 view=40.43 db=15.26`,
-		Want: trace.Observation{Tier: trace.TierServer, Format: "lograge-kv", Method: "GET", Route: "/jobs/833552.json", Status: 200,
-			Outcome: trace.OutcomeOK, RequestID: "5f8a2c1e-0b7d-4d8e-9a61-3c2b1d0e9f87",
+		Want: model.Observation{Tier: model.TierServer, Format: "lograge-kv", Method: "GET", Route: "/jobs/833552.json", Status: 200,
+			Outcome: model.OutcomeOK, RequestID: "5f8a2c1e-0b7d-4d8e-9a61-3c2b1d0e9f87",
 			Time: mustTime("2026-12-02T04:14:33.189306Z"), Duration: 58_330 * time.Microsecond},
 	}},
 }
 
 // readLogrageKV reads a lograge key=value line.
-func readLogrageKV(p *Parser, line string, src trace.Source) bool {
+func readLogrageKV(p *Parser, line string, src model.Source) bool {
 	i := strings.Index(line, "method=")
 	if i < 0 || !strings.Contains(line[i:], " status=") || !strings.Contains(line[i:], " controller=") {
 		return false
 	}
-	var o trace.Observation
-	o.Source, o.Format, o.Tier = src, "lograge-kv", trace.TierServer
+	var o model.Observation
+	o.Source, o.Format, o.Tier = src, "lograge-kv", model.TierServer
 	prefix := line[:i]
 	if a, b := strings.Index(prefix, "["), strings.Index(prefix, " #"); a >= 0 && b > a {
-		o.Time, _ = trace.ParseTime(prefix[a+1 : b])
+		o.Time, _ = model.ParseTime(prefix[a+1 : b])
 	}
 	if j := strings.LastIndex(prefix, "-- : "); j >= 0 {
 		prefix = prefix[j+len("-- : "):]
@@ -83,15 +83,15 @@ func readLogrageKV(p *Parser, line string, src trace.Source) bool {
 		case "status":
 			o.Status, _ = intValue(v)
 		case "duration":
-			o.Duration, _ = trace.ParseDuration(v, trace.Milliseconds)
+			o.Duration, _ = model.ParseDuration(v, model.Milliseconds)
 		case "request_id":
 			o.RequestID = v
 		case "idempotency_key":
-			o.Key = trace.NormalizeKey(v)
+			o.Key = model.NormalizeKey(v)
 		}
 	}
 	if o.Status > 0 {
-		o.Outcome = trace.OutcomeOK
+		o.Outcome = model.OutcomeOK
 	}
 	if !o.Time.IsZero() && o.Duration > 0 {
 		o.Time = o.Time.Add(-o.Duration) // written when the request was done

@@ -1,8 +1,6 @@
 package formats
 
-import (
-	"github.com/idem-cli/idem/trace"
-)
+import "github.com/idem-cli/idem/model"
 
 // Grafana Loki's exports: logcli --output jsonl and Grafana's "download
 // logs" (an array of {line, timestamp, date, fields}).
@@ -12,7 +10,7 @@ var lokiFormat = &Format{
 	match: func(r *record) bool {
 		return r.has("line") && r.hasAny("labels", "stream", "timestamp", "fields", "tsNs")
 	},
-	expand: func(p *Parser, r *record, src trace.Source) bool {
+	expand: func(p *Parser, r *record, src model.Source) bool {
 		expandLoki(p, r, src)
 		return true
 	},
@@ -27,8 +25,8 @@ var lokiFormat = &Format{
 			`\"body_bytes_sent\":\"0\",\"request_length\":\"612\",\"request_time\":\"2.398\",\"upstream_addr\":\"10.0.2.15:8080\",\"upstream_status\":\"201\",` +
 			`\"upstream_response_time\":\"2.390\",\"http_user_agent\":\"Mozilla/5.0 (Macintosh; Intel Mac OS X 14_6) AppleWebKit/537.36 (KHTML, like Gecko) ` +
 			`Chrome/131.0 Safari/537.36\"}","timestamp":"2026-11-30T09:14:04.512000000Z"}`,
-		Want: trace.Observation{Tier: trace.TierProxy, Format: "nginx", Method: "POST", Route: "/v1/orders", UpstreamStatus: 201,
-			Outcome: trace.OutcomeClientClosed, RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", Key: "0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41",
+		Want: model.Observation{Tier: model.TierProxy, Format: "nginx", Method: "POST", Route: "/v1/orders", UpstreamStatus: 201,
+			Outcome: model.OutcomeClientClosed, RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", Key: "0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41",
 			Client: "198.51.100.23", Time: mustTime("2026-11-30T09:14:02.114Z"), Duration: 2_398_000_000,
 			Labels: "app=ingress-nginx,container=controller,job=ingress-nginx/ingress-nginx,namespace=ingress-nginx,pod=ingress-nginx-controller-5d8b7c9f4-x2k8p"},
 	}, {
@@ -40,8 +38,8 @@ var lokiFormat = &Format{
 			`\"upstream_response_time\":\"0.183\",\"http_user_agent\":\"Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0\"}",` +
 			`"timestamp":"1796030111204000000","date":"2026-11-30T09:15:11.204Z","fields":{"app":"ingress-nginx","namespace":"ingress-nginx",` +
 			`"pod":"ingress-nginx-controller-5d8b7c9f4-x2k8p","container":"controller","job":"ingress-nginx/ingress-nginx"}}`,
-		Want: trace.Observation{Tier: trace.TierProxy, Format: "nginx", Method: "POST", Route: "/v1/orders", Status: 201, UpstreamStatus: 201,
-			Outcome: trace.OutcomeOK, RequestID: "e2c4a6b8-0d1f-4a3b-8c5d-7e9f1a2b3c4d", Key: "6f2a8d44-1c3e-4b5a-9d7f-8e0a1b2c3d4e",
+		Want: model.Observation{Tier: model.TierProxy, Format: "nginx", Method: "POST", Route: "/v1/orders", Status: 201, UpstreamStatus: 201,
+			Outcome: model.OutcomeOK, RequestID: "e2c4a6b8-0d1f-4a3b-8c5d-7e9f1a2b3c4d", Key: "6f2a8d44-1c3e-4b5a-9d7f-8e0a1b2c3d4e",
 			Client: "198.51.100.23", Time: mustTime("2026-11-30T09:15:11.017Z"), Duration: 187_000_000},
 	}},
 }
@@ -49,7 +47,7 @@ var lokiFormat = &Format{
 // expandLoki reads logcli's jsonl lines and Grafana's "Download logs" JSON
 // (an array of {line, timestamp, date, fields}); labels are in "labels",
 // "stream" or, from Grafana, "fields".
-func expandLoki(p *Parser, r *record, src trace.Source) {
+func expandLoki(p *Parser, r *record, src model.Source) {
 	labels := labelsOf(r.get("labels"), "", nil)
 	labelsOf(r.get("stream"), "", labels)
 	labelsOf(r.get("fields"), "", labels)

@@ -4,13 +4,13 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // nginx's JSON access logs: a log_format with escape=json whose keys are
 // nginx's own variable names.
 var nginxFormat = &Format{
-	Name: "nginx", Kind: KindJSON, Tier: trace.TierProxy,
+	Name: "nginx", Kind: KindJSON, Tier: model.TierProxy,
 	Doc:   "nginx JSON access logs keyed by nginx variable names (log_format escape=json)",
 	Setup: "log_format idem escape=json '{\"time_iso8601\":\"$time_iso8601\",\"msec\":\"$msec\",\"request_time\":\"$request_time\",\"remote_addr\":\"$remote_addr\",\"request_id\":\"$request_id\",\"http_x_request_id\":\"$http_x_request_id\",\"http_idempotency_key\":\"$http_idempotency_key\",\"request_method\":\"$request_method\",\"request_uri\":\"$request_uri\",\"status\":\"$status\",\"upstream_status\":\"$upstream_status\"}'; and proxy_set_header X-Request-Id $request_id; so the server logs the same id.",
 	match: func(r *record) bool {
@@ -33,8 +33,8 @@ var nginxFormat = &Format{
 			`"0.100", "upstream_response_time": "0.100", "upstream_response_length": "72787", "upstream_cache_status": "MISS", "ssl_protocol": "", "ssl_cipher": ` +
 			`"", "scheme": "http", "request_method": "GET", "server_protocol": "HTTP/1.1", "pipe": ".", "gzip_ratio": "6.34", "http_cf_ray": ` +
 			`"8efcb173cc760648-IAD","geoip_country_code": "US"}`,
-		Want: trace.Observation{Tier: trace.TierProxy, Format: "nginx", Method: "GET", Route: "/a/1080936380/alternative-to-refaid-refugee-aid-app.html",
-			Status: 200, Outcome: trace.OutcomeOK, RequestID: "7a98025445386b1feef1402bb13362e5", Client: "52.167.144.255",
+		Want: model.Observation{Tier: model.TierProxy, Format: "nginx", Method: "GET", Route: "/a/1080936380/alternative-to-refaid-refugee-aid-app.html",
+			Status: 200, Outcome: model.OutcomeOK, RequestID: "7a98025445386b1feef1402bb13362e5", Client: "52.167.144.255",
 			Time: mustTime("2024-12-10T10:53:47.599Z"), Duration: 105_000_000},
 	}, {
 		Origin: "fixtures/formats/nginx.jsonl: a 499 whose upstream answered 201, the key in its structured-field form",
@@ -42,8 +42,8 @@ var nginxFormat = &Format{
 			`"http_x_request_id":"c9b2decb-ebc7-4a9b-99d6-69712772ef41","http_idempotency_key":"\"0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41\"","request_method":"POST",` +
 			`"request_uri":"/v1/orders","status":"499","request_time":"2.398","upstream_addr":"10.0.2.15:8080","upstream_status":"201",` +
 			`"upstream_response_time":"2.390"}`,
-		Want: trace.Observation{Tier: trace.TierProxy, Format: "nginx", Method: "POST", Route: "/v1/orders", UpstreamStatus: 201,
-			Outcome: trace.OutcomeClientClosed, RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", Key: "0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41",
+		Want: model.Observation{Tier: model.TierProxy, Format: "nginx", Method: "POST", Route: "/v1/orders", UpstreamStatus: 201,
+			Outcome: model.OutcomeClientClosed, RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", Key: "0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41",
 			Time: mustTime("2026-11-30T09:14:02.114Z"), Duration: 2_398_000_000},
 	}},
 }
@@ -68,9 +68,9 @@ var (
 	pNginxReply = newPaths(slices.Concat(pNginxReplayed.paths, pNginxRetryAfter.paths, pNginxResult.paths)...)
 )
 
-func extractNginx(p *Parser, r *record, o *trace.Observation) bool {
+func extractNginx(p *Parser, r *record, o *model.Observation) bool {
 	o.RequestID = r.strs(pNginxRID)
-	o.Key = trace.NormalizeKey(r.strs(pNginxKey))
+	o.Key = model.NormalizeKey(r.strs(pNginxKey))
 	o.Method = httpMethod(r.strs(pNginxMethod))
 	o.Route = routePath(r.strs(pNginxURI))
 	if o.Method == "" || o.Route == "" {
@@ -86,12 +86,12 @@ func extractNginx(p *Parser, r *record, o *trace.Observation) bool {
 	if ok {
 		o.Status = status
 	}
-	o.Duration, _ = trace.ParseDuration(r.strs(pNginxRT), trace.Seconds)
+	o.Duration, _ = model.ParseDuration(r.strs(pNginxRT), model.Seconds)
 	// $msec and the $time_* variables are taken when the log is written,
 	// at the end of the request: the start is msec - request_time.
-	if t, ok := trace.ParseTime(r.strs(pNginxMsec)); ok {
+	if t, ok := model.ParseTime(r.strs(pNginxMsec)); ok {
 		o.Time = t.Add(-o.Duration)
-	} else if t, ok := trace.ParseTime(r.strs(pNginxTime)); ok {
+	} else if t, ok := model.ParseTime(r.strs(pNginxTime)); ok {
 		o.Time = t.Add(-o.Duration)
 	}
 	o.Client = r.strs(pNginxClient)

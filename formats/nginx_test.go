@@ -3,7 +3,7 @@ package formats
 import (
 	"testing"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // TestNginxReplyHeaders reads the response headers an nginx template may
@@ -32,7 +32,7 @@ func TestNginxReplyHeaders(t *testing.T) {
 			p.Into(&res)
 			line := []byte(head + tt.tail)
 			for i := 1; i <= 3; i++ {
-				p.Line(line, trace.Source{File: "t", Line: i})
+				p.Line(line, model.Source{File: "t", Line: i})
 			}
 			if len(res.Obs) != 3 {
 				t.Fatalf("%d observations, want 3 (skips %v)", len(res.Obs), res.Skips)

@@ -3,7 +3,7 @@ package formats
 import (
 	"strings"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 	"github.com/tidwall/gjson"
 )
 
@@ -11,10 +11,10 @@ import (
 // OTLP batch per line (resourceLogs[].scopeLogs[].logRecords[]); other
 // pipelines write one flat log record per line.
 var otlpFormat = &Format{
-	Name: "otlp", Kind: KindEnvelope, Tier: trace.TierServer,
+	Name: "otlp", Kind: KindEnvelope, Tier: model.TierServer,
 	Doc:   "OpenTelemetry OTLP/JSON batches (the Collector's file exporter), flattened",
 	match: func(r *record) bool { return r.has("resourceLogs") },
-	expand: func(p *Parser, r *record, src trace.Source) bool {
+	expand: func(p *Parser, r *record, src model.Source) bool {
 		expandOTLP(p, r, src)
 		return true
 	},
@@ -27,14 +27,14 @@ var otlpFormat = &Format{
 			`"value":{"intValue":"201"}},{"key":"http.request.header.idempotency-key","value":{"arrayValue":{"values":[{"stringValue":"k-otel-1"}]}}},` +
 			`{"key":"http.request.header.x-request-id","value":{"arrayValue":{"values":[{"stringValue":"o-1"}]}}}]}]}]}]}`,
 		Count: 1,
-		Want: trace.Observation{Tier: trace.TierServer, Format: "otel", Method: "POST", Route: "/v1/orders", Status: 201,
-			Outcome: trace.OutcomeOK, RequestID: "o-1", Key: "k-otel-1", Message: "request",
+		Want: model.Observation{Tier: model.TierServer, Format: "otel", Method: "POST", Route: "/v1/orders", Status: 201,
+			Outcome: model.OutcomeOK, RequestID: "o-1", Key: "k-otel-1", Message: "request",
 			Time: mustTime("2018-12-13T14:51:00.3Z")},
 	}},
 }
 
 var otelFormat = &Format{
-	Name: "otel", Kind: KindJSON, Tier: trace.TierServer,
+	Name: "otel", Kind: KindJSON, Tier: model.TierServer,
 	Doc: "OpenTelemetry log records, one flat record per line",
 	match: func(r *record) bool {
 		return r.hasAny("timeUnixNano", "observedTimeUnixNano") && r.has("attributes")
@@ -47,23 +47,23 @@ var otelFormat = &Format{
 			`"value":{"stringValue":"POST"}},{"key":"url.path","value":{"stringValue":"/v1/orders"}},{"key":"http.response.status_code",` +
 			`"value":{"intValue":"201"}},{"key":"http.request.header.idempotency-key","value":{"arrayValue":{"values":[{"stringValue":"k-otel-1"}]}}},` +
 			`{"key":"http.request.header.x-request-id","value":{"arrayValue":{"values":[{"stringValue":"o-1"}]}}}]}`,
-		Want: trace.Observation{Tier: trace.TierServer, Format: "otel", Method: "POST", Route: "/v1/orders", Status: 201,
-			Outcome: trace.OutcomeOK, RequestID: "o-1", Key: "k-otel-1", Message: "request",
+		Want: model.Observation{Tier: model.TierServer, Format: "otel", Method: "POST", Route: "/v1/orders", Status: 201,
+			Outcome: model.OutcomeOK, RequestID: "o-1", Key: "k-otel-1", Message: "request",
 			Time: mustTime("2018-12-13T14:51:00.3Z")},
 	}},
 }
 
 // expandOTLP flattens an OTLP/JSON batch as the Collector's file exporter
 // writes it: resourceLogs[].scopeLogs[].logRecords[].
-func expandOTLP(p *Parser, r *record, src trace.Source) {
+func expandOTLP(p *Parser, r *record, src model.Source) {
 	r.get("resourceLogs").ForEach(func(_, rl gjson.Result) bool {
 		service := otelAttr(rl.Get("resource.attributes"), "service.name")
 		rl.Get("scopeLogs").ForEach(func(_, sl gjson.Result) bool {
 			sl.Get("logRecords").ForEach(func(_, lr gjson.Result) bool {
-				var o trace.Observation
+				var o model.Observation
 				o.Source = src
 				o.Format = "otel"
-				o.Tier = trace.TierServer
+				o.Tier = model.TierServer
 				if extractOTel(lr, &o) {
 					o.Client = service
 					p.emit(&o)
@@ -78,7 +78,7 @@ func expandOTLP(p *Parser, r *record, src trace.Source) {
 	})
 }
 
-func extractOTelRecord(p *Parser, r *record, o *trace.Observation) bool {
+func extractOTelRecord(p *Parser, r *record, o *model.Observation) bool {
 	// Re-read the record as one value: the paths below are nested.
 	return extractOTel(gjson.Parse(r.raw()), o)
 }
@@ -108,10 +108,10 @@ func otelAttr(attrs gjson.Result, key string) string {
 	return strings.TrimSpace(out)
 }
 
-func extractOTel(lr gjson.Result, o *trace.Observation) bool {
-	o.Time, _ = trace.ParseTime(present(lr.Get("timeUnixNano")))
+func extractOTel(lr gjson.Result, o *model.Observation) bool {
+	o.Time, _ = model.ParseTime(present(lr.Get("timeUnixNano")))
 	if o.Time.IsZero() {
-		o.Time, _ = trace.ParseTime(present(lr.Get("observedTimeUnixNano")))
+		o.Time, _ = model.ParseTime(present(lr.Get("observedTimeUnixNano")))
 	}
 	o.Message = present(lr.Get("body.stringValue"))
 	a := lr.Get("attributes")
@@ -126,7 +126,7 @@ func extractOTel(lr gjson.Result, o *trace.Observation) bool {
 	o.Method = httpMethod(first("http.request.method", "http.method"))
 	o.Route = routePath(first("url.path", "http.route", "http.target", "url.full", "http.url"))
 	o.Status, _ = intValue(first("http.response.status_code", "http.status_code"))
-	o.Key = trace.NormalizeKey(first("http.request.header.idempotency-key", "idempotency_key", "idempotency.key"))
+	o.Key = model.NormalizeKey(first("http.request.header.idempotency-key", "idempotency_key", "idempotency.key"))
 	o.RequestID = first("http.request.header.x-request-id", "request_id", "http.request_id")
 	if o.RequestID == "" {
 		o.RequestID = traceDelivery(present(lr.Get("traceId")))
@@ -140,14 +140,14 @@ func extractOTel(lr gjson.Result, o *trace.Observation) bool {
 	if e := first("error.type"); e != "" {
 		o.Detail = e
 		if o.Status == 0 {
-			o.Outcome = trace.OutcomeError
+			o.Outcome = model.OutcomeError
 			if strings.Contains(strings.ToLower(e), "timeout") {
-				o.Outcome = trace.OutcomeTimeout
+				o.Outcome = model.OutcomeTimeout
 			}
 		}
 	}
-	if o.Status > 0 && o.Outcome == trace.OutcomeUnknown {
-		o.Outcome = trace.OutcomeOK
+	if o.Status > 0 && o.Outcome == model.OutcomeUnknown {
+		o.Outcome = model.OutcomeOK
 	}
 	if o.ResultID != "" && effectWords.MatchString(o.Message) {
 		o.Effect = true

@@ -5,20 +5,19 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/idem-cli/idem/trace"
-
+	"github.com/idem-cli/idem/model"
 	"github.com/tidwall/gjson"
 )
 
 // Result is what a parser made of a run of lines. It is reused: Reset
 // keeps its buffers.
 type Result struct {
-	Obs []trace.Observation
+	Obs []model.Observation
 	// Raw holds each observation's record as read, when the parser keeps
 	// them (Parser.KeepRaw): the JSON object, or the text line.
 	Raw     []string
 	Ignored int // valid lines that say nothing about a request
-	Skips   []trace.Skip
+	Skips   []model.Skip
 	Secrets map[string]int // credential-bearing field paths, by count
 
 	// formats counts observations and ignored lines by format, but for
@@ -36,7 +35,7 @@ type Result struct {
 	LastRepair string
 	// Uses counts where each field was read from (Lines unset in the
 	// keys), when the parser explains (Parser.Explain).
-	Uses map[trace.FieldUse]int
+	Uses map[model.FieldUse]int
 	// Candidates are sampled values by path of the records whose request
 	// id or key no reading named, when the parser samples (Parser.Sample).
 	Candidates map[string][]string
@@ -107,17 +106,17 @@ func NewParser(cfg *Config, src *SourceRule) *Parser {
 func (p *Parser) Into(out *Result) { p.out = out }
 
 // Line reads one line of a line-oriented input (JSON lines or text).
-func (p *Parser) Line(line []byte, src trace.Source) { p.parseLine(line, src) }
+func (p *Parser) Line(line []byte, src model.Source) { p.parseLine(line, src) }
 
 // Object reads one JSON value streamed out of a document: a HAR entry, or
 // an element of a JSON array.
-func (p *Parser) Object(v gjson.Result, src trace.Source) { p.parseObject(v, src) }
+func (p *Parser) Object(v gjson.Result, src model.Source) { p.parseObject(v, src) }
 
 // BOM is the UTF-8 byte order mark some exporters write first.
 var BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // parseLine reads one line of a JSON-lines input.
-func (p *Parser) parseLine(line []byte, src trace.Source) {
+func (p *Parser) parseLine(line []byte, src model.Source) {
 	for len(line) > 0 && (line[len(line)-1] == '\n' || line[len(line)-1] == '\r') {
 		line = line[:len(line)-1]
 	}
@@ -166,7 +165,7 @@ func (p *Parser) parseLine(line []byte, src trace.Source) {
 
 // parseObject reads one JSON object: a log line, or an element streamed out
 // of a document (a HAR entry, an element of a JSON array).
-func (p *Parser) parseObject(v gjson.Result, src trace.Source) {
+func (p *Parser) parseObject(v gjson.Result, src model.Source) {
 	if !v.IsObject() {
 		p.skip(src, "not a JSON object")
 		return
@@ -176,7 +175,7 @@ func (p *Parser) parseObject(v gjson.Result, src trace.Source) {
 }
 
 // parseRecord recognises and maps the record in p.rec.
-func (p *Parser) parseRecord(src trace.Source) {
+func (p *Parser) parseRecord(src model.Source) {
 	sh := p.shapeOf(&p.rec)
 	p.rec.shape = sh
 	if p.rec.hinted && !p.rec.laidOut {
@@ -246,7 +245,7 @@ func (p *Parser) parseRecord(src trace.Source) {
 // slot appends a zero observation to the batch and returns it, zeroed
 // where it lies: appending a literal builds it on the stack and copies
 // the whole struct in.
-func (p *Parser) slot() *trace.Observation {
+func (p *Parser) slot() *model.Observation {
 	obs := p.out.Obs
 	n := len(obs)
 	if n == cap(obs) {
@@ -255,13 +254,13 @@ func (p *Parser) slot() *trace.Observation {
 	obs = obs[:n+1]
 	p.out.Obs = obs
 	o := &obs[n]
-	*o = trace.Observation{}
+	*o = model.Observation{}
 	return o
 }
 
 // observeArray parses each element of an array value (HAR entries inside a
 // one-line HAR document).
-func (p *Parser) observeArray(a gjson.Result, src trace.Source) {
+func (p *Parser) observeArray(a gjson.Result, src model.Source) {
 	saved := p.rec
 	a.ForEach(func(_, e gjson.Result) bool {
 		p.rec = record{}
@@ -350,22 +349,22 @@ func (p *Parser) countFormat(name string) {
 	}
 }
 
-func (p *Parser) skip(src trace.Source, reason string) {
-	p.out.Skips = append(p.out.Skips, trace.Skip{Source: src, Reason: reason})
+func (p *Parser) skip(src model.Source, reason string) {
+	p.out.Skips = append(p.out.Skips, model.Skip{Source: src, Reason: reason})
 }
 
 // emit keeps an observation. Its strings may point into the batch's line
 // buffer, which is never reused, so they stay valid; whoever keeps an
 // observation beyond the sink call keeps that buffer alive, which is why
 // the correlator copies what it keeps (see Correlator.Add).
-func (p *Parser) emit(o *trace.Observation) {
+func (p *Parser) emit(o *model.Observation) {
 	p.out.Obs = append(p.out.Obs, *o)
 	p.finish(&p.out.Obs[len(p.out.Obs)-1])
 }
 
 // finish completes an observation already in the batch: the per-source
 // tier, the field caps, the raw record.
-func (p *Parser) finish(o *trace.Observation) {
+func (p *Parser) finish(o *model.Observation) {
 	if p.src != nil && p.src.tierSet {
 		o.Tier = p.src.tier
 	}
@@ -387,7 +386,7 @@ func (p *Parser) finish(o *trace.Observation) {
 const MaxField = 1024
 
 // capFields cuts o's fields to MaxField.
-func capFields(o *trace.Observation) {
+func capFields(o *model.Observation) {
 	o.Route = capLen(o.Route)
 	o.Decision = capLen(o.Decision)
 	o.State = capLen(o.State)
@@ -513,7 +512,7 @@ var (
 )
 
 // unwrapLine reads a line that followed a prefix, with the prefix's labels.
-func (p *Parser) unwrapLine(line []byte, labels map[string]string, src trace.Source) {
+func (p *Parser) unwrapLine(line []byte, labels map[string]string, src model.Source) {
 	saved := p.labels
 	p.labels = mergeLabels(saved, labels)
 	defer func() { p.labels = saved }()
@@ -544,20 +543,20 @@ func (p *Parser) forced() *Format {
 // parseText reads a text line with the configured patterns, then the
 // text formats in registry order (or only the one the input is forced
 // to). It reports whether one matched.
-func (p *Parser) parseText(line []byte, src trace.Source) bool {
+func (p *Parser) parseText(line []byte, src model.Source) bool {
 	s := bytesToString(line)
 	p.raw = s
 	if p.cfg != nil {
 		for _, pat := range p.cfg.patterns {
 			if m := pat.re.FindStringSubmatch(s); m != nil {
-				var o trace.Observation
+				var o model.Observation
 				o.Source, o.Format, o.Tier = src, pat.name, pat.tier
 				for i, name := range pat.re.SubexpNames() {
 					if set, ok := mappable[name]; ok && m[i] != "" && m[i] != "-" {
 						set(&o, m[i])
 					}
 				}
-				if o.Outcome == trace.OutcomeUnknown && o.Status > 0 {
+				if o.Outcome == model.OutcomeUnknown && o.Status > 0 {
 					o.Outcome = proxyOutcome(o.Status)
 				}
 				p.textDone(&o)
@@ -577,7 +576,7 @@ func (p *Parser) parseText(line []byte, src trace.Source) bool {
 }
 
 // textDone keeps an observation read from a text line.
-func (p *Parser) textDone(o *trace.Observation) {
+func (p *Parser) textDone(o *model.Observation) {
 	p.labelTier(o, false)
 	if p.Explain {
 		p.explainText(o)

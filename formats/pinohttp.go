@@ -3,12 +3,12 @@ package formats
 import (
 	"strings"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // pino-http's request logs (Node.js).
 var pinoHTTPFormat = &Format{
-	Name: "pino-http", Kind: KindJSON, Tier: trace.TierServer,
+	Name: "pino-http", Kind: KindJSON, Tier: model.TierServer,
 	Doc: "pino-http request logs (Node.js)",
 	match: func(r *record) bool {
 		return r.has("req") && (r.has("res") || r.has("responseTime"))
@@ -20,8 +20,8 @@ var pinoHTTPFormat = &Format{
 		Line: `{"level":30,"time":1531171074631,"pid":657,"hostname":"box","req":{"id":1,"method":"POST","url":"/v1/orders","headers":{"host":"localhost:3000",` +
 			`"idempotency-key":"k-pino-1","x-request-id":"p-1"},"remoteAddress":"::1","remotePort":64386},"res":{"statusCode":201,` +
 			`"headers":{"content-type":"application/json"}},"responseTime":31,"msg":"request completed"}`,
-		Want: trace.Observation{Tier: trace.TierServer, Format: "pino-http", Method: "POST", Route: "/v1/orders", Status: 201,
-			Outcome: trace.OutcomeOK, RequestID: "p-1", Key: "k-pino-1", Client: "::1", Message: "request completed",
+		Want: model.Observation{Tier: model.TierServer, Format: "pino-http", Method: "POST", Route: "/v1/orders", Status: 201,
+			Outcome: model.OutcomeOK, RequestID: "p-1", Key: "k-pino-1", Client: "::1", Message: "request completed",
 			Time: mustTime("2018-07-09T21:17:54.6Z"), Duration: 31_000_000},
 	}, {
 		Origin: "pino-http-print's test/fixtures/http-log.json (an early pino-http line: res.header as raw text, v 1)",
@@ -32,15 +32,15 @@ var pinoHTTPFormat = &Format{
 			`"user-agent":"Mozilla/5.0 (Macintosh; Intel Mac OS X 10_11_1) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/51.0.2704.103 Safari/537.36",` +
 			`"referer":"http://localhost:20000/","accept-encoding":"gzip, deflate, sdch","accept-language":"en-US,en;q=0.8,de;q=0.6",` +
 			`"cookie":"_ga=GA1.1.204420087.1444842476"},"remoteAddress":"127.0.0.1","remotePort":61543},"v":1}`,
-		Want: trace.Observation{Tier: trace.TierServer, Format: "pino-http", Method: "GET", Route: "/api/activity/component", Status: 200,
-			Outcome: trace.OutcomeOK, RequestID: "MacBook-Pro-4/13961#8", Client: "127.0.0.1", Message: "request completed",
+		Want: model.Observation{Tier: model.TierServer, Format: "pino-http", Method: "GET", Route: "/api/activity/component", Status: 200,
+			Outcome: model.OutcomeOK, RequestID: "MacBook-Pro-4/13961#8", Client: "127.0.0.1", Message: "request completed",
 			Time: mustTime("2016-07-21T17:34:52.227Z"), Duration: 17_000_000},
 	}},
 }
 
-func extractPinoHTTP(p *Parser, r *record, o *trace.Observation) bool {
-	o.Time, _ = trace.ParseTime(r.str("time"))
-	o.Duration, _ = trace.ParseDuration(r.str("responseTime"), trace.Milliseconds)
+func extractPinoHTTP(p *Parser, r *record, o *model.Observation) bool {
+	o.Time, _ = model.ParseTime(r.str("time"))
+	o.Duration, _ = model.ParseDuration(r.str("responseTime"), model.Milliseconds)
 	o.Time = o.Time.Add(-o.Duration)
 	o.Message = r.str("msg")
 	req := r.get("req")
@@ -56,7 +56,7 @@ func extractPinoHTTP(p *Parser, r *record, o *trace.Observation) bool {
 	o.Method = httpMethod(present(req.Get("method")))
 	o.Route = routePath(present(req.Get("url")))
 	hs := req.Get("headers")
-	o.Key = trace.NormalizeKey(header(hs, "idempotency-key"))
+	o.Key = model.NormalizeKey(header(hs, "idempotency-key"))
 	o.Client = present(req.Get("remoteAddress"))
 	res := r.get("res")
 	o.Status, _ = intValue(present(res.Get("statusCode")))
@@ -65,10 +65,10 @@ func extractPinoHTTP(p *Parser, r *record, o *trace.Observation) bool {
 	o.RetryAfter = header(rh, "retry-after") != ""
 	switch {
 	case strings.Contains(o.Message, "aborted"):
-		o.Outcome, o.Status = trace.OutcomeClientClosed, 0
+		o.Outcome, o.Status = model.OutcomeClientClosed, 0
 		o.Detail = o.Message
 	case o.Status > 0:
-		o.Outcome = trace.OutcomeOK
+		o.Outcome = model.OutcomeOK
 	}
 	o.ResultID = r.strs(pResultAliases)
 	o.Decision = strings.ToLower(r.strs(pDecisionAliases))

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // TestSamplesYieldTheirFields reads every format's sample lines, as lnav
@@ -44,7 +44,7 @@ func sampleProblems(f *Format, i int, s Sample) []string {
 	p := NewParser(nil, nil)
 	var res Result
 	p.Into(&res)
-	p.Line([]byte(s.Line), trace.Source{File: "sample", Line: i + 1})
+	p.Line([]byte(s.Line), model.Source{File: "sample", Line: i + 1})
 	if len(res.Skips) > 0 {
 		return []string{"skipped: " + res.Skips[0].Reason}
 	}
@@ -60,7 +60,7 @@ func sampleProblems(f *Format, i int, s Sample) []string {
 }
 
 // wantFields compares every field set in want with got.
-func wantFields(want, got trace.Observation) []string {
+func wantFields(want, got model.Observation) []string {
 	var out []string
 	wv, gv := reflect.ValueOf(want), reflect.ValueOf(got)
 	for i := range wv.NumField() {

@@ -1,14 +1,12 @@
 package formats
 
-import (
-	"github.com/idem-cli/idem/trace"
-)
+import "github.com/idem-cli/idem/model"
 
 // Temporal workers' logs: the Go SDK with a JSON slog handler writes
 // WorkflowID, RunID, ActivityID, ActivityType and Attempt; the TypeScript
 // SDK camelCase names.
 var temporalFormat = &Format{
-	Name: "temporal", Kind: KindJSON, Tier: trace.TierWorker,
+	Name: "temporal", Kind: KindJSON, Tier: model.TierWorker,
 	Doc: "Temporal worker logs (WorkflowID, ActivityID, Attempt)",
 	match: func(r *record) bool {
 		return r.hasAny("WorkflowID", "ActivityID", "ActivityType", "workflowId", "activityId", "activityType")
@@ -19,14 +17,14 @@ var temporalFormat = &Format{
 		Line: `{"time":"2024-01-15T10:30:45.123Z","level":"ERROR","msg":"Activity error.","Namespace":"default","TaskQueue":"orders","WorkerID":"123@host@",` +
 			`"ActivityID":"5","ActivityType":"ChargeCard","Attempt":2,"WorkflowType":"Checkout","WorkflowID":"order-991","RunID":"run-7","Error":"context deadline ` +
 			`exceeded"}`,
-		Want: trace.Observation{Tier: trace.TierWorker, Format: "temporal", WorkflowID: "order-991", RunID: "run-7", ActivityID: "5",
+		Want: model.Observation{Tier: model.TierWorker, Format: "temporal", WorkflowID: "order-991", RunID: "run-7", ActivityID: "5",
 			ActivityType: "ChargeCard", Attempt: 2, Message: "Activity error.", Time: mustTime("2024-01-15T10:30:45.123Z")},
 	}, {
 		Origin: "fixtures/formats/temporal.jsonl: the activity finished after its timeout, with its Result",
 		Line: `{"time":"2024-01-15T10:30:50.000Z","level":"INFO","msg":"Activity complete after timeout.","Namespace":"default","TaskQueue":"orders",` +
 			`"WorkerID":"123@host@","ActivityID":"5","ActivityType":"ChargeCard","Attempt":1,"WorkflowType":"Checkout","WorkflowID":"order-991","RunID":"run-7",` +
 			`"Result":"ch_77"}`,
-		Want: trace.Observation{Tier: trace.TierWorker, Format: "temporal", WorkflowID: "order-991", RunID: "run-7", ActivityID: "5",
+		Want: model.Observation{Tier: model.TierWorker, Format: "temporal", WorkflowID: "order-991", RunID: "run-7", ActivityID: "5",
 			ActivityType: "ChargeCard", Attempt: 1, ResultID: "ch_77", Message: "Activity complete after timeout.",
 			Time: mustTime("2024-01-15T10:30:50Z")},
 	}},

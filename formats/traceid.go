@@ -3,7 +3,7 @@ package formats
 import (
 	"strings"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // Trace ids join tiers where no request id is logged: a browser or a
@@ -62,7 +62,7 @@ func traceID(s string) string {
 
 // traceFromRecord names o's delivery after the trace id its record
 // carries, when it logged no request id.
-func traceFromRecord(r *record, o *trace.Observation) {
+func traceFromRecord(r *record, o *model.Observation) {
 	if o.RequestID != "" {
 		return
 	}

@@ -3,12 +3,12 @@ package formats
 import (
 	"strings"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // Traefik's JSON access logs.
 var traefikFormat = &Format{
-	Name: "traefik", Kind: KindJSON, Tier: trace.TierProxy,
+	Name: "traefik", Kind: KindJSON, Tier: model.TierProxy,
 	Doc:   "Traefik JSON access logs (headers kept with accessLog.fields.headers)",
 	Setup: "accessLog.format=json, accessLog.fields.headers.names.X-Request-Id=keep and accessLog.fields.headers.names.Idempotency-Key=keep (headers are dropped by default).",
 	match: func(r *record) bool {
@@ -25,8 +25,8 @@ var traefikFormat = &Format{
 			`"RouterName":"https-bk@docker","ServiceAddr":"172.29.0.2:8111","ServiceName":"bk-bk@docker","ServiceURL":"http://172.29.0.2:8111",` +
 			`"StartLocal":"2024-12-29T12:42:47.503803974+01:00","StartUTC":"2024-12-29T11:42:47.503803974Z","TLSCipher":"TLS_AES_128_GCM_SHA256",` +
 			`"TLSVersion":"1.3","entryPointName":"https","level":"info","msg":"","request_User-Agent":"Mozilla/5.0","time":"2024-12-29T12:42:47+01:00"}`,
-		Want: trace.Observation{Tier: trace.TierProxy, Format: "traefik", Method: "REPORT", Route: "/dav.php/calendars/", Status: 207,
-			Outcome: trace.OutcomeOK, Client: "192.0.2.10", Time: mustTime("2024-12-29T11:42:47.503803974Z"), Duration: 8_184_335},
+		Want: model.Observation{Tier: model.TierProxy, Format: "traefik", Method: "REPORT", Route: "/dav.php/calendars/", Status: 207,
+			Outcome: model.OutcomeOK, Client: "192.0.2.10", Time: mustTime("2024-12-29T11:42:47.503803974Z"), Duration: 8_184_335},
 	}, {
 		Origin: "a Traefik 3.6 access log in a public CrowdSec bouncer issue (#323): a middleware answered 403 after 19.8s, OriginStatus 0",
 		Line: `{"ClientAddr":"x.x.x.x:34779","ClientHost":"x.x.x.x","ClientPort":"34779","ClientUsername":"-","DownstreamContentSize":0,"DownstreamStatus":403,` +
@@ -39,8 +39,8 @@ var traefikFormat = &Format{
 			`"request_Te":"trailers","request_User-Agent":"grpc-go/1.79.3","request_X-Forwarded-Host":"netbird.example.com:443","request_X-Forwarded-Port":"443",` +
 			`"request_X-Forwarded-Proto":"https","request_X-Forwarded-Server":"REDACTED","request_X-Is-Trusted":"no","request_X-Real-Ip":"x.x.x.x",` +
 			`"request_X-Wiretrustee-Peer-Id":"REDACTED","time":"2026-04-30T21:33:31+10:00"}`,
-		Want: trace.Observation{Tier: trace.TierProxy, Format: "traefik", Method: "POST", Route: "/signalexchange.SignalExchange/ConnectStream",
-			Status: 403, Outcome: trace.OutcomeOK, Client: "x.x.x.x", Time: mustTime("2026-04-30T11:33:11.203370405Z"), Duration: 19_808_199_303},
+		Want: model.Observation{Tier: model.TierProxy, Format: "traefik", Method: "POST", Route: "/signalexchange.SignalExchange/ConnectStream",
+			Status: 403, Outcome: model.OutcomeOK, Client: "x.x.x.x", Time: mustTime("2026-04-30T11:33:11.203370405Z"), Duration: 19_808_199_303},
 	}},
 }
 
@@ -59,13 +59,13 @@ func (r *record) keyFold(names ...string) string {
 	return ""
 }
 
-func extractTraefik(p *Parser, r *record, o *trace.Observation) bool {
-	o.Time, _ = trace.ParseTime(r.str("StartUTC", "StartLocal", "time"))
-	o.Duration, _ = trace.ParseDuration(r.str("Duration"), trace.Nanoseconds)
+func extractTraefik(p *Parser, r *record, o *model.Observation) bool {
+	o.Time, _ = model.ParseTime(r.str("StartUTC", "StartLocal", "time"))
+	o.Duration, _ = model.ParseDuration(r.str("Duration"), model.Nanoseconds)
 	o.Method = httpMethod(r.str("RequestMethod"))
 	o.Route = routePath(r.str("RequestPath"))
 	o.RequestID = r.keyFold("request_X-Request-Id")
-	o.Key = trace.NormalizeKey(r.keyFold("request_Idempotency-Key"))
+	o.Key = model.NormalizeKey(r.keyFold("request_Idempotency-Key"))
 	o.Client = r.str("ClientHost")
 	o.Status, _ = intValue(r.str("DownstreamStatus"))
 	origin, _ := intValue(r.str("OriginStatus"))

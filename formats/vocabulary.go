@@ -3,7 +3,7 @@ package formats
 import (
 	"strings"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // The shared vocabulary: the names real software gives what a line says
@@ -65,7 +65,7 @@ func (m meaning) String() string { return meaningNames[m] }
 type term struct {
 	path  string // as software writes it; dots separate nested names
 	means meaning
-	unit  trace.Unit // a duration's unit; 0: by how it is written
+	unit  model.Unit // a duration's unit; 0: by how it is written
 	top   bool       // an application format's top-level alias
 	from  string     // whose vocabulary, for what idem says it understood
 }
@@ -82,10 +82,10 @@ const (
 )
 
 const (
-	uMS = trace.Milliseconds
-	uUS = trace.Microseconds
-	uNS = trace.Nanoseconds
-	uS  = trace.Seconds
+	uMS = model.Milliseconds
+	uUS = model.Microseconds
+	uNS = model.Nanoseconds
+	uS  = model.Seconds
 )
 
 // vocabulary is every term, in the order of preference within a meaning:

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // TestVocabularyAtAnyDepth reads one request's meaning written in each
@@ -13,31 +13,31 @@ import (
 func TestVocabularyAtAnyDepth(t *testing.T) {
 	for _, tc := range []struct {
 		name, line string
-		want       trace.Observation
+		want       model.Observation
 	}{
 		{"express-winston under meta", `{"level":"info","message":"HTTP POST /v1/x","meta":{"req":{"method":"POST","url":"/v1/x","headers":{"X-Request-Id":"r-1","Idempotency-Key":"k-1"}},"res":{"statusCode":201},"responseTime":7}}`,
-			trace.Observation{Method: "POST", Route: "/v1/x", RequestID: "r-1", Key: "k-1", Status: 201, Duration: 7 * time.Millisecond}},
+			model.Observation{Method: "POST", Route: "/v1/x", RequestID: "r-1", Key: "k-1", Status: 201, Duration: 7 * time.Millisecond}},
 		{"ECS nested, event.duration in ns", `{"message":"m","http":{"request":{"method":"post"},"response":{"status_code":"409"}},"url":{"path":"/v1/y"},"event":{"duration":2000000},"transaction":{"id":"tx-1"}}`,
-			trace.Observation{Method: "POST", Route: "/v1/y", Status: 409, RequestID: "tx-1", Duration: 2 * time.Millisecond}},
+			model.Observation{Method: "POST", Route: "/v1/y", Status: 409, RequestID: "tx-1", Duration: 2 * time.Millisecond}},
 		{"OTel attributes under attributes", `{"body":"done","attributes":{"http.request.method":"PATCH","http.route":"/v1/z/{id}","http.response.status_code":200,"http.request.header.x-request-id":["o-1"]}}`,
-			trace.Observation{Method: "PATCH", Route: "/v1/z/{id}", Status: 200, RequestID: "o-1"}},
+			model.Observation{Method: "PATCH", Route: "/v1/z/{id}", Status: 200, RequestID: "o-1"}},
 		{"Monolog context", `{"message":"x","context":{"correlationId":"c-1","method":"DELETE","path":"/v1/w","elapsed_us":1500},"channel":"app","datetime":"2026-12-02T00:00:00+00:00"}`,
-			trace.Observation{Method: "DELETE", Route: "/v1/w", RequestID: "c-1", Duration: 1500 * time.Microsecond}},
+			model.Observation{Method: "DELETE", Route: "/v1/w", RequestID: "c-1", Duration: 1500 * time.Microsecond}},
 		{"a status nested under no wrapper is no request's", `{"msg":"x","request_id":"r-2","order":{"status":201,"method":"PUT"}}`,
-			trace.Observation{RequestID: "r-2"}},
+			model.Observation{RequestID: "r-2"}},
 		{"a response's body is not the request's", `{"msg":"x","request_id":"r-3","res":{"statusCode":201,"body":{"id":"ord_3"}}}`,
-			trace.Observation{RequestID: "r-3", Status: 201, ResultID: "ord_3"}},
+			model.Observation{RequestID: "r-3", Status: 201, ResultID: "ord_3"}},
 	} {
 		p := NewParser(nil, nil)
 		var res Result
 		p.Into(&res)
-		p.Line([]byte(tc.line), trace.Source{File: "v", Line: 1})
+		p.Line([]byte(tc.line), model.Source{File: "v", Line: 1})
 		if len(res.Obs) != 1 {
 			t.Errorf("%s: %d observations, want 1", tc.name, len(res.Obs))
 			continue
 		}
 		o := res.Obs[0]
-		got := trace.Observation{Method: o.Method, Route: o.Route, RequestID: o.RequestID, Key: o.Key, Status: o.Status, Duration: o.Duration, ResultID: o.ResultID}
+		got := model.Observation{Method: o.Method, Route: o.Route, RequestID: o.RequestID, Key: o.Key, Status: o.Status, Duration: o.Duration, ResultID: o.ResultID}
 		if got != tc.want {
 			t.Errorf("%s:\n got %+v\nwant %+v", tc.name, got, tc.want)
 		}
@@ -64,7 +64,7 @@ func TestVocabularyWalkIsBounded(t *testing.T) {
 		p := NewParser(nil, nil)
 		var res Result
 		p.Into(&res)
-		p.Line([]byte(line), trace.Source{File: "v", Line: 1})
+		p.Line([]byte(line), model.Source{File: "v", Line: 1})
 		if p.vocab.nodes > maxVocabNodes+1 {
 			t.Errorf("the walk looked at %d members, more than %d", p.vocab.nodes, maxVocabNodes)
 		}
@@ -93,7 +93,7 @@ func FuzzVocabulary(f *testing.F) {
 		p.Explain, p.Sample = true, true
 		var res Result
 		p.Into(&res)
-		p.Line(line, trace.Source{File: "f", Line: 1})
+		p.Line(line, model.Source{File: "f", Line: 1})
 		if p.vocab.nodes > maxVocabNodes+1 {
 			t.Fatalf("the walk looked at %d members", p.vocab.nodes)
 		}
@@ -126,6 +126,6 @@ func BenchmarkVocabularyNested(b *testing.B) {
 	for b.Loop() {
 		res.Reset()
 		p.Into(&res)
-		p.Line(line, trace.Source{File: "b", Line: 1})
+		p.Line(line, model.Source{File: "b", Line: 1})
 	}
 }

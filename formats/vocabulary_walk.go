@@ -4,7 +4,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 	"github.com/tidwall/gjson"
 )
 
@@ -268,17 +268,17 @@ func (vr *vocabReader) str(m meaning) string {
 }
 
 // apply fills o's empty fields with what the vocabulary found.
-func (vr *vocabReader) apply(r *record, o *trace.Observation) {
+func (vr *vocabReader) apply(r *record, o *model.Observation) {
 	if o.Time.IsZero() {
 		if s := vr.str(mTime); s != "" {
-			o.Time, _ = trace.ParseTime(s)
+			o.Time, _ = model.ParseTime(s)
 		}
 	}
 	if o.RequestID == "" {
 		o.RequestID = processScoped(r, vr.str(mRequestID), o.Source)
 	}
 	if o.Key == "" {
-		o.Key = trace.NormalizeKey(vr.str(mKey))
+		o.Key = model.NormalizeKey(vr.str(mKey))
 	}
 	if o.KeyHash == "" {
 		o.KeyHash = vr.str(mKeyHash)
@@ -304,7 +304,7 @@ func (vr *vocabReader) apply(r *record, o *trace.Observation) {
 		o.Fingerprint = vr.str(mFingerprint)
 	}
 	if o.Fingerprint == "" && vr.found[mBody].term >= 0 {
-		o.Fingerprint = trace.FingerprintValue(vr.found[mBody].v)
+		o.Fingerprint = model.FingerprintValue(vr.found[mBody].v)
 	}
 	if o.ResultID == "" {
 		o.ResultID = vr.str(mResultID)
@@ -321,9 +321,9 @@ func (vr *vocabReader) apply(r *record, o *trace.Observation) {
 	if o.Client == "" {
 		o.Client = vr.str(mClient)
 	}
-	if o.Outcome == trace.OutcomeUnknown {
+	if o.Outcome == model.OutcomeUnknown {
 		if oc := vr.str(mOutcome); oc != "" {
-			o.Outcome = trace.ParseOutcome(strings.ToLower(oc))
+			o.Outcome = model.ParseOutcome(strings.ToLower(oc))
 		}
 	}
 	if strings.EqualFold(vr.str(mReplayed), "true") {
@@ -342,7 +342,7 @@ func (vr *vocabReader) apply(r *record, o *trace.Observation) {
 
 // duration is the duration found, in its term's unit (or unit, the
 // format's, for a bare name); 0 for none.
-func (vr *vocabReader) duration(unit trace.Unit) time.Duration {
+func (vr *vocabReader) duration(unit model.Unit) time.Duration {
 	f := &vr.found[mDuration]
 	if f.term < 0 {
 		return 0

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // BenchmarkGateway drives the gateway over loopback with a bounded number
@@ -92,10 +92,10 @@ func benchServer(b *testing.B, st Store, n int) string {
 	for i := range recs {
 		key := fmt.Sprintf("seed-%06d", i)
 		id := fmt.Sprintf("dr_%06d", i+1)
-		recs[i] = Record{Scope: "/v1/demo-requests", Digest: KeyDigest(key), Fingerprint: trace.Fingerprint([]byte(benchBody)),
+		recs[i] = Record{Scope: "/v1/demo-requests", Digest: KeyDigest(key), Fingerprint: model.Fingerprint([]byte(benchBody)),
 			State: StateCompleted, Owner: "seed/" + key, Status: 201, Header: http.Header{"Content-Type": {"application/json"}},
 			Body: []byte(`{"id":"` + id + `","status":"created"}`), ResultID: id, Created: now, Expires: now.Add(24 * time.Hour)}
-		effects[i] = Effect{ResultID: id, Route: "/v1/demo-requests", KeyHash: trace.HashKey(key), Request: key, Time: now}
+		effects[i] = Effect{ResultID: id, Route: "/v1/demo-requests", KeyHash: model.HashKey(key), Request: key, Time: now}
 	}
 	sq := st.(*sqlStore)
 	if err := sq.importState(context.Background(), recs, effects, int64(n)); err != nil {

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // faultyStore fails chosen operations as a full disk would, at the
@@ -333,14 +333,14 @@ func TestJSONStateIsMigrated(t *testing.T) {
 	path := filepath.Join(dir, "gateway-state.json")
 	route := "/v1/demo-requests"
 	body := `{"sku":"A-1","amount":4200}`
-	done, stuck := trace.HashKey("k-old"), trace.HashKey("k-stuck")
+	done, stuck := model.HashKey("k-old"), model.HashKey("k-stuck")
 	// The old file re-indented the stored body: MarshalIndent wrote it.
 	old := map[string]any{
 		"keys": map[string]any{
-			route + "|" + done: map[string]any{"scope": route, "key_hash": done, "fingerprint": trace.Fingerprint([]byte(body)), "state": "completed",
+			route + "|" + done: map[string]any{"scope": route, "key_hash": done, "fingerprint": model.Fingerprint([]byte(body)), "state": "completed",
 				"status": 201, "body": json.RawMessage(`{"id":"dr_000001","status":"created"}`), "result_id": "dr_000001", "owner": "attempt-1",
 				"created": "2026-11-30T09:00:00Z", "expires": "0001-01-01T00:00:00Z"},
-			route + "|" + stuck: map[string]any{"scope": route, "key_hash": stuck, "fingerprint": trace.Fingerprint([]byte(body)), "state": "in_progress",
+			route + "|" + stuck: map[string]any{"scope": route, "key_hash": stuck, "fingerprint": model.Fingerprint([]byte(body)), "state": "in_progress",
 				"owner": "attempt-9", "created": "2026-11-30T09:00:00Z", "expires": "2026-11-30T09:00:02Z"},
 		},
 		"effects": []map[string]any{{"result_id": "dr_000001", "route": route, "key_hash": done, "request_id": "attempt-1", "time": "2026-11-30T09:00:00Z"}},
@@ -381,7 +381,7 @@ func TestReservationsOfGoneOwnersAreRecovered(t *testing.T) {
 	body := `{"x":1}`
 	route := "/v1/demo-requests"
 	orphan := func(st Store, key string) {
-		rec := Record{Scope: route, Digest: KeyDigest(key), Fingerprint: trace.Fingerprint([]byte(body)), State: StateInProgress,
+		rec := Record{Scope: route, Digest: KeyDigest(key), Fingerprint: model.Fingerprint([]byte(body)), State: StateInProgress,
 			Owner: "gw-dead/attempt-1", Lease: t0.Add(30 * time.Second), Created: t0}
 		if _, ok, err := st.Reserve(context.Background(), rec, t0); !ok || err != nil {
 			t.Fatal(ok, err)
@@ -487,7 +487,7 @@ func TestKeyStateEndpoint(t *testing.T) {
 	}
 	c.post("/v1/demo-requests", "k-state", `{"x":1}`)
 	got := c.get("/v1/keys/k-state")
-	for _, want := range []string{"200 ", `"state":"completed"`, `"result_id":"dr_000001"`, `"next_delivery":"replay"`, trace.HashKey("k-state")} {
+	for _, want := range []string{"200 ", `"state":"completed"`, `"result_id":"dr_000001"`, `"next_delivery":"replay"`, model.HashKey("k-state")} {
 		if !strings.Contains(got, want) {
 			t.Errorf("GET /v1/keys/k-state lacks %s: %s", want, got)
 		}

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // The HTTP side of the contract: the routes, one delivery's way from
@@ -47,12 +47,12 @@ func (s *Server) Handler() http.Handler {
 // the next delivery with it would get: the way to reconcile a stuck
 // reservation by looking rather than deleting.
 func (s *Server) keyState(w http.ResponseWriter, r *http.Request) {
-	key := trace.NormalizeKey(r.PathValue("key"))
+	key := model.NormalizeKey(r.PathValue("key"))
 	if !keySyntax.MatchString(key) {
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "idempotency_key_invalid", "message": "the key must be 1 to 255 visible ASCII characters"})
 		return
 	}
-	hash := trace.HashKey(key)
+	hash := model.HashKey(key)
 	recs, err := s.store.Records(r.Context(), KeyDigest(key))
 	if err != nil {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"error": "storage_unavailable", "message": "the key could not be read"})
@@ -118,12 +118,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, route, prefix str
 		s.answer(w, ctx, s.opts.Profile.MissingKey, "rejected", "idempotency_key_missing", "an Idempotency-Key header is required")
 		return
 	}
-	key := trace.NormalizeKey(keys[0])
+	key := model.NormalizeKey(keys[0])
 	if len(keys) > 1 || !keySyntax.MatchString(key) {
 		s.answer(w, ctx, http.StatusBadRequest, "rejected", "idempotency_key_invalid", "the Idempotency-Key must be one value of 1 to 255 visible ASCII characters")
 		return
 	}
-	ctx.keyHash = trace.HashKey(key)
+	ctx.keyHash = model.HashKey(key)
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
 		var tooBig *http.MaxBytesError
@@ -138,7 +138,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, route, prefix str
 		s.answer(w, ctx, http.StatusBadRequest, "rejected", "request_invalid", err.Error())
 		return
 	}
-	ctx.fingerprint = trace.Fingerprint(body)
+	ctx.fingerprint = model.Fingerprint(body)
 	// Once a delivery is read whole, its work does not depend on the
 	// client staying: a client that drops the connection mid-request must
 	// not cancel the reservation or the commit (a lost response is exactly

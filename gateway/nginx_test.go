@@ -21,6 +21,7 @@ import (
 	"github.com/idem-cli/idem/gateway"
 	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/internal/capture"
+	"github.com/idem-cli/idem/load"
 )
 
 // The end-to-end tests put a real nginx (its own prefix and config in a
@@ -181,7 +182,7 @@ func (e *e2e) diagnose() []*diagnose.Finding {
 	time.Sleep(100 * time.Millisecond) // let nginx write its last line
 	har := filepath.Join(e.dir, "client.har")
 	e.client.write(e.t, har)
-	set, err := diagnose.Load(context.Background(), append([]string{har}, e.logs...), ingest.Options{}, nil)
+	set, err := load.Files(context.Background(), append([]string{har}, e.logs...), load.Options{Read: ingest.Options{}, Build: diagnose.DefaultOptions().Build()})
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // TestKeysSharingHashBitsAreApart: two keys whose digests share their
@@ -51,7 +51,7 @@ func TestKeysSharingHashBitsAreApart(t *testing.T) {
 			if got, ok, err := st.Get(ctx, "/v1/demo-requests", KeyDigest("order-9")); !ok || err != nil || got.ResultID != "dr_000003" {
 				t.Errorf("order-9 is not stored under its whole digest: %+v %v %v", got, ok, err)
 			}
-			if !strings.Contains(log.String(), `"key_hash":"`+trace.HashKey("order-9")+`"`) {
+			if !strings.Contains(log.String(), `"key_hash":"`+model.HashKey("order-9")+`"`) {
 				t.Errorf("the log lacks the key_hash:\n%s", log.String())
 			}
 		})

@@ -6,8 +6,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/idem-cli/idem/trace"
-
+	"github.com/idem-cli/idem/correlate"
 	"github.com/idem-cli/idem/internal/benchlog"
 )
 
@@ -40,9 +39,9 @@ func BenchmarkLoadNginx(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		c := trace.NewCorrelator(nil)
+		c := correlate.NewCorrelator(nil)
 		inputs, err := Read(context.Background(), []string{"-"}, Options{Stdin: bytes.NewReader(data)}, c)
-		if set := c.Set(inputs); err != nil || len(set.Intents) == 0 {
+		if set := c.Set(inputs); err != nil || len(set.Built) == 0 {
 			b.Fatal(err)
 		}
 	}

@@ -2,7 +2,7 @@ package ingest
 
 import (
 	"github.com/idem-cli/idem/formats"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // Tee hands every batch to each consumer in turn; each keeps its own
@@ -11,7 +11,7 @@ func Tee(cs ...Consumer) Consumer { return tee(cs) }
 
 type tee []Consumer
 
-func (t tee) Prepare(b *trace.Batch) {
+func (t tee) Prepare(b *model.Batch) {
 	own := t.scratch(b)
 	for i, c := range t {
 		b.Scratch = own[i]
@@ -21,7 +21,7 @@ func (t tee) Prepare(b *trace.Batch) {
 	b.Scratch = own
 }
 
-func (t tee) Consume(b *trace.Batch) {
+func (t tee) Consume(b *model.Batch) {
 	own := t.scratch(b)
 	for i, c := range t {
 		b.Scratch = own[i]
@@ -31,7 +31,7 @@ func (t tee) Consume(b *trace.Batch) {
 	b.Scratch = own
 }
 
-func (t tee) scratch(b *trace.Batch) []any {
+func (t tee) scratch(b *model.Batch) []any {
 	own, ok := b.Scratch.([]any)
 	if !ok || len(own) != len(t) {
 		own = make([]any, len(t))
@@ -62,15 +62,15 @@ func (t tee) Expect(bytes int64) {
 type Capturer struct {
 	key, keyHash, requestID string
 	// Captured lists the requests found, in input and line order.
-	Captured []*trace.Captured
+	Captured []*model.Captured
 }
 
 // NewCapturer captures the requests that carry key or requestID (either
 // may be empty).
 func NewCapturer(key, requestID string) *Capturer {
-	c := &Capturer{key: trace.NormalizeKey(key), requestID: requestID}
+	c := &Capturer{key: model.NormalizeKey(key), requestID: requestID}
 	if c.key != "" {
-		c.keyHash = trace.HashKey(c.key)
+		c.keyHash = model.HashKey(c.key)
 	}
 	return c
 }
@@ -79,8 +79,8 @@ func NewCapturer(key, requestID string) *Capturer {
 func (c *Capturer) WantsRaw() bool { return true }
 
 // Prepare rebuilds the batch's matching requests.
-func (c *Capturer) Prepare(b *trace.Batch) {
-	var found []*trace.Captured
+func (c *Capturer) Prepare(b *model.Batch) {
+	var found []*model.Captured
 	for i := range b.Obs {
 		o := &b.Obs[i]
 		byKey := c.key != "" && (o.Key == c.key || o.KeyHash != "" && o.KeyHash == c.keyHash)
@@ -99,8 +99,8 @@ func (c *Capturer) Prepare(b *trace.Batch) {
 }
 
 // Consume keeps the batch's captures in order.
-func (c *Capturer) Consume(b *trace.Batch) {
-	found, _ := b.Scratch.([]*trace.Captured)
+func (c *Capturer) Consume(b *model.Batch) {
+	found, _ := b.Scratch.([]*model.Captured)
 	c.Captured = append(c.Captured, found...)
 	b.Scratch = nil
 }
@@ -108,14 +108,14 @@ func (c *Capturer) Consume(b *trace.Batch) {
 // Collector keeps a copy of every observation it is handed, in order: for
 // small inputs and tests.
 type Collector struct {
-	Obs []*trace.Observation
+	Obs []*model.Observation
 }
 
 // Prepare does nothing: copying is done in order.
-func (c *Collector) Prepare(*trace.Batch) {}
+func (c *Collector) Prepare(*model.Batch) {}
 
 // Consume copies the batch's observations.
-func (c *Collector) Consume(b *trace.Batch) {
+func (c *Collector) Consume(b *model.Batch) {
 	for i := range b.Obs {
 		c.Obs = append(c.Obs, b.Obs[i].Clone())
 	}
@@ -125,7 +125,7 @@ func (c *Collector) Consume(b *trace.Batch) {
 type Counter struct{ N int }
 
 // Prepare does nothing.
-func (c *Counter) Prepare(*trace.Batch) {}
+func (c *Counter) Prepare(*model.Batch) {}
 
 // Consume counts the batch's observations.
-func (c *Counter) Consume(b *trace.Batch) { c.N += len(b.Obs) }
+func (c *Counter) Consume(b *model.Batch) { c.N += len(b.Obs) }

@@ -10,7 +10,7 @@ import (
 	"io"
 
 	"github.com/idem-cli/idem/formats"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 
 	"github.com/tidwall/gjson"
 )
@@ -37,7 +37,7 @@ func (in *reading) readDocument(ctx context.Context, br *bufio.Reader) error {
 	p := in.parser()
 	var entries *formats.Parser // HAR entries', made when a HAR is met
 	var res formats.Result
-	var tb trace.Batch
+	var tb model.Batch
 	p.Into(&res)
 	n, size := 0, 0
 	flush := func() {
@@ -57,7 +57,7 @@ func (in *reading) readDocument(ctx context.Context, br *bufio.Reader) error {
 		} else if err != nil {
 			return err
 		}
-		src := trace.Source{File: in.Path, Line: start}
+		src := model.Source{File: in.Path, Line: start}
 		if entry > 0 && !own {
 			src.Entry = entry
 		}
@@ -65,7 +65,7 @@ func (in *reading) readDocument(ctx context.Context, br *bufio.Reader) error {
 		p.Object(gjson.ParseBytes(raw), src)
 		if len(res.Skips) > skips && in.firstSkip == nil {
 			s := res.Skips[skips]
-			in.firstSkip = &trace.Skip{Source: s.Source, Reason: s.Reason, Text: excerpt(raw)}
+			in.firstSkip = &model.Skip{Source: s.Source, Reason: s.Reason, Text: excerpt(raw)}
 		}
 		if n, size = n+1, size+len(raw); n >= docBatchRecords || size >= docBatchBytes {
 			flush()
@@ -145,7 +145,7 @@ func (in *reading) readDocument(ctx context.Context, br *bufio.Reader) error {
 func (in *reading) skipLine(line int, reason string) {
 	in.Skipped++
 	if len(in.SkipSamples) < in.opts.MaxSkipSamples {
-		in.SkipSamples = append(in.SkipSamples, trace.Skip{Source: trace.Source{File: in.Path, Line: line}, Reason: reason})
+		in.SkipSamples = append(in.SkipSamples, model.Skip{Source: model.Source{File: in.Path, Line: line}, Reason: reason})
 	}
 }
 

@@ -17,7 +17,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/idem-cli/idem/formats"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/internal/pages"
+	"github.com/idem-cli/idem/model"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -29,12 +30,12 @@ import (
 // one goroutine, for every batch in input and line order. After Consume
 // the batch is used again: keep copies, not views.
 type Consumer interface {
-	Prepare(*trace.Batch)
-	Consume(*trace.Batch)
+	Prepare(*model.Batch)
+	Consume(*model.Batch)
 }
 
 // RawConsumer is a Consumer that also needs each observation's record as
-// read (trace.Batch.Raw), such as one that rebuilds captured requests.
+// read (model.Batch.Raw), such as one that rebuilds captured requests.
 type RawConsumer interface {
 	Consumer
 	WantsRaw() bool
@@ -57,7 +58,7 @@ type Options struct {
 	// Config holds per-source overrides, scope and effect matchers.
 	Config *formats.Config
 	// Tier and Format, when set, apply to every input (flags).
-	Tier   trace.Tier
+	Tier   model.Tier
 	Format string
 	// Stdin is read for the input named "-".
 	Stdin io.Reader
@@ -110,7 +111,7 @@ func (e *OpenError) Unwrap() error { return e.Err }
 // in input and line order. It returns the per-input summaries. An input
 // that cannot be opened is an *InputError, the inputs before it
 // summarised, unless opts.KeepGoing says to read on.
-func Read(ctx context.Context, paths []string, opts Options, c Consumer) ([]*trace.Input, error) {
+func Read(ctx context.Context, paths []string, opts Options, c Consumer) ([]*model.Input, error) {
 	if sz, ok := c.(Sizer); ok {
 		sz.Expect(totalSize(paths))
 	}
@@ -146,21 +147,21 @@ func (opts Options) withDefaults() Options {
 }
 
 // readAll reads the sources in order into c.
-func readAll(ctx context.Context, srcs []Source, opts Options, c Consumer) ([]*trace.Input, error) {
+func readAll(ctx context.Context, srcs []Source, opts Options, c Consumer) ([]*model.Input, error) {
 	opts = opts.withDefaults()
 	keepRaw := false
 	if rc, ok := c.(RawConsumer); ok {
 		keepRaw = rc.WantsRaw()
 	}
-	var inputs []*trace.Input
+	var inputs []*model.Input
 	for _, src := range srcs {
 		name := src.Name()
 		rule, err := opts.Config.RuleFor(name, opts.Tier, opts.Format)
 		if err != nil {
 			return inputs, err
 		}
-		in := &reading{Input: &trace.Input{Path: name, Formats: map[string]int{}, Secrets: map[string]int{}},
-			tiers: map[trace.Tier]int{}, rule: rule, opts: opts, c: c, keepRaw: keepRaw}
+		in := &reading{Input: &model.Input{Path: name, Formats: map[string]int{}, Secrets: map[string]int{}},
+			tiers: map[model.Tier]int{}, rule: rule, opts: opts, c: c, keepRaw: keepRaw}
 		rc, err := src.Open(ctx)
 		if err != nil && opts.KeepGoing {
 			in.Err = &OpenError{Err: err}
@@ -194,17 +195,17 @@ func readAll(ctx context.Context, srcs []Source, opts Options, c Consumer) ([]*t
 
 // reading is one input being read.
 type reading struct {
-	*trace.Input
-	tiers   map[trace.Tier]int
+	*model.Input
+	tiers   map[model.Tier]int
 	rule    *formats.SourceRule
 	opts    Options
 	c       Consumer
 	keepRaw bool
 	// firstSkip is the first skipped line with its text, for
 	// Input.Unrecognised.
-	firstSkip *trace.Skip
+	firstSkip *model.Skip
 	// uses counts where fields were read from (ExplainFields).
-	uses map[trace.FieldUse]int
+	uses map[model.FieldUse]int
 }
 
 // parser makes a parser for one worker reading this input.
@@ -355,12 +356,12 @@ type batch struct {
 	ends   []int // where each line ends in data (after its newline)
 	nums   []int // line number of each line (too long lines are left out)
 	res    formats.Result
-	tb     trace.Batch // res's observations, as the consumer sees them
+	tb     model.Batch // res's observations, as the consumer sees them
 	done   chan struct{}
 	// firstSkip is the batch's first line skipped by the parser, with its
 	// text; repairs are the first lines read after a repair.
-	firstSkip *trace.Skip
-	repairs   []trace.Skip
+	firstSkip *model.Skip
+	repairs   []model.Skip
 }
 
 // reset empties a used batch, keeping its buffers.
@@ -395,26 +396,26 @@ func (in *reading) readLines(ctx context.Context, br *bufio.Reader, after int) e
 			p := in.parser()
 			for b := range work {
 				if cap(b.res.Obs) < len(b.ends) {
-					// With room for a batch of shorter lines: made to the
-					// line, a reused batch was made anew whenever one more
-					// line came, 400 bytes a line of fresh pages each time.
-					b.res.Obs = trace.MakeObservations(len(b.ends) + len(b.ends)/4)
+					// With room for a batch of shorter lines, pages written
+					// (internal/pages): made to the line, a reused batch was
+					// made anew at each longer one, 400 B a line of new pages.
+					b.res.Obs = pages.Written(make([]model.Observation, 0, len(b.ends)+len(b.ends)/4))
 				}
 				p.Into(&b.res)
 				for i, end := range b.ends {
 					skips, repaired := len(b.res.Skips), b.res.Repaired
 					line := b.data[b.starts[i]:end]
-					p.Line(line, trace.Source{File: b.file, Line: b.nums[i]})
+					p.Line(line, model.Source{File: b.file, Line: b.nums[i]})
 					// Rarely true: the comparisons cost nothing next to a parse.
 					if len(b.res.Skips) > skips && b.firstSkip == nil {
-						b.firstSkip = &trace.Skip{Source: b.res.Skips[skips].Source, Reason: b.res.Skips[skips].Reason, Text: excerpt(line)}
+						b.firstSkip = &model.Skip{Source: b.res.Skips[skips].Source, Reason: b.res.Skips[skips].Reason, Text: excerpt(line)}
 					}
 					if b.res.Repaired > repaired && len(b.repairs) < opts.MaxSkipSamples {
 						reason := repairReason
 						if b.res.LastRepair != "" {
 							reason, b.res.LastRepair = b.res.LastRepair, ""
 						}
-						b.repairs = append(b.repairs, trace.Skip{Source: trace.Source{File: b.file, Line: b.nums[i]}, Reason: reason})
+						b.repairs = append(b.repairs, model.Skip{Source: model.Source{File: b.file, Line: b.nums[i]}, Reason: reason})
 					}
 				}
 				b.tb.Obs, b.tb.Raw = b.res.Obs, b.res.Raw
@@ -458,7 +459,7 @@ func (in *reading) readLines(ctx context.Context, br *bufio.Reader, after int) e
 // complete lines in it and carries the unfinished last one over to the
 // next block. A line longer than maxLine is skipped while it streams past,
 // never held in memory whole. Lines are numbered from after+1.
-func split(ctx context.Context, r io.Reader, in *trace.Input, after, maxLine int, free chan *batch, send func(*batch)) error {
+func split(ctx context.Context, r io.Reader, in *model.Input, after, maxLine int, free chan *batch, send func(*batch)) error {
 	line := after
 	var carry []byte  // the unfinished line at the end of the last block
 	skipping := false // inside a line longer than maxLine: drop bytes up to its newline
@@ -488,7 +489,7 @@ func split(ctx context.Context, r io.Reader, in *trace.Input, after, maxLine int
 		data := buf[:n]
 		b.data = data
 		tooLong := func() {
-			b.res.Skips = append(b.res.Skips, trace.Skip{Source: trace.Source{File: in.Path, Line: line},
+			b.res.Skips = append(b.res.Skips, model.Skip{Source: model.Source{File: in.Path, Line: line},
 				Reason: fmt.Sprintf("line longer than %d bytes", maxLine)})
 		}
 		start := 0
@@ -549,9 +550,9 @@ func split(ctx context.Context, r io.Reader, in *trace.Input, after, maxLine int
 
 // absorb merges a batch's results into the input summary and hands its
 // observations to the consumer.
-func (in *reading) absorb(res *formats.Result, tb *trace.Batch) {
+func (in *reading) absorb(res *formats.Result, tb *model.Batch) {
 	// Tiers are counted in runs: one map update a run, not a line.
-	run, count := trace.Tier(0), 0
+	run, count := model.Tier(0), 0
 	for i := range res.Obs {
 		if t := res.Obs[i].Tier; t != run {
 			if count > 0 {
@@ -597,7 +598,7 @@ func (in *reading) absorb(res *formats.Result, tb *trace.Batch) {
 	}
 	for k, v := range res.Uses {
 		if in.uses == nil {
-			in.uses = map[trace.FieldUse]int{}
+			in.uses = map[model.FieldUse]int{}
 		}
 		in.uses[k] += v
 	}
@@ -609,7 +610,7 @@ const repairReason = "raw control bytes inside a JSON string (RFC 8259 wants the
 // absorbSamples keeps the first skipped line's text and the first
 // repaired lines, in line order (before the batch they come from is
 // absorbed).
-func (in *reading) absorbSamples(first *trace.Skip, repairs []trace.Skip) {
+func (in *reading) absorbSamples(first *model.Skip, repairs []model.Skip) {
 	if first != nil && in.firstSkip == nil {
 		in.firstSkip = first
 	}
@@ -670,7 +671,7 @@ func (in *reading) finish() {
 	default:
 		in.Format = "mixed"
 	}
-	best, n := trace.TierUnknown, 0
+	best, n := model.TierUnknown, 0
 	for t, c := range in.tiers {
 		if c > n || c == n && t < best {
 			best, n = t, c

@@ -10,8 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idem-cli/idem/correlate"
 	"github.com/idem-cli/idem/formats"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -198,7 +199,7 @@ func TestSplitKeepsLinesWholeAcrossBlocks(t *testing.T) {
 				}
 			}
 			var got []string
-			info := &trace.Input{Path: "split"}
+			info := &model.Input{Path: "split"}
 			err := split(context.Background(), chunkReader{strings.NewReader(in.String()), chunk}, info, 0, max, nil, func(b *batch) {
 				for _, s := range b.res.Skips {
 					got = append(got, fmt.Sprintf("%d: skipped", s.Source.Line))
@@ -264,7 +265,7 @@ func renderFixtures(t *testing.T) string {
 	}
 	var b strings.Builder
 	capture := NewCapturer(incidentKey, "")
-	c := trace.NewCorrelator(nil)
+	c := correlate.NewCorrelator(nil)
 	inputs, err := Read(context.Background(), paths, Options{Workers: 2}, Tee(c, capture))
 	if err != nil {
 		t.Fatal(err)
@@ -273,7 +274,7 @@ func renderFixtures(t *testing.T) string {
 	for _, c := range capture.Captured { // looked at after every buffer was used again
 		fmt.Fprintf(&b, "captured %+v\n", *c)
 	}
-	for _, in := range set.Intents {
+	for _, in := range set.Built {
 		fmt.Fprintf(&b, "intent %s %s\n", in.Key, in.Scope)
 		for _, d := range in.Deliveries {
 			for _, o := range d.Observations {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"io"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // Source is an input that is not a named file: lines fetched from a log
@@ -17,6 +17,6 @@ type Source interface {
 
 // ReadSources is Read over sources instead of paths: the same readers,
 // formats, batches and consumer, in source order.
-func ReadSources(ctx context.Context, srcs []Source, opts Options, c Consumer) ([]*trace.Input, error) {
+func ReadSources(ctx context.Context, srcs []Source, opts Options, c Consumer) ([]*model.Input, error) {
 	return readAll(ctx, srcs, opts, c)
 }

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/idem-cli/idem/formats"
+	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/redact"
-	"github.com/idem-cli/idem/trace"
 	"github.com/tidwall/gjson"
 )
 
@@ -46,7 +46,7 @@ type Exporter struct {
 	ctx   context.Context
 	buf   bytes.Buffer
 	names formats.Fields
-	last  trace.Source
+	last  model.Source
 	Sent  int64
 	Bytes int64
 	Err   error
@@ -61,11 +61,11 @@ func NewExporter(ctx context.Context, st Loader, run string) *Exporter {
 func (e *Exporter) WantsRaw() bool { return true }
 
 // Prepare does nothing: lines are written in order in Consume.
-func (e *Exporter) Prepare(*trace.Batch) {}
+func (e *Exporter) Prepare(*model.Batch) {}
 
 // Consume writes the batch's records; a record that gave several
 // observations (an envelope, a batch) is written once.
-func (e *Exporter) Consume(b *trace.Batch) {
+func (e *Exporter) Consume(b *model.Batch) {
 	if e.Err != nil {
 		return
 	}
@@ -119,7 +119,7 @@ func holdsSecret(raw string, bodies []string) bool {
 	return false
 }
 
-func (e *Exporter) write(o *trace.Observation, raw string) {
+func (e *Exporter) write(o *model.Observation, raw string) {
 	msg := []byte(raw)
 	if len(msg) > 0 && msg[0] == '{' {
 		// One record, one line: a pretty-printed object (a HAR entry) is
@@ -150,7 +150,7 @@ func (e *Exporter) write(o *trace.Observation, raw string) {
 	if o.Status != 0 {
 		set(e.names.Status, strconv.Itoa(o.Status))
 	}
-	if o.Outcome != trace.OutcomeUnknown {
+	if o.Outcome != model.OutcomeUnknown {
 		set(e.names.Outcome, o.Outcome.String())
 	}
 	set(e.names.Decision, o.Decision)

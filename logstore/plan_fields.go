@@ -11,7 +11,7 @@ import (
 // validation of the key, a rate limit; 5xx are added as a range.
 var failedStatuses = []string{"0", "408", "409", "422", "425", "429", "499"}
 
-// failedOutcomes are the outcomes (trace.Outcome names) of a lost
+// failedOutcomes are the outcomes (model.Outcome names) of a lost
 // response, as idem's canonical schema and export write them.
 var failedOutcomes = []string{"timeout", "reset", "aborted", "client_closed", "upstream_timeout", "upstream_reset", "not_delivered", "error"}
 

@@ -11,22 +11,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/redact"
 	"github.com/idem-cli/idem/replay"
-	"github.com/idem-cli/idem/trace"
 )
 
 func TestBuildDropsCredentials(t *testing.T) {
 	target, _ := url.Parse("http://127.0.0.1:8080")
-	c := &trace.Captured{Method: "POST", URL: "https://shop.example.com/v1/orders?api_key=AK1&page=2&access_token=t0k&X-Amz-Signature=s1g&code=c0de&sku=A",
+	c := &model.Captured{Method: "POST", URL: "https://shop.example.com/v1/orders?api_key=AK1&page=2&access_token=t0k&X-Amz-Signature=s1g&code=c0de&sku=A",
 		Key: "k", HasBody: true, Body: []byte(`{}`)}
 	secrets := map[string]string{"X-Forwarded-Authorization": "Bearer fwd", "Authentication": "a", "Token": "t", "X-Amzn-Oidc-Accesstoken": "o",
 		"X-Amzn-Oidc-Data": "d", "X-Goog-Iap-Jwt-Assertion": "j", "X-Access-Key": "ak", "X-Hub-Signature-256": "sha256=h", "X-Signature": "s",
 		"Cookie2": "c2", "X-Auth": "x", "X-Session-Id": "sid"}
 	for name, v := range secrets {
-		c.Headers = append(c.Headers, trace.Header{Name: name, Value: v})
+		c.Headers = append(c.Headers, model.Header{Name: name, Value: v})
 	}
-	c.Headers = append(c.Headers, trace.Header{Name: "Accept", Value: "application/json"}, trace.Header{Name: "X-Correlation-Id", Value: "corr-1"})
+	c.Headers = append(c.Headers, model.Header{Name: "Accept", Value: "application/json"}, model.Header{Name: "X-Correlation-Id", Value: "corr-1"})
 	r, err := replay.Build(c, "k", replay.Options{Target: target})
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +55,7 @@ func TestBuildDropsCredentials(t *testing.T) {
 		t.Errorf("--keep-auth: %s %v", r.URL, r.Dropped)
 	}
 	// A credential given on the command line is sent and not reported as dropped.
-	r, _ = replay.Build(c, "k", replay.Options{Target: target, Headers: []trace.Header{{Name: "X-Auth", Value: "fresh"}}})
+	r, _ = replay.Build(c, "k", replay.Options{Target: target, Headers: []model.Header{{Name: "X-Auth", Value: "fresh"}}})
 	if r.Header.Get("X-Auth") != "fresh" || slices.Contains(r.Dropped, "X-Auth") {
 		t.Errorf("--header X-Auth: %v %v", r.Header, r.Dropped)
 	}

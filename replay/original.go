@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/redact"
-	"github.com/idem-cli/idem/trace"
 )
 
 // Original is the first answer to the key: the captured response, or
@@ -28,7 +28,7 @@ var ErrNoCapture = errors.New("no HAR entry or log line with its method and rout
 
 // PickCapture chooses the request to replay: the one with the asked
 // request id, else the most complete capture (a body, an absolute URL).
-func PickCapture(list []*trace.Captured, requestID string) (*trace.Captured, error) {
+func PickCapture(list []*model.Captured, requestID string) (*model.Captured, error) {
 	if len(list) == 0 {
 		return nil, ErrNoCapture
 	}
@@ -41,7 +41,7 @@ func PickCapture(list []*trace.Captured, requestID string) (*trace.Captured, err
 		return nil, fmt.Errorf("none had the request id %s", redact.String(requestID))
 	}
 	best := list[0]
-	score := func(c *trace.Captured) int {
+	score := func(c *model.Captured) int {
 		s := 0
 		if c.HasBody {
 			s += 2
@@ -63,7 +63,7 @@ func PickCapture(list []*trace.Captured, requestID string) (*trace.Captured, err
 // with the request (a HAR entry holds status and body, and is what the
 // client saw), else the delivery that made the effect in the logs, else
 // the first 2xx any tier logged, else whatever status the capture had.
-func OriginalOf(set *trace.Set, key string, captures []*trace.Captured) Original {
+func OriginalOf(set *model.Set, key string, captures []*model.Captured) Original {
 	logged := loggedOriginal(set, key)
 	for _, c := range captures {
 		if c.Status < 200 || c.Status > 299 {
@@ -90,14 +90,14 @@ func OriginalOf(set *trace.Set, key string, captures []*trace.Captured) Original
 }
 
 // loggedOriginal is the original answer as the logs tell it.
-func loggedOriginal(set *trace.Set, key string) Original {
+func loggedOriginal(set *model.Set, key string) Original {
 	if set == nil || key == "" {
 		return Original{}
 	}
 	for _, in := range set.FindIntent(key) {
 		for _, d := range in.Deliveries {
 			for _, o := range d.Observations {
-				if o.Effect && o.Tier != trace.TierProvider {
+				if o.Effect && o.Tier != model.TierProvider {
 					status, _ := d.ServerStatus()
 					return Original{Status: status, ResultID: o.ResultID, Source: o.Source.String()}
 				}

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/replay"
-	"github.com/idem-cli/idem/trace"
 	"github.com/tidwall/gjson"
 )
 
@@ -43,10 +43,10 @@ func TestPickCapture(t *testing.T) {
 	if _, err := replay.PickCapture(nil, ""); !errors.Is(err, replay.ErrNoCapture) {
 		t.Errorf("no capture: %v", err)
 	}
-	path := &trace.Captured{URL: "/v1/orders", RequestID: "a"}
-	har := &trace.Captured{URL: "https://x/v1/orders", RequestID: "b"}
-	withBody := &trace.Captured{URL: "/v1/orders", RequestID: "c", HasBody: true}
-	list := []*trace.Captured{path, har, withBody}
+	path := &model.Captured{URL: "/v1/orders", RequestID: "a"}
+	har := &model.Captured{URL: "https://x/v1/orders", RequestID: "b"}
+	withBody := &model.Captured{URL: "/v1/orders", RequestID: "c", HasBody: true}
+	list := []*model.Captured{path, har, withBody}
 	if c, _ := replay.PickCapture(list, ""); c != withBody {
 		t.Errorf("picked %+v, want the one with a body", c)
 	}
@@ -59,19 +59,19 @@ func TestPickCapture(t *testing.T) {
 }
 
 func TestOriginalOf(t *testing.T) {
-	lost := &trace.Captured{URL: "https://x/v1/orders", Source: trace.Source{File: "client.har", Line: 1}}
-	ok := &trace.Captured{URL: "https://x/v1/orders", Status: 201, ResponseBody: []byte(`{"requestId":"demo-request-1"}`),
-		Source: trace.Source{File: "client.har", Line: 2}}
-	conflict := &trace.Captured{URL: "https://x/v1/orders", Status: 409, Source: trace.Source{File: "client.har", Line: 3}}
-	o := replay.OriginalOf(nil, "k", []*trace.Captured{lost, conflict, ok})
+	lost := &model.Captured{URL: "https://x/v1/orders", Source: model.Source{File: "client.har", Line: 1}}
+	ok := &model.Captured{URL: "https://x/v1/orders", Status: 201, ResponseBody: []byte(`{"requestId":"demo-request-1"}`),
+		Source: model.Source{File: "client.har", Line: 2}}
+	conflict := &model.Captured{URL: "https://x/v1/orders", Status: 409, Source: model.Source{File: "client.har", Line: 3}}
+	o := replay.OriginalOf(nil, "k", []*model.Captured{lost, conflict, ok})
 	if o.Status != 201 || o.ResultID != "demo-request-1" || o.Source != "client.har:2" || o.ResultPath != "requestId" {
 		t.Errorf("original %+v, want the captured 2xx response", o)
 	}
-	o = replay.OriginalOf(nil, "k", []*trace.Captured{lost, conflict})
+	o = replay.OriginalOf(nil, "k", []*model.Captured{lost, conflict})
 	if o.Status != 409 || o.Source != "client.har:3" {
 		t.Errorf("without a 2xx: %+v", o)
 	}
-	if o := replay.OriginalOf(nil, "k", []*trace.Captured{lost}); o.Status != 0 {
+	if o := replay.OriginalOf(nil, "k", []*model.Captured{lost}); o.Status != 0 {
 		t.Errorf("nothing answered: %+v", o)
 	}
 }

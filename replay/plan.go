@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // Step is one part of the plan: the replay, or one probe.
@@ -23,14 +23,14 @@ type Plan struct {
 	Base     *Request
 	Original Original
 	Steps    []*Step
-	Captured *trace.Captured
+	Captured *model.Captured
 	opts     Options
 	// resultPath is where the result id is read from responses.
 	resultPath string
 }
 
 // NewPlan builds the replay of c under key and the requested probes.
-func NewPlan(c *trace.Captured, key string, orig Original, opts Options) (*Plan, error) {
+func NewPlan(c *model.Captured, key string, orig Original, opts Options) (*Plan, error) {
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = 2
 	}

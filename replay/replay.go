@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/idem-cli/idem/contract"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // Probe names, in the order they run.
@@ -38,7 +38,7 @@ type Options struct {
 	Profile         contract.Profile
 	RequestIDHeader string
 	KeepAuth        bool
-	Headers         []trace.Header // added or overriding, in order
+	Headers         []model.Header // added or overriding, in order
 	ResultPath      string         // gjson path of the result id in the response body
 	EffectsURL      string         // GET it before and after to count effects
 	EffectsPath     string         // gjson path to a count or a list in that response

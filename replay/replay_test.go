@@ -12,8 +12,8 @@ import (
 
 	"github.com/idem-cli/idem/contract"
 	"github.com/idem-cli/idem/gateway"
+	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/replay"
-	"github.com/idem-cli/idem/trace"
 )
 
 const body = `{"sku":"A-1","amount":4200}`
@@ -35,9 +35,9 @@ func startGateway(t *testing.T, opts gateway.Options, k string) (*httptest.Serve
 	return srv, replay.Original{Status: resp.StatusCode, ResultID: strings.Split(strings.Split(string(b), `"id":"`)[1], `"`)[0]}
 }
 
-func captured(k string) *trace.Captured {
-	return &trace.Captured{Method: "POST", URL: "https://shop.example.com/v1/demo-requests?x=1", Key: k, HasBody: true, Body: []byte(body),
-		Headers: []trace.Header{{Name: "Content-Type", Value: "application/json"}, {Name: "Authorization", Value: "Bearer s3cr3t-token-value"},
+func captured(k string) *model.Captured {
+	return &model.Captured{Method: "POST", URL: "https://shop.example.com/v1/demo-requests?x=1", Key: k, HasBody: true, Body: []byte(body),
+		Headers: []model.Header{{Name: "Content-Type", Value: "application/json"}, {Name: "Authorization", Value: "Bearer s3cr3t-token-value"},
 			{Name: "Cookie", Value: "session=abc123"}, {Name: "X-Request-Id", Value: "old-id"}, {Name: "Idempotency-Key", Value: k}, {Name: "Host", Value: "shop.example.com"}},
 		ResponseBody: []byte(`{"id":"dr_000001","status":"created"}`)}
 }
@@ -139,7 +139,7 @@ func TestFailAfterCommitPassesLostResponse(t *testing.T) {
 func TestBuild(t *testing.T) {
 	target, _ := url.Parse("http://127.0.0.1:8080")
 	ids := 0
-	opts := replay.Options{Target: target, NewID: func() string { ids++; return "fixed" }, Headers: []trace.Header{{Name: "X-Extra", Value: "1"}}}
+	opts := replay.Options{Target: target, NewID: func() string { ids++; return "fixed" }, Headers: []model.Header{{Name: "X-Extra", Value: "1"}}}
 	r, err := replay.Build(captured("k-1"), "k-1", opts)
 	if err != nil {
 		t.Fatal(err)

@@ -11,8 +11,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/redact"
-	"github.com/idem-cli/idem/trace"
 )
 
 // Request is one request to send.
@@ -43,7 +43,7 @@ var hopHeaders = map[string]bool{"Host": true, "Content-Length": true, "Connecti
 // Build rebuilds a captured request for the target: scheme, host and port
 // replaced, path and query kept, the same key and body, a new request id,
 // no credentials unless KeepAuth, then the user's headers.
-func Build(c *trace.Captured, key string, opts Options) (*Request, error) {
+func Build(c *model.Captured, key string, opts Options) (*Request, error) {
 	if opts.Target == nil || opts.Target.Host == "" || (opts.Target.Scheme != "http" && opts.Target.Scheme != "https") {
 		return nil, ErrTarget
 	}

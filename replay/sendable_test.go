@@ -7,8 +7,8 @@ import (
 	"net/url"
 	"testing"
 
+	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/replay"
-	"github.com/idem-cli/idem/trace"
 )
 
 // TestUnsendableRequests: what Go's HTTP client would refuse is found
@@ -20,18 +20,18 @@ func TestUnsendableRequests(t *testing.T) {
 		name    string
 		method  string
 		key     string
-		header  trace.Header
+		header  model.Header
 		fault   string // the header named, "-" for the method, "" for none
 		problem string
 	}{
-		{"a CR LF in a value", "POST", "k", trace.Header{Name: "X-Trace", Value: "a\r\nInjected: 1"}, "X-Trace", "holds a line break"},
-		{"a bare LF", "POST", "k", trace.Header{Name: "X-Note", Value: "a\nb"}, "X-Note", "holds a line break"},
-		{"a NUL", "POST", "k", trace.Header{Name: "X-Note", Value: "a\x00b"}, "X-Note", "holds a control character"},
-		{"a DEL", "POST", "k", trace.Header{Name: "X-Note", Value: "a\x7fb"}, "X-Note", "holds a control character"},
-		{"a space in a name", "POST", "k", trace.Header{Name: "X Bad", Value: "v"}, "X Bad", "is not a valid header name"},
-		{"a key with a line break", "POST", "k\r\nX: 1", trace.Header{Name: "Accept", Value: "*/*"}, "Idempotency-Key", "holds a line break"},
-		{"a method with a space", "PO ST", "k", trace.Header{Name: "Accept", Value: "*/*"}, "-", ""},
-		{"a tab and UTF-8 are sent", "POST", "k", trace.Header{Name: "X-Note", Value: "a\tb é"}, "", ""},
+		{"a CR LF in a value", "POST", "k", model.Header{Name: "X-Trace", Value: "a\r\nInjected: 1"}, "X-Trace", "holds a line break"},
+		{"a bare LF", "POST", "k", model.Header{Name: "X-Note", Value: "a\nb"}, "X-Note", "holds a line break"},
+		{"a NUL", "POST", "k", model.Header{Name: "X-Note", Value: "a\x00b"}, "X-Note", "holds a control character"},
+		{"a DEL", "POST", "k", model.Header{Name: "X-Note", Value: "a\x7fb"}, "X-Note", "holds a control character"},
+		{"a space in a name", "POST", "k", model.Header{Name: "X Bad", Value: "v"}, "X Bad", "is not a valid header name"},
+		{"a key with a line break", "POST", "k\r\nX: 1", model.Header{Name: "Accept", Value: "*/*"}, "Idempotency-Key", "holds a line break"},
+		{"a method with a space", "PO ST", "k", model.Header{Name: "Accept", Value: "*/*"}, "-", ""},
+		{"a tab and UTF-8 are sent", "POST", "k", model.Header{Name: "X-Note", Value: "a\tb é"}, "", ""},
 	}
 	// The verdicts are Go's client's own: it refuses exactly these.
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
@@ -52,8 +52,8 @@ func TestUnsendableRequests(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := &trace.Captured{Method: tt.method, URL: "https://shop.example.com/v1/orders", Key: tt.key, HasBody: true, Body: []byte(`{}`),
-				Headers: []trace.Header{tt.header}}
+			c := &model.Captured{Method: tt.method, URL: "https://shop.example.com/v1/orders", Key: tt.key, HasBody: true, Body: []byte(`{}`),
+				Headers: []model.Header{tt.header}}
 			_, err := replay.NewPlan(c, tt.key, replay.Original{}, replay.Options{Target: target, Probes: []string{replay.ProbeMismatch}})
 			var re *replay.RequestError
 			switch {

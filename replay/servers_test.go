@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/idem-cli/idem/contract"
+	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/replay"
-	"github.com/idem-cli/idem/trace"
 )
 
 // The third-party servers are Node programs from npm (express with
@@ -82,7 +82,7 @@ const orderBody = `{"sku":"SKU-1182","quantity":1,"amount":4200}`
 
 // harCapture makes the original delivery of key k, as a browser would,
 // and returns what a HAR entry would hold of it.
-func harCapture(t *testing.T, base, k string) *trace.Captured {
+func harCapture(t *testing.T, base, k string) *model.Captured {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, base+"/v1/orders", strings.NewReader(orderBody))
 	req.Header.Set("Content-Type", "application/json")
@@ -96,18 +96,18 @@ func harCapture(t *testing.T, base, k string) *trace.Captured {
 	return harEntry(k, resp.StatusCode, b)
 }
 
-func harEntry(k string, status int, respBody []byte) *trace.Captured {
-	return &trace.Captured{Method: "POST", URL: "https://shop.example.com/v1/orders", Key: k, RequestID: "req-51",
+func harEntry(k string, status int, respBody []byte) *model.Captured {
+	return &model.Captured{Method: "POST", URL: "https://shop.example.com/v1/orders", Key: k, RequestID: "req-51",
 		HasBody: true, Body: []byte(orderBody), Status: status, ResponseBody: respBody,
-		Source: trace.Source{File: "client.har", Line: 1},
-		Headers: []trace.Header{{Name: "Content-Type", Value: "application/json"}, {Name: "Authorization", Value: "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig"},
+		Source: model.Source{File: "client.har", Line: 1},
+		Headers: []model.Header{{Name: "Content-Type", Value: "application/json"}, {Name: "Authorization", Value: "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig"},
 			{Name: "Idempotency-Key", Value: k}, {Name: "X-Request-Id", Value: "req-51"}}}
 }
 
-func replayAgainst(t *testing.T, base string, c *trace.Captured, profile contract.Profile, probes ...string) *replay.Result {
+func replayAgainst(t *testing.T, base string, c *model.Captured, profile contract.Profile, probes ...string) *replay.Result {
 	t.Helper()
 	target, _ := url.Parse(base)
-	p, err := replay.NewPlan(c, c.Key, replay.OriginalOf(nil, c.Key, []*trace.Captured{c}), replay.Options{Target: target, Profile: profile,
+	p, err := replay.NewPlan(c, c.Key, replay.OriginalOf(nil, c.Key, []*model.Captured{c}), replay.Options{Target: target, Profile: profile,
 		Probes: probes, EffectsURL: base + "/v1/effects", Timeout: 5 * time.Second, Settle: 300 * time.Millisecond, Concurrency: 3})
 	if err != nil {
 		t.Fatal(err)

@@ -14,8 +14,8 @@ import (
 
 	"github.com/idem-cli/idem/contract"
 	"github.com/idem-cli/idem/gateway"
+	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/replay"
-	"github.com/idem-cli/idem/trace"
 )
 
 // answering is a server that answers every request with status, body
@@ -35,7 +35,7 @@ func answering(t *testing.T, status int, body string, header ...string) (*httpte
 	return srv, &n
 }
 
-func execute(t *testing.T, target string, c *trace.Captured, orig replay.Original, opts replay.Options) *replay.Result {
+func execute(t *testing.T, target string, c *model.Captured, orig replay.Original, opts replay.Options) *replay.Result {
 	t.Helper()
 	u, _ := url.Parse(target)
 	opts.Target = u
@@ -158,7 +158,7 @@ func TestOriginalFromTheCapturedResponse(t *testing.T) {
 			srv, _ := answering(t, 201, tt.replayed)
 			c := captured("k")
 			c.Status, c.ResponseBody = 201, []byte(tt.captured)
-			res := execute(t, srv.URL, c, replay.OriginalOf(nil, "k", []*trace.Captured{c}), replay.Options{})
+			res := execute(t, srv.URL, c, replay.OriginalOf(nil, "k", []*model.Captured{c}), replay.Options{})
 			if !hasOutcome(res, tt.outcome, tt.assertion) {
 				t.Errorf("no %s %s: %v", tt.outcome, tt.assertion, outcomes(res))
 			}

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/idem-cli/idem/diagnose"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // DefaultLimit is how many findings of each rule the text, Markdown and
@@ -37,14 +37,14 @@ func groupByRule(findings []*diagnose.Finding) []*ruleGroup {
 	}
 	index := map[groupKey]*ruleGroup{}
 	var groups []*ruleGroup
-	intents := map[groupKey]map[*trace.Intent]bool{}
+	intents := map[groupKey]map[*model.Intent]bool{}
 	for _, f := range findings {
 		k := groupKey{f.Rule.ID, f.Severity}
 		g := index[k]
 		if g == nil {
 			g = &ruleGroup{Rule: f.Rule, Severity: f.Severity}
 			index[k] = g
-			intents[k] = map[*trace.Intent]bool{}
+			intents[k] = map[*model.Intent]bool{}
 			groups = append(groups, g)
 		}
 		g.Findings = append(g.Findings, f)
@@ -100,7 +100,7 @@ func findingSpan(f *diagnose.Finding) (first, last time.Time) {
 func weight(f *diagnose.Finding) (effects, deliveries int) {
 	for _, in := range f.Intents {
 		effects += len(in.Effects())
-		deliveries += max(in.Total, len(in.Deliveries))
+		deliveries += in.Count()
 	}
 	return effects, deliveries
 }

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/idem-cli/idem/diagnose"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // The page is one file with its style inline and no script at all: it
@@ -27,7 +27,7 @@ var htmlPage = template.Must(template.New("page").Parse(htmlSource))
 var unstyled = NewStyles(io.Discard, false)
 
 // htmlLanes are the swimlanes, in the order a request crosses them.
-var htmlLanes = []trace.Tier{trace.TierClient, trace.TierProxy, trace.TierServer, trace.TierWorker, trace.TierProvider}
+var htmlLanes = []model.Tier{model.TierClient, model.TierProxy, model.TierServer, model.TierWorker, model.TierProvider}
 
 type htmlDoc struct {
 	Summary  string
@@ -151,12 +151,12 @@ func htmlFindingOf(f *diagnose.Finding) htmlFinding {
 
 // timelineOf lays the deliveries of intents out on one time axis, one lane
 // per tier that saw any of them.
-func timelineOf(intents []*trace.Intent) *htmlTimeline {
-	var deliveries []*trace.Delivery
+func timelineOf(intents []*model.Intent) *htmlTimeline {
+	var deliveries []*model.Delivery
 	omitted := 0
 	for _, in := range intents {
 		deliveries = append(deliveries, in.Deliveries...)
-		omitted += max(0, in.Total-len(in.Deliveries))
+		omitted += in.Count() - len(in.Deliveries)
 	}
 	var t0, t1 time.Time
 	for _, d := range deliveries {
@@ -187,7 +187,7 @@ func timelineOf(intents []*trace.Intent) *htmlTimeline {
 	for _, tier := range htmlLanes {
 		lane := htmlLane{Tier: tier.String()}
 		for n, d := range deliveries {
-			var obs []*trace.Observation
+			var obs []*model.Observation
 			for _, o := range d.Observations {
 				if o.Tier == tier && !o.Time.IsZero() {
 					obs = append(obs, o)
@@ -198,7 +198,7 @@ func timelineOf(intents []*trace.Intent) *htmlTimeline {
 			}
 			start, end := obs[0].Time, endOf(obs[0])
 			class, status, result := "ok", "", ""
-			var lost *trace.Observation
+			var lost *model.Observation
 			for _, o := range obs {
 				if o.Time.Before(start) {
 					start = o.Time

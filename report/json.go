@@ -8,8 +8,8 @@ import (
 	"io"
 
 	"github.com/idem-cli/idem/diagnose"
+	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/redact"
-	"github.com/idem-cli/idem/trace"
 )
 
 // The idem.report/v1 document and its writer. A compact report's findings
@@ -36,11 +36,11 @@ type InputJSON struct {
 	Error       string         `json:"error,omitempty"`
 	// Fields and Config say what idem understood of the input, with
 	// --explain-fields (docs/report-json.md).
-	Fields  []trace.FieldUse `json:"fields,omitempty"`
+	Fields  []model.FieldUse `json:"fields,omitempty"`
 	Config  map[string]any   `json:"config,omitempty"`
 	Ignored int              `json:"set_aside,omitempty"`
 	// Joined are the fields learned from the values they joined.
-	Joined []trace.FieldUse `json:"joined,omitempty"`
+	Joined []model.FieldUse `json:"joined,omitempty"`
 }
 
 // SkipJSON is a skipped line.
@@ -80,7 +80,7 @@ type EvidenceJSON struct {
 	Detail    string `json:"detail,omitempty"`
 }
 
-func inputsJSON(inputs []*trace.Input) []InputJSON {
+func inputsJSON(inputs []*model.Input) []InputJSON {
 	out := []InputJSON{}
 	for _, in := range inputs {
 		j := InputJSON{Path: redact.String(in.Path), Format: in.Format, Tier: in.Tier, Compression: in.Compression,
@@ -103,7 +103,7 @@ func inputsJSON(inputs []*trace.Input) []InputJSON {
 	return out
 }
 
-func evidenceJSON(o *trace.Observation) EvidenceJSON {
+func evidenceJSON(o *model.Observation) EvidenceJSON {
 	return EvidenceJSON{Source: redact.String(o.Source.String()), Tier: o.Tier.String(), RequestID: redact.String(o.RequestID),
 		Time: FormatTime(o.Time), Status: o.Status, Outcome: o.Outcome.String(), Decision: redact.String(o.Decision),
 		ResultID: redact.String(o.ResultID), Effect: o.Effect, Detail: redact.String(o.Detail)}

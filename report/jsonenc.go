@@ -7,8 +7,8 @@ import (
 
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/internal/iostreams"
+	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/redact"
-	"github.com/idem-cli/idem/trace"
 )
 
 // A hand-written encoder for the findings of a compact (piped) report:
@@ -84,7 +84,7 @@ func appendFindingWith(b []byte, f *diagnose.Finding, texts []byte) []byte {
 }
 
 // appendObservation appends evidenceJSON(o) as encoding/json would.
-func appendObservation(b []byte, o *trace.Observation) []byte {
+func appendObservation(b []byte, o *model.Observation) []byte {
 	b = appendField(b, '{', "source", redact.String(o.Source.String()))
 	b = appendField(b, ',', "tier", o.Tier.String())
 	b = appendField(b, ',', "request_id", redact.String(o.RequestID))

@@ -11,7 +11,8 @@ import (
 
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/load"
+	"github.com/idem-cli/idem/model"
 )
 
 // stdJSON is encoding/json's encoding made terminal-safe, which the
@@ -75,7 +76,7 @@ func TestFindingOfMatchesFindingJSON(t *testing.T) {
 			if strings.HasSuffix(p, ".md") {
 				continue
 			}
-			set, err := diagnose.Load(context.Background(), []string{p}, ingest.Options{}, nil)
+			set, err := load.Files(context.Background(), []string{p}, load.Options{Read: ingest.Options{}, Build: diagnose.DefaultOptions().Build()})
 			if err != nil {
 				continue // some hostile inputs are not logs at all
 			}
@@ -87,17 +88,17 @@ func TestFindingOfMatchesFindingJSON(t *testing.T) {
 	}
 	hostile := "a\"b\\c\x00\x1f\n\u2028\xff \x1b[31m \u202e Authorization: Bearer abcdefghij 4242424242424242"
 	rule := &diagnose.Rule{ID: "r", Title: hostile, Symptom: "S", Hypothesis: "H", Check: "C", Action: "A"}
-	obs := []*trace.Observation{
-		{Source: trace.Source{File: hostile, Line: 7, Entry: 3}, Tier: trace.TierClient, RequestID: hostile, Decision: hostile,
-			ResultID: "sk_live_abcdefghijkl", Detail: hostile, Effect: true, Status: -1, Outcome: trace.OutcomeTimeout},
-		{Source: trace.Source{File: "a.log", Line: 1}, Time: time.Date(10000, 1, 2, 3, 4, 5, 6e6, time.UTC)},
-		{Source: trace.Source{File: "postgres://u:pw@db/x", Line: 4242424242424242}, Time: time.Date(-1, 12, 31, 23, 59, 59, 999999999, time.FixedZone("x", 3600))},
+	obs := []*model.Observation{
+		{Source: model.Source{File: hostile, Line: 7, Entry: 3}, Tier: model.TierClient, RequestID: hostile, Decision: hostile,
+			ResultID: "sk_live_abcdefghijkl", Detail: hostile, Effect: true, Status: -1, Outcome: model.OutcomeTimeout},
+		{Source: model.Source{File: "a.log", Line: 1}, Time: time.Date(10000, 1, 2, 3, 4, 5, 6e6, time.UTC)},
+		{Source: model.Source{File: "postgres://u:pw@db/x", Line: 4242424242424242}, Time: time.Date(-1, 12, 31, 23, 59, 59, 999999999, time.FixedZone("x", 3600))},
 		{Time: time.Date(2026, 11, 30, 9, 14, 2, 118999999, time.FixedZone("y", -7*3600))},
 	}
 	findings = append(findings,
 		&diagnose.Finding{Rule: rule, Severity: diagnose.Critical, Keys: []string{hostile, ""}, Narrative: hostile, Input: hostile,
 			Counts: map[string]int{"z": 3, hostile: -1, "a": 0}, Evidence: obs},
-		&diagnose.Finding{Rule: rule, Intents: []*trace.Intent{{ID: "token=abcdef"}}},
+		&diagnose.Finding{Rule: rule, Intents: []*model.Intent{{ID: "token=abcdef"}}},
 	)
 	w := newFindingWriter(findings)
 	for _, f := range findings {

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/idem-cli/idem/diagnose"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // Markdown writes the report to paste into an incident channel or ticket.
@@ -152,8 +152,8 @@ func markdownLinkSafe(s string) string {
 }
 
 // cellOutcome shows "-" where a line says nothing of a response.
-func cellOutcome(o *trace.Observation) string {
-	if o.Outcome == trace.OutcomeUnknown {
+func cellOutcome(o *model.Observation) string {
+	if o.Outcome == model.OutcomeUnknown {
 		return "-"
 	}
 	return o.Outcome.String()

@@ -9,9 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idem-cli/idem/correlate"
 	"github.com/idem-cli/idem/diagnose"
+	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/report"
-	"github.com/idem-cli/idem/trace"
 )
 
 // hostileReport is a diagnosis whose log content tries to break out of
@@ -19,14 +20,14 @@ import (
 func hostileReport() *report.Report {
 	nasty := "x|y`z`\n## injected | row\r\n<script>alert(1)</script> ->> S: fake; Note over C: pwned %% \x1b[31m" +
 		" https://evil.example/login www.evil.example ops@evil.example"
-	c := trace.NewCorrelator(nil)
+	c := correlate.NewCorrelator(nil)
 	t0 := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 	key := "k-" + nasty
-	c.Add(&trace.Observation{Tier: trace.TierClient, Time: t0, RequestID: "r1" + nasty, Key: key, Method: "POST", Route: "/v1/" + nasty,
-		Outcome: trace.OutcomeTimeout, Detail: nasty, Source: trace.Source{File: "c|lient.har", Line: 1}})
-	c.Add(&trace.Observation{Tier: trace.TierServer, Time: t0.Add(time.Second), RequestID: "r1" + nasty, KeyHash: "h", Status: 201,
-		Outcome: trace.OutcomeOK, Effect: true, ResultID: "ord|" + nasty, Message: nasty, Source: trace.Source{File: "app.jsonl", Line: 2}})
-	set := c.Set([]*trace.Input{{Path: "c|lient.har", Format: "har", Tier: "client", Lines: 1, Formats: map[string]int{}}})
+	c.Add(&model.Observation{Tier: model.TierClient, Time: t0, RequestID: "r1" + nasty, Key: key, Method: "POST", Route: "/v1/" + nasty,
+		Outcome: model.OutcomeTimeout, Detail: nasty, Source: model.Source{File: "c|lient.har", Line: 1}})
+	c.Add(&model.Observation{Tier: model.TierServer, Time: t0.Add(time.Second), RequestID: "r1" + nasty, KeyHash: "h", Status: 201,
+		Outcome: model.OutcomeOK, Effect: true, ResultID: "ord|" + nasty, Message: nasty, Source: model.Source{File: "app.jsonl", Line: 2}})
+	set := c.Set([]*model.Input{{Path: "c|lient.har", Format: "har", Tier: "client", Lines: 1, Formats: map[string]int{}}})
 	res := diagnose.Run(set, diagnose.DefaultOptions())
 	return &report.Report{Inputs: set.Inputs, Summary: res.Summary, Findings: res.Findings}
 }

@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/idem-cli/idem/contract"
+	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/replay"
 	"github.com/idem-cli/idem/report"
-	"github.com/idem-cli/idem/trace"
 )
 
 func inconclusiveResult() *replay.Result {
@@ -92,8 +92,8 @@ func TestReplayPlanCurlIsValidShell(t *testing.T) {
 		t.Skip("bash is not installed")
 	}
 	target, _ := url.Parse("http://ops:pw-1234@127.0.0.1:8080")
-	c := &trace.Captured{Method: "POST", URL: "https://shop.example.com/v1/login?api_key=AK1&next=/home", Key: "k", HasBody: true,
-		Body: []byte("user=ann&password=hunter2&remember=1"), Headers: []trace.Header{{Name: "Authorization", Value: "Bearer abcdef123456"},
+	c := &model.Captured{Method: "POST", URL: "https://shop.example.com/v1/login?api_key=AK1&next=/home", Key: "k", HasBody: true,
+		Body: []byte("user=ann&password=hunter2&remember=1"), Headers: []model.Header{{Name: "Authorization", Value: "Bearer abcdef123456"},
 			{Name: "Cookie", Value: "session=9f8e7d6c"}, {Name: "X-Note", Value: "a token=abcdef"}}}
 	p, err := replay.NewPlan(c, "k", replay.Original{}, replay.Options{Target: target, Profile: contract.Profiles["article"], KeepAuth: true})
 	if err != nil {

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/idem-cli/idem/diagnose"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // The diagnosis report, and what every renderer says of it the same way:
@@ -13,7 +13,7 @@ import (
 
 // Report is a diagnosis ready to render.
 type Report struct {
-	Inputs   []*trace.Input
+	Inputs   []*model.Input
 	Summary  diagnose.Summary
 	Findings []*diagnose.Finding
 	// Compact writes JSON on one line (for pipes) instead of indented.
@@ -76,7 +76,7 @@ func plural(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-func evidenceStatus(o *trace.Observation) string {
+func evidenceStatus(o *model.Observation) string {
 	switch {
 	case o.Outcome.Lost():
 		return o.Outcome.String()

@@ -13,18 +13,20 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/idem-cli/idem/correlate"
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
+	"github.com/idem-cli/idem/load"
+	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/report"
-	"github.com/idem-cli/idem/trace"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
 // loadSet reads and correlates the inputs.
-func loadSet(t *testing.T, paths []string) *trace.Set {
+func loadSet(t *testing.T, paths []string) *model.Set {
 	t.Helper()
-	set, err := diagnose.Load(context.Background(), paths, ingest.Options{}, nil)
+	set, err := load.Files(context.Background(), paths, load.Options{Read: ingest.Options{}, Build: diagnose.DefaultOptions().Build()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,12 +116,12 @@ func TestGoldenTrace(t *testing.T) {
 // TestTraceShowsTheMessage: a line that says nothing the model reads (no
 // status, decision or result) shows its log message, aligned with the rest.
 func TestTraceShowsTheMessage(t *testing.T) {
-	c := trace.NewCorrelator(nil)
+	c := correlate.NewCorrelator(nil)
 	t0 := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-	c.Add(&trace.Observation{Tier: trace.TierProxy, Time: t0, RequestID: "r1", Key: "k1", Method: "POST", Route: "/v1/x", Status: 201,
-		Outcome: trace.OutcomeOK, Duration: 30 * time.Millisecond, Source: trace.Source{File: "access.log", Line: 1}})
-	c.Add(&trace.Observation{Tier: trace.TierServer, Time: t0.Add(time.Millisecond), RequestID: "r1", Key: "k1",
-		Message: "charging card via provider\x1b[2J", Source: trace.Source{File: "app.jsonl", Line: 7}})
+	c.Add(&model.Observation{Tier: model.TierProxy, Time: t0, RequestID: "r1", Key: "k1", Method: "POST", Route: "/v1/x", Status: 201,
+		Outcome: model.OutcomeOK, Duration: 30 * time.Millisecond, Source: model.Source{File: "access.log", Line: 1}})
+	c.Add(&model.Observation{Tier: model.TierServer, Time: t0.Add(time.Millisecond), RequestID: "r1", Key: "k1",
+		Message: "charging card via provider\x1b[2J", Source: model.Source{File: "app.jsonl", Line: 7}})
 	set := c.Set(nil)
 	var b bytes.Buffer
 	report.TraceText(&b, report.NewStyles(&b, false), set, "k1", set.FindIntent("k1"), 120)
@@ -306,7 +308,7 @@ func FuzzRenderers(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		set, err := diagnose.Load(context.Background(), []string{"-"}, ingest.Options{Stdin: bytes.NewReader(data), MaxLineBytes: 1 << 16}, nil)
+		set, err := load.Files(context.Background(), []string{"-"}, load.Options{Read: ingest.Options{Stdin: bytes.NewReader(data), MaxLineBytes: 1 << 16}, Build: diagnose.DefaultOptions().Build()})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/idem-cli/idem/diagnose"
+	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/report"
-	"github.com/idem-cli/idem/trace"
 )
 
 // manyFindings is a report of n findings of each named rule, one intent
@@ -22,14 +22,14 @@ func manyFindings(n int, rules ...string) *report.Report {
 		rule := diagnose.RuleByID(id)
 		for i := range n {
 			key := fmt.Sprintf("%s-key-%05d", id, i)
-			in := &trace.Intent{ID: key, Key: key}
+			in := &model.Intent{ID: key, Key: key}
 			for d := range i%7 + 1 {
 				rid := fmt.Sprintf("req-%s-%d", key, d)
-				o := &trace.Observation{Tier: trace.TierProxy, Time: t0.Add(time.Duration(i)*time.Second + time.Duration(d)*time.Millisecond),
-					RequestID: rid, Key: key, Status: 502, Outcome: trace.OutcomeUpstreamReset, Source: trace.Source{File: "access.log", Line: i*7 + d + 1}}
-				in.Deliveries = append(in.Deliveries, &trace.Delivery{RequestID: rid, Key: key, Observations: []*trace.Observation{o}})
+				o := &model.Observation{Tier: model.TierProxy, Time: t0.Add(time.Duration(i)*time.Second + time.Duration(d)*time.Millisecond),
+					RequestID: rid, Key: key, Status: 502, Outcome: model.OutcomeUpstreamReset, Source: model.Source{File: "access.log", Line: i*7 + d + 1}}
+				in.Deliveries = append(in.Deliveries, &model.Delivery{RequestID: rid, Key: key, Observations: []*model.Observation{o}})
 			}
-			findings = append(findings, &diagnose.Finding{Rule: rule, Severity: rule.Severity, Intents: []*trace.Intent{in}, Keys: []string{key},
+			findings = append(findings, &diagnose.Finding{Rule: rule, Severity: rule.Severity, Intents: []*model.Intent{in}, Keys: []string{key},
 				Narrative: "what happened to " + key, Evidence: in.Deliveries[0].Observations})
 		}
 	}

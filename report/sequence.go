@@ -6,17 +6,17 @@ import (
 	"strings"
 	"time"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // SequenceDiagram draws the deliveries of intents as a Mermaid
 // sequenceDiagram: client → proxy → server → provider, with notes where a
 // response went missing, a conflict or an in-progress answer came back.
-func SequenceDiagram(intents []*trace.Intent) string {
+func SequenceDiagram(intents []*model.Intent) string {
 	var b strings.Builder
 	b.WriteString("sequenceDiagram\n")
-	used := map[trace.Tier]bool{}
-	var deliveries []*trace.Delivery
+	used := map[model.Tier]bool{}
+	var deliveries []*model.Delivery
 	for _, in := range intents {
 		for _, d := range in.Deliveries {
 			deliveries = append(deliveries, d)
@@ -31,17 +31,15 @@ func SequenceDiagram(intents []*trace.Intent) string {
 	const drawn = 12
 	omitted := 0
 	for _, in := range intents {
-		if in.Total > len(in.Deliveries) {
-			omitted += in.Total - len(in.Deliveries)
-		}
+		omitted += in.Count() - len(in.Deliveries)
 	}
 	if len(deliveries) > drawn {
 		omitted += len(deliveries) - drawn
 		deliveries = append(deliveries[:drawn/2:drawn/2], deliveries[len(deliveries)-drawn/2:]...)
 	}
-	names := map[trace.Tier]string{trace.TierClient: "C", trace.TierProxy: "P", trace.TierServer: "S", trace.TierWorker: "W", trace.TierProvider: "X"}
-	var tiers []trace.Tier
-	for t := trace.TierClient; t <= trace.TierProvider; t++ {
+	names := map[model.Tier]string{model.TierClient: "C", model.TierProxy: "P", model.TierServer: "S", model.TierWorker: "W", model.TierProvider: "X"}
+	var tiers []model.Tier
+	for t := model.TierClient; t <= model.TierProvider; t++ {
 		if used[t] {
 			tiers = append(tiers, t)
 			fmt.Fprintf(&b, "    participant %s as %s\n", names[t], t)
@@ -74,9 +72,9 @@ type event struct {
 // answered is drawn so). Where the tiers' clocks contradict the path (a
 // tier saw the request before the tier that sent it), they are skewed: the
 // events keep path order and a note says so.
-func deliveryEvents(d *trace.Delivery, names map[trace.Tier]string, tiers []trace.Tier) []event {
-	present := map[trace.Tier]*trace.Observation{}
-	var path []trace.Tier
+func deliveryEvents(d *model.Delivery, names map[model.Tier]string, tiers []model.Tier) []event {
+	present := map[model.Tier]*model.Observation{}
+	var path []model.Tier
 	for _, o := range d.Observations {
 		if _, ok := present[o.Tier]; !ok {
 			present[o.Tier] = o
@@ -100,7 +98,7 @@ func deliveryEvents(d *trace.Delivery, names map[trace.Tier]string, tiers []trac
 		}
 	}
 	// Responses travel back; where one was lost, a note says so.
-	var witnessed *trace.Observation
+	var witnessed *model.Observation
 	for i := len(path) - 1; i > 0; i-- {
 		inner, outer := present[path[i]], present[path[i-1]]
 		msg := Mermaid(responseLabel(d, inner))
@@ -144,8 +142,8 @@ func deliveryEvents(d *trace.Delivery, names map[trace.Tier]string, tiers []trac
 // line is one per request, stamped with its start and carrying its
 // duration; a server's or worker's lines are events stamped when they
 // happened.
-func endOf(o *trace.Observation) time.Time {
-	if o.Tier <= trace.TierProxy {
+func endOf(o *model.Observation) time.Time {
+	if o.Tier <= model.TierProxy {
 		return o.End()
 	}
 	return o.Time
@@ -153,7 +151,7 @@ func endOf(o *trace.Observation) time.Time {
 
 // responseTime is when tier o answered: the last line of that tier with a
 // status, else its end.
-func responseTime(d *trace.Delivery, o *trace.Observation) time.Time {
+func responseTime(d *model.Delivery, o *model.Observation) time.Time {
 	at := endOf(o)
 	for _, x := range d.Observations {
 		if x.Tier == o.Tier && x.Status > 0 {
@@ -163,7 +161,7 @@ func responseTime(d *trace.Delivery, o *trace.Observation) time.Time {
 	return at
 }
 
-func responseLabel(d *trace.Delivery, o *trace.Observation) string {
+func responseLabel(d *model.Delivery, o *model.Observation) string {
 	var parts []string
 	status := 0
 	for _, x := range d.Observations {
@@ -176,7 +174,7 @@ func responseLabel(d *trace.Delivery, o *trace.Observation) string {
 	} else {
 		parts = append(parts, "no response")
 	}
-	if o.Tier < trace.TierServer {
+	if o.Tier < model.TierServer {
 		return strings.Join(parts, " ")
 	}
 	if dec, _ := d.Decision(); dec != "" {
@@ -188,7 +186,7 @@ func responseLabel(d *trace.Delivery, o *trace.Observation) string {
 	return strings.Join(parts, " ")
 }
 
-func lostLabel(o *trace.Observation) string {
+func lostLabel(o *model.Observation) string {
 	s := o.Outcome.String()
 	if o.Duration > 0 {
 		s += fmt.Sprintf(" after %s", o.Duration.Round(1e6))
@@ -203,13 +201,13 @@ func lostLabel(o *trace.Observation) string {
 // returns the observation that witnessed it: a client that timed out or was
 // reset, a proxy that saw its client leave (that leg is the proxy's
 // downstream), or a proxy that gave up on its upstream.
-func lostLeg(inner, outer *trace.Observation) *trace.Observation {
+func lostLeg(inner, outer *model.Observation) *model.Observation {
 	switch {
-	case inner.Outcome == trace.OutcomeClientClosed:
+	case inner.Outcome == model.OutcomeClientClosed:
 		return inner
-	case outer.Tier == trace.TierClient && outer.Outcome.Lost():
+	case outer.Tier == model.TierClient && outer.Outcome.Lost():
 		return outer
-	case outer.Outcome == trace.OutcomeUpstreamTimeout || outer.Outcome == trace.OutcomeUpstreamReset:
+	case outer.Outcome == model.OutcomeUpstreamTimeout || outer.Outcome == model.OutcomeUpstreamReset:
 		return outer
 	}
 	return nil

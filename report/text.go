@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/idem-cli/idem/diagnose"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // Text writes the report for a terminal (styled) or a pipe (plain).
@@ -41,7 +41,7 @@ func (r *Report) Text(w io.Writer, st Styles, width int) {
 }
 
 // explained reports whether the inputs were read with --explain-fields.
-func explained(inputs []*trace.Input) bool {
+func explained(inputs []*model.Input) bool {
 	for _, in := range inputs {
 		if len(in.Fields) > 0 {
 			return true
@@ -205,14 +205,14 @@ func findingText(w io.Writer, st Styles, f *diagnose.Finding, width int) {
 // and request id on one line and what it says with its source on the
 // next; or one "name: value" block per observation. Within one day, the
 // day is said once and each line has the clock time.
-func evidenceText(w io.Writer, st Styles, label string, obs []*trace.Observation, indent, width int) {
+func evidenceText(w io.Writer, st Styles, label string, obs []*model.Observation, indent, width int) {
 	day, oneDay := obsDay(obs)
 	if oneDay {
 		label += " (" + day + ")"
 	}
 	fmt.Fprintf(w, "%s%s\n", strings.Repeat(" ", indent), st.Faint.Render(label))
 	indent += 2
-	when := func(o *trace.Observation) string {
+	when := func(o *model.Observation) string {
 		if oneDay && !o.Time.IsZero() {
 			return o.Time.UTC().Format("15:04:05.000Z")
 		}
@@ -263,7 +263,7 @@ func evidenceText(w io.Writer, st Styles, label string, obs []*trace.Observation
 }
 
 // obsDay is the one UTC day all the observations' times fall on, if any.
-func obsDay(obs []*trace.Observation) (string, bool) {
+func obsDay(obs []*model.Observation) (string, bool) {
 	day := ""
 	for _, o := range obs {
 		if o.Time.IsZero() {
@@ -278,7 +278,7 @@ func obsDay(obs []*trace.Observation) (string, bool) {
 	return day, day != ""
 }
 
-func statusStyle(st Styles, o *trace.Observation) render {
+func statusStyle(st Styles, o *model.Observation) render {
 	switch {
 	case o.Outcome.Lost():
 		return st.Critical.Render

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/idem-cli/idem/diagnose"
+	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/redact"
-	"github.com/idem-cli/idem/trace"
 )
 
 // TimeLayout is how times are written in every output: RFC 3339 in UTC
@@ -49,7 +49,7 @@ type TraceJSON struct {
 	Deliveries []DeliveryJSON `json:"deliveries"`
 	Effects    []EffectJSON   `json:"effects"`
 	Related    []RelatedJSON  `json:"related"`
-	Inputs     []*trace.Input `json:"inputs"`
+	Inputs     []*model.Input `json:"inputs"`
 }
 
 // DeliveryJSON is one delivery of a traced intent.
@@ -101,7 +101,7 @@ type RelatedJSON struct {
 }
 
 // ObservationToJSON converts an observation for JSON output, redacted.
-func ObservationToJSON(o *trace.Observation) ObservationJSON {
+func ObservationToJSON(o *model.Observation) ObservationJSON {
 	return ObservationJSON{
 		Tier: o.Tier.String(), Format: o.Format, Time: FormatTime(o.Time),
 		DurationMS: float64(o.Duration.Microseconds()) / 1000,
@@ -114,17 +114,17 @@ func ObservationToJSON(o *trace.Observation) ObservationJSON {
 }
 
 // NewTraceJSON builds the trace document for key from its intents.
-func NewTraceJSON(set *trace.Set, key string, intents []*trace.Intent) TraceJSON {
+func NewTraceJSON(set *model.Set, key string, intents []*model.Intent) TraceJSON {
 	doc := TraceJSON{Schema: "idem.trace/v1", Key: redact.String(key), Deliveries: []DeliveryJSON{},
 		Effects: []EffectJSON{}, Related: []RelatedJSON{}, Inputs: set.Inputs}
-	seen := map[*trace.Intent]bool{}
+	seen := map[*model.Intent]bool{}
 	for _, in := range intents {
 		seen[in] = true
 	}
 	for _, in := range intents {
 		// The effects as the diagnosis counts them, so trace and diagnose
 		// agree (one per result id; a server's 2xx where no line logs one).
-		effectOf := map[*trace.Observation]bool{}
+		effectOf := map[*model.Observation]bool{}
 		for _, o := range diagnose.Effects(set, in) {
 			effectOf[o] = true
 		}
@@ -170,7 +170,7 @@ func WriteJSON(w io.Writer, v any, indent bool) error {
 
 // TraceText writes the timeline of the intents for key, laid out for
 // width columns.
-func TraceText(w io.Writer, st Styles, set *trace.Set, key string, intents []*trace.Intent, width int) {
+func TraceText(w io.Writer, st Styles, set *model.Set, key string, intents []*model.Intent, width int) {
 	width = max(width, 40)
 	doc := NewTraceJSON(set, key, intents)
 	for _, in := range intents {
@@ -180,12 +180,12 @@ func TraceText(w io.Writer, st Styles, set *trace.Set, key string, intents []*tr
 			fmt.Fprintf(w, "  scope      %s\n", Safe(in.Scope))
 		}
 		fmt.Fprintf(w, "  started    %s\n", FormatTime(in.Start()))
-		total := max(in.Total, len(in.Deliveries))
+		total := in.Count()
 		fmt.Fprintf(w, "  deliveries %d, effects %d\n", total, len(effects))
 		if total > len(in.Deliveries) {
 			fmt.Fprintf(w, "  %s\n", st.Faint.Render(fmt.Sprintf("(the first and last %d are shown; %d in between are not)", len(in.Deliveries)/2, total-len(in.Deliveries))))
 		}
-		var all []*trace.Observation
+		var all []*model.Observation
 		for _, d := range in.Deliveries {
 			all = append(all, d.Observations...)
 		}
@@ -227,14 +227,14 @@ func TraceText(w io.Writer, st Styles, set *trace.Set, key string, intents []*tr
 // follow their line.
 type traceRows struct {
 	g, head       *grid
-	obs           []*trace.Observation
+	obs           []*model.Observation
 	widths        []int
 	fits          bool
 	indent, width int
 	next          int
 }
 
-func newTraceRows(st Styles, obs []*trace.Observation, indent, width int) *traceRows {
+func newTraceRows(st Styles, obs []*model.Observation, indent, width int) *traceRows {
 	g := newGrid("time", "tier", "status", "detail", "source")
 	g.flex = 3
 	head := newGrid(g.names[:3]...)
@@ -300,7 +300,7 @@ func statusOrDash(n int) string {
 	return fmt.Sprint(n)
 }
 
-func observationExtras(st Styles, o *trace.Observation) string {
+func observationExtras(st Styles, o *model.Observation) string {
 	var parts []string
 	if o.Duration > 0 {
 		parts = append(parts, o.Duration.Round(time.Millisecond).String())

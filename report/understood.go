@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // What idem understood of each input (--explain-fields): which path of
@@ -17,7 +17,7 @@ import (
 // configFields is the config's "fields" for an input: the path used most
 // for each field a config can map (docs/config.md). Fields read by
 // position, or made (a fingerprint of a body, an effect), have none.
-func configFields(in *trace.Input) map[string]string {
+func configFields(in *model.Input) map[string]string {
 	out := map[string]string{}
 	for _, u := range in.Fields {
 		if u.Path == "" || strings.HasPrefix(u.By, "SHA-256") {
@@ -42,7 +42,7 @@ func configFields(in *trace.Input) map[string]string {
 
 // ConfigSource is the config's "sources" entry that says what idem
 // understood of in.
-func ConfigSource(in *trace.Input) map[string]any {
+func ConfigSource(in *model.Input) map[string]any {
 	src := map[string]any{"path": "*" + filepath.Base(in.Path), "tier": in.Tier}
 	if f := configFields(in); len(f) > 0 {
 		src["fields"] = f
@@ -52,7 +52,7 @@ func ConfigSource(in *trace.Input) map[string]any {
 
 // FieldsText writes, for each input explained, the fields taken from its
 // lines and the lines set aside, then the config entry.
-func FieldsText(w io.Writer, st Styles, inputs []*trace.Input) {
+func FieldsText(w io.Writer, st Styles, inputs []*model.Input) {
 	first := true
 	for _, in := range inputs {
 		if len(in.Fields) == 0 && in.Ignored == 0 {
@@ -80,7 +80,7 @@ func FieldsText(w io.Writer, st Styles, inputs []*trace.Input) {
 
 // JoinsText says, for each input, the fields learned from the values
 // they joined: no name said what they were, another tier's ids did.
-func JoinsText(w io.Writer, st Styles, inputs []*trace.Input) {
+func JoinsText(w io.Writer, st Styles, inputs []*model.Input) {
 	for _, in := range inputs {
 		for _, u := range in.Joined {
 			fmt.Fprintf(w, "%s %s: %s ← %s %s\n", st.Faint.Render("learned:"), Safe(in.Path), u.Field, Safe(u.Path), st.Faint.Render("("+Safe(u.By)+")"))

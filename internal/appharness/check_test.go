@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/idem-cli/idem/internal/capture"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 	"github.com/tidwall/gjson"
 )
 
@@ -117,7 +117,7 @@ func checkHTTP(t testing.TB, c *Capture) {
 			continue
 		}
 		where := fmt.Sprintf("step %s, %s: %s", s.Step, al.Src, al.Text)
-		f.Check("tier", o.Tier == trace.TierServer, "tier %s, want server; %s", o.Tier, where)
+		f.Check("tier", o.Tier == model.TierServer, "tier %s, want server; %s", o.Tier, where)
 		f.Check("format", o.Format == c.Format, "format %q, want %q; %s", o.Format, c.Format, where)
 		f.Check("method", o.Method == "POST", "method %q, want POST; %s", o.Method, where)
 		f.Check("route", o.Route == Route, "route %q, want %s; %s", o.Route, Route, where)
@@ -239,7 +239,7 @@ func sentKeys(sent []capture.Sent) []string {
 	return out
 }
 
-func orphanLines(obs []*trace.Observation) []string {
+func orphanLines(obs []*model.Observation) []string {
 	var out []string
 	for _, o := range obs {
 		out = append(out, o.Source.String())

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/idem-cli/idem/internal/capture"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // renameAll rewrites a JSON-lines log with every member's name prefixed,
@@ -89,11 +89,11 @@ func TestJoinsNameWhatNoNameSays(t *testing.T) {
 				if !f.Check("delivery", d != nil, "step %s: no delivery %s; deliveries %v", s.Step, s.RequestID, capture.IDs(dels)) {
 					continue
 				}
-				tiers := map[trace.Tier]bool{}
+				tiers := map[model.Tier]bool{}
 				for _, o := range d.Observations {
 					tiers[o.Tier] = true
 				}
-				f.Check("join", tiers[trace.TierProxy] && tiers[trace.TierServer], "step %s: delivery %s has tiers %v, want the proxy's and the server's", s.Step, s.RequestID, tiers)
+				f.Check("join", tiers[model.TierProxy] && tiers[model.TierServer], "step %s: delivery %s has tiers %v, want the proxy's and the server's", s.Step, s.RequestID, tiers)
 			}
 			f.Check("deliveries", r.Set.DeliveryCount() == len(c.Sent), "%d deliveries, want %d (one per request): %v",
 				r.Set.DeliveryCount(), len(c.Sent), capture.IDs(dels))
@@ -105,7 +105,7 @@ func TestJoinsNameWhatNoNameSays(t *testing.T) {
 				if in == nil {
 					continue
 				}
-				server := slices.ContainsFunc(in.Deliveries, func(d *trace.Delivery) bool { return d.At(trace.TierServer) != nil })
+				server := slices.ContainsFunc(in.Deliveries, func(d *model.Delivery) bool { return d.At(model.TierServer) != nil })
 				f.Check("intent-server", server, "key %s: no server line in its intent", k)
 			}
 		})

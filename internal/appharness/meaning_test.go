@@ -15,7 +15,8 @@ import (
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/internal/capture"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/load"
+	"github.com/idem-cli/idem/model"
 )
 
 // Loggers idem has no file for, each with its HTTP middleware, behind a
@@ -231,12 +232,12 @@ func checkUnknown(t *testing.T, c *Capture, proxyLog string) {
 		if !f.Check("delivery", d != nil, "step %s: no delivery %s; deliveries %v", s.Step, s.RequestID, capture.IDs(dels)) {
 			continue
 		}
-		var proxy, access *trace.Observation
+		var proxy, access *model.Observation
 		for _, o := range d.Observations {
 			switch {
-			case o.Tier == trace.TierProxy:
+			case o.Tier == model.TierProxy:
 				proxy = o
-			case o.Tier == trace.TierServer && o.Method != "":
+			case o.Tier == model.TierServer && o.Method != "":
 				access = o
 			}
 		}
@@ -270,7 +271,7 @@ func checkUnknown(t *testing.T, c *Capture, proxyLog string) {
 	}
 	f.Check("deliveries", r.Set.DeliveryCount() == len(c.Sent), "%d deliveries, want %d (one per request): %v",
 		r.Set.DeliveryCount(), len(c.Sent), capture.IDs(dels))
-	set, err := diagnose.Load(context.Background(), []string{proxyLog, c.Log}, ingest.Options{}, nil)
+	set, err := load.Files(context.Background(), []string{proxyLog, c.Log}, load.Options{Read: ingest.Options{}, Build: diagnose.DefaultOptions().Build()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,8 @@ import (
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/internal/capture"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/load"
+	"github.com/idem-cli/idem/model"
 	"github.com/tidwall/gjson"
 )
 
@@ -118,11 +119,11 @@ func checkProxied(t testing.TB, c *Capture, proxyLog string) {
 		if o == nil {
 			continue
 		}
-		f.Check("proxy-tier", o.Tier == trace.TierProxy && o.Format == "nginx", "tier %s format %q, want proxy nginx; %s", o.Tier, o.Format, where)
+		f.Check("proxy-tier", o.Tier == model.TierProxy && o.Format == "nginx", "tier %s format %q, want proxy nginx; %s", o.Tier, o.Format, where)
 		if s.Ended == capture.EndedTimeout {
 			// nginx's default: it sees the client go, logs 499 and closes
 			// the upstream connection; the server finishes regardless.
-			f.Check("proxy-status", o.Outcome == trace.OutcomeClientClosed,
+			f.Check("proxy-status", o.Outcome == model.OutcomeClientClosed,
 				"outcome %s status %d, want client_closed; %s", o.Outcome, o.Status, where)
 		} else {
 			f.Check("proxy-status", o.Status == s.Status, "status %d, want %d; %s", o.Status, s.Status, where)
@@ -153,7 +154,7 @@ func TestBehindNginxNamesTheSplit(t *testing.T) {
 	for lib, want := range map[string]bool{"zerolog": true, "slog": false} {
 		dir := filepath.Join(fixturesDir, "nginx-"+lib)
 		c := loadCapture(t, dir)
-		set, err := diagnose.Load(context.Background(), []string{filepath.Join(dir, NginxLog), c.Log}, ingest.Options{}, nil)
+		set, err := load.Files(context.Background(), []string{filepath.Join(dir, NginxLog), c.Log}, load.Options{Read: ingest.Options{}, Build: diagnose.DefaultOptions().Build()})
 		if err != nil {
 			t.Fatal(err)
 		}

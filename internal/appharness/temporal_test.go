@@ -15,7 +15,7 @@ import (
 
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/internal/capture"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 	"github.com/tidwall/gjson"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/log"
@@ -302,7 +302,7 @@ func checkTemporal(t testing.TB, c *TemporalCapture) {
 			if o == nil {
 				continue
 			}
-			f.Check("tier", o.Tier == trace.TierWorker, "tier %s, want worker; %s", o.Tier, where)
+			f.Check("tier", o.Tier == model.TierWorker, "tier %s, want worker; %s", o.Tier, where)
 			f.Check("format", o.Format == "temporal", "format %q, want temporal; %s", o.Format, where)
 			f.Check("ids", o.WorkflowID == at.WorkflowID && o.RunID == at.RunID && o.ActivityID == at.ActivityID &&
 				o.ActivityType == at.ActivityType && o.Attempt == at.Attempt,

@@ -25,7 +25,7 @@
 //   - Folder keeps a capture: the logs, the config the software ran and
 //     the harness's record of what it sent, checked in a temporary folder
 //     and, with the harness's -update flag, written under fixtures/real/.
-//   - Read reads logs the way diagnose.Load does, keeping every
+//   - Read reads logs the way load.Files does, keeping every
 //     observation by the line it came from; Facts compares them with what
 //     was sent, and CheckRules compares the findings with the
 //     Expectations the harness derives from what it sent. Gaps list what

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/idem-cli/idem/diagnose"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // Expectation is a rule a capture's traffic must set off, naming keys. A
@@ -69,7 +69,7 @@ func ByKey[T any](items []T, key func(T) string) (keys []string, by map[string][
 func Names(f *diagnose.Finding, keys ...string) bool {
 	for _, k := range keys {
 		named := slices.Contains(f.Keys, k) || strings.Contains(f.Narrative, k) ||
-			slices.ContainsFunc(f.Intents, func(in *trace.Intent) bool { return in.Key == k })
+			slices.ContainsFunc(f.Intents, func(in *model.Intent) bool { return in.Key == k })
 		if !named {
 			return false
 		}

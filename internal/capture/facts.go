@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // Gaps are the facts idem reads wrong today on real captures, by check id
@@ -136,7 +136,7 @@ func (f *Facts) done() {
 // Intent checks that key makes one intent holding exactly the
 // deliveries rids (in any order), under id; it returns the intent, or nil
 // when key makes not one.
-func (f *Facts) Intent(id string, set *trace.Set, key string, rids []string) *trace.Intent {
+func (f *Facts) Intent(id string, set *model.Set, key string, rids []string) *model.Intent {
 	f.t.Helper()
 	in := f.OneIntent(id, set, key)
 	if in == nil {
@@ -155,7 +155,7 @@ func (f *Facts) Intent(id string, set *trace.Set, key string, rids []string) *tr
 
 // OneIntent checks that key makes one intent, under id, and returns it
 // (nil when key makes not one).
-func (f *Facts) OneIntent(id string, set *trace.Set, key string) *trace.Intent {
+func (f *Facts) OneIntent(id string, set *model.Set, key string) *model.Intent {
 	f.t.Helper()
 	ins := set.FindIntent(key)
 	if !f.Check(id, len(ins) == 1, "key %s: %d intents, want 1", key, len(ins)) {

@@ -7,31 +7,32 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/idem-cli/idem/diagnose"
+	"github.com/idem-cli/idem/correlate"
 	"github.com/idem-cli/idem/ingest"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/load"
+	"github.com/idem-cli/idem/model"
 	"github.com/tidwall/gjson"
 )
 
-// Reading is what idem made of some logs, read the way diagnose.Load
+// Reading is what idem made of some logs, read the way load.Files
 // reads them: the per-input summaries, the correlated set, and every
 // observation by the line it came from, beside each log's lines.
 type Reading struct {
-	Inputs []*trace.Input
-	Set    *trace.Set
+	Inputs []*model.Input
+	Set    *model.Set
 	// Obs are every observation, in input and line order.
-	Obs []*trace.Observation
+	Obs []*model.Observation
 
 	lines map[string][]string
 }
 
-// Read reads paths with ingest.Read into a trace.Correlator (after the
-// fields learned from their joins, as diagnose.Load), keeping a
-// copy of every observation beside it.
+// Read reads paths with ingest.Read into a correlate.Correlator (after
+// the fields learned from their joins, as load.Files), keeping a copy of
+// every observation beside it.
 func Read(ctx context.Context, paths ...string) (*Reading, error) {
-	c := trace.NewCorrelator(nil)
+	c := correlate.NewCorrelator(nil)
 	var keep collector
-	opts, learned, err := diagnose.LearnJoins(ctx, paths, ingest.Options{Workers: 1})
+	opts, learned, err := load.LearnJoins(ctx, paths, ingest.Options{Workers: 1})
 	if err != nil {
 		return nil, err
 	}
@@ -39,7 +40,7 @@ func Read(ctx context.Context, paths ...string) (*Reading, error) {
 	if err != nil {
 		return nil, err
 	}
-	diagnose.NoteJoins(inputs, learned)
+	load.NoteJoins(inputs, learned)
 	r := &Reading{Inputs: inputs, Set: c.Set(inputs), Obs: keep.obs, lines: map[string][]string{}}
 	for _, p := range paths {
 		if r.lines[p], err = ReadLines(p); err != nil {
@@ -60,8 +61,8 @@ func MustRead(t testing.TB, paths ...string) *Reading {
 }
 
 // At is the observations read from file's line (1-based).
-func (r *Reading) At(file string, line int) []*trace.Observation {
-	var out []*trace.Observation
+func (r *Reading) At(file string, line int) []*model.Observation {
+	var out []*model.Observation
 	for _, o := range r.Obs {
 		if o.Source.File == file && o.Source.Line == line {
 			out = append(out, o)
@@ -71,7 +72,7 @@ func (r *Reading) At(file string, line int) []*trace.Observation {
 }
 
 // Of is the observation read from src, nil when the line gave none.
-func (r *Reading) Of(src trace.Source) *trace.Observation {
+func (r *Reading) Of(src model.Source) *model.Observation {
 	at := r.At(src.File, src.Line)
 	if len(at) == 0 {
 		return nil
@@ -80,8 +81,8 @@ func (r *Reading) Of(src trace.Source) *trace.Observation {
 }
 
 // From is the observations read from file, in order.
-func (r *Reading) From(file string) []*trace.Observation {
-	var out []*trace.Observation
+func (r *Reading) From(file string) []*model.Observation {
+	var out []*model.Observation
 	for _, o := range r.Obs {
 		if o.Source.File == file {
 			out = append(out, o)
@@ -91,7 +92,7 @@ func (r *Reading) From(file string) []*trace.Observation {
 }
 
 // Input is the summary of file.
-func (r *Reading) Input(file string) *trace.Input {
+func (r *Reading) Input(file string) *model.Input {
 	for _, in := range r.Inputs {
 		if in.Path == file {
 			return in
@@ -105,7 +106,7 @@ func (r *Reading) Lines(file string) []string { return r.lines[file] }
 
 // Line is a log line and where it is.
 type Line struct {
-	Src  trace.Source
+	Src  model.Source
 	Text string
 }
 
@@ -120,7 +121,7 @@ func (r *Reading) Find(file string, paths []string, want string, pick func(gjson
 		}
 		for _, p := range paths {
 			if v := j.Get(p); v.Exists() && v.String() == want {
-				out = append(out, Line{trace.Source{File: file, Line: i + 1}, l})
+				out = append(out, Line{model.Source{File: file, Line: i + 1}, l})
 				break
 			}
 		}
@@ -129,14 +130,14 @@ func (r *Reading) Find(file string, paths []string, want string, pick func(gjson
 }
 
 // Deliveries is every delivery idem built, keyed or not, by request id.
-func (r *Reading) Deliveries(keys []string) map[string]*trace.Delivery {
-	out := map[string]*trace.Delivery{}
-	add := func(d *trace.Delivery) {
+func (r *Reading) Deliveries(keys []string) map[string]*model.Delivery {
+	out := map[string]*model.Delivery{}
+	add := func(d *model.Delivery) {
 		if _, ok := out[d.RequestID]; !ok {
 			out[d.RequestID] = d
 		}
 	}
-	for _, in := range r.Set.Intents {
+	for _, in := range r.Set.Built {
 		for _, d := range in.Deliveries {
 			add(d)
 		}
@@ -155,7 +156,7 @@ func (r *Reading) Deliveries(keys []string) map[string]*trace.Delivery {
 }
 
 // IDs are the request ids of deliveries, sorted: for messages.
-func IDs(deliveries map[string]*trace.Delivery) []string {
+func IDs(deliveries map[string]*model.Delivery) []string {
 	var out []string
 	for k := range deliveries {
 		out = append(out, k)
@@ -165,8 +166,8 @@ func IDs(deliveries map[string]*trace.Delivery) []string {
 }
 
 // Sources are the lines a delivery holds.
-func Sources(d *trace.Delivery) []trace.Source {
-	var out []trace.Source
+func Sources(d *model.Delivery) []model.Source {
+	var out []model.Source
 	for _, o := range d.Observations {
 		out = append(out, o.Source)
 	}
@@ -175,7 +176,7 @@ func Sources(d *trace.Delivery) []trace.Source {
 
 // Tiers are the tiers of a delivery's observations, in order: for
 // messages.
-func Tiers(d *trace.Delivery) string {
+func Tiers(d *model.Delivery) string {
 	var ts []string
 	for _, o := range d.Observations {
 		ts = append(ts, o.Tier.String())
@@ -184,7 +185,7 @@ func Tiers(d *trace.Delivery) string {
 }
 
 // EffectIDs are the result ids of effects, joined by commas.
-func EffectIDs(obs []*trace.Observation) string {
+func EffectIDs(obs []*model.Observation) string {
 	var out []string
 	for _, o := range obs {
 		out = append(out, o.ResultID)
@@ -195,12 +196,12 @@ func EffectIDs(obs []*trace.Observation) string {
 // collector keeps a copy of every observation: batches are reused.
 type collector struct {
 	mu  sync.Mutex
-	obs []*trace.Observation
+	obs []*model.Observation
 }
 
-func (c *collector) Prepare(*trace.Batch) {}
+func (c *collector) Prepare(*model.Batch) {}
 
-func (c *collector) Consume(b *trace.Batch) {
+func (c *collector) Consume(b *model.Batch) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i := range b.Obs {

@@ -14,7 +14,8 @@ import (
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/internal/capture"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/load"
+	"github.com/idem-cli/idem/model"
 )
 
 // overlap reports whether two requests were in flight at once.
@@ -156,7 +157,7 @@ func checkCapture(t *testing.T, name, dir string) {
 	}
 	f := knownGaps.Facts(t, name)
 	checkLines(f, dir, c.Sent)
-	set, err := diagnose.Load(context.Background(), captureLogs(dir), ingest.Options{}, nil)
+	set, err := load.Files(context.Background(), captureLogs(dir), load.Options{Read: ingest.Options{}, Build: diagnose.DefaultOptions().Build()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +188,7 @@ func checkLines(f *capture.Facts, dir string, sent []capture.Sent) {
 			if o.RequestID != s.RequestID || o.Status == 0 && o.Source.File == filepath.Join(dir, appLog) {
 				continue
 			}
-			proxy := o.Tier == trace.TierProxy
+			proxy := o.Tier == model.TierProxy
 			from := s.Start.Add(-slack)
 			if !proxy {
 				from = s.Start.Add(-tick)

@@ -13,7 +13,7 @@ import (
 
 	"github.com/idem-cli/idem/internal/capture"
 	"github.com/idem-cli/idem/internal/harness"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // browserFetches is what the page does: keyed fetches that end each way a
@@ -181,16 +181,16 @@ func readHAR(t *testing.T, path string) []harEntry {
 // What the page saw, in idem's model: a fetch the page gave up on is
 // aborted at the network level whatever the page's reason (Chromium
 // records a timeout of AbortSignal.timeout as net::ERR_ABORTED).
-func wantBrowserOutcomes(e harness.End) []trace.Outcome {
+func wantBrowserOutcomes(e harness.End) []model.Outcome {
 	switch e {
 	case harness.EndCreated, harness.EndServerError, harness.EndRead:
-		return []trace.Outcome{trace.OutcomeOK}
+		return []model.Outcome{model.OutcomeOK}
 	case harness.EndClientTimeout:
-		return []trace.Outcome{trace.OutcomeTimeout, trace.OutcomeAborted}
+		return []model.Outcome{model.OutcomeTimeout, model.OutcomeAborted}
 	case harness.EndClientAbort:
-		return []trace.Outcome{trace.OutcomeAborted}
+		return []model.Outcome{model.OutcomeAborted}
 	case harness.EndRefused:
-		return []trace.Outcome{trace.OutcomeNotDelivered}
+		return []model.Outcome{model.OutcomeNotDelivered}
 	}
 	return nil
 }
@@ -227,7 +227,7 @@ func verifyBrowserRun(t *testing.T, dir string, run harness.Run) {
 				at := func(fact string) string { return s.Step + "/" + fact }
 				end := harness.EndOf(s)
 				raw := "entries[" + itoa(i) + "]"
-				c.Check(at("tier"), o.Tier == trace.TierClient, "tier %s, want client: %s", o.Tier, raw)
+				c.Check(at("tier"), o.Tier == model.TierClient, "tier %s, want client: %s", o.Tier, raw)
 				c.Check(at("request_id"), o.RequestID == s.RequestID, "request id %q, want %q: %s", o.RequestID, s.RequestID, raw)
 				c.Check(at("key"), o.Key == s.Key, "key %q, want %q: %s", o.Key, s.Key, raw)
 				c.Check(at("method"), o.Method == s.HTTPMethod(), "method %q, want %s: %s", o.Method, s.HTTPMethod(), raw)
@@ -284,10 +284,10 @@ func verifyBrowserJoins(c *capture.Facts, dir string, run harness.Run, har strin
 		c.Errorf("read %v: %v", paths, err)
 		return
 	}
-	verifyJoins(c, r, run.Sent, func(s capture.Sent) map[trace.Tier]bool {
+	verifyJoins(c, r, run.Sent, func(s capture.Sent) map[model.Tier]bool {
 		// A run without the proxy's log has none to join.
 		proxied := harness.EndOf(s) != harness.EndRefused && len(run.Also) > 0
-		return map[trace.Tier]bool{trace.TierClient: true, trace.TierProxy: proxied, trace.TierServer: s.Reached}
+		return map[model.Tier]bool{model.TierClient: true, model.TierProxy: proxied, model.TierServer: s.Reached}
 	})
 }
 

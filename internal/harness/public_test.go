@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/idem-cli/idem/internal/capture"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // publicDir holds public samples of real logs, their origin in its README.
@@ -26,7 +26,7 @@ type publicWant struct {
 
 type publicSample struct {
 	capture, file, format string
-	tier                  trace.Tier
+	tier                  model.Tier
 	har                   bool
 	// records carry no request id and no key (none of these samples logs
 	// them).
@@ -43,7 +43,7 @@ func publicSamples() []publicSample {
 	}
 	return []publicSample{
 		{
-			capture: "public-lnav-haproxy", file: "lnav/logfile_haproxy.0", format: "haproxy", tier: trace.TierProxy,
+			capture: "public-lnav-haproxy", file: "lnav/logfile_haproxy.0", format: "haproxy", tier: model.TierProxy,
 			records: []publicWant{
 				haproxy(4, "GET", "/admin/colt/administration", 1487),
 				haproxy(5, "POST", "/portal/", 62),
@@ -63,7 +63,7 @@ func publicSamples() []publicSample {
 		{
 			// Caddy's JSON access log as `docker compose logs` prints it:
 			// "caddy  | " before each line. ts is when the request ended.
-			capture: "public-lnav-caddy-compose", file: "lnav/logfile_caddy_log.0", format: "caddy", tier: trace.TierProxy,
+			capture: "public-lnav-caddy-compose", file: "lnav/logfile_caddy_log.0", format: "caddy", tier: model.TierProxy,
 			records: []publicWant{
 				{at: 5, method: "GET", route: "/", status: 304, ok: true, duration: ms(1.674508), start: unix(1761019828.6153953 - 0.001674508)},
 				{at: 7, method: "GET", route: "/", status: 304, ok: true, duration: ms(1.239398), start: unix(1761019859.196494 - 0.001239398)},
@@ -74,7 +74,7 @@ func publicSamples() []publicSample {
 		{
 			// Playwright's HAR of a request that never got an answer
 			// (status -1, time -1) and its retry; it has no "pages".
-			capture: "public-playwright-har", file: "playwright/har-unstable-network.har", format: "har", tier: trace.TierClient, har: true,
+			capture: "public-playwright-har", file: "playwright/har-unstable-network.har", format: "har", tier: model.TierClient, har: true,
 			records: []publicWant{
 				{at: 0, method: "GET", route: "/api", status: 0, ok: false, duration: -1,
 					start: time.Date(2022, 6, 16, 21, 41, 23, 951e6, time.UTC)},
@@ -109,7 +109,7 @@ func TestPublicSamples(t *testing.T) {
 				c.Check("input/format", in.Format == ps.format, "read as %q, want %q", in.Format, ps.format)
 			}
 			for i, w := range ps.records {
-				var o *trace.Observation
+				var o *model.Observation
 				if ps.har {
 					if len(obs) == len(ps.records) {
 						o = obs[i]
@@ -128,9 +128,9 @@ func TestPublicSamples(t *testing.T) {
 				c.Check(name+"/route", o.Route == w.route, "route %q, want %q", o.Route, w.route)
 				c.Check(name+"/status", o.Status == w.status, "status %d, want %d", o.Status, w.status)
 				if w.ok {
-					c.Check(name+"/outcome", o.Outcome == trace.OutcomeOK, "outcome %s, want ok", o.Outcome)
+					c.Check(name+"/outcome", o.Outcome == model.OutcomeOK, "outcome %s, want ok", o.Outcome)
 				} else {
-					c.Check(name+"/outcome", o.Outcome != trace.OutcomeOK && !o.Responded(), "outcome %s: no response reached the client", o.Outcome)
+					c.Check(name+"/outcome", o.Outcome != model.OutcomeOK && !o.Responded(), "outcome %s: no response reached the client", o.Outcome)
 				}
 				c.Check(name+"/ids", o.RequestID == "" && o.Key == "", "request id %q, key %q: the sample logs neither", o.RequestID, o.Key)
 				if w.duration >= 0 {
@@ -144,7 +144,7 @@ func TestPublicSamples(t *testing.T) {
 				}
 			}
 			// No request id, no key: the correlator makes no delivery of such
-			// a line (trace.Correlator.add), and never one of two clients.
+			// a line (correlate.Correlator.add), and never one of two clients.
 			c.Check("set/deliveries", r.Set.DeliveryCount() == 0, "%d deliveries from %d records that carry no id", r.Set.DeliveryCount(), len(ps.records))
 			c.Check("set/intents", r.Set.IntentCount() == 0, "%d intents from no key", r.Set.IntentCount())
 		})

@@ -16,6 +16,7 @@ import (
 	"github.com/idem-cli/idem/internal/capture"
 	"github.com/idem-cli/idem/internal/harness"
 	"github.com/idem-cli/idem/internal/iostreams"
+	"github.com/idem-cli/idem/load"
 )
 
 // verifyRules diagnoses every log of the run together, as a person would,
@@ -28,7 +29,7 @@ func verifyRules(t *testing.T, dir string, run harness.Run) {
 	for _, f := range run.Files() {
 		paths = append(paths, filepath.Join(dir, f))
 	}
-	set, err := diagnose.Load(context.Background(), paths, ingest.Options{}, nil)
+	set, err := load.Files(context.Background(), paths, load.Options{Read: ingest.Options{}, Build: diagnose.DefaultOptions().Build()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/idem-cli/idem/internal/capture"
 	"github.com/idem-cli/idem/internal/harness"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/model"
 )
 
 // What a proxy answers for each way the harness makes a request end, and
@@ -39,21 +39,21 @@ func wantStatus(proxy string, e harness.End) int {
 // wantOutcomes are the outcomes that are right for a step: more than one
 // only where the log itself cannot tell them apart (nginx and Caddy log a
 // refused upstream as a 502, as they log a reset one).
-func wantOutcomes(proxy string, e harness.End) []trace.Outcome {
+func wantOutcomes(proxy string, e harness.End) []model.Outcome {
 	switch e {
 	case harness.EndCreated, harness.EndServerError, harness.EndReplay200:
-		return []trace.Outcome{trace.OutcomeOK}
+		return []model.Outcome{model.OutcomeOK}
 	case harness.EndClientTimeout, harness.EndClientAbort:
-		return []trace.Outcome{trace.OutcomeClientClosed}
+		return []model.Outcome{model.OutcomeClientClosed}
 	case harness.EndUpstreamDrop:
-		return []trace.Outcome{trace.OutcomeUpstreamReset}
+		return []model.Outcome{model.OutcomeUpstreamReset}
 	case harness.EndUpstreamTimeout:
-		return []trace.Outcome{trace.OutcomeUpstreamTimeout}
+		return []model.Outcome{model.OutcomeUpstreamTimeout}
 	case harness.EndRefused:
 		if proxy == "haproxy" {
-			return []trace.Outcome{trace.OutcomeNotDelivered}
+			return []model.Outcome{model.OutcomeNotDelivered}
 		}
-		return []trace.Outcome{trace.OutcomeNotDelivered, trace.OutcomeUpstreamReset}
+		return []model.Outcome{model.OutcomeNotDelivered, model.OutcomeUpstreamReset}
 	}
 	return nil
 }
@@ -119,7 +119,7 @@ func verifyChain(t *testing.T, dir string, run harness.Run) {
 		if in == nil {
 			continue
 		}
-		var d *trace.Delivery
+		var d *model.Delivery
 		for _, x := range in.Deliveries {
 			if x.RequestID == s.RequestID {
 				d = x
@@ -131,14 +131,14 @@ func verifyChain(t *testing.T, dir string, run harness.Run) {
 		}
 		formats := map[string]int{}
 		for _, o := range d.Observations {
-			if o.Tier == trace.TierProxy {
+			if o.Tier == model.TierProxy {
 				formats[o.Format]++
 			}
 		}
 		for _, l := range run.Logs {
 			c.Check(s.Step+"/hops", formats[l.Format] == 1, "%d %s lines in delivery %s, want 1 (tiers %s)", formats[l.Format], l.Format, s.RequestID, capture.Tiers(d))
 		}
-		c.Check(s.Step+"/joined_server", (d.At(trace.TierServer) != nil) == s.Reached, "reached the backend: %v; tiers %s", s.Reached, capture.Tiers(d))
+		c.Check(s.Step+"/joined_server", (d.At(model.TierServer) != nil) == s.Reached, "reached the backend: %v; tiers %s", s.Reached, capture.Tiers(d))
 	}
 }
 
@@ -184,15 +184,15 @@ func verifyProxyLog(t *testing.T, dir string, run harness.Run, l harness.RunLog)
 	verifyCorrelation(c, run, l, r, joined)
 }
 
-func verifyObservation(c *capture.Facts, l harness.RunLog, s capture.Sent, o *trace.Observation, raw string) {
+func verifyObservation(c *capture.Facts, l harness.RunLog, s capture.Sent, o *model.Observation, raw string) {
 	at := func(fact string) string { return s.Step + "/" + fact }
-	c.Check(at("tier"), o.Tier == trace.TierProxy, "tier %s, want proxy: %s", o.Tier, raw)
+	c.Check(at("tier"), o.Tier == model.TierProxy, "tier %s, want proxy: %s", o.Tier, raw)
 	c.Check(at("request_id"), o.RequestID == s.RequestID, "request id %q, want %q: %s", o.RequestID, s.RequestID, raw)
 	wk := s.Key
 	if l.NoKey {
 		wk = ""
 	}
-	c.Check(at("key"), trace.NormalizeKey(o.Key) == wk, "key %q, want %q: %s", o.Key, wk, raw)
+	c.Check(at("key"), model.NormalizeKey(o.Key) == wk, "key %q, want %q: %s", o.Key, wk, raw)
 	c.Check(at("method"), o.Method == s.HTTPMethod(), "method %q, want %s: %s", o.Method, s.HTTPMethod(), raw)
 	c.Check(at("route"), o.Route == s.Route(), "route %q, want %q: %s", o.Route, s.Route(), raw)
 	end := harness.EndOf(s)
@@ -250,8 +250,8 @@ func verifyCorrelation(c *capture.Facts, run harness.Run, l harness.RunLog, alon
 	}
 	c.Check("joined/deliveries", joined.Set.DeliveryCount() == len(run.Sent),
 		"%d deliveries from %d requests with distinct request ids, in the proxy's and the backend's logs", joined.Set.DeliveryCount(), len(run.Sent))
-	verifyJoins(c, joined, known, func(s capture.Sent) map[trace.Tier]bool {
-		return map[trace.Tier]bool{trace.TierProxy: true, trace.TierServer: s.Reached}
+	verifyJoins(c, joined, known, func(s capture.Sent) map[model.Tier]bool {
+		return map[model.Tier]bool{model.TierProxy: true, model.TierServer: s.Reached}
 	})
 }
 
@@ -259,7 +259,7 @@ func verifyCorrelation(c *capture.Facts, run harness.Run, l harness.RunLog, alon
 // holding exactly its requests, and that each request's delivery holds a
 // line of each tier crossed says it crossed, and none of the others it
 // names.
-func verifyJoins(c *capture.Facts, r *capture.Reading, sent []capture.Sent, crossed func(capture.Sent) map[trace.Tier]bool) {
+func verifyJoins(c *capture.Facts, r *capture.Reading, sent []capture.Sent, crossed func(capture.Sent) map[model.Tier]bool) {
 	keys, byKey := capture.ByKey(sent, func(s capture.Sent) string { return s.Key })
 	for _, k := range keys {
 		if k == "" {
@@ -275,7 +275,7 @@ func verifyJoins(c *capture.Facts, r *capture.Reading, sent []capture.Sent, cros
 					continue
 				}
 				want := crossed(s)
-				for _, tier := range []trace.Tier{trace.TierClient, trace.TierProxy, trace.TierServer} {
+				for _, tier := range []model.Tier{model.TierClient, model.TierProxy, model.TierServer} {
 					want, ok := want[tier]
 					if !ok {
 						continue

@@ -10,6 +10,7 @@ import (
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/internal/capture"
+	"github.com/idem-cli/idem/load"
 )
 
 // expectations derives, from what was sent and how each request ended
@@ -152,7 +153,7 @@ func checkCapture(t *testing.T, name, dir string) {
 	if len(must) < 2 || len(clean) < 2 {
 		t.Fatalf("the traffic calls for too little to prove anything: %+v, clean %v", must, clean)
 	}
-	set, err := diagnose.Load(context.Background(), captureLogs(dir), ingest.Options{}, nil)
+	set, err := load.Files(context.Background(), captureLogs(dir), load.Options{Read: ingest.Options{}, Build: diagnose.DefaultOptions().Build()})
 	if err != nil {
 		t.Fatal(err)
 	}

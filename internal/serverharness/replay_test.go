@@ -15,7 +15,8 @@ import (
 	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/internal/capture"
 	"github.com/idem-cli/idem/internal/iostreams"
-	"github.com/idem-cli/idem/trace"
+	"github.com/idem-cli/idem/load"
+	"github.com/idem-cli/idem/model"
 )
 
 // replayCapture is express-idempotency's logs after one order and
@@ -112,7 +113,7 @@ func checkReplayCapture(t *testing.T, dir, orderKey string) {
 	if len(own) < 4 {
 		t.Fatalf("the logs name %d of idem replay's deliveries (%v); the probes did not reach the server", len(own), own)
 	}
-	set, err := diagnose.Load(context.Background(), captureLogs(dir), ingest.Options{}, nil)
+	set, err := load.Files(context.Background(), captureLogs(dir), load.Options{Read: ingest.Options{}, Build: diagnose.DefaultOptions().Build()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +124,7 @@ func checkReplayCapture(t *testing.T, dir, orderKey string) {
 	if res.Summary.OwnTraffic != len(own) {
 		t.Errorf("own traffic counted %d deliveries, the logs name %d: %v", res.Summary.OwnTraffic, len(own), own)
 	}
-	if !slices.ContainsFunc(set.Intents, func(in *trace.Intent) bool { return in.Key == orderKey }) {
+	if !slices.ContainsFunc(set.Built, func(in *model.Intent) bool { return in.Key == orderKey }) {
 		t.Errorf("the order's key %s is not among the intents", orderKey)
 	}
 
@@ -137,7 +138,7 @@ func checkReplayCapture(t *testing.T, dir, orderKey string) {
 		s = probeKey.ReplaceAllString(s, "-retry-")
 		capture.WriteFile(t, renamed, name, s)
 	}
-	set, err = diagnose.Load(context.Background(), captureLogs(renamed), ingest.Options{}, nil)
+	set, err = load.Files(context.Background(), captureLogs(renamed), load.Options{Read: ingest.Options{}, Build: diagnose.DefaultOptions().Build()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,24 @@
+package correlate
+
+// chunked is an append-only list stored in fixed-size chunks: appending
+// never copies what is stored, and indexes stay valid.
+type chunked[T any] struct {
+	chunks [][]T
+	n      int
+}
+
+const chunkBits = 14
+
+func (l *chunked[T]) add(v T) int32 {
+	if l.n>>chunkBits == len(l.chunks) {
+		l.chunks = append(l.chunks, make([]T, 0, 1<<chunkBits))
+	}
+	c := &l.chunks[l.n>>chunkBits]
+	*c = append(*c, v)
+	l.n++
+	return int32(l.n - 1)
+}
+
+func (l *chunked[T]) at(i int32) *T { return &l.chunks[i>>chunkBits][i&(1<<chunkBits-1)] }
+
+func (l *chunked[T]) len() int { return l.n }

@@ -1,0 +1,51 @@
+package model
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"slices"
+	"strings"
+)
+
+// HashKey is the normalised identifier idem's canonical schema logs instead
+// of a raw key: "sha256:" and the first 16 hex digits of its SHA-256.
+func HashKey(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return "sha256:" + hex.EncodeToString(sum[:8])
+}
+
+// NormalizeKey removes the quotes of the structured-field string form of
+// the Idempotency-Key header ("\"8e03…\"" → "8e03…").
+func NormalizeKey(k string) string {
+	k = strings.TrimSpace(k)
+	if len(k) >= 2 && k[0] == '"' && k[len(k)-1] == '"' {
+		k = k[1 : len(k)-1]
+	}
+	return k
+}
+
+// KeyQuery is a key as someone looking for its intent gives it: raw, in
+// the header's quoted form, or as its hash (see HashKey).
+type KeyQuery struct {
+	// Key is the key as given, normalised.
+	Key string
+	// Forms are the keys an intent carrying it may have been stored
+	// under: raw, or known only by hash ("hash:…"), either way round.
+	Forms [4]string
+	// ByHash says Key is a hash: an intent under a raw key whose hash it
+	// is carries it too (the server logs sha256:…, the HAR the key).
+	ByHash bool
+}
+
+// NewKeyQuery makes the query for key.
+func NewKeyQuery(key string) *KeyQuery {
+	key = NormalizeKey(key)
+	hashed := HashKey(key)
+	return &KeyQuery{Key: key, Forms: [4]string{key, "hash:" + key, hashed, "hash:" + hashed},
+		ByHash: strings.HasPrefix(key, "sha256:")}
+}
+
+// Match reports whether an intent stored under key k carries q's key.
+func (q *KeyQuery) Match(k string) bool {
+	return slices.Contains(q.Forms[:], k) || q.ByHash && !strings.HasPrefix(k, "hash:") && HashKey(k) == q.Key
+}

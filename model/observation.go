@@ -1,0 +1,78 @@
+package model
+
+import (
+	"strings"
+	"time"
+)
+
+// Observation is what one log line says about one request at one tier.
+// Empty strings and zero numbers mean "the line did not say".
+type Observation struct {
+	Tier     Tier
+	Format   string    // the recognised format, e.g. "nginx", "har", "slog"
+	Time     time.Time // when this tier saw the request start
+	Duration time.Duration
+	Method   string
+	Route    string // path without the query string
+	Status   int    // HTTP status; 0 when no response was sent or received
+	// UpstreamStatus is what the server answered a proxy, when the proxy
+	// logged it (nginx $upstream_status): a 201 behind a 499 means the
+	// server committed although the client had gone.
+	UpstreamStatus int
+	Outcome        Outcome
+	Detail         string // the raw signal behind the outcome: "DC", "net::ERR_TIMED_OUT", "CH--"
+
+	RequestID   string
+	Key         string // Idempotency-Key as sent (quotes of the structured-field form removed)
+	KeyHash     string // a normalised identifier of the key, when the raw key is not logged
+	Scope       string // extra scope values (tenant, account) from configured fields
+	Decision    string // the dedup decision: new, replay, conflict, in_progress, ...
+	State       string // the key record's state: in_progress, completed, ...
+	Fingerprint string // fingerprint of the significant payload
+	ResultID    string
+	Replayed    bool // the response carried a replay marker (Idempotent-Replayed: true)
+	RetryAfter  bool // the response asked the client to come back later
+	Effect      bool // this line records a business effect
+	Attempt     int
+	Client      string // who sent it, where known (remote address)
+
+	WorkflowID   string
+	RunID        string
+	ActivityID   string
+	ActivityType string
+
+	Message string
+	// Labels are the log aggregator's labels around the line ("app=api,
+	// namespace=prod"), when it came out of an export.
+	Labels string
+	Source Source
+}
+
+// End is when this tier finished with the request, where a duration is known.
+func (o *Observation) End() time.Time { return o.Time.Add(o.Duration) }
+
+// Responded reports whether this tier saw a response with a status.
+func (o *Observation) Responded() bool { return o.Status > 0 && !o.Outcome.Lost() }
+
+// Clone copies o with strings of its own, so that keeping the copy does
+// not keep the reader's buffer its strings point into.
+func (o *Observation) Clone() *Observation {
+	cp := *o
+	for _, f := range []*string{&cp.Format, &cp.Method, &cp.Route, &cp.Detail, &cp.RequestID, &cp.Key, &cp.KeyHash, &cp.Scope,
+		&cp.Decision, &cp.State, &cp.Fingerprint, &cp.ResultID, &cp.Client, &cp.WorkflowID, &cp.RunID, &cp.ActivityID,
+		&cp.ActivityType, &cp.Message, &cp.Labels, &cp.Source.File} {
+		*f = strings.Clone(*f)
+	}
+	return &cp
+}
+
+// UsualMethod reports whether m is one of the methods most lines carry,
+// written in upper case as they are: the formats then return it as
+// logged.
+func UsualMethod(m string) bool {
+	switch m {
+	case "GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS":
+		return true
+	}
+	return false
+}
