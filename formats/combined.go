@@ -12,7 +12,7 @@ import (
 // nginx setups append after it (request time, upstream status, request id,
 // key), by name or by shape.
 var combinedFormat = &Format{
-	Name: "combined", Aliases: []string{"clf", "apache", "nginx-text"}, Kind: KindText, Tier: model.TierProxy,
+	Name: "combined", Aliases: []string{"clf", "nginx-text"}, Kind: KindText, Tier: model.TierProxy,
 	Doc:   "nginx/Apache combined text access logs, with appended fields",
 	Setup: "log_format idem '$remote_addr - $remote_user [$time_local] \"$request\" $status $body_bytes_sent \"$http_referer\" \"$http_user_agent\" $request_time \"$upstream_status\" \"$http_x_request_id\" \"$http_idempotency_key\"';",
 	text:  readCombined,

@@ -62,6 +62,13 @@ type SourceConfig struct {
 	// Captures names HAProxy's captured request headers in the order the
 	// config captures them ("Host", "X-Request-Id", "Idempotency-Key").
 	Captures []string `json:"captures"`
+	// LogFormat is the proxy's own format string, as its configuration
+	// has it (nginx's log_format, Apache's LogFormat, Tomcat's pattern,
+	// HAProxy's log-format, Envoy's format or json_format): the source's
+	// lines are read by it, exactly. LogFormatSyntax names its language
+	// where the string does not say it.
+	LogFormat       string `json:"log_format"`
+	LogFormatSyntax string `json:"log_format_syntax"`
 }
 
 // EffectConfig recognises effect lines: a regular expression on the
@@ -86,6 +93,8 @@ type SourceRule struct {
 	effect  *effectRule
 	// captures names HAProxy's request header captures, lower-cased.
 	captures []string
+	// logFormat, when set, reads every line of the source.
+	logFormat *logFormat
 }
 
 // ConfigError is a problem in the configuration file or flags.
@@ -189,6 +198,18 @@ func (c *Config) Compile() error {
 			}
 			r.format = f
 		}
+		if s.LogFormat != "" {
+			if s.Format != "" {
+				return fmt.Errorf("sources[%d]: give format or log_format, not both", i)
+			}
+			lf, err := compileLogFormat(s.LogFormat, s.LogFormatSyntax, s.Captures)
+			if err != nil {
+				return fmt.Errorf("sources[%d]: %w", i, err)
+			}
+			r.logFormat = lf
+		} else if s.LogFormatSyntax != "" {
+			return fmt.Errorf("sources[%d]: log_format_syntax without a log_format", i)
+		}
 		for name := range s.Fields {
 			if _, ok := mappable[name]; !ok {
 				return fmt.Errorf("sources[%d]: unknown field %q in fields", i, name)
@@ -284,8 +305,12 @@ func (c *Config) RuleFor(path string, tier model.Tier, formatName string) (*Sour
 		if r.tierSet {
 			out.tier, out.tierSet = r.tier, true
 		}
+		// The later of a format and a log_format wins.
 		if r.format != nil {
-			out.format = r.format
+			out.format, out.logFormat = r.format, nil
+		}
+		if r.logFormat != nil {
+			out.format, out.logFormat = nil, r.logFormat
 		}
 		for k, v := range r.fields {
 			out.fields[k] = v

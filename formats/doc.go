@@ -51,6 +51,22 @@ func Help() string {
 		}
 	}
 	b.WriteString(`
+A proxy's own format string: a --config source's "log_format"
+    Lines are read by what each variable of the format means (which is the
+    request id, the key, the start or the end, in which unit), and only
+    lines that format wrote; an unknown variable is kept as detail.
+    "log_format_syntax" names the language where the string does not say
+    it (apache, tomcat, tomcat9, lighttpd, varnish share Apache's %-codes
+    with meanings of their own). One example in each:
+`)
+	for _, e := range logFormatExamples {
+		note := ""
+		if e.note != "" {
+			note = "   (" + e.note + ")"
+		}
+		fmt.Fprintf(&b, "    %-9s %s%s\n", e.syntax, e.format, note)
+	}
+	b.WriteString(`
 Inputs may be gzip or zstd compressed (detected by magic bytes), JSON lines,
 a JSON array, a HAR or other JSON document, or text. Use --input-format and
 --input-tier to override detection for every input, or a --config file per

@@ -80,21 +80,7 @@ func (p *Parser) haproxy(m []string, src model.Source) {
 	o.Route = routePath(m[19])
 	state := m[14]
 	o.Detail = state
-	switch {
-	case state[0] == 'C' || state[0] == 'c':
-		o.Outcome, o.Status = model.OutcomeClientClosed, 0
-	case state[0] == 's':
-		o.Outcome = model.OutcomeUpstreamTimeout
-	case state[0] == 'S' && (state[1] == 'H' || state[1] == 'D'):
-		o.Outcome = model.OutcomeUpstreamReset
-	case state[0] == 'S' || strings.Contains(m[6], "<NOSRV>"):
-		o.Outcome = model.OutcomeNotDelivered
-	default:
-		o.Outcome = proxyOutcome(o.Status)
-	}
-	if o.Status < 0 {
-		o.Status = 0
-	}
+	o.Outcome, o.Status = terminationOutcome(state, m[6], o.Status)
 	if n, _ := strconv.Atoi(m[15]); n > 0 {
 		o.Detail += " retries " + m[15]
 	}
@@ -106,6 +92,29 @@ func (p *Parser) haproxy(m []string, src model.Source) {
 		o.RequestID, o.Key = captured(strings.Split(m[16], "|"), names)
 	}
 	p.textDone(&o)
+}
+
+// terminationOutcome reads HAProxy's termination state (its first two
+// letters: who ended the session, and in which phase) with the server's
+// name and the status: what happened, and the status the client got
+// (none when the client left, -1 read as none).
+func terminationOutcome(state, server string, status int) (model.Outcome, int) {
+	var out model.Outcome
+	switch {
+	case len(state) < 2:
+		out = proxyOutcome(status)
+	case state[0] == 'C' || state[0] == 'c':
+		out, status = model.OutcomeClientClosed, 0
+	case state[0] == 's':
+		out = model.OutcomeUpstreamTimeout
+	case state[0] == 'S' && (state[1] == 'H' || state[1] == 'D'):
+		out = model.OutcomeUpstreamReset
+	case state[0] == 'S' || strings.Contains(server, "<NOSRV>"):
+		out = model.OutcomeNotDelivered
+	default:
+		out = proxyOutcome(status)
+	}
+	return out, max(status, 0)
 }
 
 func msDuration(ms int) time.Duration { return time.Duration(ms) * time.Millisecond }

@@ -5,7 +5,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/idem-cli/idem/formats/grammar"
 	"github.com/idem-cli/idem/model"
+
 	"github.com/tidwall/gjson"
 )
 
@@ -90,6 +92,8 @@ type Parser struct {
 	cur *Format
 	// vocab is the scratch of the reading by vocabulary.
 	vocab vocabReader
+	// values are what the source's log_format last read (reused).
+	values grammar.Values
 }
 
 // maxEnvelopes bounds envelopes within envelopes: a hostile export could
@@ -126,6 +130,10 @@ func (p *Parser) parseLine(line []byte, src model.Source) {
 		line = bytes.TrimSpace(line)
 	}
 	if len(line) == 0 {
+		return
+	}
+	if p.src != nil && p.src.logFormat != nil {
+		p.readLogFormat(p.src.logFormat, bytesToString(line), src)
 		return
 	}
 	if forced := p.forced(); forced != nil && forced.text != nil && line[0] == '{' {

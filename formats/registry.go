@@ -20,7 +20,7 @@ func init() {
 		// Application and worker loggers (JSON), the catch-all last.
 		temporalFormat, canonicalFormat, echoFormat, logrageFormat, pinoFormat, zapFormat, zerologFormat, structlogFormat, logrusFormat, slogFormat, jsonFormat,
 		// Text lines, and the prefix that wraps lines of any format.
-		albFormat, envoyTextFormat, composeFormat, ingressNginxFormat, combinedFormat, haproxyFormat, logrageTextFormat, kubectlFormat,
+		albFormat, envoyTextFormat, composeFormat, ingressNginxFormat, apacheFormat, tomcatFormat, combinedFormat, haproxyFormat, logrageTextFormat, kubectlFormat,
 	}
 	for _, f := range registry {
 		switch {

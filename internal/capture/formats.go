@@ -11,6 +11,9 @@ type LogFormat struct {
 	Proxy string // the proxy that writes it: "nginx", "haproxy", "caddy"
 	Name  string // its name in the config (log_format NAME)
 	Def   string // the directive that defines it
+	// Syntax is the language of Def for idem's log_format_syntax, where
+	// the string does not say it.
+	Syntax string
 }
 
 // NginxJSON is JSON keyed by nginx variable names (escape=json): nginx's
@@ -72,3 +75,58 @@ var HAProxyHTTPLog = LogFormat{Proxy: "haproxy", Name: "httplog", Def: "option h
 
 // CaddyJSON is Caddy's JSON access log (its default encoder).
 var CaddyJSON = LogFormat{Proxy: "caddy", Name: "json", Def: "format json"}
+
+// The formats below are read through a --config source's log_format: the
+// directive as the proxy's config has it. Each is laid out as no stock
+// format is (fields reordered, the ids in the middle, times in forms of
+// their own), so that only reading by the format's meaning reads them.
+
+// NginxPiped is nginx writing '|'-separated fields, the status and the key
+// first, $time_local (the end of the request) in the middle.
+var NginxPiped = LogFormat{Proxy: "nginx", Name: "piped", Def: `log_format piped '$status|$http_idempotency_key|$request_time|[$time_local]|'
+    '$http_x_request_id|$request_method $request_uri|$upstream_status|$remote_addr';`}
+
+// NginxNestedJSON is a JSON template of nginx's with keys of its own,
+// nested objects and an unquoted number.
+var NginxNestedJSON = LogFormat{Proxy: "nginx", Name: "nested", Def: `log_format nested escape=json '{"at":"$msec","req":{"id":"$http_x_request_id",'
+    '"idem":"$http_idempotency_key","line":"$request"},"res":{"code":$status,"up":"$upstream_status",'
+    '"took":$request_time},"ip":"$remote_addr"}';`}
+
+// HAProxyCaptured is HAProxy's log-format with the ids by capture slot
+// (%[capture.req.hdr(N)]; a log-format cannot fetch request headers
+// themselves, gone when the line is written) and in %hr, the request
+// line quoted, the termination state and retries apart.
+var HAProxyCaptured = LogFormat{Proxy: "haproxy", Name: "captured",
+	Def: `log-format "%ci [%tr] %ST %Ta %tsc %rc %[capture.req.hdr(1)] %{+Q}r %hr %[capture.req.hdr(0)]"`}
+
+// ApacheReordered is Apache httpd with the request id first, the arrival
+// time to the millisecond in three parts, %D, the key, mod_unique_id's
+// id and the connection status.
+var ApacheReordered = LogFormat{Proxy: "apache", Name: "reordered", Syntax: "apache",
+	Def: `LogFormat "%{X-Request-Id}i [%{%d/%b/%Y:%H:%M:%S}t.%{msec_frac}t %{%z}t] \"%r\" %>s %D \"%{Idempotency-Key}i\" %{UNIQUE_ID}e %h %X" reordered`}
+
+// ApacheIdem is the layout idem's apache format names in its Setup: the
+// combined fields, %D and the ids, read with no config at all.
+var ApacheIdem = LogFormat{Proxy: "apache", Name: "idem",
+	Def: `LogFormat "%h %l %u %t \"%r\" %>s %b \"%{Referer}i\" \"%{User-Agent}i\" %D \"%{X-Request-Id}i\" \"%{Idempotency-Key}i\"" idem`}
+
+// TomcatEpoch is an AccessLogValve pattern (as server.xml writes it) with
+// the start as epoch milliseconds, the duration in microseconds, the ids,
+// the thread's name and the connection status.
+var TomcatEpoch = LogFormat{Proxy: "tomcat", Name: "epoch", Syntax: "tomcat",
+	Def: `%{begin:msec}t %a &quot;%r&quot; %s %{us}T %{X-Request-Id}i &quot;%{Idempotency-Key}i&quot; %I %X`}
+
+// TomcatStock is Tomcat's combined pattern with %D, %F and the ids, which
+// idem's tomcat format knows without a config.
+var TomcatStock = LogFormat{Proxy: "tomcat", Name: "stock",
+	Def: `%h %l %u %t &quot;%r&quot; %s %b &quot;%{Referer}i&quot; &quot;%{User-Agent}i&quot; %D %F &quot;%{X-Request-Id}i&quot; &quot;%{Idempotency-Key}i&quot;`}
+
+// LighttpdBoth is lighttpd's accesslog.format with both its %t (the end
+// of the request) and the start in epoch milliseconds.
+var LighttpdBoth = LogFormat{Proxy: "lighttpd", Name: "both", Syntax: "lighttpd",
+	Def: `%{X-Request-Id}i %h %t "%r" %>s %D "%{Idempotency-Key}i" %{begin:msec}t`}
+
+// VarnishISO is varnishncsa -F with an ISO start to the microsecond,
+// the method and path apart, Varnish's hit or miss and the key last.
+var VarnishISO = LogFormat{Proxy: "varnish", Name: "iso", Syntax: "varnish",
+	Def: `%{X-Request-Id}i %{%Y-%m-%dT%H:%M:%S}t.%{usec_frac}t %{%z}t "%m %U" %s %D %{Varnish:hitmiss}x "%{Idempotency-Key}i"`}

@@ -30,7 +30,6 @@ const haproxyConf = `global
 defaults
   mode http
   log global
-  %[2]s
   # As Debian's haproxy.cfg: no line for a connection that sent nothing
   # (the kit's readiness probe).
   option dontlognull
@@ -43,6 +42,9 @@ defaults
 
 frontend fe
   bind 127.0.0.1:%[3]d
+  # The log format is the frontend's: a log-format's sample fetches
+  # need the HTTP request the frontend has.
+  %[2]s
 %[4]s%[5]s`
 
 // StartHAProxy runs Debian's HAProxy on a free loopback port with the

@@ -23,6 +23,9 @@ type Proxy struct {
 	config  string   // its config file's path
 	logs    []AccessLog
 	proc    *Proc
+	// after, when set, is a process that writes the proxy's log and stops
+	// after it (varnishncsa).
+	after *Proc
 }
 
 // Log is the path of the access log written to file.
@@ -59,7 +62,12 @@ func (p *Proxy) Software() string { return Version(p.version[0], p.version[1], p
 
 // Stop stops it gracefully, so that it logs what it was serving first;
 // its port refuses connections afterwards.
-func (p *Proxy) Stop() { p.proc.Stop() }
+func (p *Proxy) Stop() {
+	p.proc.Stop()
+	if p.after != nil {
+		p.after.Stop()
+	}
+}
 
 func newProxy(dir string, port int, config string, logs []AccessLog) *Proxy {
 	return &Proxy{URL: "http://" + Addr(port), Addr: Addr(port), Dir: dir, config: config, logs: logs}

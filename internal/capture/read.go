@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/idem-cli/idem/correlate"
+	"github.com/idem-cli/idem/formats"
 	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/load"
 	"github.com/idem-cli/idem/model"
@@ -30,9 +31,15 @@ type Reading struct {
 // the fields learned from their joins, as load.Files), keeping a copy of
 // every observation beside it.
 func Read(ctx context.Context, paths ...string) (*Reading, error) {
+	return ReadWith(ctx, nil, paths...)
+}
+
+// ReadWith is Read with a --config file's configuration (a source's
+// log_format), as diagnose --config reads.
+func ReadWith(ctx context.Context, cfg *formats.Config, paths ...string) (*Reading, error) {
 	c := correlate.NewCorrelator(nil)
 	var keep collector
-	opts, learned, err := load.LearnJoins(ctx, paths, ingest.Options{Workers: 1})
+	opts, learned, err := load.LearnJoins(ctx, paths, ingest.Options{Workers: 1, Config: cfg})
 	if err != nil {
 		return nil, err
 	}

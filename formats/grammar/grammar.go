@@ -1,0 +1,294 @@
+// Package grammar compiles a proxy's own access-log format string (nginx's
+// log_format, Apache's LogFormat, Tomcat's AccessLogValve pattern,
+// lighttpd's accesslog.format, varnishncsa's -F, HAProxy's log-format,
+// Envoy's format strings and json_format) into a Program that reads the
+// lines that format writes.
+//
+// The model: a format string is literal text and variables. Each syntax
+// (one file each: nginx.go, apache.go, tomcat.go, haproxy.go, envoy.go)
+// knows its variables and what each means: which Field it gives (the
+// request id, the key, the status, when the request started or ended, how
+// long it took and in which unit), and what its values look like where
+// its grammar says so (an integer, a bracketed date). A variable a syntax
+// does not know is kept as a Detail under its own name: its meaning is
+// never guessed from its value.
+//
+// A Program reads a line in one pass, left to right, without
+// backtracking: each variable's value runs to the next literal of the
+// format (past the spaces its grammar says it holds, and past escaped
+// quotes). A line the format did not write is a *MismatchError naming
+// the column; a format string that does not parse is a *SyntaxError
+// naming the column and what was expected.
+package grammar
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Syntax names a proxy's format-string language.
+type Syntax string
+
+// The syntaxes a format string may be written in.
+const (
+	Nginx    Syntax = "nginx"    // log_format: $variable, ${variable}
+	Apache   Syntax = "apache"   // LogFormat: %h %t %>s %D %{Header}i
+	Tomcat   Syntax = "tomcat"   // AccessLogValve pattern (Tomcat 10 and later: %D in microseconds)
+	Tomcat9  Syntax = "tomcat9"  // AccessLogValve pattern of Tomcat 9 and earlier (%D in milliseconds)
+	Lighttpd Syntax = "lighttpd" // accesslog.format: Apache's directives, %t the end of the request
+	Varnish  Syntax = "varnish"  // varnishncsa -F: Apache's directives and %{…}x
+	HAProxy  Syntax = "haproxy"  // log-format: %ci %tr %ST %{+Q}r %[sample]
+	Envoy    Syntax = "envoy"    // %REQ(X-REQUEST-ID)% %START_TIME%, and json_format objects
+)
+
+// Syntaxes lists every syntax, for messages and documentation.
+func Syntaxes() []Syntax {
+	return []Syntax{Nginx, Apache, Tomcat, Tomcat9, Lighttpd, Varnish, HAProxy, Envoy}
+}
+
+// ParseSyntax reads a syntax's name.
+func ParseSyntax(s string) (Syntax, error) {
+	name := Syntax(strings.ToLower(strings.TrimSpace(s)))
+	for _, k := range Syntaxes() {
+		if k == name {
+			return k, nil
+		}
+	}
+	names := make([]string, 0, 8)
+	for _, k := range Syntaxes() {
+		names = append(names, string(k))
+	}
+	return "", fmt.Errorf("unknown log_format_syntax %q (known: %s)", s, strings.Join(names, ", "))
+}
+
+// Detect names the syntax of a format string where the string itself
+// says it unambiguously: nginx writes variables with '$', Envoy's
+// operators are upper-case names between two '%', HAProxy's are its
+// two-letter variables (%ci, %tr, %ST) or %[sample]. Apache, Tomcat,
+// lighttpd and Varnish share one language whose meanings differ (%t is
+// the start in Apache, the end in lighttpd; Tomcat 9's %D is in
+// milliseconds): for those it returns an error asking for the syntax.
+func Detect(format string) (Syntax, error) {
+	s := strings.TrimSpace(format)
+	switch {
+	case strings.HasPrefix(s, "log_format"):
+		return Nginx, nil
+	case strings.HasPrefix(s, "log-format"):
+		return HAProxy, nil
+	case strings.HasPrefix(s, "LogFormat"), strings.HasPrefix(s, "CustomLog"):
+		return Apache, nil
+	}
+	dollar, percent := strings.Contains(s, "$"), strings.Contains(s, "%")
+	if dollar && !percent {
+		return Nginx, nil
+	}
+	if envoyLooking(s) {
+		return Envoy, nil
+	}
+	if haproxyLooking(s) {
+		return HAProxy, nil
+	}
+	if dollar {
+		return Nginx, nil
+	}
+	return "", &AmbiguousError{}
+}
+
+// AmbiguousError is a format string whose syntax cannot be told from it.
+type AmbiguousError struct{}
+
+func (e *AmbiguousError) Error() string {
+	return "log_format: its syntax cannot be told from the string (Apache, Tomcat, lighttpd and Varnish share one " +
+		"language whose meanings differ): name it in log_format_syntax (nginx, apache, tomcat, tomcat9, lighttpd, varnish, haproxy, envoy)"
+}
+
+// Options are what a format string alone does not say.
+type Options struct {
+	// Captures names, in order, the request headers HAProxy captures
+	// ("capture request header NAME" or "http-request capture"): its %hr
+	// and %[capture.req.hdr(N)] write them by position, unnamed.
+	Captures []string
+}
+
+// Compile parses format, written in syntax, into a Program.
+func Compile(syntax Syntax, format string, opt Options) (*Program, error) {
+	var (
+		p   *Program
+		err error
+	)
+	switch syntax {
+	case Nginx:
+		p, err = compileNginx(format)
+	case Apache, Lighttpd, Varnish:
+		p, err = compileApache(syntax, format)
+	case Tomcat, Tomcat9:
+		p, err = compileTomcat(syntax, format)
+	case HAProxy:
+		p, err = compileHAProxy(format, opt)
+	case Envoy:
+		p, err = compileEnvoy(format)
+	default:
+		_, err = ParseSyntax(string(syntax))
+	}
+	if err != nil {
+		return nil, err
+	}
+	p.syntax = syntax
+	return p, nil
+}
+
+// SyntaxError is a format string that does not parse.
+type SyntaxError struct {
+	Syntax Syntax
+	Column int // 1-based, in the string as given
+	Want   string
+	Found  string
+}
+
+func (e *SyntaxError) Error() string {
+	found := "the end of the string"
+	if e.Found != "" {
+		found = fmt.Sprintf("%q", e.Found)
+	}
+	return fmt.Sprintf("%s log_format, column %d: expected %s, found %s", e.Syntax, e.Column, e.Want, found)
+}
+
+// syntaxError is a SyntaxError at s[i:].
+func syntaxError(syn Syntax, s string, i int, want string) *SyntaxError {
+	found := ""
+	if i < len(s) {
+		found = s[i:min(len(s), i+12)]
+	}
+	return &SyntaxError{Syntax: syn, Column: i + 1, Want: want, Found: found}
+}
+
+// MismatchError is a line the compiled format did not write.
+type MismatchError struct {
+	Column int    // 1-based, in the line
+	Want   string // what the format has there
+	Found  string // what the line has there (cut short)
+}
+
+func (e *MismatchError) Error() string {
+	found := "the end of the line"
+	if e.Found != "" {
+		found = fmt.Sprintf("%q", e.Found)
+	}
+	return fmt.Sprintf("does not match the log_format: column %d: expected %s, found %s", e.Column, e.Want, found)
+}
+
+func mismatch(line string, i int, want string) *MismatchError {
+	found := ""
+	if i < len(line) {
+		found = line[i:min(len(line), i+16)]
+	}
+	return &MismatchError{Column: i + 1, Want: want, Found: found}
+}
+
+// Field is what a variable's value means in idem's model.
+type Field uint8
+
+// The fields a variable may give.
+const (
+	None           Field = iota // known, but nothing idem reads (a user agent, a byte count)
+	RequestID                   // the id of one delivery
+	Key                         // the Idempotency-Key
+	TraceParent                 // a W3C traceparent or trace id
+	Method                      // the HTTP method
+	Path                        // the request's path, perhaps with its query
+	RequestLine                 // "POST /v1/orders HTTP/1.1"
+	Status                      // the status sent to the client
+	UpstreamStatus              // what the upstream answered the proxy (a list where it retried)
+	Client                      // who sent it: an address, or a forwarded-for list
+	Start                       // when the request started (arrived)
+	End                         // when it ended (the log was written)
+	StartFrac                   // the sub-second part of Start, written apart
+	EndFrac                     // the sub-second part of End, written apart
+	Zone                        // the zone of Start or End, written apart
+	Duration                    // how long the request took, start to end
+	Flags                       // Envoy's response flags ("UT", "DC,UF")
+	Reason                      // Envoy's response code details, connection termination details
+	Termination                 // HAProxy's termination state ("CH--")
+	Retries                     // HAProxy's retries (%rc)
+	Attempts                    // Envoy's upstream attempt count
+	ConnStatus                  // Apache's and Tomcat's %X: "X" when the client went away
+	Replayed                    // the response's Idempotent-Replayed header
+	RetryAfter                  // the response's Retry-After header
+	ResultID                    // the response's X-Result-Id header
+	numFields
+)
+
+var fieldNames = [numFields]string{"none", "request_id", "key", "traceparent", "method", "path", "request_line", "status",
+	"upstream_status", "client", "start", "end", "start_frac", "end_frac", "zone", "duration", "flags", "reason", "termination",
+	"retries", "attempts", "connection_status", "replayed", "retry_after", "result_id"}
+
+func (f Field) String() string {
+	if f < numFields {
+		return fieldNames[f]
+	}
+	return fmt.Sprintf("field(%d)", f)
+}
+
+// Meaning is what one variable of a format says.
+type Meaning struct {
+	Field Field
+	// Unit is the unit of a number: a Duration's, an epoch time's (Start
+	// or End written as a number), a fraction's; 0 for a date.
+	Unit time.Duration
+	// Layout is the Go layout a Start or End date is written in; empty
+	// when it is one of the forms every format shares (RFC 3339, the
+	// Common Log Format, epoch numbers).
+	Layout string
+	// Rank orders variables of one Field in one format: the higher wins
+	// (the client's X-Request-Id over the proxy's own id, microseconds
+	// over seconds).
+	Rank int8
+	// Name is the variable as the format writes it ($msec, %D).
+	Name string
+}
+
+// Detail is a variable idem does not know, with its value in a line.
+type Detail struct {
+	Name, Value string
+}
+
+// Values are what a line says, by Field; unknown variables are Details.
+type Values struct {
+	vals    [numFields]string
+	meaning [numFields]*Meaning
+	Details []Detail
+}
+
+// Reset empties v, keeping its buffers.
+func (v *Values) Reset() {
+	*v = Values{Details: v.Details[:0]}
+}
+
+// Get returns the value of f and the variable that gave it; "" and nil
+// when the line does not say.
+func (v *Values) Get(f Field) (string, *Meaning) {
+	return v.vals[f], v.meaning[f]
+}
+
+// set keeps value under m's field unless a variable of its rank or
+// higher gave one. "-" and "" are every syntax's "not logged".
+func (v *Values) set(m *Meaning, value string) {
+	if value == "" || value == "-" {
+		return
+	}
+	if m.Field == None {
+		return
+	}
+	if prev := v.meaning[m.Field]; prev != nil && prev.Rank >= m.Rank {
+		return
+	}
+	v.vals[m.Field], v.meaning[m.Field] = value, m
+}
+
+func (v *Values) detail(name, value string) {
+	if value == "" || value == "-" {
+		return
+	}
+	v.Details = append(v.Details, Detail{Name: name, Value: value})
+}
