@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"unicode/utf8"
@@ -70,6 +71,16 @@ type Options struct {
 	// summarised with an *OpenError as its Err, and Read returns no error
 	// for it. Without it Read stops there with an *InputError.
 	KeepGoing bool
+	// ExplainFields says, in each input's Fields, where its lines gave
+	// each field (formats.Parser.Explain).
+	ExplainFields bool
+	// SampleBytes, when set, reads at most that many bytes of each input
+	// (a sample: the last line may be cut).
+	SampleBytes int64
+	// SampleFields keeps, in each input's Candidates, the values of the
+	// records whose request id or key no reading named
+	// (formats.Parser.Sample), for the fields their values join.
+	SampleFields bool
 }
 
 // DefaultMaxLineBytes is generous: real lines with bodies reach megabytes.
@@ -165,6 +176,9 @@ func readAll(ctx context.Context, srcs []Source, opts Options, c Consumer) ([]*m
 		if opts.Progress != nil {
 			r = countingReader{r: rc, p: opts.Progress}
 		}
+		if opts.SampleBytes > 0 {
+			r = io.LimitReader(r, opts.SampleBytes)
+		}
 		err = in.read(ctx, r)
 		rc.Close()
 		if errors.Is(err, context.Canceled) {
@@ -190,12 +204,16 @@ type reading struct {
 	// firstSkip is the first skipped line with its text, for
 	// Input.Unrecognised.
 	firstSkip *model.Skip
+	// uses counts where fields were read from (ExplainFields).
+	uses map[model.FieldUse]int
 }
 
 // parser makes a parser for one worker reading this input.
 func (in *reading) parser() *formats.Parser {
 	p := formats.NewParser(in.opts.Config, in.rule)
 	p.KeepRaw = in.keepRaw
+	p.Explain = in.opts.ExplainFields
+	p.Sample = in.opts.SampleFields
 	return p
 }
 
@@ -564,6 +582,26 @@ func (in *reading) absorb(res *formats.Result, tb *model.Batch) {
 	for k, v := range res.Secrets {
 		in.Secrets[k] += v
 	}
+	for path, vals := range res.Candidates {
+		if in.Candidates == nil {
+			in.Candidates = map[string][]string{}
+		}
+		have := in.Candidates[path]
+		for _, v := range vals {
+			if len(have) < 32 && !slices.Contains(have, v) {
+				have = append(have, v)
+			}
+		}
+		if len(have) > 0 && (len(in.Candidates) < 256 || in.Candidates[path] != nil) {
+			in.Candidates[path] = have
+		}
+	}
+	for k, v := range res.Uses {
+		if in.uses == nil {
+			in.uses = map[model.FieldUse]int{}
+		}
+		in.uses[k] += v
+	}
 }
 
 // repairReason says what was done to a line read after a repair.
@@ -640,4 +678,26 @@ func (in *reading) finish() {
 		}
 	}
 	in.Tier = best.String()
+	for u, n := range in.uses {
+		u.Lines = n
+		in.Fields = append(in.Fields, u)
+	}
+	sort.Slice(in.Fields, func(i, j int) bool {
+		a, b := in.Fields[i], in.Fields[j]
+		if a.Field != b.Field {
+			return fieldOrder(a.Field) < fieldOrder(b.Field)
+		}
+		return a.Lines > b.Lines || a.Lines == b.Lines && a.Path < b.Path
+	})
+}
+
+// fieldOrder lists the explained fields in the order they matter most.
+func fieldOrder(f string) int {
+	for i, name := range []string{"request_id", "key", "key_hash", "method", "route", "status", "time", "duration",
+		"fingerprint", "result_id", "effect", "decision"} {
+		if f == name {
+			return i
+		}
+	}
+	return 99
 }
