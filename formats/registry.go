@@ -16,11 +16,12 @@ func init() {
 		// Exports of log aggregators (JSON envelopes).
 		lokiFormat, elasticsearchFormat, cloudwatchFormat, gcpFormat, datadogFormat, fluentFormat, dockerFormat, ecsFormat,
 		// Browsers, OpenTelemetry logs and traces (OTLP, Jaeger, Zipkin), and proxies (JSON).
-		otlpFormat, otlpTracesFormat, jaegerFormat, zipkinFormat, harFormat, otelFormat, envoyFormat, traefikFormat, caddyFormat, nginxFormat, pinoHTTPFormat,
+		otlpFormat, otlpTracesFormat, jaegerFormat, zipkinFormat, harFormat, otelFormat, envoyFormat, traefikFormat, caddyFormat, nginxFormat,
+		bunyanFormat, pinoHTTPFormat,
 		// Application and worker loggers (JSON), the catch-all last.
-		temporalFormat, canonicalFormat, echoFormat, pinoFormat, zapFormat, zerologFormat, structlogFormat, logrusFormat, slogFormat, jsonFormat,
+		temporalFormat, canonicalFormat, echoFormat, logrageFormat, pinoFormat, zapFormat, zerologFormat, structlogFormat, logrusFormat, slogFormat, jsonFormat,
 		// Text lines, and the prefix that wraps lines of any format.
-		albFormat, envoyTextFormat, composeFormat, ingressNginxFormat, apacheFormat, tomcatFormat, combinedFormat, haproxyFormat, kubectlFormat,
+		albFormat, envoyTextFormat, composeFormat, ingressNginxFormat, apacheFormat, tomcatFormat, combinedFormat, haproxyFormat, logrageTextFormat, kubectlFormat,
 	}
 	for _, f := range registry {
 		switch {
