@@ -87,10 +87,11 @@ func (p *Parser) combined(m []string, src model.Source) {
 
 // extras are the fields appended after the user agent. They are read by
 // name where named (rt=0.5 us=201 rid="…" key="…", as ingress setups
-// write them), else by shape: the first decimal is the request time, a
+// write them), else by position: the first decimal is the request time, a
 // status list is the upstream status, and the quoted values are the
 // request id, then the key (log_format … "$http_x_request_id"
-// "$http_idempotency_key").
+// "$http_idempotency_key"), each only where it is shaped like a
+// generated id (generatedID).
 type extras struct {
 	requestTime, upstream, requestID, key string
 }
@@ -129,7 +130,7 @@ func readExtras(s string) extras {
 				e.requestTime = v
 			case e.upstream == "" && isStatusList(v):
 				e.upstream = v
-			case e.requestID == "" && len(v) == 32 && isHex(v):
+			case e.requestID == "" && len(v) == 32 && isHex(v) && generatedID(v):
 				e.requestID = v // ingress-nginx's $req_id
 			}
 		}
@@ -140,11 +141,14 @@ func readExtras(s string) extras {
 	if len(quoted) >= 3 && quoted[0] == "" && e.upstream == "" {
 		quoted = quoted[1:]
 	}
+	// The quoted values are unnamed: only one shaped like a generated id
+	// is taken, never a forwarded-for list, a router's name or a URL
+	// (Traefik's common log format appends those).
 	for i, v := range quoted {
 		switch {
-		case i == 0 && e.requestID == "":
+		case i == 0 && e.requestID == "" && generatedID(v):
 			e.requestID = v
-		case i == 1 && e.key == "":
+		case i == 1 && e.key == "" && generatedID(v):
 			e.key = v
 		}
 	}

@@ -183,7 +183,7 @@ func readEnvoyText(p *Parser, s string, src model.Source) bool {
 	// A key appended to the format ("%REQ(IDEMPOTENCY-KEY)%") follows the
 	// upstream host or the fields Istio adds after it.
 	for _, x := range f[min(d+9, len(f)):] {
-		if k := strings.Trim(x, `"`); idShaped(k) && strings.Count(k, "-") >= 2 && !strings.Contains(k, ":") {
+		if k := strings.Trim(x, `"`); generatedID(k) {
 			o.Key = model.NormalizeKey(k)
 			break
 		}

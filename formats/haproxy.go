@@ -122,8 +122,9 @@ func msDuration(ms int) time.Duration { return time.Duration(ms) * time.Millisec
 // captured finds the request id and the key among HAProxy's captured
 // request headers. HAProxy logs them by position, unnamed: with the
 // config's capture order (names) they are read by name; without it, the
-// first value shaped like an id is the request id and the second the key.
-// A hostname or a user agent (the usual first captures) never is one.
+// first value shaped like a generated id is the request id and the second
+// the key. A host name, a host:port or a user agent (the usual first
+// captures) never is one.
 func captured(values, names []string) (requestID, key string) {
 	if len(names) > 0 {
 		for i, v := range values {
@@ -142,7 +143,7 @@ func captured(values, names []string) (requestID, key string) {
 	}
 	for _, v := range values {
 		v = strings.TrimSpace(v)
-		if !idShaped(v) {
+		if !generatedID(v) {
 			continue
 		}
 		switch {
@@ -153,33 +154,4 @@ func captured(values, names []string) (requestID, key string) {
 		}
 	}
 	return requestID, key
-}
-
-// idShaped reports whether a captured value looks like a request id or a
-// key: 8 to 200 characters of letters, digits and -_:.=+/, with a digit in
-// it, no spaces, and not a host name (dotted labels) or a host:port.
-func idShaped(v string) bool {
-	v = strings.Trim(v, `"`)
-	if len(v) < 8 || len(v) > 200 {
-		return false
-	}
-	digits := false
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		switch {
-		case c >= '0' && c <= '9':
-			digits = true
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '-', c == '_', c == '=', c == '+', c == ':', c == '.':
-		default:
-			return false
-		}
-	}
-	if !digits {
-		return false
-	}
-	// A host name or address: dotted labels, perhaps with a port.
-	if strings.Contains(v, ".") && !strings.Contains(v, "=") {
-		return false
-	}
-	return true
 }

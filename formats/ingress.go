@@ -80,7 +80,7 @@ func readIngressNginx(p *Parser, s string, src model.Source) bool {
 		o.RequestID = rid
 	}
 	if len(up) > 5 {
-		if k := strings.Trim(up[5], `"`); k != "-" {
+		if k := strings.Trim(up[5], `"`); generatedID(k) { // appended to the stock format, unnamed
 			o.Key = model.NormalizeKey(k)
 		}
 	}
