@@ -64,7 +64,7 @@ var haproxyFormat = &Format{
 
 // haproxyLine matches HAProxy's option httplog format, with or without the
 // syslog header.
-var haproxyLine = regexp.MustCompile(`(?:^|\s)(\S+):(\d+) \[([^\]]+)\] (\S+) (\S+)/(\S+) (-?\d+)/(-?\d+)/(-?\d+)/(-?\d+)/\+?(-?\d+) (-?\d+) (\d+) \S+ \S+ (\S{4}) \d+/\d+/\d+/\d+/\+?(\d+) \d+/\d+ (?:\{([^}]*)\} )?(?:\{([^}]*)\} )?"(\S+) (\S+)`)
+var haproxyLine = regexp.MustCompile(`(?:^|\s)(\S+):(\d+) \[([^\]]+)\] (\S+) (\S+)/(\S+) (-?\d+)/(-?\d+)/(-?\d+)/(-?\d+)/\+?(-?\d+) (-?\d+) (\d+) \S+ \S+ (\S{4}) \d+/\d+/\d+/\d+/\+?(\d+) \d+/\d+ (?:\{([^}]*)\} )?(?:\{([^}]*)\} )?"([^" ]+)(?: (\S+))?`)
 
 // haproxy maps an httplog line: its termination state says who gave up.
 func (p *Parser) haproxy(m []string, src model.Source) {
@@ -76,8 +76,10 @@ func (p *Parser) haproxy(m []string, src model.Source) {
 	}
 	o.Time, _ = model.ParseTime(m[3]) // %tr: when the request was received
 	o.Status, _ = strconv.Atoi(m[12])
-	o.Method = httpMethod(m[18])
-	o.Route = routePath(m[19])
+	if m[18] != "<BADREQ>" { // a request HAProxy could not read: no method, no route
+		o.Method = httpMethod(m[18])
+		o.Route = routePath(m[19])
+	}
 	state := m[14]
 	o.Detail = state
 	o.Outcome, o.Status = terminationOutcome(state, m[6], o.Status)
