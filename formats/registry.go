@@ -16,7 +16,7 @@ func init() {
 		// Exports of log aggregators (JSON envelopes).
 		lokiFormat, elasticsearchFormat, cloudwatchFormat, gcpFormat, datadogFormat, fluentFormat, dockerFormat, ecsFormat,
 		// Browsers, OpenTelemetry and proxies (JSON).
-		otlpFormat, harFormat, otelFormat, envoyFormat, traefikFormat, caddyFormat, nginxFormat, pinoHTTPFormat,
+		otlpFormat, harFormat, otelFormat, envoyFormat, traefikFormat, caddyFormat, nginxFormat, apiGatewayFormat, pinoHTTPFormat,
 		// Application and worker loggers (JSON), the catch-all last.
 		temporalFormat, canonicalFormat, echoFormat, pinoFormat, zapFormat, zerologFormat, structlogFormat, logrusFormat, slogFormat, jsonFormat,
 		// Text lines, and the prefix that wraps lines of any format.
