@@ -20,7 +20,7 @@ func init() {
 		// Application and worker loggers (JSON), the catch-all last.
 		temporalFormat, canonicalFormat, echoFormat, pinoFormat, zapFormat, zerologFormat, structlogFormat, logrusFormat, slogFormat, jsonFormat,
 		// Text lines, and the prefix that wraps lines of any format.
-		albFormat, envoyTextFormat, composeFormat, ingressNginxFormat, apacheFormat, tomcatFormat, combinedFormat, haproxyFormat, kubectlFormat,
+		w3cFormat, criFormat, albFormat, envoyTextFormat, composeFormat, ingressNginxFormat, apacheFormat, tomcatFormat, combinedFormat, haproxyFormat, kubectlFormat,
 	}
 	for _, f := range registry {
 		switch {
