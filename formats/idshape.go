@@ -28,6 +28,9 @@ func generatedID(v string) bool {
 		v = v[1 : len(v)-1]
 	}
 	n := len(v)
+	if strings.ContainsAny(v, " \t,") { // a list, a user agent, a sentence
+		return false
+	}
 	switch {
 	case n < 16 || n > 256:
 		return false
