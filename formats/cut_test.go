@@ -49,9 +49,13 @@ func TestCutShortRequestsAreRead(t *testing.T) {
 			line: `127.0.0.1 - - [02/Dec/2026:04:10:01 +0000] "\x16\x03\x01 \x00\xf1\x01" 400 226 "-" "-"`, format: "apache",
 			status: 400, outcome: model.OutcomeOK,
 		}, {
-			name: "HAProxy <BADREQ>, the client aborted before a full request (CR--)",
+			name: "HAProxy <BADREQ>, the client aborted before a full request (CR--): no server had it",
 			line: `127.0.0.1:41218 [02/Dec/2026:04:10:01.120] fe fe/<NOSRV> -1/-1/-1/-1/+12 400 0 - - CR-- 1/1/0/0/0 0/0 "<BADREQ>"`, format: "haproxy",
-			outcome: model.OutcomeClientClosed,
+			outcome: model.OutcomeNotDelivered,
+		}, {
+			name: "HAProxy <BADREQ>, the request's headers timed out (cR--): HAProxy answered 408",
+			line: `127.0.0.1:49920 [02/Dec/2026:05:21:01.992] fe fe/<NOSRV> -1/-1/-1/-1/1002 408 0 - - cR-- 1/1/0/0/0 0/0 "<BADREQ>"`, format: "haproxy",
+			status: 408, outcome: model.OutcomeNotDelivered,
 		}, {
 			name: "HAProxy <BADREQ> with its capture blocks, CD--",
 			line: `Dec  2 04:10:01 localhost haproxy[7]: 127.0.0.1:41220 [02/Dec/2026:04:10:01.140] fe fe/<NOSRV> -1/-1/-1/-1/5 -1 0 - - CD-- 1/1/0/0/0 0/0 {|} {} "<BADREQ>"`, format: "haproxy",

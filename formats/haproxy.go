@@ -105,6 +105,13 @@ func terminationOutcome(state, server string, status int) (model.Outcome, int) {
 	switch {
 	case len(state) < 2:
 		out = proxyOutcome(status)
+	case (state[0] == 'C' || state[0] == 'c') && state[1] == 'R':
+		// The client left (C) or timed out (c: HAProxy answered 408)
+		// before its request was whole: no server ever had it.
+		out = model.OutcomeNotDelivered
+		if state[0] == 'C' {
+			status = 0
+		}
 	case state[0] == 'C' || state[0] == 'c':
 		out, status = model.OutcomeClientClosed, 0
 	case state[0] == 's':
