@@ -26,7 +26,7 @@ import (
 
 const cutShortDir = "cut-short"
 
-// cutShortRun is the capture's record, run.json.
+// cutShortRun is the capture's record, cutshort.json.
 type cutShortRun struct {
 	Software string                   `json:"software"`
 	Sent     map[string][]capture.Raw `json:"sent"` // by log file
@@ -108,7 +108,7 @@ func TestCutShort(t *testing.T) {
 		"apache.log":  cutShortTraffic(t, a, "apache.log"),
 		"tomcat.log":  cutShortTraffic(t, tc, "tomcat.log", "tls-bytes", "forwarded"),
 	}}
-	f := capture.Folder{Logs: map[string]string{}, Texts: map[string]string{}, RecordName: "run.json", Record: run}
+	f := capture.Folder{Logs: map[string]string{}, Texts: map[string]string{}, RecordName: "cutshort.json", Record: run}
 	for file, p := range proxies {
 		p.Stop()
 		f.Logs[file] = p.Log(file)
@@ -120,7 +120,7 @@ func TestCutShort(t *testing.T) {
 // TestRecordedCutShort checks the committed capture.
 func TestRecordedCutShort(t *testing.T) {
 	dir := filepath.Join(realDir, cutShortDir)
-	capture.Recorded(t, dir, "run.json", "go test ./internal/harness -run TestCutShort -update")
+	capture.Recorded(t, dir, "cutshort.json", "go test ./internal/harness -run TestCutShort -update")
 	verifyCutShort(t, dir)
 }
 
@@ -140,7 +140,7 @@ func verifyCutShort(t *testing.T, dir string) {
 	// their lines give what was sent; the others none.
 	namesIDs := map[string]bool{"apache.log": true, "tomcat.log": true}
 	var run cutShortRun
-	capture.ReadJSON(t, filepath.Join(dir, "run.json"), &run)
+	capture.ReadJSON(t, filepath.Join(dir, "cutshort.json"), &run)
 	for file, sent := range run.Sent {
 		path := filepath.Join(dir, file)
 		if _, err := os.Stat(path); err != nil {
