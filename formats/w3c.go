@@ -2,6 +2,7 @@ package formats
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"time"
 
@@ -138,7 +139,10 @@ func readW3C(p *Parser, s string, src model.Source) bool {
 	}
 	f := strings.Split(s, sep)
 	if len(f) != h.n {
-		return false
+		// Under a header, a line of another count of fields is none of
+		// its lines: said, never read by guess.
+		p.skip(src, fmt.Sprintf("%d fields where the W3C #Fields header in force names %d", len(f), h.n))
+		return true
 	}
 	get := func(i int) string {
 		if i < 0 || f[i] == "-" {
