@@ -20,14 +20,16 @@ import (
 
 // inputFlags are the flags every command that reads logs shares.
 type inputFlags struct {
-	ConfigPath   string
-	Quiet        bool
-	Tier         string
-	Format       string
-	Scope        []string
-	Workers      int
-	MaxLineBytes int
-	progressMin  int64 // inputs smaller than this show no progress (tests lower it)
+	ConfigPath string
+	Quiet      bool
+	// ExplainFields says what was taken for what in each input.
+	ExplainFields bool
+	Tier          string
+	Format        string
+	Scope         []string
+	Workers       int
+	MaxLineBytes  int
+	progressMin   int64 // inputs smaller than this show no progress (tests lower it)
 	// build, when set, is what the correlator builds: diagnose sets it
 	// from its rules' needs under the thresholds in force.
 	build *correlate.Build
@@ -46,11 +48,12 @@ func (fl *inputFlags) register(cmd *cobra.Command) {
 	fs.IntVar(&fl.Workers, "workers", 0, "parser goroutines (0: one per CPU); results do not depend on it")
 	fs.IntVar(&fl.MaxLineBytes, "max-line-bytes", ingest.DefaultMaxLineBytes, "skip (and count) lines longer than this many bytes (1024 to 1 GiB)")
 	fs.BoolVarP(&fl.Quiet, "quiet", "q", false, "no progress display on standard error")
+	fs.BoolVar(&fl.ExplainFields, "explain-fields", false, "say, per input, which field of its lines was taken for what and why, as --config lines to correct")
 }
 
 // options turns the flags into reading options.
 func (fl *inputFlags) options(f *Factory) (ingest.Options, error) {
-	opts := ingest.Options{Workers: fl.Workers, MaxLineBytes: fl.MaxLineBytes, Format: fl.Format, Stdin: f.IO.In}
+	opts := ingest.Options{Workers: fl.Workers, MaxLineBytes: fl.MaxLineBytes, Format: fl.Format, Stdin: f.IO.In, ExplainFields: fl.ExplainFields}
 	if fl.Workers < 0 {
 		return opts, usagef("--workers must be 0 or more")
 	}

@@ -86,7 +86,12 @@ func runTrace(cmd *cobra.Command, opts *TraceOptions) error {
 			return err
 		}
 	} else {
-		report.TraceText(io.Out, report.NewStyles(io.Out, io.ColorEnabled()), set, opts.Key, intents, io.TerminalWidth())
+		st := report.NewStyles(io.Out, io.ColorEnabled())
+		report.TraceText(io.Out, st, set, opts.Key, intents, io.TerminalWidth())
+		report.JoinsText(io.Out, st, set.Inputs)
+		if opts.Input.ExplainFields {
+			report.FieldsText(io.Out, st, set.Inputs)
+		}
 	}
 	if failed {
 		return &CodeError{Code: ExitError}

@@ -34,5 +34,16 @@ var requestIDReusedCases = ruleCases{
 			proxy("r1").key("k-1").post().at(0).status(201),
 			server("r1").keyHashOf("k-1").post().at(0.1).status(201),
 		}},
+		// A logger's start line, its effect line and its finish line of
+		// one request, in any order: one delivery.
+		{name: "the server's start, effect and finish lines of one request", obs: []ob{
+			server("r1").key("k-1").post().at(0.1).msg("incoming request"),
+			server("r1").key("k-1").at(1.2).effect("ord_1"),
+			server("r1").key("k-1").post().at(0.1).took(1.2).status(201).msg("request completed"),
+		}},
+		{name: "the finish line written before the start line", obs: []ob{
+			server("r1").key("k-1").post().at(0.1).took(1.2).status(201).msg("request completed"),
+			server("r1").key("k-1").post().at(0.1).msg("incoming request"),
+		}},
 	},
 }

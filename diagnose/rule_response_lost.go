@@ -14,7 +14,7 @@ var responseLost = &Rule{
 	Hypothesis: "The server saved the result; only the response was lost between server and client.",
 	Check:      "Line up the commit time, the response and the client's timeout for the delivery.",
 	Action:     "Retry with the same key and return the saved result id; never treat a timeout as proof that nothing happened.",
-	Evidence:   "A delivery whose outermost tier lost the response (HAR status 0 or `_error`, proxy 499/504/502, Envoy DC/UT/UC, Traefik/Caddy 499) while the same delivery made an effect or got a 2xx at the server. Severity is info when a later delivery with the same key got the stored result and the intent made one effect.",
+	Evidence:   "A delivery whose outermost tier lost the response (HAR status 0 or `_error`, proxy 499/504/502, Envoy DC/UT/UC, Traefik/Caddy 499), or whose server logged that it could not write it (`write: broken pipe`, `EPIPE`, `ECONNRESET`, `context canceled`, `BrokenPipeError`, Node's `aborted`), while the same delivery made an effect or got a 2xx at the server. Severity is info when a later delivery with the same key got the stored result and the intent made one effect.",
 	Example:    "response-lost",
 	Needs:      []model.Tier{model.TierServer},
 	run:        runResponseLost,

@@ -63,8 +63,30 @@ var responseLostCases = ruleCases{
 			server("r3").key("k-1").post().at(50).status(201),
 			server("r3").key("k-1").at(50.5).effect("ord_2"),
 		}, want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "the intent made 2 effects in all (ord_1, ord_2)"}}},
+		// The server's own word, with no client or proxy log at all.
+		{name: "the server committed, then could not write its response", obs: []ob{
+			server("r1").key("k-1").at(0.5).effect("ord_1"),
+			server("r1").key("k-1").post().at(0.1).took(0.5).status(201).outcome(model.OutcomeReset).detail("write: broken pipe"),
+		}, want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "but the server dropped its response (write: broken pipe)"}}},
+		{name: "the server saw the client go before it wrote, after committing", obs: []ob{
+			server("r1").key("k-1").post().at(0.1).outcome(model.OutcomeReset).detail("context canceled"),
+			server("r1").key("k-1").at(0.5).effect("ord_1"),
+			server("r2").key("k-1").post().at(3).status(201).decision("replay").result("ord_1").replayed(),
+		}, want: []want{{severity: diagnose.Info, keys: []string{"k-1"}, says: "the server dropped its response (context canceled)"}}},
 	},
 	quiet: []ruleCase{
+		{name: "the server could not write its response, and had committed nothing", obs: []ob{
+			server("r1").key("k-1").post().at(0.1).outcome(model.OutcomeReset).detail("write: broken pipe"),
+		}},
+		{name: "the server committed and wrote its response", obs: []ob{
+			server("r1").key("k-1").post().at(0.1).took(0.5).status(201),
+			server("r1").key("k-1").at(0.5).effect("ord_1"),
+		}},
+		{name: "another delivery's response was not written", obs: []ob{
+			server("r1").key("k-1").post().at(0.1).outcome(model.OutcomeReset).detail("write: broken pipe"),
+			server("r2").key("k-1").post().at(3).took(0.5).status(201),
+			server("r2").key("k-1").at(3.2).effect("ord_1"),
+		}},
 		{name: "the server failed, so nothing was committed", obs: []ob{
 			proxy("r1").key("k-1").post().at(0).took(30).status(504).outcome(model.OutcomeUpstreamTimeout),
 			server("r1").key("k-1").post().at(0.1).status(500),

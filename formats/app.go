@@ -14,25 +14,6 @@ import (
 // effect looks like in their messages. Each logger's own file says how
 // its lines are recognised.
 
-// Field aliases shared by application loggers and idem's canonical schema.
-var (
-	timeAliases     = []string{"time", "ts", "timestamp", "@timestamp", "t", "datetime", "asctime", "date"}
-	ridAliases      = []string{"request_id", "requestId", "requestID", "req_id", "reqId", "x_request_id", "rid", "http.request_id", "req.headers.x-request-id", "req.id", "request.id", "ctx.request_id"}
-	keyAliases      = []string{"idempotency_key", "idempotencyKey", "IdempotencyKey", "idem_key", "Idempotency-Key", "idempotency-key", "http.idempotency_key", "req.headers.idempotency-key"}
-	keyHashAliases  = []string{"key_hash", "idempotency_key_hash", "keyHash", "idempotencyKeyHash", "key_id"}
-	methodAliases   = []string{"method", "http_method", "httpMethod", "request_method", "http.method", "http.request.method", "req.method", "request.method"}
-	routeAliases    = []string{"route", "path", "uri", "url", "request_uri", "http.route", "url.path", "http.target", "req.url", "request.path", "request.uri"}
-	statusAliases   = []string{"status", "status_code", "statusCode", "http_status", "http.status_code", "http.response.status_code", "res.statusCode", "response.status"}
-	decisionAliases = []string{"decision", "dedup", "dedup_decision", "idempotency_decision", "idempotency.decision"}
-	stateAliases    = []string{"state", "key_state", "idempotency_state", "idempotency.state"}
-	fpAliases       = []string{"fingerprint", "payload_fingerprint", "payload_hash", "body_hash", "request_hash", "payloadHash", "fp"}
-	msgAliases      = []string{"msg", "message", "event", "@message"}
-	attemptAliases  = []string{"attempt", "Attempt", "retry_attempt", "retry_count", "resend_count", "http.request.resend_count"}
-	clientAliases   = []string{"client", "client_ip", "remote_addr", "remote_ip", "ip", "user_id", "req.remoteAddress"}
-	bodyAliases     = []string{"body", "request_body", "req.body", "payload", "requestBody"}
-	outcomeAliases  = []string{"outcome"}
-)
-
 // Declared path sets for the extractors' hot lookups (see pathSet).
 var (
 	pTimeAliases     = newPaths(timeAliases...)
@@ -52,13 +33,53 @@ var (
 	pResultAliases   = newPaths(resultAliases...)
 )
 
-// resultAliases name fields that hold the id of what an effect created.
-var resultAliases = []string{"result_id", "resultId", "receipt", "receipt_id", "receiptId", "order_id", "orderId",
-	"charge_id", "chargeId", "payment_id", "paymentId", "ticket_id", "ticketId", "reservation_id", "reservationId", "booking_id",
-	"bookingId", "resource_id", "Result"}
-
 // effectWords in a message, together with a result id, mark a business effect.
 var effectWords = regexp.MustCompile(`(?i)\b(created|committed|published|charged|sent|inserted|stored|captured|booked|reserved|released|enqueued|emailed|effect|placed|opened|issued|refunded|dispatched|shipped|scheduled|submitted|transferred|paid)\b`)
+
+// unwrittenWords are what servers log when a response could not be
+// written: the peer closed the connection (Go's "write: broken pipe" and
+// "connection reset by peer", Node's EPIPE, ECONNRESET and
+// ERR_STREAM_PREMATURE_CLOSE, Python's BrokenPipeError and
+// ConnectionResetError), or the client went away before the write (Go's
+// "context canceled", Node's "aborted" or "close" before "finish").
+var unwrittenWords = regexp.MustCompile(`(?i)broken ?pipe|\bepipe\b|\beconnreset\b|connection reset by peer|connection(reset|aborted)error|` +
+	`client (has )?(disconnected|closed|went away|gone)|err_stream_premature_close|premature close|` +
+	`(response|reply) (could not be|was not|not|never) (written|sent)|failed to (write|send) (the )?response|` +
+	`(request|client) aborted|aborted before (the )?(finish|response)|closed? before (the )?(finish|response)|` +
+	`context canceled`)
+
+// unwrittenGate holds a word of each of unwrittenWords' forms: a message
+// holding none is not matched (most are not, and the expression costs).
+var unwrittenGate = []string{"pipe", "reset", "client", "premature", "written", "sent", "write", "abort", "close", "cancel"}
+
+// responseUnwritten reports whether a server's message says its response
+// was not written.
+func responseUnwritten(s string) bool {
+	if len(s) < 4 {
+		return false
+	}
+	for _, w := range unwrittenGate {
+		if containsFold(s, w) {
+			return unwrittenWords.MatchString(s)
+		}
+	}
+	return false
+}
+
+// containsFold reports whether s holds the lower-case ASCII word w in any
+// case.
+func containsFold(s, w string) bool {
+	for i := 0; i+len(w) <= len(s); i++ {
+		j := 0
+		for j < len(w) && (s[i+j] == w[j] || s[i+j]+'a'-'A' == w[j]) {
+			j++
+		}
+		if j == len(w) {
+			return true
+		}
+	}
+	return false
+}
 
 // extractApp maps application loggers (slog, zap, zerolog, logrus, pino,
 // structlog), Temporal worker lines and idem's canonical schema.
@@ -90,7 +111,18 @@ func extractApp(p *Parser, r *record, o *model.Observation) bool {
 			o.Tier = tier
 		}
 	}
-	o.Duration = appDuration(r, o.Format == "zerolog")
+	vr := p.readVocabulary(r)
+	if vr != nil {
+		vr.apply(r, o)
+	}
+	unit := model.Unit(0)
+	if p.cur != nil {
+		unit = p.cur.durations
+	}
+	o.Duration = appDuration(r, unit)
+	if o.Duration == 0 && vr != nil {
+		o.Duration = vr.duration(unit)
+	}
 	o.RequestID = processScoped(r, o.RequestID, o.Source)
 	if oc := r.strs(pOutcomeAliases); oc != "" {
 		o.Outcome = model.ParseOutcome(strings.ToLower(oc))
@@ -107,6 +139,14 @@ func extractApp(p *Parser, r *record, o *model.Observation) bool {
 		o.Effect = true
 	case o.ResultID != "" && o.Decision != "replay" && o.Decision != "replayed" && effectWords.MatchString(o.Message):
 		o.Effect = true
+	}
+	if o.Tier == model.TierServer && !o.Outcome.Lost() && (responseUnwritten(o.Message) || responseUnwritten(o.Detail)) {
+		// The server says its response could not be written: the
+		// client (or the proxy) was gone, whatever status it meant.
+		o.Outcome = model.OutcomeReset
+		if o.Detail == "" {
+			o.Detail = o.Message
+		}
 	}
 	if o.Status > 0 && o.Outcome == model.OutcomeUnknown {
 		o.Outcome = model.OutcomeOK
@@ -138,12 +178,13 @@ func firstPresent(r *record, paths []string) string {
 }
 
 // pDurMS names durations whose key says they are milliseconds.
-var pDurMS = newPaths("duration_ms", "latency_ms", "elapsed_ms", "responseTime", "durationMs", "took_ms", "response_time_ms")
+var pDurMS = newPaths(durMSAliases...)
 
-// appDuration reads the durations application loggers write: explicit
-// units in the key name, strings with units, slog's integer nanoseconds,
-// zap's float seconds, zerolog's milliseconds (millis).
-func appDuration(r *record, millis bool) time.Duration {
+// appDuration reads the durations application loggers write at the top
+// level: explicit units in the key name, then a bare duration or latency
+// in the format's documented unit (zerolog's and lograge's milliseconds),
+// else by how it is written (see durationValue).
+func appDuration(r *record, unit model.Unit) time.Duration {
 	if s := r.strs(pDurMS); s != "" {
 		d, _ := model.ParseDuration(s, model.Milliseconds)
 		return d
@@ -152,22 +193,28 @@ func appDuration(r *record, millis bool) time.Duration {
 	if !v.Exists() {
 		v = r.get("latency")
 	}
+	return durationValue(v, unit)
+}
+
+// durationValue reads a duration in unit, or, when the unit is not known
+// (0), as Go's loggers write one: a string with its unit ("815ms", bare
+// seconds), slog's integer nanoseconds, zap's float seconds.
+func durationValue(v gjson.Result, unit model.Unit) time.Duration {
 	switch v.Type {
 	case gjson.String:
-		d, _ := model.ParseDuration(v.Str, model.Seconds)
+		if unit == 0 {
+			unit = model.Seconds
+		}
+		d, _ := model.ParseDuration(v.Str, unit)
 		return d
 	case gjson.Number:
-		if millis {
-			// zerolog's Dur fields and hlog.AccessHandler's duration are
-			// milliseconds unless zerolog.DurationFieldUnit says otherwise.
-			d, _ := model.ParseDuration(v.Raw, model.Milliseconds)
-			return d
+		if unit == 0 {
+			unit = model.Nanoseconds
+			if strings.ContainsAny(v.Raw, ".eE") {
+				unit = model.Seconds
+			}
 		}
-		if strings.ContainsAny(v.Raw, ".eE") {
-			d, _ := model.ParseDuration(v.Raw, model.Seconds)
-			return d
-		}
-		d, _ := model.ParseDuration(v.Raw, model.Nanoseconds)
+		d, _ := model.ParseDuration(v.Raw, unit)
 		return d
 	}
 	return 0

@@ -153,6 +153,12 @@ var mappable = map[string]func(o *model.Observation, v string){
 	"upstream_status": func(o *model.Observation, v string) { o.UpstreamStatus, _ = intValue(v) },
 	"detail":          func(o *model.Observation, v string) { o.Detail = v },
 	"run_id":          func(o *model.Observation, v string) { o.RunID = v },
+	// A trace id names the delivery ("trace:<id>") where no request id does.
+	"trace_id": func(o *model.Observation, v string) {
+		if o.RequestID == "" || strings.HasPrefix(o.RequestID, "trace:") {
+			o.RequestID = traceDelivery(v)
+		}
+	},
 }
 
 // MappableFields lists the names a config's "fields" may use.

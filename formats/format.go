@@ -74,6 +74,9 @@ type Format struct {
 	expand func(p *Parser, r *record, src model.Source) bool
 	// text reads a text line, reporting whether it was of this format.
 	text func(p *Parser, line string, src model.Source) bool
+	// durations is the unit of a bare duration or latency number, where
+	// the logger documents one (0: read by how it is written).
+	durations model.Unit
 }
 
 // Sample is a line of a format and the observation it must yield: every

@@ -33,6 +33,11 @@ func seedLines(f *testing.F) {
 // it keeps must have a source and no field longer than the cap.
 func FuzzParseLine(f *testing.F) {
 	seedLines(f)
+	for _, format := range All() {
+		for _, s := range format.Samples {
+			f.Add([]byte(s.Line))
+		}
+	}
 	f.Add([]byte(`{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"timeUnixNano":"1","attributes":[]}]}]}]}`))
 	f.Add([]byte(`{"log":{"entries":[{"startedDateTime":"x","request":{},"response":{}}]}}`))
 	f.Fuzz(func(t *testing.T, line []byte) {

@@ -35,6 +35,12 @@ type Result struct {
 	// LastRepair says what the last repair was, when it was not the raw
 	// control bytes' (a field of an impossible type, named).
 	LastRepair string
+	// Uses counts where each field was read from (Lines unset in the
+	// keys), when the parser explains (Parser.Explain).
+	Uses map[model.FieldUse]int
+	// Candidates are sampled values by path of the records whose request
+	// id or key no reading named, when the parser samples (Parser.Sample).
+	Candidates map[string][]string
 }
 
 // FormatCounts returns how many observations and ignored lines each
@@ -60,6 +66,12 @@ func (r *Result) Reset() {
 type Parser struct {
 	// KeepRaw keeps each observation's record in Result.Raw.
 	KeepRaw bool
+	// Explain counts where each field was read from in Result.Uses.
+	Explain bool
+	// Sample keeps the values of records it could not fully name in
+	// Result.Candidates, for the fields their values join (join.go).
+	Sample  bool
+	sampled int
 
 	src    *SourceRule // per-input overrides from flags and config, may be nil
 	cfg    *Config
@@ -76,6 +88,10 @@ type Parser struct {
 	as *Format
 	// depth counts the envelopes being unwrapped around the record.
 	depth int
+	// cur is the format reading the record.
+	cur *Format
+	// vocab is the scratch of the reading by vocabulary.
+	vocab vocabReader
 	// values are what the source's log_format last read (reused).
 	values grammar.Values
 	// w3c is the W3C #Fields header in force, w3cMicrosoft whether its
@@ -204,6 +220,7 @@ func (p *Parser) parseRecord(src model.Source) {
 	// the whole struct per line; it is taken back if the line says nothing.
 	o := p.slot()
 	o.Source, o.Format, o.Tier = src, f.Name, f.Tier
+	p.cur = f
 	ok := f.extract(p, &p.rec, o)
 	if p.src != nil {
 		ok = p.src.apply(&p.rec, o) || ok
@@ -226,7 +243,15 @@ func (p *Parser) parseRecord(src model.Source) {
 		p.out.Obs = p.out.Obs[:len(p.out.Obs)-1]
 		p.out.Ignored++
 		p.countFormat(f.Name)
+		if p.Sample {
+			p.sampleRecord(&p.rec, nil)
+		}
 		return
+	}
+	if p.Sample || p.Explain {
+		// Asked for: off the usual line's path.
+		p.sampleRecord(&p.rec, o)
+		p.explainRecord(&p.rec, o, f)
 	}
 	p.finish(o)
 }
@@ -280,7 +305,9 @@ func (p *Parser) shapeOf(r *record) *shape {
 		switch {
 		case isSecretName(k):
 			sh.secrets = append(sh.secrets, i)
-		case k == "req" || k == "request" || k == "headers" || k == "res" || k == "response" || k == "resp_headers":
+		case k == "headers" || k == "resp_headers" || wrappers[normName(k)]:
+			// Header maps, and the wrappers loggers nest them in
+			// (meta.req.headers, context.headers).
 			sh.headers = append(sh.headers, i)
 		}
 	}
@@ -468,18 +495,35 @@ func (p *Parser) secret(path string) {
 	p.out.Secrets[p.keep(path)]++
 }
 
-// isSecretName matches header and field names that carry credentials.
+// isSecretName matches header and field names that carry credentials,
+// compared without case, '-' or '_' (and without an allocation: it runs
+// on every header of every line that logs them).
 func isSecretName(name string) bool {
-	n := strings.ReplaceAll(strings.ToLower(name), "-", "_")
-	switch {
-	case strings.Contains(n, "authorization"), strings.Contains(n, "cookie"),
-		strings.Contains(n, "api_key"), strings.Contains(n, "apikey"),
-		strings.Contains(n, "password"), strings.Contains(n, "passwd"),
-		strings.Contains(n, "secret"), strings.HasSuffix(n, "token"), strings.HasSuffix(n, "_token_value"):
-		return true
+	var buf [64]byte
+	n := buf[:0]
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c == '-' || c == '_':
+			continue
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		n = append(n, c)
 	}
-	return false
+	for _, w := range secretWords {
+		if bytes.Contains(n, w) {
+			return true
+		}
+	}
+	return bytes.HasSuffix(n, tokenWord) || bytes.HasSuffix(n, tokenValueWord)
 }
+
+var (
+	secretWords    = [][]byte{[]byte("authorization"), []byte("cookie"), []byte("apikey"), []byte("password"), []byte("passwd"), []byte("secret")}
+	tokenWord      = []byte("token")
+	tokenValueWord = []byte("tokenvalue")
+)
 
 // unwrapLine reads a line that followed a prefix, with the prefix's labels.
 func (p *Parser) unwrapLine(line []byte, labels map[string]string, src model.Source) {
@@ -548,5 +592,8 @@ func (p *Parser) parseText(line []byte, src model.Source) bool {
 // textDone keeps an observation read from a text line.
 func (p *Parser) textDone(o *model.Observation) {
 	p.labelTier(o, false)
+	if p.Explain {
+		p.explainText(o)
+	}
 	p.emit(o)
 }

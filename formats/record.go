@@ -67,6 +67,8 @@ type shape struct {
 	layouts int
 	// sepWords are seps as words and masks, compared without a call.
 	sepWords []sepWords
+	// vocab is what the key set holds for the vocabulary (vocabPlan).
+	vocab *vocabPlan
 }
 
 // sepWords is a separator of up to 32 bytes as four little-endian words
@@ -256,8 +258,9 @@ func (r *record) get(key string) gjson.Result {
 // "req.headers.x-request-id" looks up "req" here, then the rest in its value.
 func (r *record) path(p string) gjson.Result {
 	first, rest, nested := strings.Cut(p, ".")
-	if strings.Contains(first, `\`) {
-		// An escaped dot belongs to the key itself; let gjson resolve it.
+	if strings.Contains(first, `\`) || strings.HasPrefix(p, "[") {
+		// An escaped dot belongs to the key itself, and a multipath
+		// ("[a,b]") spans members: let gjson resolve it.
 		return gjson.Get(r.raw(), p)
 	}
 	v := r.get(first)

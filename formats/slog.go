@@ -30,5 +30,12 @@ var slogFormat = &Format{
 		Line:   `{"time":"2026-07-14T09:28:49Z","level":"INFO","msg":"request","method":"GET","path":"/get","status":200,"duration":"815ms","ip":"10.0.2.100"}`,
 		Want: model.Observation{Tier: model.TierServer, Format: "slog", Method: "GET", Route: "/get", Status: 200, Outcome: model.OutcomeOK,
 			Client: "10.0.2.100", Message: "request", Time: mustTime("2026-07-14T09:28:48.185Z"), Duration: 815_000_000},
+	}, {
+		Origin: "a Go handler logging net/http's error when the client had gone before the response was written",
+		Line: `{"time":"2026-12-02T04:10:00.5Z","level":"ERROR","msg":"write response","request_id":"s-9","method":"POST","route":"/v1/orders",` +
+			`"status":201,"err":"write tcp 127.0.0.1:8080->127.0.0.1:51234: write: broken pipe"}`,
+		Want: model.Observation{Tier: model.TierServer, Format: "slog", Method: "POST", Route: "/v1/orders", Status: 201, Outcome: model.OutcomeReset,
+			RequestID: "s-9", Message: "write response", Detail: "write tcp 127.0.0.1:8080->127.0.0.1:51234: write: broken pipe",
+			Time: mustTime("2026-12-02T04:10:00.5Z")},
 	}},
 }

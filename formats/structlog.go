@@ -26,5 +26,10 @@ var structlogFormat = &Format{
 			`"timestamp": "2026-07-15T14:35:28.866478Z"}`,
 		Want: model.Observation{Tier: model.TierServer, Format: "structlog", Status: 200, Outcome: model.OutcomeOK, RequestID: "b85ef8a41c3d4a0eaa36851e8cfb0db2",
 			Message: "request_finished", Time: mustTime("2026-07-15T14:35:28.864728Z"), Duration: 1_750_000},
+	}, {
+		Origin: "a Python service's structlog line for the exception its server raised writing to a closed socket",
+		Line:   `{"request_id": "st-9", "event": "response not sent", "exc_info": "BrokenPipeError: [Errno 32] Broken pipe", "level": "error", "timestamp": "2026-12-02T04:10:01Z"}`,
+		Want: model.Observation{Tier: model.TierServer, Format: "structlog", Outcome: model.OutcomeReset, RequestID: "st-9", Message: "response not sent",
+			Detail: "BrokenPipeError: [Errno 32] Broken pipe", Time: mustTime("2026-12-02T04:10:01Z")},
 	}},
 }

@@ -15,9 +15,7 @@ import (
 // X-Request-Id per attempt, or the attempts join as one delivery.
 
 // pTraceAliases are the fields that carry a trace id or a traceparent.
-var pTraceAliases = newPaths("traceparent", "trace_id", "traceId", "traceID", "otelTraceID", "trace.id", "dd.trace_id",
-	"logging.googleapis.com/trace", "logging\\.googleapis\\.com/trace", "trace", "http_traceparent", "http_x_amzn_trace_id",
-	"x_amzn_trace_id", "x-b3-traceid", "http_x_b3_traceid")
+var pTraceAliases = newPaths(traceAliases...)
 
 // traceDelivery names a delivery after the trace id in s, or returns "".
 func traceDelivery(s string) string {

@@ -10,6 +10,9 @@ var zerologFormat = &Format{
 		return r.has("message") && r.has("level") && r.has("time") || r.has("level") && r.has("time") && !r.hasAny("msg", "message", "event", "tier")
 	},
 	extract: extractApp,
+	// zerolog's Dur fields and hlog.AccessHandler's duration are
+	// milliseconds unless zerolog.DurationFieldUnit says otherwise.
+	durations: model.Milliseconds,
 	Samples: []Sample{{
 		Origin: "fixtures/formats/zerolog.jsonl",
 		Line:   `{"level":"info","time":"2023-07-18T13:44:17Z","message":"charge captured","requestId":"zl-1","chargeId":"ch_1","Idempotency-Key":"k-zl"}`,

@@ -116,7 +116,7 @@ type Store interface {
 }
 
 // KeyDigest is what the store keys a record by: the whole SHA-256 of the
-// key. The logs' key_hash (trace.HashKey) is its first 64 bits, enough to
+// key. The logs' key_hash (model.HashKey) is its first 64 bits, enough to
 // find a key's lines but not to tell keys apart: two keys that share them
 // would be one record, and the second would get the first's result.
 func KeyDigest(key string) string {

@@ -162,6 +162,8 @@ func (in *reading) harParser() *formats.Parser {
 	}
 	p := formats.NewParser(in.opts.Config, rule)
 	p.KeepRaw = in.keepRaw
+	p.Explain = in.opts.ExplainFields
+	p.Sample = in.opts.SampleFields
 	return p
 }
 

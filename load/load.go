@@ -32,13 +32,20 @@ type Options struct {
 }
 
 // Files reads the files at paths ("-" for standard input) and
-// correlates them.
+// correlates them, after learning the fields whose values join the
+// certain tiers' ids (joins.go).
 func Files(ctx context.Context, paths []string, opts Options) (*model.Set, error) {
+	read, learned, err := LearnJoins(ctx, paths, opts.Read)
+	if err != nil {
+		return nil, err
+	}
+	opts.Read = read
 	c, consumer := correlator(opts)
 	inputs, err := ingest.Read(ctx, paths, opts.Read, consumer)
 	if err != nil {
 		return nil, err
 	}
+	NoteJoins(inputs, learned)
 	return c.Set(inputs), nil
 }
 

@@ -23,9 +23,31 @@ type Input struct {
 	RepairSamples []Skip         `json:"repair_samples,omitempty"`
 	Formats       map[string]int `json:"formats,omitempty"`
 	Secrets       map[string]int `json:"-"`
+	// Fields say where its lines gave each field of the model, when the
+	// reader was asked to explain (most used first).
+	Fields []FieldUse `json:"fields,omitempty"`
+	// Joined are the fields learned from the values they joined: no name
+	// said what they were, the ids another tier logged did.
+	Joined []FieldUse `json:"joined,omitempty"`
+	// Candidates are sampled values, by path, of the lines whose request
+	// id or key no reading named, when the reader samples them (for the
+	// fields their values join); bounded.
+	Candidates map[string][]string `json:"-"`
 	// Err is a read error after which the rest of the input was lost, or
 	// why the input could not be opened at all.
 	Err error `json:"-"`
+}
+
+// FieldUse is where an input's lines gave one field of the model: the
+// field (as a config's "fields" names it), the path in the line ("" when
+// the format reads by position), what says the path means that (a
+// vocabulary, the format's grammar, the config, the values that joined),
+// and how many lines it was read from.
+type FieldUse struct {
+	Field string `json:"field"`
+	Path  string `json:"path"`
+	By    string `json:"by"`
+	Lines int    `json:"lines"`
 }
 
 // Skip is a line that could not be read (or was read only after a

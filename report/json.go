@@ -34,6 +34,13 @@ type InputJSON struct {
 	SkipSamples []SkipJSON     `json:"skip_samples"`
 	Formats     map[string]int `json:"formats"`
 	Error       string         `json:"error,omitempty"`
+	// Fields and Config say what idem understood of the input, with
+	// --explain-fields (docs/report-json.md).
+	Fields  []model.FieldUse `json:"fields,omitempty"`
+	Config  map[string]any   `json:"config,omitempty"`
+	Ignored int              `json:"set_aside,omitempty"`
+	// Joined are the fields learned from the values they joined.
+	Joined []model.FieldUse `json:"joined,omitempty"`
 }
 
 // SkipJSON is a skipped line.
@@ -87,6 +94,10 @@ func inputsJSON(inputs []*model.Input) []InputJSON {
 		if j.Formats == nil {
 			j.Formats = map[string]int{}
 		}
+		if len(in.Fields) > 0 {
+			j.Fields, j.Config, j.Ignored = in.Fields, ConfigSource(in), in.Ignored
+		}
+		j.Joined = in.Joined
 		out = append(out, j)
 	}
 	return out

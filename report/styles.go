@@ -1,7 +1,9 @@
-// Package report renders what idem found for people and machines: styled
-// text for a terminal, plain text when piped, Markdown to paste into an
-// incident, JSON with a versioned schema. It is the one boundary where log
-// content is escaped and secrets are redacted; nothing else prints it.
+// Package report renders what idem found for people and machines — a
+// diagnosis, one intent's trace, a replay's verdict — as styled text for a
+// terminal, plain text when piped, Markdown to paste into an incident, one
+// self-contained HTML page, or JSON with a versioned schema. It is the one
+// boundary where log content is escaped and secrets are redacted; nothing
+// else prints it. Styles are decided here, in this file, once.
 package report
 
 import (

@@ -29,11 +29,25 @@ func (r *Report) Text(w io.Writer, st Styles, width int) {
 		fmt.Fprintf(w, "%s\n", st.Warning.Render(note))
 	}
 	r.skipsText(w, st)
+	JoinsText(w, st, r.Inputs)
+	if explained(r.Inputs) {
+		FieldsText(w, st, r.Inputs)
+	}
 	if len(r.Findings) == 0 {
 		fmt.Fprintf(w, "\n%s\n", st.OK.Render("No findings."))
 		return
 	}
 	r.findingsText(w, st, width)
+}
+
+// explained reports whether the inputs were read with --explain-fields.
+func explained(inputs []*model.Input) bool {
+	for _, in := range inputs {
+		if len(in.Fields) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *Report) skipsText(w io.Writer, st Styles) {

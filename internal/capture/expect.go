@@ -113,7 +113,7 @@ func CheckRules(f *Facts, findings []*diagnose.Finding, must []Expectation, clea
 	}
 	for _, fd := range findings {
 		if !slices.ContainsFunc(must, func(e Expectation) bool { return e.Rule == fd.Rule.ID && Names(fd, e.Keys...) }) {
-			f.Errorf("%s fires where the traffic calls for no such rule: %s", fd.Rule.ID, fd.Narrative)
+			f.Check("unexpected/"+fd.Rule.ID, false, "%s fires where the traffic calls for no such rule: %s", fd.Rule.ID, fd.Narrative)
 		}
 	}
 	for _, k := range clean {

@@ -10,6 +10,7 @@ import (
 	"github.com/idem-cli/idem/correlate"
 	"github.com/idem-cli/idem/formats"
 	"github.com/idem-cli/idem/ingest"
+	"github.com/idem-cli/idem/load"
 	"github.com/idem-cli/idem/model"
 	"github.com/tidwall/gjson"
 )
@@ -26,8 +27,9 @@ type Reading struct {
 	lines map[string][]string
 }
 
-// Read reads paths with ingest.Read into a correlate.Correlator, keeping a
-// copy of every observation beside it.
+// Read reads paths with ingest.Read into a correlate.Correlator (after
+// the fields learned from their joins, as load.Files), keeping a copy of
+// every observation beside it.
 func Read(ctx context.Context, paths ...string) (*Reading, error) {
 	return ReadWith(ctx, nil, paths...)
 }
@@ -37,10 +39,15 @@ func Read(ctx context.Context, paths ...string) (*Reading, error) {
 func ReadWith(ctx context.Context, cfg *formats.Config, paths ...string) (*Reading, error) {
 	c := correlate.NewCorrelator(nil)
 	var keep collector
-	inputs, err := ingest.Read(ctx, paths, ingest.Options{Workers: 1, Config: cfg}, ingest.Tee(c, &keep))
+	opts, learned, err := load.LearnJoins(ctx, paths, ingest.Options{Workers: 1, Config: cfg})
 	if err != nil {
 		return nil, err
 	}
+	inputs, err := ingest.Read(ctx, paths, opts, ingest.Tee(c, &keep))
+	if err != nil {
+		return nil, err
+	}
+	load.NoteJoins(inputs, learned)
 	r := &Reading{Inputs: inputs, Set: c.Set(inputs), Obs: keep.obs, lines: map[string][]string{}}
 	for _, p := range paths {
 		if r.lines[p], err = ReadLines(p); err != nil {
