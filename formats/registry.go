@@ -16,11 +16,11 @@ func init() {
 		// Exports of log aggregators (JSON envelopes).
 		lokiFormat, elasticsearchFormat, cloudwatchFormat, gcpFormat, datadogFormat, fluentFormat, dockerFormat, ecsFormat,
 		// Browsers, OpenTelemetry and proxies (JSON).
-		otlpFormat, harFormat, otelFormat, envoyFormat, traefikFormat, caddyFormat, nginxFormat, bunyanFormat, pinoHTTPFormat,
+		otlpFormat, harFormat, otelFormat, envoyFormat, traefikFormat, caddyFormat, nginxFormat, apiGatewayFormat, bunyanFormat, pinoHTTPFormat,
 		// Application and worker loggers (JSON), the catch-all last.
 		temporalFormat, canonicalFormat, echoFormat, logrageFormat, pinoFormat, zapFormat, zerologFormat, structlogFormat, logrusFormat, slogFormat, jsonFormat,
 		// Text lines, and the prefix that wraps lines of any format.
-		albFormat, envoyTextFormat, composeFormat, ingressNginxFormat, apacheFormat, tomcatFormat, combinedFormat, haproxyFormat, logrageTextFormat, kubectlFormat,
+		w3cFormat, criFormat, albFormat, envoyTextFormat, composeFormat, ingressNginxFormat, apacheFormat, tomcatFormat, combinedFormat, haproxyFormat, logrageTextFormat, kubectlFormat,
 	}
 	for _, f := range registry {
 		switch {
