@@ -48,10 +48,13 @@ var apacheFormat = &Format{
 }
 
 // stockLayout is a LogFormat a server's stock config writes, compiled.
-// Detected layouts are read wherever a line matches them; the others
-// (a bare common or combined line, which nginx writes too; a trailing
-// token that Tomcat's %I writes the same way as mod_unique_id's id) only
-// where the input is said to be of the format.
+// Detected layouts are read wherever a line matches them and the values
+// in their id fields are shaped like generated ids (idsEvidenced); the
+// others only where the input is said to be of the format: a bare common
+// or combined line, which nginx writes too; a bare integer after it,
+// which is %D to Apache and $request_length or $bytes_sent to nginx; a
+// trailing token that Tomcat's %I writes the same way as mod_unique_id's
+// id.
 type stockLayout struct {
 	format string
 	detect bool
@@ -74,17 +77,17 @@ var apacheLayouts = compileLayouts(grammar.Apache, []stockLayout{
 	{format: apacheCombined + " %D" + withIDs, detect: true},
 	{format: apacheCombined + " %D" + withRID, detect: true},
 	{format: apacheCombined + " %D" + withUniqueID},
-	{format: apacheCombined + " %D", detect: true},
+	{format: apacheCombined + " %D"},
 	{format: apacheCombined + withIDs},
 	{format: apacheCombined + withRID},
 	{format: apacheCombined + withUniqueID},
 	{format: apacheCombined},
-	{format: apacheVHost + " %D", detect: true},
+	{format: apacheVHost + " %D"},
 	{format: apacheVHost},
 	{format: apacheCommon + " %D" + withIDs, detect: true},
 	{format: apacheCommon + " %D" + withRID, detect: true},
 	{format: apacheCommon + " %D" + withUniqueID},
-	{format: apacheCommon + " %D", detect: true},
+	{format: apacheCommon + " %D"},
 	{format: apacheCommon + withUniqueID},
 	{format: apacheCommon},
 })
@@ -115,7 +118,7 @@ func (p *Parser) readStock(name string, layouts []stockLayout, s string, src mod
 		if !l.detect && !forced {
 			continue
 		}
-		if l.prog.Read(s, &p.values) != nil {
+		if l.prog.Read(s, &p.values) != nil || !forced && !idsEvidenced(&p.values) {
 			continue
 		}
 		var o model.Observation
@@ -129,4 +132,18 @@ func (p *Parser) readStock(name string, layouts []stockLayout, s string, src mod
 		return true
 	}
 	return false
+}
+
+// idsEvidenced reports whether the ids a stock layout read are shaped like
+// generated ids (or absent): without the server's config the layout is
+// only assumed, and quoted values after a number are Apache's ids only if
+// they are ids at all (a forwarded-for list, a thread's name, a router's
+// are not).
+func idsEvidenced(v *grammar.Values) bool {
+	for _, f := range []grammar.Field{grammar.RequestID, grammar.Key} {
+		if s, _ := v.Get(f); s != "" && !generatedID(s) {
+			return false
+		}
+	}
+	return true
 }

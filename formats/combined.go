@@ -45,12 +45,24 @@ var combinedAnywhere = regexp.MustCompile(`(?:^|\s)()` + clfBody)
 
 const clfBody = `(\S+) \S+ (\S+) \[([^\]]+)\] "(\S+) (\S+)(?: [^"]*)?" (\d{3}) (\d+|-)(?: "((?:[^"\\]|\\.)*)" "((?:[^"\\]|\\.)*)")?(.*)$`
 
+// combinedCut matches, with the same groups, the lines a proxy writes for
+// a request it could not read or answer: the request "-" (a client that
+// connected and sent nothing, 408), raw bytes (TLS sent to a plain port,
+// 400), a request line with escaped control bytes, and the status "-"
+// (no response: Traefik). The method group is empty and the path group
+// holds the request as logged. Tried only on lines combinedLine does not
+// match, so that a usual line pays nothing for it.
+var combinedCut = regexp.MustCompile(`^(?:(\S+) )?(\S+) \S+ (\S+) \[([^\]]+)\] "()((?:[^"\\]|\\.)*)" (\d{3}|-) (\d+|-)(?: "((?:[^"\\]|\\.)*)" "((?:[^"\\]|\\.)*)")?(.*)$`)
+
 // readCombined reads a combined line, at the start of the line or, for a
 // line that is not kubectl's prefix, behind another prefix.
 func readCombined(p *Parser, s string, src model.Source) bool {
 	m := combinedLine.FindStringSubmatch(s)
 	if m == nil && !strings.HasPrefix(s, "[") && strings.Contains(s, "] \"") {
 		m = combinedAnywhere.FindStringSubmatch(s)
+		if m == nil {
+			m = combinedCut.FindStringSubmatch(s)
+		}
 	}
 	if m == nil {
 		return false
@@ -68,9 +80,19 @@ func (p *Parser) combined(m []string, src model.Source) {
 	}
 	m = m[1:] // the rest as in the combined format
 	o.Client = m[1]
-	o.Method = httpMethod(m[4])
-	o.Route = routePath(m[5])
-	o.Status, _ = strconv.Atoi(m[6])
+	switch {
+	case m[4] == "": // combinedCut's request, whole
+		o.Method, o.Route = cutRequest(m[5])
+	case methodToken(m[4]):
+		o.Method = httpMethod(m[4])
+		o.Route = routePath(m[5])
+		if strings.IndexByte(m[5], '\\') >= 0 {
+			o.Route = routePath(lineBreakCut(m[5]))
+		}
+	default: // raw bytes that hold a space
+		o.Method, o.Route = cutRequest(m[4] + " " + m[5])
+	}
+	o.Status, _ = strconv.Atoi(m[6]) // "-": no response was sent
 	ex := readExtras(m[10])
 	o.Duration, _ = model.ParseDuration(ex.requestTime, model.Seconds)
 	if t, ok := model.ParseTime(m[3]); ok {
@@ -79,18 +101,61 @@ func (p *Parser) combined(m []string, src model.Source) {
 	o.UpstreamStatus, _ = intValue(ex.upstream)
 	o.RequestID, o.Key = ex.requestID, model.NormalizeKey(ex.key)
 	o.Outcome = proxyOutcome(o.Status)
-	if o.Status == 499 {
+	switch {
+	case o.Status == 499:
 		o.Detail, o.Status = "499 client closed request", 0
+	case m[6] == "-":
+		o.Detail = "no status logged"
+	case o.Method == "":
+		o.Detail = "no request line read"
 	}
 	p.textDone(&o)
 }
 
+// lineBreakCut cuts a logged request line at its first escaped line
+// break: what follows was never part of it (a header smuggled in).
+func lineBreakCut(s string) string {
+	for _, esc := range []string{`\x0A`, `\x0a`, `\x0D`, `\x0d`, `\n`, `\r`} {
+		s, _, _ = strings.Cut(s, esc)
+	}
+	return s
+}
+
+// methodToken reports whether s can be a method: letters only (a
+// request of raw bytes starts with escapes).
+func methodToken(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i] | 0x20; c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// cutRequest reads a request line that the usual pattern did not: "-"
+// (none was read), raw bytes, or one holding escaped control bytes. A
+// method is taken only where the line starts with one (letters, then a
+// space, then a path); raw bytes give neither method nor route.
+func cutRequest(req string) (method, route string) {
+	req = lineBreakCut(req)
+	m, rest, ok := strings.Cut(req, " ")
+	if !ok || !methodToken(m) {
+		return "", ""
+	}
+	path, _, _ := strings.Cut(strings.TrimSpace(rest), " ")
+	if !strings.HasPrefix(path, "/") && !strings.Contains(path, "://") {
+		return "", ""
+	}
+	return httpMethod(m), routePath(path)
+}
+
 // extras are the fields appended after the user agent. They are read by
 // name where named (rt=0.5 us=201 rid="…" key="…", as ingress setups
-// write them), else by shape: the first decimal is the request time, a
+// write them), else by position: the first decimal is the request time, a
 // status list is the upstream status, and the quoted values are the
 // request id, then the key (log_format … "$http_x_request_id"
-// "$http_idempotency_key").
+// "$http_idempotency_key"), each only where it is shaped like a
+// generated id (generatedID).
 type extras struct {
 	requestTime, upstream, requestID, key string
 }
@@ -129,7 +194,7 @@ func readExtras(s string) extras {
 				e.requestTime = v
 			case e.upstream == "" && isStatusList(v):
 				e.upstream = v
-			case e.requestID == "" && len(v) == 32 && isHex(v):
+			case e.requestID == "" && len(v) == 32 && isHex(v) && generatedID(v):
 				e.requestID = v // ingress-nginx's $req_id
 			}
 		}
@@ -140,11 +205,14 @@ func readExtras(s string) extras {
 	if len(quoted) >= 3 && quoted[0] == "" && e.upstream == "" {
 		quoted = quoted[1:]
 	}
+	// The quoted values are unnamed: only one shaped like a generated id
+	// is taken, never a forwarded-for list, a router's name or a URL
+	// (Traefik's common log format appends those).
 	for i, v := range quoted {
 		switch {
-		case i == 0 && e.requestID == "":
+		case i == 0 && e.requestID == "" && generatedID(v):
 			e.requestID = v
-		case i == 1 && e.key == "":
+		case i == 1 && e.key == "" && generatedID(v):
 			e.key = v
 		}
 	}

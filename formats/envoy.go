@@ -119,10 +119,37 @@ var envoyTextFormat = &Format{
 		Want: model.Observation{Tier: model.TierProxy, Format: "envoy-text", Method: "GET", Route: "/status/418", Status: 418,
 			Outcome: model.OutcomeOK, RequestID: "84961386-6d84-929d-98bd-c5aee93b5c88", Detail: "via_upstream",
 			Time: mustTime("2020-11-25T21:26:18.409Z"), Duration: 4 * time.Millisecond},
+	}, {
+		Origin: "Envoy's default access line sent through its application log (the [time][thread][level][access] prefix Envoy's logger writes)",
+		Line: `[2026-12-01 09:00:00.412][21][info][access] [2026-12-01T09:00:00.101Z] "POST /v1/orders HTTP/1.1" 201 - 57 15 311 309 "10.0.0.7" "okhttp/4.12.0" ` +
+			`"c9b2decb-ebc7-4a9b-99d6-69712772ef41" "orders.shop:8080" "10.244.1.7:8080"`,
+		Want: model.Observation{Tier: model.TierProxy, Format: "envoy-text", Method: "POST", Route: "/v1/orders", Status: 201,
+			Outcome: model.OutcomeOK, RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", Client: "10.0.0.7",
+			Time: mustTime("2026-12-01T09:00:00.101Z"), Duration: 311 * time.Millisecond},
+	}, {
+		Origin: "Emissary-ingress's access log: Envoy's line behind \"ACCESS \"",
+		Line: `ACCESS [2026-12-01T09:00:00.101Z] "POST /v1/orders HTTP/1.1" 504 UT 57 24 15001 - "10.0.0.7" "okhttp/4.12.0" ` +
+			`"c9b2decb-ebc7-4a9b-99d6-69712772ef41" "orders.shop:8080" "10.244.1.7:8080"`,
+		Want: model.Observation{Tier: model.TierProxy, Format: "envoy-text", Method: "POST", Route: "/v1/orders", Status: 504,
+			Outcome: model.OutcomeUpstreamTimeout, RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", Client: "10.0.0.7",
+			Time: mustTime("2026-12-01T09:00:00.101Z"), Duration: 15001 * time.Millisecond},
+	}, {
+		Origin: "Envoy's default line in a container runtime's JSON record (Docker's json-file driver)",
+		Line: `{"log":"[2026-12-01T09:00:00.101Z] \"POST /v1/orders HTTP/1.1\" 0 DC 57 0 2400 - \"10.0.0.7\" \"okhttp/4.12.0\" ` +
+			`\"c9b2decb-ebc7-4a9b-99d6-69712772ef41\" \"orders.shop:8080\" \"10.244.1.7:8080\"\n","stream":"stdout","time":"2026-12-01T09:00:02.502Z"}`,
+		Want: model.Observation{Tier: model.TierProxy, Format: "envoy-text", Method: "POST", Route: "/v1/orders",
+			Outcome: model.OutcomeClientClosed, RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", Client: "10.0.0.7", Detail: "DC",
+			Time: mustTime("2026-12-01T09:00:00.101Z"), Duration: 2400 * time.Millisecond},
 	}},
 }
 
 func readEnvoyText(p *Parser, s string, src model.Source) bool {
+	if rest, ok := envoyWrapped(s); ok {
+		// An access line inside Envoy's own log line, or behind
+		// Emissary's "ACCESS ": the line itself is read.
+		p.unwrapLine([]byte(rest), nil, src)
+		return true
+	}
 	if !strings.HasPrefix(s, "[") {
 		return false
 	}
@@ -183,7 +210,7 @@ func readEnvoyText(p *Parser, s string, src model.Source) bool {
 	// A key appended to the format ("%REQ(IDEMPOTENCY-KEY)%") follows the
 	// upstream host or the fields Istio adds after it.
 	for _, x := range f[min(d+9, len(f)):] {
-		if k := strings.Trim(x, `"`); idShaped(k) && strings.Count(k, "-") >= 2 && !strings.Contains(k, ":") {
+		if k := strings.Trim(x, `"`); generatedID(k) {
 			o.Key = model.NormalizeKey(k)
 			break
 		}
@@ -206,4 +233,46 @@ func isUint(s string) bool {
 		}
 	}
 	return true
+}
+
+// envoyWrapped finds an access line inside a wrapper: Envoy's application
+// log line ("[2026-12-01 09:00:00.123][15][info][access] …", the thread
+// and a [source:line] optional), which some setups send access logs
+// through, or the "ACCESS " Emissary-ingress puts before its access lines.
+func envoyWrapped(s string) (string, bool) {
+	if strings.HasPrefix(s, "ACCESS [") || strings.HasPrefix(s, "ACCESS {") {
+		return s[len("ACCESS "):], true
+	}
+	if len(s) < 20 || s[0] != '[' || s[5] != '-' {
+		return "", false
+	}
+	end := strings.IndexByte(s, ']')
+	if end < 0 {
+		return "", false
+	}
+	if _, ok := model.ParseTime(s[1:end]); !ok {
+		return "", false
+	}
+	rest := s[end+1:]
+	if strings.HasPrefix(rest, "[") && len(rest) > 2 && rest[1] >= '0' && rest[1] <= '9' { // the thread
+		if i := strings.IndexByte(rest, ']'); i > 0 && isUint(rest[1:i]) {
+			rest = rest[i+1:]
+		}
+	}
+	for _, level := range []string{"[trace]", "[debug]", "[info]", "[warning]", "[error]", "[critical]"} {
+		if strings.HasPrefix(rest, level) {
+			rest = rest[len(level):]
+			if !strings.HasPrefix(rest, "[access]") {
+				return "", false
+			}
+			rest = strings.TrimLeft(rest[len("[access]"):], " ")
+			if strings.HasPrefix(rest, "[") && !strings.HasPrefix(rest, "[2") { // [source/common/…:NN]
+				if i := strings.IndexByte(rest, ']'); i > 0 {
+					rest = strings.TrimLeft(rest[i+1:], " ")
+				}
+			}
+			return rest, rest != ""
+		}
+	}
+	return "", false
 }

@@ -46,7 +46,7 @@ var gcpFormat = &Format{
 			`"url_map_name":"gkegw1-ta92-backstage-backstage-dev-gateway-sulvx5smiwt6","zone":"global"},"type":"http_load_balancer"},"severity":"WARNING",` +
 			`"spanId":"c1487ef38e268f02","timestamp":"2026-02-20T05:39:54.549693Z","trace":"projects/kd-ix-eur-dev-gke/traces/2d896f99c8857caa08c77f0d61954778"}`,
 		Want: model.Observation{Tier: model.TierProxy, Format: "gcp", Method: "GET", Route: "/api/upload", Status: 404, Outcome: model.OutcomeOK,
-			Client: "185.177.72.30", Time: mustTime("2026-02-20T05:39:54.548182Z"), Duration: 1_511_000},
+			RequestID: "trace:2d896f99c8857caa08c77f0d61954778", Client: "185.177.72.30", Time: mustTime("2026-02-20T05:39:54.548182Z"), Duration: 1_511_000},
 	}},
 }
 
@@ -88,6 +88,12 @@ func (p *Parser) gcpRequest(e gjson.Result, labels map[string]string, src model.
 	o.RequestID = firstString(payload, "requestId", "request_id", "x_request_id")
 	if o.RequestID == "" {
 		o.RequestID = e.Get("labels.request_id").Str
+	}
+	if o.RequestID == "" {
+		// The load balancer's own trace of the request
+		// (projects/P/traces/ID): it names the delivery, and the
+		// application's entries of the same request carry it too.
+		o.RequestID = traceDelivery(e.Get("trace").Str)
 	}
 	o.Key = model.NormalizeKey(firstString(payload, "idempotencyKey", "idempotency_key"))
 	details := payload.Get("statusDetails").Str

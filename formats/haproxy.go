@@ -64,7 +64,7 @@ var haproxyFormat = &Format{
 
 // haproxyLine matches HAProxy's option httplog format, with or without the
 // syslog header.
-var haproxyLine = regexp.MustCompile(`(?:^|\s)(\S+):(\d+) \[([^\]]+)\] (\S+) (\S+)/(\S+) (-?\d+)/(-?\d+)/(-?\d+)/(-?\d+)/\+?(-?\d+) (-?\d+) (\d+) \S+ \S+ (\S{4}) \d+/\d+/\d+/\d+/\+?(\d+) \d+/\d+ (?:\{([^}]*)\} )?(?:\{([^}]*)\} )?"(\S+) (\S+)`)
+var haproxyLine = regexp.MustCompile(`(?:^|\s)(\S+):(\d+) \[([^\]]+)\] (\S+) (\S+)/(\S+) (-?\d+)/(-?\d+)/(-?\d+)/(-?\d+)/\+?(-?\d+) (-?\d+) (\d+) \S+ \S+ (\S{4}) \d+/\d+/\d+/\d+/\+?(\d+) \d+/\d+ (?:\{([^}]*)\} )?(?:\{([^}]*)\} )?"([^" ]+)(?: (\S+))?`)
 
 // haproxy maps an httplog line: its termination state says who gave up.
 func (p *Parser) haproxy(m []string, src model.Source) {
@@ -76,8 +76,10 @@ func (p *Parser) haproxy(m []string, src model.Source) {
 	}
 	o.Time, _ = model.ParseTime(m[3]) // %tr: when the request was received
 	o.Status, _ = strconv.Atoi(m[12])
-	o.Method = httpMethod(m[18])
-	o.Route = routePath(m[19])
+	if m[18] != "<BADREQ>" { // a request HAProxy could not read: no method, no route
+		o.Method = httpMethod(m[18])
+		o.Route = routePath(m[19])
+	}
 	state := m[14]
 	o.Detail = state
 	o.Outcome, o.Status = terminationOutcome(state, m[6], o.Status)
@@ -103,6 +105,13 @@ func terminationOutcome(state, server string, status int) (model.Outcome, int) {
 	switch {
 	case len(state) < 2:
 		out = proxyOutcome(status)
+	case (state[0] == 'C' || state[0] == 'c') && state[1] == 'R':
+		// The client left (C) or timed out (c: HAProxy answered 408)
+		// before its request was whole: no server ever had it.
+		out = model.OutcomeNotDelivered
+		if state[0] == 'C' {
+			status = 0
+		}
 	case state[0] == 'C' || state[0] == 'c':
 		out, status = model.OutcomeClientClosed, 0
 	case state[0] == 's':
@@ -122,8 +131,9 @@ func msDuration(ms int) time.Duration { return time.Duration(ms) * time.Millisec
 // captured finds the request id and the key among HAProxy's captured
 // request headers. HAProxy logs them by position, unnamed: with the
 // config's capture order (names) they are read by name; without it, the
-// first value shaped like an id is the request id and the second the key.
-// A hostname or a user agent (the usual first captures) never is one.
+// first value shaped like a generated id is the request id and the second
+// the key. A host name, a host:port or a user agent (the usual first
+// captures) never is one.
 func captured(values, names []string) (requestID, key string) {
 	if len(names) > 0 {
 		for i, v := range values {
@@ -142,7 +152,7 @@ func captured(values, names []string) (requestID, key string) {
 	}
 	for _, v := range values {
 		v = strings.TrimSpace(v)
-		if !idShaped(v) {
+		if !generatedID(v) {
 			continue
 		}
 		switch {
@@ -153,33 +163,4 @@ func captured(values, names []string) (requestID, key string) {
 		}
 	}
 	return requestID, key
-}
-
-// idShaped reports whether a captured value looks like a request id or a
-// key: 8 to 200 characters of letters, digits and -_:.=+/, with a digit in
-// it, no spaces, and not a host name (dotted labels) or a host:port.
-func idShaped(v string) bool {
-	v = strings.Trim(v, `"`)
-	if len(v) < 8 || len(v) > 200 {
-		return false
-	}
-	digits := false
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		switch {
-		case c >= '0' && c <= '9':
-			digits = true
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '-', c == '_', c == '=', c == '+', c == ':', c == '.':
-		default:
-			return false
-		}
-	}
-	if !digits {
-		return false
-	}
-	// A host name or address: dotted labels, perhaps with a port.
-	if strings.Contains(v, ".") && !strings.Contains(v, "=") {
-		return false
-	}
-	return true
 }

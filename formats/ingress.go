@@ -50,6 +50,9 @@ var ingressTail = regexp.MustCompile(`^ (\d+|-) ([\d.]+|-) \[([^\]]*)\] \[([^\]]
 
 func readIngressNginx(p *Parser, s string, src model.Source) bool {
 	m := combinedLine.FindStringSubmatch(s)
+	if m == nil {
+		m = combinedCut.FindStringSubmatch(s) // a 400 or 408 without a request
+	}
 	if m == nil || m[1] != "" {
 		return false
 	}
@@ -64,8 +67,12 @@ func readIngressNginx(p *Parser, s string, src model.Source) bool {
 	var o model.Observation
 	o.Source, o.Format, o.Tier = src, "ingress-nginx", model.TierProxy
 	o.Client = m[2]
-	o.Method = httpMethod(m[5])
-	o.Route = routePath(m[6])
+	if m[5] != "" {
+		o.Method = httpMethod(m[5])
+		o.Route = routePath(m[6])
+	} else {
+		o.Method, o.Route = cutRequest(m[6])
+	}
 	o.Status, _ = strconv.Atoi(m[7])
 	o.Duration, _ = model.ParseDuration(t[2], model.Seconds)
 	if at, ok := model.ParseTime(m[4]); ok {
@@ -80,7 +87,7 @@ func readIngressNginx(p *Parser, s string, src model.Source) bool {
 		o.RequestID = rid
 	}
 	if len(up) > 5 {
-		if k := strings.Trim(up[5], `"`); k != "-" {
+		if k := strings.Trim(up[5], `"`); generatedID(k) { // appended to the stock format, unnamed
 			o.Key = model.NormalizeKey(k)
 		}
 	}

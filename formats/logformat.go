@@ -89,6 +89,9 @@ func (p *Parser) observeValues(o *model.Observation, v *grammar.Values, syn gram
 	o.Route = routePath(get(grammar.Path))
 	if line := get(grammar.RequestLine); line != "" && (o.Method == "" || o.Route == "") {
 		m, path := splitRequestLine(line)
+		if !methodToken(m) { // raw bytes (TLS to a plain port): no request line
+			m, path = "", ""
+		}
 		if o.Method == "" {
 			o.Method = m
 		}
@@ -159,7 +162,12 @@ func (p *Parser) observeValues(o *model.Observation, v *grammar.Values, syn gram
 		detail = append(detail, d.Name+"="+d.Value)
 	}
 	o.Detail = joinPresent(detail)
-	return o.Method != "" || o.RequestID != "" || o.Key != ""
+	// A status or a request line logged, even "-" or raw bytes, is a
+	// request the proxy saw (a client that sent nothing, 408; TLS sent to
+	// a plain port, 400): read with what it has.
+	_, status := v.Get(grammar.Status)
+	_, line := v.Get(grammar.RequestLine)
+	return o.Method != "" || o.RequestID != "" || o.Key != "" || status != nil || line != nil
 }
 
 // valuesTime is the time of field at, with its fraction and zone where

@@ -75,6 +75,9 @@ func extractNginx(p *Parser, r *record, o *model.Observation) bool {
 	o.Route = routePath(r.strs(pNginxURI))
 	if o.Method == "" || o.Route == "" {
 		m, path := splitRequestLine(r.strs(pNginxRequest))
+		if !methodToken(m) { // "-" or raw bytes: no request line was read
+			m, path = "", ""
+		}
 		if o.Method == "" {
 			o.Method = m
 		}
@@ -111,7 +114,9 @@ func extractNginx(p *Parser, r *record, o *model.Observation) bool {
 		o.RetryAfter = r.strs(pNginxRetryAfter) != ""
 		o.ResultID = r.strs(pNginxResult)
 	}
-	return o.Method != "" || o.RequestID != "" || o.Key != ""
+	// A status logged without a request (408, 400) is still a request
+	// the proxy saw.
+	return o.Method != "" || o.RequestID != "" || o.Key != "" || ok
 }
 
 // listsStatuses reports whether $upstream_status lists several upstreams'

@@ -94,6 +94,12 @@ type Parser struct {
 	vocab vocabReader
 	// values are what the source's log_format last read (reused).
 	values grammar.Values
+	// w3c is the W3C #Fields header in force, w3cMicrosoft whether its
+	// #Software is IIS's (w3c.go); cri holds a container runtime's
+	// partial lines until their end (cri.go).
+	w3c          *w3cHeader
+	w3cMicrosoft bool
+	cri          criPartial
 }
 
 // maxEnvelopes bounds envelopes within envelopes: a hostile export could

@@ -17,11 +17,11 @@ func init() {
 		lokiFormat, elasticsearchFormat, cloudwatchFormat, gcpFormat, datadogFormat, fluentFormat, dockerFormat, ecsFormat,
 		// Browsers, OpenTelemetry logs and traces (OTLP, Jaeger, Zipkin), and proxies (JSON).
 		otlpFormat, otlpTracesFormat, jaegerFormat, zipkinFormat, harFormat, otelFormat, envoyFormat, traefikFormat, caddyFormat, nginxFormat,
-		bunyanFormat, pinoHTTPFormat,
+		apiGatewayFormat, bunyanFormat, pinoHTTPFormat,
 		// Application and worker loggers (JSON), the catch-all last.
 		temporalFormat, canonicalFormat, echoFormat, logrageFormat, pinoFormat, zapFormat, zerologFormat, structlogFormat, logrusFormat, slogFormat, jsonFormat,
 		// Text lines, and the prefix that wraps lines of any format.
-		albFormat, envoyTextFormat, composeFormat, ingressNginxFormat, apacheFormat, tomcatFormat, combinedFormat, haproxyFormat, logrageTextFormat, kubectlFormat,
+		w3cFormat, criFormat, albFormat, envoyTextFormat, composeFormat, ingressNginxFormat, apacheFormat, tomcatFormat, combinedFormat, haproxyFormat, logrageTextFormat, kubectlFormat,
 	}
 	for _, f := range registry {
 		switch {

@@ -92,9 +92,9 @@ func TestTextFormats(t *testing.T) {
 		},
 		{
 			name: "haproxy httplog, client gave up waiting for headers",
-			line: `Feb  6 12:14:14 localhost haproxy[14389]: 10.0.1.2:33317 [06/Feb/2009:12:14:14.655] http-in static/srv1 10/0/30/-1/5000 -1 0 - - CH-- 1/1/1/1/0 0/0 {r-9a41e2f9c|k-9b7e3d2a1} {} "POST /pay HTTP/1.1"`,
+			line: `Feb  6 12:14:14 localhost haproxy[14389]: 10.0.1.2:33317 [06/Feb/2009:12:14:14.655] http-in static/srv1 10/0/30/-1/5000 -1 0 - - CH-- 1/1/1/1/0 0/0 {5d41402abc4b2a76b9719d911017c592|0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41} {} "POST /pay HTTP/1.1"`,
 			want: model.Observation{Format: "haproxy", Tier: model.TierProxy, Method: "POST", Route: "/pay", Outcome: model.OutcomeClientClosed, Detail: "CH--",
-				Client: "10.0.1.2", RequestID: "r-9a41e2f9c", Key: "k-9b7e3d2a1", Duration: 5 * time.Second, Time: time.Date(2009, 2, 6, 12, 14, 14, 655000000, time.UTC)},
+				Client: "10.0.1.2", RequestID: "5d41402abc4b2a76b9719d911017c592", Key: "0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41", Duration: 5 * time.Second, Time: time.Date(2009, 2, 6, 12, 14, 14, 655000000, time.UTC)},
 		},
 		{
 			name: "haproxy doc example",

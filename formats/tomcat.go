@@ -42,12 +42,12 @@ const (
 
 var tomcatLayouts = compileLayouts(grammar.Tomcat, []stockLayout{
 	{format: tomcatCombined + " %D %F" + withIDs, detect: true},
-	{format: tomcatCombined + " %D %F", detect: true},
+	{format: tomcatCombined + " %D %F"},
 	{format: tomcatCombined + " %D" + withIDs},
 	{format: tomcatCombined + " %D" + withRID},
 	{format: tomcatCombined + " %D"},
 	{format: tomcatCombined},
-	{format: tomcatCommon + " %D %F", detect: true},
+	{format: tomcatCommon + " %D %F"},
 	{format: tomcatCommon + " %D"},
 	{format: tomcatCommon},
 })

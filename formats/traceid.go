@@ -42,8 +42,11 @@ func traceID(s string) string {
 		s = s[strings.LastIndex(s, "/traces/")+len("/traces/"):]
 	case strings.HasPrefix(s, "Root="):
 		root := strings.TrimPrefix(strings.SplitN(s, ";", 2)[0], "Root=")
-		if len(root) == 35 && root[1] == '-' && root[10] == '-' {
-			return "1-" + strings.ToLower(root[2:10]) + "-" + strings.ToLower(root[11:])
+		if len(root) == 35 && root[:2] == "1-" && root[10] == '-' {
+			t, r := strings.ToLower(root[2:10]), strings.ToLower(root[11:])
+			if isHex(t) && isHex(r) {
+				return "1-" + t + "-" + r
+			}
 		}
 		return ""
 	}

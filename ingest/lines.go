@@ -32,6 +32,9 @@ type batch struct {
 	// text; repairs are the first lines read after a repair.
 	firstSkip *model.Skip
 	repairs   []model.Skip
+	// header is the W3C #Fields line in force where the batch starts
+	// (formats.HeaderLine), nil where none is.
+	header []byte
 }
 
 // reset empties a used batch, keeping its buffers.
@@ -72,6 +75,7 @@ func (in *reading) readLines(ctx context.Context, br *bufio.Reader, after int) e
 					b.res.Obs = pages.Written(make([]model.Observation, 0, len(b.ends)+len(b.ends)/4))
 				}
 				p.Into(&b.res)
+				p.Context(b.header)
 				for i, end := range b.ends {
 					skips, repaired := len(b.res.Skips), b.res.Repaired
 					line := b.data[b.starts[i]:end]
@@ -88,6 +92,7 @@ func (in *reading) readLines(ctx context.Context, br *bufio.Reader, after int) e
 						b.repairs = append(b.repairs, model.Skip{Source: model.Source{File: b.file, Line: b.nums[i]}, Reason: reason})
 					}
 				}
+				p.Flush()
 				b.tb.Obs, b.tb.Raw = b.res.Obs, b.res.Raw
 				in.c.Prepare(&b.tb)
 				close(b.done)
@@ -132,6 +137,7 @@ func (in *reading) readLines(ctx context.Context, br *bufio.Reader, after int) e
 func split(ctx context.Context, r io.Reader, in *model.Input, after, maxLine int, free chan *batch, send func(*batch)) error {
 	line := after
 	var carry []byte  // the unfinished line at the end of the last block
+	var header []byte // the W3C #Fields line in force (formats.HeaderLine)
 	skipping := false // inside a line longer than maxLine: drop bytes up to its newline
 	var readErr error
 	for readErr == nil {
@@ -183,6 +189,13 @@ func split(ctx context.Context, r io.Reader, in *model.Input, after, maxLine int
 			}
 			start = end
 		}
+		// A line a container runtime split in parts (CRI P) goes to the
+		// next batch with the rest of it, so that one parser joins them.
+		for n := len(b.ends); readErr == nil && n > 0 && b.ends[n-1] == start && formats.Continued(data[b.starts[n-1]:start]); n-- {
+			start = b.starts[n-1]
+			b.starts, b.ends, b.nums = b.starts[:n-1], b.ends[:n-1], b.nums[:n-1]
+			line--
+		}
 		if rest := data[start:]; len(rest) > 0 {
 			switch {
 			case errors.Is(readErr, io.EOF): // the last line, without a newline
@@ -203,6 +216,12 @@ func split(ctx context.Context, r io.Reader, in *model.Input, after, maxLine int
 		} else if skipping && errors.Is(readErr, io.EOF) {
 			line++
 			tooLong()
+		}
+		// The W3C header in force where the next batch starts: its lines
+		// are read by it wherever they fall.
+		b.header = header
+		if h := formats.HeaderLine(data[:start]); h != nil {
+			header = bytes.Clone(h)
 		}
 		if len(b.ends) > 0 || len(b.res.Skips) > 0 {
 			send(b)

@@ -130,10 +130,10 @@ func ShellQuote(s string) string {
 		case r == '\r':
 			b.WriteString(`\r`)
 		case unsafeRune(r):
-			if r < 0x100 {
-				fmt.Fprintf(&b, `\x%02x`, r)
-			} else {
-				fmt.Fprintf(&b, `\u%04x`, r)
+			// Each byte of its UTF-8 spelling: bash's \u depends on the
+			// locale, and \x87 alone would be the byte, not U+0087.
+			for _, c := range []byte(s[i : i+size]) {
+				fmt.Fprintf(&b, `\x%02x`, c)
 			}
 		default:
 			b.WriteRune(r)

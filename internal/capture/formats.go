@@ -130,3 +130,10 @@ var LighttpdBoth = LogFormat{Proxy: "lighttpd", Name: "both", Syntax: "lighttpd"
 // the method and path apart, Varnish's hit or miss and the key last.
 var VarnishISO = LogFormat{Proxy: "varnish", Name: "iso", Syntax: "varnish",
 	Def: `%{X-Request-Id}i %{%Y-%m-%dT%H:%M:%S}t.%{usec_frac}t %{%z}t "%m %U" %s %D %{Varnish:hitmiss}x "%{Idempotency-Key}i"`}
+
+// NginxMain is the format nginx's own packages and container image call
+// main: combined with the X-Forwarded-For header appended, quoted and
+// unnamed (a list of addresses where the request crossed proxies).
+var NginxMain = LogFormat{Proxy: "nginx", Name: "main", Def: `log_format main '$remote_addr - $remote_user [$time_local] "$request" '
+    '$status $body_bytes_sent "$http_referer" '
+    '"$http_user_agent" "$http_x_forwarded_for"';`}
