@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/idem-cli/idem/model"
 )
 
 // traceSpan is one OTLP/JSON span of trace 0af7…, pretty-printed over
@@ -79,8 +81,8 @@ func TestTraceDownloadsStream(t *testing.T) {
 // breaks is read up to the break, which is said, and on as lines.
 func TestTraceDownloadLookalikes(t *testing.T) {
 	obs, info := readString(t, "data", `{"data": [{"time": "2026-11-30T09:00:00Z", "request_id": "r-1", "method": "POST", "path": "/v1/orders", "status": 201}]}`, Options{})
-	if info.Skipped > 0 || len(obs) != 0 {
-		t.Errorf("a data list of log records: %d observations, %d skipped", len(obs), info.Skipped)
+	if info.Skipped > 0 || slices.ContainsFunc(obs, func(o *model.Observation) bool { return o.Format == "jaeger" }) {
+		t.Errorf("a data list of log records: %d skipped, read as %v", info.Skipped, info.Formats)
 	}
 	// Past the first 64 KiB, which are looked at to tell a document from lines.
 	var spans []string
