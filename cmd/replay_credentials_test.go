@@ -3,6 +3,7 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -112,8 +113,20 @@ const secretBody = `{"sku":"A-1","otp":"918273","pin":"4821","iban":"DE893704004
 	`"national_id":"AB123456C","tax_id":"12-3456789","passport_number":"X1234567","verification_code":"551203",` +
 	`"card":{"number":"4111111111111111","cvc":"737"}}`
 
-var bodySecrets = []string{"918273", "4821", "DE89370400440532013000", "078-05-1120", "AB123456C", "12-3456789", "X1234567",
-	"551203", "4111111111111111", "737"}
+// bodySecrets are what of secretBody must never be printed, in every
+// spelling an output uses (as it is, in JSON, in XML). The PIN and the CVC
+// are sought beside their names: "737" alone also turns up in a port.
+var bodySecrets = spellings("918273", `"pin":"4821"`, "DE89370400440532013000", "078-05-1120", "AB123456C", "12-3456789",
+	"X1234567", "551203", "4111111111111111", `"cvc":"737"`)
+
+func spellings(secrets ...string) []string {
+	var all []string
+	for _, s := range secrets {
+		j, _ := json.Marshal(s)
+		all = append(all, s, string(j[1:len(j)-1]), html.EscapeString(s), strings.ReplaceAll(s, `"`, "&quot;"))
+	}
+	return all
+}
 
 // writeCredentialsHAR writes one captured POST that carries every
 // credential, and its 201 answer.
