@@ -75,8 +75,11 @@ func (c *Correlator) Add(o *model.Observation) {
 
 // add is Add with the observation's preparation done.
 func (c *Correlator) add(o *model.Observation, p *prepared) {
-	c.tiers[o.Tier>>6] |= 1 << (o.Tier & 63)
 	id := o.RequestID
+	if model.IsSpanRef(id) && c.holdSpan(o) {
+		return // named once the whole trace is read (spans.go)
+	}
+	c.tiers[o.Tier>>6] |= 1 << (o.Tier & 63)
 	synthetic := false
 	if id == "" {
 		switch {

@@ -89,6 +89,9 @@ type Correlator struct {
 	// joined counts the browser entries joined to a delivery by key (see
 	// joinByKey): each is one delivery fewer.
 	joined atomic.Int64
+	// spans are the observations of traces, held until reading is over
+	// (spans.go).
+	spans spanHeld
 	// idless counts the client, proxy and server lines with no id at all.
 	idless [model.TierWorker]int
 	// unkeyedCount counts the deliveries without a key (see unkeyed).

@@ -28,6 +28,7 @@ const (
 	KindJSON     Kind = iota + 1 // one JSON object per record
 	KindText                     // a text line
 	KindEnvelope                 // an export's wrapper around lines of other formats
+	KindTrace                    // a trace's spans, each its own observation, its tier from its kind
 )
 
 func (k Kind) String() string {
@@ -38,6 +39,8 @@ func (k Kind) String() string {
 		return "text"
 	case KindEnvelope:
 		return "envelope"
+	case KindTrace:
+		return "trace"
 	}
 	return "unknown"
 }

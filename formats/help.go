@@ -14,9 +14,10 @@ var groups = []struct {
 	in    func(*Format) bool
 }{
 	{"Request logs (browsers, proxies, load balancers)", func(f *Format) bool {
-		return f.Kind != KindEnvelope && (f.Tier == model.TierClient || f.Tier == model.TierProxy)
+		return (f.Kind == KindJSON || f.Kind == KindText) && (f.Tier == model.TierClient || f.Tier == model.TierProxy)
 	}},
-	{"Application and worker logs", func(f *Format) bool { return f.Kind != KindEnvelope && f.Tier >= model.TierServer }},
+	{"Application and worker logs", func(f *Format) bool { return (f.Kind == KindJSON || f.Kind == KindText) && f.Tier >= model.TierServer }},
+	{"Traces (each span is an observation, its tier from its kind: client, proxy or server)", func(f *Format) bool { return f.Kind == KindTrace }},
 	{"Exports and prefixes (unwrapped; their labels set the tier where they name one)", func(f *Format) bool {
 		return f.Kind == KindEnvelope
 	}},
@@ -83,8 +84,11 @@ func Markdown() string {
 	b.WriteString("| # | name | aliases | kind | tier | what |\n|---|---|---|---|---|---|\n")
 	for i, f := range registry {
 		tier := f.Tier.String()
-		if f.Kind == KindEnvelope {
+		switch f.Kind {
+		case KindEnvelope:
 			tier = "from the line"
+		case KindTrace:
+			tier = "from the span's kind"
 		}
 		var aliases []string
 		for _, a := range f.Aliases {

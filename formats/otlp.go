@@ -130,6 +130,10 @@ func extractOTel(lr gjson.Result, o *model.Observation) bool {
 	o.RequestID = first("http.request.header.x-request-id", "request_id", "http.request_id")
 	if o.RequestID == "" {
 		o.RequestID = traceDelivery(present(lr.Get("traceId")))
+		if trace, span := traceID(present(lr.Get("traceId"))), spanID(present(lr.Get("spanId"))); trace != "" && span != "" {
+			// The span's delivery, once the trace's spans are read (span.go).
+			o.RequestID = model.SpanRef{Trace: trace, Span: span, Join: model.SpanLine}.String()
+		}
 	}
 	o.ResultID = first(append(resultAliases, "result.id", "order.id")...)
 	o.Decision = strings.ToLower(first("idempotency.decision", "decision"))

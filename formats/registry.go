@@ -15,8 +15,9 @@ func init() {
 	registry = []*Format{
 		// Exports of log aggregators (JSON envelopes).
 		lokiFormat, elasticsearchFormat, cloudwatchFormat, gcpFormat, datadogFormat, fluentFormat, dockerFormat, ecsFormat,
-		// Browsers, OpenTelemetry and proxies (JSON).
-		otlpFormat, harFormat, otelFormat, envoyFormat, traefikFormat, caddyFormat, nginxFormat, apiGatewayFormat, bunyanFormat, pinoHTTPFormat,
+		// Browsers, OpenTelemetry logs and traces (OTLP, Jaeger, Zipkin), and proxies (JSON).
+		otlpFormat, otlpTracesFormat, jaegerFormat, zipkinFormat, harFormat, otelFormat, envoyFormat, traefikFormat, caddyFormat, nginxFormat,
+		apiGatewayFormat, bunyanFormat, pinoHTTPFormat,
 		// Application and worker loggers (JSON), the catch-all last.
 		temporalFormat, canonicalFormat, echoFormat, logrageFormat, pinoFormat, zapFormat, zerologFormat, structlogFormat, logrusFormat, slogFormat, jsonFormat,
 		// Text lines, and the prefix that wraps lines of any format.

@@ -24,7 +24,8 @@ const (
 
 // readDocument reads an input that is a JSON document rather than lines: a
 // HAR (its entries streamed one at a time, never loaded whole, whatever
-// its layout or size), a JSON array (each element a record), or a stream
+// its layout or size), a trace download (its list streamed likewise, see
+// document_traces.go), a JSON array (each element a record), or a stream
 // of pretty-printed values. Each record's source line is where it starts;
 // a HAR entry that shares its line with what precedes it (a HAR written on
 // one line) also says which entry it is. A document that stops parsing is
@@ -84,6 +85,10 @@ func (in *reading) readDocument(ctx context.Context, br *bufio.Reader) error {
 			if err != nil {
 				return err
 			}
+		} else if path, _ := traceDocument(head); path != nil {
+			if err := streamList(dec, path, func() error { return element(p, 0) }); err != nil {
+				return err
+			}
 		}
 		for {
 			tok, err := peekDelim(dec)
@@ -122,7 +127,7 @@ func (in *reading) readDocument(ctx context.Context, br *bufio.Reader) error {
 		return err
 	}
 	var se *json.SyntaxError
-	if !errors.As(err, &se) && !errors.Is(err, errNotHAR) && !errors.Is(err, errClosing) {
+	if !errors.As(err, &se) && !errors.Is(err, errNotHAR) && !errors.Is(err, errNotTraces) && !errors.Is(err, errClosing) {
 		return err // a read error
 	}
 	// Not JSON from here on: say where, and read on as lines after it.

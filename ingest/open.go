@@ -109,6 +109,9 @@ func isDocument(br *bufio.Reader) bool {
 	if isHAR(trimmed) {
 		return true
 	}
+	if path, wrapped := traceDocument(trimmed); path != nil && wrapped {
+		return true // a trace download's wrapper, even on one line
+	}
 	if trimmed[0] == '{' {
 		first, rest := trimmed, []byte(nil)
 		if i := bytes.IndexByte(trimmed, '\n'); i >= 0 {

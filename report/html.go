@@ -199,7 +199,11 @@ func timelineOf(intents []*model.Intent) *htmlTimeline {
 			start, end := obs[0].Time, endOf(obs[0])
 			class, status, result := "ok", "", ""
 			var lost *model.Observation
+			var spans []string // the names of the spans drawn, in the bar's title
 			for _, o := range obs {
+				if model.IsSpan(o) && o.Message != "" && len(spans) < 8 {
+					spans = append(spans, o.Message)
+				}
 				if o.Time.Before(start) {
 					start = o.Time
 				}
@@ -238,6 +242,9 @@ func timelineOf(intents []*model.Intent) *htmlTimeline {
 			}
 			if result != "" {
 				title += ", result " + result
+			}
+			if len(spans) > 0 {
+				title += ", spans " + strings.Join(spans, ", ")
 			}
 			title += fmt.Sprintf("; %s to %s (%s)", FormatTime(start), FormatTime(end), obs[0].Source)
 			lane.Bars = append(lane.Bars, htmlBar{Style: template.CSS(fmt.Sprintf("left:%.2f%%;width:%.2f%%", left, width)),

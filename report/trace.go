@@ -302,6 +302,9 @@ func statusOrDash(n int) string {
 
 func observationExtras(st Styles, o *model.Observation) string {
 	var parts []string
+	if model.IsSpan(o) && o.Message != "" {
+		parts = append(parts, `span "`+Safe(shorten(o.Message, 80))+`"`)
+	}
 	if o.Duration > 0 {
 		parts = append(parts, o.Duration.Round(time.Millisecond).String())
 	}
