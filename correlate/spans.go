@@ -80,8 +80,7 @@ func spanNames(refs []model.SpanRef) []string {
 		up, ids = append(up, n), append(ids, span)
 		return n
 	}
-	var root func(n int) int
-	root = func(n int) int {
+	root := func(n int) int {
 		for up[n] != n {
 			up[n] = up[up[n]] // halve the path
 			n = up[n]
