@@ -49,9 +49,14 @@ terminal and plain when piped; -o markdown is made to paste into an incident,
 (docs/report-json.md). Text, Markdown and HTML lead with a summary per rule
 and show the first --limit findings of each rule in full; JSON has them all.
 
+A rule that could not look (no tier or field to decide on) is named under
+"not evaluated" with why and what to log; "No findings." is said only when
+every rule could look.
+
 Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 usage error,
 an input that could not be read, or nothing to diagnose: no line of any
-input was recognised (see 'idem help exit-codes').`,
+input was recognised, 3 inconclusive: no finding at or above --fail-on but
+a rule that decides the verdict could not look (see 'idem help exit-codes').`,
 		Example: `  idem diagnose fixtures/incident/*
   idem diagnose -o markdown client.har access.log.gz app.jsonl > incident.md
   idem diagnose -o html --limit 20 client.har access.log.gz app.jsonl > incident.html
@@ -164,8 +169,8 @@ func runDiagnose(cmd *cobra.Command, opts *DiagnoseOptions) error {
 	missing := missingKeys(set, opts.Keys)
 	set.LookupsDone() // the rules read the built intents alone
 	res := diagnose.Run(set, opts.Rule).Filter(filter)
-	rep := &report.Report{Inputs: set.Inputs, Summary: res.Summary, Findings: res.Findings, Compact: !f.IO.IsStdoutTTY(),
-		Limit: opts.Limit}
+	rep := &report.Report{Inputs: set.Inputs, Summary: res.Summary, Findings: res.Findings, NotEvaluated: res.NotEvaluated,
+		Compact: !f.IO.IsStdoutTTY(), Limit: opts.Limit}
 	out := f.IO.Out
 	switch opts.Format {
 	case "json":
@@ -198,6 +203,9 @@ func runDiagnose(cmd *cobra.Command, opts *DiagnoseOptions) error {
 		if fd.Severity >= failOn && (!fd.Rule.Hygiene || opts.FailOnHygiene) {
 			return &CodeError{Code: ExitFindings}
 		}
+	}
+	if res.Inconclusive() {
+		return &CodeError{Code: ExitInconclusive}
 	}
 	return nil
 }

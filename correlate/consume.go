@@ -76,6 +76,7 @@ func (c *Correlator) Add(o *model.Observation) {
 // add is Add with the observation's preparation done.
 func (c *Correlator) add(o *model.Observation, p *prepared) {
 	c.tiers[o.Tier>>6] |= 1 << (o.Tier & 63)
+	c.supplied(o, p.fields)
 	id := o.RequestID
 	synthetic := false
 	if id == "" {
@@ -193,6 +194,26 @@ func (c *Correlator) add(o *model.Observation, p *prepared) {
 		d.interesting = d.interesting || c.sameTierTwice(d, o.Tier, oi)
 	}
 	d.last = oi
+}
+
+// supplied adds what o carries to its input's supply at its tier. Lines
+// come in runs of one file and tier: the last supply is tried first.
+func (c *Correlator) supplied(o *model.Observation, f model.Field) {
+	if i := c.lastSupply; i < len(c.supplies) && c.supplies[i].Tier == o.Tier && c.supplies[i].File == o.Source.File {
+		c.supplies[i].Fields |= f
+		c.supplies[i].Lines++
+		return
+	}
+	for i := range c.supplies {
+		if c.supplies[i].Tier == o.Tier && c.supplies[i].File == o.Source.File {
+			c.supplies[i].Fields |= f
+			c.supplies[i].Lines++
+			c.lastSupply = i
+			return
+		}
+	}
+	c.lastSupply = len(c.supplies)
+	c.supplies = append(c.supplies, model.Supply{File: strings.Clone(o.Source.File), Tier: o.Tier, Lines: 1, Fields: f})
 }
 
 // methodID is c.methods.id(m, ""), by the method's code where it has one.

@@ -93,6 +93,10 @@ type Correlator struct {
 	idless [model.TierWorker]int
 	// unkeyedCount counts the deliveries without a key (see unkeyed).
 	unkeyedCount int
+	// supplies says which fields each file's lines carried at each tier;
+	// lastSupply is the one a line was last added to.
+	supplies   []model.Supply
+	lastSupply int
 }
 
 // Expect sizes the request-id index for inputs of this many bytes (about

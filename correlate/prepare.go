@@ -13,6 +13,7 @@ type prepared struct {
 	plain   bool   // o can be kept compact: simple(o), and fits(o) for each value
 	notable bool   // notable(o)
 	name    uint32 // the top half of nameSum for the key alone (see namedWhileRead)
+	fields  model.Field
 	ridHash uint64
 	rid     packed
 	key     packed
@@ -28,6 +29,7 @@ func prepare(o *model.Observation, p *prepared) {
 	simple := simple(o) // once: plain and notable both ask
 	p.method, p.routeID, p.plain, p.notable = methodCode(o.Method), idLike(o.Route), simple && fits(o), notableSimple(o, simple)
 	p.ridHash = maphash.String(idSeed, o.RequestID)
+	p.fields = model.FieldsOf(o)
 	p.rid.set(o.RequestID)
 	p.key.set(o.Key)
 	p.client.set(o.Client)

@@ -7,7 +7,8 @@ import "github.com/idem-cli/idem/model"
 // c.Build asks for them: nothing in them needs a look on its own, and they
 // are most of a big log.
 func (c *Correlator) Set(inputs []*model.Input) *model.Set {
-	s, st := &model.Set{Inputs: inputs, Orphans: c.orphans, Tiers: map[model.Tier]bool{}, Idless: map[model.Tier]int{}}, &store{c: c}
+	s, st := &model.Set{Inputs: inputs, Orphans: c.orphans, Tiers: map[model.Tier]bool{}, Idless: map[model.Tier]int{},
+		Supplies: c.supplies}, &store{c: c}
 	for t, n := range c.idless {
 		if n > 0 {
 			s.Idless[model.Tier(t)] = n

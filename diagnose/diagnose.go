@@ -77,7 +77,9 @@ type Rule struct {
 	// not about the incident: its findings do not fail --fail-on unless
 	// asked to (--fail-on-hygiene).
 	Hygiene bool
-	run     func(c *context) []*Finding
+	// reads is what the rule needs to look (see look.go).
+	reads []requirement
+	run   func(c *context) []*Finding
 }
 
 // Finding is one diagnosis with its evidence.
@@ -125,20 +127,41 @@ func DefaultOptions() Options {
 // Result is what a diagnosis found.
 type Result struct {
 	Findings []*Finding
-	Summary  Summary
-	set      *model.Set
+	// NotEvaluated lists the rules that could not look at these logs (see
+	// look.go), in catalog order.
+	NotEvaluated []NotEvaluated
+	Summary      Summary
+	set          *model.Set
+}
+
+// Inconclusive reports whether a rule that decides the verdict could not
+// look: "no findings" is then not earned.
+func (r *Result) Inconclusive() bool {
+	for _, ne := range r.NotEvaluated {
+		if ne.Rule.Decides() {
+			return true
+		}
+	}
+	return false
 }
 
 // Filter keeps the findings that pass fl, with the summary counted again
 // over them so that it describes what is shown.
 func (r *Result) Filter(fl Filter) *Result {
 	kept := fl.Apply(r.Findings)
-	if r.set == nil || len(kept) == len(r.Findings) {
-		return &Result{Findings: kept, Summary: r.Summary, set: r.set}
+	var ne []NotEvaluated
+	for _, n := range r.NotEvaluated {
+		if len(fl.Rules) == 0 || slices.Contains(fl.Rules, n.Rule.ID) {
+			ne = append(ne, n)
+		}
 	}
-	sum := Summarise(r.set, kept)
-	sum.OwnTraffic = r.Summary.OwnTraffic
-	return &Result{Findings: kept, Summary: sum, set: r.set}
+	out := &Result{Findings: kept, NotEvaluated: ne, Summary: r.Summary, set: r.set}
+	if r.set != nil && len(kept) != len(r.Findings) {
+		out.Summary = Summarise(r.set, kept)
+		out.Summary.OwnTraffic = r.Summary.OwnTraffic
+	}
+	out.Summary.NotEvaluated, out.Summary.Inconclusive = len(ne), out.Inconclusive()
+	return out
 }
 
 // Summary counts what was read and what was found.
@@ -168,6 +191,10 @@ type Summary struct {
 	// OwnTraffic counts the deliveries idem replay and its probes sent,
 	// which the rules do not diagnose.
 	OwnTraffic int `json:"idem_traffic_deliveries,omitempty"`
+	// NotEvaluated counts the rules that could not look at these logs;
+	// Inconclusive says one of them decides the verdict (exit 3).
+	NotEvaluated int  `json:"rules_not_evaluated"`
+	Inconclusive bool `json:"inconclusive"`
 }
 
 // context is what a rule reads.
@@ -275,7 +302,9 @@ func Run(set *model.Set, opts Options) *Result {
 		findings[i] = all[i].f
 	}
 	sum.OwnTraffic = own
-	return &Result{Findings: findings, Summary: sum, set: whole}
+	res := &Result{Findings: findings, NotEvaluated: notEvaluated(set, findings), Summary: sum, set: whole}
+	res.Summary.NotEvaluated, res.Summary.Inconclusive = len(res.NotEvaluated), res.Inconclusive()
+	return res
 }
 
 // compareJoined is strings.Compare(strings.Join(a, ","), strings.Join(b, ",")).

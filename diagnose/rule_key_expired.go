@@ -19,6 +19,7 @@ var keyExpired = &Rule{
 	Evidence:   "A delivery of a key that had completed made another effect afterwards (not concurrently), or was decided `new` after completion.",
 	Example:    "key-expired",
 	Needs:      []model.Tier{model.TierServer},
+	reads:      []requirement{needKeys, needEffects},
 	run:        runKeyExpired,
 }
 

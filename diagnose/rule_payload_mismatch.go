@@ -17,6 +17,7 @@ var payloadMismatch = &Rule{
 	Evidence:   "One key whose deliveries carry different fingerprints at one tier. Critical when the second payload made an effect or got a success (a replay for a different command); warning when the server answered 400/409/417/422 first.",
 	Example:    "payload-mismatch",
 	Needs:      []model.Tier{model.TierServer},
+	reads:      []requirement{needKeys, needPayloads},
 	run:        runPayloadMismatch,
 }
 

@@ -17,6 +17,7 @@ var responseLost = &Rule{
 	Evidence:   "A delivery whose outermost tier lost the response (HAR status 0 or `_error`, proxy 499/504/502, Envoy DC/UT/UC, Traefik/Caddy 499) while the same delivery made an effect or got a 2xx at the server. Severity is info when a later delivery with the same key got the stored result and the intent made one effect.",
 	Example:    "response-lost",
 	Needs:      []model.Tier{model.TierServer},
+	reads:      []requirement{needKeys, needLossWitness, needJoin, needEffects},
 	run:        runResponseLost,
 }
 

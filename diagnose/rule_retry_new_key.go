@@ -21,6 +21,7 @@ var retryNewKey = &Rule{
 	Evidence:   "Two or more intents under different keys whose deliveries share a payload fingerprint (compared within one tier), method and route, from the same client where known, starting within `--retry-window`, each with an effect.",
 	Example:    "retry-new-key",
 	Needs:      []model.Tier{model.TierServer},
+	reads:      []requirement{needKeys, needEffects, either(needPayloads, needLikelyRetry)},
 	run:        runRetryNewKey,
 }
 

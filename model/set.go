@@ -31,6 +31,9 @@ type Set struct {
 	Idless map[Tier]int
 	// Tiers records which tiers appear anywhere in the inputs.
 	Tiers map[Tier]bool
+	// Supplies says which fields each input's lines carried at each tier,
+	// in the order first seen: what the rules could read.
+	Supplies []Supply
 	// Store reaches what was counted but not built; nil when Built and
 	// Unkeyed are everything (a set made by hand).
 	Store Store

@@ -37,7 +37,14 @@ type htmlDoc struct {
 	Groups   []htmlGroup
 	Day      string
 	Findings int
+	// NotEvaluated are the rules that could not look; Verdict is what
+	// stands in for the findings when there are none.
+	NotEvaluated []htmlNotEvaluated
+	NotEvalHead  string
+	Verdict      string
 }
+
+type htmlNotEvaluated struct{ Rule, Why, Log string }
 
 type htmlInput struct {
 	Path, Format, Tier string
@@ -101,7 +108,10 @@ func (r *Report) HTML(w io.Writer) error {
 	groups := groupByRule(r.Findings)
 	day, oneDay := sameDay(groups)
 	doc := htmlDoc{Summary: "idem diagnose: " + r.summaryLine(), Tiers: strings.Join(r.Summary.Tiers, ", "),
-		Missing: strings.Join(r.Summary.MissingTiers, ", "), Findings: len(r.Findings)}
+		Missing: strings.Join(r.Summary.MissingTiers, ", "), Findings: len(r.Findings), Verdict: r.verdictLine(), NotEvalHead: r.notEvaluatedHead()}
+	for _, g := range r.notEvaluatedGroups() {
+		doc.NotEvaluated = append(doc.NotEvaluated, htmlNotEvaluated{Rule: strings.Join(g.Rules, ", "), Why: g.Why, Log: g.Log})
+	}
 	if oneDay {
 		doc.Day = day
 	}

@@ -41,8 +41,14 @@ func (r *Report) Markdown(w io.Writer) {
 		}
 	}
 	fmt.Fprintln(w)
+	if len(r.NotEvaluated) > 0 {
+		fmt.Fprintf(w, "\n### Not evaluated\n\n%s:\n\n| rule | why | what to log |\n|---|---|---|\n", MD(strings.TrimPrefix(r.notEvaluatedHead(), "not evaluated: ")))
+		for _, g := range r.notEvaluatedGroups() {
+			fmt.Fprintf(w, "| `%s` | %s | %s |\n", strings.Join(g.Rules, "`, `"), MD(g.Why), MD(g.Log))
+		}
+	}
 	if len(r.Findings) == 0 {
-		fmt.Fprintf(w, "\nNo findings.\n")
+		fmt.Fprintf(w, "\n%s\n", MD(r.verdictLine()))
 		return
 	}
 	r.findingsMarkdown(w)

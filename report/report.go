@@ -16,6 +16,8 @@ type Report struct {
 	Inputs   []*model.Input
 	Summary  diagnose.Summary
 	Findings []*diagnose.Finding
+	// NotEvaluated lists the rules that could not look at these logs.
+	NotEvaluated []diagnose.NotEvaluated
 	// Compact writes JSON on one line (for pipes) instead of indented.
 	Compact bool
 	// Limit is how many findings of each rule text, Markdown and HTML show
@@ -50,6 +52,55 @@ func (r *Report) idlessNote() string {
 		return ""
 	}
 	return "no request id and no key: " + strings.Join(parts, ", ") + " joined nothing; make that tier log them (the format's setup in 'idem help formats' and docs/formats.md)"
+}
+
+// verdictLine is what the report says when it has no finding: "No
+// findings." only when every rule could look.
+func (r *Report) verdictLine() string {
+	n := len(r.NotEvaluated)
+	if n == 0 {
+		return "No findings."
+	}
+	decides := 0
+	for _, ne := range r.NotEvaluated {
+		if ne.Rule.Decides() {
+			decides++
+		}
+	}
+	s := fmt.Sprintf("No findings from the rules that could look; %s could not (see \"not evaluated\")", plural(n, "rule", "rules"))
+	if decides > 0 {
+		return s + ": inconclusive."
+	}
+	return s + "."
+}
+
+// notEvaluatedGroup is the rules that could not look for one reason.
+type notEvaluatedGroup struct {
+	Rules    []string
+	Why, Log string
+}
+
+// notEvaluatedGroups gathers the rules that could not look by why and
+// what to log, in catalog order: ten rules missing one tier are one line.
+func (r *Report) notEvaluatedGroups() []notEvaluatedGroup {
+	var out []notEvaluatedGroup
+	at := map[[2]string]int{}
+	for _, ne := range r.NotEvaluated {
+		k := [2]string{ne.Why, ne.Log}
+		i, ok := at[k]
+		if !ok {
+			i = len(out)
+			at[k] = i
+			out = append(out, notEvaluatedGroup{Why: ne.Why, Log: ne.Log})
+		}
+		out[i].Rules = append(out[i].Rules, ne.Rule.ID)
+	}
+	return out
+}
+
+// notEvaluatedHead introduces the rules that could not look.
+func (r *Report) notEvaluatedHead() string {
+	return fmt.Sprintf("not evaluated: %s could not look at these logs", plural(len(r.NotEvaluated), "rule", "rules"))
 }
 
 // findingCounts says how many findings there are, by severity.

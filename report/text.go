@@ -30,10 +30,38 @@ func (r *Report) Text(w io.Writer, st Styles, width int) {
 	}
 	r.skipsText(w, st)
 	if len(r.Findings) == 0 {
-		fmt.Fprintf(w, "\n%s\n", st.OK.Render("No findings."))
+		r.notEvaluatedText(w, st, width)
+		if len(r.NotEvaluated) == 0 {
+			fmt.Fprintf(w, "\n%s\n", st.OK.Render(r.verdictLine()))
+			return
+		}
+		fmt.Fprintln(w)
+		for _, l := range wrapWords(r.verdictLine(), width) {
+			fmt.Fprintf(w, "%s\n", st.Warning.Render(l))
+		}
 		return
 	}
 	r.findingsText(w, st, width)
+}
+
+// notEvaluatedText names each rule that could not look, why, and what to
+// log so that it can.
+func (r *Report) notEvaluatedText(w io.Writer, st Styles, width int) {
+	if len(r.NotEvaluated) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n%s\n", st.Warning.Render(r.notEvaluatedHead()))
+	for _, g := range r.notEvaluatedGroups() {
+		for _, l := range wrapWords(strings.Join(g.Rules, ", "), width-2) {
+			fmt.Fprintf(w, "  %s\n", st.Title.Render(l))
+		}
+		for _, l := range wrapWords("why: "+g.Why, width-4) {
+			fmt.Fprintf(w, "    %s\n", l)
+		}
+		for _, l := range wrapWords("log: "+g.Log, width-4) {
+			fmt.Fprintf(w, "    %s\n", st.Faint.Render(l))
+		}
+	}
 }
 
 func (r *Report) skipsText(w io.Writer, st Styles) {
@@ -79,6 +107,7 @@ func (r *Report) findingsText(w io.Writer, st Styles, width int) {
 	groups := groupByRule(r.Findings)
 	fmt.Fprintln(w)
 	summaryText(w, st, groups, width)
+	r.notEvaluatedText(w, st, width) // beside the summary, before the detail
 	more := 0
 	for _, g := range groups {
 		n := shown(len(g.Findings), r.Limit)
