@@ -6,23 +6,31 @@ import (
 	"github.com/idem-cli/idem/model"
 )
 
-// KeyJoinWindow is how far apart a browser's entry and a proxy's or
-// server's delivery of one key, method and route may start and still be
-// one trip: clocks of a laptop and a server disagree by a second or two.
+// KeyJoinWindow is how far apart a browser's entry or a proxy's line and
+// a delivery of one key, method and route may start and still be one
+// trip: clocks of a laptop and a server disagree by a second or two.
 const KeyJoinWindow = 5 * time.Second
 
-// joinByKey joins a browser's HAR entries that carry only the
-// Idempotency-Key (the proxy made the request id and passed it on) to the
-// delivery of the same key, method and route whose start is nearest
-// within KeyJoinWindow and that no client line joined yet. It returns how
-// many it joined.
+// joinByKey joins the lines that carry the Idempotency-Key but no request
+// id, a proxy's (its log_format wrote none, or the client sent none to
+// log) and then a browser's HAR entries (the proxy made the request id
+// and passed it on), to the delivery of the same key, method and route
+// whose start is nearest within KeyJoinWindow and that has no line of
+// that tier yet. It returns how many it joined. This runs only on built
+// intents: a line without a request id makes its intent worth a look.
 func joinByKey(in *model.Intent) int {
+	n := joinTierByKey(in, model.TierProxy)
+	return n + joinTierByKey(in, model.TierClient)
+}
+
+// joinTierByKey joins the id-less lines of tier t.
+func joinTierByKey(in *model.Intent, t model.Tier) int {
 	var entries, trips []*model.Delivery
 	for _, d := range in.Deliveries {
 		switch {
-		case d.Synthetic && d.Edge() != nil && d.Edge().Tier == model.TierClient && len(d.Observations) == 1:
+		case d.Synthetic && d.Edge() != nil && d.Edge().Tier == t && len(d.Observations) == 1:
 			entries = append(entries, d)
-		case !d.Synthetic && d.At(model.TierClient) == nil:
+		case !d.Synthetic && d.At(t) == nil && deeper(d, t):
 			trips = append(trips, d)
 		}
 	}
@@ -34,13 +42,13 @@ func joinByKey(in *model.Intent) int {
 	for _, e := range entries {
 		var best *model.Delivery
 		var bestGap time.Duration
-		for _, t := range trips {
-			if used[t] || t.Method() != e.Method() || t.Route() != e.Route() {
+		for _, tr := range trips {
+			if used[tr] || tr.Method() != e.Method() || tr.Route() != e.Route() {
 				continue
 			}
-			gap := t.Start().Sub(e.Start()).Abs()
+			gap := tr.Start().Sub(e.Start()).Abs()
 			if gap <= KeyJoinWindow && (best == nil || gap < bestGap) {
-				best, bestGap = t, gap
+				best, bestGap = tr, gap
 			}
 		}
 		if best == nil {
@@ -48,7 +56,7 @@ func joinByKey(in *model.Intent) int {
 		}
 		used[best], gone[e] = true, true
 		for _, o := range e.Observations {
-			o.RequestID = best.RequestID // the trip's id, which the proxy made
+			o.RequestID = best.RequestID // the trip's id, which the tier did not log
 		}
 		best.Observations = append(best.Observations, e.Observations...)
 		best.Total += e.Total
@@ -66,4 +74,14 @@ func joinByKey(in *model.Intent) int {
 	in.Deliveries = kept
 	in.Total -= len(gone)
 	return len(gone)
+}
+
+// deeper reports whether a tier past t saw the delivery.
+func deeper(d *model.Delivery, t model.Tier) bool {
+	for _, o := range d.Observations {
+		if o.Tier > t {
+			return true
+		}
+	}
+	return false
 }
