@@ -184,6 +184,9 @@ func (c *Correlator) add(o *model.Observation, p *prepared) {
 		c.keyHashes[di] = c.arena.add(o.KeyHash)
 	}
 	oi := c.obs.add(co)
+	if p.altHash != 0 || c.alts.len() > 0 {
+		c.addAlt(oi, p.altHash)
+	}
 	if full >= 0 {
 		c.fullObs = append(c.fullObs, oi)
 	}
@@ -194,6 +197,25 @@ func (c *Correlator) add(o *model.Observation, p *prepared) {
 		d.interesting = d.interesting || c.sameTierTwice(d, o.Tier, oi)
 	}
 	d.last = oi
+}
+
+// addAlt keeps the hash of observation oi's other request id: all the
+// join needs (see joinByAltID), in 4 bytes a line where the id would take
+// 24. The list is made when the first line carries one: most logs have
+// none, and pay nothing.
+func (c *Correlator) addAlt(oi int32, h uint32) {
+	for int32(c.alts.len()) < oi {
+		c.alts.add(0)
+	}
+	c.alts.add(h)
+}
+
+// altOf is the hash of observation i's other request id; 0 for none.
+func (c *Correlator) altOf(i int32) uint32 {
+	if int(i) >= c.alts.len() {
+		return 0
+	}
+	return *c.alts.at(i)
 }
 
 // supplied adds what o carries to its input's supply at its tier. Lines

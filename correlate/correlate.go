@@ -50,6 +50,10 @@ type Correlator struct {
 	fulls      []*model.Observation
 	deliveries chunked[cdelivery]
 	rids       chunked[aref] // each delivery's request id
+	// alts holds the hash of each observation's other request id
+	// (AltRequestID, see altHash), from the first line that carried one;
+	// empty for most logs.
+	alts chunked[uint32]
 	// extraKeys holds the keys of the few deliveries whose request id
 	// carried several (cdelivery.multiKey).
 	extraKeys map[int32][]string

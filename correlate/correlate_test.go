@@ -205,6 +205,40 @@ func TestProxyLinesJoinByKey(t *testing.T) {
 	}
 }
 
+// TestSecondIDJoins: a proxy line that logged the client's id and its
+// own joins the server's line of its own id, and goes by it; a second id
+// that names a delivery of the same tier joins nothing.
+func TestSecondIDJoins(t *testing.T) {
+	at := time.Date(2026, 11, 30, 9, 14, 2, 0, time.UTC)
+	c := NewCorrelator(nil)
+	add := func(tier model.Tier, rid, alt string, line int) {
+		c.Add(&model.Observation{Tier: tier, RequestID: rid, AltRequestID: alt, Key: "k-1", Method: "POST", Route: "/x", Status: 201,
+			Outcome: model.OutcomeOK, Time: at.Add(time.Duration(line) * time.Second), Source: model.Source{File: tier.String(), Line: line}})
+	}
+	add(model.TierClient, "client-1", "", 1)
+	add(model.TierProxy, "client-1", "nginx-1", 1)
+	add(model.TierServer, "nginx-1", "", 1)
+	add(model.TierProxy, "client-2", "nginx-2", 2)
+	add(model.TierProxy, "nginx-2", "", 3) // another proxy line of that id: no join
+	set := c.Set(nil)
+	in := set.FindIntent("k-1")
+	var got []string
+	for _, d := range in[0].Deliveries {
+		var ids []string
+		for _, o := range d.Observations {
+			ids = append(ids, o.Tier.String()+"="+o.RequestID+"/"+o.AltRequestID)
+		}
+		got = append(got, d.RequestID+":"+strings.Join(ids, ","))
+	}
+	want := []string{"nginx-1:client=client-1/,proxy=nginx-1/client-1,server=nginx-1/", "client-2:proxy=client-2/", "nginx-2:proxy=nginx-2/"}
+	if !slices.Equal(got, want) {
+		t.Errorf("deliveries\n%v, want\n%v", got, want)
+	}
+	if n := set.DeliveryCount(); n != 3 {
+		t.Errorf("%d deliveries counted, want 3", n)
+	}
+}
+
 // TestLookupsDoneLetsGoOfTheStore: once the caller is done with lookups,
 // the store is released (and Released called) once, the counts stay, and
 // only the built intents are found.

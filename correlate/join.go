@@ -18,8 +18,9 @@ const KeyJoinWindow = 5 * time.Second
 // whose start is nearest within KeyJoinWindow and that has no line of
 // that tier yet. It returns how many it joined. This runs only on built
 // intents: a line without a request id makes its intent worth a look.
-func joinByKey(in *model.Intent) int {
-	n := joinTierByKey(in, model.TierProxy)
+func joinByKey(in *model.Intent, alts map[*model.Observation]uint32) int {
+	n := joinByAltID(in, alts)
+	n += joinTierByKey(in, model.TierProxy)
 	return n + joinTierByKey(in, model.TierClient)
 }
 
@@ -80,6 +81,73 @@ func joinTierByKey(in *model.Intent, t model.Tier) int {
 func deeper(d *model.Delivery, t model.Tier) bool {
 	for _, o := range d.Observations {
 		if o.Tier > t {
+			return true
+		}
+	}
+	return false
+}
+
+// joinByAltID joins a delivery whose lines carried a second request id
+// (nginx logs its own $request_id beside the client's X-Request-Id) to
+// the delivery of the same intent that goes by that second id, where the
+// two share no tier: the id that joins the other tiers is the trip's. The
+// correlator keeps only the hash of a line's second id (alts, from
+// Correlator.altOf; nil when no line had one): the line then goes by the
+// trip's id, with its own as the other.
+func joinByAltID(in *model.Intent, alts map[*model.Observation]uint32) int {
+	if len(alts) == 0 || len(in.Deliveries) < 2 {
+		return 0
+	}
+	byHash := make(map[uint32]*model.Delivery, len(in.Deliveries))
+	for _, e := range in.Deliveries {
+		if !e.Synthetic {
+			byHash[altHash(e.RequestID)] = e
+		}
+	}
+	gone := map[*model.Delivery]bool{}
+	for _, d := range in.Deliveries {
+		if d.Synthetic {
+			continue
+		}
+		var to *model.Delivery
+		var h uint32
+		for _, o := range d.Observations {
+			if h = alts[o]; h != 0 {
+				to = byHash[h]
+				break
+			}
+		}
+		if to == nil || to == d || gone[to] || gone[d] || shareTier(d, to) {
+			continue
+		}
+		for _, o := range d.Observations {
+			if alts[o] == h {
+				o.RequestID, o.AltRequestID = to.RequestID, o.RequestID
+			}
+		}
+		to.Observations = append(to.Observations, d.Observations...)
+		to.Total += d.Total
+		sortObservations(to.Observations)
+		gone[d] = true
+	}
+	if len(gone) == 0 {
+		return 0
+	}
+	kept := in.Deliveries[:0]
+	for _, d := range in.Deliveries {
+		if !gone[d] {
+			kept = append(kept, d)
+		}
+	}
+	in.Deliveries = kept
+	in.Total -= len(gone)
+	return len(gone)
+}
+
+// shareTier reports whether two deliveries were seen by one tier.
+func shareTier(a, b *model.Delivery) bool {
+	for _, o := range a.Observations {
+		if b.At(o.Tier) != nil {
 			return true
 		}
 	}

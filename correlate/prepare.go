@@ -16,6 +16,7 @@ type prepared struct {
 	fields  model.Field
 	ridHash uint64
 	rid     packed
+	altHash uint32 // the top half of the other request id's hash; 0 for none
 	key     packed
 	client  packed
 }
@@ -31,12 +32,23 @@ func prepare(o *model.Observation, p *prepared) {
 	p.ridHash = maphash.String(idSeed, o.RequestID)
 	p.fields = model.FieldsOf(o)
 	p.rid.set(o.RequestID)
+	p.altHash = 0
+	if o.AltRequestID != "" {
+		p.altHash = altHash(o.AltRequestID)
+	}
 	p.key.set(o.Key)
 	p.client.set(o.Client)
 	p.name = 0
 	if o.Key != "" && o.Scope == "" {
 		p.name = uint32(nameSum("", p.key.stored(o.Key), int(p.key.kind)) >> 32)
 	}
+}
+
+// altHash is what the correlator keeps of a line's other request id: the
+// top half of its hash, never 0. It is compared with the ids of the other
+// deliveries of one intent, a few at a time, so 32 bits tell them apart.
+func altHash(id string) uint32 {
+	return uint32(maphash.String(idSeed, id)>>32) | 1
 }
 
 // methodCode numbers the usual methods, 0 for others: the workers work it

@@ -150,7 +150,7 @@ func (st *store) Find(q *model.KeyQuery) []*model.Intent {
 
 // release drops the compact store; the rich objects own their memory.
 func (c *Correlator) release() {
-	c.obs, c.deliveries, c.rids = chunked[cobs]{}, chunked[cdelivery]{}, chunked[aref]{}
+	c.obs, c.deliveries, c.rids, c.alts = chunked[cobs]{}, chunked[cdelivery]{}, chunked[aref]{}, chunked[uint32]{}
 	c.fulls, c.extraKeys, c.intentExtras, c.keyHashes, c.fullObs, c.singles = nil, nil, nil, nil, nil, nil
 	c.arena = arena{}
 	c.routes = interner{a: &c.arena, limit: c.routes.limit}

@@ -13,7 +13,7 @@ import (
 // key), by name or by shape.
 var combinedFormat = &Format{
 	Name: "combined", Aliases: []string{"clf", "nginx-text"}, Kind: KindText, Tier: model.TierProxy,
-	Doc:   "nginx/Apache combined text access logs, with appended fields",
+	Doc: "nginx/Apache combined text access logs, with appended fields",
 	// $request_id, not $http_x_request_id: most clients send no
 	// X-Request-Id, and nginx's own id, passed on, is the one the server
 	// logs. The recipe's config is in backquotes: a capture runs exactly

@@ -111,6 +111,40 @@ func TestSetupRecipes(t *testing.T) {
 	}
 }
 
+// With the nginx recipe, a client that sends its own X-Request-Id: nginx
+// logs it beside its own $request_id and passes its own on. The line's
+// second id is the one the server logged: one trip each, not a proxy-only
+// and a server-only half, and nothing blamed on the server.
+func TestSetupRecipeClientRequestID(t *testing.T) {
+	b := harness.StartBackend(t)
+	p := nginxRecipe(t, recipeSpans(t, "nginx"), b.Addr)
+	sent := doubleCharge(t, p.URL, b, capture.NewID)
+	p.Stop()
+	paths := []string{p.Log(recipeLog), b.LogPath}
+	checkDoubleCharge(t, paths, sent)
+	set, err := load.Files(context.Background(), paths, load.Options{Read: ingest.Options{}, Build: diagnose.DefaultOptions().Build()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range sent {
+		for _, in := range set.FindIntent(s.Key) {
+			for _, d := range in.Deliveries {
+				if d.At(model.TierProxy) == nil || d.At(model.TierServer) == nil {
+					t.Errorf("key %s: delivery %s is seen by %s alone", s.Key, d.RequestID, capture.Tiers(d))
+				}
+				if d.RequestID == s.RequestID {
+					t.Errorf("key %s: the trip goes by the client's id %s, which the server never saw", s.Key, s.RequestID)
+				}
+			}
+		}
+	}
+	for _, f := range diagnose.Run(set, diagnose.DefaultOptions()).Findings {
+		if f.Rule.ID == "request-id-not-propagated" {
+			t.Errorf("the server was blamed: %s", f.Narrative)
+		}
+	}
+}
+
 // doubleCharge sends the lesson's traffic through base, with no
 // X-Request-Id but where clientID gives one, and waits until the backend
 // has logged every request it received.
