@@ -204,6 +204,32 @@ type context struct {
 	// effectInputs are the inputs that logged an effect line; when there
 	// are none, rules count a server's 2xx answer to a write as its effect.
 	effectInputs map[string]bool
+	// newKey is retry-new-key's findings, worked out once: response-lost
+	// reads which intents they tie into a duplicate.
+	newKeyOnce sync.Once
+	newKey     []*Finding
+	duplicated map[string]bool // intent IDs a retry-new-key finding names
+}
+
+// newKeyFindings are retry-new-key's findings, worked out once.
+func (c *context) newKeyFindings() []*Finding {
+	c.newKeyOnce.Do(func() {
+		c.newKey = findNewKey(c)
+		c.duplicated = map[string]bool{}
+		for _, f := range c.newKey {
+			for _, in := range f.Intents {
+				c.duplicated[in.ID] = true
+			}
+		}
+	})
+	return c.newKey
+}
+
+// inDuplicate reports whether a retry under a new key ties the intent
+// into a duplicate.
+func (c *context) inDuplicate(in *model.Intent) bool {
+	c.newKeyFindings()
+	return c.duplicated[in.ID]
 }
 
 // Run applies every rule to the set.

@@ -110,7 +110,7 @@ func TestRulesDoc(t *testing.T) {
 // for what was sent and how each request ended).
 var provenOn = map[string][]string{
 	"response-lost":             {"nginx (nginx 1.22, a client timeout and an abort)", "caddy", "chain (Caddy → HAProxy → nginx)", "chromium (Chromium 156 via playwright-core)", "nginx-slog", "pino-http", "express-idempotency (1.0.6 with pino-http behind nginx)", "node-idempotency (@node-idempotency/core 1.0.11 with pino-http behind nginx)", "fiber (Fiber v2.52's idempotency middleware behind Caddy 2.6)"},
-	"retry-new-key":             {"nginx", "chain", "nginx-slog", "express-idempotency", "node-idempotency", "chromium-rules (a fetch timed out, then a new key)", "fiber (a warning: no tier logs payloads)", "fiber-payload-hash"},
+	"retry-new-key":             {"nginx", "chain", "nginx-slog", "express-idempotency", "node-idempotency", "chromium-rules (a fetch timed out, then a new key)", "fiber (no tier logs payloads: two order ids after a lost response)", "fiber-payload-hash"},
 	"payload-mismatch":          {"chromium (a retry under the same key with another body)", "express-idempotency (its 417 for another body)", "node-idempotency (its fingerprint mismatch, answered 422)", "fiber-payload-hash (Fiber's middleware replays the first body's 201 to another body)"},
 	"in-progress-retry":         {"express-idempotency (its bare 409 to a concurrent duplicate)", "node-idempotency (its REQUEST_IN_PROGRESS, answered 409)"},
 	"key-expired":               {"node-idempotency (a retry past a 3 s cacheTTLMS)", "fiber (a retry past the middleware's 2 s Lifetime)"},

@@ -227,6 +227,14 @@ func checkDoubleCharge(t *testing.T, paths []string, sent []capture.Sent) {
 		t.Logf("%s %s: %s", f.Severity, f.Rule.ID, f.Narrative)
 		if f.Rule.ID == "retry-new-key" && slices.Contains(f.Keys, k1) && slices.Contains(f.Keys, k2) {
 			found = true
+			// Two order ids are two effects: a fact, said first.
+			want := fmt.Sprintf("2 effects: %s, %s. ", sent[1].ResultID, sent[2].ResultID) // the replay gave the first
+			if f.Severity != diagnose.Critical || !strings.HasPrefix(f.Narrative, want) {
+				t.Errorf("the double charge told as a maybe (%s, want it to open with %q): %s", f.Severity, want, f.Narrative)
+			}
+		}
+		if slices.Contains(f.Keys, k1) && strings.Contains(f.Narrative, "contract held") {
+			t.Errorf("%s says the contract held for a key of the duplicate: %s", f.Rule.ID, f.Narrative)
 		}
 		if f.Rule.ID == "response-lost" && slices.Contains(f.Keys, k1) {
 			lost = true
