@@ -2,6 +2,10 @@ package cmd
 
 import (
 	"context"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -174,5 +178,37 @@ func TestProgressLine(t *testing.T) {
 	got := progressLine(p, 2*time.Second)
 	if got != "idem: read 400 MB of 800 MB (200 MB/s, 350k lines/s), ETA 2s" {
 		t.Errorf("progress line %q", got)
+	}
+}
+
+// TestExitCodesDocumented: README's exit-code table, `idem help
+// exit-codes` and the codes idem returns name the same codes, so none is
+// documented in one place only.
+func TestExitCodesDocumented(t *testing.T) {
+	want := []int{ExitOK, ExitFindings, ExitError, ExitInconclusive, ExitInterrupted}
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, help, _ := run(t, "", "help", "exit-codes")
+	rowRE := regexp.MustCompile(`(?m)^\| (\d+) \| `)
+	helpRE := regexp.MustCompile(`(?m)^  (\d+) +\S`)
+	for name, re := range map[string]struct {
+		re   *regexp.Regexp
+		text string
+	}{"README.md": {rowRE, string(readme)}, "idem help exit-codes": {helpRE, help}} {
+		var got []int
+		for _, m := range re.re.FindAllStringSubmatch(re.text, -1) {
+			n, _ := strconv.Atoi(m[1])
+			got = append(got, n)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s documents exit codes %v, idem returns %v", name, got, want)
+		}
+	}
+	for _, w := range []string{"not evaluated", "inconclusive"} {
+		if !strings.Contains(help, w) || !strings.Contains(string(readme), w) {
+			t.Errorf("exit 3's documentation does not say %q", w)
+		}
 	}
 }

@@ -21,12 +21,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// ExitInconclusive is diagnose's exit code when a rule that decides the
-// verdict could not look, and replay's when no answer reached the
-// contract (credentials, route, rate limit, target down); it is listed in
-// `idem help exit-codes` with the others.
-const ExitInconclusive = 3
-
 // ReplayOptions are the inputs of `idem replay`.
 type ReplayOptions struct {
 	Factory          *Factory

@@ -25,10 +25,14 @@ import (
 
 // Exit codes, documented in `idem help exit-codes`.
 const (
-	ExitOK          = 0   // no finding at or above --fail-on; every assertion held
-	ExitFindings    = 1   // findings at or above --fail-on; a replay assertion failed
-	ExitError       = 2   // bad usage, unreadable input, network error
-	ExitInterrupted = 130 // stopped by SIGINT
+	ExitOK       = 0 // no finding at or above --fail-on; every assertion held
+	ExitFindings = 1 // findings at or above --fail-on; a replay assertion failed
+	ExitError    = 2 // bad usage, unreadable input, network error
+	// ExitInconclusive: diagnose found nothing failing but a rule that
+	// decides the verdict could not look; replay's answers reached no
+	// contract (credentials, route, rate limit, target down).
+	ExitInconclusive = 3
+	ExitInterrupted  = 130 // stopped by SIGINT
 )
 
 // version is set at build time with -ldflags "-X .../cmd.version=v1.2.3".

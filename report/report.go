@@ -32,7 +32,7 @@ func (r *Report) summaryLine() string {
 	line := fmt.Sprintf("%s, %s (%d skipped, %d ignored), %s (%d unkeyed), %s (%d with findings, %d without); %s",
 		plural(s.Inputs, "input", "inputs"), plural(s.Lines, "line", "lines"), s.Skipped, s.Ignored,
 		plural(s.Deliveries, "delivery", "deliveries"), s.Unkeyed, plural(s.Intents, "intent", "intents"), s.WithFindings, s.Healthy,
-		findingCounts(s))
+		r.findingCounts())
 	if s.OwnTraffic > 0 {
 		line += fmt.Sprintf("; %s of idem replay's own traffic set apart", plural(s.OwnTraffic, "delivery", "deliveries"))
 	}
@@ -103,8 +103,13 @@ func (r *Report) notEvaluatedHead() string {
 	return fmt.Sprintf("not evaluated: %s could not look at these logs", plural(len(r.NotEvaluated), "rule", "rules"))
 }
 
-// findingCounts says how many findings there are, by severity.
-func findingCounts(s diagnose.Summary) string {
+// findingCounts says how many findings there are, by severity; "no
+// findings" alone only when every rule could look.
+func (r *Report) findingCounts() string {
+	s := r.Summary
+	if s.Findings == 0 && len(r.NotEvaluated) > 0 {
+		return fmt.Sprintf("no findings from the rules that could look (%s could not)", plural(len(r.NotEvaluated), "rule", "rules"))
+	}
 	if s.Findings == 0 {
 		return "no findings"
 	}
