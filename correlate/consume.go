@@ -224,18 +224,21 @@ func (c *Correlator) supplied(o *model.Observation, f model.Field) {
 	if i := c.lastSupply; i < len(c.supplies) && c.supplies[i].Tier == o.Tier && c.supplies[i].File == o.Source.File {
 		c.supplies[i].Fields |= f
 		c.supplies[i].Lines++
+		c.supplies[i].Saw(o.Time)
 		return
 	}
 	for i := range c.supplies {
 		if c.supplies[i].Tier == o.Tier && c.supplies[i].File == o.Source.File {
 			c.supplies[i].Fields |= f
 			c.supplies[i].Lines++
+			c.supplies[i].Saw(o.Time)
 			c.lastSupply = i
 			return
 		}
 	}
 	c.lastSupply = len(c.supplies)
 	c.supplies = append(c.supplies, model.Supply{File: strings.Clone(o.Source.File), Tier: o.Tier, Lines: 1, Fields: f})
+	c.supplies[c.lastSupply].Saw(o.Time)
 }
 
 // methodID is c.methods.id(m, ""), by the method's code where it has one.

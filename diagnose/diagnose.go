@@ -159,6 +159,24 @@ func (r *Result) Filter(fl Filter) *Result {
 	if r.set != nil && len(kept) != len(r.Findings) {
 		out.Summary = Summarise(r.set, kept)
 		out.Summary.OwnTraffic = r.Summary.OwnTraffic
+		// An intent whose findings the filters set aside was not found
+		// healthy: it is counted apart.
+		shown := map[string]bool{}
+		for _, f := range kept {
+			for _, in := range f.Intents {
+				shown[in.ID] = true
+			}
+		}
+		aside := map[string]bool{}
+		for _, f := range r.Findings {
+			for _, in := range f.Intents {
+				if !shown[in.ID] {
+					aside[in.ID] = true
+				}
+			}
+		}
+		out.Summary.FilteredOut = len(aside)
+		out.Summary.Healthy -= len(aside)
 	}
 	out.Summary.NotEvaluated, out.Summary.Inconclusive = len(ne), out.Inconclusive()
 	return out
@@ -176,10 +194,13 @@ type Summary struct {
 	Intents      int `json:"intents"`
 	Healthy      int `json:"healthy"`
 	WithFindings int `json:"with_findings"`
-	Findings     int `json:"findings"`
-	Critical     int `json:"critical"`
-	Warning      int `json:"warning"`
-	Info         int `json:"info"`
+	// FilteredOut counts the intents with findings that the filters set
+	// aside: neither shown nor healthy.
+	FilteredOut int `json:"filtered_out,omitempty"`
+	Findings    int `json:"findings"`
+	Critical    int `json:"critical"`
+	Warning     int `json:"warning"`
+	Info        int `json:"info"`
 	// ByRule counts the findings of each rule that made any.
 	ByRule       map[string]int `json:"by_rule"`
 	Tiers        []string       `json:"tiers"`

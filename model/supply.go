@@ -72,6 +72,36 @@ type Supply struct {
 	Tier   Tier
 	Lines  int // the observations of that file and tier
 	Fields Field
+	// First and Last are the earliest and latest times its lines carried:
+	// whether a --since/--until window can hold any of them.
+	First, Last time.Time
+}
+
+// Saw widens the supply's span to t; a line without a time leaves it.
+func (sp *Supply) Saw(t time.Time) {
+	if t.IsZero() {
+		return
+	}
+	if sp.First.IsZero() || t.Before(sp.First) {
+		sp.First = t
+	}
+	if t.After(sp.Last) {
+		sp.Last = t
+	}
+}
+
+// Span is the earliest and latest time any input's lines carried; zero
+// when none carried a time.
+func (s *Set) Span() (first, last time.Time) {
+	for _, sp := range s.Supplies {
+		if !sp.First.IsZero() && (first.IsZero() || sp.First.Before(first)) {
+			first = sp.First
+		}
+		if sp.Last.After(last) {
+			last = sp.Last
+		}
+	}
+	return first, last
 }
 
 // Supplied reports whether some input supplied field f at tier t

@@ -19,6 +19,10 @@ func (r *Report) Markdown(w io.Writer) {
 	fmt.Fprintf(w, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	fmt.Fprintf(w, "| %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d |\n\n", s.Inputs, s.Lines, s.Skipped, s.Ignored, s.Deliveries,
 		s.Unkeyed, s.Intents, s.WithFindings, s.Healthy, s.Critical, s.Warning, s.Info)
+	if s.FilteredOut > 0 {
+		fmt.Fprintf(w, "Filtered out: %s with findings that the filters set aside, counted neither with findings nor without.\n\n",
+			plural(s.FilteredOut, "intent", "intents"))
+	}
 	if s.OwnTraffic > 0 {
 		fmt.Fprintf(w, "%s of idem replay's own traffic (request ids idem-replay-…, probe keys) were set apart, not diagnosed.\n\n",
 			plural(s.OwnTraffic, "delivery", "deliveries"))

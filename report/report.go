@@ -29,10 +29,14 @@ type Report struct {
 // summaryLine is the one-line count of what was read and found.
 func (r *Report) summaryLine() string {
 	s := r.Summary
-	line := fmt.Sprintf("%s, %s (%d skipped, %d ignored), %s (%d unkeyed), %s (%d with findings, %d without); %s",
+	aside := ""
+	if s.FilteredOut > 0 {
+		aside = fmt.Sprintf(", %d with findings filtered out", s.FilteredOut)
+	}
+	line := fmt.Sprintf("%s, %s (%d skipped, %d ignored), %s (%d unkeyed), %s (%d with findings, %d without%s); %s",
 		plural(s.Inputs, "input", "inputs"), plural(s.Lines, "line", "lines"), s.Skipped, s.Ignored,
 		plural(s.Deliveries, "delivery", "deliveries"), s.Unkeyed, plural(s.Intents, "intent", "intents"), s.WithFindings, s.Healthy,
-		r.findingCounts())
+		aside, r.findingCounts())
 	if s.OwnTraffic > 0 {
 		line += fmt.Sprintf("; %s of idem replay's own traffic set apart", plural(s.OwnTraffic, "delivery", "deliveries"))
 	}
@@ -55,11 +59,19 @@ func (r *Report) idlessNote() string {
 }
 
 // verdictLine is what the report says when it has no finding: "No
-// findings." only when every rule could look.
+// findings." only when every rule could look and no filter set a
+// finding aside.
 func (r *Report) verdictLine() string {
-	n := len(r.NotEvaluated)
-	if n == 0 {
+	n, aside := len(r.NotEvaluated), r.Summary.FilteredOut
+	if n == 0 && aside == 0 {
 		return "No findings."
+	}
+	s := "No findings"
+	if aside > 0 {
+		s += fmt.Sprintf(" in what the filters kept (%s with findings filtered out)", plural(aside, "intent", "intents"))
+	}
+	if n == 0 {
+		return s + "."
 	}
 	decides := 0
 	for _, ne := range r.NotEvaluated {
@@ -67,7 +79,7 @@ func (r *Report) verdictLine() string {
 			decides++
 		}
 	}
-	s := fmt.Sprintf("No findings from the rules that could look; %s could not (see \"not evaluated\")", plural(n, "rule", "rules"))
+	s += fmt.Sprintf(" from the rules that could look; %s could not (see \"not evaluated\")", plural(n, "rule", "rules"))
 	if decides > 0 {
 		return s + ": inconclusive."
 	}
@@ -107,6 +119,9 @@ func (r *Report) notEvaluatedHead() string {
 // findings" alone only when every rule could look.
 func (r *Report) findingCounts() string {
 	s := r.Summary
+	if s.Findings == 0 && s.FilteredOut > 0 {
+		return "no findings in what the filters kept"
+	}
 	if s.Findings == 0 && len(r.NotEvaluated) > 0 {
 		return fmt.Sprintf("no findings from the rules that could look (%s could not)", plural(len(r.NotEvaluated), "rule", "rules"))
 	}
