@@ -92,12 +92,14 @@ type EffectJSON struct {
 	Source    string `json:"source"`
 }
 
-// RelatedJSON is an intent under another key with the same fingerprint.
+// RelatedJSON is an intent under another key tied to the one traced, as
+// idem diagnose ties them (diagnose.Result.Related).
 type RelatedJSON struct {
-	Key        string `json:"key"`
-	Deliveries int    `json:"deliveries"`
-	Effects    int    `json:"effects"`
-	Start      string `json:"start"`
+	Key        string   `json:"key"`
+	Deliveries int      `json:"deliveries"`
+	Effects    int      `json:"effects"`
+	Start      string   `json:"start"`
+	By         []string `json:"by"`
 }
 
 // ObservationToJSON converts an observation for JSON output, redacted.
@@ -117,9 +119,14 @@ func ObservationToJSON(o *model.Observation) ObservationJSON {
 func NewTraceJSON(set *model.Set, key string, intents []*model.Intent) TraceJSON {
 	doc := TraceJSON{Schema: "idem.trace/v1", Key: redact.String(key), Deliveries: []DeliveryJSON{},
 		Effects: []EffectJSON{}, Related: []RelatedJSON{}, Inputs: set.Inputs}
-	seen := map[*model.Intent]bool{}
+	seen := map[string]bool{}
 	for _, in := range intents {
-		seen[in] = true
+		seen[in.ID] = true
+	}
+	// What ties other keys to this one is what the diagnosis finds.
+	var diag *diagnose.Result
+	if len(intents) > 0 {
+		diag = diagnose.Run(set, diagnose.DefaultOptions())
 	}
 	for _, in := range intents {
 		// The effects as the diagnosis counts them, so trace and diagnose
@@ -139,13 +146,14 @@ func NewTraceJSON(set *model.Set, key string, intents []*model.Intent) TraceJSON
 			}
 			doc.Deliveries = append(doc.Deliveries, dj)
 		}
-		for _, r := range set.Related(in) {
-			if seen[r] {
+		for _, rel := range diag.Related(in) {
+			r := rel.Intent
+			if seen[r.ID] {
 				continue
 			}
-			seen[r] = true
+			seen[r.ID] = true
 			doc.Related = append(doc.Related, RelatedJSON{Key: redact.String(r.Key), Deliveries: len(r.Deliveries),
-				Effects: len(diagnose.Effects(set, r)), Start: FormatTime(r.Start())})
+				Effects: len(diagnose.Effects(set, r)), Start: FormatTime(r.Start()), By: rel.By})
 		}
 	}
 	return doc
@@ -211,12 +219,13 @@ func TraceText(w io.Writer, st Styles, set *model.Set, key string, intents []*mo
 			cell{Safe(e.Source), st.Faint.Render})
 	}
 	effects.write(w, st, 2, width)
-	fmt.Fprintf(w, "%s\n", st.Title.Render("related intents (same fingerprint, other keys)"))
+	fmt.Fprintf(w, "%s\n", st.Title.Render("related intents (tied by a finding or the same payload)"))
 	if len(doc.Related) == 0 {
 		fmt.Fprintf(w, "  %s\n", st.Faint.Render("none"))
 	}
 	for _, r := range doc.Related {
-		fmt.Fprintf(w, "  %s  %s  %d deliveries, %d effects\n", r.Start, Safe(r.Key), r.Deliveries, r.Effects)
+		fmt.Fprintf(w, "  %s  %s  %d deliveries, %d effects  %s\n", r.Start, Safe(r.Key), r.Deliveries, r.Effects,
+			st.Faint.Render("("+strings.Join(r.By, ", ")+")"))
 	}
 }
 
