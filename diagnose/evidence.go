@@ -320,7 +320,7 @@ func (e *evidence) delivery(d *model.Delivery) {
 
 func (e *evidence) sorted() []*model.Observation {
 	slices.SortStableFunc(e.list, func(a, b *model.Observation) int {
-		if c := a.Time.Compare(b.Time); c != 0 {
+		if c := a.At().Compare(b.At()); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.Tier, b.Tier)

@@ -57,6 +57,20 @@ type Observation struct {
 // End is when this tier finished with the request, where a duration is known.
 func (o *Observation) End() time.Time { return o.Time.Add(o.Duration) }
 
+// At is where the line stands on a timeline: a server's answer when it
+// was sent (its end), so that "201" never comes before the request's own
+// lines and effect; any other line when it began.
+func (o *Observation) At() time.Time {
+	if o.Tier == TierServer && o.Status > 0 && o.Duration > 0 {
+		return o.End()
+	}
+	return o.Time
+}
+
+// Spans reports whether At is the end of a span that began at Time: the
+// row then shows its duration as that span.
+func (o *Observation) Spans() bool { return !o.At().Equal(o.Time) }
+
 // Responded reports whether this tier saw a response with a status.
 func (o *Observation) Responded() bool { return o.Status > 0 && !o.Outcome.Lost() }
 

@@ -148,11 +148,7 @@ func htmlFindingOf(f *diagnose.Finding) htmlFinding {
 		hf.Day = day
 	}
 	for _, o := range f.Evidence {
-		when := FormatTime(o.Time)
-		if oneDay && !o.Time.IsZero() {
-			when = o.Time.UTC().Format("15:04:05.000Z")
-		}
-		hf.Evidence = append(hf.Evidence, htmlEvidence{Time: when, Tier: o.Tier.String(), Status: evidenceStatus(o),
+		hf.Evidence = append(hf.Evidence, htmlEvidence{Time: rowTime(o, oneDay), Tier: o.Tier.String(), Status: evidenceStatus(o),
 			RequestID: Safe(o.RequestID), Detail: strings.TrimSpace(observationExtras(unstyled, o)), Source: Safe(o.Source.String()),
 			Lost: o.Outcome.Lost(), Effect: o.Effect})
 	}

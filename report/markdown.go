@@ -126,7 +126,7 @@ func findingPicture(w io.Writer, f *diagnose.Finding) {
 			if o.Effect {
 				result += " (effect)"
 			}
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", FormatTime(o.Time), o.Tier, MD(o.RequestID), statusOrDash(o.Status),
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", FormatTime(o.At()), o.Tier, MD(o.RequestID), statusOrDash(o.Status),
 				cellOutcome(o), MD(o.Decision), result, MD(o.Source.String()))
 		}
 	}

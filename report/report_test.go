@@ -382,3 +382,25 @@ func FuzzRenderers(f *testing.F) {
 		}
 	})
 }
+
+// A server's answer stands at its end, after the lines the server wrote
+// while it ran (the effect), with its duration shown as a span: in the
+// trace and in a finding's evidence alike.
+func TestServerAnswerStandsAtItsEnd(t *testing.T) {
+	paths, _ := filepath.Glob("../fixtures/scenarios/retry-new-key/*")
+	set := loadSet(t, paths)
+	const key = "c0ffee00-1111-4222-8333-444455556666"
+	var trace bytes.Buffer
+	report.TraceText(&trace, report.NewStyles(&trace, false), set, key, set.FindIntent(key), 160)
+	r := build(t, "../fixtures/scenarios/retry-new-key/*")
+	var text bytes.Buffer
+	r.Text(&text, report.NewStyles(&text, false), 160)
+	for name, out := range map[string]string{"trace": trace.String(), "text": text.String()} {
+		effect := strings.Index(out, "14:02:17.450Z  server  -")
+		answer := strings.Index(out, "14:02:17.500Z  server  201")
+		if effect < 0 || answer < effect || strings.Contains(out, "14:02:11.309Z  server  201") ||
+			!strings.Contains(out, "6.191s from 14:02:11.309Z") {
+			t.Errorf("%s: the 201 does not stand at its end, after the effect:\n%s", name, out)
+		}
+	}
+}

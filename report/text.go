@@ -227,12 +227,7 @@ func evidenceText(w io.Writer, st Styles, label string, obs []*model.Observation
 	}
 	fmt.Fprintf(w, "%s%s\n", strings.Repeat(" ", indent), st.Faint.Render(label))
 	indent += 2
-	when := func(o *model.Observation) string {
-		if oneDay && !o.Time.IsZero() {
-			return o.Time.UTC().Format("15:04:05.000Z")
-		}
-		return FormatTime(o.Time)
-	}
+	when := func(o *model.Observation) string { return rowTime(o, oneDay) }
 	full := newGrid("time", "tier", "status", "request id", "detail", "source")
 	full.flex = 4
 	head := newGrid(full.names[:4]...)
@@ -277,14 +272,23 @@ func evidenceText(w io.Writer, st Styles, label string, obs []*model.Observation
 	}
 }
 
+// rowTime writes where a row stands on the timeline (Observation.At):
+// the clock time within one day, the full time otherwise.
+func rowTime(o *model.Observation, oneDay bool) string {
+	if oneDay && !o.At().IsZero() {
+		return o.At().UTC().Format("15:04:05.000Z")
+	}
+	return FormatTime(o.At())
+}
+
 // obsDay is the one UTC day all the observations' times fall on, if any.
 func obsDay(obs []*model.Observation) (string, bool) {
 	day := ""
 	for _, o := range obs {
-		if o.Time.IsZero() {
+		if o.At().IsZero() {
 			continue
 		}
-		d := o.Time.UTC().Format("2006-01-02")
+		d := o.At().UTC().Format("2006-01-02")
 		if day != "" && d != day {
 			return "", false
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -193,9 +194,13 @@ func TraceText(w io.Writer, st Styles, set *model.Set, key string, intents []*mo
 		if total > len(in.Deliveries) {
 			fmt.Fprintf(w, "  %s\n", st.Faint.Render(fmt.Sprintf("(the first and last %d are shown; %d in between are not)", len(in.Deliveries)/2, total-len(in.Deliveries))))
 		}
+		// Each delivery's lines in the order of their events: a server's
+		// answer at its end, after the lines it wrote meanwhile.
 		var all []*model.Observation
 		for _, d := range in.Deliveries {
+			n := len(all)
 			all = append(all, d.Observations...)
+			slices.SortStableFunc(all[n:], func(a, b *model.Observation) int { return a.At().Compare(b.At()) })
 		}
 		rows := newTraceRows(st, all, 4, width) // one alignment for the whole intent
 		for i, d := range in.Deliveries {
@@ -253,11 +258,7 @@ func newTraceRows(st Styles, obs []*model.Observation, indent, width int) *trace
 		if detail == "" && o.Message != "" {
 			detail = Safe(shorten(o.Message, 200))
 		}
-		when := FormatTime(o.Time)
-		if oneDay && !o.Time.IsZero() {
-			when = o.Time.UTC().Format("15:04:05.000Z")
-		}
-		g.add(plain(when), plain(o.Tier.String()), cell{evidenceStatus(o), statusStyle(st, o)},
+		g.add(plain(rowTime(o, oneDay)), plain(o.Tier.String()), cell{evidenceStatus(o), statusStyle(st, o)},
 			plain(detail), cell{Safe(o.Source.String()), st.Faint.Render})
 		head.add(g.rows[len(g.rows)-1][:3]...)
 	}
@@ -311,7 +312,11 @@ func statusOrDash(n int) string {
 
 func observationExtras(st Styles, o *model.Observation) string {
 	var parts []string
-	if o.Duration > 0 {
+	switch {
+	case o.Spans():
+		// The row stands at the answer; the span says when it began.
+		parts = append(parts, o.Duration.Round(time.Millisecond).String()+" from "+o.Time.UTC().Format("15:04:05.000Z"))
+	case o.Duration > 0:
 		parts = append(parts, o.Duration.Round(time.Millisecond).String())
 	}
 	if o.Detail != "" {
