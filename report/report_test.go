@@ -403,4 +403,10 @@ func TestServerAnswerStandsAtItsEnd(t *testing.T) {
 			t.Errorf("%s: the 201 does not stand at its end, after the effect:\n%s", name, out)
 		}
 	}
+	// The sequence diagram answers after the effect too.
+	var md bytes.Buffer
+	r.Markdown(&md)
+	if effect, answer := strings.Index(md.String(), "Note over S: effect tr_001"), strings.Index(md.String(), "S-->>P: 201 new tr_001"); effect < 0 || answer < effect {
+		t.Errorf("markdown: the server answers before its effect:\n%s", md.String())
+	}
 }
