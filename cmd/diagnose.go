@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -49,9 +50,14 @@ terminal and plain when piped; -o markdown is made to paste into an incident,
 (docs/report-json.md). Text, Markdown and HTML lead with a summary per rule
 and show the first --limit findings of each rule in full; JSON has them all.
 
+A rule that could not look (no tier or field to decide on) is named under
+"not evaluated" with why and what to log; "No findings." is said only when
+every rule could look.
+
 Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 usage error,
 an input that could not be read, or nothing to diagnose: no line of any
-input was recognised (see 'idem help exit-codes').`,
+input was recognised, 3 inconclusive: no finding at or above --fail-on but
+a rule that decides the verdict could not look (see 'idem help exit-codes').`,
 		Example: `  idem diagnose fixtures/incident/*
   idem diagnose -o markdown client.har access.log.gz app.jsonl > incident.md
   idem diagnose -o html --limit 20 client.har access.log.gz app.jsonl > incident.html
@@ -163,9 +169,10 @@ func runDiagnose(cmd *cobra.Command, opts *DiagnoseOptions) error {
 	}
 	missing := missingKeys(set, opts.Keys)
 	set.LookupsDone() // the rules read the built intents alone
-	res := diagnose.Run(set, opts.Rule).Filter(filter)
-	rep := &report.Report{Inputs: set.Inputs, Summary: res.Summary, Findings: res.Findings, Compact: !f.IO.IsStdoutTTY(),
-		Limit: opts.Limit}
+	full := diagnose.Run(set, opts.Rule)
+	res := full.Filter(filter)
+	rep := &report.Report{Inputs: set.Inputs, Summary: res.Summary, Findings: res.Findings, NotEvaluated: res.NotEvaluated,
+		Compact: !f.IO.IsStdoutTTY(), Limit: opts.Limit}
 	out := f.IO.Out
 	switch opts.Format {
 	case "json":
@@ -190,6 +197,9 @@ func runDiagnose(cmd *cobra.Command, opts *DiagnoseOptions) error {
 	if len(missing) > 0 && len(missing) == len(opts.Keys) {
 		return &CodeError{Code: ExitError}
 	}
+	for _, note := range filterNotes(set, full, res, filter) {
+		fmt.Fprintf(f.IO.ErrOut, "idem: %s\n", note)
+	}
 	if len(opts.Rules) > 0 && len(rep.Findings) == 0 {
 		fmt.Fprintf(f.IO.ErrOut, "idem: --rule %s found nothing in %d intents\n", report.Safe(strings.Join(opts.Rules, ",")), res.Summary.Intents)
 	}
@@ -199,7 +209,51 @@ func runDiagnose(cmd *cobra.Command, opts *DiagnoseOptions) error {
 			return &CodeError{Code: ExitFindings}
 		}
 	}
+	if res.Inconclusive() {
+		return &CodeError{Code: ExitInconclusive}
+	}
 	return nil
+}
+
+// filterNotes says where --since, --until or --tier emptied the report:
+// a window no line falls in, a tier no input has, or findings the
+// filters all set aside. A report emptied by a filter must not read as
+// a clean bill of health.
+func filterNotes(set *model.Set, full, res *diagnose.Result, fl diagnose.Filter) []string {
+	var window []string
+	if !fl.Since.IsZero() {
+		window = append(window, "--since "+fl.Since.UTC().Format(time.RFC3339))
+	}
+	if !fl.Until.IsZero() {
+		window = append(window, "--until "+fl.Until.UTC().Format(time.RFC3339))
+	}
+	named := window
+	if fl.Tier != model.TierUnknown {
+		named = append(slices.Clip(named), "--tier "+fl.Tier.String())
+	}
+	if len(named) == 0 {
+		return nil
+	}
+	var notes []string
+	if first, last := set.Span(); len(window) > 0 && !first.IsZero() &&
+		(!fl.Until.IsZero() && fl.Until.Before(first) || !fl.Since.IsZero() && fl.Since.After(last)) {
+		notes = append(notes, fmt.Sprintf("%s: no line of the inputs falls in that window (they run from %s to %s)",
+			strings.Join(window, " "), first.UTC().Format(time.RFC3339Nano), last.UTC().Format(time.RFC3339Nano)))
+	}
+	if fl.Tier != model.TierUnknown && !set.Tiers[fl.Tier] {
+		var seen []string
+		for t := model.TierClient; t <= model.TierProvider; t++ {
+			if set.Tiers[t] {
+				seen = append(seen, t.String())
+			}
+		}
+		notes = append(notes, fmt.Sprintf("--tier %s: no input has %s lines (tiers seen: %s)", fl.Tier, fl.Tier, strings.Join(seen, ", ")))
+	}
+	if base := (diagnose.Filter{Keys: fl.Keys, Rules: fl.Rules}).Apply(full.Findings); len(base) > 0 && len(res.Findings) == 0 {
+		notes = append(notes, fmt.Sprintf("%s kept none of the %d %s; the intents they name are counted apart, not healthy",
+			strings.Join(named, " "), len(base), plural(len(base), "finding", "findings")))
+	}
+	return notes
 }
 
 // missingKeys lists the --key values no intent carries, raw or hashed.

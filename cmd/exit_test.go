@@ -2,6 +2,10 @@ package cmd
 
 import (
 	"context"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -40,13 +44,16 @@ func TestExitCodes(t *testing.T) {
 		{"fail-on critical ignores warnings", "", []string{"diagnose", "--fail-on", "critical", fx + "scenarios/retry-storm/client.har", fx + "scenarios/retry-storm/nginx.jsonl", fx + "scenarios/retry-storm/orders.jsonl"}, 0, "retry-storm", ""},
 		{"info does not fail by default", "", []string{"diagnose", "--rule", "response-lost", fx + "incident/app.jsonl", fx + "incident/client.har", fx + "incident/nginx-access.jsonl"}, 0, "INFO  response-lost", ""},
 		{"fail-on info", "", []string{"diagnose", "--fail-on", "info", "--rule", "response-lost", fx + "incident/app.jsonl", fx + "incident/client.har", fx + "incident/nginx-access.jsonl"}, 1, "response-lost", ""},
-		{"stdin", `{"time":"2026-11-30T10:00:00Z","level":"INFO","msg":"request completed","request_id":"r1","method":"POST","route":"/x","status":201,"idempotency_key":"k"}` + "\n", []string{"diagnose", "-"}, 0, "1 intent", ""},
-		{"bad line is counted, not fatal", "{broken\n" + goodStdin, []string{"diagnose", "-"}, 0, "-:1  invalid JSON", ""},
+		// A server's log alone cannot show a lost response or compare
+		// payloads: no findings there is inconclusive, exit 3.
+		{"stdin", `{"time":"2026-11-30T10:00:00Z","level":"INFO","msg":"request completed","request_id":"r1","method":"POST","route":"/x","status":201,"idempotency_key":"k"}` + "\n", []string{"diagnose", "-"}, 3, "1 intent", ""},
+		{"a server's log alone is inconclusive", goodStdin, []string{"diagnose", "-"}, 3, "no client or proxy log, so no tier could see a response go missing", ""},
+		{"bad line is counted, not fatal", "{broken\n" + goodStdin, []string{"diagnose", "-"}, 3, "-:1  invalid JSON", ""},
 		{"nothing recognised is not a clean bill", "[2026-11-30T11:00:00Z] server starting\nlistening on :8080\n", []string{"diagnose", "-"}, 2, "",
 			"idem: nothing to diagnose: no line of the 1 input(s) was recognised (see 'idem help formats')"},
 		{"the unrecognised input is named with its first line", "[2026-11-30T11:00:00Z] server starting\nlistening on :8080\n", []string{"diagnose", "-"}, 2, "",
 			"idem: warning: -: no line was recognised (see 'idem help formats'); line 1: [2026-11-30T11:00:00Z] server starting"},
-		{"an unrecognised input among others is a warning", "", []string{"diagnose", fx + "incident/app.jsonl", fx + "hostile/README.md"}, 0, "2 intents",
+		{"an unrecognised input among others is a warning", "", []string{"diagnose", fx + "incident/app.jsonl", fx + "hostile/README.md"}, 3, "2 intents",
 			"warning: ../fixtures/hostile/README.md: no line was recognised"},
 		{"an input of one overlong line says why", strings.Repeat("x", 2048) + "\n", []string{"diagnose", "--max-line-bytes", "1024", "-"}, 2, "",
 			"no line was recognised (see 'idem help formats'); line 1: (line longer than 1024 bytes)"},
@@ -54,8 +61,16 @@ func TestExitCodes(t *testing.T) {
 		{"JSON about no request", `{"level":"info","msg":"server starting"}` + "\n", []string{"diagnose", "-"}, 2, "", "nothing to diagnose: no line of the 1 input(s) was about a request"},
 		{"empty input", "", []string{"diagnose", fx + "hostile/empty.jsonl"}, 2, "", "nothing to diagnose: the 1 input(s) held no line"},
 		{"nothing to trace", "listening on :8080\n", []string{"trace", "k", "-"}, 2, "", "nothing to diagnose: no line of the 1 input(s) was recognised"},
-		{"a bracketed first line hides nothing", "", []string{"diagnose", fx + "hostile/bracket-first-line.log"}, 0, "4 intents", ""},
-		{"repaired lines are said", "", []string{"diagnose", fx + "hostile/control-bytes.jsonl"}, 0, "4 intents", "control-bytes.jsonl: 2 lines read although not valid JSON (first at line 2)"},
+		{"a bracketed first line hides nothing", "", []string{"diagnose", fx + "hostile/bracket-first-line.log"}, 3, "4 intents", ""},
+		{"repaired lines are said", "", []string{"diagnose", fx + "hostile/control-bytes.jsonl"}, 3, "4 intents", "control-bytes.jsonl: 2 lines read although not valid JSON (first at line 2)"},
+		// The real capture behind nginx: its combined log alone, or the
+		// backend's log alone, cannot show a double charge; both together
+		// with the HAR-free traffic still lack payloads, and say so.
+		{"a combined access log alone is inconclusive", "", []string{"diagnose", fx + "real/nginx/access.combined.log"}, 3, "no input holds the server tier's lines", ""},
+		{"an application log alone is inconclusive", "", []string{"diagnose", fx + "real/nginx/app.jsonl"}, 3, "retry-new-key, duplicate-submission, payload-mismatch", ""},
+		{"inconclusive never says no findings", "", []string{"diagnose", fx + "real/nginx/app.jsonl"}, 3, "No findings from the rules that could look; 6 rules could not", ""},
+		{"findings win over inconclusive", "", []string{"diagnose", fx + "scenarios/retry-storm/nginx.jsonl"}, 1, "not evaluated", ""},
+		{"every rule looked: no findings is earned", "", []string{"diagnose", fx + "scenarios/healthy/client.har", fx + "scenarios/healthy/envoy.jsonl", fx + "scenarios/healthy/orders.jsonl"}, 0, "\nNo findings.\n", ""},
 		{"a one-line HAR cites the entry", "", []string{"trace", "c0ffee00-1111-4222-8333-000000000002", fx + "hostile/one-line.har"}, 0, "one-line.har:1#entries[1]", ""},
 		{"missing file", "", []string{"diagnose", fx + "nope.jsonl"}, 2, "", "idem: cannot read input ../fixtures/nope.jsonl: no such file"},
 		{"missing file among several: the others are reported", "", []string{"diagnose", fx + "incident/app.jsonl", fx + "nope.jsonl", fx + "incident/nginx-access.jsonl"}, 2,
@@ -163,5 +178,37 @@ func TestProgressLine(t *testing.T) {
 	got := progressLine(p, 2*time.Second)
 	if got != "idem: read 400 MB of 800 MB (200 MB/s, 350k lines/s), ETA 2s" {
 		t.Errorf("progress line %q", got)
+	}
+}
+
+// TestExitCodesDocumented: README's exit-code table, `idem help
+// exit-codes` and the codes idem returns name the same codes, so none is
+// documented in one place only.
+func TestExitCodesDocumented(t *testing.T) {
+	want := []int{ExitOK, ExitFindings, ExitError, ExitInconclusive, ExitInterrupted}
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, help, _ := run(t, "", "help", "exit-codes")
+	rowRE := regexp.MustCompile(`(?m)^\| (\d+) \| `)
+	helpRE := regexp.MustCompile(`(?m)^  (\d+) +\S`)
+	for name, re := range map[string]struct {
+		re   *regexp.Regexp
+		text string
+	}{"README.md": {rowRE, string(readme)}, "idem help exit-codes": {helpRE, help}} {
+		var got []int
+		for _, m := range re.re.FindAllStringSubmatch(re.text, -1) {
+			n, _ := strconv.Atoi(m[1])
+			got = append(got, n)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s documents exit codes %v, idem returns %v", name, got, want)
+		}
+	}
+	for _, w := range []string{"not evaluated", "inconclusive"} {
+		if !strings.Contains(help, w) || !strings.Contains(string(readme), w) {
+			t.Errorf("exit 3's documentation does not say %q", w)
+		}
 	}
 }

@@ -21,11 +21,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// ExitInconclusive is replay's exit code when no answer reached the
-// contract (credentials, route, rate limit, target down); it is listed in
-// `idem help exit-codes` with the others.
-const ExitInconclusive = 3
-
 // ReplayOptions are the inputs of `idem replay`.
 type ReplayOptions struct {
 	Factory          *Factory

@@ -25,10 +25,14 @@ import (
 
 // Exit codes, documented in `idem help exit-codes`.
 const (
-	ExitOK          = 0   // no finding at or above --fail-on; every assertion held
-	ExitFindings    = 1   // findings at or above --fail-on; a replay assertion failed
-	ExitError       = 2   // bad usage, unreadable input, network error
-	ExitInterrupted = 130 // stopped by SIGINT
+	ExitOK       = 0 // no finding at or above --fail-on; every assertion held
+	ExitFindings = 1 // findings at or above --fail-on; a replay assertion failed
+	ExitError    = 2 // bad usage, unreadable input, network error
+	// ExitInconclusive: diagnose found nothing failing but a rule that
+	// decides the verdict could not look; replay's answers reached no
+	// contract (credentials, route, rate limit, target down).
+	ExitInconclusive = 3
+	ExitInterrupted  = 130 // stopped by SIGINT
 )
 
 // version is set at build time with -ldflags "-X .../cmd.version=v1.2.3".
@@ -314,14 +318,19 @@ func newHelpTopic(name, short, long string) *cobra.Command {
 
 const exitCodesHelp = `idem's exit codes, as in ShellCheck and golangci-lint:
 
-  0    no finding at or above --fail-on (diagnose); every assertion held (replay)
+  0    no finding at or above --fail-on, and every rule could look (diagnose);
+       every assertion held (replay)
   1    findings at or above --fail-on (diagnose; hygiene findings such as
        secret-in-logs only with --fail-on-hygiene); the replay contract is
        broken (replay)
   2    usage error, an input that cannot be opened or was cut short (what the
        other inputs say is still reported), nothing to diagnose (no line of any
        input was recognised, or none was about a request), a network error
-  3    the replay is inconclusive: no answer reached the contract (replay)
+  3    inconclusive: no finding at or above --fail-on, but a rule that decides
+       the verdict could not look at these logs, for want of a tier or a field
+       (diagnose: the report's "not evaluated" says which, why, and what to
+       log; hygiene rules, and the worker and provider rules where those tiers
+       are not logged, do not count); no answer reached the contract (replay)
   130  interrupted (SIGINT)
 
 Scripts should treat 2 and above as "idem could not do its job". Lines that

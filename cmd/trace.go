@@ -26,7 +26,9 @@ func NewCmdTrace(f *Factory, runF func(*TraceOptions) error) *cobra.Command {
 		Long: `Show the timeline of one intent: every delivery (request id) that carried the
 Idempotency-Key KEY, each tier's observation of it (time, status or outcome,
 duration, dedup decision), the effects it made with their result ids, and
-related intents: other keys whose payload had the same fingerprint.
+related intents: other keys that idem diagnose ties to this one (a retry
+under a new key, a duplicate submission...) or whose payload had the same
+fingerprint, each with what ties it.
 
 KEY may also be the hash of a key, where servers log only "key_hash".
 With no FILE, or with -, standard input is read.`,

@@ -130,7 +130,10 @@ func sortIntents(intents []*model.Intent) {
 }
 
 // delivery builds the rich form of delivery i, from s when it is not nil.
-func (c *Correlator) delivery(i int32, key string, s *slab) *model.Delivery {
+//
+// alts, when not nil, gets the hash of each observation's other request
+// id (see joinByAltID).
+func (c *Correlator) delivery(i int32, key string, s *slab, alts map[*model.Observation]uint32) *model.Delivery {
 	cd := c.deliveries.at(i)
 	d := s.delivery()
 	rid := s.own(&c.arena, *c.rids.at(i))
@@ -143,7 +146,13 @@ func (c *Correlator) delivery(i int32, key string, s *slab) *model.Delivery {
 	items := kept.items()
 	d.Observations = s.observationList(len(items))
 	for _, j := range items {
-		d.Observations = append(d.Observations, c.materialize(j, rid, s))
+		o := c.materialize(j, rid, s)
+		d.Observations = append(d.Observations, o)
+		if alts != nil {
+			if h := c.altOf(j); h != 0 {
+				alts[o] = h
+			}
+		}
 	}
 	d.Key = s.own(&c.arena, c.deliveryKeyRef(cd))
 	if cd.multiKey {
@@ -209,14 +218,20 @@ func (c *Correlator) intent(ci *cintent, s *slab) *model.Intent {
 	}
 	items := kept.items()
 	in.Deliveries = s.deliveryList(len(items))
+	var alts map[*model.Observation]uint32
+	if len(items) > 1 && c.alts.len() > 0 {
+		alts = map[*model.Observation]uint32{}
+	}
 	for _, i := range items {
-		in.Deliveries = append(in.Deliveries, c.delivery(i, key, s))
+		in.Deliveries = append(in.Deliveries, c.delivery(i, key, s, alts))
 	}
 	// slices' sort: sort.SliceStable's reflection and allocation, once
 	// for each of tens of thousands of intents, cost more than the sorts.
 	slices.SortStableFunc(in.Deliveries, func(a, b *model.Delivery) int { return a.Start().Compare(b.Start()) })
-	if n := joinByKey(in); n > 0 {
+	if n := joinByKey(in, alts); n > 0 {
 		c.joined.Add(int64(n))
+		// A trip that took in lines of an outer tier may start earlier.
+		slices.SortStableFunc(in.Deliveries, func(a, b *model.Delivery) int { return a.Start().Compare(b.Start()) })
 	}
 	return in
 }

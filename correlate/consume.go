@@ -80,6 +80,7 @@ func (c *Correlator) add(o *model.Observation, p *prepared) {
 		return // named once the whole trace is read (spans.go)
 	}
 	c.tiers[o.Tier>>6] |= 1 << (o.Tier & 63)
+	c.supplied(o, p.fields)
 	synthetic := false
 	if id == "" {
 		switch {
@@ -186,6 +187,9 @@ func (c *Correlator) add(o *model.Observation, p *prepared) {
 		c.keyHashes[di] = c.arena.add(o.KeyHash)
 	}
 	oi := c.obs.add(co)
+	if p.altHash != 0 || c.alts.len() > 0 {
+		c.addAlt(oi, p.altHash)
+	}
 	if full >= 0 {
 		c.fullObs = append(c.fullObs, oi)
 	}
@@ -196,6 +200,48 @@ func (c *Correlator) add(o *model.Observation, p *prepared) {
 		d.interesting = d.interesting || c.sameTierTwice(d, o.Tier, oi)
 	}
 	d.last = oi
+}
+
+// addAlt keeps the hash of observation oi's other request id: all the
+// join needs (see joinByAltID), in 4 bytes a line where the id would take
+// 24. The list is made when the first line carries one: most logs have
+// none, and pay nothing.
+func (c *Correlator) addAlt(oi int32, h uint32) {
+	for int32(c.alts.len()) < oi {
+		c.alts.add(0)
+	}
+	c.alts.add(h)
+}
+
+// altOf is the hash of observation i's other request id; 0 for none.
+func (c *Correlator) altOf(i int32) uint32 {
+	if int(i) >= c.alts.len() {
+		return 0
+	}
+	return *c.alts.at(i)
+}
+
+// supplied adds what o carries to its input's supply at its tier. Lines
+// come in runs of one file and tier: the last supply is tried first.
+func (c *Correlator) supplied(o *model.Observation, f model.Field) {
+	if i := c.lastSupply; i < len(c.supplies) && c.supplies[i].Tier == o.Tier && c.supplies[i].File == o.Source.File {
+		c.supplies[i].Fields |= f
+		c.supplies[i].Lines++
+		c.supplies[i].Saw(o.Time)
+		return
+	}
+	for i := range c.supplies {
+		if c.supplies[i].Tier == o.Tier && c.supplies[i].File == o.Source.File {
+			c.supplies[i].Fields |= f
+			c.supplies[i].Lines++
+			c.supplies[i].Saw(o.Time)
+			c.lastSupply = i
+			return
+		}
+	}
+	c.lastSupply = len(c.supplies)
+	c.supplies = append(c.supplies, model.Supply{File: strings.Clone(o.Source.File), Tier: o.Tier, Lines: 1, Fields: f})
+	c.supplies[c.lastSupply].Saw(o.Time)
 }
 
 // methodID is c.methods.id(m, ""), by the method's code where it has one.

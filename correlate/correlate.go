@@ -50,6 +50,10 @@ type Correlator struct {
 	fulls      []*model.Observation
 	deliveries chunked[cdelivery]
 	rids       chunked[aref] // each delivery's request id
+	// alts holds the hash of each observation's other request id
+	// (AltRequestID, see altHash), from the first line that carried one;
+	// empty for most logs.
+	alts chunked[uint32]
 	// extraKeys holds the keys of the few deliveries whose request id
 	// carried several (cdelivery.multiKey).
 	extraKeys map[int32][]string
@@ -96,6 +100,10 @@ type Correlator struct {
 	idless [model.TierWorker]int
 	// unkeyedCount counts the deliveries without a key (see unkeyed).
 	unkeyedCount int
+	// supplies says which fields each file's lines carried at each tier;
+	// lastSupply is the one a line was last added to.
+	supplies   []model.Supply
+	lastSupply int
 }
 
 // Expect sizes the request-id index for inputs of this many bytes (about

@@ -164,6 +164,81 @@ func TestBrowserEntriesJoinByKey(t *testing.T) {
 	}
 }
 
+// TestProxyLinesJoinByKey: a proxy whose log_format writes no request id
+// (or a client that sent none to log) joins the server's trips of that
+// key, method and route by time, and the browser's id-less entries join
+// the trips after it; another route, or a proxy line far from any trip,
+// stays apart.
+func TestProxyLinesJoinByKey(t *testing.T) {
+	at := time.Date(2026, 11, 30, 9, 14, 2, 0, time.UTC)
+	c := NewCorrelator(nil)
+	add := func(tier model.Tier, rid, route string, sec float64, status int, outcome model.Outcome, line int) {
+		c.Add(&model.Observation{Tier: tier, RequestID: rid, Key: "k-1", Method: "POST", Route: route, Status: status, Outcome: outcome,
+			Time: at.Add(time.Duration(sec * float64(time.Second))), Source: model.Source{File: tier.String(), Line: line}})
+	}
+	add(model.TierProxy, "", "/v1/charges", -1, 0, model.OutcomeClientClosed, 1) // nginx's clock a second ahead
+	add(model.TierServer, "n-1", "/v1/charges", 0.01, 201, model.OutcomeOK, 1)
+	add(model.TierProxy, "", "/v1/charges", 2.5, 201, model.OutcomeOK, 2)
+	add(model.TierServer, "n-2", "/v1/charges", 2.51, 201, model.OutcomeOK, 2)
+	add(model.TierClient, "", "/v1/charges", 2.4, 201, model.OutcomeOK, 3)
+	add(model.TierProxy, "", "/v1/refunds", 2.6, 201, model.OutcomeOK, 3) // another route
+	add(model.TierProxy, "", "/v1/charges", 60, 201, model.OutcomeOK, 4)  // no trip within the window
+	set := c.Set(nil)
+	in := set.FindIntent("k-1")
+	if len(in) != 1 {
+		t.Fatalf("%d intents", len(in))
+	}
+	var got []string
+	for _, d := range in[0].Deliveries {
+		var tiers []string
+		for _, o := range d.Observations {
+			tiers = append(tiers, o.Tier.String()+"="+o.RequestID)
+		}
+		got = append(got, d.RequestID+":"+strings.Join(tiers, ","))
+	}
+	want := []string{"n-1:proxy=n-1,server=n-1", "n-2:client=n-2,proxy=n-2,server=n-2", "proxy@proxy:3:proxy=proxy@proxy:3", "proxy@proxy:4:proxy=proxy@proxy:4"}
+	if !slices.Equal(got, want) {
+		t.Errorf("deliveries\n%v, want\n%v", got, want)
+	}
+	if in[0].Deliveries[0].Lost() == nil {
+		t.Errorf("the first trip lost the proxy's 499")
+	}
+}
+
+// TestSecondIDJoins: a proxy line that logged the client's id and its
+// own joins the server's line of its own id, and goes by it; a second id
+// that names a delivery of the same tier joins nothing.
+func TestSecondIDJoins(t *testing.T) {
+	at := time.Date(2026, 11, 30, 9, 14, 2, 0, time.UTC)
+	c := NewCorrelator(nil)
+	add := func(tier model.Tier, rid, alt string, line int) {
+		c.Add(&model.Observation{Tier: tier, RequestID: rid, AltRequestID: alt, Key: "k-1", Method: "POST", Route: "/x", Status: 201,
+			Outcome: model.OutcomeOK, Time: at.Add(time.Duration(line) * time.Second), Source: model.Source{File: tier.String(), Line: line}})
+	}
+	add(model.TierClient, "client-1", "", 1)
+	add(model.TierProxy, "client-1", "nginx-1", 1)
+	add(model.TierServer, "nginx-1", "", 1)
+	add(model.TierProxy, "client-2", "nginx-2", 2)
+	add(model.TierProxy, "nginx-2", "", 3) // another proxy line of that id: no join
+	set := c.Set(nil)
+	in := set.FindIntent("k-1")
+	var got []string
+	for _, d := range in[0].Deliveries {
+		var ids []string
+		for _, o := range d.Observations {
+			ids = append(ids, o.Tier.String()+"="+o.RequestID+"/"+o.AltRequestID)
+		}
+		got = append(got, d.RequestID+":"+strings.Join(ids, ","))
+	}
+	want := []string{"nginx-1:client=client-1/,proxy=nginx-1/client-1,server=nginx-1/", "client-2:proxy=client-2/", "nginx-2:proxy=nginx-2/"}
+	if !slices.Equal(got, want) {
+		t.Errorf("deliveries\n%v, want\n%v", got, want)
+	}
+	if n := set.DeliveryCount(); n != 3 {
+		t.Errorf("%d deliveries counted, want 3", n)
+	}
+}
+
 // TestLookupsDoneLetsGoOfTheStore: once the caller is done with lookups,
 // the store is released (and Released called) once, the counts stay, and
 // only the built intents are found.

@@ -133,7 +133,7 @@ func (gr *grouper) flush() {
 func (c *Correlator) unkeyed(s *model.Set, i int32) {
 	c.unkeyedCount++
 	if d := c.deliveries.at(i); c.Build.All || d.interesting || d.synthetic {
-		s.Unkeyed = append(s.Unkeyed, c.delivery(i, "", nil))
+		s.Unkeyed = append(s.Unkeyed, c.delivery(i, "", nil, nil))
 	}
 }
 

@@ -13,8 +13,10 @@ type prepared struct {
 	plain   bool   // o can be kept compact: simple(o), and fits(o) for each value
 	notable bool   // notable(o)
 	name    uint32 // the top half of nameSum for the key alone (see namedWhileRead)
+	fields  model.Field
 	ridHash uint64
 	rid     packed
+	altHash uint32 // the top half of the other request id's hash; 0 for none
 	key     packed
 	client  packed
 }
@@ -28,13 +30,25 @@ func prepare(o *model.Observation, p *prepared) {
 	simple := simple(o) // once: plain and notable both ask
 	p.method, p.routeID, p.plain, p.notable = methodCode(o.Method), idLike(o.Route), simple && fits(o), notableSimple(o, simple)
 	p.ridHash = maphash.String(idSeed, o.RequestID)
+	p.fields = model.FieldsOf(o)
 	p.rid.set(o.RequestID)
+	p.altHash = 0
+	if o.AltRequestID != "" {
+		p.altHash = altHash(o.AltRequestID)
+	}
 	p.key.set(o.Key)
 	p.client.set(o.Client)
 	p.name = 0
 	if o.Key != "" && o.Scope == "" {
 		p.name = uint32(nameSum("", p.key.stored(o.Key), int(p.key.kind)) >> 32)
 	}
+}
+
+// altHash is what the correlator keeps of a line's other request id: the
+// top half of its hash, never 0. It is compared with the ids of the other
+// deliveries of one intent, a few at a time, so 32 bits tell them apart.
+func altHash(id string) uint32 {
+	return uint32(maphash.String(idSeed, id)>>32) | 1
 }
 
 // methodCode numbers the usual methods, 0 for others: the workers work it

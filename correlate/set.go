@@ -8,7 +8,8 @@ import "github.com/idem-cli/idem/model"
 // are most of a big log.
 func (c *Correlator) Set(inputs []*model.Input) *model.Set {
 	c.resolveSpans()
-	s, st := &model.Set{Inputs: inputs, Orphans: c.orphans, Tiers: map[model.Tier]bool{}, Idless: map[model.Tier]int{}}, &store{c: c}
+	s, st := &model.Set{Inputs: inputs, Orphans: c.orphans, Tiers: map[model.Tier]bool{}, Idless: map[model.Tier]int{},
+		Supplies: c.supplies}, &store{c: c}
 	for t, n := range c.idless {
 		if n > 0 {
 			s.Idless[model.Tier(t)] = n
@@ -150,7 +151,7 @@ func (st *store) Find(q *model.KeyQuery) []*model.Intent {
 
 // release drops the compact store; the rich objects own their memory.
 func (c *Correlator) release() {
-	c.obs, c.deliveries, c.rids = chunked[cobs]{}, chunked[cdelivery]{}, chunked[aref]{}
+	c.obs, c.deliveries, c.rids, c.alts = chunked[cobs]{}, chunked[cdelivery]{}, chunked[aref]{}, chunked[uint32]{}
 	c.fulls, c.extraKeys, c.intentExtras, c.keyHashes, c.fullObs, c.singles = nil, nil, nil, nil, nil, nil
 	c.arena = arena{}
 	c.routes = interner{a: &c.arena, limit: c.routes.limit}

@@ -77,7 +77,9 @@ type Rule struct {
 	// not about the incident: its findings do not fail --fail-on unless
 	// asked to (--fail-on-hygiene).
 	Hygiene bool
-	run     func(c *context) []*Finding
+	// reads is what the rule needs to look (see look.go).
+	reads []requirement
+	run   func(c *context) []*Finding
 }
 
 // Finding is one diagnosis with its evidence.
@@ -125,20 +127,59 @@ func DefaultOptions() Options {
 // Result is what a diagnosis found.
 type Result struct {
 	Findings []*Finding
-	Summary  Summary
-	set      *model.Set
+	// NotEvaluated lists the rules that could not look at these logs (see
+	// look.go), in catalog order.
+	NotEvaluated []NotEvaluated
+	Summary      Summary
+	set          *model.Set
+}
+
+// Inconclusive reports whether a rule that decides the verdict could not
+// look: "no findings" is then not earned.
+func (r *Result) Inconclusive() bool {
+	for _, ne := range r.NotEvaluated {
+		if ne.Rule.Decides() {
+			return true
+		}
+	}
+	return false
 }
 
 // Filter keeps the findings that pass fl, with the summary counted again
 // over them so that it describes what is shown.
 func (r *Result) Filter(fl Filter) *Result {
 	kept := fl.Apply(r.Findings)
-	if r.set == nil || len(kept) == len(r.Findings) {
-		return &Result{Findings: kept, Summary: r.Summary, set: r.set}
+	var ne []NotEvaluated
+	for _, n := range r.NotEvaluated {
+		if len(fl.Rules) == 0 || slices.Contains(fl.Rules, n.Rule.ID) {
+			ne = append(ne, n)
+		}
 	}
-	sum := Summarise(r.set, kept)
-	sum.OwnTraffic = r.Summary.OwnTraffic
-	return &Result{Findings: kept, Summary: sum, set: r.set}
+	out := &Result{Findings: kept, NotEvaluated: ne, Summary: r.Summary, set: r.set}
+	if r.set != nil && len(kept) != len(r.Findings) {
+		out.Summary = Summarise(r.set, kept)
+		out.Summary.OwnTraffic = r.Summary.OwnTraffic
+		// An intent whose findings the filters set aside was not found
+		// healthy: it is counted apart.
+		shown := map[string]bool{}
+		for _, f := range kept {
+			for _, in := range f.Intents {
+				shown[in.ID] = true
+			}
+		}
+		aside := map[string]bool{}
+		for _, f := range r.Findings {
+			for _, in := range f.Intents {
+				if !shown[in.ID] {
+					aside[in.ID] = true
+				}
+			}
+		}
+		out.Summary.FilteredOut = len(aside)
+		out.Summary.Healthy -= len(aside)
+	}
+	out.Summary.NotEvaluated, out.Summary.Inconclusive = len(ne), out.Inconclusive()
+	return out
 }
 
 // Summary counts what was read and what was found.
@@ -153,10 +194,13 @@ type Summary struct {
 	Intents      int `json:"intents"`
 	Healthy      int `json:"healthy"`
 	WithFindings int `json:"with_findings"`
-	Findings     int `json:"findings"`
-	Critical     int `json:"critical"`
-	Warning      int `json:"warning"`
-	Info         int `json:"info"`
+	// FilteredOut counts the intents with findings that the filters set
+	// aside: neither shown nor healthy.
+	FilteredOut int `json:"filtered_out,omitempty"`
+	Findings    int `json:"findings"`
+	Critical    int `json:"critical"`
+	Warning     int `json:"warning"`
+	Info        int `json:"info"`
 	// ByRule counts the findings of each rule that made any.
 	ByRule       map[string]int `json:"by_rule"`
 	Tiers        []string       `json:"tiers"`
@@ -168,6 +212,10 @@ type Summary struct {
 	// OwnTraffic counts the deliveries idem replay and its probes sent,
 	// which the rules do not diagnose.
 	OwnTraffic int `json:"idem_traffic_deliveries,omitempty"`
+	// NotEvaluated counts the rules that could not look at these logs;
+	// Inconclusive says one of them decides the verdict (exit 3).
+	NotEvaluated int  `json:"rules_not_evaluated"`
+	Inconclusive bool `json:"inconclusive"`
 }
 
 // context is what a rule reads.
@@ -177,6 +225,32 @@ type context struct {
 	// effectInputs are the inputs that logged an effect line; when there
 	// are none, rules count a server's 2xx answer to a write as its effect.
 	effectInputs map[string]bool
+	// newKey is retry-new-key's findings, worked out once: response-lost
+	// reads which intents they tie into a duplicate.
+	newKeyOnce sync.Once
+	newKey     []*Finding
+	duplicated map[string]bool // intent IDs a retry-new-key finding names
+}
+
+// newKeyFindings are retry-new-key's findings, worked out once.
+func (c *context) newKeyFindings() []*Finding {
+	c.newKeyOnce.Do(func() {
+		c.newKey = findNewKey(c)
+		c.duplicated = map[string]bool{}
+		for _, f := range c.newKey {
+			for _, in := range f.Intents {
+				c.duplicated[in.ID] = true
+			}
+		}
+	})
+	return c.newKey
+}
+
+// inDuplicate reports whether a retry under a new key ties the intent
+// into a duplicate.
+func (c *context) inDuplicate(in *model.Intent) bool {
+	c.newKeyFindings()
+	return c.duplicated[in.ID]
 }
 
 // Run applies every rule to the set.
@@ -275,7 +349,9 @@ func Run(set *model.Set, opts Options) *Result {
 		findings[i] = all[i].f
 	}
 	sum.OwnTraffic = own
-	return &Result{Findings: findings, Summary: sum, set: whole}
+	res := &Result{Findings: findings, NotEvaluated: notEvaluated(set, findings), Summary: sum, set: whole}
+	res.Summary.NotEvaluated, res.Summary.Inconclusive = len(res.NotEvaluated), res.Inconclusive()
+	return res
 }
 
 // compareJoined is strings.Compare(strings.Join(a, ","), strings.Join(b, ",")).

@@ -22,7 +22,16 @@ func rulesDoc(t *testing.T) string {
 	b.WriteString("`idem diagnose` runs every rule below over the correlated intents. Each has a\n")
 	b.WriteString("stable ID (use it with `--rule`), a usual severity, the four columns of the\n")
 	b.WriteString("diagnosis table, the evidence it needs, and an example from `fixtures/scenarios/`.\n")
-	b.WriteString("A rule that lacks its evidence says nothing; the report names missing tiers.\n\n")
+	b.WriteString("A rule that lacks its evidence says nothing, and the report says so: each rule\n")
+	b.WriteString("declares what it must read to look (its \"To look\" line below), the inputs\n")
+	b.WriteString("say which tiers and fields they supplied, and a rule that could not look and\n")
+	b.WriteString("found nothing is listed under \"not evaluated\" (`not_evaluated` in JSON) with\n")
+	b.WriteString("why and what to log. \"No findings.\" is said only when every rule could look.\n\n")
+	b.WriteString("Every rule but the hygiene one (`secret-in-logs`) decides the verdict: when one\n")
+	b.WriteString("could not look and no finding fails `--fail-on`, `idem diagnose` exits 3,\n")
+	b.WriteString("inconclusive. The rules of the worker and provider tiers are evaluated only\n")
+	b.WriteString("where those tiers are logged: most systems have neither, and their absence is\n")
+	b.WriteString("no gap in the evidence of the others.\n\n")
 	b.WriteString("This page is generated from the catalog: `go test ./diagnose -run TestRulesDoc -update`.\n")
 	b.WriteString("Each rule lives in its own `diagnose/rule_*.go` with this documentation, and its\n")
 	b.WriteString("minimal cases (log lines that must make it fire, and near misses that must not)\n")
@@ -59,6 +68,9 @@ func rulesDoc(t *testing.T) string {
 				tiers = append(tiers, n.String())
 			}
 			fmt.Fprintf(&b, "It needs the %s tier.\n", strings.Join(tiers, ", "))
+		}
+		if reads := r.Reads(); len(reads) > 0 {
+			fmt.Fprintf(&b, "To look, it reads: %s.\n", strings.Join(reads, "; "))
 		}
 		if r.Example == "" {
 			continue
@@ -98,7 +110,7 @@ func TestRulesDoc(t *testing.T) {
 // for what was sent and how each request ended).
 var provenOn = map[string][]string{
 	"response-lost":             {"nginx (nginx 1.22, a client timeout and an abort)", "caddy", "chain (Caddy → HAProxy → nginx)", "chromium (Chromium 156 via playwright-core)", "nginx-slog", "pino-http", "express-idempotency (1.0.6 with pino-http behind nginx)", "node-idempotency (@node-idempotency/core 1.0.11 with pino-http behind nginx)", "fiber (Fiber v2.52's idempotency middleware behind Caddy 2.6)", "nginx-winston (winston with express-winston, read by the vocabulary)", "nginx-restify (bunyan with restify)", "nginx-monolog (Monolog's context)", "nginx-rails (lograge)", "nginx-logback (logstash-logback-encoder)"},
-	"retry-new-key":             {"nginx", "chain", "nginx-slog", "express-idempotency", "node-idempotency", "chromium-rules (a fetch timed out, then a new key)", "fiber (a warning: no tier logs payloads)", "fiber-payload-hash", "nginx-winston", "nginx-flask (python-json-logger)", "nginx-morgan"},
+	"retry-new-key":             {"nginx", "chain", "nginx-slog", "express-idempotency", "node-idempotency", "chromium-rules (a fetch timed out, then a new key)", "fiber (no tier logs payloads: two order ids after a lost response)", "fiber-payload-hash", "nginx-winston", "nginx-flask (python-json-logger)", "nginx-morgan"},
 	"payload-mismatch":          {"chromium (a retry under the same key with another body)", "express-idempotency (its 417 for another body)", "node-idempotency (its fingerprint mismatch, answered 422)", "fiber-payload-hash (Fiber's middleware replays the first body's 201 to another body)", "nginx-winston (express-winston's logged bodies)", "nginx-structlog-stdlib (the service's logged fingerprints)"},
 	"in-progress-retry":         {"express-idempotency (its bare 409 to a concurrent duplicate)", "node-idempotency (its REQUEST_IN_PROGRESS, answered 409)"},
 	"key-expired":               {"node-idempotency (a retry past a 3 s cacheTTLMS)", "fiber (a retry past the middleware's 2 s Lifetime)"},

@@ -170,6 +170,49 @@ func serverStart(d *model.Delivery) time.Time {
 	return d.Start()
 }
 
+// coarse reports whether a line comes from a log that writes its times to
+// the second: two events less than a second apart cannot be ordered, and
+// a gap computed from them is no measure.
+func (c *context) coarse(obs ...*model.Observation) bool {
+	for _, o := range obs {
+		if o != nil && !o.Time.IsZero() && !c.set.Precise(o) {
+			return true
+		}
+	}
+	return false
+}
+
+// serverLines are the server's observations of the deliveries: what
+// serverStart and completedAt read.
+func serverLines(ds ...*model.Delivery) []*model.Observation {
+	var out []*model.Observation
+	for _, d := range ds {
+		for _, o := range d.Observations {
+			if o.Tier == model.TierServer {
+				out = append(out, o)
+			}
+		}
+	}
+	return out
+}
+
+// gapText says how long after one event another came: "1.592s later";
+// or, where the logs cannot order them (times to the second, or the
+// clocks of two tiers disagreeing), that they cannot, rather than a
+// negative or falsely precise gap.
+func gapText(gap time.Duration, coarse bool) string {
+	switch {
+	case coarse && gap.Abs() < 2*time.Second:
+		return "within the same second or two (the log writes its times to the second, too coarse to measure the gap)"
+	case gap < 0:
+		return "at about the same time (its time reads " + gap.Abs().Round(time.Millisecond).String() +
+			" earlier: the clocks or the logs' resolution cannot order the two)"
+	case coarse:
+		return "about " + gap.Round(time.Second).String() + " later (times to the second)"
+	}
+	return gap.Round(time.Millisecond).String() + " later"
+}
+
 // hhmmss writes a time for narratives; evidence tables carry full dates.
 func hhmmss(t time.Time) string {
 	var b [16]byte
@@ -277,7 +320,7 @@ func (e *evidence) delivery(d *model.Delivery) {
 
 func (e *evidence) sorted() []*model.Observation {
 	slices.SortStableFunc(e.list, func(a, b *model.Observation) int {
-		if c := a.Time.Compare(b.Time); c != 0 {
+		if c := a.At().Compare(b.At()); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.Tier, b.Tier)

@@ -117,3 +117,25 @@ func FuzzCompareJoined(f *testing.F) {
 		}
 	})
 }
+
+// A gap is measured only where the logs can measure it: never negative,
+// never to the millisecond from times written to the second.
+func TestGapText(t *testing.T) {
+	for _, tt := range []struct {
+		gap    time.Duration
+		coarse bool
+		want   string
+	}{
+		{1592 * time.Millisecond, false, "1.592s later"},
+		{25*time.Minute + 39806*time.Millisecond, false, "25m39.806s later"},
+		{-1500 * time.Millisecond, false, "at about the same time (its time reads 1.5s earlier: the clocks or the logs' resolution cannot order the two)"},
+		{0, true, "within the same second or two (the log writes its times to the second, too coarse to measure the gap)"},
+		{-time.Second, true, "within the same second or two (the log writes its times to the second, too coarse to measure the gap)"},
+		{1107 * time.Millisecond, true, "within the same second or two (the log writes its times to the second, too coarse to measure the gap)"},
+		{3400 * time.Millisecond, true, "about 3s later (times to the second)"},
+	} {
+		if got := gapText(tt.gap, tt.coarse); got != tt.want {
+			t.Errorf("gapText(%v, %v) = %q, want %q", tt.gap, tt.coarse, got, tt.want)
+		}
+	}
+}

@@ -20,7 +20,8 @@ var attemptScopedKey = &Rule{
 	Evidence:   "Keys that differ only by an attempt suffix (`:attempt-2`, `-try3`), or different keys on the attempts of one Temporal activity (WorkflowID + ActivityID).",
 	Example:    "attempt-scoped-key",
 	Needs:      []model.Tier{model.TierWorker},
-	run:        runAttemptScopedKey,
+
+	run: runAttemptScopedKey,
 }
 
 // attemptSuffix matches the part of a key that names an attempt. The word

@@ -17,6 +17,7 @@ var duplicateSubmission = &Rule{
 	Evidence:   "What `retry-new-key` reads (intents under different keys with one payload, method, route and client within `--retry-window`, each with an effect), but every earlier delivery was seen to get its 2xx at the client or the proxy: no failure came before the second.",
 	Example:    "duplicate-submission",
 	Needs:      []model.Tier{model.TierServer},
+	reads:      []requirement{needKeys, needEffects, needPayloads},
 	run:        runDuplicateSubmission,
 }
 

@@ -17,6 +17,7 @@ var externalDuplicate = &Rule{
 	Evidence:   "Two or more provider-tier calls or effects for one intent while the server and worker tiers recorded at most one effect.",
 	Example:    "external-duplicate",
 	Needs:      []model.Tier{model.TierProvider},
+	reads:      []requirement{needKeys},
 	run:        runExternalDuplicate,
 }
 

@@ -18,6 +18,7 @@ var inProgressRetry = &Rule{
 	Evidence:   "A delivery answered \"in progress\": a decision such as `in_progress`, or 409 with `Retry-After` or an in-progress state; or, where the server logs no state (express-idempotency's bare 409 `Conflict`), a 409, 425, 429 or 503 while an earlier delivery of the key was still in flight with the same payload (\"likely\" when no tier logged the payloads; another payload is a mismatch). Critical (stuck) when no effect, `completed` state or server 2xx for the key follows.",
 	Example:    "in-progress-stuck",
 	Needs:      []model.Tier{model.TierServer},
+	reads:      []requirement{needKeys, needServerAnswers},
 	run:        runInProgress,
 }
 

@@ -19,12 +19,22 @@ var keyExpired = &Rule{
 	Evidence:   "A delivery of a key that had completed made another effect afterwards (not concurrently), or was decided `new` after completion.",
 	Example:    "key-expired",
 	Needs:      []model.Tier{model.TierServer},
+	reads:      []requirement{needKeys, needEffects},
 	run:        runKeyExpired,
 }
 
-// noExpiry is a gap between a completion and a second effect too short
-// for a key's expiry to explain it.
-const noExpiry = time.Minute
+// gapSpan names a gap as a length: "3.229s", "about 3s", or "a second or
+// two" where the logs cannot measure it (times to the second, or a gap
+// that reads negative).
+func gapSpan(gap time.Duration, coarse bool) string {
+	switch {
+	case coarse && gap.Abs() < 2*time.Second, gap < 0:
+		return "a second or two"
+	case coarse:
+		return "about " + gap.Round(time.Second).String()
+	}
+	return gap.Round(time.Millisecond).String()
+}
 
 func runKeyExpired(c *context) []*Finding {
 	var out []*Finding
@@ -38,21 +48,23 @@ func runKeyExpired(c *context) []*Finding {
 			ev.delivery(p.first)
 			ev.delivery(p.second)
 			gap := serverStart(p.second).Sub(completedAt(c, p.first))
-			n := fmt.Sprintf("Key %s completed at %s (%s), and delivery %s %s later was run again and made %s",
+			coarse := c.coarse(serverLines(p.first, p.second)...)
+			n := fmt.Sprintf("Key %s completed at %s (%s), and delivery %s %s was run again and made %s",
 				in.Key, hhmmss(completedAt(c, p.first)), resultList(uniqueResults(c.effects(p.first))), p.second.RequestID,
-				gap.Round(1e6), resultList(uniqueResults(c.effects(p.second))))
+				gapText(gap, coarse), resultList(uniqueResults(c.effects(p.second))))
+			// What the key store did is read from the server's own
+			// answers, never from a retention idem would have to assume.
 			switch kept := storedBetween(c, in, p.first, p.second); {
 			case kept != nil:
 				// A replay in between shows the key was stored and
 				// checked: it was forgotten after that, however soon.
 				ev.delivery(kept)
 				at := serverStart(kept)
-				n += fmt.Sprintf("; delivery %s at %s got the stored result, so the key was stored and checked, and was forgotten in the %s that followed (its retention is shorter than that)",
-					kept.RequestID, hhmmss(at), serverStart(p.second).Sub(at).Round(1e6))
-			case gap < noExpiry:
-				// No key store forgets a key that fast: the evidence says
-				// the key was not stored or not checked, not that it expired.
-				n += fmt.Sprintf("; %s is too soon for any expiry, so the key was most likely never stored or never checked (no dedup at all)", gap.Round(1e6))
+				n += fmt.Sprintf("; delivery %s at %s got the stored result, so the key was stored and checked, and was forgotten at most %s after that (its retention is shorter)",
+					kept.RequestID, hhmmss(at), gapSpan(serverStart(p.second).Sub(at), coarse))
+			default:
+				n += fmt.Sprintf("; no delivery in between got the stored result, so the logs cannot tell a key kept for less than %s from one never stored or never checked",
+					gapSpan(gap, coarse))
 			}
 			f = &Finding{Severity: Critical, Intents: []*model.Intent{in}, Evidence: ev.sorted(), Narrative: n + "."}
 			break
@@ -79,7 +91,14 @@ func storedBetween(c *context, in *model.Intent, first, second *model.Delivery) 
 		if d == first || d == second || len(c.effects(d)) > 0 {
 			continue
 		}
-		if at := serverStart(d); at.Before(done) || !at.Before(rerun) {
+		// A log that writes seconds may date a replay a moment before the
+		// completion it replays (Fiber's ${time}, refreshed twice a
+		// second): within its resolution, it is between.
+		slack := time.Duration(0)
+		if c.coarse(serverLines(d, first)...) {
+			slack = time.Second
+		}
+		if at := serverStart(d); at.Before(done.Add(-slack)) || !at.Before(rerun) {
 			continue
 		}
 		// A server that marks no replay and names no result (Fiber's

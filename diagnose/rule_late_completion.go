@@ -19,7 +19,8 @@ var lateCompletion = &Rule{
 	Evidence:   "A worker line `Activity complete after timeout.`, or an activity attempt that reported completion after the next attempt had begun.",
 	Example:    "late-completion",
 	Needs:      []model.Tier{model.TierWorker},
-	run:        runLateCompletion,
+
+	run: runLateCompletion,
 }
 
 func runLateCompletion(c *context) []*Finding {

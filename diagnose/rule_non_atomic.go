@@ -19,6 +19,7 @@ var nonAtomicReservation = &Rule{
 	Evidence:   "One key with one fingerprint and two or more deliveries that made effects, the later one starting (at the same tier's clock) before the earlier one finished.",
 	Example:    "non-atomic-reservation",
 	Needs:      []model.Tier{model.TierServer},
+	reads:      []requirement{needKeys, needEffects, needPreciseServer},
 	run:        runNonAtomic,
 }
 

@@ -2,6 +2,8 @@ package diagnose
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/idem-cli/idem/model"
 )
@@ -14,9 +16,10 @@ var payloadMismatch = &Rule{
 	Hypothesis: "The key was reused for a new command (a bug in key generation, or a client editing the form and resending).",
 	Check:      "Compare the canonical payloads and fingerprints of the deliveries under the key.",
 	Action:     "Answer a conflict (409, or 422/400 by the contract) before the business effect; make a new key when the content changes.",
-	Evidence:   "One key whose deliveries carry different fingerprints at one tier. Critical when the second payload made an effect or got a success (a replay for a different command); warning when the server answered 400/409/417/422 first.",
+	Evidence:   "One key whose deliveries carry different fingerprints at one tier. Critical when the second payload made an effect or got a success (a replay for a different command); warning when the server answered 400/409/417/422 first. Where no tier logged both payloads, the server's own answer (a warning, \"likely\"): a later delivery of a key answered 422, or 400 or 409 saying the payload differs, after an earlier delivery of the key that was not refused.",
 	Example:    "payload-mismatch",
 	Needs:      []model.Tier{model.TierServer},
+	reads:      []requirement{needKeys, needPayloads},
 	run:        runPayloadMismatch,
 }
 
@@ -37,6 +40,9 @@ func runPayloadMismatch(c *context) []*Finding {
 			}
 		}
 		if other == nil {
+			if f := refusedReuse(c, in); f != nil {
+				out = append(out, f)
+			}
 			continue
 		}
 		var ev evidence
@@ -64,4 +70,77 @@ func runPayloadMismatch(c *context) []*Finding {
 		out = append(out, f)
 	}
 	return out
+}
+
+// mismatchWords are what a library's refusal says when a key came back
+// with another payload ("Idempotency-Key reused with a different
+// request body", "fingerprint mismatch").
+var mismatchWords = []string{"mismatch", "different", "does not match", "doesn't match", "reused", "fingerprint"}
+
+// refusedReuse reads a mismatch from the server's own answer where no
+// tier logged both payloads: after a delivery of the key that was not
+// refused, another answered 422 (the status the IETF draft gives a key
+// reused with another payload), or 400 or 409 saying so. With both
+// payloads logged and equal, such an answer is about something else.
+func refusedReuse(c *context, in *model.Intent) *Finding {
+	if len(in.Deliveries) < 2 || comparable(in) {
+		return nil
+	}
+	for i, d := range in.Deliveries[1:] {
+		o := mismatchAnswer(d)
+		if o == nil || len(c.effects(d)) > 0 {
+			continue
+		}
+		var before *model.Delivery
+		for _, e := range in.Deliveries[:i+1] {
+			if !slices.ContainsFunc(e.Observations, func(o *model.Observation) bool { return o.Status >= 400 && o.Status < 500 }) {
+				before = e
+			}
+		}
+		if before == nil {
+			continue
+		}
+		var ev evidence
+		ev.delivery(before)
+		ev.delivery(d)
+		return &Finding{Severity: Warning, Intents: []*model.Intent{in}, Evidence: ev.sorted(), Narrative: fmt.Sprintf(
+			"Key %s first came at %s (delivery %s), then delivery %s was answered %d at %s, the server's refusal of a key reused with another payload: likely a mismatch (no tier logged both payloads, so they cannot be compared); the server refused it before the effect, as the contract asks.",
+			in.Key, hhmmss(before.Start()), before.RequestID, d.RequestID, o.Status, hhmmss(o.End()))}
+	}
+	return nil
+}
+
+// mismatchAnswer returns the line where the server (or the edge, for
+// it) refused a delivery as a key reused with another payload.
+func mismatchAnswer(d *model.Delivery) *model.Observation {
+	if inProgress(d) != nil {
+		return nil
+	}
+	for _, o := range d.Observations {
+		switch {
+		case o.Status == 422:
+			return o
+		case o.Status == 400 || o.Status == 409:
+			text := strings.ToLower(o.Message + " " + o.Detail + " " + o.Decision + " " + o.State)
+			if slices.ContainsFunc(mismatchWords, func(w string) bool { return strings.Contains(text, w) }) {
+				return o
+			}
+		}
+	}
+	return nil
+}
+
+// comparable reports whether two deliveries of in logged their payloads'
+// fingerprints at one tier.
+func comparable(in *model.Intent) bool {
+	seen := map[model.Tier]int{}
+	for _, d := range in.Deliveries {
+		for t := range d.Fingerprints() {
+			seen[t]++
+			if seen[t] > 1 {
+				return true
+			}
+		}
+	}
+	return false
 }

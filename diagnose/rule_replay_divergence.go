@@ -17,6 +17,7 @@ var replayDivergence = &Rule{
 	Evidence:   "A later delivery with the same key and fingerprint, without an effect of its own, whose server status or result id differs from the original's.",
 	Example:    "replay-divergence",
 	Needs:      []model.Tier{model.TierServer},
+	reads:      []requirement{needKeys, needServerAnswers},
 	run:        runReplayDivergence,
 }
 

@@ -18,6 +18,7 @@ var requestIDNotPropagated = &Rule{
 	Evidence:   "A key whose deliveries seen only by the proxy and deliveries seen only by the server overlap in time, pairwise, with no request id in common.",
 	Example:    "request-id-not-propagated",
 	Needs:      []model.Tier{model.TierProxy, model.TierServer},
+	reads:      []requirement{needProxyServerIDs},
 	run:        runRequestIDNotPropagated,
 }
 

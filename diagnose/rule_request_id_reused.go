@@ -17,6 +17,7 @@ var requestIDReused = &Rule{
 	Action:     "Generate a new request id per delivery and keep the Idempotency-Key for the intent.",
 	Evidence:   "One request id seen with two keys, or at one tier at times more than five minutes apart.",
 	Example:    "request-id-reused",
+	reads:      []requirement{needRequestIDs},
 	run:        runRequestIDReused,
 }
 

@@ -17,6 +17,7 @@ var responseLost = &Rule{
 	Evidence:   "A delivery whose outermost tier lost the response (HAR status 0 or `_error`, proxy 499/504/502, Envoy DC/UT/UC, Traefik/Caddy 499), or whose server logged that it could not write it (`write: broken pipe`, `EPIPE`, `ECONNRESET`, `context canceled`, `BrokenPipeError`, Node's `aborted`), while the same delivery made an effect or got a 2xx at the server. Severity is info when a later delivery with the same key got the stored result and the intent made one effect.",
 	Example:    "response-lost",
 	Needs:      []model.Tier{model.TierServer},
+	reads:      []requirement{needKeys, needLossWitness, needJoin, needEffects},
 	run:        runResponseLost,
 }
 
@@ -116,7 +117,11 @@ func runResponseLost(c *context) []*Finding {
 			n = strconv.AppendInt(n, int64(edgeResponse(recovered).Status), 10)
 			n = append(n, ", "...)
 			n = appendResults(n, nonEmpty(recovered.ResultID()))
-			n = append(n, "), so the contract held."...)
+			if c.inDuplicate(in) {
+				n = append(n, ")"...)
+			} else {
+				n = append(n, "), so the contract held."...)
+			}
 		case reused != nil && len(in.Deliveries) == 1:
 			// The client resent its request id with the retry, so both
 			// trips are one delivery (request-id-reused says so): the
@@ -140,6 +145,15 @@ func runResponseLost(c *context) []*Finding {
 			n = appendPlural(n, effectCount(effects), "effect", "effects")
 			n = append(n, " in all ("...)
 			n = append(appendResults(n, results), ")."...)
+		}
+		if f.Severity == Info && c.inDuplicate(in) {
+			// The key kept its promise, but the caller also retried under
+			// another key: the loss was not recovered, it was doubled.
+			f.Severity = Warning
+			if n[len(n)-1] != '.' {
+				n = append(n, '.')
+			}
+			n = append(n, " This key made one effect, but a retry under another key made another: a duplicate (retry-new-key)."...)
 		}
 		if len(lost) > 1 {
 			n = append(n, ' ')

@@ -19,7 +19,18 @@ var responseLostCases = ruleCases{
 			server("r1").key("k-1").at(0.5).effect("ord_1"),
 			proxy("r2").key("k-1").post().at(40).status(201),
 			server("r2").key("k-1").post().at(40.1).status(201).decision("replay").result("ord_1"),
-		}, want: []want{{severity: diagnose.Info, keys: []string{"k-1"}, says: "got the stored result"}}},
+		}, want: []want{{severity: diagnose.Info, keys: []string{"k-1"}, says: "got the stored result (201, ord_1), so the contract held."}}},
+		// The same-key retry got the stored result, but the caller also
+		// retried under a new key: the intent is part of a duplicate, and
+		// the loss no longer counts as recovered.
+		{name: "a stored result, and a second effect under a new key", obs: []ob{
+			proxy("r1").key("k-1").post().from("10.0.0.7").at(0).took(2).status(499).upstream(201).outcome(model.OutcomeClientClosed),
+			server("r1").key("k-1").post().at(0.01).took(2.5).status(201).result("ch_1"),
+			proxy("r2").key("k-1").post().from("10.0.0.7").at(3).took(0.1).status(201),
+			server("r2").key("k-1").post().at(3.01).took(0.05).status(201).result("ch_1").replayed(),
+			proxy("r3").key("k-2").post().from("10.0.0.7").at(4).took(0.1).status(201),
+			server("r3").key("k-2").post().at(4.01).took(0.05).status(201).result("ch_2"),
+		}, want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "got the stored result (201, ch_1). This key made one effect, but a retry under another key made another: a duplicate (retry-new-key)."}}},
 		{name: "nginx logged the server's 201 behind its 499", obs: []ob{
 			proxy("r1").key("k-1").post().at(0).took(2).status(499).upstream(201).outcome(model.OutcomeClientClosed),
 		}, want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "the proxy logged the server's 201"}}},

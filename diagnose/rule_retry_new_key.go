@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,9 +19,10 @@ var retryNewKey = &Rule{
 	Hypothesis: "The retry did not carry the first attempt's Idempotency-Key, so the server saw a new intent.",
 	Check:      "Compare the keys, fingerprints and effect records of the intents; find where the client makes its key.",
 	Action:     "Stop blind retries; create the key once per user action, before the first attempt, and reuse it on every retry.",
-	Evidence:   "Two or more intents under different keys whose deliveries share a payload fingerprint (compared within one tier), method and route, from the same client where known, starting within `--retry-window`, each with an effect.",
+	Evidence:   "Two or more intents under different keys whose deliveries share a payload fingerprint (compared within one tier), method and route, from the same client where known, starting within `--retry-window`, each with an effect. Where no tier logged payloads: a delivery that lost its response after the server answered, then, within a minute, the same client's write to the same method and route under a new key that the server answered too; critical when the two made two result ids (two effects are a fact, said first; only the payloads' being one is likely), a warning otherwise. A same-key retry's recovery of the first key is then not told as the contract holding.",
 	Example:    "retry-new-key",
 	Needs:      []model.Tier{model.TierServer},
+	reads:      []requirement{needKeys, needEffects, either(needPayloads, needLikelyRetry)},
 	run:        runRetryNewKey,
 }
 
@@ -40,7 +42,11 @@ func intentSignatures(in *model.Intent) []string {
 	return sigs
 }
 
-func runRetryNewKey(c *context) (out []*Finding) {
+func runRetryNewKey(c *context) []*Finding { return c.newKeyFindings() }
+
+// findNewKey is retry-new-key's work: the clusters of one payload under
+// several keys, then the likely ones where no payload was logged.
+func findNewKey(c *context) (out []*Finding) {
 	reported := map[string]bool{}
 	defer func() { out = append(out, likelyNewKey(c, reported)...) }()
 	for _, cl := range newKeyClusters(c) {
@@ -304,15 +310,33 @@ func likelyNewKey(c *context, reported map[string]bool) []*Finding {
 			var ev evidence
 			ev.delivery(o.d)
 			ev.delivery(nd)
-			n = append(n[:0], "At "...)
+			// Two result ids are two effects: a fact, whatever the
+			// payloads. What the logs cannot show is that the payloads
+			// were one.
+			var effects []*model.Observation
+			for _, in := range []*model.Intent{o.in, next} {
+				for _, d := range in.Deliveries {
+					effects = append(effects, c.effects(d)...)
+				}
+			}
+			results := uniqueResults(effects)
+			proven := len(results) >= 2
+			n = n[:0]
+			if proven {
+				n = strconv.AppendInt(n, int64(len(results)), 10)
+				n = append(n, " effects: "...)
+				n = appendResults(n, results)
+				n = append(n, ". "...)
+			}
+			n = append(n, "At "...)
 			n = appendHHMMSS(n, o.when)
 			n = append(n, " delivery "...)
 			n = append(n, o.d.RequestID...)
 			n = append(n, " (key "...)
 			n = append(n, o.in.Key...)
 			n = append(n, ") lost its response after the server answered, and "...)
-			n = append(n, start.Sub(o.when).Round(time.Millisecond).String()...)
-			n = append(n, " later the same client "...)
+			n = append(n, gapText(start.Sub(o.when), c.coarse(o.d.Edge(), nd.Edge()))...)
+			n = append(n, " the same client "...)
 			n = append(n, o.d.Client()...)
 			n = append(n, " sent "...)
 			n = append(n, nd.Method()...)
@@ -320,8 +344,14 @@ func likelyNewKey(c *context, reported map[string]bool) []*Finding {
 			n = append(n, nd.Route()...)
 			n = append(n, " under a new key "...)
 			n = append(n, next.Key...)
-			n = append(n, ", which the server answered too; no tier logged the payloads, so this is a likely, not a proven, retry under a new key."...)
-			out = append(out, &Finding{Severity: Warning, Intents: []*model.Intent{o.in, next}, Narrative: string(n), Evidence: ev.sorted()})
+			sev := Warning
+			if proven {
+				sev = Critical
+				n = append(n, ", which made another effect; no tier logged the payloads, so that the two were one payload is likely, not shown."...)
+			} else {
+				n = append(n, ", which the server answered too; no tier logged the payloads, so this is a likely, not a proven, retry under a new key."...)
+			}
+			out = append(out, &Finding{Severity: sev, Intents: []*model.Intent{o.in, next}, Narrative: string(n), Evidence: ev.sorted()})
 			break
 		}
 	}

@@ -32,6 +32,14 @@ var retryNewKeyCases = ruleCases{
 			proxy("r1").key("k-1").post().from("10.0.0.7").at(0).took(2).status(499).upstream(201).outcome(model.OutcomeClientClosed),
 			proxy("r2").key("k-2").post().from("10.0.0.7").at(20).status(201),
 		}, want: []want{{severity: diagnose.Warning, keys: []string{"k-1", "k-2"}, says: "likely, not a proven"}}},
+		// Two result ids are two effects: a fact, said first; only the
+		// payloads' being one is likely.
+		{name: "no payloads logged, but two result ids after a loss", obs: []ob{
+			proxy("r1").key("k-1").post().from("10.0.0.7").at(0).took(2).status(499).upstream(201).outcome(model.OutcomeClientClosed),
+			server("r1").key("k-1").post().at(0.01).took(2.5).status(201).result("ch_1"),
+			proxy("r2").key("k-2").post().from("10.0.0.7").at(20).took(0.1).status(201),
+			server("r2").key("k-2").post().at(20.01).took(0.05).status(201).result("ch_2"),
+		}, want: []want{{severity: diagnose.Critical, keys: []string{"k-1", "k-2"}, says: "2 effects: ch_1, ch_2. At "}}},
 		{name: "new keys from a counter that ends in 'entry'", obs: []ob{
 			server("r1").key("basket-entry-41").post().at(0).status(201).fp("sha256:aaaa"),
 			server("r2").key("basket-entry-42").post().at(60).status(201).fp("sha256:aaaa"),

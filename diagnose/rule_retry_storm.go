@@ -16,6 +16,7 @@ var retryStorm = &Rule{
 	Action:     "Give the intent one overall deadline and budget shared by every layer; back off with jitter; show 'outcome unknown' when it runs out.",
 	Evidence:   "An intent with more deliveries than `--retry-budget`, or deliveries later than `--deadline` after the first.",
 	Example:    "retry-storm",
+	reads:      []requirement{needKeys},
 	run:        runRetryStorm,
 }
 

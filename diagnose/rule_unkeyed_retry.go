@@ -18,6 +18,7 @@ var unkeyedRetry = &Rule{
 	Evidence:   "POST or PATCH deliveries without a key, with one fingerprint, method and route (and client where known), within `--retry-window`, where an earlier one lost its response and two or more made effects.",
 	Example:    "unkeyed-retry",
 	Needs:      []model.Tier{model.TierServer},
+	reads:      []requirement{needEffects, needPayloads, needLossWitness},
 	run:        runUnkeyedRetry,
 }
 

@@ -9,8 +9,10 @@ import (
 // Caddy's JSON access logs (the http.log.access logger).
 var caddyFormat = &Format{
 	Name: "caddy", Kind: KindJSON, Tier: model.TierProxy,
-	Doc:   "Caddy JSON access logs",
-	Setup: "log { output file access.json; format json } logs the request headers, X-Request-Id and Idempotency-Key among them; add request_header X-Request-Id {http.request.uuid} (when absent) so the server logs the same id.",
+	Doc: "Caddy JSON access logs",
+	// The recipe's config is in backquotes: a capture runs exactly that
+	// (internal/harness's TestSetupRecipes).
+	Setup: "`format json` in the site's log block logs the request headers, X-Request-Id and Idempotency-Key among them; `request_header X-Request-Id {http.request.uuid}` before reverse_proxy gives the server an id for every request (Caddy logs the headers as they came, so its lines join the server's by key, method, route and time).",
 	match: func(r *record) bool {
 		return r.has("request") && (r.has("resp_headers") || r.has("logger") && r.has("duration") && r.has("status"))
 	},

@@ -133,6 +133,7 @@ func LoadConfig(path string) (*Config, error) {
 var mappable = map[string]func(o *model.Observation, v string){
 	"time":            func(o *model.Observation, v string) { o.Time, _ = model.ParseTime(v) },
 	"request_id":      func(o *model.Observation, v string) { o.RequestID = v },
+	"alt_request_id":  func(o *model.Observation, v string) { o.AltRequestID = v },
 	"key":             func(o *model.Observation, v string) { o.Key = model.NormalizeKey(v) },
 	"key_hash":        func(o *model.Observation, v string) { o.KeyHash = v },
 	"method":          func(o *model.Observation, v string) { o.Method = httpMethod(v) },

@@ -33,7 +33,7 @@ func TestFormats(t *testing.T) {
 		{
 			name: "nginx json 499 with upstream commit",
 			line: `{"time_iso8601":"2026-11-30T09:14:04+00:00","msec":"1796030044.512","request_id":"8f3e","http_x_request_id":"r-1","http_idempotency_key":"\"k-1\"","request_method":"POST","request_uri":"/v1/orders?token=abc","status":"499","request_time":"2.398","upstream_status":"201","upstream_addr":"10.0.0.1:80","remote_addr":"198.51.100.23"}`,
-			want: model.Observation{Format: "nginx", Tier: model.TierProxy, RequestID: "r-1", Key: "k-1", Method: "POST", Route: "/v1/orders",
+			want: model.Observation{Format: "nginx", Tier: model.TierProxy, RequestID: "r-1", AltRequestID: "8f3e", Key: "k-1", Method: "POST", Route: "/v1/orders",
 				Status: 0, UpstreamStatus: 201, Outcome: model.OutcomeClientClosed, Duration: 2398 * time.Millisecond, Client: "198.51.100.23", Detail: "499 client closed request",
 				Time: time.UnixMilli(1796030044512 - 2398).UTC()},
 		},

@@ -11,8 +11,10 @@ import (
 // nginx's own variable names.
 var nginxFormat = &Format{
 	Name: "nginx", Kind: KindJSON, Tier: model.TierProxy,
-	Doc:   "nginx JSON access logs keyed by nginx variable names (log_format escape=json)",
-	Setup: "log_format idem escape=json '{\"time_iso8601\":\"$time_iso8601\",\"msec\":\"$msec\",\"request_time\":\"$request_time\",\"remote_addr\":\"$remote_addr\",\"request_id\":\"$request_id\",\"http_x_request_id\":\"$http_x_request_id\",\"http_idempotency_key\":\"$http_idempotency_key\",\"request_method\":\"$request_method\",\"request_uri\":\"$request_uri\",\"status\":\"$status\",\"upstream_status\":\"$upstream_status\"}'; and proxy_set_header X-Request-Id $request_id; so the server logs the same id.",
+	Doc: "nginx JSON access logs keyed by nginx variable names (log_format escape=json)",
+	// The recipe's config is in backquotes: a capture runs exactly that
+	// (internal/harness's TestSetupRecipes).
+	Setup: "`log_format idem escape=json '{\"time_iso8601\":\"$time_iso8601\",\"msec\":\"$msec\",\"request_time\":\"$request_time\",\"remote_addr\":\"$remote_addr\",\"request_id\":\"$request_id\",\"http_x_request_id\":\"$http_x_request_id\",\"http_idempotency_key\":\"$http_idempotency_key\",\"request_method\":\"$request_method\",\"request_uri\":\"$request_uri\",\"status\":\"$status\",\"upstream_status\":\"$upstream_status\"}';` and, where it proxies, `proxy_set_header X-Request-Id $request_id;` so the server logs nginx's own id (a client's X-Request-Id is logged beside it).",
 	match: func(r *record) bool {
 		return r.count("request_uri", "request_method", "http_idempotency_key", "http_x_request_id", "upstream_status",
 			"request_time", "msec", "time_iso8601", "time_local", "remote_addr", "body_bytes_sent", "upstream_response_time",
@@ -43,14 +45,19 @@ var nginxFormat = &Format{
 			`"request_uri":"/v1/orders","status":"499","request_time":"2.398","upstream_addr":"10.0.2.15:8080","upstream_status":"201",` +
 			`"upstream_response_time":"2.390"}`,
 		Want: model.Observation{Tier: model.TierProxy, Format: "nginx", Method: "POST", Route: "/v1/orders", UpstreamStatus: 201,
-			Outcome: model.OutcomeClientClosed, RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", Key: "0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41",
+			Outcome: model.OutcomeClientClosed, RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", AltRequestID: "14fe277217966d99b9a47cbebced2b9c",
+			Key:  "0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41",
 			Time: mustTime("2026-11-30T09:14:02.114Z"), Duration: 2_398_000_000},
 	}},
 }
 
 // nginx's variable names (and aliases seen in real templates).
 var (
+	// The client's X-Request-Id first, then nginx's own id: a line with
+	// both goes by the first and keeps the second as its other id, and
+	// the correlator takes the one the other tiers logged.
 	pNginxRID        = newPaths("http_x_request_id", "x_request_id", "request_id", "req_id")
+	pNginxOwnRID     = newPaths("request_id", "req_id")
 	pNginxKey        = newPaths("http_idempotency_key", "idempotency_key", "http_x_idempotency_key", "idem_key")
 	pNginxMethod     = newPaths("request_method", "method")
 	pNginxURI        = newPaths("request_uri", "uri", "path")
@@ -70,6 +77,9 @@ var (
 
 func extractNginx(p *Parser, r *record, o *model.Observation) bool {
 	o.RequestID = r.strs(pNginxRID)
+	if own := r.strs(pNginxOwnRID); own != "" && own != o.RequestID {
+		o.AltRequestID = own
+	}
 	o.Key = model.NormalizeKey(r.strs(pNginxKey))
 	o.Method = httpMethod(r.strs(pNginxMethod))
 	o.Route = routePath(r.strs(pNginxURI))

@@ -386,7 +386,7 @@ func (p *Parser) finish(o *model.Observation) {
 	// stored back costs a write barrier while the collector runs.
 	if max(len(o.Route), len(o.Decision), len(o.State), len(o.Detail), len(o.Client), len(o.ActivityType),
 		len(o.RequestID), len(o.Key), len(o.KeyHash), len(o.Scope), len(o.Fingerprint), len(o.ResultID),
-		len(o.WorkflowID), len(o.RunID), len(o.ActivityID), len(o.Message), len(o.Method), len(o.Labels)) > MaxField {
+		len(o.WorkflowID), len(o.RunID), len(o.ActivityID), len(o.Message), len(o.Method), len(o.Labels), len(o.AltRequestID)) > MaxField {
 		capFields(o)
 	}
 	if p.KeepRaw {
@@ -408,6 +408,7 @@ func capFields(o *model.Observation) {
 	o.Client = capLen(o.Client)
 	o.ActivityType = capLen(o.ActivityType)
 	o.RequestID = capLen(o.RequestID)
+	o.AltRequestID = capLen(o.AltRequestID)
 	o.Key = capLen(o.Key)
 	o.KeyHash = capLen(o.KeyHash)
 	o.Scope = capLen(o.Scope)

@@ -22,19 +22,25 @@ type Observation struct {
 	Outcome        Outcome
 	Detail         string // the raw signal behind the outcome: "DC", "net::ERR_TIMED_OUT", "CH--"
 
-	RequestID   string
-	Key         string // Idempotency-Key as sent (quotes of the structured-field form removed)
-	KeyHash     string // a normalised identifier of the key, when the raw key is not logged
-	Scope       string // extra scope values (tenant, account) from configured fields
-	Decision    string // the dedup decision: new, replay, conflict, in_progress, ...
-	State       string // the key record's state: in_progress, completed, ...
-	Fingerprint string // fingerprint of the significant payload
-	ResultID    string
-	Replayed    bool // the response carried a replay marker (Idempotent-Replayed: true)
-	RetryAfter  bool // the response asked the client to come back later
-	Effect      bool // this line records a business effect
-	Attempt     int
-	Client      string // who sent it, where known (remote address)
+	RequestID string
+	// AltRequestID is another request id the line carried (nginx's own
+	// $request_id beside the client's X-Request-Id): the delivery's id is
+	// whichever of the two the other tiers logged. The correlator keeps
+	// only what joins by it: in a Set, a line that joined its trip by it
+	// goes by it, with its own id here; the others have it empty.
+	AltRequestID string
+	Key          string // Idempotency-Key as sent (quotes of the structured-field form removed)
+	KeyHash      string // a normalised identifier of the key, when the raw key is not logged
+	Scope        string // extra scope values (tenant, account) from configured fields
+	Decision     string // the dedup decision: new, replay, conflict, in_progress, ...
+	State        string // the key record's state: in_progress, completed, ...
+	Fingerprint  string // fingerprint of the significant payload
+	ResultID     string
+	Replayed     bool // the response carried a replay marker (Idempotent-Replayed: true)
+	RetryAfter   bool // the response asked the client to come back later
+	Effect       bool // this line records a business effect
+	Attempt      int
+	Client       string // who sent it, where known (remote address)
 
 	WorkflowID   string
 	RunID        string
@@ -51,6 +57,20 @@ type Observation struct {
 // End is when this tier finished with the request, where a duration is known.
 func (o *Observation) End() time.Time { return o.Time.Add(o.Duration) }
 
+// At is where the line stands on a timeline: a server's answer when it
+// was sent (its end), so that "201" never comes before the request's own
+// lines and effect; any other line when it began.
+func (o *Observation) At() time.Time {
+	if o.Tier == TierServer && o.Status > 0 && o.Duration > 0 {
+		return o.End()
+	}
+	return o.Time
+}
+
+// StandsAtEnd reports whether At is the end of a span that began at Time: the
+// row then shows its duration as that span.
+func (o *Observation) StandsAtEnd() bool { return !o.At().Equal(o.Time) }
+
 // Responded reports whether this tier saw a response with a status.
 func (o *Observation) Responded() bool { return o.Status > 0 && !o.Outcome.Lost() }
 
@@ -58,7 +78,7 @@ func (o *Observation) Responded() bool { return o.Status > 0 && !o.Outcome.Lost(
 // not keep the reader's buffer its strings point into.
 func (o *Observation) Clone() *Observation {
 	cp := *o
-	for _, f := range []*string{&cp.Format, &cp.Method, &cp.Route, &cp.Detail, &cp.RequestID, &cp.Key, &cp.KeyHash, &cp.Scope,
+	for _, f := range []*string{&cp.Format, &cp.Method, &cp.Route, &cp.Detail, &cp.RequestID, &cp.AltRequestID, &cp.Key, &cp.KeyHash, &cp.Scope,
 		&cp.Decision, &cp.State, &cp.Fingerprint, &cp.ResultID, &cp.Client, &cp.WorkflowID, &cp.RunID, &cp.ActivityID,
 		&cp.ActivityType, &cp.Message, &cp.Labels, &cp.Source.File} {
 		*f = strings.Clone(*f)

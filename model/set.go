@@ -31,6 +31,9 @@ type Set struct {
 	Idless map[Tier]int
 	// Tiers records which tiers appear anywhere in the inputs.
 	Tiers map[Tier]bool
+	// Supplies says which fields each input's lines carried at each tier,
+	// in the order first seen: what the rules could read.
+	Supplies []Supply
 	// Store reaches what was counted but not built; nil when Built and
 	// Unkeyed are everything (a set made by hand).
 	Store Store
@@ -114,36 +117,5 @@ func (s *Set) FindIntent(key string) []*Intent {
 		}
 		return strings.Compare(a.ID, b.ID)
 	})
-	return out
-}
-
-// Related returns intents under other keys whose deliveries share a
-// fingerprint (at the same tier) with in: candidates for a retry that did
-// not carry the first key.
-func (s *Set) Related(in *Intent) []*Intent {
-	mine := map[string]bool{}
-	for _, d := range in.Deliveries {
-		for t, fp := range d.Fingerprints() {
-			mine[t.String()+fp] = true
-		}
-	}
-	if len(mine) == 0 {
-		return nil
-	}
-	var out []*Intent
-	for _, other := range s.Built {
-		if other == in {
-			continue
-		}
-	found:
-		for _, d := range other.Deliveries {
-			for t, fp := range d.Fingerprints() {
-				if mine[t.String()+fp] {
-					out = append(out, other)
-					break found
-				}
-			}
-		}
-	}
 	return out
 }

@@ -37,7 +37,14 @@ type htmlDoc struct {
 	Groups   []htmlGroup
 	Day      string
 	Findings int
+	// NotEvaluated are the rules that could not look; Verdict is what
+	// stands in for the findings when there are none.
+	NotEvaluated []htmlNotEvaluated
+	NotEvalHead  string
+	Verdict      string
 }
+
+type htmlNotEvaluated struct{ Rule, Why, Log string }
 
 type htmlInput struct {
 	Path, Format, Tier string
@@ -101,7 +108,10 @@ func (r *Report) HTML(w io.Writer) error {
 	groups := groupByRule(r.Findings)
 	day, oneDay := sameDay(groups)
 	doc := htmlDoc{Summary: "idem diagnose: " + r.summaryLine(), Tiers: strings.Join(r.Summary.Tiers, ", "),
-		Missing: strings.Join(r.Summary.MissingTiers, ", "), Findings: len(r.Findings)}
+		Missing: strings.Join(r.Summary.MissingTiers, ", "), Findings: len(r.Findings), Verdict: r.verdictLine(), NotEvalHead: r.notEvaluatedHead()}
+	for _, g := range r.notEvaluatedGroups() {
+		doc.NotEvaluated = append(doc.NotEvaluated, htmlNotEvaluated{Rule: strings.Join(g.Rules, ", "), Why: g.Why, Log: g.Log})
+	}
 	if oneDay {
 		doc.Day = day
 	}
@@ -138,11 +148,7 @@ func htmlFindingOf(f *diagnose.Finding) htmlFinding {
 		hf.Day = day
 	}
 	for _, o := range f.Evidence {
-		when := FormatTime(o.Time)
-		if oneDay && !o.Time.IsZero() {
-			when = o.Time.UTC().Format("15:04:05.000Z")
-		}
-		hf.Evidence = append(hf.Evidence, htmlEvidence{Time: when, Tier: o.Tier.String(), Status: evidenceStatus(o),
+		hf.Evidence = append(hf.Evidence, htmlEvidence{Time: rowTime(o, oneDay), Tier: o.Tier.String(), Status: evidenceStatus(o),
 			RequestID: Safe(o.RequestID), Detail: strings.TrimSpace(observationExtras(unstyled, o)), Source: Safe(o.Source.String()),
 			Lost: o.Outcome.Lost(), Effect: o.Effect})
 	}

@@ -21,6 +21,25 @@ type ReportJSON struct {
 	Inputs   []InputJSON      `json:"inputs"`
 	Summary  diagnose.Summary `json:"summary"`
 	Findings []FindingJSON    `json:"findings"`
+	// NotEvaluated names the rules that could not look, why, and what to
+	// log to make them decidable.
+	NotEvaluated []NotEvaluatedJSON `json:"not_evaluated"`
+}
+
+// NotEvaluatedJSON is a rule that could not look at these logs.
+type NotEvaluatedJSON struct {
+	Rule    string `json:"rule"`
+	Decides bool   `json:"decides"`
+	Why     string `json:"why"`
+	ToLog   string `json:"log"`
+}
+
+func notEvaluatedJSON(list []diagnose.NotEvaluated) []NotEvaluatedJSON {
+	out := []NotEvaluatedJSON{}
+	for _, ne := range list {
+		out = append(out, NotEvaluatedJSON{Rule: ne.Rule.ID, Decides: ne.Rule.Decides(), Why: ne.Why, ToLog: ne.Log})
+	}
+	return out
 }
 
 // InputJSON summarises one input.
@@ -157,8 +176,13 @@ func (r *Report) JSON(w io.Writer) error {
 		}
 		fmt.Fprintf(bw, "%s%q%s%s,%s", in1, part.name, sep, b.Bytes(), nl)
 	}
+	var tail bytes.Buffer // after the findings: the rules that could not look
+	if err := r.encodeTo(&tail, notEvaluatedJSON(r.NotEvaluated), in1); err != nil {
+		return err
+	}
+	end := "," + nl + in1 + `"not_evaluated"` + sep + tail.String() + nl + "}\n"
 	if len(r.Findings) == 0 {
-		bw.WriteString(in1 + `"findings"` + sep + "[]" + nl + "}\n")
+		bw.WriteString(in1 + `"findings"` + sep + "[]" + end)
 		return bw.Flush()
 	}
 	bw.WriteString(in1 + `"findings"` + sep + "[" + nl)
@@ -182,7 +206,7 @@ func (r *Report) JSON(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	bw.WriteString(in1 + "]" + nl + "}\n")
+	bw.WriteString(in1 + "]" + end)
 	return bw.Flush()
 }
 

@@ -19,6 +19,10 @@ func (r *Report) Markdown(w io.Writer) {
 	fmt.Fprintf(w, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	fmt.Fprintf(w, "| %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d |\n\n", s.Inputs, s.Lines, s.Skipped, s.Ignored, s.Deliveries,
 		s.Unkeyed, s.Intents, s.WithFindings, s.Healthy, s.Critical, s.Warning, s.Info)
+	if s.FilteredOut > 0 {
+		fmt.Fprintf(w, "Filtered out: %s with findings that the filters set aside, counted neither with findings nor without.\n\n",
+			plural(s.FilteredOut, "intent", "intents"))
+	}
 	if s.OwnTraffic > 0 {
 		fmt.Fprintf(w, "%s of idem replay's own traffic (request ids idem-replay-…, probe keys) were set apart, not diagnosed.\n\n",
 			plural(s.OwnTraffic, "delivery", "deliveries"))
@@ -41,8 +45,14 @@ func (r *Report) Markdown(w io.Writer) {
 		}
 	}
 	fmt.Fprintln(w)
+	if len(r.NotEvaluated) > 0 {
+		fmt.Fprintf(w, "\n### Not evaluated\n\n%s:\n\n| rule | why | what to log |\n|---|---|---|\n", MD(strings.TrimPrefix(r.notEvaluatedHead(), "not evaluated: ")))
+		for _, g := range r.notEvaluatedGroups() {
+			fmt.Fprintf(w, "| `%s` | %s | %s |\n", strings.Join(g.Rules, "`, `"), MD(g.Why), MD(g.Log))
+		}
+	}
 	if len(r.Findings) == 0 {
-		fmt.Fprintf(w, "\nNo findings.\n")
+		fmt.Fprintf(w, "\n%s\n", MD(r.verdictLine()))
 		return
 	}
 	r.findingsMarkdown(w)
@@ -116,7 +126,7 @@ func findingPicture(w io.Writer, f *diagnose.Finding) {
 			if o.Effect {
 				result += " (effect)"
 			}
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", FormatTime(o.Time), o.Tier, MD(o.RequestID), statusOrDash(o.Status),
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", FormatTime(o.At()), o.Tier, MD(o.RequestID), statusOrDash(o.Status),
 				cellOutcome(o), MD(o.Decision), result, MD(o.Source.String()))
 		}
 	}

@@ -16,6 +16,8 @@ type Report struct {
 	Inputs   []*model.Input
 	Summary  diagnose.Summary
 	Findings []*diagnose.Finding
+	// NotEvaluated lists the rules that could not look at these logs.
+	NotEvaluated []diagnose.NotEvaluated
 	// Compact writes JSON on one line (for pipes) instead of indented.
 	Compact bool
 	// Limit is how many findings of each rule text, Markdown and HTML show
@@ -27,10 +29,14 @@ type Report struct {
 // summaryLine is the one-line count of what was read and found.
 func (r *Report) summaryLine() string {
 	s := r.Summary
-	line := fmt.Sprintf("%s, %s (%d skipped, %d ignored), %s (%d unkeyed), %s (%d with findings, %d without); %s",
+	aside := ""
+	if s.FilteredOut > 0 {
+		aside = fmt.Sprintf(", %d with findings filtered out", s.FilteredOut)
+	}
+	line := fmt.Sprintf("%s, %s (%d skipped, %d ignored), %s (%d unkeyed), %s (%d with findings, %d without%s); %s",
 		plural(s.Inputs, "input", "inputs"), plural(s.Lines, "line", "lines"), s.Skipped, s.Ignored,
 		plural(s.Deliveries, "delivery", "deliveries"), s.Unkeyed, plural(s.Intents, "intent", "intents"), s.WithFindings, s.Healthy,
-		findingCounts(s))
+		aside, r.findingCounts())
 	if s.OwnTraffic > 0 {
 		line += fmt.Sprintf("; %s of idem replay's own traffic set apart", plural(s.OwnTraffic, "delivery", "deliveries"))
 	}
@@ -52,8 +58,73 @@ func (r *Report) idlessNote() string {
 	return "no request id and no key: " + strings.Join(parts, ", ") + " joined nothing; make that tier log them (the format's setup in 'idem help formats' and docs/formats.md)"
 }
 
-// findingCounts says how many findings there are, by severity.
-func findingCounts(s diagnose.Summary) string {
+// verdictLine is what the report says when it has no finding: "No
+// findings." only when every rule could look and no filter set a
+// finding aside.
+func (r *Report) verdictLine() string {
+	n, aside := len(r.NotEvaluated), r.Summary.FilteredOut
+	if n == 0 && aside == 0 {
+		return "No findings."
+	}
+	s := "No findings"
+	if aside > 0 {
+		s += fmt.Sprintf(" in what the filters kept (%s with findings filtered out)", plural(aside, "intent", "intents"))
+	}
+	if n == 0 {
+		return s + "."
+	}
+	decides := 0
+	for _, ne := range r.NotEvaluated {
+		if ne.Rule.Decides() {
+			decides++
+		}
+	}
+	s += fmt.Sprintf(" from the rules that could look; %s could not (see \"not evaluated\")", plural(n, "rule", "rules"))
+	if decides > 0 {
+		return s + ": inconclusive."
+	}
+	return s + "."
+}
+
+// notEvaluatedGroup is the rules that could not look for one reason.
+type notEvaluatedGroup struct {
+	Rules    []string
+	Why, Log string
+}
+
+// notEvaluatedGroups gathers the rules that could not look by why and
+// what to log, in catalog order: ten rules missing one tier are one line.
+func (r *Report) notEvaluatedGroups() []notEvaluatedGroup {
+	var out []notEvaluatedGroup
+	at := map[[2]string]int{}
+	for _, ne := range r.NotEvaluated {
+		k := [2]string{ne.Why, ne.Log}
+		i, ok := at[k]
+		if !ok {
+			i = len(out)
+			at[k] = i
+			out = append(out, notEvaluatedGroup{Why: ne.Why, Log: ne.Log})
+		}
+		out[i].Rules = append(out[i].Rules, ne.Rule.ID)
+	}
+	return out
+}
+
+// notEvaluatedHead introduces the rules that could not look.
+func (r *Report) notEvaluatedHead() string {
+	return fmt.Sprintf("not evaluated: %s could not look at these logs", plural(len(r.NotEvaluated), "rule", "rules"))
+}
+
+// findingCounts says how many findings there are, by severity; "no
+// findings" alone only when every rule could look.
+func (r *Report) findingCounts() string {
+	s := r.Summary
+	if s.Findings == 0 && s.FilteredOut > 0 {
+		return "no findings in what the filters kept"
+	}
+	if s.Findings == 0 && len(r.NotEvaluated) > 0 {
+		return fmt.Sprintf("no findings from the rules that could look (%s could not)", plural(len(r.NotEvaluated), "rule", "rules"))
+	}
 	if s.Findings == 0 {
 		return "no findings"
 	}

@@ -38,7 +38,7 @@ func build(t *testing.T, glob string) *report.Report {
 	paths, _ := filepath.Glob(glob)
 	set := loadSet(t, paths)
 	res := diagnose.Run(set, diagnose.DefaultOptions())
-	return &report.Report{Inputs: set.Inputs, Summary: res.Summary, Findings: res.Findings}
+	return &report.Report{Inputs: set.Inputs, Summary: res.Summary, Findings: res.Findings, NotEvaluated: res.NotEvaluated}
 }
 
 func golden(t *testing.T, name string, got []byte) {
@@ -62,6 +62,9 @@ func TestGoldenReports(t *testing.T) {
 	for _, tc := range []struct{ name, glob string }{
 		{"incident", "../fixtures/incident/*"},
 		{"retry-new-key", "../fixtures/scenarios/retry-new-key/*"},
+		// A real backend's log alone: no finding, and the rules that could
+		// not look named instead of "No findings.".
+		{"app-alone", "../fixtures/real/nginx/app.jsonl"},
 	} {
 		r := build(t, tc.glob)
 		for _, width := range []int{60, 80, 120} {
@@ -97,6 +100,49 @@ func assertFits(t *testing.T, name, text string, width int) {
 		if n := utf8.RuneCountInString(line); n > width && len(strings.Fields(line)) > 1 {
 			t.Errorf("%s at %d columns: line %d is %d wide: %q", name, width, i+1, n, line)
 		}
+	}
+}
+
+// Every output names the rules that could not look, and none of them
+// says "No findings." then.
+func TestNotEvaluatedInEveryOutput(t *testing.T) {
+	r := build(t, "../fixtures/real/nginx/app.jsonl")
+	if len(r.NotEvaluated) == 0 {
+		t.Fatal("the backend's log alone let every rule look")
+	}
+	var text, md, html, js bytes.Buffer
+	r.Text(&text, report.NewStyles(&text, false), 100)
+	r.Markdown(&md)
+	if err := r.HTML(&html); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.JSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"text": text.String(), "markdown": md.String(), "html": html.String()} {
+		// Neither the verdict nor the summary line says "no findings" bare.
+		if strings.Contains(out, "No findings.") || strings.Contains(out, "; no findings\n") || strings.Contains(out, "; no findings<") ||
+			!strings.Contains(strings.ToLower(out), "no findings from the rules that could look") || !strings.Contains(out, "inconclusive") ||
+			!strings.Contains(out, "no client or proxy log, so no tier could see a response go missing") {
+			t.Errorf("%s:\n%s", name, out)
+		}
+	}
+	if !strings.Contains(html.String(), `<section id="not-evaluated">`) || !strings.Contains(md.String(), "### Not evaluated") {
+		t.Error("no not-evaluated section in HTML or Markdown")
+	}
+	var doc struct {
+		Summary struct {
+			Inconclusive bool `json:"inconclusive"`
+			N            int  `json:"rules_not_evaluated"`
+		} `json:"summary"`
+		NotEvaluated []struct{ Rule, Why, Log string } `json:"not_evaluated"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if !doc.Summary.Inconclusive || doc.Summary.N != len(doc.NotEvaluated) || len(doc.NotEvaluated) != len(r.NotEvaluated) ||
+		doc.NotEvaluated[0].Rule != "response-lost" || doc.NotEvaluated[0].Log == "" {
+		t.Errorf("json: %+v", doc)
 	}
 }
 
@@ -335,4 +381,32 @@ func FuzzRenderers(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A server's answer stands at its end, after the lines the server wrote
+// while it ran (the effect), with its duration shown as a span: in the
+// trace and in a finding's evidence alike.
+func TestServerAnswerStandsAtItsEnd(t *testing.T) {
+	paths, _ := filepath.Glob("../fixtures/scenarios/retry-new-key/*")
+	set := loadSet(t, paths)
+	const key = "c0ffee00-1111-4222-8333-444455556666"
+	var trace bytes.Buffer
+	report.TraceText(&trace, report.NewStyles(&trace, false), set, key, set.FindIntent(key), 160)
+	r := build(t, "../fixtures/scenarios/retry-new-key/*")
+	var text bytes.Buffer
+	r.Text(&text, report.NewStyles(&text, false), 160)
+	for name, out := range map[string]string{"trace": trace.String(), "text": text.String()} {
+		effect := strings.Index(out, "14:02:17.450Z  server  -")
+		answer := strings.Index(out, "14:02:17.500Z  server  201")
+		if effect < 0 || answer < effect || strings.Contains(out, "14:02:11.309Z  server  201") ||
+			!strings.Contains(out, "6.191s from 14:02:11.309Z") {
+			t.Errorf("%s: the 201 does not stand at its end, after the effect:\n%s", name, out)
+		}
+	}
+	// The sequence diagram answers after the effect too.
+	var md bytes.Buffer
+	r.Markdown(&md)
+	if effect, answer := strings.Index(md.String(), "Note over S: effect tr_001"), strings.Index(md.String(), "S-->>P: 201 new tr_001"); effect < 0 || answer < effect {
+		t.Errorf("markdown: the server answers before its effect:\n%s", md.String())
+	}
 }

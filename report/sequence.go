@@ -140,13 +140,13 @@ func deliveryEvents(d *model.Delivery, names map[model.Tier]string, tiers []mode
 
 // endOf is when a tier was done with the request. A client's or a proxy's
 // line is one per request, stamped with its start and carrying its
-// duration; a server's or worker's lines are events stamped when they
-// happened.
+// duration; a server's or worker's lines are events, placed where they
+// stand on the timeline (a server's answer at its end: Observation.At).
 func endOf(o *model.Observation) time.Time {
 	if o.Tier <= model.TierProxy {
 		return o.End()
 	}
-	return o.Time
+	return o.At()
 }
 
 // responseTime is when tier o answered: the last line of that tier with a

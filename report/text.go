@@ -34,7 +34,15 @@ func (r *Report) Text(w io.Writer, st Styles, width int) {
 		FieldsText(w, st, r.Inputs)
 	}
 	if len(r.Findings) == 0 {
-		fmt.Fprintf(w, "\n%s\n", st.OK.Render("No findings."))
+		r.notEvaluatedText(w, st, width)
+		if len(r.NotEvaluated) == 0 {
+			fmt.Fprintf(w, "\n%s\n", st.OK.Render(r.verdictLine()))
+			return
+		}
+		fmt.Fprintln(w)
+		for _, l := range wrapWords(r.verdictLine(), width) {
+			fmt.Fprintf(w, "%s\n", st.Warning.Render(l))
+		}
 		return
 	}
 	r.findingsText(w, st, width)
@@ -48,6 +56,26 @@ func explained(inputs []*model.Input) bool {
 		}
 	}
 	return false
+}
+
+// notEvaluatedText names each rule that could not look, why, and what to
+// log so that it can.
+func (r *Report) notEvaluatedText(w io.Writer, st Styles, width int) {
+	if len(r.NotEvaluated) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n%s\n", st.Warning.Render(r.notEvaluatedHead()))
+	for _, g := range r.notEvaluatedGroups() {
+		for _, l := range wrapWords(strings.Join(g.Rules, ", "), width-2) {
+			fmt.Fprintf(w, "  %s\n", st.Title.Render(l))
+		}
+		for _, l := range wrapWords("why: "+g.Why, width-4) {
+			fmt.Fprintf(w, "    %s\n", l)
+		}
+		for _, l := range wrapWords("log: "+g.Log, width-4) {
+			fmt.Fprintf(w, "    %s\n", st.Faint.Render(l))
+		}
+	}
 }
 
 func (r *Report) skipsText(w io.Writer, st Styles) {
@@ -93,6 +121,7 @@ func (r *Report) findingsText(w io.Writer, st Styles, width int) {
 	groups := groupByRule(r.Findings)
 	fmt.Fprintln(w)
 	summaryText(w, st, groups, width)
+	r.notEvaluatedText(w, st, width) // beside the summary, before the detail
 	more := 0
 	for _, g := range groups {
 		n := shown(len(g.Findings), r.Limit)
@@ -212,12 +241,7 @@ func evidenceText(w io.Writer, st Styles, label string, obs []*model.Observation
 	}
 	fmt.Fprintf(w, "%s%s\n", strings.Repeat(" ", indent), st.Faint.Render(label))
 	indent += 2
-	when := func(o *model.Observation) string {
-		if oneDay && !o.Time.IsZero() {
-			return o.Time.UTC().Format("15:04:05.000Z")
-		}
-		return FormatTime(o.Time)
-	}
+	when := func(o *model.Observation) string { return rowTime(o, oneDay) }
 	full := newGrid("time", "tier", "status", "request id", "detail", "source")
 	full.flex = 4
 	head := newGrid(full.names[:4]...)
@@ -262,14 +286,23 @@ func evidenceText(w io.Writer, st Styles, label string, obs []*model.Observation
 	}
 }
 
+// rowTime writes where a row stands on the timeline (Observation.At):
+// the clock time within one day, the full time otherwise.
+func rowTime(o *model.Observation, oneDay bool) string {
+	if oneDay && !o.At().IsZero() {
+		return o.At().UTC().Format("15:04:05.000Z")
+	}
+	return FormatTime(o.At())
+}
+
 // obsDay is the one UTC day all the observations' times fall on, if any.
 func obsDay(obs []*model.Observation) (string, bool) {
 	day := ""
 	for _, o := range obs {
-		if o.Time.IsZero() {
+		if o.At().IsZero() {
 			continue
 		}
-		d := o.Time.UTC().Format("2006-01-02")
+		d := o.At().UTC().Format("2006-01-02")
 		if day != "" && d != day {
 			return "", false
 		}

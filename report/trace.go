@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -92,12 +93,14 @@ type EffectJSON struct {
 	Source    string `json:"source"`
 }
 
-// RelatedJSON is an intent under another key with the same fingerprint.
+// RelatedJSON is an intent under another key tied to the one traced, as
+// idem diagnose ties them (diagnose.Result.Related).
 type RelatedJSON struct {
-	Key        string `json:"key"`
-	Deliveries int    `json:"deliveries"`
-	Effects    int    `json:"effects"`
-	Start      string `json:"start"`
+	Key        string   `json:"key"`
+	Deliveries int      `json:"deliveries"`
+	Effects    int      `json:"effects"`
+	Start      string   `json:"start"`
+	By         []string `json:"by"`
 }
 
 // ObservationToJSON converts an observation for JSON output, redacted.
@@ -117,9 +120,14 @@ func ObservationToJSON(o *model.Observation) ObservationJSON {
 func NewTraceJSON(set *model.Set, key string, intents []*model.Intent) TraceJSON {
 	doc := TraceJSON{Schema: "idem.trace/v1", Key: redact.String(key), Deliveries: []DeliveryJSON{},
 		Effects: []EffectJSON{}, Related: []RelatedJSON{}, Inputs: set.Inputs}
-	seen := map[*model.Intent]bool{}
+	seen := map[string]bool{}
 	for _, in := range intents {
-		seen[in] = true
+		seen[in.ID] = true
+	}
+	// What ties other keys to this one is what the diagnosis finds.
+	var diag *diagnose.Result
+	if len(intents) > 0 {
+		diag = diagnose.Run(set, diagnose.DefaultOptions())
 	}
 	for _, in := range intents {
 		// The effects as the diagnosis counts them, so trace and diagnose
@@ -139,13 +147,14 @@ func NewTraceJSON(set *model.Set, key string, intents []*model.Intent) TraceJSON
 			}
 			doc.Deliveries = append(doc.Deliveries, dj)
 		}
-		for _, r := range set.Related(in) {
-			if seen[r] {
+		for _, rel := range diag.Related(in) {
+			r := rel.Intent
+			if seen[r.ID] {
 				continue
 			}
-			seen[r] = true
+			seen[r.ID] = true
 			doc.Related = append(doc.Related, RelatedJSON{Key: redact.String(r.Key), Deliveries: len(r.Deliveries),
-				Effects: len(diagnose.Effects(set, r)), Start: FormatTime(r.Start())})
+				Effects: len(diagnose.Effects(set, r)), Start: FormatTime(r.Start()), By: rel.By})
 		}
 	}
 	return doc
@@ -185,9 +194,13 @@ func TraceText(w io.Writer, st Styles, set *model.Set, key string, intents []*mo
 		if total > len(in.Deliveries) {
 			fmt.Fprintf(w, "  %s\n", st.Faint.Render(fmt.Sprintf("(the first and last %d are shown; %d in between are not)", len(in.Deliveries)/2, total-len(in.Deliveries))))
 		}
+		// Each delivery's lines in the order of their events: a server's
+		// answer at its end, after the lines it wrote meanwhile.
 		var all []*model.Observation
 		for _, d := range in.Deliveries {
+			n := len(all)
 			all = append(all, d.Observations...)
+			slices.SortStableFunc(all[n:], func(a, b *model.Observation) int { return a.At().Compare(b.At()) })
 		}
 		rows := newTraceRows(st, all, 4, width) // one alignment for the whole intent
 		for i, d := range in.Deliveries {
@@ -211,12 +224,13 @@ func TraceText(w io.Writer, st Styles, set *model.Set, key string, intents []*mo
 			cell{Safe(e.Source), st.Faint.Render})
 	}
 	effects.write(w, st, 2, width)
-	fmt.Fprintf(w, "%s\n", st.Title.Render("related intents (same fingerprint, other keys)"))
+	fmt.Fprintf(w, "%s\n", st.Title.Render("related intents (tied by a finding or the same payload)"))
 	if len(doc.Related) == 0 {
 		fmt.Fprintf(w, "  %s\n", st.Faint.Render("none"))
 	}
 	for _, r := range doc.Related {
-		fmt.Fprintf(w, "  %s  %s  %d deliveries, %d effects\n", r.Start, Safe(r.Key), r.Deliveries, r.Effects)
+		fmt.Fprintf(w, "  %s  %s  %d deliveries, %d effects  %s\n", r.Start, Safe(r.Key), r.Deliveries, r.Effects,
+			st.Faint.Render("("+strings.Join(r.By, ", ")+")"))
 	}
 }
 
@@ -244,11 +258,7 @@ func newTraceRows(st Styles, obs []*model.Observation, indent, width int) *trace
 		if detail == "" && o.Message != "" {
 			detail = Safe(shorten(o.Message, 200))
 		}
-		when := FormatTime(o.Time)
-		if oneDay && !o.Time.IsZero() {
-			when = o.Time.UTC().Format("15:04:05.000Z")
-		}
-		g.add(plain(when), plain(o.Tier.String()), cell{evidenceStatus(o), statusStyle(st, o)},
+		g.add(plain(rowTime(o, oneDay)), plain(o.Tier.String()), cell{evidenceStatus(o), statusStyle(st, o)},
 			plain(detail), cell{Safe(o.Source.String()), st.Faint.Render})
 		head.add(g.rows[len(g.rows)-1][:3]...)
 	}
@@ -305,7 +315,11 @@ func observationExtras(st Styles, o *model.Observation) string {
 	if model.IsSpan(o) && o.Message != "" {
 		parts = append(parts, `span "`+Safe(shorten(o.Message, 80))+`"`)
 	}
-	if o.Duration > 0 {
+	switch {
+	case o.StandsAtEnd():
+		// The row stands at the answer; the span says when it began.
+		parts = append(parts, o.Duration.Round(time.Millisecond).String()+" from "+o.Time.UTC().Format("15:04:05.000Z"))
+	case o.Duration > 0:
 		parts = append(parts, o.Duration.Round(time.Millisecond).String())
 	}
 	if o.Detail != "" {

@@ -17,8 +17,14 @@ import (
 // step/status; path.Match patterns), each with why. A check a gap names
 // logs instead of failing, so that the gap stays visible until the
 // reading code is fixed; a gap whose checks all hold again fails, until
-// its entry is removed with the fix.
+// its entry is removed with the fix. A gap whose why begins with Timing
+// shows on some runs of a live capture and not on others (it hangs on
+// which of two events the software meets first): it is not required to
+// show.
 type Gaps map[string]string
+
+// Timing begins the why of a gap that only some runs show.
+const Timing = "timing: "
 
 // find is the entry for id: its own, else the first pattern that matches.
 func (g Gaps) find(id string) (string, bool) {
@@ -127,7 +133,7 @@ func (f *Facts) done() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for gap := range f.consulted {
-		if !f.fired[gap] {
+		if !f.fired[gap] && !strings.HasPrefix(f.gaps[gap], Timing) {
 			f.t.Errorf("known gap %s no longer shows: remove it from the gaps", gap)
 		}
 	}

@@ -1,0 +1,246 @@
+package harness_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idem-cli/idem/diagnose"
+	"github.com/idem-cli/idem/formats"
+	"github.com/idem-cli/idem/ingest"
+	"github.com/idem-cli/idem/internal/capture"
+	"github.com/idem-cli/idem/internal/harness"
+	"github.com/idem-cli/idem/load"
+	"github.com/idem-cli/idem/model"
+)
+
+// Every proxy recipe that 'idem help formats' and docs/formats.md give
+// (a format's Setup) is run as written, its config taken from the Setup
+// string's backquoted spans, in front of a double charge sent as curl and
+// most SDKs send it, with no X-Request-Id: a payment whose client timed
+// out while the server charged, a retry under the same key (the stored
+// result), and a retry under a new key (a second charge). What the proxy
+// and the backend logged must show it: the lost trip joined across the
+// tiers, and the retry under a new key naming both keys.
+
+// recipeSpans returns the config in a Setup string: its backquoted spans.
+func recipeSpans(t *testing.T, format string) []string {
+	t.Helper()
+	f := formats.ByName(format)
+	if f == nil {
+		t.Fatalf("no format %s", format)
+	}
+	var spans []string
+	for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(f.Setup, -1) {
+		spans = append(spans, m[1])
+	}
+	if len(spans) == 0 {
+		t.Fatalf("%s's Setup holds no config in backquotes: %s", format, f.Setup)
+	}
+	return spans
+}
+
+// recipeLog is the access log every recipe's proxy writes.
+const recipeLog = "access.log"
+
+// recipeProxies start each proxy with its format's recipe in front of
+// upstream.
+var recipeProxies = map[string]func(t *testing.T, spans []string, upstream string) *capture.Proxy{
+	"nginx":    nginxRecipe,
+	"combined": nginxRecipe,
+	"haproxy": func(t *testing.T, spans []string, upstream string) *capture.Proxy {
+		return capture.StartHAProxy(t, capture.HAProxyConfig{
+			Log:    capture.AccessLog{File: recipeLog, Format: capture.LogFormat{Proxy: "haproxy", Name: "recipe", Def: strings.Join(spans, "\n  ")}},
+			Routes: fmt.Sprintf("  default_backend app\n\nbackend app\n  server app1 %s\n", upstream),
+		})
+	},
+	"caddy": func(t *testing.T, spans []string, upstream string) *capture.Proxy {
+		var def string
+		var routes []string
+		for _, s := range spans {
+			if strings.HasPrefix(s, "format ") {
+				def = s
+			} else {
+				routes = append(routes, "\t"+s+"\n")
+			}
+		}
+		return capture.StartCaddy(t, capture.CaddyConfig{
+			Log:    capture.AccessLog{File: recipeLog, Format: capture.LogFormat{Proxy: "caddy", Name: "recipe", Def: def}},
+			Routes: strings.Join(routes, "") + fmt.Sprintf("\treverse_proxy %s\n", upstream),
+		})
+	},
+}
+
+// nginxRecipe runs nginx with the recipe's log_format and its other
+// directives where it proxies.
+func nginxRecipe(t *testing.T, spans []string, upstream string) *capture.Proxy {
+	var def string
+	var location []string
+	for _, s := range spans {
+		if strings.HasPrefix(s, "log_format ") {
+			def = s
+		} else {
+			location = append(location, s)
+		}
+	}
+	name := strings.Fields(def)[1]
+	return capture.StartNginx(t, capture.NginxConfig{
+		Logs: []capture.AccessLog{{File: recipeLog, Format: capture.LogFormat{Proxy: "nginx", Name: name, Def: def}}},
+		HTTP: func(port int) string {
+			return fmt.Sprintf("  proxy_http_version 1.1;\n  server {\n    listen 127.0.0.1:%d;\n    location / {\n      %s\n      proxy_pass http://%s;\n    }\n  }\n",
+				port, strings.Join(location, "\n      "), upstream)
+		},
+	})
+}
+
+func TestSetupRecipes(t *testing.T) {
+	for _, name := range []string{"nginx", "combined", "haproxy", "caddy"} {
+		t.Run(name, func(t *testing.T) {
+			spans := recipeSpans(t, name)
+			b := harness.StartBackend(t)
+			p := recipeProxies[name](t, spans, b.Addr)
+			sent := doubleCharge(t, p.URL, b, nil)
+			p.Stop()
+			checkDoubleCharge(t, []string{p.Log(recipeLog), b.LogPath}, sent)
+		})
+	}
+}
+
+// With the nginx recipe, a client that sends its own X-Request-Id: nginx
+// logs it beside its own $request_id and passes its own on. The line's
+// second id is the one the server logged: one trip each, not a proxy-only
+// and a server-only half, and nothing blamed on the server.
+func TestSetupRecipeClientRequestID(t *testing.T) {
+	b := harness.StartBackend(t)
+	p := nginxRecipe(t, recipeSpans(t, "nginx"), b.Addr)
+	sent := doubleCharge(t, p.URL, b, capture.NewID)
+	p.Stop()
+	paths := []string{p.Log(recipeLog), b.LogPath}
+	checkDoubleCharge(t, paths, sent)
+	set, err := load.Files(context.Background(), paths, load.Options{Read: ingest.Options{}, Build: diagnose.DefaultOptions().Build()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range sent {
+		for _, in := range set.FindIntent(s.Key) {
+			for _, d := range in.Deliveries {
+				if d.At(model.TierProxy) == nil || d.At(model.TierServer) == nil {
+					t.Errorf("key %s: delivery %s is seen by %s alone", s.Key, d.RequestID, capture.Tiers(d))
+				}
+				if d.RequestID == s.RequestID {
+					t.Errorf("key %s: the trip goes by the client's id %s, which the server never saw", s.Key, s.RequestID)
+				}
+			}
+		}
+	}
+	for _, f := range diagnose.Run(set, diagnose.DefaultOptions()).Findings {
+		if f.Rule.ID == "request-id-not-propagated" {
+			t.Errorf("the server was blamed: %s", f.Narrative)
+		}
+	}
+}
+
+// doubleCharge sends the lesson's traffic through base, with no
+// X-Request-Id but where clientID gives one, and waits until the backend
+// has logged every request it received.
+func doubleCharge(t *testing.T, base string, b *harness.Backend, clientID func() string) []capture.Sent {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	k1, k2 := capture.NewID(), capture.NewID()
+	body := `{"amount":4200,"currency":"EUR","customer":"cus_42"}`
+	rid := func() string {
+		if clientID == nil {
+			return ""
+		}
+		return clientID()
+	}
+	steps := []capture.Request{
+		{Step: "charge-timeout", Base: base, Path: "/v1/orders?delay=1200ms", Key: k1, Body: body, Timeout: 400 * time.Millisecond, RequestID: rid()},
+		{Step: "same-key-retry", Base: base, Path: "/v1/orders", Key: k1, Body: body, RequestID: rid()},
+		{Step: "new-key-retry", Base: base, Path: "/v1/orders", Key: k2, Body: body, RequestID: rid()},
+	}
+	var sent []capture.Sent
+	for i, r := range steps {
+		s := capture.Send(ctx, r)
+		sent = append(sent, s)
+		if i == 0 {
+			time.Sleep(1200 * time.Millisecond) // the server charges after the client has gone
+		}
+	}
+	var received []string
+	for _, h := range b.Hits() {
+		received = append(received, h.RequestID)
+	}
+	if len(received) != 3 || slices.Contains(received, "") {
+		t.Fatalf("the backend received %q: the proxy passed on no request id", received)
+	}
+	if _, err := capture.WaitFor(ctx, b.LogPath, received...); err != nil {
+		t.Fatal(err)
+	}
+	if sent[0].Ended != capture.EndedTimeout || sent[1].Status != 201 || !sent[1].Replayed || sent[2].Status != 201 ||
+		sent[2].ResultID == sent[1].ResultID {
+		t.Fatalf("the traffic did not end as meant: %+v", sent)
+	}
+	time.Sleep(200 * time.Millisecond) // the proxy writes its line as the request ends
+	return sent
+}
+
+// checkDoubleCharge reads the logs as idem diagnose does and finds the
+// double charge the traffic made.
+func checkDoubleCharge(t *testing.T, paths []string, sent []capture.Sent) {
+	t.Helper()
+	for _, p := range paths {
+		if b, err := os.ReadFile(p); err == nil {
+			t.Logf("%s:\n%s", p, b)
+		}
+	}
+	set, err := load.Files(context.Background(), paths, load.Options{Read: ingest.Options{}, Build: diagnose.DefaultOptions().Build()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k1, k2 := sent[0].Key, sent[2].Key
+	in := set.FindIntent(k1)
+	if len(in) != 1 {
+		t.Fatalf("key %s: %d intents", k1, len(in))
+	}
+	var joined bool
+	for _, d := range in[0].Deliveries {
+		if d.Lost() != nil && d.At(model.TierProxy) != nil && d.At(model.TierServer) != nil {
+			joined = true
+		}
+	}
+	if !joined || len(in[0].Deliveries) != 2 {
+		for _, d := range in[0].Deliveries {
+			t.Logf("delivery %s: %s", d.RequestID, capture.Tiers(d))
+		}
+		t.Errorf("key %s: the lost trip's proxy and server lines are not one delivery of two", k1)
+	}
+	res := diagnose.Run(set, diagnose.DefaultOptions())
+	var found, lost bool
+	for _, f := range res.Findings {
+		t.Logf("%s %s: %s", f.Severity, f.Rule.ID, f.Narrative)
+		if f.Rule.ID == "retry-new-key" && slices.Contains(f.Keys, k1) && slices.Contains(f.Keys, k2) {
+			found = true
+			// Two order ids are two effects: a fact, said first.
+			want := fmt.Sprintf("2 effects: %s, %s. ", sent[1].ResultID, sent[2].ResultID) // the replay gave the first
+			if f.Severity != diagnose.Critical || !strings.HasPrefix(f.Narrative, want) {
+				t.Errorf("the double charge told as a maybe (%s, want it to open with %q): %s", f.Severity, want, f.Narrative)
+			}
+		}
+		if slices.Contains(f.Keys, k1) && strings.Contains(f.Narrative, "contract held") {
+			t.Errorf("%s says the contract held for a key of the duplicate: %s", f.Rule.ID, f.Narrative)
+		}
+		if f.Rule.ID == "response-lost" && slices.Contains(f.Keys, k1) {
+			lost = true
+		}
+	}
+	if !found || !lost {
+		t.Errorf("the double charge was not found (retry-new-key %v, response-lost %v)", found, lost)
+	}
+}
