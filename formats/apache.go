@@ -19,8 +19,9 @@ import (
 var apacheFormat = &Format{
 	Name: "apache", Aliases: []string{"httpd", "apache2"}, Kind: KindText, Tier: model.TierProxy,
 	Doc: "Apache httpd access logs: the stock common/combined/vhost_combined LogFormats, with %D, %{UNIQUE_ID}e or the ids appended",
-	Setup: `LogFormat "%h %l %u %t \"%r\" %>s %b \"%{Referer}i\" \"%{User-Agent}i\" %D \"%{X-Request-Id}i\" \"%{Idempotency-Key}i\"" idem ` +
-		`(with mod_unique_id, RequestHeader setifempty X-Request-Id %{UNIQUE_ID}e passes one id on); any other LogFormat is a config source's log_format`,
+	Setup: "`LogFormat \"%h %l %u %t \\\"%r\\\" %>s %b \\\"%{Referer}i\\\" \\\"%{User-Agent}i\\\" %D \\\"%{X-Request-Id}i\\\" \\\"%{Idempotency-Key}i\\\"\" idem` " +
+		"and, where it proxies, `RequestHeader setifempty X-Request-Id %{UNIQUE_ID}e` (mod_unique_id and mod_headers) so the server logs the id Apache logs; " +
+		"any other LogFormat is a config source's log_format",
 	text: readApache,
 	// %t is the arrival, to the second; %D the microseconds to the end.
 	Samples: []Sample{{
