@@ -115,7 +115,7 @@ func (p *Parser) readStock(name string, layouts []stockLayout, s string, src mod
 	forced := p.forced() != nil && p.forced().Name == name
 	for i := range layouts {
 		l := &layouts[i]
-		if !l.detect && !forced {
+		if !l.detect && !forced || !l.prog.Could(s) {
 			continue
 		}
 		if l.prog.Read(s, &p.values) != nil || !forced && !idsEvidenced(&p.values) {

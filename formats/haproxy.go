@@ -15,6 +15,9 @@ var haproxyFormat = &Format{
 	Doc:   "HAProxy option httplog text lines",
 	Setup: "option httplog, http-request capture req.hdr(X-Request-Id) len 64, http-request capture req.hdr(Idempotency-Key) len 128 (in that order, or name the order in the config's \"captures\"), and option abortonclose so a client that gave up is logged.",
 	text: func(p *Parser, s string, src model.Source) bool {
+		if !haproxyCould(s) {
+			return false
+		}
 		m := haproxyLine.FindStringSubmatch(s)
 		if m == nil {
 			return false
@@ -64,6 +67,22 @@ var haproxyFormat = &Format{
 
 // haproxyLine matches HAProxy's option httplog format, with or without the
 // syslog header.
+// haproxyCould reports whether s could be a haproxyLine: the client's
+// port, then " [" and the accept date. One scan refuses the lines of
+// other formats before the expression, which backtracks through them.
+func haproxyCould(s string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], " [")
+		if j < 0 {
+			return false
+		}
+		if i+j > 0 && s[i+j-1] >= '0' && s[i+j-1] <= '9' {
+			return true
+		}
+		i += j + 2
+	}
+}
+
 var haproxyLine = regexp.MustCompile(`(?:^|\s)(\S+):(\d+) \[([^\]]+)\] (\S+) (\S+)/(\S+) (-?\d+)/(-?\d+)/(-?\d+)/(-?\d+)/\+?(-?\d+) (-?\d+) (\d+) \S+ \S+ (\S{4}) \d+/\d+/\d+/\d+/\+?(\d+) \d+/\d+ (?:\{([^}]*)\} )?(?:\{([^}]*)\} )?"([^" ]+)(?: (\S+))?`)
 
 // haproxy maps an httplog line: its termination state says who gave up.

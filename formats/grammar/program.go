@@ -129,6 +129,33 @@ func (p *Program) readText(line string, v *Values) error {
 	return nil
 }
 
+// Could reports whether the program could have written line: its
+// literals in order and its tail at the end. Reading tries each value's
+// end against them; a line without them is refused here for a few scans,
+// and without a *MismatchError made (a program in JSON answers yes).
+func (p *Program) Could(line string) bool {
+	if p.json != nil {
+		return true
+	}
+	i := 0
+	for k := range p.ops {
+		lit := p.ops[k].lit
+		if k == 0 {
+			if !strings.HasPrefix(line, lit) {
+				return false
+			}
+			i = len(lit)
+			continue
+		}
+		j := strings.Index(line[i:], lit)
+		if j < 0 {
+			return false
+		}
+		i += j + len(lit)
+	}
+	return len(line)-i >= len(p.tail) && strings.HasSuffix(line, p.tail)
+}
+
 // valueEnd is where the value starting at line[i] ends: at the first next
 // past the spaces the variable holds, skipping escaped bytes; -1 when
 // next does not follow.
