@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"strings"
 	"time"
 
 	"github.com/idem-cli/idem/formats/grammar"
@@ -113,9 +114,16 @@ func readApache(p *Parser, s string, src model.Source) bool {
 // detected one, or any where the input is said to be of the format name.
 func (p *Parser) readStock(name string, layouts []stockLayout, s string, src model.Source) bool {
 	forced := p.forced() != nil && p.forced().Name == name
+	missing := "" // a key the line lacks: the layouts that share it are passed over
 	for i := range layouts {
 		l := &layouts[i]
-		if !l.detect && !forced || !l.prog.Could(s) {
+		if !l.detect && !forced || missing != "" && l.prog.Key() == missing {
+			continue
+		}
+		if !l.prog.Could(s) {
+			if !strings.Contains(s, l.prog.Key()) {
+				missing = l.prog.Key()
+			}
 			continue
 		}
 		if l.prog.Read(s, &p.values) != nil || !forced && !idsEvidenced(&p.values) {

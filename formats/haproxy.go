@@ -72,14 +72,14 @@ var haproxyFormat = &Format{
 // other formats before the expression, which backtracks through them.
 func haproxyCould(s string) bool {
 	for i := 0; ; {
-		j := strings.Index(s[i:], " [")
+		j := strings.IndexByte(s[i:], '[') // rarer than the space before it
 		if j < 0 {
 			return false
 		}
-		if i+j > 0 && s[i+j-1] >= '0' && s[i+j-1] <= '9' {
+		if j += i; j >= 2 && s[j-1] == ' ' && s[j-2] >= '0' && s[j-2] <= '9' {
 			return true
 		}
-		i += j + 2
+		i = j + 1
 	}
 }
 

@@ -17,7 +17,7 @@ var kubectlFormat = &Format{
 		if len(rest) == len(s) {
 			return false
 		}
-		p.unwrapLine([]byte(rest), labels, src)
+		p.unwrapLine(stringBytes(rest), labels, src)
 		return true
 	},
 	Samples: []Sample{{

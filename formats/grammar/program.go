@@ -14,6 +14,7 @@ type Program struct {
 	ops    []op
 	tail   string // the literal after the last variable
 	esc    escaping
+	key    string // the longest literal between values, looked for first by Could
 	// json, when set, reads a JSON object whose members' values are
 	// each read by their own Program (Envoy's json_format).
 	json *jsonProgram
@@ -137,6 +138,9 @@ func (p *Program) Could(line string) bool {
 	if p.json != nil {
 		return true
 	}
+	if !strings.Contains(line, p.key) {
+		return false // one scan for the rarest literal refuses most lines
+	}
 	i := 0
 	for k := range p.ops {
 		lit := p.ops[k].lit
@@ -155,6 +159,10 @@ func (p *Program) Could(line string) bool {
 	}
 	return len(line)-i >= len(p.tail) && strings.HasSuffix(line, p.tail)
 }
+
+// Key is the literal Could looks for first: programs with the same key
+// refuse the same lines.
+func (p *Program) Key() string { return p.key }
 
 // valueEnd is where the value starting at line[i] ends: at the first next
 // past the spaces the variable holds, skipping escaped bytes; -1 when
