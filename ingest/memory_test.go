@@ -69,6 +69,28 @@ func TestNewlineBombAllocatesLittle(t *testing.T) {
 	}
 }
 
+// TestShortLinesAllocateByTheBlock: a million one-byte lines that no
+// format reads allocate what their skips need, not room per line for
+// observations never made.
+func TestShortLinesAllocateByTheBlock(t *testing.T) {
+	data := strings.Repeat("x\n", 1<<20)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	var c roomCounter
+	in, err := Read(context.Background(), []string{"-"}, Options{Stdin: strings.NewReader(data), Workers: 2}, &c)
+	runtime.ReadMemStats(&after)
+	if err != nil || in[0].Skipped != 1<<20 {
+		t.Fatalf("%v; %d skipped", err, in[0].Skipped)
+	}
+	// A skip is 56 bytes and a line's offsets 24, each perhaps twice
+	// while a new batch's arrays grow; room for an observation per line
+	// was 450 more (and each format's refusal made a MismatchError).
+	if got := after.TotalAlloc - before.TotalAlloc; got > 256<<20 {
+		t.Errorf("1 M one-byte lines allocated %d MB", got>>20)
+	}
+}
+
 // TestBatchesHoldBoundedLines: a batch is cut at maxBatchLines, and every
 // line is still handed on once, in order, with its number, across the
 // cuts: empty lines counted but not handed on, too long ones skipped, a
