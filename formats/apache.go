@@ -1,7 +1,6 @@
 package formats
 
 import (
-	"strings"
 	"time"
 
 	"github.com/idem-cli/idem/formats/grammar"
@@ -120,10 +119,11 @@ func (p *Parser) readStock(name string, layouts []stockLayout, s string, src mod
 		if !l.detect && !forced || missing != "" && l.prog.Key() == missing {
 			continue
 		}
+		if p.lacks(s, l.prog.Key()) {
+			missing = l.prog.Key()
+			continue
+		}
 		if !l.prog.Could(s) {
-			if !strings.Contains(s, l.prog.Key()) {
-				missing = l.prog.Key()
-			}
 			continue
 		}
 		if l.prog.Read(s, &p.values) != nil || !forced && !idsEvidenced(&p.values) {

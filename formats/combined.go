@@ -58,12 +58,12 @@ var combinedCut = regexp.MustCompile(`^(?:(\S+) )?(\S+) \S+ (\S+) \[([^\]]+)\] "
 // combinedCut): each has the time's closing bracket before the quoted
 // request. One scan refuses the lines of other formats before the
 // expressions, which backtrack through them.
-func clfCould(s string) bool { return strings.Contains(s, "] \"") }
+func (p *Parser) clfCould(s string) bool { return !p.lacks(s, "] \"") }
 
 // readCombined reads a combined line, at the start of the line or, for a
 // line that is not kubectl's prefix, behind another prefix.
 func readCombined(p *Parser, s string, src model.Source) bool {
-	if !clfCould(s) {
+	if !p.clfCould(s) {
 		return false
 	}
 	m := combinedLine.FindStringSubmatch(s)

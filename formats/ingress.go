@@ -49,7 +49,7 @@ var ingressNginxFormat = &Format{
 var ingressTail = regexp.MustCompile(`^ (\d+|-) ([\d.]+|-) \[([^\]]*)\] \[([^\]]*)\] (.*)$`)
 
 func readIngressNginx(p *Parser, s string, src model.Source) bool {
-	if !clfCould(s) || !strings.Contains(s, "] [") { // a combined line, then ingressTail's brackets
+	if !p.clfCould(s) || !strings.Contains(s, "] [") { // a combined line, then ingressTail's brackets
 		return false
 	}
 	m := combinedLine.FindStringSubmatch(s)

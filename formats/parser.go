@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/idem-cli/idem/formats/grammar"
 	"github.com/idem-cli/idem/model"
@@ -83,6 +84,9 @@ type Parser struct {
 	// labels are the labels of the envelope being unwrapped, if any.
 	labels map[string]string
 	raw    string // the record being read, for Result.Raw
+	// absent is a literal a text line was found not to hold (absentIn),
+	// so that the formats that look for the same one scan it once.
+	absent, absentIn string
 	// as, when set, is the format the next record is read as, whatever
 	// its shape says (an envelope reading its own document's fields).
 	as *Format
@@ -127,6 +131,7 @@ var BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // parseLine reads one line of a JSON-lines input.
 func (p *Parser) parseLine(line []byte, src model.Source) {
+	p.absentIn = "" // a reused buffer may hold another line where this one was
 	for len(line) > 0 && (line[len(line)-1] == '\n' || line[len(line)-1] == '\r') {
 		line = line[:len(line)-1]
 	}
@@ -587,6 +592,20 @@ func (p *Parser) parseText(line []byte, src model.Source) bool {
 		}
 	}
 	return false
+}
+
+// lacks reports whether text line s lacks literal lit, which several
+// formats' first checks look for (the combined formats, Apache's and
+// Tomcat's stock layouts): the line is scanned for it once.
+func (p *Parser) lacks(s, lit string) bool {
+	if lit == p.absent && len(s) == len(p.absentIn) && unsafe.StringData(s) == unsafe.StringData(p.absentIn) {
+		return true
+	}
+	if strings.Contains(s, lit) {
+		return false
+	}
+	p.absent, p.absentIn = lit, s
+	return true
 }
 
 // textDone keeps an observation read from a text line.
