@@ -114,9 +114,17 @@ func readApache(p *Parser, s string, src model.Source) bool {
 // detected one, or any where the input is said to be of the format name.
 func (p *Parser) readStock(name string, layouts []stockLayout, s string, src model.Source) bool {
 	forced := p.forced() != nil && p.forced().Name == name
+	missing := "" // a key the line lacks: the layouts that share it are passed over
 	for i := range layouts {
 		l := &layouts[i]
-		if !l.detect && !forced {
+		if !l.detect && !forced || missing != "" && l.prog.Key() == missing {
+			continue
+		}
+		if p.lacks(s, l.prog.Key()) {
+			missing = l.prog.Key()
+			continue
+		}
+		if !l.prog.Could(s) {
 			continue
 		}
 		if l.prog.Read(s, &p.values) != nil || !forced && !idsEvidenced(&p.values) {

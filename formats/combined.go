@@ -58,11 +58,20 @@ const clfBody = `(\S+) \S+ (\S+) \[([^\]]+)\] "(\S+) (\S+)(?: [^"]*)?" (\d{3}) (
 // match, so that a usual line pays nothing for it.
 var combinedCut = regexp.MustCompile(`^(?:(\S+) )?(\S+) \S+ (\S+) \[([^\]]+)\] "()((?:[^"\\]|\\.)*)" (\d{3}|-) (\d+|-)(?: "((?:[^"\\]|\\.)*)" "((?:[^"\\]|\\.)*)")?(.*)$`)
 
+// clfCould reports whether s could be a combined line (clfBody or
+// combinedCut): each has the time's closing bracket before the quoted
+// request. One scan refuses the lines of other formats before the
+// expressions, which backtrack through them.
+func (p *Parser) clfCould(s string) bool { return !p.lacks(s, "] \"") }
+
 // readCombined reads a combined line, at the start of the line or, for a
 // line that is not kubectl's prefix, behind another prefix.
 func readCombined(p *Parser, s string, src model.Source) bool {
+	if !p.clfCould(s) {
+		return false
+	}
 	m := combinedLine.FindStringSubmatch(s)
-	if m == nil && !strings.HasPrefix(s, "[") && strings.Contains(s, "] \"") {
+	if m == nil && !strings.HasPrefix(s, "[") {
 		m = combinedAnywhere.FindStringSubmatch(s)
 		if m == nil {
 			m = combinedCut.FindStringSubmatch(s)

@@ -17,6 +17,9 @@ var haproxyFormat = &Format{
 	// (internal/harness's TestSetupRecipes).
 	Setup: "`option httplog`, `unique-id-format %[uuid()]` and `http-request set-header X-Request-Id %[unique-id] unless { req.hdr(X-Request-Id) -m found }` (an id for a request that came without one, passed on to the server), then `http-request capture req.hdr(X-Request-Id) len 64` and `http-request capture req.hdr(Idempotency-Key) len 128` (in that order, or name the order in the config's \"captures\"), and `option abortonclose` so a client that gave up is logged.",
 	text: func(p *Parser, s string, src model.Source) bool {
+		if !haproxyCould(s) {
+			return false
+		}
 		m := haproxyLine.FindStringSubmatch(s)
 		if m == nil {
 			return false
@@ -66,6 +69,22 @@ var haproxyFormat = &Format{
 
 // haproxyLine matches HAProxy's option httplog format, with or without the
 // syslog header.
+// haproxyCould reports whether s could be a haproxyLine: the client's
+// port, then " [" and the accept date. One scan refuses the lines of
+// other formats before the expression, which backtracks through them.
+func haproxyCould(s string) bool {
+	for i := 0; ; {
+		j := strings.IndexByte(s[i:], '[') // rarer than the space before it
+		if j < 0 {
+			return false
+		}
+		if j += i; j >= 2 && s[j-1] == ' ' && s[j-2] >= '0' && s[j-2] <= '9' {
+			return true
+		}
+		i = j + 1
+	}
+}
+
 var haproxyLine = regexp.MustCompile(`(?:^|\s)(\S+):(\d+) \[([^\]]+)\] (\S+) (\S+)/(\S+) (-?\d+)/(-?\d+)/(-?\d+)/(-?\d+)/\+?(-?\d+) (-?\d+) (\d+) \S+ \S+ (\S{4}) \d+/\d+/\d+/\d+/\+?(\d+) \d+/\d+ (?:\{([^}]*)\} )?(?:\{([^}]*)\} )?"([^" ]+)(?: (\S+))?`)
 
 // haproxy maps an httplog line: its termination state says who gave up.

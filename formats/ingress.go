@@ -49,6 +49,9 @@ var ingressNginxFormat = &Format{
 var ingressTail = regexp.MustCompile(`^ (\d+|-) ([\d.]+|-) \[([^\]]*)\] \[([^\]]*)\] (.*)$`)
 
 func readIngressNginx(p *Parser, s string, src model.Source) bool {
+	if !p.clfCould(s) || !strings.Contains(s, "] [") { // a combined line, then ingressTail's brackets
+		return false
+	}
 	m := combinedLine.FindStringSubmatch(s)
 	if m == nil {
 		m = combinedCut.FindStringSubmatch(s) // a 400 or 408 without a request

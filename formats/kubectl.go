@@ -1,7 +1,6 @@
 package formats
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/idem-cli/idem/model"
@@ -14,12 +13,11 @@ var kubectlFormat = &Format{
 	Name: "kubectl", Kind: KindEnvelope, Tier: model.TierUnknown,
 	Doc: "kubectl logs --prefix/--timestamps lines, unwrapped",
 	text: func(p *Parser, s string, src model.Source) bool {
-		line := []byte(s)
-		rest, labels := stripPrefix(line)
-		if len(rest) == len(line) {
+		rest, labels := stripPrefix(s)
+		if len(rest) == len(s) {
 			return false
 		}
-		p.unwrapLine(rest, labels, src)
+		p.unwrapLine(stringBytes(rest), labels, src)
 		return true
 	},
 	Samples: []Sample{{
@@ -45,26 +43,65 @@ var kubectlFormat = &Format{
 	}},
 }
 
-// kubectlPrefix matches `kubectl logs --prefix` ("[pod/name/container] ")
-// and `--timestamps` ("2026-11-30T10:00:00.123456789Z ") prefixes.
-var kubectlPrefix = regexp.MustCompile(`^(?:\[(pod/[^\] ]+)\] )?(?:(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)) )?`)
-
-// stripPrefix removes kubectl's prefixes and returns the labels they give.
-func stripPrefix(line []byte) ([]byte, map[string]string) {
-	if len(line) == 0 || (line[0] != '[' && (line[0] < '0' || line[0] > '9')) {
-		return line, nil
-	}
-	m := kubectlPrefix.FindSubmatchIndex(line)
-	if m == nil || m[1] == 0 {
-		return line, nil
-	}
+// stripPrefix removes kubectl's prefixes, `kubectl logs --prefix`
+// ("[pod/name/container] ") and `--timestamps`
+// ("2026-11-30T10:00:00.123456789Z "), each where it is, and returns the
+// labels they give. Read byte by byte: it is tried on every text line
+// that no format before it read.
+func stripPrefix(line string) (string, map[string]string) {
+	i := 0
 	var labels map[string]string
-	if m[2] >= 0 {
-		parts := strings.Split(string(line[m[2]:m[3]]), "/")
-		labels = map[string]string{"pod": parts[1]}
-		if len(parts) > 2 {
-			labels["container"] = parts[len(parts)-1]
+	if strings.HasPrefix(line, "[pod/") {
+		if n := strings.IndexAny(line[5:], "] "); n > 0 && line[5+n] == ']' && len(line) > 6+n && line[6+n] == ' ' {
+			parts := strings.Split(line[1:5+n], "/")
+			labels = map[string]string{"pod": parts[1]}
+			if len(parts) > 2 {
+				labels["container"] = parts[len(parts)-1]
+			}
+			i = 7 + n
 		}
 	}
-	return line[m[1]:], labels
+	return line[i+timestampPrefix(line[i:]):], labels
+}
+
+// timestampPrefix is the length of the RFC 3339 time and space that
+// --timestamps writes at the start of s (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d,
+// a fraction, Z or an offset), or 0.
+func timestampPrefix(s string) int {
+	const shape = "dddd-dd-ddTdd:dd:dd"
+	if len(s) < len(shape)+2 {
+		return 0
+	}
+	for i := 0; i < len(shape); i++ {
+		if c := s[i]; shape[i] == 'd' && (c < '0' || c > '9') || shape[i] != 'd' && c != shape[i] {
+			return 0
+		}
+	}
+	i := len(shape)
+	if s[i] == '.' {
+		j := i + 1
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+		if j == i+1 {
+			return 0
+		}
+		i = j
+	}
+	switch {
+	case i < len(s) && s[i] == 'Z':
+		i++
+	case i+6 <= len(s) && (s[i] == '+' || s[i] == '-') && digits2(s[i+1:]) && s[i+3] == ':' && digits2(s[i+4:]):
+		i += 6
+	default:
+		return 0
+	}
+	if i < len(s) && s[i] == ' ' {
+		return i + 1
+	}
+	return 0
+}
+
+func digits2(s string) bool {
+	return len(s) >= 2 && s[0] >= '0' && s[0] <= '9' && s[1] >= '0' && s[1] <= '9'
 }

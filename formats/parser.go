@@ -83,6 +83,9 @@ type Parser struct {
 	// labels are the labels of the envelope being unwrapped, if any.
 	labels map[string]string
 	raw    string // the record being read, for Result.Raw
+	// absent is a literal a text line was found not to hold (absentIn),
+	// so that the formats that look for the same one scan it once.
+	absent, absentIn string
 	// as, when set, is the format the next record is read as, whatever
 	// its shape says (an envelope reading its own document's fields).
 	as *Format
@@ -127,6 +130,7 @@ var BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // parseLine reads one line of a JSON-lines input.
 func (p *Parser) parseLine(line []byte, src model.Source) {
+	p.absentIn = "" // a reused buffer may hold another line where this one was
 	for len(line) > 0 && (line[len(line)-1] == '\n' || line[len(line)-1] == '\r') {
 		line = line[:len(line)-1]
 	}
@@ -553,48 +557,4 @@ func (p *Parser) forced() *Format {
 		return nil
 	}
 	return p.src.format
-}
-
-// parseText reads a text line with the configured patterns, then the
-// text formats in registry order (or only the one the input is forced
-// to). It reports whether one matched.
-func (p *Parser) parseText(line []byte, src model.Source) bool {
-	s := bytesToString(line)
-	p.raw = s
-	if p.cfg != nil {
-		for _, pat := range p.cfg.patterns {
-			if m := pat.re.FindStringSubmatch(s); m != nil {
-				var o model.Observation
-				o.Source, o.Format, o.Tier = src, pat.name, pat.tier
-				for i, name := range pat.re.SubexpNames() {
-					if set, ok := mappable[name]; ok && m[i] != "" && m[i] != "-" {
-						set(&o, m[i])
-					}
-				}
-				if o.Outcome == model.OutcomeUnknown && o.Status > 0 {
-					o.Outcome = proxyOutcome(o.Status)
-				}
-				p.textDone(&o)
-				return true
-			}
-		}
-	}
-	if f := p.forced(); f != nil && f.text != nil {
-		return f.text(p, s, src)
-	}
-	for _, f := range textFormats {
-		if f.text(p, s, src) {
-			return true
-		}
-	}
-	return false
-}
-
-// textDone keeps an observation read from a text line.
-func (p *Parser) textDone(o *model.Observation) {
-	p.labelTier(o, false)
-	if p.Explain {
-		p.explainText(o)
-	}
-	p.emit(o)
 }

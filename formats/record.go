@@ -170,6 +170,10 @@ func bytesToString(b []byte) string {
 	return unsafe.String(&b[0], len(b))
 }
 
+// stringBytes views s as bytes without copying: a line handed on as a
+// string, read again as bytes. Nothing may write to them.
+func stringBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
+
 // load reads the top-level members of obj (which must be a valid JSON object).
 func (r *record) load(obj gjson.Result) {
 	r.odd = ""

@@ -51,6 +51,16 @@ func (b *batch) reset() {
 // two thousand access-log lines for one worker.
 var batchBytes = 1 << 20
 
+// maxBatchLines bounds the lines of one batch (a variable for tests):
+// what a batch holds per line (its offsets, its skipped lines) then stays
+// a few megabytes however short the lines are, as in a file of one-byte
+// lines. A megabyte of access-log lines is two thousand.
+var maxBatchLines = 1 << 16
+
+// firstObs is the room for observations a worker's first batch is given;
+// a batch that makes more grows its array.
+const firstObs = 512
+
 // readLines splits the input into batches of lines, parses them on
 // opts.Workers goroutines, and consumes the results in order. The first
 // line read is numbered after, the lines of the input before br.
@@ -67,12 +77,15 @@ func (in *reading) readLines(ctx context.Context, br *bufio.Reader, after int) e
 		go func() {
 			defer wg.Done()
 			p := in.parser()
+			made := firstObs // observations the worker's last batch made
 			for b := range work {
-				if cap(b.res.Obs) < len(b.ends) {
-					// With room for a batch of shorter lines, pages written
-					// (internal/pages): made to the line, a reused batch was
-					// made anew at each longer one, 400 B a line of new pages.
-					b.res.Obs = pages.Written(make([]model.Observation, 0, len(b.ends)+len(b.ends)/4))
+				// Room for what the last batch made and a quarter more,
+				// never more than a line each, pages written
+				// (internal/pages); append grows it past that. Sized by
+				// the lines, a batch of a million empty or unreadable
+				// lines held half a gigabyte of observations never made.
+				if want := min(len(b.ends), made+made/4); cap(b.res.Obs) < want {
+					b.res.Obs = pages.Written(make([]model.Observation, 0, want))
 				}
 				p.Into(&b.res)
 				p.Context(b.header)
@@ -93,6 +106,7 @@ func (in *reading) readLines(ctx context.Context, br *bufio.Reader, after int) e
 					}
 				}
 				p.Flush()
+				made = max(firstObs, len(b.res.Obs))
 				b.tb.Obs, b.tb.Raw = b.res.Obs, b.res.Raw
 				in.c.Prepare(&b.tb)
 				close(b.done)
@@ -139,11 +153,17 @@ func split(ctx context.Context, r io.Reader, in *model.Input, after, maxLine int
 	var carry []byte  // the unfinished line at the end of the last block
 	var header []byte // the W3C #Fields line in force (formats.HeaderLine)
 	skipping := false // inside a line longer than maxLine: drop bytes up to its newline
+	full := false     // the last batch held maxBatchLines: carry holds whole lines too
 	var readErr error
-	for readErr == nil {
+	for readErr == nil || full {
 		// Room for the carried line and a full block after it: bufio passes
 		// a read of at least its own size straight through, uncopied.
 		size := max(batchBytes+len(carry), 2*len(carry)) // a long line grows until it fits
+		if full {
+			// Lines left over: the block is filled up to its size, not
+			// grown, so that what is carried stays within a block.
+			size = max(batchBytes, len(carry))
+		}
 		var b *batch
 		select {
 		case b = <-free:
@@ -169,7 +189,12 @@ func split(ctx context.Context, r io.Reader, in *model.Input, after, maxLine int
 				Reason: fmt.Sprintf("line longer than %d bytes", maxLine)})
 		}
 		start := 0
+		full = false
 		for start < len(data) {
+			if len(b.ends)+len(b.res.Skips) >= maxBatchLines {
+				full = true
+				break
+			}
 			i := bytes.IndexByte(data[start:], '\n')
 			if i < 0 {
 				break
@@ -182,6 +207,9 @@ func split(ctx context.Context, r io.Reader, in *model.Input, after, maxLine int
 				tooLong()
 			case end-start-1 > maxLine: // the newline does not count
 				tooLong()
+			case i == 0 || i == 1 && data[start] == '\r':
+				// An empty line says nothing (the parser passes over it):
+				// only its number is kept, in the count.
 			default:
 				b.starts = append(b.starts, start)
 				b.ends = append(b.ends, end)
@@ -190,13 +218,20 @@ func split(ctx context.Context, r io.Reader, in *model.Input, after, maxLine int
 			start = end
 		}
 		// A line a container runtime split in parts (CRI P) goes to the
-		// next batch with the rest of it, so that one parser joins them.
-		for n := len(b.ends); readErr == nil && n > 0 && b.ends[n-1] == start && formats.Continued(data[b.starts[n-1]:start]); n-- {
+		// next batch with the rest of it, so that one parser joins them
+		// (a batch of nothing but parts keeps its last one: it could not
+		// be read otherwise; nor do parts before an unfinished line too
+		// long to keep: carried with it, they were dropped with it).
+		tail := len(data) - start // the unfinished last line
+		join := (readErr == nil || full) && (full || tail <= maxLine && !skipping)
+		for n := len(b.ends); join && n > 0 && (!full || n > 1) && b.ends[n-1] == start && formats.Continued(data[b.starts[n-1]:start]); n-- {
 			start = b.starts[n-1]
 			b.starts, b.ends, b.nums = b.starts[:n-1], b.ends[:n-1], b.nums[:n-1]
 			line--
 		}
-		if rest := data[start:]; len(rest) > 0 {
+		if rest := data[start:]; full {
+			carry = rest
+		} else if len(rest) > 0 {
 			switch {
 			case errors.Is(readErr, io.EOF): // the last line, without a newline
 				line++
@@ -208,7 +243,7 @@ func split(ctx context.Context, r io.Reader, in *model.Input, after, maxLine int
 					b.nums = append(b.nums, line)
 				}
 			case skipping || readErr != nil: // dropped; a read error is reported
-			case len(rest) > maxLine:
+			case tail > maxLine:
 				skipping = true
 			default:
 				carry = rest

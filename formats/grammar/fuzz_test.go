@@ -8,7 +8,8 @@ import (
 // Each syntax's fuzz target compiles a format string and reads a line
 // with it: neither may panic, a compile error names a column inside the
 // format (or just past it), a mismatch one inside the line, and what a
-// line gives is never "not logged".
+// line gives is never "not logged", and Could never refuses a line the
+// program reads.
 
 func fuzzSyntax(f *testing.F, syns []Syntax, seeds [][2]string) {
 	for _, s := range seeds {
@@ -39,6 +40,9 @@ func fuzzSyntax(f *testing.F, syns []Syntax, seeds [][2]string) {
 				t.Fatalf("%q on %q: column %d", format, line, me.Column)
 			}
 			return
+		}
+		if !p.Could(line) {
+			t.Fatalf("%q read %q, which Could refused", format, line)
 		}
 		for f := Field(1); f < numFields; f++ {
 			if s, m := v.Get(f); m != nil && (s == "" || s == "-") {

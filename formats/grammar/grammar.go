@@ -135,6 +135,11 @@ func Compile(syntax Syntax, format string, opt Options) (*Program, error) {
 		return nil, err
 	}
 	p.syntax = syntax
+	for _, o := range p.ops {
+		if len(o.lit) > len(p.key) {
+			p.key = o.lit
+		}
+	}
 	return p, nil
 }
 

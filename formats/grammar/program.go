@@ -14,6 +14,7 @@ type Program struct {
 	ops    []op
 	tail   string // the literal after the last variable
 	esc    escaping
+	key    string // the longest literal between values, looked for first by Could
 	// json, when set, reads a JSON object whose members' values are
 	// each read by their own Program (Envoy's json_format).
 	json *jsonProgram
@@ -128,6 +129,40 @@ func (p *Program) readText(line string, v *Values) error {
 	}
 	return nil
 }
+
+// Could reports whether the program could have written line: its
+// literals in order and its tail at the end. Reading tries each value's
+// end against them; a line without them is refused here for a few scans,
+// and without a *MismatchError made (a program in JSON answers yes).
+func (p *Program) Could(line string) bool {
+	if p.json != nil {
+		return true
+	}
+	if !strings.Contains(line, p.key) {
+		return false // one scan for the rarest literal refuses most lines
+	}
+	i := 0
+	for k := range p.ops {
+		lit := p.ops[k].lit
+		if k == 0 {
+			if !strings.HasPrefix(line, lit) {
+				return false
+			}
+			i = len(lit)
+			continue
+		}
+		j := strings.Index(line[i:], lit)
+		if j < 0 {
+			return false
+		}
+		i += j + len(lit)
+	}
+	return len(line)-i >= len(p.tail) && strings.HasSuffix(line, p.tail)
+}
+
+// Key is the literal Could looks for first: programs with the same key
+// refuse the same lines.
+func (p *Program) Key() string { return p.key }
 
 // valueEnd is where the value starting at line[i] ends: at the first next
 // past the spaces the variable holds, skipping escaped bytes; -1 when

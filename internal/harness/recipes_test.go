@@ -216,7 +216,9 @@ func doubleCharge(t *testing.T, base string, b *harness.Backend, clientID func()
 		return clientID()
 	}
 	steps := []capture.Request{
-		{Step: "charge-timeout", Base: base, Path: "/v1/orders?delay=1200ms", Key: k1, Body: body, Timeout: 400 * time.Millisecond, RequestID: rid()},
+		// The client's patience leaves a loaded machine's proxy time to
+		// pass the request on before the client goes.
+		{Step: "charge-timeout", Base: base, Path: "/v1/orders?delay=2000ms", Key: k1, Body: body, Timeout: 800 * time.Millisecond, RequestID: rid()},
 		{Step: "same-key-retry", Base: base, Path: "/v1/orders", Key: k1, Body: body, RequestID: rid()},
 		{Step: "new-key-retry", Base: base, Path: "/v1/orders", Key: k2, Body: body, RequestID: rid()},
 	}
@@ -225,14 +227,17 @@ func doubleCharge(t *testing.T, base string, b *harness.Backend, clientID func()
 		s := capture.Send(ctx, r)
 		sent = append(sent, s)
 		if i == 0 {
-			time.Sleep(1200 * time.Millisecond) // the server charges after the client has gone
+			time.Sleep(1500 * time.Millisecond) // the server charges after the client has gone
 		}
 	}
 	var received []string
 	for _, h := range b.Hits() {
 		received = append(received, h.RequestID)
 	}
-	if len(received) != 3 || slices.Contains(received, "") {
+	if len(received) != 3 {
+		t.Fatalf("the backend received %d requests of 3 (%q): the traffic did not go as meant", len(received), received)
+	}
+	if slices.Contains(received, "") {
 		t.Fatalf("the backend received %q: the proxy passed on no request id", received)
 	}
 	if _, err := capture.WaitFor(ctx, b.LogPath, received...); err != nil {

@@ -75,6 +75,30 @@ measure "idem diagnose -o json (gzip)" "$dir/idem" diagnose -o json --fail-on cr
 measure "zcat (decompression alone)" sh -c "zcat '$dir/nginx-1m.jsonl.gz' > /dev/null"
 measure "idem diagnose -o json (zstd)" "$dir/idem" diagnose -o json --fail-on critical "$dir/nginx-1m.jsonl.zst"
 
+# Inputs that must cost what they hold, not what they are: lines no
+# format reads (an application's text log of a million lines, 84 MB, and
+# the same with one line in twenty a combined access-log line), and the
+# hostile ones whose memory must follow what is remembered (16 MB of
+# newlines in a 16 KB gzip, a million one-byte lines, a million empty
+# objects, 100 MB of random bytes).
+[ -s "$dir/applog.log" ] || awk 'BEGIN { srand(1); split("INFO WARN DEBUG ERROR", lv, " ")
+  for (i = 0; i < 1000000; i++) {
+    pre = sprintf("2026-12-01T09:%02d:%02d.%03dZ %s [orders-worker-%d] ", int(i / 60000) % 60, int(i / 1000) % 60, i % 1000, lv[int(rand() * 4) + 1], int(rand() * 8) + 1)
+    print pre "cache miss user=u" int(rand() * 99999) " took=" sprintf("%.1f", rand() * 100) "ms" > "'"$dir/applog.log"'"
+    if (i % 20 == 7) { n++
+      printf "10.0.0.%d - - [01/Dec/2026:09:00:%02d +0000] \"POST /orders HTTP/1.1\" 201 123 \"-\" \"curl/8.0\" rid=r%07d key=k%07d\n", i % 250, i % 60, n, n > "'"$dir/mixed.log"'"
+    } else print pre "cache miss user=u" int(rand() * 99999) " took=" sprintf("%.1f", rand() * 100) "ms" > "'"$dir/mixed.log"'"
+  } }'
+[ -s "$dir/newlines.gz" ] || head -c 16000000 /dev/zero | tr '\0' '\n' | gzip -9 > "$dir/newlines.gz"
+[ -s "$dir/x.log" ] || yes x | head -n 1000000 > "$dir/x.log"
+[ -s "$dir/empty-objects.log" ] || yes '{}' | head -n 1000000 > "$dir/empty-objects.log"
+[ -s "$dir/random.bin" ] || head -c 100000000 /dev/urandom > "$dir/random.bin"
+echo "| **what no format reads, and hostile inputs** | | | | |"
+for f in applog.log mixed.log newlines.gz x.log empty-objects.log random.bin; do
+  measure "idem diagnose -o json $f" "$dir/idem" diagnose -o json --fail-on critical "$dir/$f"
+done
+measure "idem diagnose -o json nginx-100k.jsonl (for CPU per MB)" "$dir/idem" diagnose -o json --fail-on critical "$dir/nginx-100k.jsonl"
+
 # The ratios the targets are about, from the medians of the 1m rows.
 # Field 2 is the wall, field 3 the CPU time.
 m1() { grep "^$1" "$dir/medians.txt" | sed -n 3p | cut -d'|' -f"$2"; }
