@@ -20,8 +20,9 @@ import (
 var tomcatFormat = &Format{
 	Name: "tomcat", Aliases: []string{"tomcat10", "catalina"}, Kind: KindText, Tier: model.TierProxy,
 	Doc: "Tomcat AccessLogValve logs: the common/combined patterns, with %D, %F or the ids appended",
-	Setup: `<Valve className="org.apache.catalina.valves.AccessLogValve" pattern="%h %l %u %t &quot;%r&quot; %s %b &quot;%{Referer}i&quot; ` +
-		`&quot;%{User-Agent}i&quot; %D &quot;%{X-Request-Id}i&quot; &quot;%{Idempotency-Key}i&quot;"/>; any other pattern is a config source's log_format`,
+	Setup: "`<Valve className=\"org.apache.catalina.valves.AccessLogValve\" pattern=\"%h %l %u %t &quot;%r&quot; %s %b &quot;%{Referer}i&quot; " +
+		"&quot;%{User-Agent}i&quot; %D %F &quot;%{X-Request-Id}i&quot; &quot;%{Idempotency-Key}i&quot;\"/>` in the Host (%F: when the response was committed); " +
+		"any other pattern is a config source's log_format",
 	text: readTomcat,
 	// %t is when the request started, %D microseconds, %F milliseconds to
 	// commit the response (not read).

@@ -312,3 +312,11 @@ func TestApacheCaptureIsTheRecipe(t *testing.T) {
 		t.Errorf("apache's Setup gives\n%s\nthe capture runs\n%s", spans[0], capture.ApacheIdem.Def)
 	}
 }
+
+// Tomcat serves, it does not proxy: its recipe's pattern is the one the
+// Tomcat capture runs (capture.TomcatStock, kept in fixtures/real/tomcat).
+func TestTomcatCaptureIsTheRecipe(t *testing.T) {
+	if spans := recipeSpans(t, "tomcat"); !strings.Contains(spans[0], ` pattern="`+capture.TomcatStock.Def+`"`) {
+		t.Errorf("tomcat's Setup gives\n%s\nthe capture runs the pattern\n%s", spans[0], capture.TomcatStock.Def)
+	}
+}
