@@ -25,7 +25,11 @@ func BenchmarkDiagnose(b *testing.B) {
 		ios, _, _, _ := iostreams.Test()
 		ios.Out = io.Discard
 		f := &Factory{IO: ios, Now: time.Now}
-		if code := Run(context.Background(), f, []string{"diagnose", "-o", "json", "--fail-on", "critical", path}); code > 1 {
+		// The generated log is a proxy's alone: rules that need the
+		// server's lines cannot look, so a whole run ends inconclusive (3).
+		switch code := Run(context.Background(), f, []string{"diagnose", "-o", "json", "--fail-on", "critical", path}); code {
+		case ExitOK, ExitFindings, ExitInconclusive:
+		default:
 			b.Fatalf("exit %d", code)
 		}
 	}
