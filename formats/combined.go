@@ -122,6 +122,12 @@ func (p *Parser) combined(m []string, src model.Source) {
 	case o.Method == "":
 		o.Detail = "no request line read"
 	}
+	if n := upstreamTries(ex.upstream); n > 0 {
+		o.UpstreamTries = n
+		if o.Detail == "" {
+			o.Detail = "upstream_status " + ex.upstream
+		}
+	}
 	p.textDone(&o)
 }
 
