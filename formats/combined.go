@@ -243,9 +243,10 @@ func isNumber(s string) bool {
 	return err == nil
 }
 
-// isStatusList matches "201" or "504, 201".
+// isStatusList matches "201", "504, 201" or, after an internal redirect,
+// "504, 201 : 200".
 func isStatusList(s string) bool {
-	for _, part := range strings.Split(s, ",") {
+	for part := range strings.SplitSeq(strings.ReplaceAll(s, ":", ","), ",") {
 		part = strings.TrimSpace(part)
 		if len(part) != 3 || part[0] < '1' || part[0] > '5' || !isNumber(part) {
 			return false
