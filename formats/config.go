@@ -129,39 +129,48 @@ func LoadConfig(path string) (*Config, error) {
 	return &c, nil
 }
 
+// upstreamStatuses reads $upstream_status: the last upstream's status,
+// and how many were tried where several were.
+func upstreamStatuses(v string) (int, int) {
+	status, _ := intValue(v)
+	return status, upstreamTries(v)
+}
+
+// triesCount reads a proxy's count of upstream attempts: 0 for one, as
+// Observation.UpstreamTries keeps it.
+func triesCount(v string) int {
+	if n, _ := intValue(v); n > 1 {
+		return n
+	}
+	return 0
+}
+
 // mappable names the Observation fields a config may map to a gjson path.
 var mappable = map[string]func(o *model.Observation, v string){
-	"time":           func(o *model.Observation, v string) { o.Time, _ = model.ParseTime(v) },
-	"request_id":     func(o *model.Observation, v string) { o.RequestID = v },
-	"alt_request_id": func(o *model.Observation, v string) { o.AltRequestID = v },
-	"key":            func(o *model.Observation, v string) { o.Key = model.NormalizeKey(v) },
-	"key_hash":       func(o *model.Observation, v string) { o.KeyHash = v },
-	"method":         func(o *model.Observation, v string) { o.Method = httpMethod(v) },
-	"route":          func(o *model.Observation, v string) { o.Route = routePath(v) },
-	"status":         func(o *model.Observation, v string) { o.Status, _ = intValue(v) },
-	"decision":       func(o *model.Observation, v string) { o.Decision = strings.ToLower(v) },
-	"state":          func(o *model.Observation, v string) { o.State = strings.ToLower(v) },
-	"fingerprint":    func(o *model.Observation, v string) { o.Fingerprint = v },
-	"result_id":      func(o *model.Observation, v string) { o.ResultID = v },
-	"attempt":        func(o *model.Observation, v string) { o.Attempt, _ = intValue(v) },
-	"message":        func(o *model.Observation, v string) { o.Message = v },
-	"client":         func(o *model.Observation, v string) { o.Client = v },
-	"workflow_id":    func(o *model.Observation, v string) { o.WorkflowID = v },
-	"activity_id":    func(o *model.Observation, v string) { o.ActivityID = v },
-	"activity_type":  func(o *model.Observation, v string) { o.ActivityType = v },
-	"duration_ms":    func(o *model.Observation, v string) { o.Duration, _ = model.ParseDuration(v, model.Milliseconds) },
-	"outcome":        func(o *model.Observation, v string) { o.Outcome = model.ParseOutcome(v) },
-	"upstream_status": func(o *model.Observation, v string) {
-		o.UpstreamStatus, _ = intValue(v)
-		o.UpstreamTries = upstreamTries(v)
-	},
-	"upstream_tries": func(o *model.Observation, v string) {
-		if n, _ := intValue(v); n > 1 {
-			o.UpstreamTries = n
-		}
-	},
-	"detail": func(o *model.Observation, v string) { o.Detail = v },
-	"run_id": func(o *model.Observation, v string) { o.RunID = v },
+	"time":            func(o *model.Observation, v string) { o.Time, _ = model.ParseTime(v) },
+	"request_id":      func(o *model.Observation, v string) { o.RequestID = v },
+	"alt_request_id":  func(o *model.Observation, v string) { o.AltRequestID = v },
+	"key":             func(o *model.Observation, v string) { o.Key = model.NormalizeKey(v) },
+	"key_hash":        func(o *model.Observation, v string) { o.KeyHash = v },
+	"method":          func(o *model.Observation, v string) { o.Method = httpMethod(v) },
+	"route":           func(o *model.Observation, v string) { o.Route = routePath(v) },
+	"status":          func(o *model.Observation, v string) { o.Status, _ = intValue(v) },
+	"decision":        func(o *model.Observation, v string) { o.Decision = strings.ToLower(v) },
+	"state":           func(o *model.Observation, v string) { o.State = strings.ToLower(v) },
+	"fingerprint":     func(o *model.Observation, v string) { o.Fingerprint = v },
+	"result_id":       func(o *model.Observation, v string) { o.ResultID = v },
+	"attempt":         func(o *model.Observation, v string) { o.Attempt, _ = intValue(v) },
+	"message":         func(o *model.Observation, v string) { o.Message = v },
+	"client":          func(o *model.Observation, v string) { o.Client = v },
+	"workflow_id":     func(o *model.Observation, v string) { o.WorkflowID = v },
+	"activity_id":     func(o *model.Observation, v string) { o.ActivityID = v },
+	"activity_type":   func(o *model.Observation, v string) { o.ActivityType = v },
+	"duration_ms":     func(o *model.Observation, v string) { o.Duration, _ = model.ParseDuration(v, model.Milliseconds) },
+	"outcome":         func(o *model.Observation, v string) { o.Outcome = model.ParseOutcome(v) },
+	"upstream_status": func(o *model.Observation, v string) { o.UpstreamStatus, o.UpstreamTries = upstreamStatuses(v) },
+	"upstream_tries":  func(o *model.Observation, v string) { o.UpstreamTries = triesCount(v) },
+	"detail":          func(o *model.Observation, v string) { o.Detail = v },
+	"run_id":          func(o *model.Observation, v string) { o.RunID = v },
 	// A trace id names the delivery ("trace:<id>") where no request id does.
 	"trace_id": func(o *model.Observation, v string) {
 		if o.RequestID == "" || strings.HasPrefix(o.RequestID, "trace:") {
