@@ -61,7 +61,11 @@ func proxyRetry(t *testing.T, nextUpstream string) (capture.Sent, *harness.Backe
 	defer cancel()
 	sent := capture.Send(ctx, capture.Request{Step: "charge", Base: p.URL, Path: "/v1/orders", Key: capture.NewID(),
 		Body: `{"amount":4200,"currency":"EUR","customer":"cus_42"}`, Timeout: 10 * time.Second})
-	time.Sleep(1 * time.Second) // the first instance answers, late, after its stall
+	// The first instance answers, late, after its stall: its line is
+	// part of what happened.
+	if _, err := capture.WaitFor(ctx, first.LogPath, "request completed"); err != nil {
+		t.Fatal(err)
+	}
 	p.Stop()
 	paths := []string{p.Log(recipeLog), first.LogPath, second.LogPath}
 	for _, path := range paths {
