@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -109,8 +110,9 @@ func TestProxyRetryNginx(t *testing.T) {
 		switch f.Rule.ID {
 		case "proxy-retry":
 			fired = true
-			if f.Severity != diagnose.Critical {
-				t.Errorf("two orders (%s, %s) told as %s: %s", o1[0], o2[0], f.Severity, f.Narrative)
+			if f.Severity != diagnose.Critical || !strings.Contains(f.Narrative, o1[0]) || !strings.Contains(f.Narrative, o2[0]) ||
+				!strings.Contains(f.Narrative, rid) {
+				t.Errorf("%s's two orders (%s, %s) told as %s: %s", rid, o1[0], o2[0], f.Severity, f.Narrative)
 			}
 		case "request-id-reused":
 			t.Errorf("nginx's own retry of %s blamed on the client: %s", rid, f.Narrative)
