@@ -42,6 +42,9 @@ var needs = map[string]need{
 	// of a kind is worth a look, whatever the budget, deadline or gap.
 	"retry-storm":       {},
 	"request-id-reused": {},
+	// proxy-retry reads a proxy line with an attempt count (a field
+	// beyond a plain answer) or a delivery with effects: both built.
+	"proxy-retry": {},
 	// request-id-not-propagated reads keys with a proxy-only and a
 	// server-only delivery: two deliveries, so built.
 	"request-id-not-propagated": {},

@@ -58,6 +58,7 @@ func TestNotEvaluated(t *testing.T) {
 			"request-id-not-propagated": "server tier",
 			"retry-storm":               "no line carries an Idempotency-Key",
 			"request-id-reused":         "no line carries a request id",
+			"proxy-retry":               "no line carries a request id",
 		}, true},
 		{"proxy and server without payloads: a likely retry can still be seen", []model.Supply{proxy, server}, map[string]string{
 			"duplicate-submission": "payload fingerprint",
@@ -76,7 +77,7 @@ func TestNotEvaluated(t *testing.T) {
 			"response-lost": "server tier", "retry-new-key": "server tier", "duplicate-submission": "server tier",
 			"non-atomic-reservation": "server tier", "payload-mismatch": "server tier", "in-progress-retry": "server tier",
 			"unkeyed-retry": "server tier", "key-expired": "server tier", "replay-divergence": "server tier",
-			"request-id-not-propagated": "proxy tier", "request-id-reused": "request id",
+			"request-id-not-propagated": "proxy tier", "request-id-reused": "request id", "proxy-retry": "request id",
 		}, true},
 	}
 	for _, tt := range tests {

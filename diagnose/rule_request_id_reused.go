@@ -37,9 +37,12 @@ func runRequestIDReused(c *context) []*Finding {
 				}
 			}
 		} else {
+			// A proxy's own retry reaches the server twice under one id
+			// while the proxy waits: proxy-retry's, however long it waited.
+			retry, _ := proxyRetried(c, d)
 			first := map[model.Tier]*model.Observation{}
 			for _, o := range d.Observations {
-				if o.Time.IsZero() {
+				if o.Time.IsZero() || o.Tier == model.TierServer && whileWaiting(retry, o) {
 					continue
 				}
 				f := first[o.Tier]
@@ -57,15 +60,7 @@ func runRequestIDReused(c *context) []*Finding {
 		if why == "" {
 			continue
 		}
-		var intents []*model.Intent
-		for _, in := range c.set.Built {
-			for _, x := range in.Deliveries {
-				if x == d {
-					intents = append(intents, in)
-				}
-			}
-		}
-		out = append(out, &Finding{Severity: Warning, Intents: intents, Keys: d.Keys, Evidence: ev.sorted(),
+		out = append(out, &Finding{Severity: Warning, Intents: intentsOf(c.set, d), Keys: d.Keys, Evidence: ev.sorted(),
 			Narrative: fmt.Sprintf("Request id %s was used for more than one delivery: %s.", d.RequestID, why)})
 	}
 	return out

@@ -23,12 +23,24 @@ var requestIDReusedCases = ruleCases{
 			want: []want{{severity: diagnose.Warning, keys: []string{"k-1", "k-2"}, says: "it carried 2 keys (k-1, k-2)"}}},
 		{name: "the proxy saw one request id six minutes apart", obs: sameRequestID(model.TierProxy, "k-1", 360),
 			want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "the proxy saw it at 13:30:00.000Z and again 6m0s later"}}},
+		{name: "the server saw it six minutes apart, the proxy's line one minute long", obs: []ob{
+			proxy("r1").key("k-1").post().at(0).took(60).status(201),
+			server("r1").key("k-1").post().at(0.1).status(504),
+			server("r1").key("k-1").post().at(360.1).status(201),
+		}, want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "the server saw it at 13:30:00.100Z and again 6m0s later"}}},
 		{name: "two minutes apart against a one-minute gap", obs: sameRequestID(model.TierProxy, "k-1", 120),
 			opts: func(o *diagnose.Options) { o.ReuseGap = time.Minute },
 			want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "again 2m0s later"}}},
 	},
 	quiet: []ruleCase{
 		{name: "the proxy saw it twice, five minutes apart", obs: sameRequestID(model.TierProxy, "k-1", 300)},
+		// nginx with proxy_read_timeout 400s and proxy_next_upstream
+		// timeout non_idempotent: its own retry, proxy-retry's.
+		{name: "the proxy's own retry reached the server six minutes apart", obs: []ob{
+			proxy("r1").key("k-1").post().at(0).took(360.2).status(201).upstream(201).tries(2).detail("upstream_status 504, 201"),
+			server("r1").key("k-1").post().at(0.1).effect("ord_1"),
+			server("r1").key("k-1").post().at(360.1).effect("ord_2"),
+		}},
 		{name: "the proxy and the server, on clocks ten minutes apart", obs: sameRequestID(model.TierServer, "k-1", 600)},
 		{name: "the proxy logged the key, the server its hash", obs: []ob{
 			proxy("r1").key("k-1").post().at(0).status(201),

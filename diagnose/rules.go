@@ -19,6 +19,7 @@ func init() {
 		lateCompletion,
 		retryStorm,
 		replayDivergence,
+		proxyRetry,
 		requestIDReused,
 		requestIDNotPropagated,
 		secretInLogs,

@@ -60,6 +60,7 @@ func TestScenarios(t *testing.T) {
 		{"late-completion", "late-completion", "article-108:r1:publish", "warning", []string{"in-progress-retry", "late-completion"}},
 		{"retry-storm", "retry-storm", "aa11bb22-cc33-4d44-8e55-ff6677889900", "warning", []string{"retry-storm"}},
 		{"replay-divergence", "replay-divergence", "4d5e6f70-8192-4a3b-9c4d-5e6f708192a3", "warning", []string{"replay-divergence"}},
+		{"proxy-retry", "proxy-retry", "6b1d2f3a-4c5e-4f70-8192-a3b4c5d6e7f8", "critical", []string{"proxy-retry"}},
 		{"request-id-reused", "request-id-reused", "0c0c0c0c-aaaa-4bbb-8ccc-dddddddd0002", "warning", []string{"request-id-reused"}},
 		{"secret-in-logs", "secret-in-logs", "", "warning", []string{"secret-in-logs"}},
 		{"request-id-not-propagated", "request-id-not-propagated", "9d8c7b6a-1111-4222-8333-000000000001", "info", []string{"request-id-not-propagated"}},

@@ -34,6 +34,7 @@ var allCases = []ruleCases{
 	lateCompletionCases,
 	retryStormCases,
 	replayDivergenceCases,
+	proxyRetryCases,
 	requestIDReusedCases,
 	requestIDNotPropagatedCases,
 	secretInLogsCases,
@@ -98,6 +99,7 @@ func (b ob) req(method, route string) ob { b.o.Method, b.o.Route = method, route
 func (b ob) post() ob                    { return b.req("POST", "/v1/orders") }
 func (b ob) status(n int) ob             { b.o.Status = n; return b }
 func (b ob) upstream(n int) ob           { b.o.UpstreamStatus = n; return b }
+func (b ob) tries(n int) ob              { b.o.UpstreamTries = n; return b }
 func (b ob) outcome(o model.Outcome) ob  { b.o.Outcome = o; return b }
 func (b ob) fp(f string) ob              { b.o.Fingerprint = f; return b }
 func (b ob) decision(d string) ob        { b.o.Decision = d; return b }

@@ -122,6 +122,12 @@ func (p *Parser) combined(m []string, src model.Source) {
 	case o.Method == "":
 		o.Detail = "no request line read"
 	}
+	if n := upstreamTries(ex.upstream); n > 0 {
+		o.UpstreamTries = n
+		if o.Detail == "" {
+			o.Detail = "upstream_status " + ex.upstream
+		}
+	}
 	p.textDone(&o)
 }
 
@@ -237,9 +243,10 @@ func isNumber(s string) bool {
 	return err == nil
 }
 
-// isStatusList matches "201" or "504, 201".
+// isStatusList matches "201", "504, 201" or, after an internal redirect,
+// "504, 201 : 200".
 func isStatusList(s string) bool {
-	for _, part := range strings.Split(s, ",") {
+	for part := range strings.SplitSeq(strings.ReplaceAll(s, ":", ","), ",") {
 		part = strings.TrimSpace(part)
 		if len(part) != 3 || part[0] < '1' || part[0] > '5' || !isNumber(part) {
 			return false

@@ -129,6 +129,22 @@ func LoadConfig(path string) (*Config, error) {
 	return &c, nil
 }
 
+// upstreamStatuses reads $upstream_status: the last upstream's status,
+// and how many were tried where several were.
+func upstreamStatuses(v string) (int, int) {
+	status, _ := intValue(v)
+	return status, upstreamTries(v)
+}
+
+// triesCount reads a proxy's count of upstream attempts: 0 for one, as
+// Observation.UpstreamTries keeps it.
+func triesCount(v string) int {
+	if n, _ := intValue(v); n > 1 {
+		return n
+	}
+	return 0
+}
+
 // mappable names the Observation fields a config may map to a gjson path.
 var mappable = map[string]func(o *model.Observation, v string){
 	"time":            func(o *model.Observation, v string) { o.Time, _ = model.ParseTime(v) },
@@ -151,7 +167,8 @@ var mappable = map[string]func(o *model.Observation, v string){
 	"activity_type":   func(o *model.Observation, v string) { o.ActivityType = v },
 	"duration_ms":     func(o *model.Observation, v string) { o.Duration, _ = model.ParseDuration(v, model.Milliseconds) },
 	"outcome":         func(o *model.Observation, v string) { o.Outcome = model.ParseOutcome(v) },
-	"upstream_status": func(o *model.Observation, v string) { o.UpstreamStatus, _ = intValue(v) },
+	"upstream_status": func(o *model.Observation, v string) { o.UpstreamStatus, o.UpstreamTries = upstreamStatuses(v) },
+	"upstream_tries":  func(o *model.Observation, v string) { o.UpstreamTries = triesCount(v) },
 	"detail":          func(o *model.Observation, v string) { o.Detail = v },
 	"run_id":          func(o *model.Observation, v string) { o.RunID = v },
 	// A trace id names the delivery ("trace:<id>") where no request id does.

@@ -63,7 +63,7 @@ func TestMappableCoversTheModel(t *testing.T) {
 	for name := range mappable {
 		o := model.Observation{}
 		mappable[name](&o, "2026-11-30T10:00:00Z")
-		if name != "status" && name != "attempt" && name != "upstream_status" && name != "outcome" && name != "duration_ms" && name != "trace_id" && reflect.ValueOf(o).IsZero() {
+		if name != "status" && name != "attempt" && name != "upstream_status" && name != "upstream_tries" && name != "outcome" && name != "duration_ms" && name != "trace_id" && reflect.ValueOf(o).IsZero() {
 			t.Errorf("mapping %q sets nothing", name)
 		}
 	}

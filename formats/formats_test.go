@@ -41,7 +41,7 @@ func TestFormats(t *testing.T) {
 			name: "nginx json retried upstream",
 			line: `{"msec":"1690184907.681","request_id":"abc123","request_method":"POST","request_uri":"/pay","status":"201","request_time":"1.001","upstream_status":"504, 201"}`,
 			want: model.Observation{Format: "nginx", Tier: model.TierProxy, RequestID: "abc123", Method: "POST", Route: "/pay", Status: 201, UpstreamStatus: 201,
-				Outcome: model.OutcomeOK, Duration: 1001 * time.Millisecond, Detail: "upstream_status 504, 201", Time: time.UnixMilli(1690184907681 - 1001).UTC()},
+				Outcome: model.OutcomeOK, Duration: 1001 * time.Millisecond, Detail: "upstream_status 504, 201", UpstreamTries: 2, Time: time.UnixMilli(1690184907681 - 1001).UTC()},
 		},
 		{
 			name: "envoy istio client disconnect",

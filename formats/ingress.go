@@ -39,7 +39,7 @@ var ingressNginxFormat = &Format{
 		Line: `10.1.2.3 - - [30/Nov/2026:09:14:04 +0000] "POST /v1/orders HTTP/1.1" 499 0 "-" "okhttp/4.12.0" 301 2.398 [shop-api-8080] [] ` +
 			`10.244.1.7:8080, 10.244.2.9:8080 0, 0 1.000, 1.397 502, 201 c9b2decb-ebc7-4a9b-99d6-69712772ef41`,
 		Want: model.Observation{Tier: model.TierProxy, Format: "ingress-nginx", Method: "POST", Route: "/v1/orders", UpstreamStatus: 201,
-			Outcome: model.OutcomeClientClosed, Detail: "upstream_status 502, 201", RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41",
+			Outcome: model.OutcomeClientClosed, Detail: "upstream_status 502, 201", UpstreamTries: 2, RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41",
 			Client: "10.1.2.3", Time: mustTime("2026-11-30T09:14:01.602Z"), Duration: 2398 * time.Millisecond},
 	}},
 }
@@ -85,6 +85,7 @@ func readIngressNginx(p *Parser, s string, src model.Source) bool {
 	o.UpstreamStatus, _ = intValue(status)
 	if strings.Contains(status, ",") || strings.Contains(status, ":") {
 		o.Detail = "upstream_status " + status
+		o.UpstreamTries = upstreamTries(status)
 	}
 	if rid := up[4]; rid != "-" {
 		o.RequestID = rid

@@ -137,6 +137,7 @@ func (p *Parser) observeValues(o *model.Observation, v *grammar.Values, syn gram
 	}
 	if listsStatuses(up) {
 		detail = append(detail, "upstream_status "+up)
+		o.UpstreamTries = upstreamTries(up)
 	}
 	if o.Status == 499 {
 		detail = append(detail, "499 client closed request")
@@ -150,6 +151,7 @@ func (p *Parser) observeValues(o *model.Observation, v *grammar.Values, syn gram
 	}
 	if n, _ := strconv.Atoi(get(grammar.Attempts)); n > 1 {
 		detail = append(detail, "upstream attempts "+strconv.Itoa(n))
+		o.UpstreamTries = n
 	}
 	o.Replayed = strings.EqualFold(get(grammar.Replayed), "true")
 	o.RetryAfter = get(grammar.RetryAfter) != ""

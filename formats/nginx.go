@@ -113,6 +113,7 @@ func extractNginx(p *Parser, r *record, o *model.Observation) bool {
 	o.UpstreamStatus, _ = intValue(up)
 	if listsStatuses(up) {
 		o.Detail = "upstream_status " + up
+		o.UpstreamTries = upstreamTries(up)
 	} else if o.Status == 499 {
 		o.Detail = "499 client closed request"
 	}
@@ -127,6 +128,21 @@ func extractNginx(p *Parser, r *record, o *model.Observation) bool {
 	// A status logged without a request (408, 400) is still a request
 	// the proxy saw.
 	return o.Method != "" || o.RequestID != "" || o.Key != "" || ok
+}
+
+// upstreamTries counts the upstreams $upstream_status lists in one pass
+// of the request: "504, 201" is two. A " : " starts another pass, after
+// an internal redirect (X-Accel-Redirect, error_page), a request of its
+// own: the largest pass counts. 0 for one upstream.
+func upstreamTries(up string) int {
+	most := 0
+	for pass := range strings.SplitSeq(up, ":") {
+		most = max(most, strings.Count(pass, ",")+1)
+	}
+	if most < 2 {
+		return 0
+	}
+	return most
 }
 
 // listsStatuses reports whether $upstream_status lists several upstreams'

@@ -43,7 +43,7 @@ func TestTextFormats(t *testing.T) {
 			name: "ingress-nginx 499 with a retried upstream and a propagated request id",
 			line: `10.1.2.3 - - [30/Nov/2026:09:14:04 +0000] "POST /v1/orders HTTP/1.1" 499 0 "-" "okhttp/4.12.0" 301 2.398 [shop-api-8080] [] 10.244.1.7:8080, 10.244.2.9:8080 0, 0 1.000, 1.397 502, 201 c9b2decb-ebc7-4a9b-99d6-69712772ef41`,
 			want: model.Observation{Format: "ingress-nginx", Tier: model.TierProxy, Method: "POST", Route: "/v1/orders", UpstreamStatus: 201, Outcome: model.OutcomeClientClosed,
-				Detail: "upstream_status 502, 201", Client: "10.1.2.3", RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", Duration: 2398 * time.Millisecond,
+				Detail: "upstream_status 502, 201", UpstreamTries: 2, Client: "10.1.2.3", RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", Duration: 2398 * time.Millisecond,
 				Labels: "upstream=shop-api-8080", Time: time.Date(2026, 11, 30, 9, 14, 1, 602000000, time.UTC)},
 		},
 		{

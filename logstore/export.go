@@ -30,6 +30,10 @@ const (
 	// FieldSecret marks a line that holds a credential or a body, which
 	// the secret-in-logs rule must see wherever it is in the store.
 	FieldSecret = "idem.secret"
+	// FieldRetried is how many upstreams a proxy tried for the line's
+	// request, where more than one: a proxy's own retry, which the
+	// proxy-retry rule must see though every status says 201.
+	FieldRetried = "idem.upstream_tries"
 )
 
 // Exporter is an ingest consumer that turns what the reader recognised
@@ -164,6 +168,9 @@ func (e *Exporter) write(o *model.Observation, raw string) {
 	}
 	if holdsSecret(raw, e.names.Body) {
 		rec[FieldSecret] = "1"
+	}
+	if o.UpstreamTries > 1 {
+		rec[FieldRetried] = strconv.Itoa(o.UpstreamTries)
 	}
 	line, err := json.Marshal(rec)
 	if err != nil {

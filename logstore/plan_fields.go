@@ -26,7 +26,7 @@ var readMethods = []string{"GET", "HEAD", "OPTIONS", "get", "head", "options"}
 type storeFields struct {
 	keys, rids, status, outcome, decision, state, clients, fps, methods, routes []string
 	rawKeys                                                                     []string // keys, not their hashes
-	activity, secret                                                            bool     // fields an export adds
+	activity, secret, retried                                                   bool     // fields an export adds
 }
 
 func readStoreFields(ctx context.Context, r Reader, w Window) (*storeFields, error) {
@@ -49,13 +49,14 @@ func readStoreFields(ctx context.Context, r Reader, w Window) (*storeFields, err
 	return &storeFields{keys: keep(all.Key, all.KeyHash), rids: keep(all.RequestID), status: keep(all.Status),
 		outcome: keep(all.Outcome), decision: keep(all.Decision), state: keep(all.State),
 		clients: keep(all.Client), fps: keep(all.Fingerprint),
-		methods: keep(all.Method), routes: keep(all.Route), rawKeys: keep(all.Key), activity: have[FieldActivity], secret: have[FieldSecret]}, nil
+		methods: keep(all.Method), routes: keep(all.Route), rawKeys: keep(all.Key), activity: have[FieldActivity], secret: have[FieldSecret],
+		retried: have[FieldRetried]}, nil
 }
 
 // groups are phase 1's grouped questions, in the order they are asked;
 // each group's values are candidates, by its By fields.
 //   - keys with more than one delivery (request id), or with any failed,
-//     conflicting or in-progress delivery;
+//     conflicting, in-progress or proxy-retried delivery;
 //   - request ids that carried more than one key;
 //   - payload fingerprints sent more than once, under more than one
 //     request id (or key).
@@ -118,7 +119,9 @@ func (sf *storeFields) lostWrites() (Lines, bool) {
 }
 
 // failedFilter matches a delivery that failed or was answered as a
-// conflict or in progress, by whichever fields the store has (nil: none).
+// conflict or in progress, or that a proxy sent upstream more than once
+// (answered 201 all the same), by whichever fields the store has (nil:
+// none).
 func (sf *storeFields) failedFilter() Filter {
 	var or Or
 	for _, f := range sf.status {
@@ -132,6 +135,9 @@ func (sf *storeFields) failedFilter() Filter {
 	}
 	for _, f := range sf.state {
 		or = append(or, In{f, []string{"in_progress"}})
+	}
+	if sf.retried {
+		or = append(or, Set{FieldRetried})
 	}
 	if len(or) == 0 {
 		return nil

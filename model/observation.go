@@ -19,8 +19,13 @@ type Observation struct {
 	// logged it (nginx $upstream_status): a 201 behind a 499 means the
 	// server committed although the client had gone.
 	UpstreamStatus int
-	Outcome        Outcome
-	Detail         string // the raw signal behind the outcome: "DC", "net::ERR_TIMED_OUT", "CH--"
+	// UpstreamTries is how many upstream attempts the proxy logged for
+	// the request when it tried more than one (nginx's $upstream_status
+	// list "504, 201", Envoy's attempt count): a proxy's own retry, the
+	// client having sent once. 0 when the line did not say, or said one.
+	UpstreamTries int
+	Outcome       Outcome
+	Detail        string // the raw signal behind the outcome: "DC", "net::ERR_TIMED_OUT", "CH--"
 
 	RequestID string
 	// AltRequestID is another request id the line carried (nginx's own

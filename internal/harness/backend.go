@@ -43,10 +43,11 @@ type Backend struct {
 	srv *http.Server
 	log *slog.Logger
 
-	mu    sync.Mutex
-	n     int
-	byKey map[string]string
-	hits  []Hit
+	mu     sync.Mutex
+	n      int
+	byKey  map[string]string
+	hits   []Hit
+	orders []string
 }
 
 // Hit is a request the backend received.
@@ -76,6 +77,14 @@ type BackendConfig struct {
 	// ?fail=after-call it answers 500 after the call and records nothing:
 	// a crash between the external call and the record.
 	Provider string
+	// Stall, when set, is how long a new order's answer waits after the
+	// order is recorded: a server whose write commits and whose answer is
+	// then slow (a lock, a slow flush), past a proxy's read timeout.
+	Stall time.Duration
+	// FirstOrder numbers the orders from it (ord_FirstOrder), so that two
+	// instances behind one proxy, each with its own store, do not give
+	// the same id to two orders.
+	FirstOrder int
 }
 
 // StartBackend listens on a free loopback port until the test ends.
@@ -85,7 +94,7 @@ func StartBackend(t testing.TB) *Backend { return StartBackendWith(t, BackendCon
 func StartBackendWith(t testing.TB, cfg BackendConfig) *Backend {
 	t.Helper()
 	dir := t.TempDir()
-	b := &Backend{LogPath: filepath.Join(dir, "app.jsonl"), Config: cfg, byKey: map[string]string{}}
+	b := &Backend{LogPath: filepath.Join(dir, "app.jsonl"), Config: cfg, byKey: map[string]string{}, n: max(cfg.FirstOrder-1, 0)}
 	f, err := os.Create(b.LogPath)
 	if err != nil {
 		t.Fatal(err)
@@ -107,6 +116,14 @@ func (b *Backend) Hits() []Hit {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return append([]Hit(nil), b.hits...)
+}
+
+// Orders are the ids of the orders it created, in order: its own store,
+// which another instance does not share.
+func (b *Backend) Orders() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]string(nil), b.orders...)
 }
 
 // Received reports whether a request with this request id arrived.
@@ -194,6 +211,7 @@ func (b *Backend) serve(w http.ResponseWriter, r *http.Request) {
 	if !replay || key == "" {
 		b.n++
 		id, replay = fmt.Sprintf("ord_%d", b.n), false
+		b.orders = append(b.orders, id)
 		if key != "" {
 			b.byKey[key] = id
 		}
@@ -201,6 +219,7 @@ func (b *Backend) serve(w http.ResponseWriter, r *http.Request) {
 	b.mu.Unlock()
 	if !replay {
 		b.log.Info("order created", append(attrs, "result_id", id, "effect", true)...)
+		time.Sleep(b.Config.Stall)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	status := http.StatusCreated
