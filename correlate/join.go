@@ -59,10 +59,21 @@ func joinTierByKey(in *model.Intent, t model.Tier) int {
 		for _, o := range e.Observations {
 			o.RequestID = best.RequestID // the trip's id, which the tier did not log
 		}
-		best.Observations = append(best.Observations, e.Observations...)
-		best.Total += e.Total
-		sortObservations(best.Observations)
+		absorbDelivery(best, e)
 	}
+	return dropJoined(in, gone)
+}
+
+// absorbDelivery moves from's lines into the trip they belong to.
+func absorbDelivery(into, from *model.Delivery) {
+	into.Observations = append(into.Observations, from.Observations...)
+	into.Total += from.Total
+	sortObservations(into.Observations)
+}
+
+// dropJoined removes the deliveries joined into others from in, and
+// returns how many.
+func dropJoined(in *model.Intent, gone map[*model.Delivery]bool) int {
 	if len(gone) == 0 {
 		return 0
 	}
@@ -125,23 +136,10 @@ func joinByAltID(in *model.Intent, alts map[*model.Observation]uint32) int {
 				o.RequestID, o.AltRequestID = to.RequestID, o.RequestID
 			}
 		}
-		to.Observations = append(to.Observations, d.Observations...)
-		to.Total += d.Total
-		sortObservations(to.Observations)
+		absorbDelivery(to, d)
 		gone[d] = true
 	}
-	if len(gone) == 0 {
-		return 0
-	}
-	kept := in.Deliveries[:0]
-	for _, d := range in.Deliveries {
-		if !gone[d] {
-			kept = append(kept, d)
-		}
-	}
-	in.Deliveries = kept
-	in.Total -= len(gone)
-	return len(gone)
+	return dropJoined(in, gone)
 }
 
 // shareTier reports whether two deliveries were seen by one tier.
