@@ -71,7 +71,7 @@ type intentExtra struct {
 // Correlator.texts).
 func simple(o *model.Observation) bool {
 	return o.Scope == "" && o.Decision == "" && o.State == "" && o.Fingerprint == "" &&
-		o.ResultID == "" && !o.Effect && o.Attempt == 0 && o.UpstreamTries == 0 && o.WorkflowID == "" && o.RunID == "" &&
+		o.ResultID == "" && !o.Effect && o.Attempt == 0 && o.RetryMark == "" && o.UpstreamTries == 0 && o.WorkflowID == "" && o.RunID == "" &&
 		o.ActivityID == "" && o.ActivityType == "" && o.KeyHash == "" && o.Labels == "" && o.Source.Entry == 0
 }
 

@@ -44,6 +44,7 @@ var notMappable = map[string]string{
 	"RetryAfter": "a flag read by each format from its Retry-After header",
 	"Effect":     "the config's \"effects\" matchers set it",
 	"Labels":     "an export's labels",
+	"RetryMark":  "read from the headers a client library numbers its sends by (grammar.RetryHeaders), wherever they are logged",
 	"Source":     "where the line is",
 }
 

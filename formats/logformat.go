@@ -156,6 +156,9 @@ func (p *Parser) observeValues(o *model.Observation, v *grammar.Values, syn gram
 	o.Replayed = strings.EqualFold(get(grammar.Replayed), "true")
 	o.RetryAfter = get(grammar.RetryAfter) != ""
 	o.ResultID = get(grammar.ResultID)
+	if s, m := v.Get(grammar.RetryMark); m != nil {
+		markRetry(o, m.Header, s)
+	}
 	for _, d := range v.Details {
 		if isSecretName(strings.TrimLeft(d.Name, "$%{[")) || isSecretName(d.Name) {
 			p.secret(d.Name)

@@ -390,7 +390,7 @@ func (p *Parser) finish(o *model.Observation) {
 	// stored back costs a write barrier while the collector runs.
 	if max(len(o.Route), len(o.Decision), len(o.State), len(o.Detail), len(o.Client), len(o.ActivityType),
 		len(o.RequestID), len(o.Key), len(o.KeyHash), len(o.Scope), len(o.Fingerprint), len(o.ResultID),
-		len(o.WorkflowID), len(o.RunID), len(o.ActivityID), len(o.Message), len(o.Method), len(o.Labels), len(o.AltRequestID)) > MaxField {
+		len(o.WorkflowID), len(o.RunID), len(o.ActivityID), len(o.Message), len(o.Method), len(o.Labels), len(o.AltRequestID), len(o.RetryMark)) > MaxField {
 		capFields(o)
 	}
 	if p.KeepRaw {
@@ -424,6 +424,7 @@ func capFields(o *model.Observation) {
 	o.Message = capLen(o.Message)
 	o.Method = capLen(o.Method)
 	o.Labels = capLen(o.Labels)
+	o.RetryMark = capLen(o.RetryMark)
 }
 
 func capLen(s string) string {

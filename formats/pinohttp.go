@@ -57,6 +57,7 @@ func extractPinoHTTP(p *Parser, r *record, o *model.Observation) bool {
 	o.Route = routePath(present(req.Get("url")))
 	hs := req.Get("headers")
 	o.Key = model.NormalizeKey(header(hs, "idempotency-key"))
+	markRetryIn(o, hs)
 	o.Client = present(req.Get("remoteAddress"))
 	res := r.get("res")
 	o.Status, _ = intValue(present(res.Get("statusCode")))

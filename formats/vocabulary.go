@@ -50,6 +50,7 @@ const (
 	mReplayed   // the Idempotent-Replayed response header, or a flag
 	mRetryAfter // the Retry-After response header
 	mError      // an error the server logged (how a response was lost)
+	mRetryMark  // a client library's number of its send (retrymark.go)
 	numMeanings
 )
 
@@ -57,7 +58,7 @@ const (
 // mappable fields, where there is one).
 var meaningNames = [numMeanings]string{"", "time", "request_id", "trace_id", "key", "key_hash", "method", "route", "status",
 	"duration", "body", "response_body", "result_id", "message", "fingerprint", "decision", "state", "attempt", "client",
-	"outcome", "replayed", "retry_after", "detail"}
+	"outcome", "replayed", "retry_after", "detail", "retry_mark"}
 
 func (m meaning) String() string { return meaningNames[m] }
 
@@ -90,7 +91,7 @@ const (
 
 // vocabulary is every term, in the order of preference within a meaning:
 // the first present wins (for nested finds, the first in this order).
-var vocabulary = []term{
+var vocabulary = append([]term{
 	{"time", mTime, 0, true, vLoggers}, {"ts", mTime, 0, true, vLoggers}, {"timestamp", mTime, 0, true, vLoggers},
 	{"@timestamp", mTime, 0, true, vECS}, {"t", mTime, 0, true, vLoggers}, {"datetime", mTime, 0, true, "Monolog"},
 	{"asctime", mTime, 0, true, "python-json-logger"}, {"date", mTime, 0, true, vLoggers}, {"@t", mTime, 0, false, vCLEF},
@@ -204,7 +205,7 @@ var vocabulary = []term{
 	{"error.type", mError, 0, false, vOTel}, {"exception.type", mError, 0, false, vOTel}, {"exception.message", mError, 0, false, vOTel},
 	{"@x", mError, 0, false, vCLEF}, {"exc_info", mError, 0, false, "python-json-logger"}, {"error", mError, 0, false, vLoggers},
 	{"err", mError, 0, false, vLoggers}, {"exception", mError, 0, false, vLoggers},
-}
+}, retryTerms()...)
 
 // wrappers are the names under which loggers nest what a line says:
 // a term is found below any number of them.

@@ -335,6 +335,9 @@ func (vr *vocabReader) apply(r *record, o *model.Observation) {
 	if o.Detail == "" {
 		o.Detail = vr.str(mError)
 	}
+	if f := &vr.found[mRetryMark]; f.term >= 0 && o.RetryMark == "" {
+		markRetry(o, retryHeaderOfTerm(vocabulary[f.term].path), present(f.v))
+	}
 	if o.RequestID == "" && (o.Key != "" || o.Method != "") {
 		o.RequestID = traceDelivery(vr.str(mTraceID))
 	}

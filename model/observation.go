@@ -45,7 +45,12 @@ type Observation struct {
 	RetryAfter   bool // the response asked the client to come back later
 	Effect       bool // this line records a business effect
 	Attempt      int
-	Client       string // who sent it, where known (remote address)
+	// RetryMark is the header by which a client library numbered this
+	// send past its first, as logged ("x-stainless-retry-count: 1",
+	// "amz-sdk-request: attempt=2; max=3"): the library's own retry.
+	// Empty on a first send, or where no such header was logged.
+	RetryMark string
+	Client    string // who sent it, where known (remote address)
 
 	WorkflowID   string
 	RunID        string
@@ -85,7 +90,7 @@ func (o *Observation) Clone() *Observation {
 	cp := *o
 	for _, f := range []*string{&cp.Format, &cp.Method, &cp.Route, &cp.Detail, &cp.RequestID, &cp.AltRequestID, &cp.Key, &cp.KeyHash, &cp.Scope,
 		&cp.Decision, &cp.State, &cp.Fingerprint, &cp.ResultID, &cp.Client, &cp.WorkflowID, &cp.RunID, &cp.ActivityID,
-		&cp.ActivityType, &cp.Message, &cp.Labels, &cp.Source.File} {
+		&cp.ActivityType, &cp.Message, &cp.Labels, &cp.RetryMark, &cp.Source.File} {
 		*f = strings.Clone(*f)
 	}
 	return &cp

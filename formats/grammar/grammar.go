@@ -221,12 +221,13 @@ const (
 	Replayed                    // the response's Idempotent-Replayed header
 	RetryAfter                  // the response's Retry-After header
 	ResultID                    // the response's X-Result-Id header
+	RetryMark                   // a client library's number of this send (x-stainless-retry-count, amz-sdk-request)
 	numFields
 )
 
 var fieldNames = [numFields]string{"none", "request_id", "key", "traceparent", "method", "path", "request_line", "status",
 	"upstream_status", "client", "start", "end", "start_frac", "end_frac", "zone", "duration", "flags", "reason", "termination",
-	"retries", "attempts", "connection_status", "replayed", "retry_after", "result_id"}
+	"retries", "attempts", "connection_status", "replayed", "retry_after", "result_id", "retry_mark"}
 
 func (f Field) String() string {
 	if f < numFields {
@@ -251,6 +252,9 @@ type Meaning struct {
 	Rank int8
 	// Name is the variable as the format writes it ($msec, %D).
 	Name string
+	// Header is the header the variable logs, lower case with '-'
+	// ("amz-sdk-request" for $http_amz_sdk_request), where it logs one.
+	Header string
 }
 
 // Detail is a variable idem does not know, with its value in a line.

@@ -312,3 +312,26 @@ func TestSecretsAreNeverDetails(t *testing.T) {
 		t.Errorf("credentials kept as details: %v", v.Details)
 	}
 }
+
+func TestSendNumber(t *testing.T) {
+	for _, tc := range []struct {
+		header, value string
+		want          int
+	}{
+		{"x-stainless-retry-count", "0", 1},
+		{"x-stainless-retry-count", " 2 ", 3},
+		{"X_Stainless_Retry_Count", "1", 2},
+		{"x-stainless-retry-count", "-1", 0},
+		{"x-stainless-retry-count", "one", 0},
+		{"amz-sdk-request", "attempt=1; max=3", 1},
+		{"amz-sdk-request", "ttl=20261201T000000Z; attempt=2; max=3", 2},
+		{"amz-sdk-request", "max=3", 0},
+		{"amz-sdk-request", "attempt=0", 0},
+		{"amz-sdk-request", "attempt=x; attempt=2", 0},
+		{"x-retry-count", "1", 0},
+	} {
+		if got := SendNumber(tc.header, tc.value); got != tc.want {
+			t.Errorf("SendNumber(%q, %q) = %d, want %d", tc.header, tc.value, got, tc.want)
+		}
+	}
+}

@@ -1,6 +1,9 @@
 package grammar
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // The vocabulary every syntax shares: what a header, an environment
 // variable or a request attribute of a given name means, wherever a
@@ -28,6 +31,10 @@ var requestHeaders = map[string]struct {
 	"traceparent":       {TraceParent, 2},
 	"x-amzn-trace-id":   {TraceParent, 1},
 	"x-forwarded-for":   {Client, 3},
+	// The headers by which client libraries number their sends (see
+	// SendNumber).
+	"x-stainless-retry-count": {RetryMark, 1},
+	"amz-sdk-request":         {RetryMark, 1},
 }
 
 // ignoredHeaders are headers whose meaning is known and of no use to
@@ -42,7 +49,9 @@ var ignoredHeaders = map[string]bool{
 func requestHeader(written, name string) *variable {
 	h := headerName(name)
 	if m, ok := requestHeaders[h]; ok {
-		return known(written, m.f, m.rank)
+		v := known(written, m.f, m.rank)
+		v.m.Header = h
+		return v
 	}
 	if ignoredHeaders[h] {
 		return known(written, None, 0)
@@ -63,7 +72,9 @@ var responseHeaders = map[string]Field{
 func responseHeader(written, name string) *variable {
 	h := headerName(name)
 	if f, ok := responseHeaders[h]; ok {
-		return known(written, f, 1)
+		v := known(written, f, 1)
+		v.m.Header = h
+		return v
 	}
 	if ignoredHeaders[h] {
 		return known(written, None, 0)
@@ -78,4 +89,38 @@ func environment(written, name string) *variable {
 		return known(written, RequestID, 1)
 	}
 	return unknownVar(written)
+}
+
+// RetryHeaders are the request headers by which client libraries number
+// their sends, so that a server can tell a library's own retry: the
+// Stainless-generated SDKs (openai, anthropic, ...) count the retries
+// before this send in x-stainless-retry-count ("0" on the first); the
+// AWS SDKs write amz-sdk-request: attempt=N; max=M (attempt=1 first).
+var RetryHeaders = []string{"x-stainless-retry-count", "amz-sdk-request"}
+
+// SendNumber is which send of its request a client library says value,
+// logged for header, is: 1 for the first, 2 for the first retry; 0 where
+// the header is not one of RetryHeaders or its value does not follow the
+// header's grammar.
+func SendNumber(header, value string) int {
+	value = strings.TrimSpace(value)
+	switch headerName(header) {
+	case "x-stainless-retry-count":
+		if n, err := strconv.Atoi(value); err == nil && n >= 0 && n < 1<<20 {
+			return n + 1
+		}
+	case "amz-sdk-request":
+		// A list of name=value pairs separated by ';' (the AWS SDKs'
+		// retry header specification): attempt is this send's number.
+		for pair := range strings.SplitSeq(value, ";") {
+			name, v, ok := strings.Cut(strings.TrimSpace(pair), "=")
+			if ok && strings.EqualFold(strings.TrimSpace(name), "attempt") {
+				if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n >= 1 && n < 1<<20 {
+					return n
+				}
+				return 0
+			}
+		}
+	}
+	return 0
 }
