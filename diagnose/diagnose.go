@@ -94,6 +94,9 @@ type Finding struct {
 	Input string
 	// Counts holds per-field counts (secret-in-logs).
 	Counts map[string]int
+	// Retries says who sent each retry of the finding's intents
+	// (retries.go).
+	Retries []Retry
 }
 
 // Start is when the finding's first intent started (zero for file findings).
@@ -132,6 +135,7 @@ type Result struct {
 	NotEvaluated []NotEvaluated
 	Summary      Summary
 	set          *model.Set
+	retries      []Retry // who sent each retry (retries.go)
 }
 
 // Inconclusive reports whether a rule that decides the verdict could not
@@ -155,10 +159,12 @@ func (r *Result) Filter(fl Filter) *Result {
 			ne = append(ne, n)
 		}
 	}
-	out := &Result{Findings: kept, NotEvaluated: ne, Summary: r.Summary, set: r.set}
+	out := &Result{Findings: kept, NotEvaluated: ne, Summary: r.Summary, set: r.set, retries: r.retries}
 	if r.set != nil && len(kept) != len(r.Findings) {
 		out.Summary = Summarise(r.set, kept)
 		out.Summary.OwnTraffic = r.Summary.OwnTraffic
+		// Who retried is counted over the logs, as the intents are.
+		out.Summary.RetriesByLayer, out.Summary.DuplicatesByLayer = r.Summary.RetriesByLayer, r.Summary.DuplicatesByLayer
 		// An intent whose findings the filters set aside was not found
 		// healthy: it is counted apart.
 		shown := map[string]bool{}
@@ -216,6 +222,12 @@ type Summary struct {
 	// Inconclusive says one of them decides the verdict (exit 3).
 	NotEvaluated int  `json:"rules_not_evaluated"`
 	Inconclusive bool `json:"inconclusive"`
+	// RetriesByLayer counts the retries (every delivery of an intent
+	// after its first, and a proxy's own second attempt) by the layer
+	// that sent them; DuplicatesByLayer those of them that made an
+	// effect beside an earlier one: what to fix, at a glance.
+	RetriesByLayer    map[string]int `json:"retries_by_layer,omitempty"`
+	DuplicatesByLayer map[string]int `json:"duplicates_by_layer,omitempty"`
 }
 
 // context is what a rule reads.
@@ -345,11 +357,13 @@ func Run(set *model.Set, opts Options) *Result {
 		return compareJoined(a.f.Keys, b.f.Keys)
 	})
 	summarised.Wait()
+	retries := attribute(c, &sum)
+	attachRetries(findings, retries)
 	for i := range all {
 		findings[i] = all[i].f
 	}
 	sum.OwnTraffic = own
-	res := &Result{Findings: findings, NotEvaluated: notEvaluated(set, findings), Summary: sum, set: whole}
+	res := &Result{Findings: findings, NotEvaluated: notEvaluated(set, findings), Summary: sum, set: whole, retries: retries}
 	res.Summary.NotEvaluated, res.Summary.Inconclusive = len(res.NotEvaluated), res.Inconclusive()
 	return res
 }

@@ -57,6 +57,34 @@ func rulesDoc(t *testing.T) string {
 		}
 		fmt.Fprintf(&b, "| [`%s`](#%s) | %s | %s | %s |\n", r.ID, r.ID, r.Severity, r.Title, strings.Join(on, ", "))
 	}
+	b.WriteString("\n## Who sent each retry\n\n")
+	b.WriteString("Every retry (each delivery of an intent after its first, and a proxy's own second\n")
+	b.WriteString("attempt at one delivery) is attributed to the layer that sent it, from what that\n")
+	b.WriteString("layer left in the logs, never from a logger's or a client's name. Each finding\n")
+	b.WriteString("lists its intents' retries (`↻` in text, `retries` in JSON), `idem trace` shows\n")
+	b.WriteString("them per delivery, and the summary counts them by layer, with those that made a\n")
+	b.WriteString("duplicate, so that a report answers \"fix the proxy\" or \"fix the client\" at a\n")
+	b.WriteString("glance. Where a line shows that the previous send ended, lost, just as the retry\n")
+	b.WriteString("began (a 499 one client timeout in, a proxy's 504), the retry says whose timeout\n")
+	b.WriteString("set it off.\n\n")
+	b.WriteString("| layer | what says so | proven on real captures |\n|---|---|---|\n")
+	for _, l := range diagnose.Layers {
+		var on []string
+		for _, c := range attributedOn[l] {
+			if !attributesOnCapture(t, l, c) {
+				t.Errorf("no retry of the real capture %s is attributed to %s", c, l)
+			}
+			name, note, _ := strings.Cut(c, " (")
+			if note != "" {
+				note = " (" + note
+			}
+			on = append(on, "`"+name+"`"+note)
+		}
+		if len(on) == 0 {
+			on = []string{"scenarios and cases only"}
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", l, l.Evidence(), strings.Join(on, ", "))
+	}
 	for _, r := range diagnose.Rules() {
 		fmt.Fprintf(&b, "\n## %s\n\n**%s.** Usually %s.\n\n", r.ID, r.Title, r.Severity)
 		fmt.Fprintf(&b, "| symptom | hypothesis | check | bounded action |\n|---|---|---|---|\n| %s | %s | %s | %s |\n\n",
@@ -108,6 +136,14 @@ func TestRulesDoc(t *testing.T) {
 // provenOn names, per rule, the captures of real software it fires on:
 // folders under fixtures/real/ that a harness recorded (see their READMEs
 // for what was sent and how each request ended).
+// attributedOn names the captures on which a retry is attributed to
+// each layer, with what the capture shows in brackets.
+var attributedOn = map[diagnose.Layer][]string{
+	diagnose.LayerBrowser:        {"chromium (a fetch retried under its key by the page)"},
+	diagnose.LayerClient:         {"nginx (the harness's client, through nginx)", "express-idempotency"},
+	diagnose.LayerWorkflowEngine: {"temporal (the Go SDK's activity attempts)"},
+}
+
 var provenOn = map[string][]string{
 	"response-lost":             {"nginx (nginx 1.22, a client timeout and an abort)", "caddy", "chain (Caddy → HAProxy → nginx)", "chromium (Chromium 156 via playwright-core)", "nginx-slog", "pino-http", "express-idempotency (1.0.6 with pino-http behind nginx)", "node-idempotency (@node-idempotency/core 1.0.11 with pino-http behind nginx)", "fiber (Fiber v2.52's idempotency middleware behind Caddy 2.6)", "nginx-winston (winston with express-winston, read by the vocabulary)", "nginx-restify (bunyan with restify)", "nginx-monolog (Monolog's context)", "nginx-rails (lograge)", "nginx-logback (logstash-logback-encoder)"},
 	"retry-new-key":             {"nginx", "chain", "nginx-slog", "express-idempotency", "node-idempotency", "chromium-rules (a fetch timed out, then a new key)", "fiber (no tier logs payloads: two order ids after a lost response)", "fiber-payload-hash", "nginx-winston", "nginx-flask (python-json-logger)", "nginx-morgan"},
@@ -131,6 +167,29 @@ var provenOn = map[string][]string{
 // r fired; c is the folder's name, then an optional note in parentheses.
 func firesOnCapture(t *testing.T, r *diagnose.Rule, c string) bool {
 	t.Helper()
+	for _, f := range runCapture(t, c).Findings {
+		if f.Rule == r {
+			return true
+		}
+	}
+	return false
+}
+
+// attributesOnCapture reports whether the diagnosis of capture c says
+// layer l sent one of its retries.
+func attributesOnCapture(t *testing.T, l diagnose.Layer, c string) bool {
+	t.Helper()
+	for _, rt := range runCapture(t, c).Retries() {
+		if rt.Layer == l {
+			return true
+		}
+	}
+	return false
+}
+
+// runCapture diagnoses the logs of the capture c names under fixtures/real.
+func runCapture(t *testing.T, c string) *diagnose.Result {
+	t.Helper()
 	dir := filepath.Join("..", "fixtures", "real", strings.TrimSpace(strings.SplitN(c, " (", 2)[0]))
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -149,10 +208,5 @@ func firesOnCapture(t *testing.T, r *diagnose.Rule, c string) bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range diagnose.Run(set, diagnose.DefaultOptions()).Findings {
-		if f.Rule == r {
-			return true
-		}
-	}
-	return false
+	return diagnose.Run(set, diagnose.DefaultOptions())
 }

@@ -33,6 +33,7 @@ type htmlDoc struct {
 	Summary  string
 	Tiers    string
 	Missing  string
+	Retries  string // the retries by layer
 	Inputs   []htmlInput
 	Groups   []htmlGroup
 	Day      string
@@ -63,7 +64,8 @@ type htmlGroup struct {
 
 type htmlFinding struct {
 	Subject, Narrative string
-	Day                string // the evidence's one day, if it has one
+	Retries            []string // who sent each retry, in words
+	Day                string   // the evidence's one day, if it has one
 	Timeline           *htmlTimeline
 	Evidence           []htmlEvidence
 }
@@ -108,7 +110,8 @@ func (r *Report) HTML(w io.Writer) error {
 	groups := groupByRule(r.Findings)
 	day, oneDay := sameDay(groups)
 	doc := htmlDoc{Summary: "idem diagnose: " + r.summaryLine(), Tiers: strings.Join(r.Summary.Tiers, ", "),
-		Missing: strings.Join(r.Summary.MissingTiers, ", "), Findings: len(r.Findings), Verdict: r.verdictLine(), NotEvalHead: r.notEvaluatedHead()}
+		Missing: strings.Join(r.Summary.MissingTiers, ", "), Findings: len(r.Findings), Verdict: r.verdictLine(), NotEvalHead: r.notEvaluatedHead(),
+		Retries: r.retriesLine()}
 	for _, g := range r.notEvaluatedGroups() {
 		doc.NotEvaluated = append(doc.NotEvaluated, htmlNotEvaluated{Rule: strings.Join(g.Rules, ", "), Why: g.Why, Log: g.Log})
 	}
@@ -143,6 +146,9 @@ func (r *Report) HTML(w io.Writer) error {
 
 func htmlFindingOf(f *diagnose.Finding) htmlFinding {
 	hf := htmlFinding{Subject: Safe(subject(f)), Narrative: Safe(f.Narrative), Timeline: timelineOf(f.Intents)}
+	for _, rt := range f.Retries {
+		hf.Retries = append(hf.Retries, Safe(retryText(rt)))
+	}
 	day, oneDay := obsDay(f.Evidence)
 	if oneDay {
 		hf.Day = day

@@ -83,6 +83,22 @@ type FindingJSON struct {
 	Input      string         `json:"input,omitempty"`
 	Counts     map[string]int `json:"counts,omitempty"`
 	Evidence   []EvidenceJSON `json:"evidence"`
+	// Retries says who sent each retry of the finding's intents.
+	Retries []RetryJSON `json:"retries,omitempty"`
+}
+
+// RetryJSON is one retry and the layer that sent it (diagnose.Retry).
+type RetryJSON struct {
+	RequestID string  `json:"request_id"`
+	Layer     string  `json:"layer"`
+	Why       string  `json:"why"`
+	AfterMS   float64 `json:"after_ms"`
+	Duplicate bool    `json:"duplicate,omitempty"`
+}
+
+func retryJSON(rt diagnose.Retry) RetryJSON {
+	return RetryJSON{RequestID: redact.String(rt.Delivery.RequestID), Layer: string(rt.Layer), Why: redact.String(rt.Why),
+		AfterMS: float64(rt.After.Microseconds()) / 1000, Duplicate: rt.Duplicate}
 }
 
 // EvidenceJSON is one observation behind a finding.
@@ -135,6 +151,9 @@ func findingJSON(f *diagnose.Finding) FindingJSON {
 		Narrative: redact.String(f.Narrative), Input: redact.String(f.Input), Counts: f.Counts, Evidence: make([]EvidenceJSON, 0, len(f.Evidence))}
 	for _, o := range f.Evidence {
 		fj.Evidence = append(fj.Evidence, evidenceJSON(o))
+	}
+	for _, rt := range f.Retries {
+		fj.Retries = append(fj.Retries, retryJSON(rt))
 	}
 	return fj
 }

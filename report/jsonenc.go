@@ -80,7 +80,32 @@ func appendFindingWith(b []byte, f *diagnose.Finding, texts []byte) []byte {
 		}
 		b = appendObservation(b, o)
 	}
-	return append(b, ']', '}')
+	b = append(b, ']')
+	if len(f.Retries) > 0 {
+		b = append(b, `,"retries":[`...)
+		for i, rt := range f.Retries {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendRetry(b, rt)
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
+}
+
+// appendRetry appends retryJSON(rt) as encoding/json would.
+func appendRetry(b []byte, rt diagnose.Retry) []byte {
+	j := retryJSON(rt)
+	b = appendField(b, '{', "request_id", j.RequestID)
+	b = appendField(b, ',', "layer", j.Layer)
+	b = appendField(b, ',', "why", j.Why)
+	b = append(b, `,"after_ms":`...)
+	b = strconv.AppendFloat(b, j.AfterMS, 'f', -1, 64)
+	if j.Duplicate {
+		b = append(b, `,"duplicate":true`...)
+	}
+	return append(b, '}')
 }
 
 // appendObservation appends evidenceJSON(o) as encoding/json would.

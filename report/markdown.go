@@ -32,6 +32,9 @@ func (r *Report) Markdown(w io.Writer) {
 		fmt.Fprintf(w, " Missing: %s, so what happened there could not be seen.", strings.Join(s.MissingTiers, ", "))
 	}
 	fmt.Fprintf(w, "\n\n")
+	if line := r.retriesLine(); line != "" {
+		fmt.Fprintf(w, "%s.\n\n", MD(strings.ToUpper(line[:1])+line[1:]))
+	}
 	if note := r.idlessNote(); note != "" {
 		fmt.Fprintf(w, "**%s**\n\n", MD(note))
 	}
@@ -119,6 +122,12 @@ func findingRows(w io.Writer, findings []*diagnose.Finding, from int) {
 // findingPicture is the evidence table and sequence diagram of a finding.
 func findingPicture(w io.Writer, f *diagnose.Finding) {
 	fmt.Fprintf(w, "\n#### %s\n\n**What happened.** %s\n", MD(subject(f)), MD(f.Narrative))
+	for _, rt := range f.Retries {
+		fmt.Fprintf(w, "\n- %s", MD(retryText(rt)))
+	}
+	if len(f.Retries) > 0 {
+		fmt.Fprintln(w)
+	}
 	if len(f.Evidence) > 0 {
 		fmt.Fprintf(w, "\n**Evidence**\n\n| time | tier | request id | status | outcome | decision | result | source |\n|---|---|---|---:|---|---|---|---|\n")
 		for _, o := range f.Evidence {

@@ -163,3 +163,28 @@ func shorten(s string, n int) string {
 	}
 	return s[:n-1] + "…"
 }
+
+// retriesLine counts the retries by the layer that sent them, and which
+// of them made a second effect: "retries: 1 by the proxy (1 made a
+// duplicate), 2 by a client library"; "" when there were none.
+func (r *Report) retriesLine() string {
+	var parts []string
+	for _, l := range diagnose.Layers {
+		n := r.Summary.RetriesByLayer[string(l)]
+		if n == 0 {
+			continue
+		}
+		part := fmt.Sprintf("%d by %s", n, l.Words())
+		if d := r.Summary.DuplicatesByLayer[string(l)]; d > 0 {
+			part += fmt.Sprintf(" (%d made a duplicate)", d)
+		}
+		parts = append(parts, part)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "retries: " + strings.Join(parts, ", ")
+}
+
+// retryText is one retry of a finding in words: who sent it, when, why.
+func retryText(rt diagnose.Retry) string { return retryJSONText(retryJSON(rt)) }

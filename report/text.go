@@ -25,6 +25,11 @@ func (r *Report) Text(w io.Writer, st Styles, width int) {
 		fmt.Fprintf(w, "; %s", st.Warning.Render("missing: "+strings.Join(r.Summary.MissingTiers, ", ")))
 	}
 	fmt.Fprintln(w)
+	if line := r.retriesLine(); line != "" {
+		for _, l := range wrapWords(line, width) {
+			fmt.Fprintf(w, "%s\n", l)
+		}
+	}
 	if note := r.idlessNote(); note != "" {
 		fmt.Fprintf(w, "%s\n", st.Warning.Render(note))
 	}
@@ -223,6 +228,15 @@ func findingText(w io.Writer, st Styles, f *diagnose.Finding, width int) {
 	}
 	for _, line := range wrapWords(Safe(f.Narrative), max(20, width-4)) {
 		fmt.Fprintf(w, "    %s\n", line)
+	}
+	for _, rt := range f.Retries {
+		for i, line := range wrapWords(Safe(retryText(rt)), max(20, width-6)) {
+			lead := "  "
+			if i == 0 {
+				lead = "↻ "
+			}
+			fmt.Fprintf(w, "    %s%s\n", st.Faint.Render(lead), line)
+		}
 	}
 	if len(f.Evidence) > 0 {
 		evidenceText(w, st, "evidence", f.Evidence, 4, width)

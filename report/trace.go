@@ -59,6 +59,9 @@ type DeliveryJSON struct {
 	Synthetic    bool              `json:"synthetic,omitempty"`
 	Scope        string            `json:"scope,omitempty"`
 	Observations []ObservationJSON `json:"observations"`
+	// Retries says who sent this delivery again (a later delivery of the
+	// intent) or twice (a proxy's own retry).
+	Retries []RetryJSON `json:"retries,omitempty"`
 }
 
 // ObservationJSON is one tier's view of a delivery.
@@ -136,8 +139,17 @@ func NewTraceJSON(set *model.Set, key string, intents []*model.Intent) TraceJSON
 		for _, o := range diagnose.Effects(set, in) {
 			effectOf[o] = true
 		}
+		// Who sent each retry, as the diagnosis attributes it; by request
+		// id, as the diagnosis may read a copy of the intent.
+		retries := map[string][]diagnose.Retry{}
+		for _, rt := range diag.RetriesOf(in) {
+			retries[rt.Delivery.RequestID] = append(retries[rt.Delivery.RequestID], rt)
+		}
 		for _, d := range in.Deliveries {
 			dj := DeliveryJSON{RequestID: redact.String(d.RequestID), Synthetic: d.Synthetic, Scope: redact.String(in.Scope)}
+			for _, rt := range retries[d.RequestID] {
+				dj.Retries = append(dj.Retries, retryJSON(rt))
+			}
 			for _, o := range d.Observations {
 				dj.Observations = append(dj.Observations, ObservationToJSON(o))
 				if effectOf[o] {
@@ -182,6 +194,7 @@ func WriteJSON(w io.Writer, v any, indent bool) error {
 func TraceText(w io.Writer, st Styles, set *model.Set, key string, intents []*model.Intent, width int) {
 	width = max(width, 40)
 	doc := NewTraceJSON(set, key, intents)
+	delivered := doc.Deliveries // the deliveries of each intent in turn
 	for _, in := range intents {
 		effects := diagnose.Effects(set, in)
 		fmt.Fprintf(w, "%s %s\n", st.Title.Render("intent"), st.Code.Render(Safe(in.Key)))
@@ -210,8 +223,20 @@ func TraceText(w io.Writer, st Styles, set *model.Set, key string, intents []*mo
 			} else {
 				fmt.Fprintf(w, "\n  %s %s\n    %s\n", st.Label.Render(label), rid, what)
 			}
+			if i < len(delivered) {
+				for _, rt := range delivered[i].Retries {
+					for j, line := range wrapWords(Safe(retryJSONText(rt)), max(20, width-6)) {
+						lead := "  "
+						if j == 0 {
+							lead = "↻ "
+						}
+						fmt.Fprintf(w, "    %s%s\n", st.Faint.Render(lead), line)
+					}
+				}
+			}
 			rows.write(w, st, len(d.Observations))
 		}
+		delivered = delivered[len(in.Deliveries):]
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "%s\n", st.Title.Render("effects"))
@@ -347,4 +372,17 @@ func observationExtras(st Styles, o *model.Observation) string {
 		return ""
 	}
 	return "  " + strings.Join(parts, " ")
+}
+
+// retryJSONText is a retry of a trace in words, as retryText says a
+// finding's.
+func retryJSONText(rt RetryJSON) string {
+	s := "sent again by " + diagnose.Layer(rt.Layer).Words()
+	if rt.AfterMS > 0 {
+		s += ", " + (time.Duration(rt.AfterMS*1000) * time.Microsecond).Round(time.Millisecond).String() + " after the first"
+	}
+	if rt.Duplicate {
+		s += ", making a duplicate"
+	}
+	return s + ": " + rt.Why
 }
