@@ -228,6 +228,22 @@ var (
 	}
 )
 
+// needUpstreamAttempts is what proxy-retry reads of a proxy's log: what
+// its upstreams answered (a list where it tried several, or a count of
+// attempts), or, where it logs none, request ids and keys at the proxy
+// and the server with the server's effects, so that two effects of one
+// request id inside the proxy's one line show its retry. Without a proxy
+// log there is no proxy's line to read, and the summary names the tier
+// as missing.
+var needUpstreamAttempts = requirement{
+	what: "the proxy's upstream attempts ($upstream_status, HAProxy's retries, Envoy's attempt count), or request ids and keys at the proxy and the server with the server's effects",
+	why:  "the proxy logs neither what its upstreams answered nor how many it tried, and its lines and the server's do not share request ids and keys",
+	log:  "the proxy's upstream statuses ($upstream_status, $upstream_addr) or attempt count (%rc, %UPSTREAM_REQUEST_ATTEMPT_COUNT%), or the request id and the key at both the proxy and the server",
+	met: func(s *model.Set) bool {
+		return !s.Tiers[model.TierProxy] || s.Supplied(model.TierProxy, model.FieldUpstream) || (needProxyServerIDs.met(s) && needEffects.met(s))
+	},
+}
+
 // either is met when one of its requirements is; it reads as its first.
 func either(a, b requirement) requirement {
 	return requirement{what: a.what + ", or " + b.what, why: a.why, log: a.log,

@@ -66,8 +66,13 @@ func TestNotEvaluated(t *testing.T) {
 			"unkeyed-retry":        "payload fingerprint",
 		}, true},
 		// request-id-not-propagated is about how logs are kept: named,
-		// it does not make the run inconclusive.
+		// it does not make the run inconclusive; proxy-retry, which
+		// could not see the proxy's own retry, does.
 		{"proxy without ids and server: no join", []model.Supply{{File: "access.log", Tier: model.TierProxy, Fields: status | client | precise}, server, har}, map[string]string{
+			"request-id-not-propagated": "do not both log",
+			"proxy-retry":               "neither what its upstreams answered nor how many it tried",
+		}, true},
+		{"proxy without ids that logs its upstreams' answers", []model.Supply{{File: "access.log", Tier: model.TierProxy, Fields: status | client | precise | model.FieldUpstream}, server, har}, map[string]string{
 			"request-id-not-propagated": "do not both log",
 		}, false},
 		{"a server that writes seconds", []model.Supply{har, proxy, {File: "app.log", Tier: model.TierServer, Fields: server.Fields &^ precise}}, map[string]string{

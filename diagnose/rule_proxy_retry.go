@@ -22,7 +22,7 @@ var proxyRetry = &Rule{
 		"attempt count), or one proxy line while the server logged two effects under its request id, both begun while the proxy waited. " +
 		"Critical when the server made two effects for the one delivery; a warning when the server was reached twice without proof of a second.",
 	Example: "proxy-retry",
-	reads:   []requirement{needRequestIDs},
+	reads:   []requirement{needRequestIDs, needUpstreamAttempts},
 	run:     runProxyRetry,
 }
 

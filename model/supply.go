@@ -18,6 +18,7 @@ const (
 	FieldDecision                      // a dedup decision or a key record's state
 	FieldClient                        // who sent the request
 	FieldPrecise                       // a time finer than the second
+	FieldUpstream                      // what the upstream answered a proxy ($upstream_status), or its count of attempts
 )
 
 // FieldsOf says which fields o carries.
@@ -49,6 +50,9 @@ func FieldsOf(o *Observation) Field {
 	}
 	if precise(o.Time, o.Duration) {
 		f |= FieldPrecise
+	}
+	if o.UpstreamStatus > 0 || o.UpstreamTries > 0 {
+		f |= FieldUpstream
 	}
 	return f
 }
