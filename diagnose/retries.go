@@ -214,6 +214,9 @@ func proxyRetryOf(c *context, in *model.Intent, d *model.Delivery) (Retry, bool)
 	}
 	if len(starts) > 1 {
 		rt.After = slices.MaxFunc(starts, time.Time.Compare).Sub(slices.MinFunc(starts, time.Time.Compare))
+		// The proxy moves on when its timeout for the first upstream
+		// runs out (or the upstream fails): the gap is that timeout.
+		rt.Why += fmt.Sprintf("; the server began the second attempt %s after the first: the proxy's own timeout on the first upstream, or its error", rt.After.Round(time.Millisecond))
 	}
 	return rt, true
 }
