@@ -63,7 +63,7 @@ func (l Layer) Evidence() string {
 	case LayerClient:
 		return "a new request under the key through the proxy, or in the client's own log, with no library's retry mark: the caller's own retry"
 	case LayerClientLibrary:
-		return "a header by which a client library numbers its sends, wherever a line logs it: `x-stainless-retry-count` past 0 (Stainless-generated SDKs: openai, anthropic, …), `amz-sdk-request: attempt=N` past 1 (AWS SDKs); a client span's `http.request.resend_count`"
+		return "a header by which a client library numbers its sends, wherever a line logs it: `x-stainless-retry-count` past 0 (Stainless-generated SDKs: openai, anthropic, …), `amz-sdk-request: attempt=N` past 1 (AWS SDKs); a client span's `http.request.resend_count`; or a second send under a key the library minted for its own retries (`stripe-node-retry-…`, `stainless-node-retry-…`, `stainless-python-retry-…`)"
 	case LayerProxy:
 		return "proxy-retry's evidence: a proxy line that counts several upstream attempts (nginx's `$upstream_status` list, HAProxy's retries, Envoy's attempt count), or the server beginning one request id twice while the proxy's one line waited"
 	case LayerWorkflowEngine:
@@ -229,6 +229,11 @@ func sender(d *model.Delivery) Retry {
 			return Retry{Layer: LayerClientLibrary, Evidence: o,
 				Why: fmt.Sprintf("the request carried %s, a client library's number of its own retry (%s)", o.RetryMark, o.Source)}
 		}
+	}
+	if lib := model.KeyMaker(d.Key); lib != "" {
+		o := d.Edge()
+		return Retry{Layer: LayerClientLibrary, Evidence: o,
+			Why: fmt.Sprintf("the key was minted by %s for its own retries (it names it so, and mints one only when it may retry), and this send carried it again (%s)", lib, o.Source)}
 	}
 	for _, o := range d.Observations {
 		if o.Attempt > 1 && (o.WorkflowID != "" || o.ActivityID != "") {

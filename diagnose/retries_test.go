@@ -49,6 +49,20 @@ func TestRetriesByLayer(t *testing.T) {
 		},
 		want: []wantRetry{{rid: "r2", layer: diagnose.LayerClientLibrary, says: "amz-sdk-request: attempt=2; max=3, a client library's number of its own retry (case.jsonl:3); begun as the previous send ended: the proxy saw the client close the connection (499 client closed request) after 2s (case.jsonl:1), the caller's timeout"}},
 	}, {
+		name: "Stripe's SDK resends under the key it minted, with no retry header",
+		obs: []ob{
+			proxy("r1").key("stripe-node-retry-510e091c-d692-4a1f-8325-6092fa842879").post().at(0).took(0.5).outcome(model.OutcomeClientClosed),
+			proxy("r2").key("stripe-node-retry-510e091c-d692-4a1f-8325-6092fa842879").post().at(1).took(0.02).status(200),
+		},
+		want: []wantRetry{{rid: "r2", layer: diagnose.LayerClientLibrary, says: "minted by Stripe's Node SDK for its own retries"}},
+	}, {
+		name: "a key that merely starts like a library's is the caller's when nothing follows the prefix",
+		obs: []ob{
+			proxy("r1").key("stripe-node-retry-").post().at(0).took(0.5).status(201),
+			proxy("r2").key("stripe-node-retry-").post().at(5).took(0.02).status(200),
+		},
+		want: []wantRetry{{rid: "r2", layer: diagnose.LayerClient, says: "the caller sent it again"}},
+	}, {
 		name: "the proxy's own retry: one delivery, two upstream attempts",
 		obs:  nginxRetried("ord_1", "ord_101"),
 		want: []wantRetry{{rid: "r1", layer: diagnose.LayerProxy, says: "2 upstream attempts for one request", after: time.Second, duplicate: true}},

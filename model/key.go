@@ -49,3 +49,27 @@ func NewKeyQuery(key string) *KeyQuery {
 func (q *KeyQuery) Match(k string) bool {
 	return slices.Contains(q.Forms[:], k) || q.ByHash && !strings.HasPrefix(k, "hash:") && HashKey(k) == q.Key
 }
+
+// retryKeyMakers are the client libraries that mint a key for their own
+// retries when the caller gave none, and the prefix they name it with
+// (stripe-node's `stripe-node-retry-UUID` for a POST it may retry; the
+// Stainless-generated SDKs' `stainless-node-retry-UUID` and
+// `stainless-python-retry-UUID` where the API declares an idempotency
+// header). Only the library holds such a key, so a second send under it
+// is the library's own.
+var retryKeyMakers = []struct{ prefix, library string }{
+	{"stripe-node-retry-", "Stripe's Node SDK"},
+	{"stainless-node-retry-", "a Stainless-generated Node SDK"},
+	{"stainless-python-retry-", "a Stainless-generated Python SDK"},
+}
+
+// KeyMaker names the client library that minted key for its own retries,
+// or "" when no library's naming says so.
+func KeyMaker(key string) string {
+	for _, m := range retryKeyMakers {
+		if len(key) > len(m.prefix) && strings.HasPrefix(key, m.prefix) {
+			return m.library
+		}
+	}
+	return ""
+}
