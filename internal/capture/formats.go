@@ -137,3 +137,19 @@ var VarnishISO = LogFormat{Proxy: "varnish", Name: "iso", Syntax: "varnish",
 var NginxMain = LogFormat{Proxy: "nginx", Name: "main", Def: `log_format main '$remote_addr - $remote_user [$time_local] "$request" '
     '$status $body_bytes_sent "$http_referer" '
     '"$http_user_agent" "$http_x_forwarded_for"';`}
+
+// NginxSDK is JSON keyed by nginx variable names with the headers client
+// SDKs mark their own retries with beside the key: Stainless's
+// x-stainless-retry-count (openai, @anthropic-ai/sdk), the AWS SDK's
+// amz-sdk-request ("attempt=N; max=M") and amz-sdk-invocation-id (one per
+// call), Stripe's telemetry, and the user agent that names the SDK. Its
+// request_id is nginx's own, the id it passes on as X-Request-Id.
+var NginxSDK = LogFormat{Proxy: "nginx", Name: "idem_sdk", Def: `log_format idem_sdk escape=json '{"time_iso8601":"$time_iso8601","msec":"$msec",'
+    '"request_id":"$request_id","http_idempotency_key":"$http_idempotency_key",'
+    '"request_method":"$request_method","request_uri":"$request_uri","status":"$status",'
+    '"request_time":"$request_time","upstream_addr":"$upstream_addr","upstream_status":"$upstream_status",'
+    '"upstream_response_time":"$upstream_response_time","remote_addr":"$remote_addr",'
+    '"http_user_agent":"$http_user_agent","http_x_stainless_retry_count":"$http_x_stainless_retry_count",'
+    '"http_x_stainless_timeout":"$http_x_stainless_timeout","http_amz_sdk_request":"$http_amz_sdk_request",'
+    '"http_amz_sdk_invocation_id":"$http_amz_sdk_invocation_id",'
+    '"http_x_stripe_client_telemetry":"$http_x_stripe_client_telemetry"}';`}
