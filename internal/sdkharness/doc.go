@@ -10,10 +10,14 @@
 // one a middleware of the user's adds at the build step for AWS, the one
 // Stripe's SDK makes itself), with the SDK's own retry marks.
 //
-// Each SDK is captured against two servers: one with no key store, where
-// every delivery makes an order (two orders under one key), and one with
+// Each SDK is captured against three servers: one with no key store,
+// where every delivery makes an order (two orders under one key); one with
 // express-idempotency, where the retry finds the key in progress and is
-// refused (one order). nginx does not retry (proxy_next_upstream off).
+// refused with 409 (one order); and one with express-idempotency where the
+// first delivery's answer is stored at once but written to the connection
+// only after the stall, so that the retry finds the key completed and gets
+// that answer replayed (one order, which the call returns). nginx does not
+// retry (proxy_next_upstream off).
 //
 // What must hold comes from the harness alone: the script's own record
 // of the attempts the SDK made and how the call ended, and the app's

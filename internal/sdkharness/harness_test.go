@@ -42,11 +42,18 @@ const (
 	scriptMax  = 20 * time.Second
 )
 
-// The servers: no key store, or express-idempotency's.
+// The servers (app.js's modes): no key store; express-idempotency with
+// the first delivery still running when the retry comes (refused); and
+// express-idempotency with the first delivery's answer stored at once but
+// slow on its way back (the retry gets it replayed).
 const (
-	plain = "plain"
-	store = "store"
+	plain     = "plain"
+	store     = "store"
+	completed = "completed"
 )
+
+// folders are the capture folders of the modes, under sdk-NAME/.
+var folders = map[string]string{plain: "no-store", store: "store", completed: "store-completed"}
 
 // serverModules are the app's npm packages, whose versions harness.json
 // records.
@@ -62,22 +69,16 @@ type sdk struct {
 	marks func(first, second map[string]string) (string, error)
 }
 
-func (s sdk) dir(mode string) string {
-	sub := "no-store"
-	if mode == store {
-		sub = "store"
-	}
-	return filepath.Join(realDir, "sdk-"+s.name, sub)
-}
+func (s sdk) dir(mode string) string { return filepath.Join(realDir, "sdk-"+s.name, folders[mode]) }
 
 // Capture is harness.json: the software, how the server was set up, what
 // the script saw the SDK do and what the server received and did.
 type Capture struct {
 	Software map[string]string `json:"software"` // package -> version
 	Proxy    string            `json:"proxy"`
-	Server   string            `json:"server"` // plain or store
+	Server   string            `json:"server"` // app.js's mode: plain, store or completed
 	// TimeoutMS is the SDK's timeout, StallMS how long the server's first
-	// delivery took to answer.
+	// delivery's answer took to be written.
 	TimeoutMS int     `json:"timeout_ms"`
 	StallMS   int     `json:"stall_ms"`
 	Script    Script  `json:"script"`

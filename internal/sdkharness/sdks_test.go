@@ -52,18 +52,25 @@ var stripe = sdk{name: "stripe", module: "stripe", marks: func(first, second map
 	return fmt.Sprintf("both carried Stripe's own Idempotency-Key %s and user-agent %s", k, second["user-agent"]), nil
 }}
 
-func TestOpenAI(t *testing.T)      { run(t, openai, plain) }
-func TestOpenAIStore(t *testing.T) { run(t, openai, store) }
-func TestAWS(t *testing.T)         { run(t, aws, plain) }
-func TestAWSStore(t *testing.T)    { run(t, aws, store) }
-func TestStripe(t *testing.T)      { run(t, stripe, plain) }
-func TestStripeStore(t *testing.T) { run(t, stripe, store) }
+// Each SDK against each server: Test<SDK> with no key store (two
+// orders), Test<SDK>Store with express-idempotency refusing the retry
+// while the first runs, Test<SDK>StoreCompleted with it replaying the
+// first's stored answer (one order each).
+func TestOpenAI(t *testing.T)               { run(t, openai, plain) }
+func TestOpenAIStore(t *testing.T)          { run(t, openai, store) }
+func TestOpenAIStoreCompleted(t *testing.T) { run(t, openai, completed) }
+func TestAWS(t *testing.T)                  { run(t, aws, plain) }
+func TestAWSStore(t *testing.T)             { run(t, aws, store) }
+func TestAWSStoreCompleted(t *testing.T)    { run(t, aws, completed) }
+func TestStripe(t *testing.T)               { run(t, stripe, plain) }
+func TestStripeStore(t *testing.T)          { run(t, stripe, store) }
+func TestStripeStoreCompleted(t *testing.T) { run(t, stripe, completed) }
 
 // TestCaptures checks the committed captures, so that what they prove
 // stays proven where node and nginx are not installed.
 func TestCaptures(t *testing.T) {
 	for _, s := range []sdk{openai, aws, stripe} {
-		for _, mode := range []string{plain, store} {
+		for _, mode := range []string{plain, store, completed} {
 			dir := s.dir(mode)
 			t.Run(s.name+"/"+filepath.Base(dir), func(t *testing.T) {
 				capture.Recorded(t, dir, harnessJSON, "go test ./internal/sdkharness -run '^Test' -update")
