@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
@@ -188,6 +189,51 @@ func diagnoseFiles(t *testing.T, paths []string) (*model.Set, *diagnose.Result) 
 	return set, res
 }
 
-// checkRetries is where the retry's layer will be checked once idem
-// names it.
-func checkRetries(t *testing.T, s sdk, res *diagnose.Result, in *model.Intent, f facts) {}
+// checkRetries checks who idem says sent the call's second delivery:
+// the SDK the harness ran (client-library), for the evidence that SDK sent
+// (its retry header, or for Stripe the key it minted), never a proxy (nginx
+// sent each delivery once); a duplicate effect exactly where the server
+// made a second order.
+func checkRetries(t *testing.T, s sdk, res *diagnose.Result, in *model.Intent, f facts) {
+	t.Helper()
+	var mine []diagnose.Retry
+	for _, r := range res.Retries() {
+		if r.Layer == diagnose.LayerProxy {
+			t.Errorf("idem says a proxy sent delivery %s (%s), but nginx sent each delivery once", r.Delivery.RequestID, r.Why)
+		}
+		if r.Intent != nil && r.Intent.ID == in.ID {
+			mine = append(mine, r)
+		}
+	}
+	if len(mine) != 1 {
+		t.Fatalf("key %s: %d retries, but %s sent the call twice: %+v", f.key, len(mine), s.name, mine)
+	}
+	r := mine[0]
+	t.Logf("retry of key %s: delivery %s, layer %s, after %s, duplicate %v: %s", f.key, r.Delivery.RequestID, r.Layer, r.After, r.Duplicate, r.Why)
+	if r.Delivery.RequestID != f.hits[1].RequestID {
+		t.Errorf("the retry is delivery %s; the SDK's second attempt reached the server as %s", r.Delivery.RequestID, f.hits[1].RequestID)
+	}
+	if r.Layer != diagnose.LayerClientLibrary {
+		t.Errorf("the retry's layer is %q; %s sent it on its own (%s)", r.Layer, s.name, diagnose.LayerClientLibrary)
+	}
+	if !strings.Contains(r.Why, s.evidence) {
+		t.Errorf("the retry's evidence does not name %q, which %s sent: %s", s.evidence, s.name, r.Why)
+	}
+	if dup := len(f.orders) == 2; r.Duplicate != dup {
+		t.Errorf("the retry's Duplicate is %v; the server made %d order(s)", r.Duplicate, len(f.orders))
+	}
+	if gap := hitGap(f); r.After <= 0 || r.After > gap+time.Second {
+		t.Errorf("the retry came %s after the first delivery as idem reads it; the server received it %s after", r.After, gap)
+	}
+}
+
+// hitGap is how long after the first delivery the server received the
+// second, by its ledger.
+func hitGap(f facts) time.Duration {
+	a, err1 := time.Parse(time.RFC3339Nano, f.hits[0].At)
+	b, err2 := time.Parse(time.RFC3339Nano, f.hits[1].At)
+	if err1 != nil || err2 != nil {
+		return 0
+	}
+	return b.Sub(a)
+}

@@ -67,6 +67,9 @@ type sdk struct {
 	// marks checks the headers the server received on the call's two
 	// deliveries for the SDK's retry marks and returns what they say.
 	marks func(first, second map[string]string) (string, error)
+	// evidence is what idem's reason for naming the SDK must quote: the
+	// header it marks its retries with, or what identifies it.
+	evidence string
 }
 
 func (s sdk) dir(mode string) string { return filepath.Join(realDir, "sdk-"+s.name, folders[mode]) }

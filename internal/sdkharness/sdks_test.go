@@ -12,7 +12,7 @@ import (
 // openai is a Stainless-generated SDK: each attempt says how many came
 // before it in x-stainless-retry-count. It sends no Idempotency-Key of its
 // own; the caller gives one for the call.
-var openai = sdk{name: "openai", module: "openai", marks: func(first, second map[string]string) (string, error) {
+var openai = sdk{name: "openai", module: "openai", evidence: "x-stainless-retry-count", marks: func(first, second map[string]string) (string, error) {
 	a, b := first["x-stainless-retry-count"], second["x-stainless-retry-count"]
 	if a != "0" || b != "1" {
 		return "", fmt.Errorf("x-stainless-retry-count %q then %q, want 0 then 1", a, b)
@@ -25,7 +25,7 @@ var openai = sdk{name: "openai", module: "openai", marks: func(first, second map
 
 // aws is the AWS SDK for JavaScript v3: each attempt carries
 // amz-sdk-request "attempt=N; max=M" and the call's amz-sdk-invocation-id.
-var aws = sdk{name: "aws", module: "@aws-sdk/client-dynamodb", marks: func(first, second map[string]string) (string, error) {
+var aws = sdk{name: "aws", module: "@aws-sdk/client-dynamodb", evidence: "amz-sdk-request", marks: func(first, second map[string]string) (string, error) {
 	a, b := first["amz-sdk-request"], second["amz-sdk-request"]
 	if a != "attempt=1; max=2" || b != "attempt=2; max=2" {
 		return "", fmt.Errorf("amz-sdk-request %q then %q, want attempt=1; max=2 then attempt=2; max=2", a, b)
@@ -39,7 +39,7 @@ var aws = sdk{name: "aws", module: "@aws-sdk/client-dynamodb", marks: func(first
 
 // stripe keys every POST itself (stripe-node-retry-UUID) and sends the
 // key again on its retry; no header counts the attempts.
-var stripe = sdk{name: "stripe", module: "stripe", marks: func(first, second map[string]string) (string, error) {
+var stripe = sdk{name: "stripe", module: "stripe", evidence: "Stripe", marks: func(first, second map[string]string) (string, error) {
 	k := first["idempotency-key"]
 	if !strings.HasPrefix(k, "stripe-node-retry-") {
 		return "", fmt.Errorf("Idempotency-Key %q: Stripe's own begins stripe-node-retry-", k)
