@@ -139,7 +139,9 @@ func TestRulesDoc(t *testing.T) {
 // attributedOn names the captures on which a retry is attributed to
 // each layer, with what the capture shows in brackets.
 var attributedOn = map[diagnose.Layer][]string{
-	diagnose.LayerBrowser:        {"chromium (a fetch retried under its key by the page)"},
+	diagnose.LayerBrowser: {"chromium (a fetch retried under its key by the page)"},
+	diagnose.LayerClientLibrary: {"sdk-openai/no-store (openai 6.49's x-stainless-retry-count: 1)", "sdk-aws/no-store (@aws-sdk/client-dynamodb's amz-sdk-request: attempt=2; max=2)",
+		"sdk-stripe/no-store (stripe 23.1 resending under its stripe-node-retry- key)", "sdk-openai/store", "sdk-aws/store-completed", "sdk-stripe/store"},
 	diagnose.LayerClient:         {"nginx (the harness's client, through nginx)", "express-idempotency"},
 	diagnose.LayerWorkflowEngine: {"temporal (the Go SDK's activity attempts)"},
 }
