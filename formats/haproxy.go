@@ -85,7 +85,7 @@ func haproxyCould(s string) bool {
 	}
 }
 
-var haproxyLine = regexp.MustCompile(`(?:^|\s)(\S+):(\d+) \[([^\]]+)\] (\S+) (\S+)/(\S+) (-?\d+)/(-?\d+)/(-?\d+)/(-?\d+)/\+?(-?\d+) (-?\d+) (\d+) \S+ \S+ (\S{4}) \d+/\d+/\d+/\d+/\+?(\d+) \d+/\d+ (?:\{([^}]*)\} )?(?:\{([^}]*)\} )?"([^" ]+)(?: (\S+))?`)
+var haproxyLine = regexp.MustCompile(`(?:^|\s)(\S+):(\d+) \[([^\]]+)\] (\S+) (\S+)/(\S+) (-?\d+)/(-?\d+)/(-?\d+)/(-?\d+)/\+?(-?\d+) (-?\d+) (\d+) \S+ \S+ (\S{4}) \d+/\d+/\d+/\d+/(\+?\d+) \d+/\d+ (?:\{([^}]*)\} )?(?:\{([^}]*)\} )?"([^" ]+)(?: (\S+))?`)
 
 // haproxy maps an httplog line: its termination state says who gave up.
 func (p *Parser) haproxy(m []string, src model.Source) {
@@ -104,8 +104,9 @@ func (p *Parser) haproxy(m []string, src model.Source) {
 	state := m[14]
 	o.Detail = state
 	o.Outcome, o.Status = terminationOutcome(state, m[6], o.Status)
-	if n, _ := strconv.Atoi(m[15]); n > 0 {
+	if n, _ := strconv.Atoi(strings.TrimPrefix(m[15], "+")); n > 0 {
 		o.Detail += " retries " + m[15]
+		o.UpstreamTries = haproxyTries(n, state)
 	}
 	if m[16] != "" {
 		var names []string
@@ -115,6 +116,23 @@ func (p *Parser) haproxy(m []string, src model.Source) {
 		o.RequestID, o.Key = captured(strings.Split(m[16], "|"), names)
 	}
 	p.textDone(&o)
+}
+
+// haproxyTries is the number of attempts a line's %rc (retries, "+N"
+// when the last was redispatched to another server) shows: one more than
+// its retries. %rc counts connection retries too, attempts that never
+// reached a server (a refused or timed-out connect), so that a count
+// alone cannot say the server was reached twice, only that the proxy
+// tried twice: proxy-retry's warning, a critical only where the server
+// logged two effects. Where the last attempt ended in the connection
+// phase (SC: refused, sC: connect timeout) the line shows none reaching
+// a server, as HAProxy's default retry-on conn-failure does: no tries
+// are claimed.
+func haproxyTries(retries int, state string) int {
+	if len(state) >= 2 && (state[0] == 'S' || state[0] == 's') && state[1] == 'C' {
+		return 0
+	}
+	return retries + 1
 }
 
 // terminationOutcome reads HAProxy's termination state (its first two

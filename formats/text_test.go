@@ -104,6 +104,25 @@ func TestTextFormats(t *testing.T) {
 				Client: "10.0.1.2", Duration: 109 * time.Millisecond, Time: time.Date(2009, 2, 6, 12, 14, 14, 655000000, time.UTC)},
 		},
 		{
+			// A capture of HAProxy 2.6 (retry-on all-retryable-errors,
+			// option redispatch): app1 let the response time out, app2
+			// answered; %rc +1 says the retry went to another server.
+			name: "haproxy retried the request on another server",
+			line: `127.0.0.1:60834 [02/Dec/2026:10:19:38.161] fe app/app2 0/1001/2/2/1005 201 133 - - ---- 1/1/0/0/+1 0/0 {08036dbc-7ce5-443f-ba5c-b15e8fe4783d|670e21f0-d58b-4320-b5f1-2c452dd8d927} "POST /v1/orders HTTP/1.1"`,
+			want: model.Observation{Format: "haproxy", Tier: model.TierProxy, Method: "POST", Route: "/v1/orders", Status: 201, Outcome: model.OutcomeOK,
+				Detail: "---- retries +1", UpstreamTries: 2, Client: "127.0.0.1", RequestID: "08036dbc-7ce5-443f-ba5c-b15e8fe4783d",
+				Key: "670e21f0-d58b-4320-b5f1-2c452dd8d927", Duration: 1005 * time.Millisecond, Time: time.Date(2026, 12, 2, 10, 19, 38, 161000000, time.UTC)},
+		},
+		{
+			// The server refused every connection: the retries never
+			// reached it, and no tries are claimed.
+			name: "haproxy retried connections the server refused",
+			line: `127.0.0.1:41002 [02/Dec/2026:10:21:07.310] fe app/app2 0/0/-1/-1/2012 503 217 - - SC-- 1/1/0/0/+3 0/0 {5d41402abc4b2a76b9719d911017c592|0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41} "POST /v1/orders HTTP/1.1"`,
+			want: model.Observation{Format: "haproxy", Tier: model.TierProxy, Method: "POST", Route: "/v1/orders", Status: 503, Outcome: model.OutcomeNotDelivered,
+				Detail: "SC-- retries +3", Client: "127.0.0.1", RequestID: "5d41402abc4b2a76b9719d911017c592", Key: "0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41",
+				Duration: 2012 * time.Millisecond, Time: time.Date(2026, 12, 2, 10, 21, 7, 310000000, time.UTC)},
+		},
+		{
 			name: "haproxy captures Host and User-Agent before the request id",
 			line: `haproxy[14389]: 10.0.1.2:33317 [30/Nov/2026:09:14:02.114] fe be/srv1 0/0/1/40/41 201 312 - - ---- 1/1/1/1/0 0/0 {shop.example.com|Mozilla/5.0 (X11; Linux x86_64)|c9b2decb-ebc7-4a9b-99d6-69712772ef41|0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41} "POST /v1/orders HTTP/1.1"`,
 			want: model.Observation{Format: "haproxy", Tier: model.TierProxy, Method: "POST", Route: "/v1/orders", Status: 201, Outcome: model.OutcomeOK, Detail: "----",
@@ -200,6 +219,7 @@ func quoteJSON(s string) string {
 func FuzzParseText(f *testing.F) {
 	f.Add(`127.0.0.1 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 2326 "-" "x" 0.5 "201" "r" "k"`)
 	f.Add(`haproxy[1]: 10.0.1.2:33317 [06/Feb/2009:12:14:14.655] a b/c 1/2/3/4/5 200 1 - - ---- 1/1/1/1/0 0/0 {a|b} "GET / HTTP/1.1"`)
+	f.Add(`127.0.0.1:1 [02/Dec/2026:10:19:38.161] fe app/app2 0/1001/2/2/1005 201 133 - - ---- 1/1/0/0/+1 0/0 {a|b} "POST /v1/orders HTTP/1.1"`)
 	f.Add(`[pod/x/y] 2026-11-30T10:00:00Z {"a":1}`)
 	f.Add(`https 2026-11-30T09:14:04.520000Z app/shop/50dc 203.0.113.7:51234 10.0.2.15:8080 0.000 -1 -1 502 - 412 293 "POST https://s:443/v1/orders HTTP/1.1" "M" - - arn "Root=1-6746d3c4-0f1e2d3c4b5a69788796a5b4" "s" "c" 1 2026-11-30T09:14:02.120000Z "forward" "-" "-"`)
 	f.Add(`[2016-04-15T20:17:00.310Z] "POST /api/v1/locations HTTP/2" 204 - 154 0 226 100 "10.0.35.28" "nsq2http" "cc21d9b0" "locations" "tcp://10.0.2.1:80"`)
