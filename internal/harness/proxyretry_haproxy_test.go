@@ -1,0 +1,158 @@
+package harness_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idem-cli/idem/diagnose"
+	"github.com/idem-cli/idem/internal/capture"
+	"github.com/idem-cli/idem/internal/harness"
+	"github.com/idem-cli/idem/model"
+)
+
+// HAProxy's own retry, as nginx's in proxyretry_test.go: two instances of
+// the order service, each with its own store, the first recording the
+// order and then answering past the backend's timeout server. With
+// retry-on all-retryable-errors (which holds response-timeout) HAProxy
+// sends the same POST again; option redispatch sends it to the other
+// instance (balance roundrobin: the first request goes to app1, the
+// redispatched one to the next). Without redispatch the retry goes back
+// to app1, whose store replays the order: no second effect.
+//
+// HAProxy 2.6 retried this POST without option http-buffer-request: its
+// small body came with the headers and was still in HAProxy's buffer. A
+// body larger than the buffer, or forwarded before the server timed out,
+// is not retried.
+//
+// The frontend gives each request an id (unique-id-format) and passes it
+// on as X-Request-Id, and captures it and the key in that order, as
+// formats/haproxy.go's recipe says. The retry is on the line: %rc, the
+// retries, "+1" where the last went to another server.
+
+// haproxyRetryRoutes is the frontend's id and captures, and the backend
+// of the two instances, app1 (%[1]s) and app2 (%[2]s), with the retry
+// policy %[3]s.
+const haproxyRetryRoutes = `  unique-id-format %%[uuid()]
+  http-request set-header X-Request-Id %%[unique-id]
+  http-request capture req.hdr(X-Request-Id) len 64
+  http-request capture req.hdr(Idempotency-Key) len 128
+  default_backend app
+
+backend app
+  balance roundrobin
+  timeout server 1s
+%[3]s
+  server app1 %[1]s
+  server app2 %[2]s
+`
+
+// haproxyRetry runs one POST through HAProxy with the retry policy, and
+// returns what was sent and the logs to read.
+func haproxyRetry(t *testing.T, policy string) (capture.Sent, *harness.Backend, *harness.Backend, []string) {
+	t.Helper()
+	first := harness.StartBackendWith(t, harness.BackendConfig{Stall: 1500 * time.Millisecond})
+	second := harness.StartBackendWith(t, harness.BackendConfig{FirstOrder: 101})
+	p := capture.StartHAProxy(t, capture.HAProxyConfig{
+		Log:    capture.AccessLog{File: harness.HAProxyLog, Format: capture.HAProxyHTTPLog},
+		Routes: fmt.Sprintf(haproxyRetryRoutes, first.Addr, second.Addr, policy),
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	sent := capture.Send(ctx, capture.Request{Step: "charge", Base: p.URL, Path: "/v1/orders", Key: capture.NewID(),
+		Body: `{"amount":4200,"currency":"EUR","customer":"cus_42"}`, Timeout: 10 * time.Second})
+	// The first instance answers, late, after its stall; HAProxy writes
+	// its line when the client has its answer, the id captured on it.
+	if _, err := capture.WaitFor(ctx, first.LogPath, `"status":201`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := capture.WaitFor(ctx, p.Log(harness.HAProxyLog), sent.Key); err != nil {
+		t.Fatal(err)
+	}
+	p.Stop()
+	paths := []string{p.Log(harness.HAProxyLog), first.LogPath, second.LogPath}
+	for _, path := range paths {
+		if b, err := os.ReadFile(path); err == nil {
+			t.Logf("%s:\n%s", path, b)
+		}
+	}
+	return sent, first, second, paths
+}
+
+// checkProxyRetry asserts what the harness saw (the one request, under
+// one request id and the client's key, at both instances, each making an
+// order) and then that idem names it: proxy-retry critical with the
+// request id and both orders, and the client not blamed for reusing its
+// id. logsTries says the proxy's line counts its attempts, to be read as
+// the two the instances received; otherwise the line claims none. It
+// returns the diagnosis.
+func checkProxyRetry(t *testing.T, proxy string, logsTries bool, sent capture.Sent, first, second *harness.Backend, paths []string) *diagnose.Result {
+	t.Helper()
+	h1, h2 := first.Hits(), second.Hits()
+	if len(h1) != 1 || len(h2) != 1 || h1[0].RequestID == "" || h1[0].RequestID != h2[0].RequestID || h1[0].Key != sent.Key ||
+		h2[0].Key != sent.Key {
+		t.Fatalf("%s did not send the one request to both instances under one id and key: %+v, %+v", proxy, h1, h2)
+	}
+	o1, o2 := first.Orders(), second.Orders()
+	if len(o1) != 1 || len(o2) != 1 || sent.Status != 201 || sent.ResultID != o2[0] {
+		t.Fatalf("the traffic did not end as meant (orders %v, %v): %+v", o1, o2, sent)
+	}
+	rid := h1[0].RequestID
+	res := diagnoseFiles(t, paths)
+	var fired bool
+	for _, f := range res.Findings {
+		if !slices.Contains(f.Keys, sent.Key) {
+			continue
+		}
+		switch f.Rule.ID {
+		case "proxy-retry":
+			fired = true
+			for _, o := range f.Evidence {
+				if o.Tier == model.TierProxy && (o.UpstreamTries == 2) != logsTries {
+					t.Errorf("%s's line (%s) read as %d upstream tries; logged a count: %t", proxy, o.Source, o.UpstreamTries, logsTries)
+				}
+			}
+			if f.Severity != diagnose.Critical || !strings.Contains(f.Narrative, o1[0]) || !strings.Contains(f.Narrative, o2[0]) ||
+				!strings.Contains(f.Narrative, rid) {
+				t.Errorf("%s's two orders (%s, %s) told as %s: %s", rid, o1[0], o2[0], f.Severity, f.Narrative)
+			}
+		case "request-id-reused":
+			t.Errorf("%s's own retry of %s blamed on the client: %s", proxy, rid, f.Narrative)
+		}
+	}
+	if !fired {
+		t.Errorf("%s sent %s to two instances, which made %s and %s: proxy-retry did not fire", proxy, rid, o1[0], o2[0])
+	}
+	return res
+}
+
+// checkNoProxyRetry asserts that the proxy stopped at the first instance
+// (one hit, one order, the client got the 504) and that proxy-retry did
+// not fire.
+func checkNoProxyRetry(t *testing.T, proxy string, sent capture.Sent, first, second *harness.Backend, paths []string) {
+	t.Helper()
+	if len(first.Hits()) != 1 || len(second.Hits()) != 0 || len(first.Orders()) != 1 || sent.Status != 504 {
+		t.Fatalf("%s did not stop at the first instance: hits %+v, %+v; %+v", proxy, first.Hits(), second.Hits(), sent)
+	}
+	for _, f := range diagnoseFiles(t, paths).Findings {
+		if f.Rule.ID == "proxy-retry" {
+			t.Errorf("proxy-retry fired where %s tried one upstream: %s", proxy, f.Narrative)
+		}
+	}
+}
+
+func TestProxyRetryHAProxy(t *testing.T) {
+	sent, first, second, paths := haproxyRetry(t, "  retries 1\n  option redispatch\n  retry-on all-retryable-errors")
+	checkProxyRetry(t, "HAProxy", true, sent, first, second, paths)
+}
+
+// retry-on conn-failure (HAProxy's default) retries only a connection
+// that failed: a response timeout is the client's 504, and the one order.
+func TestProxyRetryHAProxyConnFailureOnly(t *testing.T) {
+	sent, first, second, paths := haproxyRetry(t, "  retries 1\n  option redispatch\n  retry-on conn-failure")
+	checkNoProxyRetry(t, "HAProxy", sent, first, second, paths)
+}
