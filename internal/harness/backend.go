@@ -53,6 +53,9 @@ type Backend struct {
 // Hit is a request the backend received.
 type Hit struct {
 	RequestID, Key, Method, Path string
+	// BodyBytes is how many bytes of body it read: a proxy that resends
+	// a request may resend it without the body it no longer holds.
+	BodyBytes int
 }
 
 // Page is what the backend serves at / for the browser: a blank page on
@@ -146,7 +149,7 @@ func (b *Backend) serve(w http.ResponseWriter, r *http.Request) {
 	if seen == "" {
 		seen = trace
 	}
-	b.hits = append(b.hits, Hit{RequestID: seen, Key: key, Method: r.Method, Path: r.URL.Path})
+	b.hits = append(b.hits, Hit{RequestID: seen, Key: key, Method: r.Method, Path: r.URL.Path, BodyBytes: len(body)})
 	b.mu.Unlock()
 	if r.Method == http.MethodGet && r.URL.Path == "/" {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
