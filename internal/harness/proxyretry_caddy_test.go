@@ -76,7 +76,7 @@ func caddyRetry(t *testing.T, policy string) (capture.Sent, *harness.Backend, *h
 	defer cancel()
 	sent := capture.Send(ctx, capture.Request{Step: "charge", Base: p.URL, Path: "/v1/orders", Key: capture.NewID(),
 		Body: caddyRetryBody, Timeout: 10 * time.Second})
-	if _, err := capture.WaitFor(ctx, first.LogPath, `"status":201`); err != nil {
+	if err := waitStallAnswered(ctx, first); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := capture.WaitFor(ctx, p.Log(harness.CaddyLog), sent.Key); err != nil {

@@ -2,6 +2,7 @@ package harness_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -68,7 +69,7 @@ func haproxyRetry(t *testing.T, policy string) (capture.Sent, *harness.Backend, 
 		Body: `{"amount":4200,"currency":"EUR","customer":"cus_42"}`, Timeout: 10 * time.Second})
 	// The first instance answers, late, after its stall; HAProxy writes
 	// its line when the client has its answer, the id captured on it.
-	if _, err := capture.WaitFor(ctx, first.LogPath, `"status":201`); err != nil {
+	if err := waitStallAnswered(ctx, first); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := capture.WaitFor(ctx, p.Log(harness.HAProxyLog), sent.Key); err != nil {
@@ -82,6 +83,29 @@ func haproxyRetry(t *testing.T, policy string) (capture.Sent, *harness.Backend, 
 		}
 	}
 	return sent, first, second, paths
+}
+
+// waitStallAnswered waits until b logged the answer it stalled: its line
+// is part of what happened, and comes after the proxy gave up on it (a
+// replay of the key, answered at once, may come before).
+func waitStallAnswered(ctx context.Context, b *harness.Backend) error {
+	for {
+		lines, err := capture.ReadLines(b.LogPath)
+		for _, l := range lines {
+			var line struct {
+				Msg        string `json:"msg"`
+				DurationMS int64  `json:"duration_ms"`
+			}
+			if json.Unmarshal([]byte(l), &line) == nil && line.Msg == "request completed" && line.DurationMS >= b.Config.Stall.Milliseconds() {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s: no answer after the stall (%v): %w", b.LogPath, err, ctx.Err())
+		case <-time.After(25 * time.Millisecond):
+		}
+	}
 }
 
 // checkProxyRetry asserts what the harness saw (the one request, under
@@ -163,4 +187,37 @@ func TestProxyRetryHAProxy(t *testing.T) {
 func TestProxyRetryHAProxyConnFailureOnly(t *testing.T) {
 	sent, first, second, paths := haproxyRetry(t, "  retries 1\n  option redispatch\n  retry-on conn-failure")
 	checkNoProxyRetry(t, "HAProxy", sent, first, second, paths)
+}
+
+// Without option redispatch HAProxy retries on the same instance, whose
+// own store replays the order: the server was reached twice and made one
+// effect. The line's retries say HAProxy resent it; nothing proves a
+// second effect, and there was none: a warning, not a critical.
+func TestProxyRetryHAProxySameServer(t *testing.T) {
+	sent, first, second, paths := haproxyRetry(t, "  retries 1\n  retry-on all-retryable-errors")
+	h1 := first.Hits()
+	if len(h1) != 2 || len(second.Hits()) != 0 || h1[0].RequestID == "" || h1[0] != h1[1] || h1[0].Key != sent.Key {
+		t.Fatalf("HAProxy did not resend the one request to the first instance: %+v, %+v", h1, second.Hits())
+	}
+	if o := first.Orders(); len(o) != 1 || sent.Status != http.StatusCreated || sent.ResultID != o[0] || !sent.Replayed {
+		t.Fatalf("the traffic did not end as meant (orders %v): %+v", o, sent)
+	}
+	var fired bool
+	for _, f := range diagnoseFiles(t, paths).Findings {
+		if !slices.Contains(f.Keys, sent.Key) {
+			continue
+		}
+		switch f.Rule.ID {
+		case "proxy-retry":
+			fired = true
+			if f.Severity != diagnose.Warning || !strings.Contains(f.Narrative, h1[0].RequestID) {
+				t.Errorf("HAProxy's resend of %s to the one instance that replayed it told as %s: %s", h1[0].RequestID, f.Severity, f.Narrative)
+			}
+		case "request-id-reused":
+			t.Errorf("HAProxy's own retry of %s blamed on the client: %s", h1[0].RequestID, f.Narrative)
+		}
+	}
+	if !fired {
+		t.Errorf("HAProxy sent %s to the first instance twice: proxy-retry did not fire", h1[0].RequestID)
+	}
 }
