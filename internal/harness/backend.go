@@ -52,10 +52,13 @@ type Backend struct {
 
 // Hit is a request the backend received.
 type Hit struct {
-	RequestID, Key, Method, Path string
+	RequestID string `json:"request_id"`
+	Key       string `json:"key"`
+	Method    string `json:"method"`
+	Path      string `json:"path"`
 	// BodyBytes is how many bytes of body it read: a proxy that resends
 	// a request may resend it without the body it no longer holds.
-	BodyBytes int
+	BodyBytes int `json:"body_bytes"`
 }
 
 // Page is what the backend serves at / for the browser: a blank page on

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
 	"testing"
 	"time"
 
@@ -62,9 +61,9 @@ const caddyRetryRoutes = `	request_header X-Request-Id {http.request.uuid}
 // caddyRetryBody is the client's body.
 const caddyRetryBody = `{"amount":4200,"currency":"EUR","customer":"cus_42"}`
 
-// caddyRetry runs one POST through Caddy with the retry policy, and
-// returns what was sent and the logs to read.
-func caddyRetry(t *testing.T, policy string) (capture.Sent, *harness.Backend, *harness.Backend, []string) {
+// caddyRetry runs one POST through Caddy with the retry policy and
+// returns what was sent, the two instances and Caddy, stopped.
+func caddyRetry(t *testing.T, policy string) (capture.Sent, *harness.Backend, *harness.Backend, *capture.Proxy) {
 	t.Helper()
 	first := harness.StartBackendWith(t, harness.BackendConfig{Stall: 1500 * time.Millisecond})
 	second := harness.StartBackendWith(t, harness.BackendConfig{FirstOrder: 101})
@@ -83,17 +82,13 @@ func caddyRetry(t *testing.T, policy string) (capture.Sent, *harness.Backend, *h
 		t.Fatal(err)
 	}
 	p.Stop()
-	paths := []string{p.Log(harness.CaddyLog), first.LogPath, second.LogPath}
-	for _, path := range paths {
-		if b, err := os.ReadFile(path); err == nil {
-			t.Logf("%s:\n%s", path, b)
-		}
-	}
-	return sent, first, second, paths
+	return sent, first, second, p
 }
 
+// The retry reaches the second instance, which makes a second order:
+// proxy-retry is critical, from the two effects under the one id.
 func TestProxyRetryCaddy(t *testing.T) {
-	sent, first, second, paths := caddyRetry(t, "\t\tlb_retry_match {\n\t\t\tmethod POST\n\t\t}")
+	sent, first, second, p := caddyRetry(t, "\t\tlb_retry_match {\n\t\t\tmethod POST\n\t\t}")
 	h1, h2 := first.Hits(), second.Hits()
 	if len(h1) != 1 || len(h2) != 1 {
 		t.Fatalf("Caddy did not send the request to both instances: %+v, %+v", h1, h2)
@@ -112,12 +107,14 @@ func TestProxyRetryCaddy(t *testing.T) {
 	if h1[0].BodyBytes != len(caddyRetryBody) {
 		t.Fatalf("the first instance read %d bytes of a %d-byte body", h1[0].BodyBytes, len(caddyRetryBody))
 	}
-	checkProxyRetryAnswered(t, "Caddy", false, status, sent, first, second, paths)
+	checkBothInstances(t, "Caddy", status, sent, first, second)
+	keepProxyRetry(t, "proxy-retry-caddy", "Caddy", false, p, harness.CaddyLog, sent, first, second)
 }
 
 // Without lb_retry_match Caddy does not resend a POST it wrote to an
 // upstream: the client gets the 504 and the one order.
 func TestProxyRetryCaddyNotForPOST(t *testing.T) {
-	sent, first, second, paths := caddyRetry(t, "")
-	checkNoProxyRetry(t, "Caddy", sent, first, second, paths)
+	sent, first, second, p := caddyRetry(t, "")
+	checkFirstOnly(t, "Caddy", sent, first, second)
+	keepProxyRetry(t, "proxy-retry-caddy-not-for-post", "Caddy", false, p, harness.CaddyLog, sent, first, second)
 }
