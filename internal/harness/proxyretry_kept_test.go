@@ -3,6 +3,7 @@ package harness_test
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -164,4 +165,44 @@ func verifyProxyRetry(t *testing.T, dir string, run proxyRetryRun) *diagnose.Res
 		t.Errorf("%s sent %s to the instances %d times, which made %v: proxy-retry %s, want %s", run.Proxy, rid, len(hits), orders, got, want)
 	}
 	return res
+}
+
+// HAProxy's retries count connection retries too: in the recorded
+// HAProxy captures a POST to a server that refused every connection ends
+// SC-- after 3 retries, and never reached a server. No request the
+// backend did not receive is a proxy's own retry.
+func TestProxyRetryNotForRefusedConnections(t *testing.T) {
+	runs, _ := filepath.Glob(filepath.Join(realDir, "haproxy", "*", "run.json"))
+	if len(runs) == 0 {
+		t.Fatalf("no HAProxy capture under %s", realDir)
+	}
+	for _, r := range runs {
+		dir := filepath.Dir(r)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			run, err := harness.LoadRun(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var paths []string
+			for _, f := range run.Files() {
+				paths = append(paths, filepath.Join(dir, f))
+			}
+			refused := map[string]bool{}
+			for _, s := range run.Sent {
+				if !s.Reached && s.Key != "" && s.HTTPMethod() == http.MethodPost {
+					refused[s.Key] = true
+				}
+			}
+			if len(refused) == 0 {
+				t.Fatalf("%s records no write that never reached the backend", dir)
+			}
+			for _, f := range diagnoseFiles(t, paths).Findings {
+				for _, k := range f.Keys {
+					if f.Rule.ID == "proxy-retry" && refused[k] {
+						t.Errorf("proxy-retry fired for key %s, which never reached the backend: %s", k, f.Narrative)
+					}
+				}
+			}
+		})
+	}
 }
