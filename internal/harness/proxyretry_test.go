@@ -33,8 +33,8 @@ const retryLog = `log_format idem escape=json '{"msec":"$msec","request_time":"$
 
 // proxyRetry runs one POST through nginx with nextUpstream over the two
 // instances (the second a backup, so that the first is always tried
-// first), and returns what was sent and the logs to read.
-func proxyRetry(t *testing.T, nextUpstream string) (capture.Sent, *harness.Backend, *harness.Backend, []string) {
+// first), and returns what was sent, the logs to read and nginx, stopped.
+func proxyRetry(t *testing.T, nextUpstream string) (capture.Sent, *harness.Backend, *harness.Backend, []string, *capture.Proxy) {
 	t.Helper()
 	first := harness.StartBackendWith(t, harness.BackendConfig{Stall: 1500 * time.Millisecond})
 	second := harness.StartBackendWith(t, harness.BackendConfig{FirstOrder: 101})
@@ -74,7 +74,7 @@ func proxyRetry(t *testing.T, nextUpstream string) (capture.Sent, *harness.Backe
 			t.Logf("%s:\n%s", path, b)
 		}
 	}
-	return sent, first, second, paths
+	return sent, first, second, paths, p
 }
 
 func diagnoseFiles(t *testing.T, paths []string) *diagnose.Result {
@@ -91,7 +91,7 @@ func diagnoseFiles(t *testing.T, paths []string) *diagnose.Result {
 }
 
 func TestProxyRetryNginx(t *testing.T) {
-	sent, first, second, paths := proxyRetry(t, "error timeout non_idempotent")
+	sent, first, second, paths, p := proxyRetry(t, "error timeout non_idempotent")
 	h1, h2 := first.Hits(), second.Hits()
 	if len(h1) != 1 || len(h2) != 1 || h1[0].RequestID == "" || h1[0].RequestID != h2[0].RequestID || h1[0].Key != sent.Key ||
 		h2[0].Key != sent.Key {
@@ -121,12 +121,13 @@ func TestProxyRetryNginx(t *testing.T) {
 	if !fired {
 		t.Errorf("nginx sent %s to two instances, which made %s and %s: proxy-retry did not fire", rid, o1[0], o2[0])
 	}
+	keepProxyRetry(t, "proxy-retry-nginx", "nginx", true, p, recipeLog, sent, first, second)
 }
 
 // Without non_idempotent nginx does not pass a POST on to the next
 // upstream: the client gets the 504 and the one instance's order.
 func TestProxyRetryNginxNotForPOST(t *testing.T) {
-	sent, first, second, paths := proxyRetry(t, "error timeout")
+	sent, first, second, paths, p := proxyRetry(t, "error timeout")
 	if len(first.Hits()) != 1 || len(second.Hits()) != 0 || len(first.Orders()) != 1 || sent.Status != 504 {
 		t.Fatalf("nginx did not stop at the first instance: hits %+v, %+v; %+v", first.Hits(), second.Hits(), sent)
 	}
@@ -135,4 +136,5 @@ func TestProxyRetryNginxNotForPOST(t *testing.T) {
 			t.Errorf("proxy-retry fired where nginx tried one upstream: %s", f.Narrative)
 		}
 	}
+	keepProxyRetry(t, "proxy-retry-nginx-not-for-post", "nginx", true, p, recipeLog, sent, first, second)
 }
