@@ -164,7 +164,41 @@ func verifyProxyRetry(t *testing.T, dir string, run proxyRetryRun) *diagnose.Res
 	if want != "" && got != want {
 		t.Errorf("%s sent %s to the instances %d times, which made %v: proxy-retry %s, want %s", run.Proxy, rid, len(hits), orders, got, want)
 	}
+	checkProxyRetryLayer(t, res, run, len(hits), len(orders), want != "")
 	return res
+}
+
+// checkProxyRetryLayer checks who idem says sent the key's retries: the
+// client sent once, so where the proxy sent the request more than once
+// its one retry is the proxy's, a duplicate where the instances made
+// more than one order, and no other layer sent any; where the proxy sent
+// it once, nobody retried. checked false: no log can tell the proxy's
+// second send, and only that no other layer is named is checked.
+func checkProxyRetryLayer(t *testing.T, res *diagnose.Result, run proxyRetryRun, hits, orders int, checked bool) {
+	t.Helper()
+	var proxy []diagnose.Retry
+	for _, r := range res.Retries() {
+		if r.Intent == nil || r.Intent.Key != run.Sent.Key {
+			continue
+		}
+		if r.Layer != diagnose.LayerProxy {
+			t.Errorf("the client sent %s once, and only %s resent it: a retry named %s's (%s)", run.Sent.Key, run.Proxy, r.Layer, r.Why)
+			continue
+		}
+		proxy = append(proxy, r)
+	}
+	switch {
+	case !checked:
+	case hits > 1 && len(proxy) != 1:
+		t.Errorf("%s sent the request %d times: %d retries named the proxy's, want 1: %+v", run.Proxy, hits, len(proxy), proxy)
+	case hits > 1 && proxy[0].Duplicate != (orders > 1):
+		t.Errorf("%s's retry, after which the instances had made %d orders, told as a duplicate: %t (%s)", run.Proxy, orders, proxy[0].Duplicate, proxy[0].Why)
+	case hits == 1 && len(proxy) != 0:
+		t.Errorf("%s sent the request once: %d retries named the proxy's: %+v", run.Proxy, len(proxy), proxy)
+	}
+	for _, r := range proxy {
+		t.Logf("retry by %s: %s (after %v, duplicate %t)", r.Layer, r.Why, r.After, r.Duplicate)
+	}
 }
 
 // HAProxy's retries count connection retries too: in the recorded
@@ -196,11 +230,17 @@ func TestProxyRetryNotForRefusedConnections(t *testing.T) {
 			if len(refused) == 0 {
 				t.Fatalf("%s records no write that never reached the backend", dir)
 			}
-			for _, f := range diagnoseFiles(t, paths).Findings {
+			res := diagnoseFiles(t, paths)
+			for _, f := range res.Findings {
 				for _, k := range f.Keys {
 					if f.Rule.ID == "proxy-retry" && refused[k] {
 						t.Errorf("proxy-retry fired for key %s, which never reached the backend: %s", k, f.Narrative)
 					}
+				}
+			}
+			for _, r := range res.Retries() {
+				if r.Intent != nil && refused[r.Intent.Key] && r.Layer == diagnose.LayerProxy {
+					t.Errorf("a retry of key %s, which never reached the backend, named the proxy's: %s", r.Intent.Key, r.Why)
 				}
 			}
 		})
