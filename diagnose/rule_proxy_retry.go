@@ -13,13 +13,13 @@ var proxyRetry = &Rule{
 	Title:      "The proxy sent one request to the server twice",
 	Severity:   Warning,
 	Symptom:    "The client sent once; the server received the same request id and key twice, while the proxy waited on one request.",
-	Hypothesis: "The proxy retries a write on the next upstream after a timeout or an error (nginx proxy_next_upstream ... non_idempotent, HAProxy retry-on with option redispatch, an Envoy retry policy, Caddy lb_retries), and the upstream that timed out had already done the work.",
+	Hypothesis: "The proxy retries a write on the next upstream after a timeout or an error (nginx proxy_next_upstream ... non_idempotent, HAProxy retry-on with option redispatch, an Envoy retry policy, Caddy lb_retries with lb_retry_match), and the upstream that timed out had already done the work.",
 	Check:      "Read the proxy's retry settings for the write's route, and whether the instances share one atomic key store.",
 	Action: "Do not let the proxy retry non-idempotent requests: nginx, drop non_idempotent from proxy_next_upstream (or proxy_next_upstream off " +
-		"where POSTs go); HAProxy, a retry-on without all-retryable-errors or response-timeout and no option redispatch for them; Envoy and Caddy, " +
-		"no retry policy on writes. Make the key record atomic and shared by every instance, so that a retry that gets through is replayed.",
-	Evidence: "A proxy line that logged several upstream attempts for one request (nginx's $upstream_status list \"504, 201\", Envoy's " +
-		"attempt count), or one proxy line while the server logged two effects under its request id, both begun while the proxy waited. " +
+		"where POSTs go); HAProxy, a retry-on without all-retryable-errors or response-timeout and no option redispatch for them; Envoy, " +
+		"no retry policy on writes; Caddy, no lb_retry_match that matches them (Caddy 2.6 resends a POST without its body). Make the key record atomic and shared by every instance, so that a retry that gets through is replayed.",
+	Evidence: "A proxy line that logged several upstream attempts for one request (nginx's $upstream_status list \"504, 201\", HAProxy's " +
+		"retries %rc where its last attempt connected, Envoy's attempt count), or one proxy line while the server logged two effects under its request id, both begun while the proxy waited. " +
 		"Critical when the server made two effects for the one delivery; a warning when the server was reached twice without proof of a second.",
 	Example: "proxy-retry",
 	reads:   []requirement{needRequestIDs, needUpstreamAttempts},
@@ -114,8 +114,10 @@ func runProxyRetry(c *context) []*Finding {
 		if n := effectCount(effects); n > 1 {
 			severity = Critical
 			fmt.Fprintf(&b, ": the server made %s for it (%s), though the client sent once.", plural(n, "effect", "effects"), resultList(uniqueResults(effects)))
+		} else if n == 1 {
+			fmt.Fprintf(&b, ": the server made one effect for it (%s) and the logs show no other: the other attempt was replayed, did no work, or made an effect no line records.", resultList(uniqueResults(effects)))
 		} else {
-			b.WriteString(": the client sent once, and no log shows whether the attempt the proxy gave up on did the work.")
+			b.WriteString(": the client sent once, and no log shows whether either attempt did the work.")
 		}
 		b.WriteString(" The proxy retries writes on the next upstream; stop it for non-idempotent requests.")
 		out = append(out, &Finding{Severity: severity, Intents: intentsOf(c.set, d), Keys: d.Keys, Evidence: ev.sorted(), Narrative: b.String()})

@@ -23,7 +23,7 @@ var proxyRetryCases = ruleCases{
 			want: []want{{severity: diagnose.Critical, keys: []string{"k-1"},
 				says: "sent delivery r1 to the server 2 times on its own (upstream_status 504, 201): the server made 2 effects for it (ord_1, ord_101)"}}},
 		{name: "nginx tried two upstreams, one order logged", obs: nginxRetried("ord_101"),
-			want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "no log shows whether the attempt the proxy gave up on did the work"}}},
+			want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "the server made one effect for it (ord_101) and the logs show no other"}}},
 		{name: "no attempt count, two orders while the proxy waited", obs: []ob{
 			proxy("r1").key("k-1").post().at(0).took(1.05).status(201),
 			server("r1").key("k-1").post().at(0.1).effect("ord_1"),

@@ -104,6 +104,11 @@ func (p *Parser) haproxy(m []string, src model.Source) {
 	state := m[14]
 	o.Detail = state
 	o.Outcome, o.Status = terminationOutcome(state, m[6], o.Status)
+	if len(state) >= 2 && state[0] == '-' && state[1] == '-' && o.Status > 0 {
+		// The session ended normally: the status is the server's answer,
+		// passed on (what nginx logs as $upstream_status).
+		o.UpstreamStatus = o.Status
+	}
 	if n, _ := strconv.Atoi(strings.TrimPrefix(m[15], "+")); n > 0 {
 		o.Detail += " retries " + m[15]
 		o.UpstreamTries = haproxyTries(n, state)

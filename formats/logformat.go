@@ -123,6 +123,9 @@ func (p *Parser) observeValues(o *model.Observation, v *grammar.Values, syn gram
 		state := get(grammar.Termination)
 		o.Outcome, o.Status = terminationOutcome(state, "", o.Status)
 		detail = append(detail, state)
+		if len(state) >= 2 && state[0] == '-' && state[1] == '-' && o.Status > 0 && o.UpstreamStatus == 0 {
+			o.UpstreamStatus = o.Status // ended normally: the server's answer, passed on
+		}
 	case syn == grammar.Envoy:
 		o.Outcome = envoyOutcome(o.Status, flags)
 		detail = append(detail, flags, get(grammar.Reason))
@@ -146,8 +149,9 @@ func (p *Parser) observeValues(o *model.Observation, v *grammar.Values, syn gram
 	if o.Status < 0 {
 		o.Status = 0
 	}
-	if n, _ := strconv.Atoi(get(grammar.Retries)); n > 0 {
-		detail = append(detail, "retries "+strconv.Itoa(n))
+	if n, _ := strconv.Atoi(strings.TrimPrefix(get(grammar.Retries), "+")); n > 0 {
+		detail = append(detail, "retries "+get(grammar.Retries))
+		o.UpstreamTries = haproxyTries(n, get(grammar.Termination))
 	}
 	if n, _ := strconv.Atoi(get(grammar.Attempts)); n > 1 {
 		detail = append(detail, "upstream attempts "+strconv.Itoa(n))

@@ -76,6 +76,22 @@ func TestLogFormatReadsByMeaning(t *testing.T) {
 			Outcome: model.OutcomeClientClosed, RequestID: "r-5", Key: "k-5", Client: "10.0.1.2", Detail: "CH--",
 			Time: mustTime("2026-11-30T09:14:04.655Z"), Duration: 402 * time.Millisecond},
 	}, {
+		name: "haproxy: a retry redispatched (%rc +1) ended normally: two tries, the server's 201",
+		sc: SourceConfig{LogFormat: `%ci:%cp [%tr] %ft %b/%s %TR/%Tw/%Tc/%Tr/%Ta %ST %B %CC %CS %tsc %ac/%fc/%bc/%sc/%rc %sq/%bq %hr %hs %{+Q}r`,
+			Captures: []string{"Idempotency-Key", "X-Request-Id"}},
+		line: `127.0.0.1:40022 [30/Nov/2026:09:14:04.655] fe app/app2 0/0/0/1004/1005 201 180 - - ---- 1/1/0/0/+1 0/0 {k-7|r-7} {} "POST /v1/orders HTTP/1.1"`,
+		want: model.Observation{Format: "haproxy log_format", Tier: model.TierProxy, Method: "POST", Route: "/v1/orders", Status: 201,
+			UpstreamStatus: 201, UpstreamTries: 2, Outcome: model.OutcomeOK, RequestID: "r-7", Key: "k-7", Client: "127.0.0.1",
+			Detail: "---- retries +1", Time: mustTime("2026-11-30T09:14:04.655Z"), Duration: 1005 * time.Millisecond},
+	}, {
+		name: "haproxy: retries that never connected (SC) claim no tries",
+		sc: SourceConfig{LogFormat: `%ci:%cp [%tr] %ft %b/%s %TR/%Tw/%Tc/%Tr/%Ta %ST %B %CC %CS %tsc %ac/%fc/%bc/%sc/%rc %sq/%bq %hr %hs %{+Q}r`,
+			Captures: []string{"Idempotency-Key", "X-Request-Id"}},
+		line: `127.0.0.1:40022 [30/Nov/2026:09:14:04.655] fe app/app1 0/0/-1/-1/3004 503 217 - - SC-- 1/1/0/0/3 0/0 {k-8|r-8} {} "POST /v1/orders HTTP/1.1"`,
+		want: model.Observation{Format: "haproxy log_format", Tier: model.TierProxy, Method: "POST", Route: "/v1/orders", Status: 503,
+			Outcome: model.OutcomeNotDelivered, RequestID: "r-8", Key: "k-8", Client: "127.0.0.1",
+			Detail: "SC-- retries 3", Time: mustTime("2026-11-30T09:14:04.655Z"), Duration: 3004 * time.Millisecond},
+	}, {
 		name: "envoy: a json_format, keys in another order",
 		sc: SourceConfig{LogFormat: `{"start":"%START_TIME%","method":"%REQ(:METHOD)%","path":"%REQ(X-ENVOY-ORIGINAL-PATH?:PATH)%",` +
 			`"code":"%RESPONSE_CODE%","flags":"%RESPONSE_FLAGS%","rid":"%REQ(X-REQUEST-ID)%","key":"%REQ(IDEMPOTENCY-KEY)%","ms":"%DURATION%"}`},

@@ -100,7 +100,7 @@ func TestTextFormats(t *testing.T) {
 			name: "haproxy doc example",
 			line: `haproxy[14389]: 10.0.1.2:33317 [06/Feb/2009:12:14:14.655] http-in static/srv1 10/0/30/69/109 200 2750 - - ---- 1/1/1/1/0 0/0 {1wt.eu} {} "GET /index.html HTTP/1.1"`,
 			// {1wt.eu} is the captured Host header: never a request id.
-			want: model.Observation{Format: "haproxy", Tier: model.TierProxy, Method: "GET", Route: "/index.html", Status: 200, Outcome: model.OutcomeOK, Detail: "----",
+			want: model.Observation{Format: "haproxy", Tier: model.TierProxy, Method: "GET", Route: "/index.html", Status: 200, UpstreamStatus: 200, Outcome: model.OutcomeOK, Detail: "----",
 				Client: "10.0.1.2", Duration: 109 * time.Millisecond, Time: time.Date(2009, 2, 6, 12, 14, 14, 655000000, time.UTC)},
 		},
 		{
@@ -109,7 +109,7 @@ func TestTextFormats(t *testing.T) {
 			// answered; %rc +1 says the retry went to another server.
 			name: "haproxy retried the request on another server",
 			line: `127.0.0.1:60834 [02/Dec/2026:10:19:38.161] fe app/app2 0/1001/2/2/1005 201 133 - - ---- 1/1/0/0/+1 0/0 {08036dbc-7ce5-443f-ba5c-b15e8fe4783d|670e21f0-d58b-4320-b5f1-2c452dd8d927} "POST /v1/orders HTTP/1.1"`,
-			want: model.Observation{Format: "haproxy", Tier: model.TierProxy, Method: "POST", Route: "/v1/orders", Status: 201, Outcome: model.OutcomeOK,
+			want: model.Observation{Format: "haproxy", Tier: model.TierProxy, Method: "POST", Route: "/v1/orders", Status: 201, UpstreamStatus: 201, Outcome: model.OutcomeOK,
 				Detail: "---- retries +1", UpstreamTries: 2, Client: "127.0.0.1", RequestID: "08036dbc-7ce5-443f-ba5c-b15e8fe4783d",
 				Key: "670e21f0-d58b-4320-b5f1-2c452dd8d927", Duration: 1005 * time.Millisecond, Time: time.Date(2026, 12, 2, 10, 19, 38, 161000000, time.UTC)},
 		},
@@ -125,7 +125,7 @@ func TestTextFormats(t *testing.T) {
 		{
 			name: "haproxy captures Host and User-Agent before the request id",
 			line: `haproxy[14389]: 10.0.1.2:33317 [30/Nov/2026:09:14:02.114] fe be/srv1 0/0/1/40/41 201 312 - - ---- 1/1/1/1/0 0/0 {shop.example.com|Mozilla/5.0 (X11; Linux x86_64)|c9b2decb-ebc7-4a9b-99d6-69712772ef41|0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41} "POST /v1/orders HTTP/1.1"`,
-			want: model.Observation{Format: "haproxy", Tier: model.TierProxy, Method: "POST", Route: "/v1/orders", Status: 201, Outcome: model.OutcomeOK, Detail: "----",
+			want: model.Observation{Format: "haproxy", Tier: model.TierProxy, Method: "POST", Route: "/v1/orders", Status: 201, UpstreamStatus: 201, Outcome: model.OutcomeOK, Detail: "----",
 				Client: "10.0.1.2", RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", Key: "0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41",
 				Duration: 41 * time.Millisecond, Time: time.Date(2026, 11, 30, 9, 14, 2, 114000000, time.UTC)},
 		},

@@ -21,7 +21,8 @@ type Observation struct {
 	UpstreamStatus int
 	// UpstreamTries is how many upstream attempts the proxy logged for
 	// the request when it tried more than one (nginx's $upstream_status
-	// list "504, 201", Envoy's attempt count): a proxy's own retry, the
+	// list "504, 201", HAProxy's retries, Envoy's attempt count): a
+	// proxy's own retry, the
 	// client having sent once. 0 when the line did not say, or said one.
 	UpstreamTries int
 	Outcome       Outcome
