@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"errors"
+	"strconv"
 	"testing"
 )
 
@@ -96,5 +97,34 @@ func FuzzEnvoy(f *testing.F) {
 		{`[%START_TIME%] "%REQ(:METHOD)% %REQ(X-ENVOY-ORIGINAL-PATH?:PATH)% %PROTOCOL%" %RESPONSE_CODE% %RESPONSE_FLAGS% %DURATION% "%REQ(X-REQUEST-ID)%"`,
 			`[2016-04-15T20:17:00.310Z] "POST /a HTTP/2" 204 - 226 "r-1"`},
 		{`{"s":"%START_TIME(%s)%","c":"%RESPONSE_CODE%","h":{"k":"%REQ(IDEMPOTENCY-KEY):64%"}}`, `{"c":0,"s":"1460751420","h":{"k":"k-1"}}`},
+	})
+}
+
+// FuzzSendNumber reads any value of the retry headers: never a panic, a
+// number only in range, and a value the header's grammar writes read back
+// as written.
+func FuzzSendNumber(f *testing.F) {
+	for _, s := range []string{"0", "1", " 2 ", "attempt=2; max=3", "ttl=20261201T000000Z; attempt=3; max=3", "attempt=", "attempt=1;attempt=2", "-1", "\x00"} {
+		f.Add(s, uint8(0))
+		f.Add(s, uint8(1))
+	}
+	f.Fuzz(func(t *testing.T, value string, which uint8) {
+		h := RetryHeaders[int(which)%len(RetryHeaders)]
+		n := SendNumber(h, value)
+		if n < 0 || n > 1<<20 {
+			t.Fatalf("SendNumber(%q, %q) = %d, out of range", h, value, n)
+		}
+		if n == 0 {
+			return
+		}
+		var again string
+		if h == "amz-sdk-request" {
+			again = "attempt=" + strconv.Itoa(n) + "; max=" + strconv.Itoa(n)
+		} else {
+			again = strconv.Itoa(n - 1)
+		}
+		if m := SendNumber(h, again); m != n {
+			t.Fatalf("SendNumber(%q, %q) = %d, and %q written back reads %d", h, value, n, again, m)
+		}
 	})
 }
