@@ -99,6 +99,11 @@ func TestFindingOfMatchesFindingJSON(t *testing.T) {
 		&diagnose.Finding{Rule: rule, Severity: diagnose.Critical, Keys: []string{hostile, ""}, Narrative: hostile, Input: hostile,
 			Counts: map[string]int{"z": 3, hostile: -1, "a": 0}, Evidence: obs},
 		&diagnose.Finding{Rule: rule, Intents: []*model.Intent{{ID: "token=abcdef"}}},
+		&diagnose.Finding{Rule: rule, Retries: []diagnose.Retry{
+			{Delivery: &model.Delivery{RequestID: hostile}, Layer: diagnose.LayerClientLibrary, Why: hostile, After: 1234567 * time.Microsecond, Duplicate: true},
+			{Delivery: &model.Delivery{RequestID: "r-2"}, Layer: diagnose.LayerUnknown, After: 1<<62 + 7},
+			{Delivery: &model.Delivery{}, Layer: diagnose.LayerProxy, After: time.Microsecond},
+		}},
 	)
 	w := newFindingWriter(findings)
 	for _, f := range findings {
