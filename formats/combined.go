@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/idem-cli/idem/model"
 )
@@ -337,7 +338,7 @@ func (p *Parser) combined(m []string, src model.Source) {
 	o.Status, _ = strconv.Atoi(m[6]) // "-": no response was sent
 	ex := readExtras(m[10])
 	o.Duration, _ = model.ParseDuration(ex.requestTime, model.Seconds)
-	if t, ok := model.ParseTime(m[3]); ok {
+	if t, ok := clfTime(m[3]); ok {
 		o.Time = t.Add(-o.Duration) // $time_local is when the log was written
 	}
 	o.UpstreamStatus, _ = intValue(ex.upstream)
@@ -358,6 +359,68 @@ func (p *Parser) combined(m []string, src model.Source) {
 		}
 	}
 	p.textDone(&o)
+}
+
+// clfTime reads the time of a combined line as model.ParseTime does,
+// the usual form by hand.
+func clfTime(s string) (time.Time, bool) {
+	if t, ok := timeLocal(s); ok {
+		return t, true
+	}
+	return model.ParseTime(s)
+}
+
+// timeLocal reads nginx's $time_local and Apache's %t written as they
+// write them, "10/Oct/2000:13:55:36 -0700" (a valid date, the month's
+// name as written, no fraction), giving what model.ParseTime gives for
+// it: the same instant in the same location, the local zone where its
+// offset at that instant is the one written, else a zone fixed at that
+// offset (FuzzCombinedTime). Any other form is left to ParseTime, which
+// tries the other forms it knows first.
+func timeLocal(s string) (time.Time, bool) {
+	if len(s) != 26 || s[2] != '/' || s[6] != '/' || s[11] != ':' || s[14] != ':' || s[17] != ':' || s[20] != ' ' || s[21] != '+' && s[21] != '-' {
+		return time.Time{}, false
+	}
+	day, c1, c2, hour, minute, sec, oh, om := twoDigits(s, 0), twoDigits(s, 7), twoDigits(s, 9), twoDigits(s, 12), twoDigits(s, 15), twoDigits(s, 18), twoDigits(s, 22), twoDigits(s, 24)
+	mi := strings.Index("JanFebMarAprMayJunJulAugSepOctNovDec", s[3:6]) // a name is upper then lower case: found only where one starts
+	if day < 0 || c1 < 0 || c2 < 0 || hour < 0 || minute < 0 || sec < 0 || oh < 0 || om < 0 ||
+		hour > 23 || minute > 59 || sec > 59 || oh > 23 || om > 59 || mi < 0 || mi%3 != 0 {
+		return time.Time{}, false
+	}
+	month := time.Month(mi/3 + 1)
+	year := c1*100 + c2
+	if day < 1 || day > daysIn(month, year) {
+		return time.Time{}, false
+	}
+	off := (oh*60 + om) * 60
+	if s[21] == '-' {
+		off = -off
+	}
+	t := time.Date(year, month, day, hour, minute, sec, 0, time.UTC).Add(-time.Duration(off) * time.Second)
+	if _, o := t.In(time.Local).Zone(); o == off {
+		return t.In(time.Local), true
+	}
+	return t.In(time.FixedZone("", off)), true
+}
+
+// twoDigits reads the two decimal digits at s[i:], -1 where they are not.
+func twoDigits(s string, i int) int {
+	a, b := s[i]-'0', s[i+1]-'0'
+	if a > 9 || b > 9 {
+		return -1
+	}
+	return int(a)*10 + int(b)
+}
+
+// daysIn is the number of days in month m of year y.
+func daysIn(m time.Month, y int) int {
+	if m == time.February {
+		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+			return 29
+		}
+		return 28
+	}
+	return 30 + int((m+m/8)&1)
 }
 
 // lineBreakCut cuts a logged request line at its first escaped line

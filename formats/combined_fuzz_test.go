@@ -13,6 +13,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/idem-cli/idem/model"
 )
 
 // FuzzCombinedHand holds the hand reader of the combined layout to the
@@ -279,4 +282,71 @@ var oddCombinedLines = []string{
 	``, ` `, `] "`, `a b c [`, `a b c [d`, `a b c [d] `, `a b c [d] "`, `a b c [d] "GET`, `a b c [d] "GET /`, `a b c [d] "GET / H`, `a b c [d] "GET / H"`,
 	`a b c [d] "GET / H" `, `a b c [d] "GET / H" 200`, `a b c [d] "GET / H" 200 `, `a b c [d] "GET / H" 200 1 "`, `a b c [d] "GET / H" 200 1 "r" "`,
 	`2026-12-01T09:00:00.123Z INFO [orders-worker-3] cache miss user=u123 took=12.3ms`,
+}
+
+// FuzzCombinedTime holds timeLocal to model.ParseTime: where it reads a
+// time, ParseTime reads the same one (the same instant, the same
+// location), whether the local zone is UTC, one an hour east, or one
+// whose offset is not whole hours.
+func FuzzCombinedTime(f *testing.F) {
+	for _, s := range timeSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) { sameTime(t, s) })
+}
+
+// TestCombinedTimeOnSeeds checks the fuzz target's seeds, and that
+// timeLocal reads the usual form rather than leaving it all to ParseTime.
+func TestCombinedTimeOnSeeds(t *testing.T) {
+	read := 0
+	for _, s := range timeSeeds {
+		sameTime(t, s)
+		if _, ok := timeLocal(s); ok {
+			read++
+		}
+	}
+	for _, s := range []string{"10/Oct/2000:13:55:36 -0700", "01/Dec/2026:09:00:07 +0000", "29/Feb/2024:23:59:59 +0530"} {
+		if _, ok := timeLocal(s); !ok {
+			t.Errorf("%q left to ParseTime", s)
+		}
+	}
+	if read < 5 {
+		t.Errorf("%d of %d seeds read by timeLocal", read, len(timeSeeds))
+	}
+}
+
+var timeSeeds = []string{
+	"10/Oct/2000:13:55:36 -0700", "01/Dec/2026:09:00:07 +0000", "30/Nov/2026:09:14:04 +0000", "29/Feb/2024:23:59:59 +0530",
+	"29/Feb/2023:12:00:00 +0000", "31/Apr/2026:12:00:00 +0000", "00/Jan/2026:12:00:00 +0000", "31/Dec/9999:23:59:59 -2359",
+	"01/Jan/0000:00:00:00 +0000", "01/jan/2026:00:00:00 +0000", "01/JAN/2026:00:00:00 +0000", "01/anF/2026:00:00:00 +0000",
+	"01/Jan/2026:24:00:00 +0000", "01/Jan/2026:23:60:00 +0000", "01/Jan/2026:23:59:60 +0000", "01/Jan/2026:23:59:59 +2400",
+	"01/Jan/2026:23:59:59 +0060", "01/Jan/2026:23:59:59 0000", "01/Jan/2026:23:59:59 +0100", "01/Jan/2026:23:59:59 -0000",
+	"01/Jan/2026:23:59:59.123 +0000", "01/Jan/2026:23:59:59", "01/Jan/2026:23:59:59  +0000", " 01/Jan/2026:23:59:59 +0000",
+	"[01/Jan/2026:23:59:59 +0000]", "1/Jan/2026:23:59:59 +00000", "01/Jan/2026:3:59:59 +00000", "01/Jan/-026:23:59:59 +0000",
+	"01/Jan/2026:23:59:59 +00:0", "06/Feb/2009:12:14:14.655", "", "-", "1795996800.148",
+}
+
+// sameTime fails unless ParseTime reads what timeLocal reads from s, in
+// each of three local zones.
+func sameTime(t *testing.T, s string) {
+	t.Helper()
+	local := time.Local
+	defer func() { time.Local = local }()
+	for _, loc := range []*time.Location{local, time.FixedZone("CET", 3600), time.FixedZone("NPT", 5*3600+45*60)} {
+		time.Local = loc
+		got, ok := timeLocal(s)
+		if !ok {
+			continue
+		}
+		want, wok := model.ParseTime(s)
+		gName, gOff := got.Zone()
+		wName, wOff := want.Zone()
+		// The same instant, held the same way; the same zone, the local
+		// one where ParseTime's is (a zone fixed at an offset that is not
+		// whole hours is made anew each time).
+		if !wok || got.In(time.UTC) != want.In(time.UTC) || gName != wName || gOff != wOff ||
+			got.Location().String() != want.Location().String() || (got.Location() == time.Local) != (want.Location() == time.Local) {
+			t.Fatalf("%q in %v: by hand %v (%p), ParseTime %v %v (%p)", s, loc, got, got.Location(), want, wok, want.Location())
+		}
+	}
 }
