@@ -6,6 +6,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -348,5 +349,68 @@ func sameTime(t *testing.T, s string) {
 			got.Location().String() != want.Location().String() || (got.Location() == time.Local) != (want.Location() == time.Local) {
 			t.Fatalf("%q in %v: by hand %v (%p), ParseTime %v %v (%p)", s, loc, got, got.Location(), want, wok, want.Location())
 		}
+	}
+}
+
+// TestCombinedHandOnPieces compares the hand reader with the expressions
+// on lines put together field by field from variants at the layout's
+// edges (a quote in the path, a bracket in the user, an escape before a
+// line feed, a status of two or four digits), then now and then with a
+// piece inserted or a byte dropped: where mutating bytes seldom leads.
+func TestCombinedHandOnPieces(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
+	pieces := []string{" ", `"`, `\`, `\"`, "[", "]", `] "`, `" `, "-", "200", "\t", "\n", "\r", "\f", "\v", "\xff", "é", "=", "a"}
+	// odd is usual three times in four, else one of the others.
+	odd := func(usual string, others ...string) string {
+		if rng.IntN(4) > 0 {
+			return usual
+		}
+		return pick(others...)
+	}
+	var line, vhost, ref, anywhere, cut int
+	for range 20000 {
+		request := odd("GET / HTTP/1.1", `GET /a"b HTTP/1.1`, `GET /a"`, `GET /a""`, "-", "GET /", "GET", `GE"T / H`, `GET / H" 200 1 "x`,
+			`\x16\x03 \x01`, "", "a b c d", "GET\t/ H", "GET / H\nX: 1", `GET /\"`, `GET /a\`)
+		l := pick("", "", "", "h:443 ", "a b ", "[x] ", "info: [app] ", " ", "\t") +
+			odd("1.2.3.4", "::1", "-", `a"b`, "", "x]") + odd(" ", "  ", "\t") + odd("-", "x", "") + " " +
+			odd("-", "frank", "[u]", "a b", "u]") + odd(" [", "[", " [[") +
+			odd("01/Dec/2026:09:00:07 +0000", "10/Oct/2000:13:55:36 -0700", "", "a]b", "x\ny", `t "`) +
+			odd(`] "`, `]"`, "] ") + request + odd(`" `, `"`, " ") +
+			odd("201", "20", "2000", "-", "499", "2x0") + odd(" ", "", "\t") + odd("12", "0", "-", "12x", "") +
+			odd(` "-" "-"`, "", ` "r\"" "u\\"`, ` "a"`, ` "a" "b`, " \"a\nb\" \"c\"", ` "a\`+"\n"+`" "b"`, `"-" "-"`, ` "a"  "b"`) +
+			pick("", "", " rid=r0000001 key=k0000001", ` rt=0.5 us="201" rid="a b" key="k\"1"`, " 2.398 \"201\" \"r\" \"k\"", "\n", " x\ny", `"`, " key=", ` a.b=c "\"" =v`)
+		if rng.IntN(4) == 0 && len(l) > 0 {
+			i := rng.IntN(len(l))
+			if rng.IntN(2) == 0 {
+				l = l[:i] + pick(pieces...) + l[i:]
+			} else {
+				l = l[:i] + l[i+1:]
+			}
+		}
+		sameCLF(t, "combinedLine", combinedLine, clfLine, l)
+		sameCLF(t, "combinedAnywhere", combinedAnywhere, clfAnywhere, l)
+		sameCLF(t, "combinedCut", combinedCut, clfCut, l)
+		sameExtras(t, l)
+		var m clfMatch
+		switch {
+		case clfLine(l, &m):
+			sameExtras(t, m[11])
+			line++
+			if m[1] != "" {
+				vhost++
+			}
+			if m[9] != "" {
+				ref++
+			}
+		case clfAnywhere(l, &m):
+			anywhere++
+		case clfCut(l, &m):
+			cut++
+		}
+	}
+	t.Logf("read %d (a vhost %d, a referer %d), behind a prefix %d, cut %d of 20000", line, vhost, ref, anywhere, cut)
+	if line < 1000 || vhost < 100 || ref < 100 || anywhere < 100 || cut < 100 {
+		t.Errorf("too few lines of a kind to compare")
 	}
 }
