@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/idem-cli/idem/model"
@@ -77,4 +78,75 @@ func BenchmarkUnreadLines(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkCombinedLine reads combined lines of each kind (the request
+// line of BenchmarkUnreadLines, nginx's with its appended fields, a
+// vhost's, one behind a logger's prefix, one cut short) with the layout's
+// expressions and by hand (the groups and the appended fields), then
+// through the parser (every format before combined refusing them, the
+// observation made).
+func BenchmarkCombinedLine(b *testing.B) {
+	lines := []string{
+		`10.0.0.7 - - [01/Dec/2026:09:00:07 +0000] "POST /orders HTTP/1.1" 201 123 "-" "curl/8.0" rid=r0000001 key=k0000001`,
+		combinedFormat.Samples[1].Line,
+		`shop.example.com:443 203.0.113.7 - - [30/Nov/2026:09:14:04 +0000] "POST /v1/orders HTTP/1.1" 201 57 "-" "curl/8.5.0"`,
+		`info: [app] 10.0.0.7 - - [30/Nov/2026:09:14:04 +0000] "POST /v1/orders HTTP/1.1" 201 57 "-" "curl/8.5.0"`,
+		`127.0.0.1 - - [02/Dec/2026:04:10:01 +0000] "-" 408 0 "-" "-"`,
+	}
+	size := 0
+	for _, l := range lines {
+		size += len(l) + 1
+	}
+	b.Run("expressions", func(b *testing.B) {
+		b.SetBytes(int64(size))
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, s := range lines {
+				m := combinedLine.FindStringSubmatch(s)
+				if m == nil && !strings.HasPrefix(s, "[") {
+					if m = combinedAnywhere.FindStringSubmatch(s); m == nil {
+						m = combinedCut.FindStringSubmatch(s)
+					}
+				}
+				for range extraToken.FindAllStringSubmatch(m[11], 16) {
+				}
+			}
+		}
+	})
+	b.Run("hand", func(b *testing.B) {
+		b.SetBytes(int64(size))
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, s := range lines {
+				var m clfMatch
+				if !clfLine(s, &m) && (strings.HasPrefix(s, "[") || !clfAnywhere(s, &m) && !clfCut(s, &m)) {
+					b.Fatal("not read")
+				}
+				for i, n := 0, 0; n < 16; n++ {
+					_, _, _, end, ok := nextExtra(m[11], i)
+					if !ok {
+						break
+					}
+					i = end
+				}
+			}
+		}
+	})
+	b.Run("parser", func(b *testing.B) {
+		p := NewParser(nil, nil)
+		var res Result
+		b.SetBytes(int64(size))
+		b.ReportAllocs()
+		for b.Loop() {
+			res.Reset()
+			p.Into(&res)
+			for i, s := range lines {
+				p.Line([]byte(s), model.Source{File: "bench", Line: i + 1})
+			}
+			if len(res.Obs) != len(lines) {
+				b.Fatalf("%d of %d lines read", len(res.Obs), len(lines))
+			}
+		}
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/idem-cli/idem/model"
 )
@@ -37,6 +38,12 @@ var combinedFormat = &Format{
 	}},
 }
 
+// The layout's definition: what these expressions match is what a
+// combined line is. Lines are read by hand (clfLine, clfAnywhere, clfCut
+// below), which gives the same groups for every line in a twentieth of
+// the time (BenchmarkCombinedLine); the expressions are the oracle the
+// tests hold it to.
+
 // combinedLine matches the Common/Combined Log Format, and Apache's
 // vhost_combined (the virtual host and port first); what follows the user
 // agent is read by extras. Groups: vhost, client, user, time, method,
@@ -54,15 +61,245 @@ const clfBody = `(\S+) \S+ (\S+) \[([^\]]+)\] "(\S+) (\S+)(?: [^"]*)?" (\d{3}) (
 // connected and sent nothing, 408), raw bytes (TLS sent to a plain port,
 // 400), a request line with escaped control bytes, and the status "-"
 // (no response: Traefik). The method group is empty and the path group
-// holds the request as logged. Tried only on lines combinedLine does not
+// holds the request as logged. Read only on lines combinedLine does not
 // match, so that a usual line pays nothing for it.
 var combinedCut = regexp.MustCompile(`^(?:(\S+) )?(\S+) \S+ (\S+) \[([^\]]+)\] "()((?:[^"\\]|\\.)*)" (\d{3}|-) (\d+|-)(?: "((?:[^"\\]|\\.)*)" "((?:[^"\\]|\\.)*)")?(.*)$`)
 
 // clfCould reports whether s could be a combined line (clfBody or
 // combinedCut): each has the time's closing bracket before the quoted
 // request. One scan refuses the lines of other formats before the
-// expressions, which backtrack through them.
+// readers below, which would try the fields from every word.
 func (p *Parser) clfCould(s string) bool { return !p.lacks(s, "] \"") }
+
+// The combined layout read by hand: clfLine, clfAnywhere and clfCut give
+// for every line what combinedLine, combinedAnywhere and combinedCut give
+// (the same groups, the expressions' leftmost-first choices, or no match;
+// FuzzCombinedHand holds them to it), without the expressions' cost.
+// Each field but two has one way to be read: the vhost, taken where the
+// rest of the line then reads, and the request's path, which is \S+ and
+// may hold quotes: it is tried whole, followed by the protocol up to the
+// next quote, then ending before a quote that ends it.
+
+// clfMatch holds the groups of the combined expressions: the whole match,
+// then vhost, client, user, time, method, path, status, bytes, referer,
+// user agent and extras.
+type clfMatch [12]string
+
+// clfSpace reports whether c is a space to the expressions (\s: space,
+// tab, line feed, form feed, carriage return).
+func clfSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
+}
+
+// clfToken returns the end of the run of non-spaces (\S+) at i, i where
+// there is none.
+func clfToken(s string, i int) int {
+	for i < len(s) && !clfSpace(s[i]) {
+		i++
+	}
+	return i
+}
+
+// clfField reads `\S+ ` at i and returns the end of the field.
+func clfField(s string, i int) (end int, ok bool) {
+	end = clfToken(s, i)
+	return end, end > i && end < len(s) && s[end] == ' '
+}
+
+// clfQuoted returns the index of the quote that ends a quoted value whose
+// text ((?:[^"\\]|\\.)*) begins at i, or -1: a backslash escapes any byte
+// but a line feed.
+func clfQuoted(s string, i int) int {
+	for i < len(s) {
+		switch s[i] {
+		case '"':
+			return i
+		case '\\':
+			if i+1 >= len(s) || s[i+1] == '\n' {
+				return -1
+			}
+			i += 2
+		default:
+			i++
+		}
+	}
+	return -1
+}
+
+// clfScan is one line being read, as one of the expressions reads it
+// (cut: combinedCut). It keeps the last line feed in the line (what
+// follows the fields, (.*)$, holds none) and the time's closing bracket
+// last found, so that clfAnywhere's tries from each word do not read the
+// same bytes again: the first ']' at or after from is at close (-1:
+// there is none), and what follows refused (-1: none) was found not to
+// read.
+type clfScan struct {
+	s                    string
+	cut                  bool
+	nl                   int
+	from, close, refused int
+}
+
+func newCLFScan(s string, cut bool) clfScan {
+	return clfScan{s: s, cut: cut, nl: strings.LastIndexByte(s, '\n'), from: len(s) + 1, close: -1, refused: -1}
+}
+
+// body reads clfBody (or combinedCut's body) with the client at j, into
+// m[2:].
+func (c *clfScan) body(j int, m *clfMatch) bool {
+	s := c.s
+	ce, ok := clfField(s, j)
+	if !ok {
+		return false
+	}
+	ie, ok := clfField(s, ce+1)
+	if !ok {
+		return false
+	}
+	ue, ok := clfField(s, ie+1)
+	if !ok || ue+1 >= len(s) || s[ue+1] != '[' {
+		return false
+	}
+	t0 := ue + 2
+	// The time runs to the first closing bracket after its opening one.
+	if t0 < c.from || c.close >= 0 && t0 > c.close {
+		c.from, c.close = t0, -1
+		if i := strings.IndexByte(s[t0:], ']'); i >= 0 {
+			c.close = t0 + i
+		}
+	}
+	tc := c.close
+	if tc <= t0 || tc == c.refused {
+		return false // no bracket, an empty time, or what follows does not read
+	}
+	if tc+2 >= len(s) || s[tc+1] != ' ' || s[tc+2] != '"' || !c.request(tc+3, m) {
+		c.refused = tc
+		return false
+	}
+	m[2], m[3], m[4] = s[j:ce], s[ie+1:ue], s[t0:tc]
+	return true
+}
+
+// request reads the quoted request begun at r0 and what follows it into
+// m[5:]: "(\S+) (\S+)(?: [^"]*)?", or where cut "()((?:[^"\\]|\\.)*)".
+func (c *clfScan) request(r0 int, m *clfMatch) bool {
+	s := c.s
+	if c.cut {
+		q := clfQuoted(s, r0)
+		if q < 0 || !c.tail(q+1, m) {
+			return false
+		}
+		m[5], m[6] = "", s[r0:q]
+		return true
+	}
+	me, ok := clfField(s, r0)
+	if !ok {
+		return false
+	}
+	p0 := me + 1
+	pe := clfToken(s, p0)
+	if pe == p0 {
+		return false
+	}
+	// The whole path, then a space and the protocol up to the next quote.
+	if pe < len(s) && s[pe] == ' ' {
+		if q := strings.IndexByte(s[pe+1:], '"'); q >= 0 && c.tail(pe+1+q+1, m) {
+			m[5], m[6] = s[r0:me], s[p0:pe]
+			return true
+		}
+	}
+	// A shorter path ends before a quote, and only the path's last byte
+	// can be a quote that the status's space follows.
+	if pe-1 > p0 && s[pe-1] == '"' && c.tail(pe, m) {
+		m[5], m[6] = s[r0:me], s[p0:pe-1]
+		return true
+	}
+	return false
+}
+
+// tail reads what follows the request's closing quote, at k, into m[7:]:
+// ` (\d{3}) (\d+|-)(?: "referer" "user agent")?(.*)$`, the status "-" too
+// where cut.
+func (c *clfScan) tail(k int, m *clfMatch) bool {
+	s := c.s
+	if k >= len(s) || s[k] != ' ' {
+		return false
+	}
+	st, se := k+1, k+4
+	switch {
+	case se <= len(s) && isDigit(s[st]) && isDigit(s[st+1]) && isDigit(s[st+2]):
+	case c.cut && st < len(s) && s[st] == '-':
+		se = st + 1
+	default:
+		return false
+	}
+	if se >= len(s) || s[se] != ' ' {
+		return false
+	}
+	b0 := se + 1
+	be := b0
+	for be < len(s) && isDigit(s[be]) {
+		be++
+	}
+	if be == b0 {
+		if b0 >= len(s) || s[b0] != '-' {
+			return false
+		}
+		be++
+	}
+	// The referer and user agent where both are quoted; a line feed after
+	// them refuses the line either way.
+	x, ref, ua := be, "", ""
+	if be+1 < len(s) && s[be] == ' ' && s[be+1] == '"' {
+		if re := clfQuoted(s, be+2); re >= 0 && re+2 < len(s) && s[re+1] == ' ' && s[re+2] == '"' {
+			if ae := clfQuoted(s, re+3); ae >= 0 {
+				x, ref, ua = ae+1, s[be+2:re], s[re+3:ae]
+			}
+		}
+	}
+	if c.nl >= x {
+		return false
+	}
+	m[7], m[8], m[9], m[10], m[11] = s[st:se], s[b0:be], ref, ua, s[x:]
+	return true
+}
+
+func isDigit(c byte) bool { return c-'0' < 10 }
+
+// clfLine reads s as combinedLine: with the vhost first, then without.
+func clfLine(s string, m *clfMatch) bool { return clfAnchored(s, false, m) }
+
+// clfCut reads s as combinedCut.
+func clfCut(s string, m *clfMatch) bool { return clfAnchored(s, true, m) }
+
+func clfAnchored(s string, cut bool, m *clfMatch) bool {
+	c := newCLFScan(s, cut)
+	if ve, ok := clfField(s, 0); ok && c.body(ve+1, m) {
+		m[0], m[1] = s, s[:ve]
+		return true
+	}
+	if c.body(0, m) {
+		m[0], m[1] = s, ""
+		return true
+	}
+	return false
+}
+
+// clfAnywhere reads s as combinedAnywhere: the client at the start or
+// after the first space from which the rest reads.
+func clfAnywhere(s string, m *clfMatch) bool {
+	c := newCLFScan(s, false)
+	for j := 0; j < len(s); j++ {
+		if j > 0 && !clfSpace(s[j-1]) || clfSpace(s[j]) {
+			continue
+		}
+		if c.body(j, m) {
+			m[0], m[1] = s[max(j-1, 0):], ""
+			return true
+		}
+	}
+	return false
+}
 
 // readCombined reads a combined line, at the start of the line or, for a
 // line that is not kubectl's prefix, behind another prefix.
@@ -70,17 +307,11 @@ func readCombined(p *Parser, s string, src model.Source) bool {
 	if !p.clfCould(s) {
 		return false
 	}
-	m := combinedLine.FindStringSubmatch(s)
-	if m == nil && !strings.HasPrefix(s, "[") {
-		m = combinedAnywhere.FindStringSubmatch(s)
-		if m == nil {
-			m = combinedCut.FindStringSubmatch(s)
-		}
-	}
-	if m == nil {
+	var m clfMatch
+	if !clfLine(s, &m) && (strings.HasPrefix(s, "[") || !clfAnywhere(s, &m) && !clfCut(s, &m)) {
 		return false
 	}
-	p.combined(m, src)
+	p.combined(m[:], src)
 	return true
 }
 
@@ -108,7 +339,7 @@ func (p *Parser) combined(m []string, src model.Source) {
 	o.Status, _ = strconv.Atoi(m[6]) // "-": no response was sent
 	ex := readExtras(m[10])
 	o.Duration, _ = model.ParseDuration(ex.requestTime, model.Seconds)
-	if t, ok := model.ParseTime(m[3]); ok {
+	if t, ok := clfTime(m[3]); ok {
 		o.Time = t.Add(-o.Duration) // $time_local is when the log was written
 	}
 	o.UpstreamStatus, _ = intValue(ex.upstream)
@@ -129,6 +360,68 @@ func (p *Parser) combined(m []string, src model.Source) {
 		}
 	}
 	p.textDone(&o)
+}
+
+// clfTime reads the time of a combined line as model.ParseTime does,
+// the usual form by hand.
+func clfTime(s string) (time.Time, bool) {
+	if t, ok := timeLocal(s); ok {
+		return t, true
+	}
+	return model.ParseTime(s)
+}
+
+// timeLocal reads nginx's $time_local and Apache's %t written as they
+// write them, "10/Oct/2000:13:55:36 -0700" (a valid date, the month's
+// name as written, no fraction), giving what model.ParseTime gives for
+// it: the same instant in the same location, the local zone where its
+// offset at that instant is the one written, else a zone fixed at that
+// offset (FuzzCombinedTime). Any other form is left to ParseTime, which
+// tries the other forms it knows first.
+func timeLocal(s string) (time.Time, bool) {
+	if len(s) != 26 || s[2] != '/' || s[6] != '/' || s[11] != ':' || s[14] != ':' || s[17] != ':' || s[20] != ' ' || s[21] != '+' && s[21] != '-' {
+		return time.Time{}, false
+	}
+	day, c1, c2, hour, minute, sec, oh, om := twoDigits(s, 0), twoDigits(s, 7), twoDigits(s, 9), twoDigits(s, 12), twoDigits(s, 15), twoDigits(s, 18), twoDigits(s, 22), twoDigits(s, 24)
+	mi := strings.Index("JanFebMarAprMayJunJulAugSepOctNovDec", s[3:6]) // a name is upper then lower case: found only where one starts
+	if day < 0 || c1 < 0 || c2 < 0 || hour < 0 || minute < 0 || sec < 0 || oh < 0 || om < 0 ||
+		hour > 23 || minute > 59 || sec > 59 || oh > 23 || om > 59 || mi < 0 || mi%3 != 0 {
+		return time.Time{}, false
+	}
+	month := time.Month(mi/3 + 1)
+	year := c1*100 + c2
+	if day < 1 || day > daysIn(month, year) {
+		return time.Time{}, false
+	}
+	off := (oh*60 + om) * 60
+	if s[21] == '-' {
+		off = -off
+	}
+	t := time.Date(year, month, day, hour, minute, sec, 0, time.UTC).Add(-time.Duration(off) * time.Second)
+	if _, o := t.In(time.Local).Zone(); o == off {
+		return t.In(time.Local), true
+	}
+	return t.In(time.FixedZone("", off)), true
+}
+
+// twoDigits reads the two decimal digits at s[i:], -1 where they are not.
+func twoDigits(s string, i int) int {
+	a, b := s[i]-'0', s[i+1]-'0'
+	if a > 9 || b > 9 {
+		return -1
+	}
+	return int(a)*10 + int(b)
+}
+
+// daysIn is the number of days in month m of year y.
+func daysIn(m time.Month, y int) int {
+	if m == time.February {
+		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+			return 29
+		}
+		return 28
+	}
+	return 30 + int((m+m/8)&1)
 }
 
 // lineBreakCut cuts a logged request line at its first escaped line
@@ -179,13 +472,59 @@ type extras struct {
 	requestTime, upstream, requestID, key string
 }
 
+// extraToken says what an appended field is; nextExtra reads one by hand
+// as the expression does (FuzzCombinedHand), readExtras at most sixteen.
 var extraToken = regexp.MustCompile(`(?:(\w+)=)?("(?:[^"\\]|\\.)*"|\S+)`)
+
+// nextExtra reads the first match of extraToken at or after i: its name
+// (empty where it has none), its value, where it starts and ends; ok is
+// false where none is left.
+func nextExtra(s string, i int) (name, v string, start, end int, ok bool) {
+	for i < len(s) && clfSpace(s[i]) {
+		i++
+	}
+	if i >= len(s) {
+		return "", "", i, i, false
+	}
+	w := i
+	for w < len(s) && isWordChar(s[w]) {
+		w++
+	}
+	if w > i && w < len(s) && s[w] == '=' {
+		if e := extraValue(s, w+1); e > w+1 {
+			return s[i:w], s[w+1 : e], i, e, true
+		}
+	}
+	e := extraValue(s, i)
+	return "", s[i:e], i, e, true
+}
+
+// extraValue returns the end of a quoted value or of a run of non-spaces
+// at i: i where neither begins there.
+func extraValue(s string, i int) int {
+	if i < len(s) && s[i] == '"' {
+		if q := clfQuoted(s, i+1); q >= 0 {
+			return q + 1
+		}
+	}
+	return clfToken(s, i)
+}
+
+// isWordChar reports whether c is a word character to the expressions (\w).
+func isWordChar(c byte) bool {
+	return c-'0' < 10 || (c|0x20)-'a' < 26 || c == '_'
+}
 
 func readExtras(s string) extras {
 	var e extras
-	var quoted []string
-	for _, m := range extraToken.FindAllStringSubmatch(s, 16) {
-		name, v := m[1], m[2]
+	var room [16]string
+	quoted := room[:0]
+	for i, n := 0, 0; n < 16; n++ {
+		name, v, _, end, ok := nextExtra(s, i)
+		if !ok {
+			break
+		}
+		i = end
 		q := strings.HasPrefix(v, `"`)
 		v = strings.Trim(v, `"`)
 		if v == "-" || v == "" {

@@ -52,11 +52,8 @@ func readIngressNginx(p *Parser, s string, src model.Source) bool {
 	if !p.clfCould(s) || !strings.Contains(s, "] [") { // a combined line, then ingressTail's brackets
 		return false
 	}
-	m := combinedLine.FindStringSubmatch(s)
-	if m == nil {
-		m = combinedCut.FindStringSubmatch(s) // a 400 or 408 without a request
-	}
-	if m == nil || m[1] != "" {
+	var m clfMatch
+	if !clfLine(s, &m) && !clfCut(s, &m) || m[1] != "" { // clfCut: a 400 or 408 without a request
 		return false
 	}
 	t := ingressTail.FindStringSubmatch(m[11])
@@ -78,7 +75,7 @@ func readIngressNginx(p *Parser, s string, src model.Source) bool {
 	}
 	o.Status, _ = strconv.Atoi(m[7])
 	o.Duration, _ = model.ParseDuration(t[2], model.Seconds)
-	if at, ok := model.ParseTime(m[4]); ok {
+	if at, ok := clfTime(m[4]); ok {
 		o.Time = at.Add(-o.Duration) // $time_local is when the log was written
 	}
 	status := up[3]

@@ -138,8 +138,8 @@ func (p *Program) Could(line string) bool {
 	if p.json != nil {
 		return true
 	}
-	if !strings.Contains(line, p.key) {
-		return false // one scan for the rarest literal refuses most lines
+	if !strings.HasSuffix(line, p.tail) || !strings.Contains(line, p.key) {
+		return false // the tail, then one scan for the rarest literal, refuse most lines
 	}
 	i := 0
 	for k := range p.ops {
@@ -157,7 +157,7 @@ func (p *Program) Could(line string) bool {
 		}
 		i += j + len(lit)
 	}
-	return len(line)-i >= len(p.tail) && strings.HasSuffix(line, p.tail)
+	return len(line)-i >= len(p.tail)
 }
 
 // Key is the literal Could looks for first: programs with the same key
