@@ -340,7 +340,9 @@ func (p *Parser) combined(m []string, src model.Source) {
 	ex := readExtras(m[10])
 	o.Duration, _ = model.ParseDuration(ex.requestTime, model.Seconds)
 	if t, ok := clfTime(m[3]); ok {
-		o.Time = t.Add(-o.Duration) // $time_local is when the log was written
+		// $time_local is when the log was written; in UTC, as every
+		// report writes it, so that the correlator keeps it compact.
+		o.Time = t.Add(-o.Duration).UTC()
 	}
 	o.UpstreamStatus, _ = intValue(ex.upstream)
 	o.RequestID, o.Key = ex.requestID, model.NormalizeKey(ex.key)

@@ -76,7 +76,7 @@ func readIngressNginx(p *Parser, s string, src model.Source) bool {
 	o.Status, _ = strconv.Atoi(m[7])
 	o.Duration, _ = model.ParseDuration(t[2], model.Seconds)
 	if at, ok := clfTime(m[4]); ok {
-		o.Time = at.Add(-o.Duration) // $time_local is when the log was written
+		o.Time = at.Add(-o.Duration).UTC() // $time_local is when the log was written; in UTC, as reports write it
 	}
 	status := up[3]
 	o.UpstreamStatus, _ = intValue(status)
