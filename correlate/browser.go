@@ -67,9 +67,9 @@ func digest(fp string) ([32]byte, bool) {
 	return d, true
 }
 
-// addExtra keeps what browser line o, observation oi of delivery di, says
-// beyond cobs, and sets co's flags.
-func (c *Correlator) addExtra(o *model.Observation, co *cobs, oi, di int32, h uint32) {
+// addExtra keeps what browser line o says beyond cobs, and sets co's
+// flags; oi is the observation's number.
+func (c *Correlator) addExtra(o *model.Observation, co *cobs, oi int32) {
 	x := cextra{obs: oi, entry: int32(o.Source.Entry), result: c.arena.add(o.ResultID)}
 	if d, ok := digest(o.Fingerprint); ok {
 		x.fp = c.arena.addPacked(string(d[:]), packed{})
@@ -79,9 +79,19 @@ func (c *Correlator) addExtra(o *model.Observation, co *cobs, oi, di int32, h ui
 	}
 	co.flags |= flagExtra
 	c.extras.add(x)
-	if h != 0 {
-		c.fpSeen.add(fpSeen{hash: h, di: di, oi: oi})
+}
+
+// fpKey is observation j's fingerprint as markSharedPayloads compares it:
+// a byte saying whether a digest follows, then the digest or the string.
+func (c *Correlator) fpKey(j int32, buf []byte) []byte {
+	if f := c.full(j); f >= 0 {
+		if d, ok := digest(c.fulls[f].Fingerprint); ok {
+			return append(append(buf, flagDigest), d[:]...)
+		}
+		return append(append(buf, 0), c.fulls[f].Fingerprint...)
 	}
+	raw, _ := c.arena.raw(c.extra(j).fp)
+	return append(append(buf, c.obs.at(j).flags&flagDigest), raw...)
 }
 
 // extra is observation j's cextra; j must carry flagExtra.
@@ -126,12 +136,15 @@ func (c *Correlator) fillExtra(o *model.Observation, j int32, flags uint8, s *sl
 }
 
 // markSharedPayloads makes worth a look each delivery whose browser line
-// logged a fingerprint another line logged too. Two bitsets of the hashes'
-// bits (seen once, seen again) leave the few lines whose fingerprint may
-// be another's, and those are compared by their stored bytes.
+// logged a fingerprint another line (of any tier: unkeyed-retry compares
+// deliveries by the fingerprint of any) logged too. Two bitsets of the
+// hashes' bits (seen once, seen again) leave the few lines whose
+// fingerprint may be another's, and those are compared by their stored
+// bytes. Without a browser's compact line, every line with a fingerprint
+// was kept whole and made its delivery worth a look already.
 func (c *Correlator) markSharedPayloads() {
 	n := c.fpSeen.len()
-	if n < 2 {
+	if n < 2 || c.extras.len() == 0 {
 		c.fpSeen = chunked[fpSeen]{}
 		return
 	}
@@ -150,21 +163,21 @@ func (c *Correlator) markSharedPayloads() {
 	// first is the delivery of each fingerprint's first line, -1 once
 	// another line has logged it.
 	first := map[string]int32{}
+	var buf []byte
 	for i := range int32(n) {
 		f := c.fpSeen.at(i)
 		if !again.has(int32(f.hash >> shift)) {
 			continue
 		}
-		raw, _ := c.arena.raw(c.extra(f.oi).fp)
-		k := string(append([]byte{c.obs.at(f.oi).flags & flagDigest}, raw...))
-		d, ok := first[k]
+		buf = c.fpKey(f.oi, buf[:0])
+		d, ok := first[string(buf)]
 		switch {
 		case !ok:
-			first[k] = f.di
+			first[string(buf)] = f.di
 			continue
 		case d >= 0:
 			c.deliveries.at(d).interesting = true
-			first[k] = -1
+			first[string(buf)] = -1
 		}
 		c.deliveries.at(f.di).interesting = true
 	}

@@ -57,9 +57,9 @@ func TestBrowserLinesKeptCompact(t *testing.T) {
 }
 
 // TestSharedPayloadsAreBuilt: a browser's plain line is worth a look only
-// where another delivery logged its payload too, as retry-new-key,
-// duplicate-submission and unkeyed-retry compare them; Build{All: true}
-// is the reference.
+// where another line logged its payload too, at any tier, as
+// retry-new-key, duplicate-submission and unkeyed-retry compare them;
+// Build{All: true} is the reference.
 func TestSharedPayloadsAreBuilt(t *testing.T) {
 	var obs []*model.Observation
 	for i := range 1000 {
@@ -68,7 +68,13 @@ func TestSharedPayloadsAreBuilt(t *testing.T) {
 	obs[500].Fingerprint = obs[10].Fingerprint     // one payload under two keys
 	unkeyed := browserEntry(2000, `{"amount":-1}`) // and one payload with and without a key
 	unkeyed.Key = ""
-	obs = append(obs, unkeyed, browserEntry(2001, `{"amount":-1}`))
+	keyed := browserEntry(2001, `{"amount":-1}`)
+	obs = append(obs, unkeyed, keyed)
+	// An unkeyed browser line whose payload only a server's line logged,
+	// in a delivery of its own.
+	browser, server := browserEntry(3000, `{"amount":-2}`), browserEntry(3001, `{"amount":-2}`)
+	browser.Key, server.Key, server.Tier = "", "", model.TierServer
+	obs = append(obs, browser, server)
 	built := func(b Build) (keys []string, nUnkeyed int) {
 		c := NewCorrelator(nil)
 		c.Build = b
@@ -82,16 +88,16 @@ func TestSharedPayloadsAreBuilt(t *testing.T) {
 		return keys, len(s.Unkeyed)
 	}
 	keys, nu := built(DefaultBuild())
-	want := map[string]bool{obs[10].Key: true, obs[500].Key: true, obs[len(obs)-1].Key: true}
-	if len(keys) != len(want) || nu != 1 {
-		t.Fatalf("built %d intents (%v) and %d unkeyed deliveries, want %d and 1", len(keys), keys, nu, len(want))
+	want := map[string]bool{obs[10].Key: true, obs[500].Key: true, keyed.Key: true}
+	if len(keys) != len(want) || nu != 3 {
+		t.Fatalf("built %d intents (%v) and %d unkeyed deliveries, want %d and 3", len(keys), keys, nu, len(want))
 	}
 	for _, k := range keys {
 		if !want[k] {
 			t.Errorf("built %s, whose payload no other delivery logged", k)
 		}
 	}
-	if all, nu := built(Build{All: true}); len(all) != len(obs)-1 || nu != 1 {
+	if all, nu := built(Build{All: true}); len(all) != len(obs)-3 || nu != 3 {
 		t.Errorf("Build{All: true} built %d intents and %d unkeyed deliveries", len(all), nu)
 	}
 }

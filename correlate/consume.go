@@ -190,9 +190,12 @@ func (c *Correlator) add(o *model.Observation, p *prepared) {
 		c.keyHashes[di] = c.arena.add(o.KeyHash)
 	}
 	if extra {
-		c.addExtra(o, &co, int32(c.obs.len()), di, p.fpHash)
+		c.addExtra(o, &co, int32(c.obs.len()))
 	}
 	oi := c.obs.add(co)
+	if p.fpHash != 0 && (extra || full >= 0) {
+		c.fpSeen.add(fpSeen{hash: p.fpHash, di: di, oi: oi})
+	}
 	if p.altHash != 0 || c.alts.len() > 0 {
 		c.addAlt(oi, p.altHash)
 	}

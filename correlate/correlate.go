@@ -82,8 +82,8 @@ type Correlator struct {
 	// where application logs keep most lines whole).
 	fullObs []int32
 	// extras holds what browsers' compact lines say beyond cobs, in
-	// observation order (flagExtra); fpSeen the deliveries that logged a
-	// fingerprint there, until Set (see markSharedPayloads).
+	// observation order (flagExtra); fpSeen each line that logged a
+	// fingerprint, until Set (see markSharedPayloads).
 	extras chunked[cextra]
 	fpSeen chunked[fpSeen]
 	texts  pairTable

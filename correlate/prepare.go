@@ -13,7 +13,7 @@ type prepared struct {
 	plain   bool   // o can be kept compact: simple(o) or browserLine(o), and fits(o) for each value
 	extra   bool   // o is a browser's line with what cextra holds (see browserLine)
 	notable bool   // notable(o), but for what cextra holds
-	fpHash  uint32 // fpHash(Fingerprint) of a browser's line, 0 for none
+	fpHash  uint32 // fpHash(Fingerprint), 0 for none
 	name    uint32 // the top half of nameSum for the key alone (see namedWhileRead)
 	fields  model.Field
 	ridHash uint64
@@ -31,7 +31,7 @@ func prepare(o *model.Observation, p *prepared) {
 	// Field by field: a composite literal is built aside and copied.
 	simple := simple(o) // once: plain and notable both ask
 	p.extra, p.fpHash = !simple && browserLine(o), 0
-	if p.extra && o.Fingerprint != "" {
+	if o.Fingerprint != "" {
 		p.fpHash = fpHash(o.Fingerprint)
 	}
 	// A browser's line is worth a look as a plain one is; one whose
