@@ -19,7 +19,8 @@ import (
 //
 // Whatever Build says, Set builds every intent and delivery that an
 // observation makes worth a look on its own: a lost response, an error, a
-// second delivery, a field beyond a plain answered request (see notable).
+// second delivery, a field beyond a plain answered request (see notable),
+// a browser's payload that another line logged too (markSharedPayloads).
 // Build names what else the readers of the Set compare those with; the
 // diagnose package derives it from its rules and their thresholds.
 type Build struct {

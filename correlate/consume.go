@@ -136,8 +136,10 @@ func (c *Correlator) add(o *model.Observation, p *prepared) {
 		co.flags |= flagRetryAfter
 	}
 	full := int32(-1)
+	extra := false
 	if t, ok := c.texts.id(o.Detail, o.Message); ok && p.plain && methodOK && sourceOK {
 		co.text = t
+		extra = p.extra
 	} else {
 		cp := o.Clone()
 		cp.RequestID = c.arena.own(*c.rids.at(di))
@@ -145,7 +147,8 @@ func (c *Correlator) add(o *model.Observation, p *prepared) {
 		c.fulls = append(c.fulls, cp)
 		co.flags |= flagFull
 	}
-	if p.notable {
+	if p.notable || !extra && p.extra {
+		// A browser's line kept whole is worth a look, as before.
 		d.interesting = true
 	}
 	if o.Scope != "" {
@@ -186,7 +189,13 @@ func (c *Correlator) add(o *model.Observation, p *prepared) {
 		}
 		c.keyHashes[di] = c.arena.add(o.KeyHash)
 	}
+	if extra {
+		c.addExtra(o, &co, int32(c.obs.len()))
+	}
 	oi := c.obs.add(co)
+	if p.fpHash != 0 && (extra || full >= 0) {
+		c.fpSeen.add(fpSeen{hash: p.fpHash, di: di, oi: oi})
+	}
 	if p.altHash != 0 || c.alts.len() > 0 {
 		c.addAlt(oi, p.altHash)
 	}

@@ -81,7 +81,12 @@ type Correlator struct {
 	// observation order, so a binary search finds one (4 bytes each,
 	// where application logs keep most lines whole).
 	fullObs []int32
-	texts   pairTable
+	// extras holds what browsers' compact lines say beyond cobs, in
+	// observation order (flagExtra); fpSeen each line that logged a
+	// fingerprint, until Set (see markSharedPayloads).
+	extras chunked[cextra]
+	fpSeen chunked[fpSeen]
+	texts  pairTable
 	// methodIDs[code] is methods' number for methodCode code, plus one;
 	// 0 until that method is first seen.
 	methodIDs [methodCodes]uint16

@@ -10,8 +10,10 @@ import (
 type prepared struct {
 	method  uint8  // methodCode(Method)
 	routeID bool   // idLike(Route)
-	plain   bool   // o can be kept compact: simple(o), and fits(o) for each value
-	notable bool   // notable(o)
+	plain   bool   // o can be kept compact: simple(o) or browserLine(o), and fits(o) for each value
+	extra   bool   // o is a browser's line with what cextra holds (see browserLine)
+	notable bool   // notable(o), but for what cextra holds
+	fpHash  uint32 // fpHash(Fingerprint), 0 for none
 	name    uint32 // the top half of nameSum for the key alone (see namedWhileRead)
 	fields  model.Field
 	ridHash uint64
@@ -28,7 +30,14 @@ var idSeed = maphash.MakeSeed()
 func prepare(o *model.Observation, p *prepared) {
 	// Field by field: a composite literal is built aside and copied.
 	simple := simple(o) // once: plain and notable both ask
-	p.method, p.routeID, p.plain, p.notable = methodCode(o.Method), idLike(o.Route), simple && fits(o), notableSimple(o, simple)
+	p.extra, p.fpHash = !simple && browserLine(o), 0
+	if o.Fingerprint != "" {
+		p.fpHash = fpHash(o.Fingerprint)
+	}
+	// A browser's line is worth a look as a plain one is; one whose
+	// payload another delivery logged too is marked so in Set.
+	quiet := simple || p.extra
+	p.method, p.routeID, p.plain, p.notable = methodCode(o.Method), idLike(o.Route), quiet && fits(o), notableSimple(o, quiet)
 	p.ridHash = maphash.String(idSeed, o.RequestID)
 	p.fields = model.FieldsOf(o)
 	p.rid.set(o.RequestID)

@@ -10,7 +10,9 @@ import (
 
 // cobs is a compact observation. Strings are arena strings or table
 // numbers; the rest are small numbers. A line that says more than these
-// fields is also kept whole (flagFull; see Correlator.full).
+// fields is also kept whole (flagFull; see Correlator.full), but for a
+// browser's fingerprint, result id and entry, kept in a cextra (flagExtra;
+// see browserLine).
 type cobs struct {
 	// Eight-byte fields first, then four, two and one: no padding.
 	key      aref
@@ -34,6 +36,12 @@ const (
 	flagReplayed = 1 << iota
 	flagRetryAfter
 	flagFull // kept whole too: see Correlator.full
+	// flagExtra marks a browser's line whose fingerprint, result id and
+	// entry are kept in Correlator.extras (see browserLine).
+	flagExtra
+	// flagDigest says the line's fingerprint is stored as its sha256
+	// digest's 32 bytes (see digest).
+	flagDigest
 )
 
 // cdelivery is a compact delivery: a chain of observations.
@@ -160,6 +168,9 @@ func (c *Correlator) materialize(i int32, rid string, s *slab) *model.Observatio
 		Source: model.Source{File: src[1], Line: int(co.line)}}
 	if co.time != 0 {
 		o.Time = time.Unix(0, co.time).UTC()
+	}
+	if co.flags&flagExtra != 0 {
+		c.fillExtra(o, i, co.flags, s)
 	}
 	return o
 }

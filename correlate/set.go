@@ -8,6 +8,7 @@ import "github.com/idem-cli/idem/model"
 // are most of a big log.
 func (c *Correlator) Set(inputs []*model.Input) *model.Set {
 	c.resolveSpans()
+	c.markSharedPayloads()
 	s, st := &model.Set{Inputs: inputs, Orphans: c.orphans, Tiers: map[model.Tier]bool{}, Idless: map[model.Tier]int{},
 		Supplies: c.supplies}, &store{c: c}
 	for t, n := range c.idless {
@@ -153,6 +154,7 @@ func (st *store) Find(q *model.KeyQuery) []*model.Intent {
 func (c *Correlator) release() {
 	c.obs, c.deliveries, c.rids, c.alts = chunked[cobs]{}, chunked[cdelivery]{}, chunked[aref]{}, chunked[uint32]{}
 	c.fulls, c.extraKeys, c.intentExtras, c.keyHashes, c.fullObs, c.singles = nil, nil, nil, nil, nil, nil
+	c.extras, c.fpSeen = chunked[cextra]{}, chunked[fpSeen]{}
 	c.arena = arena{}
 	c.routes = interner{a: &c.arena, limit: c.routes.limit}
 }

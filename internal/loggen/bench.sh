@@ -97,6 +97,10 @@ echo "| **what no format reads, and hostile inputs** | | | | |"
 for f in applog.log mixed.log newlines.gz x.log empty-objects.log random.bin; do
   measure "idem diagnose -o json $f" "$dir/idem" diagnose -o json --fail-on critical "$dir/$f"
 done
+# A browser's HAR export of a million entries (741 MB): what the
+# correlator keeps of each must be its compact line, not a copy.
+[ -s "$dir/har-1m.har" ] || "$dir/loggen" -format har -intents 647000 -seed 1 -o "$dir/har-1m.har"
+measure "idem diagnose -o json har-1m.har" "$dir/idem" diagnose -o json --fail-on critical "$dir/har-1m.har"
 measure "idem diagnose -o json nginx-100k.jsonl (for CPU per MB)" "$dir/idem" diagnose -o json --fail-on critical "$dir/nginx-100k.jsonl"
 
 # The ratios the targets are about, from the medians of the 1m rows.

@@ -1,7 +1,9 @@
 // Command loggen writes large, realistic, deterministic logs for idem's
 // benchmarks: an nginx JSON access log keyed by nginx variable names (about
 // 480 bytes a line, user agents and addresses), or the same traffic as
-// Envoy JSON or slog application lines. Most intents are one 201; a few
+// Envoy JSON or slog application lines, or a browser's HAR export (one
+// entry a line, streamed, with request bodies and the ids the server
+// answered; a lost response is the browser's net::ERR_TIMED_OUT). Most intents are one 201; a few
 // percent lose their response and are retried with the same key; about 1%
 // are retried under a new key; some reuse a key with another payload; and
 // GETs carry no key. -faults scales those rates (0.5: half as many of
@@ -18,6 +20,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/klauspost/compress/gzip"
@@ -34,7 +37,7 @@ func usage(msg string) {
 func main() {
 	intents := flag.Int("intents", 100000, "number of intents (POST actions) to write")
 	seed := flag.Uint64("seed", 1, "random seed; the same seed writes the same file")
-	format := flag.String("format", "nginx", "nginx, envoy or slog")
+	format := flag.String("format", "nginx", "nginx, envoy, slog or har")
 	out := flag.String("o", "-", "output file (- for standard output)")
 	compress := flag.String("compress", "", "compress the output: gzip or zstd")
 	faults := flag.Float64("faults", 1, "scale the rates of lost, retried and conflicting intents (1: 3%, 1% and 0.5%)")
@@ -43,8 +46,8 @@ func main() {
 	switch {
 	case *intents < 1:
 		usage("-intents must be 1 or more")
-	case *format != "nginx" && *format != "envoy" && *format != "slog":
-		usage("-format must be nginx, envoy or slog")
+	case *format != "nginx" && *format != "envoy" && *format != "slog" && *format != "har":
+		usage("-format must be nginx, envoy, slog or har")
 	case *compress != "" && *compress != "gzip" && *compress != "zstd":
 		usage("-compress must be gzip or zstd")
 	case !(*faults >= 0 && *faults*0.045 <= 1): // NaN fails too
@@ -81,8 +84,14 @@ func main() {
 	defer bw.Flush()
 	g := &gen{r: rand.New(rand.NewPCG(*seed, *seed^0x9e3779b97f4a7c15)), w: bw, format: *format,
 		t: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), faults: *faults}
+	if g.format == "har" {
+		bw.WriteString(`{"log":{"version":"1.2","creator":{"name":"loggen","version":"1"},"entries":[` + "\n")
+	}
 	for i := 0; i < *intents; i++ {
 		g.intent()
+	}
+	if g.format == "har" {
+		bw.WriteString("\n]}}\n")
 	}
 }
 
@@ -93,6 +102,8 @@ type gen struct {
 	t      time.Time
 	buf    []byte
 	faults float64 // scales the faulty intents' rates
+	body   string  // the intent's payload (a HAR's postData)
+	n      int     // HAR entries written
 }
 
 var agents = []string{
@@ -122,6 +133,9 @@ func (g *gen) intent() {
 	ip, ua := g.ip(), agents[g.r.IntN(len(agents))]
 	route := routes[g.r.IntN(len(routes))]
 	key := g.uuid()
+	if g.format == "har" { // a draw of its own: the other formats' files stay as they were
+		g.body = `{\"amount\":` + strconv.Itoa(100+g.r.IntN(99900)) + `,\"currency\":\"EUR\",\"customer\":\"cus_` + g.hex32()[:14] + `\"}`
+	}
 	// The same draws whatever the scale: -faults 1 writes what it always did.
 	p := g.r.Float64() / g.faults
 	switch {
@@ -133,6 +147,7 @@ func (g *gen) intent() {
 		g.line(ip, ua, "POST", route, g.uuid(), 201, "201", 0.1+g.r.Float64()*0.2, 5000)
 	case p < 0.045: // the key reused with another payload: a conflict
 		g.line(ip, ua, "POST", route, key, 201, "201", 0.1+g.r.Float64()*0.2, 0)
+		g.body = strings.Replace(g.body, `\"EUR\"`, `\"USD\"`, 1)
 		g.line(ip, ua, "POST", route, key, 409, "409", 0.01, 30000)
 	default:
 		g.line(ip, ua, "POST", route, key, 201, "201", 0.05+g.r.Float64()*0.3, 0)
@@ -209,6 +224,55 @@ func (g *gen) line(ip, ua, method, uri, key string, status int, upstream string,
 		b = append(b, `","x_idempotency_key":"`...)
 		b = append(b, key...)
 		b = append(b, `","upstream_host":"10.244.1.4:8080"}`...)
+	case "har":
+		if g.n > 0 {
+			b = append(b, ",\n"...)
+		}
+		g.n++
+		b = append(b, `{"startedDateTime":"`...)
+		b = g.t.AppendFormat(b, "2006-01-02T15:04:05.000Z")
+		b = append(b, `","time":`...)
+		b = strconv.AppendFloat(b, rt*1000, 'f', 3, 64)
+		b = append(b, `,"request":{"method":"`...)
+		b = append(b, method...)
+		b = append(b, `","url":"https://shop.example.com`...)
+		b = append(b, uri...)
+		b = append(b, `","httpVersion":"HTTP/2","headers":[{"name":"user-agent","value":"`...)
+		b = append(b, ua...)
+		b = append(b, `"},{"name":"x-request-id","value":"`...)
+		b = append(b, rid...)
+		b = append(b, `"}`...)
+		if key != "" {
+			b = append(b, `,{"name":"idempotency-key","value":"`...)
+			b = append(b, key...)
+			b = append(b, `"}`...)
+		}
+		b = append(b, `]`...)
+		if method == "POST" {
+			b = append(b, `,"postData":{"mimeType":"application/json","text":"`...)
+			b = append(b, g.body...)
+			b = append(b, `"}`...)
+		}
+		b = append(b, `},"response":{"status":`...)
+		if status == 499 { // the browser gave up: no answer
+			b = append(b, `0,"statusText":"","headers":[],"content":{"size":0,"mimeType":"x-unknown"},"_error":"net::ERR_TIMED_OUT"}`...)
+		} else {
+			b = strconv.AppendInt(b, int64(status), 10)
+			b = append(b, `,"statusText":"","headers":[{"name":"content-type","value":"application/json"}],"content":{"size":40,"mimeType":"application/json","text":"{\"id\":\"`...)
+			if status == 409 {
+				b = append(b, `err_conflict`...)
+			} else {
+				b = append(b, `ord_`...)
+				b = append(b, g.hex32()[:20]...)
+			}
+			b = append(b, `\"}"}}`...)
+		}
+		b = append(b, `,"timings":{"send":0.1,"wait":`...)
+		b = strconv.AppendFloat(b, rt*1000, 'f', 3, 64)
+		b = append(b, `,"receive":0.2}}`...)
+		g.buf = b
+		g.w.Write(b)
+		return
 	case "slog":
 		b = append(b, `{"time":"`...)
 		b = end.AppendFormat(b, time.RFC3339Nano)
