@@ -41,21 +41,12 @@ func rulesDoc(t *testing.T) string {
 	b.WriteString("rule fires; the test that writes this page checks it does.\n\n")
 	b.WriteString("| id | severity | title | proven on real captures |\n|---|---|---|---|\n")
 	for _, r := range diagnose.Rules() {
-		var on []string
-		for _, c := range provenOn[r.ID] {
+		on := capturesCell(provenOn[r.ID], func(c string) {
 			if !firesOnCapture(t, r, c) {
 				t.Errorf("rule %s does not fire on the real capture %s", r.ID, c)
 			}
-			name, note, _ := strings.Cut(c, " (")
-			if note != "" {
-				note = " (" + note
-			}
-			on = append(on, "`"+name+"`"+note)
-		}
-		if len(on) == 0 {
-			on = []string{"scenarios and cases only"}
-		}
-		fmt.Fprintf(&b, "| [`%s`](#%s) | %s | %s | %s |\n", r.ID, r.ID, r.Severity, r.Title, strings.Join(on, ", "))
+		})
+		fmt.Fprintf(&b, "| [`%s`](#%s) | %s | %s | %s |\n", r.ID, r.ID, r.Severity, r.Title, on)
 	}
 	b.WriteString("\n## Who sent each retry\n\n")
 	b.WriteString("Every retry (each delivery of an intent after its first, and a proxy's own second\n")
@@ -69,21 +60,12 @@ func rulesDoc(t *testing.T) string {
 	b.WriteString("set it off.\n\n")
 	b.WriteString("| layer | what says so | proven on real captures |\n|---|---|---|\n")
 	for _, l := range diagnose.Layers {
-		var on []string
-		for _, c := range attributedOn[l] {
+		on := capturesCell(attributedOn[l], func(c string) {
 			if !attributesOnCapture(t, l, c) {
 				t.Errorf("no retry of the real capture %s is attributed to %s", c, l)
 			}
-			name, note, _ := strings.Cut(c, " (")
-			if note != "" {
-				note = " (" + note
-			}
-			on = append(on, "`"+name+"`"+note)
-		}
-		if len(on) == 0 {
-			on = []string{"scenarios and cases only"}
-		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", l, l.Evidence(), strings.Join(on, ", "))
+		})
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", l, l.Evidence(), on)
 	}
 	for _, r := range diagnose.Rules() {
 		fmt.Fprintf(&b, "\n## %s\n\n**%s.** Usually %s.\n\n", r.ID, r.Title, r.Severity)
@@ -173,6 +155,24 @@ var provenOn = map[string][]string{
 
 // firesOnCapture runs every rule on a capture's logs and reports whether
 // r fired; c is the folder's name, then an optional note in parentheses.
+// capturesCell is the table cell naming captures, "name (note)" each,
+// after check has looked at each one.
+func capturesCell(captures []string, check func(c string)) string {
+	var on []string
+	for _, c := range captures {
+		check(c)
+		name, note, _ := strings.Cut(c, " (")
+		if note != "" {
+			note = " (" + note
+		}
+		on = append(on, "`"+name+"`"+note)
+	}
+	if len(on) == 0 {
+		return "scenarios and cases only"
+	}
+	return strings.Join(on, ", ")
+}
+
 func firesOnCapture(t *testing.T, r *diagnose.Rule, c string) bool {
 	t.Helper()
 	for _, f := range runCapture(t, c).Findings {
