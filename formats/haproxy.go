@@ -104,9 +104,7 @@ func (p *Parser) haproxy(m []string, src model.Source) {
 	state := m[14]
 	o.Detail = state
 	o.Outcome, o.Status = terminationOutcome(state, m[6], o.Status)
-	if len(state) >= 2 && state[0] == '-' && state[1] == '-' && o.Status > 0 {
-		// The session ended normally: the status is the server's answer,
-		// passed on (what nginx logs as $upstream_status).
+	if endedNormally(state) && o.Status > 0 {
 		o.UpstreamStatus = o.Status
 	}
 	if n, _ := strconv.Atoi(strings.TrimPrefix(m[15], "+")); n > 0 {
@@ -122,6 +120,11 @@ func (p *Parser) haproxy(m []string, src model.Source) {
 	}
 	p.textDone(&o)
 }
+
+// endedNormally reports whether HAProxy's termination state says the
+// session ended normally ("--"): the status is then the server's answer,
+// passed on (what nginx logs as $upstream_status).
+func endedNormally(state string) bool { return len(state) >= 2 && state[0] == '-' && state[1] == '-' }
 
 // haproxyTries is the number of attempts a line's %rc (retries, "+N"
 // when the last was redispatched to another server) shows: one more than

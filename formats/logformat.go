@@ -123,8 +123,8 @@ func (p *Parser) observeValues(o *model.Observation, v *grammar.Values, syn gram
 		state := get(grammar.Termination)
 		o.Outcome, o.Status = terminationOutcome(state, "", o.Status)
 		detail = append(detail, state)
-		if len(state) >= 2 && state[0] == '-' && state[1] == '-' && o.Status > 0 && o.UpstreamStatus == 0 {
-			o.UpstreamStatus = o.Status // ended normally: the server's answer, passed on
+		if endedNormally(state) && o.Status > 0 && o.UpstreamStatus == 0 {
+			o.UpstreamStatus = o.Status
 		}
 	case syn == grammar.Envoy:
 		o.Outcome = envoyOutcome(o.Status, flags)

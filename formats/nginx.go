@@ -71,8 +71,6 @@ var (
 	pNginxReplayed   = newPaths("sent_http_idempotent_replayed", "upstream_http_idempotent_replayed")
 	pNginxRetryAfter = newPaths("sent_http_retry_after", "upstream_http_retry_after")
 	pNginxResult     = newPaths("upstream_http_x_result_id", "sent_http_x_result_id")
-	pNginxStainless  = newPaths("http_x_stainless_retry_count")
-	pNginxAmzRequest = newPaths("http_amz_sdk_request")
 	// pNginxReply is every alias of the three above: most logs have none.
 	pNginxReply = newPaths(slices.Concat(pNginxReplayed.paths, pNginxRetryAfter.paths, pNginxResult.paths)...)
 )
@@ -122,10 +120,11 @@ func extractNginx(p *Parser, r *record, o *model.Observation) bool {
 	if o.Status == 499 {
 		o.Status = 0 // no response reached the client
 	}
-	if v := r.strs(pNginxStainless); v != "" {
-		markRetry(o, "x-stainless-retry-count", v)
-	} else if v := r.strs(pNginxAmzRequest); v != "" {
-		markRetry(o, "amz-sdk-request", v)
+	for _, h := range nginxRetryPaths {
+		if v := r.strs(h.paths); v != "" {
+			markRetry(o, h.header, v)
+			break
+		}
 	}
 	if r.holdsAny(pNginxReply) {
 		o.Replayed = strings.EqualFold(r.strs(pNginxReplayed), "true")

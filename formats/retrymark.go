@@ -60,3 +60,18 @@ func markRetryIn(o *model.Observation, hs gjson.Result) {
 		}
 	}
 }
+
+// nginxRetryPaths are grammar.RetryHeaders as nginx JSON names them
+// ($http_NAME, '-' as '_'), each with its header.
+var nginxRetryPaths = func() []headerPaths {
+	var out []headerPaths
+	for _, h := range grammar.RetryHeaders {
+		out = append(out, headerPaths{h, newPaths("http_" + strings.ReplaceAll(h, "-", "_"))})
+	}
+	return out
+}()
+
+type headerPaths struct {
+	header string
+	paths  *pathSet
+}
