@@ -65,6 +65,19 @@ for f in nginx-100k nginx-500k nginx-1m; do
   measure "jq -r '.http_idempotency_key'" jq -r '.http_idempotency_key' "$dir/$f.jsonl"
   measure "gojq -r '.http_idempotency_key'" "$dir/gojq" -r '.http_idempotency_key' "$dir/$f.jsonl"
 done
+# The second workload, from a generator of its own (payments.awk: another
+# layout of nginx's variables, and one intent in ten gone wrong, so the
+# report is large), timed the same way.
+[ -s "$dir/payments-1m.jsonl" ] || awk -v intents=1000000 -v seed=2 -f "$here/payments.awk" > "$dir/payments-1m.jsonl"
+size=$(du -mL "$dir/payments-1m.jsonl" | cut -f1)
+lines=$(wc -l < "$dir/payments-1m.jsonl")
+echo "| **payments-1m.jsonl (payments.awk): $size MB, $lines lines** | | | | |"
+measure "payments: idem diagnose -o json" "$dir/idem" diagnose -o json --fail-on critical "$dir/payments-1m.jsonl"
+measure "payments: DuckDB: keys that repeat, min/max status (2 threads)" node "$here/duckdb/groupby.mjs" "$dir/payments-1m.jsonl" 2
+measure "payments: member walk (ten fields extracted, both cores)" "$dir/floor" "$dir/payments-1m.jsonl"
+measure "payments: jq -r '.http_idempotency_key'" jq -r '.http_idempotency_key' "$dir/payments-1m.jsonl"
+"$dir/idem" diagnose -o json --fail-on critical "$dir/payments-1m.jsonl" > "$dir/payments-1m.report.json" || true
+echo "| (its JSON report: $(du -mL "$dir/payments-1m.report.json" | cut -f1) MB, $(grep -o '"rule":' "$dir/payments-1m.report.json" | wc -l) findings) | | | | |"
 for f in nginx-100k nginx-1m; do
   echo "| **$f.jsonl, grouping by key** | | | | |"
   RUNS=1 measure "jq -s 'group_by(.http_idempotency_key)'" jq -s 'group_by(.http_idempotency_key) | length' "$dir/$f.jsonl"
@@ -90,8 +103,9 @@ measure "idem diagnose -o json (zstd)" "$dir/idem" diagnose -o json --fail-on cr
     } else print pre "cache miss user=u" int(rand() * 99999) " took=" sprintf("%.1f", rand() * 100) "ms" > "'"$dir/mixed.log"'"
   } }'
 [ -s "$dir/newlines.gz" ] || head -c 16000000 /dev/zero | tr '\0' '\n' | gzip -9 > "$dir/newlines.gz"
-[ -s "$dir/x.log" ] || yes x | head -n 1000000 > "$dir/x.log"
-[ -s "$dir/empty-objects.log" ] || yes '{}' | head -n 1000000 > "$dir/empty-objects.log"
+# (awk, not yes | head: under pipefail yes's SIGPIPE would end the script)
+[ -s "$dir/x.log" ] || awk 'BEGIN { for (i = 0; i < 1000000; i++) print "x" }' > "$dir/x.log"
+[ -s "$dir/empty-objects.log" ] || awk 'BEGIN { for (i = 0; i < 1000000; i++) print "{}" }' > "$dir/empty-objects.log"
 [ -s "$dir/random.bin" ] || head -c 100000000 /dev/urandom > "$dir/random.bin"
 echo "| **what no format reads, and hostile inputs** | | | | |"
 for f in applog.log mixed.log newlines.gz x.log empty-objects.log random.bin; do
@@ -107,9 +121,12 @@ measure "idem diagnose -o json nginx-100k.jsonl (for CPU per MB)" "$dir/idem" di
 # Field 2 is the wall, field 3 the CPU time.
 m1() { grep "^$1" "$dir/medians.txt" | sed -n 3p | cut -d'|' -f"$2"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
+p1() { grep "^payments: $1" "$dir/medians.txt" | cut -d'|' -f"$2"; }
 echo
 for f in 2 3; do
   what=wall; [ "$f" = 3 ] && what=CPU
   idem=$(m1 'idem diagnose -o json|' $f) duck=$(m1 'DuckDB' $f) walk=$(m1 'member walk' $f) jq=$(m1 'jq -r' $f)
   echo "nginx-1m ($what): idem diagnose takes $(ratio "$idem" "$duck") of DuckDB's GROUP BY, $(ratio "$idem" "$jq") of jq -r, $(ratio "$idem" "$walk") times the member walk"
+  idem=$(p1 'idem diagnose -o json|' $f) duck=$(p1 'DuckDB' $f) walk=$(p1 'member walk' $f) jq=$(p1 'jq -r' $f)
+  echo "payments-1m ($what): idem diagnose takes $(ratio "$idem" "$duck") of DuckDB's GROUP BY, $(ratio "$idem" "$jq") of jq -r, $(ratio "$idem" "$walk") times the member walk"
 done
