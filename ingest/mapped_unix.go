@@ -83,7 +83,7 @@ func (m *mappedFile) next() error {
 		return err
 	}
 	lo := m.off / mapWindow * mapWindow
-	w, err := syscall.Mmap(int(m.f.Fd()), lo, int(min(mapWindow, m.size-lo)), syscall.PROT_READ, syscall.MAP_SHARED)
+	w, err := syscall.Mmap(int(m.f.Fd()), lo, int(min(mapWindow, m.size-lo)), syscall.PROT_READ, mapFlags)
 	if err != nil {
 		m.size = m.off
 		return m.endMapping()
