@@ -9,8 +9,9 @@ import (
 
 func TestHeadroomIsAnEighthAboveAFloor(t *testing.T) {
 	for _, tc := range []struct{ held, want uint64 }{
-		{0, 32 << 20},
-		{100 << 20, 32 << 20},
+		{0, 16 << 20},
+		{100 << 20, 16 << 20},
+		{128 << 20, 16 << 20},
 		{256 << 20, 32 << 20},
 		{1 << 30, 128 << 20},
 	} {
@@ -27,8 +28,8 @@ func TestGCPercentLeavesTheHeadroom(t *testing.T) {
 	}{
 		{0, 100},
 		{8 << 20, 100},  // small heaps collect at twice their size
-		{64 << 20, 50},  // 32 MB of room
-		{256 << 20, 12}, // 32 MB of room
+		{64 << 20, 25},  // 16 MB of room
+		{256 << 20, 12}, // an eighth: 32 MB of room
 		{2 << 30, 12},   // an eighth
 		{1 << 40, 12},   // an eighth, whatever the size
 	} {
@@ -44,9 +45,9 @@ func TestGoalStaysNearTheLargestLiveHeap(t *testing.T) {
 		want       int
 	}{
 		{0, 0, 100},
-		{64 << 20, 64 << 20, 50},   // growing: 32 MB of room
-		{256 << 20, 256 << 20, 12}, // growing: 32 MB of room
-		{64 << 20, 80 << 20, 50},   // the room reaches past the high water already
+		{64 << 20, 64 << 20, 25},   // growing: 16 MB of room
+		{256 << 20, 256 << 20, 12}, // growing: an eighth, 32 MB of room
+		{64 << 20, 80 << 20, 25},   // the room reaches past the high water already
 		{64 << 20, 256 << 20, 200}, // shrunk: up to three quarters of the high water
 		{16 << 20, 256 << 20, 400}, // shrunk far: five times the live heap at most
 		{100 << 20, 200 << 20, 50}, // shrunk: up to three quarters of the high water

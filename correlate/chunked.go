@@ -5,13 +5,15 @@ package correlate
 type chunked[T any] struct {
 	chunks [][]T
 	n      int
+	// mem, when set, is where chunks come from (T is then pointer-free).
+	mem *regions
 }
 
 const chunkBits = 14
 
 func (l *chunked[T]) add(v T) int32 {
 	if l.n>>chunkBits == len(l.chunks) {
-		l.chunks = append(l.chunks, make([]T, 0, 1<<chunkBits))
+		l.chunks = append(l.chunks, flatSlice[T](l.mem, 1<<chunkBits))
 	}
 	c := &l.chunks[l.n>>chunkBits]
 	*c = append(*c, v)

@@ -18,13 +18,15 @@
 // that say more. Rich Delivery and Intent values are built (build.go, from
 // a slab, slab.go) only for the intents worth a rule's look and for those
 // Build asks for; the others are counted, and built when looked up. The
-// request-id index (index.go) is an open-addressing table on huge pages
-// where the system offers them. All of this is the correlator's own
+// request-id index (index.go), an open-addressing table, and the compact
+// records' chunks (region.go, outside the Go heap) are on huge pages where
+// the system offers them. All of this is the correlator's own
 // business: a Set reaches it through model.Store, and lets go of it when
 // told that no more lookups will come.
 package correlate
 
 import (
+	"runtime"
 	"sync/atomic"
 
 	"github.com/idem-cli/idem/model"
@@ -46,6 +48,9 @@ type Correlator struct {
 	// then, and a program that tunes its collector may collect at once.
 	Released func()
 
+	// mem holds the chunks of obs, deliveries, rids, alts, extras and
+	// fpSeen, outside the heap (region.go).
+	mem        *regions
 	obs        chunked[cobs]
 	fulls      []*model.Observation
 	deliveries chunked[cdelivery]
@@ -126,6 +131,11 @@ func (c *Correlator) Expect(size int64) {
 // each intent's scope.
 func NewCorrelator(scope []string) *Correlator {
 	c := &Correlator{texts: pairTable{limit: maxTexts}, methods: pairTable{limit: 1 << 8}, Build: DefaultBuild()}
+	c.mem = &regions{}
+	c.obs.mem, c.deliveries.mem, c.rids.mem, c.alts.mem, c.extras.mem, c.fpSeen.mem = c.mem, c.mem, c.mem, c.mem, c.mem, c.mem
+	// A correlator dropped without its Set's release (a failed read, a
+	// test) still returns its regions, once the collector finds it gone.
+	runtime.AddCleanup(c, (*regions).release, c.mem)
 	c.routes = interner{a: &c.arena, limit: 1 << 16}
 	for _, s := range scope {
 		c.ScopeRoute = c.ScopeRoute || s == "route"

@@ -157,4 +157,7 @@ func (c *Correlator) release() {
 	c.extras, c.fpSeen = chunked[cextra]{}, chunked[fpSeen]{}
 	c.arena = arena{}
 	c.routes = interner{a: &c.arena, limit: c.routes.limit}
+	if c.mem != nil {
+		c.mem.release() // the lists above were the only way into it
+	}
 }
