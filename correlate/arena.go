@@ -20,8 +20,12 @@ type aref uint64
 // longer has a chunk of its own, which the aref names whole.
 const longString = 0xffff
 
-// arenaChunk is the size of an arena's chunks.
-const arenaChunk = 1 << 20
+// arenaChunk is the size of an arena's chunks: large enough that most of
+// each is in its huge-page-aligned middle (see hugePages), which the
+// strings then fill with one fault for 2 MB rather than 512 (nginx-1m: CPU
+// 3.72 -> 3.46 s on a virtual machine whose faults are exits, five runs
+// each, the peak within 3 MB); at most 16 MB, what an aref's offset counts.
+const arenaChunk = 4 << 20
 
 // add stores s and returns its reference.
 func (a *arena) add(s string) aref {
@@ -47,7 +51,9 @@ func (a *arena) addPacked(s string, p packed) aref {
 		if len(data) > size {
 			size = len(data)
 		}
-		a.chunks = append(a.chunks, make([]byte, 0, size))
+		c := make([]byte, 0, size)
+		hugePages(c[:size])
+		a.chunks = append(a.chunks, c)
 		n++
 	}
 	c := a.chunks[n-1]
