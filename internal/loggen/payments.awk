@@ -2,9 +2,10 @@
 # loggen: a payments API's nginx access log in the layout of Grafana's
 # public play site (the request line and $time_local rather than
 # $request_method and $time_iso8601, ", " between members, thirty-odd
-# variables, the client's address in X-Forwarded-For), with far more
-# faults than loggen's mix, so that the report is large: one intent in ten
-# goes wrong, in six ways.
+# variables, the client's address in X-Forwarded-For), with another mix of
+# faults than loggen's: 3.5% of intents go wrong, in six ways (a million
+# intents give a JSON report of about 55 MB); -v faults=3 makes it one in
+# ten.
 #
 #   awk -v intents=1000000 -v seed=2 -f internal/loggen/payments.awk > payments-1m.jsonl
 #
@@ -13,6 +14,12 @@
 BEGIN {
   if (intents == "") intents = 1000
   if (seed == "") seed = 2
+  if (faults == "") faults = 1
+  # The share of intents that go each way, cumulated: lost then retried
+  # with the key, a gateway timeout, lost then retried under a new key, a
+  # key reused, a double click, an upstream failure.
+  split("0.015 0.022 0.027 0.030 0.033 0.035", edge, " ")
+  for (k = 1; k <= 6; k++) edge[k] *= faults
   srand(seed)
   base = 1796083200 # 2026-12-01T00:00:00Z
   split("Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36|" \
@@ -27,23 +34,23 @@ BEGIN {
     flush(int(now / 1000))
     key = uuid(); client = ip()
     r = rand()
-    if (r < 0.04) { # the response is lost; the client retries with the same key and gets the stored answer
+    if (r < edge[1]) { # the response is lost; the client retries with the same key and gets the stored answer
       emit(now, "POST", "/v1/payments", 499, "201", 10.0, key, client)
       later(now + 10000000 + int(rand() * 3000000), "POST", "/v1/payments", 200, "200", 0.012, key, client)
-    } else if (r < 0.06) { # the gateway times out on the upstream, which committed; same-key retry
+    } else if (r < edge[2]) { # the gateway times out on the upstream, which committed; same-key retry
       emit(now, "POST", "/v1/payments", 504, "504", 60.0, key, client)
       later(now + 60000000 + int(rand() * 5000000), "POST", "/v1/payments", 200, "200", 0.015, key, client)
-    } else if (r < 0.075) { # lost, and retried under a new key: a second charge
+    } else if (r < edge[3]) { # lost, and retried under a new key: a second charge
       emit(now, "POST", "/v1/payments", 499, "201", 10.0, key, client)
       later(now + 10000000 + int(rand() * 3000000), "POST", "/v1/payments", 201, "201", 0.210, uuid(), client)
-    } else if (r < 0.085) { # the key reused for another payment
+    } else if (r < edge[4]) { # the key reused for another payment
       emit(now, "POST", "/v1/payments", 201, "201", 0.180, key, client)
       later(now + 30000000 + int(rand() * 60000000), "POST", "/v1/payments", 422, "422", 0.008, key, client)
-    } else if (r < 0.095) { # a double click: the second request while the first runs
+    } else if (r < edge[5]) { # a double click: the second request while the first runs
       d = int(rand() * 80000) + 5000
       later(now + d + 9000, "POST", "/v1/payments", 409, "409", 0.009, key, client)
       later(now + 250000, "POST", "/v1/payments", 201, "201", 0.250, key, client)
-    } else if (r < 0.10) { # the upstream fails before committing; same-key retry
+    } else if (r < edge[6]) { # the upstream fails before committing; same-key retry
       emit(now, "POST", "/v1/payments", 502, "502", 0.004, key, client)
       later(now + 1000000 + int(rand() * 1000000), "POST", "/v1/payments", 201, "201", 0.190, key, client)
     } else {
