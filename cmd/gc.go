@@ -3,6 +3,8 @@ package cmd
 import (
 	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"runtime/debug"
 	"runtime/metrics"
 	"sync/atomic"
@@ -90,10 +92,47 @@ func trackHeap() {
 // storeReleased is called once the compact correlation store is freed
 // (readInputs hands it to the correlator): collecting now returns it at
 // once, and the goal then follows the much smaller live data of the rules.
+// The store's records were outside the heap (the correlator's regions),
+// so the largest live heap alone understates what the process held: the
+// peak resident memory so far stands for it, where the system tells it,
+// and the rules may then grow the heap to three quarters of that.
 func storeReleased() {
 	if gcPolicyOn.Load() {
+		if peak := peakResident(); peak > highLive.Load() {
+			highLive.Store(peak)
+		}
 		runtime.GC()
 	}
+}
+
+// peakResident is the process's peak resident memory so far (Linux's
+// VmHWM), or 0 where it cannot be read.
+func peakResident() uint64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	return vmHWM(string(b))
+}
+
+// vmHWM reads the VmHWM line of a /proc/PID/status text, in bytes.
+func vmHWM(status string) uint64 {
+	for line := range strings.Lines(status) {
+		rest, ok := strings.CutPrefix(line, "VmHWM:")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) != 2 || f[1] != "kB" {
+			return 0
+		}
+		n, err := strconv.ParseUint(f[0], 10, 64)
+		if err != nil || n > 1<<40 {
+			return 0
+		}
+		return n << 10
+	}
+	return 0
 }
 
 // liveBytes is the heap the last collection found live.

@@ -100,3 +100,21 @@ func TestUserTunedCollectorIsLeftAlone(t *testing.T) {
 		t.Fatal("trackHeap overrode GOMEMLIMIT")
 	}
 }
+
+func TestVmHWMReadsThePeakInBytes(t *testing.T) {
+	for _, tc := range []struct {
+		status string
+		want   uint64
+	}{
+		{"Name:\tidem\nVmPeak:\t  900000 kB\nVmHWM:\t  303104 kB\nVmRSS:\t 2048 kB\n", 303104 << 10},
+		{"VmHWM:\t1 kB", 1024},
+		{"Name:\tidem\n", 0},               // not told
+		{"VmHWM:\t303104 MB\n", 0},         // another unit: not guessed
+		{"VmHWM:\tlots kB\n", 0},           // not a number
+		{"VmHWM:\t99999999999999 kB\n", 0}, // past any machine
+	} {
+		if got := vmHWM(tc.status); got != tc.want {
+			t.Errorf("vmHWM(%q) = %d, want %d", tc.status, got, tc.want)
+		}
+	}
+}
