@@ -3,10 +3,10 @@ package cmd
 import (
 	"os"
 	"runtime"
-	"strconv"
-	"strings"
 	"runtime/debug"
 	"runtime/metrics"
+	"strconv"
+	"strings"
 	"sync/atomic"
 )
 
