@@ -53,29 +53,31 @@ measure() { # name, command...
 : > "$dir/medians.txt"
 echo "| command | wall (median) | range | CPU (median) | peak RSS |"
 echo "|---|---:|---:|---:|---:|"
+# workload times idem and what it is held against on FILE, under a
+# header naming it LABEL, each row's name after PREFIX; gojq too when
+# asked. They take turns, so that a change in the machine's load falls on
+# all of them alike.
+workload() { # file, label, prefix, [gojq]
+  local file=$1 label=$2 prefix=$3 size lines
+  size=$(du -mL "$file" | cut -f1)
+  lines=$(wc -l < "$file")
+  echo "| **$label: $size MB, $lines lines** | | | | |"
+  measure "${prefix}idem diagnose -o json" "$dir/idem" diagnose -o json --fail-on critical "$file"
+  measure "${prefix}DuckDB: keys that repeat, min/max status (2 threads)" node "$here/duckdb/groupby.mjs" "$file" 2
+  measure "${prefix}member walk (ten fields extracted, both cores)" "$dir/floor" "$file"
+  measure "${prefix}jq -r '.http_idempotency_key'" jq -r '.http_idempotency_key' "$file"
+  if [ "${4:-}" = gojq ]; then
+    measure "${prefix}gojq -r '.http_idempotency_key'" "$dir/gojq" -r '.http_idempotency_key' "$file"
+  fi
+}
 for f in nginx-100k nginx-500k nginx-1m; do
-  size=$(du -mL "$dir/$f.jsonl" | cut -f1)
-  lines=$(wc -l < "$dir/$f.jsonl")
-  echo "| **$f.jsonl: $size MB, $lines lines** | | | | |"
-  # idem and the commands it is held against take turns, so that a
-  # change in the machine's load falls on all of them alike.
-  measure "idem diagnose -o json" "$dir/idem" diagnose -o json --fail-on critical "$dir/$f.jsonl"
-  measure "DuckDB: keys that repeat, min/max status (2 threads)" node "$here/duckdb/groupby.mjs" "$dir/$f.jsonl" 2
-  measure "member walk (ten fields extracted, both cores)" "$dir/floor" "$dir/$f.jsonl"
-  measure "jq -r '.http_idempotency_key'" jq -r '.http_idempotency_key' "$dir/$f.jsonl"
-  measure "gojq -r '.http_idempotency_key'" "$dir/gojq" -r '.http_idempotency_key' "$dir/$f.jsonl"
+  workload "$dir/$f.jsonl" "$f.jsonl" "" gojq
 done
 # The second workload, from a generator of its own (payments.awk: another
-# layout of nginx's variables, and one intent in ten gone wrong, so the
-# report is large), timed the same way.
+# layout of nginx's variables and another mix of faults, 3.5% of intents
+# gone wrong), timed the same way.
 [ -s "$dir/payments-1m.jsonl" ] || awk -v intents=1000000 -v seed=2 -f "$here/payments.awk" > "$dir/payments-1m.jsonl"
-size=$(du -mL "$dir/payments-1m.jsonl" | cut -f1)
-lines=$(wc -l < "$dir/payments-1m.jsonl")
-echo "| **payments-1m.jsonl (payments.awk): $size MB, $lines lines** | | | | |"
-measure "payments: idem diagnose -o json" "$dir/idem" diagnose -o json --fail-on critical "$dir/payments-1m.jsonl"
-measure "payments: DuckDB: keys that repeat, min/max status (2 threads)" node "$here/duckdb/groupby.mjs" "$dir/payments-1m.jsonl" 2
-measure "payments: member walk (ten fields extracted, both cores)" "$dir/floor" "$dir/payments-1m.jsonl"
-measure "payments: jq -r '.http_idempotency_key'" jq -r '.http_idempotency_key' "$dir/payments-1m.jsonl"
+workload "$dir/payments-1m.jsonl" "payments-1m.jsonl (payments.awk)" "payments: "
 "$dir/idem" diagnose -o json --fail-on critical "$dir/payments-1m.jsonl" > "$dir/payments-1m.report.json" || true
 echo "| (its JSON report: $(du -mL "$dir/payments-1m.report.json" | cut -f1) MB, $(grep -o '"rule":' "$dir/payments-1m.report.json" | wc -l) findings) | | | | |"
 for f in nginx-100k nginx-1m; do
@@ -122,11 +124,16 @@ measure "idem diagnose -o json nginx-100k.jsonl (for CPU per MB)" "$dir/idem" di
 m1() { grep "^$1" "$dir/medians.txt" | sed -n 3p | cut -d'|' -f"$2"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
 p1() { grep "^payments: $1" "$dir/medians.txt" | cut -d'|' -f"$2"; }
+# ratios prints one workload's ratios: its label, the function that
+# picks its rows' medians, the field, and what the field is.
+ratios() {
+  local idem duck walk jq
+  idem=$($2 'idem diagnose -o json|' "$3") duck=$($2 'DuckDB' "$3") walk=$($2 'member walk' "$3") jq=$($2 'jq -r' "$3")
+  echo "$1 ($4): idem diagnose takes $(ratio "$idem" "$duck") of DuckDB's GROUP BY, $(ratio "$idem" "$jq") of jq -r, $(ratio "$idem" "$walk") times the member walk"
+}
 echo
 for f in 2 3; do
   what=wall; [ "$f" = 3 ] && what=CPU
-  idem=$(m1 'idem diagnose -o json|' $f) duck=$(m1 'DuckDB' $f) walk=$(m1 'member walk' $f) jq=$(m1 'jq -r' $f)
-  echo "nginx-1m ($what): idem diagnose takes $(ratio "$idem" "$duck") of DuckDB's GROUP BY, $(ratio "$idem" "$jq") of jq -r, $(ratio "$idem" "$walk") times the member walk"
-  idem=$(p1 'idem diagnose -o json|' $f) duck=$(p1 'DuckDB' $f) walk=$(p1 'member walk' $f) jq=$(p1 'jq -r' $f)
-  echo "payments-1m ($what): idem diagnose takes $(ratio "$idem" "$duck") of DuckDB's GROUP BY, $(ratio "$idem" "$jq") of jq -r, $(ratio "$idem" "$walk") times the member walk"
+  ratios nginx-1m m1 "$f" "$what"
+  ratios payments-1m p1 "$f" "$what"
 done
