@@ -1,9 +1,6 @@
 package correlate
 
-import (
-	"reflect"
-	"unsafe"
-)
+import "unsafe"
 
 // regions hands out the compact store's chunks (records, deliveries,
 // their ids) from large blocks mapped outside the Go heap, on huge pages
@@ -61,7 +58,7 @@ func (r *regions) release() {
 }
 
 // flatSlice returns an empty slice of T with room for n, from r when r
-// is not nil. T must hold no pointers (see pointerFree): the collector
+// is not nil. T must hold no pointers (TestRegionTypesHoldNoPointers): the collector
 // does not look into a region.
 func flatSlice[T any](r *regions, n int) []T {
 	if r == nil {
@@ -70,25 +67,4 @@ func flatSlice[T any](r *regions, n int) []T {
 	size := int(unsafe.Sizeof(*new(T)))
 	b := r.take(n * size)
 	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)[:0]
-}
-
-// pointerFree reports whether values of t hold no pointers, for the
-// test that every type handed out by flatSlice is one.
-func pointerFree(t reflect.Type) bool {
-	switch t.Kind() {
-	case reflect.Struct:
-		for i := range t.NumField() {
-			if !pointerFree(t.Field(i).Type) {
-				return false
-			}
-		}
-		return true
-	case reflect.Array:
-		return t.Len() == 0 || pointerFree(t.Elem())
-	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
-		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
-		return true
-	}
-	return false
 }
