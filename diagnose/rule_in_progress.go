@@ -15,7 +15,7 @@ var inProgressRetry = &Rule{
 	Hypothesis: "The first attempt is still running, or died holding the reservation.",
 	Check:      "Check the reservation's owner, heartbeat and deadline; look for a terminal result for the key after the answer.",
 	Action:     "Follow the state contract: wait and retry with the same key; recover a stuck reservation by reconciliation, never by deleting it blindly.",
-	Evidence:   "A delivery answered \"in progress\": a decision such as `in_progress`, or 409 with `Retry-After` or an in-progress state; or, where the server logs no state (express-idempotency's bare 409 `Conflict`), a 409, 425, 429 or 503 while an earlier delivery of the key was still in flight with the same payload (\"likely\" when no tier logged the payloads; another payload is a mismatch). Critical (stuck) when no effect, `completed` state or server 2xx for the key follows.",
+	Evidence:   "A delivery answered \"in progress\": a decision such as `in_progress`, or 409 with `Retry-After` or an in-progress state; or, where the server logs no state (express-idempotency's bare 409 `Conflict`), a 409, 425, 429 or 503 while an earlier delivery of the key was still in flight with the same payload (\"likely\" when no tier logged the payloads; another payload is a mismatch). Critical (stuck) when no effect, `completed` state or 2xx from the server (logged by it, by a proxy as its upstream's answer, or by the client) for the key follows.",
 	Example:    "in-progress-stuck",
 	Needs:      []model.Tier{model.TierServer},
 	reads:      []requirement{needKeys, needServerAnswers},
@@ -40,20 +40,28 @@ func runInProgress(c *context) []*Finding {
 		if answered == nil {
 			continue
 		}
-		var terminal *model.Observation
+		// The server's own word is the evidence shown where it logged
+		// one; a proxy's or the client's view of its answer otherwise.
+		var terminal, seen *model.Observation
+	deliveries:
 		for _, d := range in.Deliveries {
 			if inProgress(d) != nil {
 				continue
 			}
 			for _, o := range d.Observations {
-				if o.Effect || o.State == "completed" || o.Tier == model.TierServer && o.Status >= 200 && o.Status < 300 {
+				switch terminalResult(o) {
+				case byServer:
 					terminal = o
-					break
+					break deliveries
+				case byOthers:
+					if seen == nil {
+						seen = o
+					}
 				}
 			}
-			if terminal != nil {
-				break
-			}
+		}
+		if terminal == nil {
+			terminal = seen
 		}
 		var ev evidence
 		ev.add(in.Deliveries[0].Edge())
@@ -84,6 +92,28 @@ func runInProgress(c *context) []*Finding {
 		out = append(out, f)
 	}
 	return out
+}
+
+// doneBy says who showed the key's work done (terminalResult).
+type doneBy int
+
+const (
+	notDone  doneBy = iota
+	byServer        // an effect, a completed key record, the server's 2xx
+	byOthers        // a 2xx the server gave, seen by a proxy (as its upstream's answer or the answer it relayed) or the client
+)
+
+// terminalResult says whether o shows the key's work done, and by whose
+// word: a proxy-only log shows the first delivery's 201 only there.
+func terminalResult(o *model.Observation) doneBy {
+	success := func(status int) bool { return status >= 200 && status < 300 }
+	switch {
+	case o.Effect || o.State == "completed" || o.Tier == model.TierServer && success(o.Status):
+		return byServer
+	case success(o.UpstreamStatus) || (o.Tier == model.TierClient || o.Tier == model.TierProxy) && success(o.Status):
+		return byOthers
+	}
+	return notDone
 }
 
 func inProgressLabel(o *model.Observation) string {
