@@ -5,7 +5,11 @@
 # variables, the client's address in X-Forwarded-For), with another mix of
 # faults than loggen's: 3.5% of intents go wrong, in six ways (a million
 # intents give a JSON report of about 55 MB); -v faults=3 makes it one in
-# ten.
+# ten. With -v truth=FILE it also writes what it did to each intent that
+# went wrong, a line each: the way (lost-same-key, gateway-timeout,
+# lost-new-key, key-reused, double-click, upstream-failed), the key, for
+# lost-new-key the retry's new key, and for key-reused the milliseconds
+# from the first request's start to the second's.
 #
 #   awk -v intents=1000000 -v seed=2 -f internal/loggen/payments.awk > payments-1m.jsonl
 #
@@ -35,22 +39,30 @@ BEGIN {
     key = uuid(); client = ip()
     r = rand()
     if (r < edge[1]) { # the response is lost; the client retries with the same key and gets the stored answer
+      said("lost-same-key", key)
       emit(now, "POST", "/v1/payments", 499, "201", 10.0, key, client)
       later(now + 10000000 + int(rand() * 3000000), "POST", "/v1/payments", 200, "200", 0.012, key, client)
     } else if (r < edge[2]) { # the gateway times out on the upstream, which committed; same-key retry
+      said("gateway-timeout", key)
       emit(now, "POST", "/v1/payments", 504, "504", 60.0, key, client)
       later(now + 60000000 + int(rand() * 5000000), "POST", "/v1/payments", 200, "200", 0.015, key, client)
     } else if (r < edge[3]) { # lost, and retried under a new key: a second charge
       emit(now, "POST", "/v1/payments", 499, "201", 10.0, key, client)
-      later(now + 10000000 + int(rand() * 3000000), "POST", "/v1/payments", 201, "201", 0.210, uuid(), client)
+      t = now + 10000000 + int(rand() * 3000000); key2 = uuid() # in the order the arguments were drawn before
+      said("lost-new-key", key " " key2)
+      later(t, "POST", "/v1/payments", 201, "201", 0.210, key2, client)
     } else if (r < edge[4]) { # the key reused for another payment
       emit(now, "POST", "/v1/payments", 201, "201", 0.180, key, client)
-      later(now + 30000000 + int(rand() * 60000000), "POST", "/v1/payments", 422, "422", 0.008, key, client)
+      t = now + 30000000 + int(rand() * 60000000)
+      said("key-reused", key " " int((t - 8000 - (now - 180000)) / 1000))
+      later(t, "POST", "/v1/payments", 422, "422", 0.008, key, client)
     } else if (r < edge[5]) { # a double click: the second request while the first runs
+      said("double-click", key)
       d = int(rand() * 80000) + 5000
       later(now + d + 9000, "POST", "/v1/payments", 409, "409", 0.009, key, client)
       later(now + 250000, "POST", "/v1/payments", 201, "201", 0.250, key, client)
     } else if (r < edge[6]) { # the upstream fails before committing; same-key retry
+      said("upstream-failed", key)
       emit(now, "POST", "/v1/payments", 502, "502", 0.004, key, client)
       later(now + 1000000 + int(rand() * 1000000), "POST", "/v1/payments", 201, "201", 0.190, key, client)
     } else {
@@ -61,6 +73,9 @@ BEGIN {
   }
   flush(int(now / 1000) + 200000)
 }
+
+# said notes in the truth file, when there is one, what an intent was made to show.
+function said(way, keys) { if (truth != "") print way, keys > truth }
 
 function hex(n,   s, j) { for (j = 0; j < n; j++) s = s sprintf("%04x", int(rand() * 65536)); return s }
 function uuid() { return hex(2) "-" hex(1) "-4" substr(hex(1), 2) "-a" substr(hex(1), 2) "-" hex(3) }

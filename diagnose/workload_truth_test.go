@@ -1,0 +1,206 @@
+package diagnose_test
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idem-cli/idem/diagnose"
+)
+
+// TestPaymentsWorkloadTruth diagnoses the second benchmark workload
+// (internal/loggen/payments.awk: a payments API's nginx log in another
+// layout than loggen's) and holds each finding against what the
+// generator says it did to each intent (-v truth), never against an
+// earlier run of idem. What each way of going wrong must and must not
+// raise follows from the rule catalogue (docs/rules.md) and from what the
+// generator wrote: a proxy's log alone, so payloads and effects are
+// never seen.
+func TestPaymentsWorkloadTruth(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates logs")
+	}
+	awk, err := exec.LookPath("awk")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("awk is needed to generate the workload")
+		}
+		t.Skip("no awk")
+	}
+	dir := t.TempDir()
+	logPath, truthPath := filepath.Join(dir, "payments.jsonl"), filepath.Join(dir, "truth.txt")
+	out, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(awk, "-v", "intents=30000", "-v", "seed=2", "-v", "faults=3", "-v", "truth="+truthPath,
+		"-f", filepath.Join("..", "internal", "loggen", "payments.awk"))
+	var msg strings.Builder
+	cmd.Stdout, cmd.Stderr = out, &msg
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("payments.awk: %v\n%s", err, msg.String())
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+	truth := readTruth(t, truthPath)
+
+	opts := diagnose.DefaultOptions()
+	res := diagnose.Run(built(t, []string{logPath}, opts.Build()), opts)
+	// raised[key] holds the rules that named the key, with the
+	// severities they gave it.
+	raised := map[string]map[string]diagnose.Severity{}
+	together := map[string]map[string]bool{} // retry-new-key: the keys each finding joined
+	for _, f := range res.Findings {
+		var keys []string
+		for _, in := range f.Intents {
+			keys = append(keys, in.Key)
+		}
+		keys = append(keys, f.Keys...)
+		for _, k := range keys {
+			if raised[k] == nil {
+				raised[k] = map[string]diagnose.Severity{}
+			}
+			raised[k][f.Rule.ID] = f.Severity
+			if f.Rule.ID == "retry-new-key" {
+				if together[k] == nil {
+					together[k] = map[string]bool{}
+				}
+				for _, o := range keys {
+					together[k][o] = true
+				}
+			}
+		}
+	}
+
+	ways := map[string]int{}
+	for _, in := range truth {
+		ways[in.way]++
+		got := raised[in.key]
+		var want []string // the rules that must name the key, and no other
+		switch in.way {
+		case "lost-same-key":
+			// 499 to the client while the upstream answered 201: the
+			// log has a 2xx the caller never saw. The retry under the
+			// same key got the stored answer.
+			want = []string{"response-lost"}
+		case "gateway-timeout":
+			// 504 after 60 s, then the same key again 60 to 65 s
+			// later: a second delivery past the default one-minute
+			// deadline. No 2xx was logged for the first.
+			want = []string{"retry-storm"}
+		case "lost-new-key":
+			// The 201 lost as with lost-same-key, then a second payment
+			// under a new key from the same client: two records after
+			// a timeout, one finding holding both keys.
+			want = []string{"response-lost", "retry-new-key"}
+			if !together[in.key][in.key2] {
+				t.Errorf("%s %s: no retry-new-key finding holds it with the retry's key %s", in.way, in.key, in.key2)
+			}
+		case "key-reused":
+			// A 201, then the key again with what the server refused
+			// with 422: another body under the key. Past the deadline
+			// when the second came more than a minute after the first.
+			want = []string{"payload-mismatch"}
+			if in.span > opts.Deadline+time.Second {
+				want = append(want, "retry-storm")
+			} else if in.span > opts.Deadline-time.Second {
+				delete(got, "retry-storm") // at the deadline: either way
+			}
+		case "double-click":
+			// A 409 while the first delivery ran, whose 201 came after:
+			// in progress, not stuck.
+			want = []string{"in-progress-retry"}
+			if sev, ok := got["in-progress-retry"]; ok && sev != diagnose.Warning {
+				t.Errorf("%s %s: in-progress-retry is %v; the first delivery's 201 follows the 409", in.way, in.key, sev)
+			}
+		case "upstream-failed":
+			// 502 before anything was committed, then the same key
+			// again, answered 201: the retry the contract asks for.
+			want = nil
+		default:
+			t.Fatalf("truth file: unknown way %q", in.way)
+		}
+		for _, r := range want {
+			if _, ok := got[r]; !ok {
+				t.Errorf("%s %s: %s did not fire (raised: %v)", in.way, in.key, r, got)
+			}
+		}
+		for r := range got {
+			if !slices.Contains(want, r) {
+				t.Errorf("%s %s: %s fired, which the generator did not make (raised: %v)", in.way, in.key, r, got)
+			}
+		}
+		delete(raised, in.key)
+		if in.key2 != "" {
+			if extra := raised[in.key2]; len(extra) != 1 || !hasRule(extra, "retry-new-key") {
+				t.Errorf("%s: the retry's key %s raised %v, only retry-new-key expected", in.way, in.key2, extra)
+			}
+			delete(raised, in.key2)
+		}
+	}
+	// Every other intent went as it should.
+	for k, rules := range raised {
+		t.Errorf("intent %s went right, yet raised %v", k, rules)
+	}
+	// The generator made each way at its share (faults=3: 10% of intents
+	// in all): a truth file that lost its lines would pass the rest.
+	for way, share := range map[string]float64{"lost-same-key": 0.045, "gateway-timeout": 0.021, "lost-new-key": 0.015,
+		"key-reused": 0.009, "double-click": 0.009, "upstream-failed": 0.006} {
+		if n, want := float64(ways[way]), share*30000; n < want*0.8 || n > want*1.2 {
+			t.Errorf("%s: %v intents in the truth file, want about %v", way, n, want)
+		}
+	}
+}
+
+func hasRule(raised map[string]diagnose.Severity, id string) bool {
+	_, ok := raised[id]
+	return ok
+}
+
+// truthLine is what payments.awk says it did to one intent.
+type truthLine struct {
+	way, key, key2 string
+	span           time.Duration // key-reused: from the first request's start to the second's
+}
+
+func readTruth(t *testing.T, path string) []truthLine {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []truthLine
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 2 {
+			t.Fatalf("truth file: %q", sc.Text())
+		}
+		in := truthLine{way: fields[0], key: fields[1]}
+		switch {
+		case in.way == "lost-new-key" && len(fields) == 3:
+			in.key2 = fields[2]
+		case in.way == "key-reused" && len(fields) == 3:
+			ms, err := strconv.Atoi(fields[2])
+			if err != nil {
+				t.Fatalf("truth file: %q: %v", sc.Text(), err)
+			}
+			in.span = time.Duration(ms) * time.Millisecond
+		case len(fields) != 2:
+			t.Fatalf("truth file: %q", sc.Text())
+		}
+		out = append(out, in)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
