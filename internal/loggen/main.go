@@ -14,6 +14,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -41,6 +42,7 @@ func main() {
 	out := flag.String("o", "-", "output file (- for standard output)")
 	compress := flag.String("compress", "", "compress the output: gzip or zstd")
 	faults := flag.Float64("faults", 1, "scale the rates of lost, retried and conflicting intents (1: 3%, 1% and 0.5%)")
+	truth := flag.String("truth", "", "also write to this file what each intent that went wrong was made to show:\na line each, the way (lost-same-key, lost-new-key, key-reused), the key,\nand for lost-new-key the retry's key")
 	flag.Parse()
 	// Flags are checked before the output file is created.
 	switch {
@@ -84,6 +86,21 @@ func main() {
 	defer bw.Flush()
 	g := &gen{r: rand.New(rand.NewPCG(*seed, *seed^0x9e3779b97f4a7c15)), w: bw, format: *format,
 		t: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), faults: *faults}
+	if *truth != "" {
+		f, err := os.Create(*truth)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "loggen:", err)
+			os.Exit(2)
+		}
+		tw := bufio.NewWriter(f)
+		defer func() {
+			if err := errors.Join(tw.Flush(), f.Close()); err != nil {
+				fmt.Fprintln(os.Stderr, "loggen:", err)
+				os.Exit(1)
+			}
+		}()
+		g.truth = tw
+	}
 	if g.format == "har" {
 		bw.WriteString(`{"log":{"version":"1.2","creator":{"name":"loggen","version":"1"},"entries":[` + "\n")
 	}
@@ -101,9 +118,18 @@ type gen struct {
 	format string
 	t      time.Time
 	buf    []byte
-	faults float64 // scales the faulty intents' rates
-	body   string  // the intent's payload (a HAR's postData)
-	n      int     // HAR entries written
+	faults float64   // scales the faulty intents' rates
+	body   string    // the intent's payload (a HAR's postData)
+	n      int       // HAR entries written
+	truth  io.Writer // where said writes, or nil
+}
+
+// said notes in the truth file, when there is one, what an intent was
+// made to show.
+func (g *gen) said(way string, keys ...string) {
+	if g.truth != nil {
+		fmt.Fprintln(g.truth, way, strings.Join(keys, " "))
+	}
 }
 
 var agents = []string{
@@ -140,12 +166,16 @@ func (g *gen) intent() {
 	p := g.r.Float64() / g.faults
 	switch {
 	case p < 0.03: // lost response, replayed with the same key
+		g.said("lost-same-key", key)
 		g.line(ip, ua, "POST", route, key, 499, "201", 2.0+g.r.Float64()*3, 0)
 		g.line(ip, ua, "POST", route, key, 201, "201", 0.02+g.r.Float64()*0.05, 4000)
 	case p < 0.04: // lost response, retried under a new key
 		g.line(ip, ua, "POST", route, key, 499, "201", 2.0+g.r.Float64()*3, 0)
-		g.line(ip, ua, "POST", route, g.uuid(), 201, "201", 0.1+g.r.Float64()*0.2, 5000)
+		key2 := g.uuid() // drawn first, as when it was the line's argument
+		g.said("lost-new-key", key, key2)
+		g.line(ip, ua, "POST", route, key2, 201, "201", 0.1+g.r.Float64()*0.2, 5000)
 	case p < 0.045: // the key reused with another payload: a conflict
+		g.said("key-reused", key)
 		g.line(ip, ua, "POST", route, key, 201, "201", 0.1+g.r.Float64()*0.2, 0)
 		g.body = strings.Replace(g.body, `\"EUR\"`, `\"USD\"`, 1)
 		g.line(ip, ua, "POST", route, key, 409, "409", 0.01, 30000)
