@@ -49,6 +49,25 @@ func (c *context) effects(d *model.Delivery) []*model.Observation {
 	return nil
 }
 
+// onlyStatus reports whether every effect a delivery made is a 2xx
+// standing in for one (no effect line, no result id) from a server input
+// that logs no dedup decision: a replay of the stored answer returns the
+// original status, so such a line reads the same whether the delivery ran
+// or was answered from the key record.
+func (c *context) onlyStatus(d *model.Delivery) bool {
+	effects := c.effects(d)
+	for _, o := range effects {
+		if o.Effect || o.ResultID != "" || c.set.SuppliedBy(o, model.FieldDecision) {
+			return false
+		}
+	}
+	return len(effects) > 0
+}
+
+// unmarkedRun is what a narrative adds when the later of two effects
+// rests on onlyStatus.
+const unmarkedRun = "; likely, not proven: the server's log says neither its dedup decision nor a result id, so an answer replayed from the key record would read the same"
+
 // providerCalls returns what the provider tier logged for a delivery:
 // each is an external call that may have had an effect.
 func providerCalls(d *model.Delivery) []*model.Observation {
@@ -140,12 +159,14 @@ func edgeResponse(d *model.Delivery) *model.Observation {
 }
 
 // completedAt is when a delivery's work was done: its last effect, or the
-// end of its last server observation.
+// end of its last server observation. An effect that is a request's line
+// (a 2xx standing in for it) was done when the request ended, not when
+// it began.
 func completedAt(c *context, d *model.Delivery) time.Time {
 	var t time.Time
 	for _, o := range c.effects(d) {
-		if o.Time.After(t) {
-			t = o.Time
+		if e := o.End(); e.After(t) {
+			t = e
 		}
 	}
 	if !t.IsZero() {

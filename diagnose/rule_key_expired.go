@@ -16,7 +16,7 @@ var keyExpired = &Rule{
 	Hypothesis: "The key record was forgotten (its TTL is shorter than the retry budget) or was never stored or checked.",
 	Check:      "Compare the key's retention with the time between the completion and the retry; look for a 'new' decision after 'completed'.",
 	Action:     "Keep keys for at least the whole retry budget plus late resubmission; answer a late retry with the stored result or an explicit 'expired' error.",
-	Evidence:   "A delivery of a key that had completed made another effect afterwards (not concurrently), or was decided `new` after completion.",
+	Evidence:   "A delivery of a key that had completed made another effect afterwards (not concurrently), or was decided `new` after completion. A warning (\"likely\") when the later effect is only a 2xx, from a server whose log carries no dedup decision and no result id: a replay would read the same.",
 	Example:    "key-expired",
 	Needs:      []model.Tier{model.TierServer},
 	reads:      []requirement{needKeys, needEffects},
@@ -66,7 +66,11 @@ func runKeyExpired(c *context) []*Finding {
 				n += fmt.Sprintf("; no delivery in between got the stored result, so the logs cannot tell a key kept for less than %s from one never stored or never checked",
 					gapSpan(gap, coarse))
 			}
-			f = &Finding{Severity: Critical, Intents: []*model.Intent{in}, Evidence: ev.sorted(), Narrative: n + "."}
+			sev := Critical
+			if c.onlyStatus(p.second) {
+				sev, n = Warning, n+unmarkedRun
+			}
+			f = &Finding{Severity: sev, Intents: []*model.Intent{in}, Evidence: ev.sorted(), Narrative: n + "."}
 			break
 		}
 		if f == nil {

@@ -18,6 +18,18 @@ var keyExpiredCases = ruleCases{
 		{name: "12 ms after completion the key ran again: no dedup, not an expiry",
 			obs:  completedThenRetried(0.312, server("r2").key("k-1").at(0.4).status(201), server("r2").key("k-1").at(0.5).effect("ord_2")),
 			want: []want{{severity: diagnose.Critical, keys: []string{"k-1"}, says: "never stored or never checked"}}},
+		{name: "a second 201 from a server that logs no decision, result id or effect: likely, since a replay reads the same",
+			obs: []ob{
+				server("r1").key("k-1").post().at(0.1).took(0.3).status(201),
+				server("r2").key("k-1").post().at(60.25).took(0.3).status(201),
+			},
+			want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "completed at 13:30:00.400Z (no result id logged), and delivery r2 59.85s later was run again and made no result id logged; no delivery in between got the stored result, so the logs cannot tell a key kept for less than 59.85s from one never stored or never checked; likely, not proven"}}},
+		{name: "a second 201 naming another result id: a second run",
+			obs: []ob{
+				server("r1").key("k-1").post().at(0.1).took(0.3).status(201).result("ord_1"),
+				server("r2").key("k-1").post().at(60.25).took(0.3).status(201).result("ord_2"),
+			},
+			want: []want{{severity: diagnose.Critical, keys: []string{"k-1"}, says: "was run again and made ord_2; no delivery in between"}}},
 		{name: "an hour later the key ran again",
 			obs:  completedThenRetried(3600, server("r2").key("k-1").at(3600.1).decision("new").status(201), server("r2").key("k-1").at(3600.2).effect("ord_2")),
 			want: []want{{severity: diagnose.Critical, keys: []string{"k-1"}, says: "was run again and made ord_2"}}},

@@ -23,6 +23,14 @@ var nonAtomicCases = ruleCases{
 			server("r1").key("k-1").post().at(0).took(1).status(201).fp("sha256:aaaa"),
 			server("r2").key("k-1").post().at(1).took(1).status(201).fp("sha256:aaaa").decision("new"),
 		}, want: []want{{severity: diagnose.Critical, keys: []string{"k-1"}, says: "both ran the effect"}}},
+		{name: "no effect lines, no decisions, no result ids: two overlapping 201s are likely, since a held and replayed duplicate reads the same", obs: []ob{
+			server("r1").key("k-1").post().at(0).took(1).status(201),
+			server("r2").key("k-1").post().at(0.5).took(0.6).status(201),
+		}, want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "before delivery r1 (server start 13:30:00.000Z) had completed at 13:30:01.000Z, and both ran the effect; likely, not proven"}}},
+		{name: "the same two 201s from a server that logs its decisions: the second was no replay", obs: []ob{
+			server("r1").key("k-1").post().at(0).took(1).status(201).decision("new"),
+			server("r2").key("k-1").post().at(0.5).took(0.6).status(201),
+		}, want: []want{{severity: diagnose.Critical, keys: []string{"k-1"}, says: "had completed at 13:30:01.000Z, and both ran the effect."}}},
 		{name: "after a completed delivery, two more ran together", obs: []ob{
 			server("r1").key("k-1").post().at(0).took(0.1).status(201).fp("sha256:aaaa"),
 			server("r1").key("k-1").at(0.05).effect("ord_1"),

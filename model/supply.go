@@ -119,6 +119,20 @@ func (s *Set) Supplied(t Tier, f Field) bool {
 	return false
 }
 
+// SuppliedBy reports whether the input that wrote o supplied field f at
+// o's tier. A set made by hand, without supplies, is taken at its word.
+func (s *Set) SuppliedBy(o *Observation, f Field) bool {
+	if len(s.Supplies) == 0 {
+		return true
+	}
+	for _, sp := range s.Supplies {
+		if sp.Tier == o.Tier && sp.File == o.Source.File {
+			return sp.Fields&f == f
+		}
+	}
+	return false
+}
+
 // Precise reports whether the input that wrote o writes times finer than
 // the second at o's tier. A set made by hand, without supplies, is
 // taken at its word.

@@ -50,4 +50,22 @@ func TestSupplied(t *testing.T) {
 	if !(&Set{}).Precise(&Observation{}) {
 		t.Error("a set made by hand is taken at its word")
 	}
+	for _, tt := range []struct {
+		name string
+		o    Observation
+		f    Field
+		want bool
+	}{
+		{"what its file supplied at its tier", Observation{Tier: TierServer, Source: Source{File: "app.jsonl"}}, FieldKey, true},
+		{"what its file did not supply", Observation{Tier: TierServer, Source: Source{File: "app.jsonl"}}, FieldDecision, false},
+		{"what another file supplied", Observation{Tier: TierServer, Source: Source{File: "app.jsonl"}}, FieldStatus, false},
+		{"its file at another tier", Observation{Tier: TierServer, Source: Source{File: "access.log"}}, FieldStatus, false},
+	} {
+		if got := s.SuppliedBy(&tt.o, tt.f); got != tt.want {
+			t.Errorf("SuppliedBy, %s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	if !(&Set{}).SuppliedBy(&Observation{}, FieldDecision) {
+		t.Error("SuppliedBy: a set made by hand is taken at its word")
+	}
 }
