@@ -127,21 +127,8 @@ func TestOracleFixtures(t *testing.T) {
 // plain intents, with losses replayed under the same key, retried under a
 // new key a few seconds later, and conflicts among them.
 func TestOracleWorkload(t *testing.T) {
-	if testing.Short() {
-		t.Skip("generates logs")
-	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("the go command is needed to generate the workload")
-		}
-		t.Skip("no go command")
-	}
 	dir := t.TempDir()
-	gen := filepath.Join(dir, "loggen")
-	if out, err := exec.Command(goTool, "build", "-o", gen, "../internal/loggen").CombinedOutput(); err != nil {
-		t.Fatalf("building loggen: %v\n%s", err, out)
-	}
+	gen := buildLoggen(t, dir)
 	for _, w := range []struct {
 		format  string
 		intents int

@@ -24,16 +24,7 @@ import (
 // generator wrote: a proxy's log alone, so payloads and effects are
 // never seen.
 func TestPaymentsWorkloadTruth(t *testing.T) {
-	if testing.Short() {
-		t.Skip("generates logs")
-	}
-	awk, err := exec.LookPath("awk")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("awk is needed to generate the workload")
-		}
-		t.Skip("no awk")
-	}
+	awk := generator(t, "awk")
 	dir := t.TempDir()
 	logPath, truthPath := filepath.Join(dir, "payments.jsonl"), filepath.Join(dir, "truth.txt")
 	out, err := os.Create(logPath)
@@ -110,21 +101,8 @@ func TestPaymentsWorkloadTruth(t *testing.T) {
 // rules that would say it must list themselves as not evaluated, and
 // claim nothing.
 func TestLoggenWorkloadTruth(t *testing.T) {
-	if testing.Short() {
-		t.Skip("generates logs")
-	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("the go command is needed to generate the workload")
-		}
-		t.Skip("no go command")
-	}
 	dir := t.TempDir()
-	gen := filepath.Join(dir, "loggen")
-	if out, err := exec.Command(goTool, "build", "-o", gen, "../internal/loggen").CombinedOutput(); err != nil {
-		t.Fatalf("building loggen: %v\n%s", err, out)
-	}
+	gen := buildLoggen(t, dir)
 	for _, w := range []struct {
 		format string
 		// couldNot are rules that must say they could not look.
@@ -193,6 +171,33 @@ func TestLoggenWorkloadTruth(t *testing.T) {
 			}
 		})
 	}
+}
+
+// generator finds the program a test generates its logs with: without
+// it the test skips, or fails under CI=true; with -short it skips.
+func generator(t *testing.T, name string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("generates logs")
+	}
+	path, err := exec.LookPath(name)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is needed to generate the workload", name)
+		}
+		t.Skip("no " + name)
+	}
+	return path
+}
+
+// buildLoggen builds internal/loggen into dir and returns its path.
+func buildLoggen(t *testing.T, dir string) string {
+	t.Helper()
+	gen := filepath.Join(dir, "loggen")
+	if out, err := exec.Command(generator(t, "go"), "build", "-o", gen, "../internal/loggen").CombinedOutput(); err != nil {
+		t.Fatalf("building loggen: %v\n%s", err, out)
+	}
+	return gen
 }
 
 // checkTruth holds res's findings against truth, intent by intent: the
