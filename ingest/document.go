@@ -18,9 +18,16 @@ import (
 // Documents are streamed a record at a time and handed on in batches
 // bounded in records and in bytes: HAR entries carry whole bodies.
 const (
-	docBatchRecords = 1024
-	docBatchBytes   = 4 << 20
+	docBatchRecords = 256
+	docBatchBytes   = 2 << 20
 )
+
+// docRecord is one record of a document, found and not yet parsed.
+type docRecord struct {
+	raw []byte
+	src model.Source
+	p   *formats.Parser // the HAR entries' parser, or the document's
+}
 
 // readDocument reads an input that is a JSON document rather than lines: a
 // HAR (its entries streamed one at a time, never loaded whole, whatever
@@ -38,15 +45,38 @@ func (in *reading) readDocument(ctx context.Context, br *bufio.Reader) error {
 	p := in.parser()
 	var entries *formats.Parser // HAR entries', made when a HAR is met
 	var res formats.Result
-	var tb model.Batch
 	p.Into(&res)
-	n, size := 0, 0
-	flush := func() {
-		tb.Obs, tb.Raw = res.Obs, res.Raw
-		in.c.Prepare(&tb)
-		in.absorb(&res, &tb)
-		res.Reset()
-		n, size = 0, 0
+	// The records are parsed and handed on by a goroutine of their own
+	// while this one finds the next: finding a record's end (the decoder
+	// reads it, then scans it again to hand it over) costs about as much
+	// as parsing it (60,000 HAR entries: 0.76 and 0.91 CPU-seconds).
+	work := make(chan []docRecord) // one batch found while one is parsed: the memory of two
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var tb model.Batch
+		for batch := range work {
+			for _, r := range batch {
+				skips := len(res.Skips)
+				r.p.Object(gjson.ParseBytes(r.raw), r.src)
+				if len(res.Skips) > skips && in.firstSkip == nil {
+					s := res.Skips[skips]
+					in.firstSkip = &model.Skip{Source: s.Source, Reason: s.Reason, Text: excerpt(r.raw)}
+				}
+			}
+			tb.Obs, tb.Raw = res.Obs, res.Raw
+			in.c.Prepare(&tb)
+			in.absorb(&res, &tb)
+			res.Reset()
+		}
+	}()
+	var batch []docRecord
+	size := 0
+	send := func() {
+		if len(batch) > 0 {
+			work <- batch
+			batch, size = nil, 0
+		}
 	}
 	// element reads the next value as one record; entry is 1 + its index
 	// among a HAR's entries, 0 for any other value.
@@ -62,14 +92,9 @@ func (in *reading) readDocument(ctx context.Context, br *bufio.Reader) error {
 		if entry > 0 && !own {
 			src.Entry = entry
 		}
-		skips := len(res.Skips)
-		p.Object(gjson.ParseBytes(raw), src)
-		if len(res.Skips) > skips && in.firstSkip == nil {
-			s := res.Skips[skips]
-			in.firstSkip = &model.Skip{Source: s.Source, Reason: s.Reason, Text: excerpt(raw)}
-		}
-		if n, size = n+1, size+len(raw); n >= docBatchRecords || size >= docBatchBytes {
-			flush()
+		batch = append(batch, docRecord{raw: raw, src: src, p: p})
+		if size += len(raw); len(batch) >= docBatchRecords || size >= docBatchBytes {
+			send()
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
@@ -114,7 +139,9 @@ func (in *reading) readDocument(ctx context.Context, br *bufio.Reader) error {
 			}
 		}
 	}()
-	flush()
+	send()
+	close(work)
+	<-done
 	switch {
 	case errors.Is(err, io.EOF):
 		in.Lines = lt.lineAt(lt.base + int64(len(lt.buf)))
