@@ -150,12 +150,46 @@ func text(s string, found uint64, digits bool) string {
 	if !digits || !cardStart(s) {
 		return s
 	}
-	return cardRun.ReplaceAllStringFunc(s, func(m string) string {
-		if luhn(m) {
-			return Mask
+	var uuids [][]int // looked for when a run passes Luhn: most never do
+	looked := false
+	var b strings.Builder
+	pos := 0
+	for _, m := range cardRun.FindAllStringIndex(s, -1) {
+		if !luhn(s[m[0]:m[1]]) {
+			continue
 		}
-		return m
-	})
+		if !looked {
+			uuids, looked = uuidPattern.FindAllStringIndex(s, -1), true
+		}
+		if insideUUID(uuids, m[0], m[1]) {
+			continue
+		}
+		b.WriteString(s[pos:m[0]])
+		b.WriteString(Mask)
+		pos = m[1]
+	}
+	if pos == 0 {
+		return s
+	}
+	b.WriteString(s[pos:])
+	return b.String()
+}
+
+// uuidPattern is a UUID's grammar (RFC 9562: 8-4-4-4-12 hexadecimal
+// digits). Digits that pass Luhn inside one are a UUID's, not a card's:
+// about one random UUID in ten thousand starts with 16 decimal digits that
+// do (12345678-1234-4567-…), and it is often the Idempotency-Key that
+// names an intent.
+var uuidPattern = regexp.MustCompile(`\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b`)
+
+// insideUUID reports whether s[from:to] lies within one of the spans.
+func insideUUID(spans [][]int, from, to int) bool {
+	for _, u := range spans {
+		if u[0] <= from && to <= u[1] {
+			return true
+		}
+	}
+	return false
 }
 
 // replaceNamed masks the values whose name is a credential's.

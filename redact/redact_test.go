@@ -31,6 +31,8 @@ func TestString(t *testing.T) {
 		{"id eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl seen", "eyJzdWIiOiIxIn0"},
 		{"card 4242424242424242 declined", "4242424242424242"},
 		{"card 4242 4242 4242 4242 declined", "4242 4242 4242"},
+		{"card 4111-1111-1111-1111 declined", "4111-1111-1111-1111"},
+		{"key 41111111-1111-4115-a111-111111111111 paid with 4242424242424242", "4242424242424242"},
 		{"pan=5555-5555-5555-4444", "5555-5555-5555-4444"},
 		// Query credentials of signed and OAuth URLs.
 		{"/s3/obj?X-Amz-Signature=abcdef0123&X-Amz-Credential=AKIA%2F1", "abcdef0123"},
@@ -83,6 +85,9 @@ func TestString(t *testing.T) {
 		`{"error":{"code":"idempotency_key_in_use","message":"retry later"}}`, "request_id=req-51 session of 3",
 		"state=completed status=201", `{"state":"in_progress","mapping":"a","shipping":"b","ping":"pong"}`,
 		`{"footprint":"x","business_name":"ACME","spinner":1}`, "stopping and mapping: done", "error_code=E42",
+		// UUIDs whose leading digits pass Luhn: a UUID's grammar, not a card's.
+		"Key 41111111-1111-4115-a111-111111111111 made 2 effects", `{"idempotency_key":"41111111-1111-4115-a111-111111111111"}`,
+		"intent abcdef01-2345-4abc-4567-890123456783", // its last two groups pass Luhn
 	} {
 		if got := String(safe); got != safe {
 			t.Errorf("String(%q) changed it to %q", safe, got)
