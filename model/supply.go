@@ -119,34 +119,34 @@ func (s *Set) Supplied(t Tier, f Field) bool {
 	return false
 }
 
+// supplyOf is the supply of the input and tier that wrote o; nil when
+// the set has none for them.
+func (s *Set) supplyOf(o *Observation) *Supply {
+	for i := range s.Supplies {
+		if sp := &s.Supplies[i]; sp.Tier == o.Tier && sp.File == o.Source.File {
+			return sp
+		}
+	}
+	return nil
+}
+
 // SuppliedBy reports whether the input that wrote o supplied field f at
 // o's tier. A set made by hand, without supplies, is taken at its word.
 func (s *Set) SuppliedBy(o *Observation, f Field) bool {
 	if len(s.Supplies) == 0 {
 		return true
 	}
-	for _, sp := range s.Supplies {
-		if sp.Tier == o.Tier && sp.File == o.Source.File {
-			return sp.Fields&f == f
-		}
-	}
-	return false
+	sp := s.supplyOf(o)
+	return sp != nil && sp.Fields&f == f
 }
 
 // Precise reports whether the input that wrote o writes times finer than
 // the second at o's tier. A set made by hand, without supplies, is
-// taken at its word.
+// taken at its word, and so is a line whose input it has no supply of.
 func (s *Set) Precise(o *Observation) bool {
 	if o == nil {
 		return false
 	}
-	if len(s.Supplies) == 0 {
-		return true
-	}
-	for _, sp := range s.Supplies {
-		if sp.Tier == o.Tier && sp.File == o.Source.File {
-			return sp.Fields&FieldPrecise != 0
-		}
-	}
-	return true
+	sp := s.supplyOf(o)
+	return sp == nil || sp.Fields&FieldPrecise != 0
 }
