@@ -64,10 +64,6 @@ func (c *context) onlyStatus(d *model.Delivery) bool {
 	return len(effects) > 0
 }
 
-// unmarkedRun is what a narrative adds when the later of two effects
-// rests on onlyStatus.
-const unmarkedRun = "; likely, not proven: the server's log says neither its dedup decision nor a result id, so an answer replayed from the key record would read the same"
-
 // providerCalls returns what the provider tier logged for a delivery:
 // each is an external call that may have had an effect.
 func providerCalls(d *model.Delivery) []*model.Observation {

@@ -66,10 +66,7 @@ func runKeyExpired(c *context) []*Finding {
 				n += fmt.Sprintf("; no delivery in between got the stored result, so the logs cannot tell a key kept for less than %s from one never stored or never checked",
 					gapSpan(gap, coarse))
 			}
-			sev := Critical
-			if c.onlyStatus(p.second) {
-				sev, n = Warning, n+unmarkedRun
-			}
+			sev, n := p.verdict(n)
 			f = &Finding{Severity: sev, Intents: []*model.Intent{in}, Evidence: ev.sorted(), Narrative: n + "."}
 			break
 		}

@@ -28,6 +28,18 @@ var nonAtomicReservation = &Rule{
 type effectfulPair struct {
 	first, second *model.Delivery
 	concurrent    bool
+	// unmarked says the second effect is only a 2xx from a server that
+	// cannot mark a replay (context.onlyStatus): it may be one.
+	unmarked bool
+}
+
+// verdict is the severity of a finding that rests on p, and its narrative
+// n, saying why where the second effect may have been a replay.
+func (p effectfulPair) verdict(n string) (Severity, string) {
+	if p.unmarked {
+		return Warning, n + "; likely, not proven: the server's log says neither its dedup decision nor a result id, so an answer replayed from the key record would read the same"
+	}
+	return Critical, n
 }
 
 // secondEffects finds, per intent, the deliveries that made an effect
@@ -55,7 +67,7 @@ func secondEffects(c *context, in *model.Intent) []effectfulPair {
 				// server made. Result ids name one effect each.
 				continue
 			}
-			p := effectfulPair{first: prev, second: d, concurrent: overlapped(c, prev, d)}
+			p := effectfulPair{first: prev, second: d, concurrent: overlapped(c, prev, d), unmarked: c.onlyStatus(d)}
 			if pair == nil || p.concurrent && !pair.concurrent {
 				pair = &p
 			}
@@ -96,12 +108,9 @@ func runNonAtomic(c *context) []*Finding {
 		n := fmt.Sprintf("Key %s made %s (%s): delivery %s reached the server at %s, before delivery %s (server start %s) had completed at %s, and both ran the effect",
 			in.Key, plural(effectCount(all), "effect", "effects"), resultList(uniqueResults(all)), p.second.RequestID, hhmmss(serverStart(p.second)),
 			p.first.RequestID, hhmmss(serverStart(p.first)), hhmmss(completedAt(c, p.first)))
-		sev := Critical
-		if c.onlyStatus(p.second) {
-			// A server may hold a duplicate on the reservation's lock
-			// and replay the first's answer once it is done.
-			sev, n = Warning, n+unmarkedRun
-		}
+		// A server may hold a duplicate on the reservation's lock and
+		// replay the first's answer once it is done (p.unmarked).
+		sev, n := p.verdict(n)
 		out = append(out, &Finding{Severity: sev, Intents: []*model.Intent{in}, Narrative: n + ".", Evidence: ev.sorted()})
 	}
 	return out
