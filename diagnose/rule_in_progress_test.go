@@ -1,7 +1,13 @@
 package diagnose_test
 
 import (
+	"maps"
+	"path/filepath"
+	"strings"
+	"testing"
+
 	"github.com/idem-cli/idem/diagnose"
+	"github.com/idem-cli/idem/internal/capture"
 	"github.com/idem-cli/idem/model"
 )
 
@@ -72,4 +78,46 @@ var inProgressCases = ruleCases{
 		{name: "the retry was answered from the key record",
 			obs: heldKey(server("r2").key("k-1").post().at(1).status(201).decision("replay").result("ord_1"))},
 	},
+}
+
+// TestInProgressOnARealProxyLogAlone reads the express-idempotency
+// capture's nginx log without the service's: duplicates got a bare 409
+// while the first request of their key ran, and that first request was
+// answered 201 (harness.json says what the client saw). nginx logged that
+// 201, so no key is stuck: each 409's key is a warning naming the terminal
+// result, never a critical.
+func TestInProgressOnARealProxyLogAlone(t *testing.T) {
+	dir := filepath.Join("..", "fixtures", "real", "express-idempotency")
+	var h struct {
+		Sent []capture.Sent `json:"sent"`
+	}
+	capture.ReadJSON(t, filepath.Join(dir, "harness.json"), &h)
+	busy, answered := map[string]bool{}, map[string]bool{}
+	for _, s := range h.Sent {
+		switch {
+		case s.Ended == capture.EndedResponse && s.Status == 409:
+			busy[s.Key] = true
+		case s.Ended == capture.EndedResponse && s.Status >= 200 && s.Status < 300:
+			answered[s.Key] = true
+		}
+	}
+	opts := diagnose.DefaultOptions()
+	res := diagnose.Run(built(t, []string{filepath.Join(dir, "access.json.log")}, opts.Build()), opts)
+	fired := map[string]bool{}
+	for _, f := range res.Findings {
+		if f.Rule.ID != "in-progress-retry" {
+			continue
+		}
+		key := f.Intents[0].Key
+		fired[key] = true
+		if !answered[key] {
+			continue // a key the harness never saw answered may look stuck
+		}
+		if f.Severity != diagnose.Warning || !strings.Contains(f.Narrative, "reached a terminal result") {
+			t.Errorf("key %s, answered 201 by the harness's log: %v, %q", key, f.Severity, f.Narrative)
+		}
+	}
+	if len(busy) == 0 || !maps.Equal(fired, busy) {
+		t.Errorf("in-progress-retry named %v, want the keys answered 409: %v", fired, busy)
+	}
 }
