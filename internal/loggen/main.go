@@ -56,6 +56,25 @@ func main() {
 		usage("-faults must be between 0 and 22 (4.5% of intents are faulty at 1)")
 	case flag.NArg() > 0:
 		usage("unexpected argument " + strconv.Quote(flag.Arg(0)) + " (the output file is -o FILE)")
+	case *truth != "" && *truth == *out:
+		usage("-truth must name another file than -o")
+	}
+	// The truth file first: a path it cannot take leaves no log behind,
+	// and its flush, deferred first, runs after the log's.
+	var tw *bufio.Writer
+	if *truth != "" {
+		f, err := os.Create(*truth)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "loggen:", err)
+			os.Exit(2)
+		}
+		tw = bufio.NewWriter(f)
+		defer func() {
+			if err := errors.Join(tw.Flush(), f.Close()); err != nil {
+				fmt.Fprintln(os.Stderr, "loggen:", err)
+				os.Exit(1)
+			}
+		}()
 	}
 	w := io.Writer(os.Stdout)
 	if *out != "-" {
@@ -85,22 +104,7 @@ func main() {
 	bw := bufio.NewWriterSize(w, 1<<20)
 	defer bw.Flush()
 	g := &gen{r: rand.New(rand.NewPCG(*seed, *seed^0x9e3779b97f4a7c15)), w: bw, format: *format,
-		t: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), faults: *faults}
-	if *truth != "" {
-		f, err := os.Create(*truth)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "loggen:", err)
-			os.Exit(2)
-		}
-		tw := bufio.NewWriter(f)
-		defer func() {
-			if err := errors.Join(tw.Flush(), f.Close()); err != nil {
-				fmt.Fprintln(os.Stderr, "loggen:", err)
-				os.Exit(1)
-			}
-		}()
-		g.truth = tw
-	}
+		t: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), faults: *faults, truth: tw}
 	if g.format == "har" {
 		bw.WriteString(`{"log":{"version":"1.2","creator":{"name":"loggen","version":"1"},"entries":[` + "\n")
 	}
@@ -118,10 +122,10 @@ type gen struct {
 	format string
 	t      time.Time
 	buf    []byte
-	faults float64   // scales the faulty intents' rates
-	body   string    // the intent's payload (a HAR's postData)
-	n      int       // HAR entries written
-	truth  io.Writer // where said writes, or nil
+	faults float64       // scales the faulty intents' rates
+	body   string        // the intent's payload (a HAR's postData)
+	n      int           // HAR entries written
+	truth  *bufio.Writer // where said writes, or nil
 }
 
 // said notes in the truth file, when there is one, what an intent was
