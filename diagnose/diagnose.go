@@ -289,6 +289,10 @@ func Run(set *model.Set, opts Options) *Result {
 	rules := Rules()
 	found := make([][]*Finding, len(rules))
 	var wg sync.WaitGroup
+	// Who sent each retry is worked out beside the rules: it reads the
+	// set only, and takes as long as the longest of them.
+	var att attributed
+	wg.Go(func() { att = attribute(c) })
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for i, r := range rules {
 		wg.Add(1)
@@ -339,11 +343,13 @@ func Run(set *model.Set, opts Options) *Result {
 	for i, f := range findings {
 		all[i] = sortable{f, f.Start()}
 	}
-	// The summary counts the findings in any order: it is made while they
-	// are sorted, on the other core.
+	// The summary counts the findings in any order, and the retries are
+	// attached to them in any order: both are done while they are sorted,
+	// on the other core (the sort reads none of what they write).
 	var sum Summary
 	var summarised sync.WaitGroup
 	summarised.Go(func() { sum = Summarise(whole, findings) })
+	summarised.Go(func() { attachRetries(findings, att.retries) })
 	slices.SortStableFunc(all, func(a, b sortable) int {
 		if a.f.Severity != b.f.Severity {
 			return cmp.Compare(b.f.Severity, a.f.Severity)
@@ -357,8 +363,8 @@ func Run(set *model.Set, opts Options) *Result {
 		return compareJoined(a.f.Keys, b.f.Keys)
 	})
 	summarised.Wait()
-	retries := attribute(c, &sum)
-	attachRetries(findings, retries)
+	sum.RetriesByLayer, sum.DuplicatesByLayer = att.byLayer, att.duplicatesBy
+	retries := att.retries
 	for i := range all {
 		findings[i] = all[i].f
 	}

@@ -111,30 +111,50 @@ func (r *Result) RetriesOf(in *model.Intent) []Retry {
 	return out
 }
 
-// attachRetries gives each finding the retries of its intents.
+// attachRetries gives each finding the retries of its intents. Only the
+// intents that findings name are looked up, by pointer (a set holds one
+// intent for each ID): a million retries are not grouped for the few
+// thousand a report shows.
 func attachRetries(findings []*Finding, retries []Retry) {
-	if len(retries) == 0 {
+	if len(retries) == 0 || len(findings) == 0 {
 		return
 	}
-	of := map[string][]Retry{}
+	group := make(map[*model.Intent]int32, len(findings))
+	var groups [][]Retry
+	for _, f := range findings {
+		for _, in := range f.Intents {
+			if _, ok := group[in]; !ok {
+				group[in] = int32(len(groups))
+				groups = append(groups, nil)
+			}
+		}
+	}
 	for _, rt := range retries {
-		if rt.Intent != nil {
-			of[rt.Intent.ID] = append(of[rt.Intent.ID], rt)
+		if i, ok := group[rt.Intent]; ok && rt.Intent != nil {
+			groups[i] = append(groups[i], rt)
 		}
 	}
 	for _, f := range findings {
 		for _, in := range f.Intents {
-			f.Retries = append(f.Retries, of[in.ID]...)
+			f.Retries = append(f.Retries, groups[group[in]]...)
 		}
 	}
 }
 
-// attribute works out every retry of the set, and counts them by layer
-// into the summary.
-func attribute(c *context, s *Summary) []Retry {
+// attributed is every retry of a set, in the order they began, and
+// their counts by layer.
+type attributed struct {
+	retries      []Retry
+	byLayer      map[string]int
+	duplicatesBy map[string]int
+}
+
+// attribute works out every retry of the set. It reads the set only, so
+// it runs beside the rules.
+func attribute(c *context) attributed {
 	var out []Retry
 	for _, in := range c.set.Built {
-		out = append(out, intentRetries(c, in)...)
+		out = intentRetries(c, in, out)
 	}
 	for _, d := range c.set.Unkeyed {
 		if rt, ok := proxyRetryOf(c, nil, d); ok {
@@ -153,25 +173,32 @@ func attribute(c *context, s *Summary) []Retry {
 	for i, j := range order {
 		sorted[i] = out[j]
 	}
-	out = sorted
-	for _, rt := range out {
-		if s.RetriesByLayer == nil {
-			s.RetriesByLayer = map[string]int{}
+	a := attributed{retries: sorted}
+	for _, rt := range sorted {
+		if a.byLayer == nil {
+			a.byLayer = map[string]int{}
 		}
-		s.RetriesByLayer[string(rt.Layer)]++
+		a.byLayer[string(rt.Layer)]++
 		if rt.Duplicate {
-			if s.DuplicatesByLayer == nil {
-				s.DuplicatesByLayer = map[string]int{}
+			if a.duplicatesBy == nil {
+				a.duplicatesBy = map[string]int{}
 			}
-			s.DuplicatesByLayer[string(rt.Layer)]++
+			a.duplicatesBy[string(rt.Layer)]++
 		}
 	}
-	return out
+	return a
 }
 
-// intentRetries attributes an intent's extra deliveries and its proxy's
-// own retries.
-func intentRetries(c *context, in *model.Intent) []Retry {
+// intentRetries appends to out an intent's extra deliveries and its
+// proxy's own retries.
+func intentRetries(c *context, in *model.Intent, out []Retry) []Retry {
+	if len(in.Deliveries) == 1 {
+		// The usual intent, sent once: only its proxy may have retried.
+		if rt, ok := proxyRetryOf(c, in, in.Deliveries[0]); ok {
+			out = append(out, rt)
+		}
+		return out
+	}
 	ds := slices.Clone(in.Deliveries)
 	slices.SortStableFunc(ds, func(a, b *model.Delivery) int {
 		sa, sb := a.Start(), b.Start()
@@ -180,7 +207,6 @@ func intentRetries(c *context, in *model.Intent) []Retry {
 		}
 		return sa.Compare(sb)
 	})
-	var out []Retry
 	effected := false // an earlier delivery made an effect
 	for i, d := range ds {
 		if rt, ok := proxyRetryOf(c, in, d); ok {
