@@ -1,6 +1,8 @@
 package diagnose_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -165,4 +167,59 @@ func TestProxyRetryIsNotTheClients(t *testing.T) {
 			t.Errorf("%s fired on the proxy's own retry: %s", f.Rule.ID, f.Narrative)
 		}
 	}
+}
+
+// Each finding carries exactly the retries of its intents: an intent's
+// retries, in the order Retries lists them, for each of its intents in
+// turn. Checked on every scenario and real capture, so that the way they
+// are attached (by intent, beside the sort) cannot drop, repeat or mix
+// them.
+func TestFindingsCarryTheirIntentsRetries(t *testing.T) {
+	var results []*diagnose.Result
+	scenarios, err := os.ReadDir(filepath.Join("..", "fixtures", "scenarios"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range scenarios {
+		if s.IsDir() {
+			results = append(results, diagnose.Run(loadScenario(t, s.Name()), diagnose.DefaultOptions()))
+		}
+	}
+	captures, err := os.ReadDir(filepath.Join("..", "fixtures", "real"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range captures {
+		if c.IsDir() && c.Name() != "public" {
+			results = append(results, runCapture(t, c.Name()))
+		}
+	}
+	attached, shared := 0, 0
+	for _, res := range results {
+		for _, f := range res.Findings {
+			var want []diagnose.Retry
+			for _, in := range f.Intents {
+				want = append(want, res.RetriesOf(in)...)
+			}
+			if len(f.Retries) != len(want) {
+				t.Errorf("%s on %v carries %d retries, its intents have %d", f.Rule.ID, f.Keys, len(f.Retries), len(want))
+				continue
+			}
+			for i := range want {
+				if f.Retries[i].Delivery != want[i].Delivery || f.Retries[i].Layer != want[i].Layer || f.Retries[i].Why != want[i].Why {
+					t.Errorf("%s on %v: retry %d is %s's, want %s's", f.Rule.ID, f.Keys, i, f.Retries[i].Delivery.RequestID, want[i].Delivery.RequestID)
+				}
+			}
+			attached += len(want)
+			if len(f.Intents) > 1 && len(want) > 0 {
+				shared++
+			}
+		}
+	}
+	// The fixtures hold retries on findings, some of them findings of
+	// several intents: the check above is not vacuous.
+	if attached == 0 || shared == 0 {
+		t.Fatalf("%d retries attached, %d findings of several intents with retries: the fixtures no longer exercise this", attached, shared)
+	}
+	t.Logf("%d results, %d retries attached, %d findings of several intents with retries", len(results), attached, shared)
 }
