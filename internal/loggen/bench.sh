@@ -26,21 +26,27 @@ gen 1000000 nginx-1m.jsonl.zst zstd
 # median prints the middle of its arguments, as numbers.
 median() { printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }
 
-# measure runs a command RUNS times (3 unless set; 1 for the slow
-# slurping runs) and prints the median wall time, the fastest and slowest,
-# the median CPU time (user and system: steadier than the wall when other
-# work shares the cores) and the largest peak RSS: single runs on a
-# shared machine vary by 20%.
-measure() { # name, command...
-  local name=$1; shift
-  local walls=() cpus=() rss=0 i w m u s
-  for ((i = 0; i < ${RUNS:-3}; i++)); do
-    /usr/bin/time -f '%e %M %U %S' "$@" > /dev/null 2> "$dir/time.txt" || true
-    read -r w m u s < <(tail -1 "$dir/time.txt")
+# once runs a command and keeps its wall time, peak RSS and user and
+# system time in runs.txt under NAME.
+once() { # name, command...
+  local name=$1 w m u s; shift
+  /usr/bin/time -f '%e %M %U %S' "$@" > /dev/null 2> "$dir/time.txt" || true
+  read -r w m u s < <(tail -1 "$dir/time.txt")
+  echo "$name|$w|$m|$u|$s" >> "$dir/runs.txt"
+}
+
+# row prints NAME's runs in runs.txt as a row: the median wall time, the
+# fastest and slowest, the median CPU time (user and system: steadier
+# than the wall when other work shares the cores) and the largest peak
+# RSS; single runs on a shared machine vary by 20%.
+row() { # name
+  local name=$1 walls=() cpus=() rss=0 n w m u s
+  while IFS='|' read -r n w m u s; do
+    [ "$n" = "$name" ] || continue
     walls+=("$w")
     cpus+=("$(awk -v u="$u" -v s="$s" 'BEGIN {printf "%.2f", u + s}')")
     ((m > rss)) && rss=$m
-  done
+  done < "$dir/runs.txt"
   local med lo hi cpu
   med=$(median "${walls[@]}")
   lo=$(printf '%s\n' "${walls[@]}" | sort -n | head -1)
@@ -50,25 +56,47 @@ measure() { # name, command...
   echo "$name|$med|$cpu" >> "$dir/medians.txt"
 }
 
+# measure runs a command RUNS times (3 unless set; 1 for the slow
+# slurping runs) and prints its row.
+measure() { # name, command...
+  local i
+  : > "$dir/runs.txt"
+  for ((i = 0; i < ${RUNS:-3}; i++)); do
+    once "$@"
+  done
+  row "$1"
+}
+
 : > "$dir/medians.txt"
 echo "| command | wall (median) | range | CPU (median) | peak RSS |"
 echo "|---|---:|---:|---:|---:|"
 # workload times idem and what it is held against on FILE, under a
 # header naming it LABEL, each row's name after PREFIX; gojq too when
-# asked. They take turns, so that a change in the machine's load falls on
-# all of them alike.
+# asked. They take turns run by run (idem, DuckDB, the walk, jq, then
+# again), so that a change in the machine's speed falls on all of them
+# alike and their ratios hold: the machine's spells move every one of
+# them by a fifth or more within minutes.
 workload() { # file, label, prefix, [gojq]
-  local file=$1 label=$2 prefix=$3 size lines
+  local file=$1 label=$2 prefix=$3 size lines i
   size=$(du -mL "$file" | cut -f1)
   lines=$(wc -l < "$file")
   echo "| **$label: $size MB, $lines lines** | | | | |"
-  measure "${prefix}idem diagnose -o json" "$dir/idem" diagnose -o json --fail-on critical "$file"
-  measure "${prefix}DuckDB: keys that repeat, min/max status (2 threads)" node "$here/duckdb/groupby.mjs" "$file" 2
-  measure "${prefix}member walk (ten fields extracted, both cores)" "$dir/floor" "$file"
-  measure "${prefix}jq -r '.http_idempotency_key'" jq -r '.http_idempotency_key' "$file"
-  if [ "${4:-}" = gojq ]; then
-    measure "${prefix}gojq -r '.http_idempotency_key'" "$dir/gojq" -r '.http_idempotency_key' "$file"
-  fi
+  local names=("${prefix}idem diagnose -o json" "${prefix}DuckDB: keys that repeat, min/max status (2 threads)"
+    "${prefix}member walk (ten fields extracted, both cores)" "${prefix}jq -r '.http_idempotency_key'")
+  [ "${4:-}" = gojq ] && names+=("${prefix}gojq -r '.http_idempotency_key'")
+  : > "$dir/runs.txt"
+  for ((i = 0; i < ${RUNS:-3}; i++)); do
+    once "${names[0]}" "$dir/idem" diagnose -o json --fail-on critical "$file"
+    once "${names[1]}" node "$here/duckdb/groupby.mjs" "$file" 2
+    once "${names[2]}" "$dir/floor" "$file"
+    once "${names[3]}" jq -r '.http_idempotency_key' "$file"
+    if [ "${4:-}" = gojq ]; then
+      once "${names[4]}" "$dir/gojq" -r '.http_idempotency_key' "$file"
+    fi
+  done
+  for n in "${names[@]}"; do
+    row "$n"
+  done
 }
 for f in nginx-100k nginx-500k nginx-1m; do
   workload "$dir/$f.jsonl" "$f.jsonl" "" gojq
