@@ -291,8 +291,8 @@ func Run(set *model.Set, opts Options) *Result {
 	var wg sync.WaitGroup
 	// Who sent each retry is worked out beside the rules: it reads the
 	// set only, and takes as long as the longest of them.
-	var att attributed
-	wg.Go(func() { att = attribute(c) })
+	var retries []Retry
+	wg.Go(func() { retries = attribute(c) })
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for i, r := range rules {
 		wg.Add(1)
@@ -349,7 +349,7 @@ func Run(set *model.Set, opts Options) *Result {
 	var sum Summary
 	var summarised sync.WaitGroup
 	summarised.Go(func() { sum = Summarise(whole, findings) })
-	summarised.Go(func() { attachRetries(findings, att.retries) })
+	summarised.Go(func() { attachRetries(findings, retries) })
 	slices.SortStableFunc(all, func(a, b sortable) int {
 		if a.f.Severity != b.f.Severity {
 			return cmp.Compare(b.f.Severity, a.f.Severity)
@@ -363,8 +363,7 @@ func Run(set *model.Set, opts Options) *Result {
 		return compareJoined(a.f.Keys, b.f.Keys)
 	})
 	summarised.Wait()
-	sum.RetriesByLayer, sum.DuplicatesByLayer = att.byLayer, att.duplicatesBy
-	retries := att.retries
+	countRetries(&sum, retries)
 	for i := range all {
 		findings[i] = all[i].f
 	}

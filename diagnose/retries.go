@@ -113,8 +113,7 @@ func (r *Result) RetriesOf(in *model.Intent) []Retry {
 
 // attachRetries gives each finding the retries of its intents. Only the
 // intents that findings name are looked up, by pointer (a set holds one
-// intent for each ID): a million retries are not grouped for the few
-// thousand a report shows.
+// intent for each ID), rather than every retry grouped by its intent's ID.
 func attachRetries(findings []*Finding, retries []Retry) {
 	if len(retries) == 0 || len(findings) == 0 {
 		return
@@ -130,7 +129,7 @@ func attachRetries(findings []*Finding, retries []Retry) {
 		}
 	}
 	for _, rt := range retries {
-		if i, ok := group[rt.Intent]; ok && rt.Intent != nil {
+		if i, ok := group[rt.Intent]; ok {
 			groups[i] = append(groups[i], rt)
 		}
 	}
@@ -141,17 +140,26 @@ func attachRetries(findings []*Finding, retries []Retry) {
 	}
 }
 
-// attributed is every retry of a set, in the order they began, and
-// their counts by layer.
-type attributed struct {
-	retries      []Retry
-	byLayer      map[string]int
-	duplicatesBy map[string]int
+// countRetries counts the retries by the layer that sent them into the
+// summary, and those of them that made a second effect.
+func countRetries(s *Summary, retries []Retry) {
+	for _, rt := range retries {
+		if s.RetriesByLayer == nil {
+			s.RetriesByLayer = map[string]int{}
+		}
+		s.RetriesByLayer[string(rt.Layer)]++
+		if rt.Duplicate {
+			if s.DuplicatesByLayer == nil {
+				s.DuplicatesByLayer = map[string]int{}
+			}
+			s.DuplicatesByLayer[string(rt.Layer)]++
+		}
+	}
 }
 
-// attribute works out every retry of the set. It reads the set only, so
-// it runs beside the rules.
-func attribute(c *context) attributed {
+// attribute works out every retry of the set, in the order they began.
+// It reads the set only, so it runs beside the rules.
+func attribute(c *context) []Retry {
 	var out []Retry
 	for _, in := range c.set.Built {
 		out = intentRetries(c, in, out)
@@ -173,46 +181,31 @@ func attribute(c *context) attributed {
 	for i, j := range order {
 		sorted[i] = out[j]
 	}
-	a := attributed{retries: sorted}
-	for _, rt := range sorted {
-		if a.byLayer == nil {
-			a.byLayer = map[string]int{}
-		}
-		a.byLayer[string(rt.Layer)]++
-		if rt.Duplicate {
-			if a.duplicatesBy == nil {
-				a.duplicatesBy = map[string]int{}
-			}
-			a.duplicatesBy[string(rt.Layer)]++
-		}
-	}
-	return a
+	return sorted
 }
 
 // intentRetries appends to out an intent's extra deliveries and its
 // proxy's own retries.
 func intentRetries(c *context, in *model.Intent, out []Retry) []Retry {
-	if len(in.Deliveries) == 1 {
-		// The usual intent, sent once: only its proxy may have retried.
-		if rt, ok := proxyRetryOf(c, in, in.Deliveries[0]); ok {
-			out = append(out, rt)
-		}
-		return out
+	// Most intents are sent once: their one delivery needs no copy and
+	// sort, and whether it made an effect matters only to a later one.
+	ds, several := in.Deliveries, len(in.Deliveries) > 1
+	if several {
+		ds = slices.Clone(ds)
+		slices.SortStableFunc(ds, func(a, b *model.Delivery) int {
+			sa, sb := a.Start(), b.Start()
+			if sa.IsZero() || sb.IsZero() {
+				return 0
+			}
+			return sa.Compare(sb)
+		})
 	}
-	ds := slices.Clone(in.Deliveries)
-	slices.SortStableFunc(ds, func(a, b *model.Delivery) int {
-		sa, sb := a.Start(), b.Start()
-		if sa.IsZero() || sb.IsZero() {
-			return 0
-		}
-		return sa.Compare(sb)
-	})
 	effected := false // an earlier delivery made an effect
 	for i, d := range ds {
 		if rt, ok := proxyRetryOf(c, in, d); ok {
 			out = append(out, rt)
 		}
-		effects := len(c.effects(d)) > 0
+		effects := several && len(c.effects(d)) > 0
 		if i > 0 {
 			rt := sender(d)
 			rt.Intent, rt.Delivery, rt.Duplicate = in, d, effects && effected
