@@ -38,10 +38,15 @@ func (c *Correlator) namedWhileRead() bool {
 }
 
 // nameSum hashes what names an intent: its scope, then its first key as
-// the arena stores it (raw bytes and how they were packed). The name is
-// laid out on the stack and hashed at once: cheaper than a streaming hash
-// for the few dozen bytes most names are.
+// the arena stores it (raw bytes and how they were packed). A key without
+// a scope, nearly every name, is hashed where it lies, how it was packed
+// mixed in after; a scoped name is laid out on the stack and hashed at
+// once: cheaper than a streaming hash for the few dozen bytes most names
+// are. Equal sums are only candidates: the index compares the names.
 func nameSum(scope, raw string, kind int) uint64 {
+	if scope == "" {
+		return maphash.String(idSeed, raw) ^ uint64(kind+1)*0x9e3779b97f4a7c15
+	}
 	var name [64]byte
 	b := append(append(name[:0], scope...), 0)
 	b = append(append(b, raw...), byte(kind))

@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"cmp"
+	"iter"
 	"slices"
 	"strconv"
 	"time"
@@ -373,14 +374,23 @@ func resultList(ids []string) string {
 	return string(appendResults(nil, ids))
 }
 
-// allDeliveries returns every delivery, keyed or not, in a stable order.
-func allDeliveries(set *model.Set) []*model.Delivery {
-	var out []*model.Delivery
-	for _, in := range set.Built {
-		out = append(out, in.Deliveries...)
+// allDeliveries yields every delivery built, keyed or not, in a stable
+// order, without gathering them first.
+func allDeliveries(set *model.Set) iter.Seq[*model.Delivery] {
+	return func(yield func(*model.Delivery) bool) {
+		for _, in := range set.Built {
+			for _, d := range in.Deliveries {
+				if !yield(d) {
+					return
+				}
+			}
+		}
+		for _, d := range set.Unkeyed {
+			if !yield(d) {
+				return
+			}
+		}
 	}
-	out = append(out, set.Unkeyed...)
-	return out
 }
 
 func plural(n int, one, many string) string {

@@ -118,24 +118,58 @@ func attachRetries(findings []*Finding, retries []Retry) {
 	if len(retries) == 0 || len(findings) == 0 {
 		return
 	}
+	// Each named intent's retries are counted, then laid end to end in
+	// one slice: no slice of its own grows retry by retry.
 	group := make(map[*model.Intent]int32, len(findings))
-	var groups [][]Retry
+	var ends []int32
 	for _, f := range findings {
 		for _, in := range f.Intents {
 			if _, ok := group[in]; !ok {
-				group[in] = int32(len(groups))
-				groups = append(groups, nil)
+				group[in] = int32(len(ends))
+				ends = append(ends, 0)
 			}
 		}
 	}
-	for _, rt := range retries {
-		if i, ok := group[rt.Intent]; ok {
-			groups[i] = append(groups[i], rt)
+	of := make([]int32, len(retries)) // each retry's group, -1 for none
+	for r := range retries {
+		i, ok := group[retries[r].Intent]
+		if !ok {
+			of[r] = -1
+			continue
+		}
+		of[r] = i
+		ends[i]++
+	}
+	total := int32(0)
+	for i, n := range ends {
+		total += n
+		ends[i] = total
+	}
+	all := make([]Retry, total)
+	for r := len(retries) - 1; r >= 0; r-- { // from the back, to keep their order
+		if i := of[r]; i >= 0 {
+			ends[i]--
+			all[ends[i]] = retries[r]
 		}
 	}
+	// ends[i] is now where group i starts.
+	groupOf := func(i int32) []Retry {
+		end := total
+		if int(i)+1 < len(ends) {
+			end = ends[i+1]
+		}
+		if ends[i] == end {
+			return nil
+		}
+		return all[ends[i]:end:end]
+	}
 	for _, f := range findings {
+		if len(f.Intents) == 1 && f.Retries == nil {
+			f.Retries = groupOf(group[f.Intents[0]])
+			continue
+		}
 		for _, in := range f.Intents {
-			f.Retries = append(f.Retries, groups[group[in]]...)
+			f.Retries = append(f.Retries, groupOf(group[in])...)
 		}
 	}
 }

@@ -42,7 +42,7 @@ func runLateCompletion(c *context) []*Finding {
 			}
 		}
 	}
-	for _, d := range allDeliveries(c.set) {
+	for d := range allDeliveries(c.set) {
 		for _, o := range d.Observations {
 			if o.Tier != model.TierWorker || o.ActivityID == "" {
 				continue

@@ -92,7 +92,7 @@ func whileWaiting(p, o *model.Observation) bool {
 
 func runProxyRetry(c *context) []*Finding {
 	var out []*Finding
-	for _, d := range allDeliveries(c.set) {
+	for d := range allDeliveries(c.set) {
 		p, tries := proxyRetried(c, d)
 		if p == nil {
 			continue

@@ -23,7 +23,7 @@ var requestIDReused = &Rule{
 
 func runRequestIDReused(c *context) []*Finding {
 	var out []*Finding
-	for _, d := range allDeliveries(c.set) {
+	for d := range allDeliveries(c.set) {
 		if d.Synthetic || strings.HasPrefix(d.RequestID, "activity:") {
 			continue
 		}
