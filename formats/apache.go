@@ -93,17 +93,30 @@ var apacheLayouts = compileLayouts(grammar.Apache, []stockLayout{
 	{format: apacheCommon},
 })
 
+// stockLayouts is a format's stock layouts, compiled, and those of them
+// tried on a line no input option says is of the format: the detected
+// ones, in the same order, so that an unread line passes over the rest
+// without a look.
+type stockLayouts struct {
+	all, detected []stockLayout
+}
+
 // compileLayouts compiles stock layouts; they are the package's own, so
 // one that does not compile is a bug.
-func compileLayouts(syn grammar.Syntax, layouts []stockLayout) []stockLayout {
+func compileLayouts(syn grammar.Syntax, layouts []stockLayout) stockLayouts {
+	var st stockLayouts
 	for i := range layouts {
 		prog, err := grammar.Compile(syn, layouts[i].format, grammar.Options{})
 		if err != nil {
 			panic("formats: stock layout " + layouts[i].format + ": " + err.Error())
 		}
 		layouts[i].prog = prog
+		if layouts[i].detect {
+			st.detected = append(st.detected, layouts[i])
+		}
 	}
-	return layouts
+	st.all = layouts
+	return st
 }
 
 func readApache(p *Parser, s string, src model.Source) bool {
@@ -112,12 +125,16 @@ func readApache(p *Parser, s string, src model.Source) bool {
 
 // readStock reads a line with the first stock layout that wrote it: a
 // detected one, or any where the input is said to be of the format name.
-func (p *Parser) readStock(name string, layouts []stockLayout, s string, src model.Source) bool {
+func (p *Parser) readStock(name string, st stockLayouts, s string, src model.Source) bool {
 	forced := p.forced() != nil && p.forced().Name == name
+	layouts := st.detected
+	if forced {
+		layouts = st.all
+	}
 	missing := "" // a key the line lacks: the layouts that share it are passed over
 	for i := range layouts {
 		l := &layouts[i]
-		if !l.detect && !forced || missing != "" && l.prog.Key() == missing {
+		if missing != "" && l.prog.Key() == missing {
 			continue
 		}
 		if p.lacks(s, l.prog.Key()) {
