@@ -8,7 +8,14 @@ import (
 // Observation is what one log line says about one request at one tier.
 // Empty strings and zero numbers mean "the line did not say".
 type Observation struct {
-	Tier     Tier
+	// The one-byte facts first, together: a big input's built intents
+	// hold a hundred thousand observations, and apart each took a word.
+	Tier       Tier
+	Outcome    Outcome
+	Replayed   bool // the response carried a replay marker (Idempotent-Replayed: true)
+	RetryAfter bool // the response asked the client to come back later
+	Effect     bool // this line records a business effect
+
 	Format   string    // the recognised format, e.g. "nginx", "har", "slog"
 	Time     time.Time // when this tier saw the request start
 	Duration time.Duration
@@ -25,7 +32,6 @@ type Observation struct {
 	// proxy's own retry, the
 	// client having sent once. 0 when the line did not say, or said one.
 	UpstreamTries int
-	Outcome       Outcome
 	Detail        string // the raw signal behind the outcome: "DC", "net::ERR_TIMED_OUT", "CH--"
 
 	RequestID string
@@ -42,9 +48,6 @@ type Observation struct {
 	State        string // the key record's state: in_progress, completed, ...
 	Fingerprint  string // fingerprint of the significant payload
 	ResultID     string
-	Replayed     bool // the response carried a replay marker (Idempotent-Replayed: true)
-	RetryAfter   bool // the response asked the client to come back later
-	Effect       bool // this line records a business effect
 	Attempt      int
 	// RetryMark is the header by which a client library numbered this
 	// send past its first, as logged ("x-stainless-retry-count: 1",
