@@ -58,20 +58,28 @@ func TestGoalStaysNearTheLargestLiveHeap(t *testing.T) {
 	}
 }
 
-func TestHeapGoalFollowsTheLiveHeap(t *testing.T) {
+// withHeapPolicy starts the collector's policy as a run does, from a
+// largest live heap of 0 (what other tests' heaps held does not count),
+// and stops it when the test ends.
+func withHeapPolicy(t *testing.T) {
+	t.Helper()
 	t.Setenv("GOGC", "")
 	t.Setenv("GOMEMLIMIT", "")
-	defer func() {
+	t.Cleanup(func() {
 		gcPolicyOn.Store(false)
 		runtime.GC() // the last cleanup sees the policy off and stops
 		debug.SetGCPercent(100)
-	}()
+	})
 	debug.SetGCPercent(100)
-	highLive.Store(0) // what other tests' heaps held does not count
+	highLive.Store(0)
 	trackHeap()
 	if !gcPolicyOn.Load() {
 		t.Fatal("trackHeap did not start the policy")
 	}
+}
+
+func TestHeapGoalFollowsTheLiveHeap(t *testing.T) {
+	withHeapPolicy(t)
 	live := make([]byte, 320<<20)
 	for i := 0; i < len(live); i += 4096 {
 		live[i] = byte(i)

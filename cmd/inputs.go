@@ -118,7 +118,8 @@ func readInputs(ctx context.Context, f *Factory, fl *inputFlags, paths []string)
 	// name it (see warnInputs).
 	opts.KeepGoing = true
 	stop := startProgress(f, opts.Progress, paths, fl.Quiet, fl.progressMin)
-	set, err := load.Files(ctx, paths, load.Options{Read: opts, Build: fl.buildFor(), Released: storeReleased})
+	hugeHeapFor(paths)
+	set, err := load.Files(ctx, paths, load.Options{Read: opts, Build: fl.buildFor(), Released: storeReleased, ReadDone: readingDone})
 	stop()
 	if err != nil {
 		var ie *ingest.InputError

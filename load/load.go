@@ -29,6 +29,9 @@ type Options struct {
 	// correlator's store (see model.Set.LookupsDone and
 	// correlate.Correlator.Released).
 	Released func()
+	// ReadDone, when not nil, is called once every input is read, before
+	// the deliveries are grouped into intents.
+	ReadDone func()
 }
 
 // Files reads the files at paths ("-" for standard input) and
@@ -46,6 +49,9 @@ func Files(ctx context.Context, paths []string, opts Options) (*model.Set, error
 		return nil, err
 	}
 	NoteJoins(inputs, learned)
+	if opts.ReadDone != nil {
+		opts.ReadDone()
+	}
 	return c.Set(inputs), nil
 }
 
@@ -56,6 +62,9 @@ func Sources(ctx context.Context, srcs []ingest.Source, opts Options) (*model.Se
 	inputs, err := ingest.ReadSources(ctx, srcs, opts.Read, consumer)
 	if err != nil {
 		return nil, err
+	}
+	if opts.ReadDone != nil {
+		opts.ReadDone()
 	}
 	return c.Set(inputs), nil
 }

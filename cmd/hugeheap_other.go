@@ -1,0 +1,9 @@
+//go:build !linux
+
+package cmd
+
+// hugeHeapFor does nothing where huge pages are not asked for this way.
+func hugeHeapFor([]string) {}
+
+// readingDone does nothing here.
+func readingDone() {}
