@@ -103,6 +103,7 @@ func storeReleased() {
 		}
 		runtime.GC()
 	}
+	hugeAgain() // the peak is behind (see hugeheap_linux.go)
 }
 
 // peakResident is the process's peak resident memory so far (Linux's

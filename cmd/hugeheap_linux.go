@@ -23,8 +23,9 @@ import (
 // grouping adds in fresh memory takes ordinary pages, which the
 // scavenger can return one by one, so the peak stays what it was (huge
 // pages there too raised it by 3 to 5 MB, over the 300 MB line on
-// nginx-1m). Only big inputs are
-// worth it (hugeFrom).
+// nginx-1m). Once the store is released the peak is behind, and
+// hugeAgain advises the room again for the rules and the report. Only
+// big inputs are worth it (hugeFrom).
 
 // hugeRoom is how much of the heap is advised: more than reading a
 // million intents holds (about 110 MB), a mapping of nothing until used.
@@ -77,11 +78,19 @@ func hugeHeapFor(paths []string) {
 // does what the heap keeps in them; a page touched from now on is an
 // ordinary one.
 func readingDone() {
-	if heapRoom.hi == 0 {
-		return
+	if heapRoom.hi != 0 {
+		madvise(heapRoom.lo, heapRoom.hi, syscall.MADV_NOHUGEPAGE)
 	}
-	madvise(heapRoom.lo, heapRoom.hi, syscall.MADV_NOHUGEPAGE)
-	heapRoom.lo, heapRoom.hi = 0, 0
+}
+
+// hugeAgain advises the room again once the store is released (see
+// storeReleased): the peak is behind, and the rules and the report
+// allocate in the room's fresh pages.
+func hugeAgain() {
+	if heapRoom.hi != 0 {
+		madvise(heapRoom.lo, heapRoom.hi, syscall.MADV_HUGEPAGE)
+		heapRoom.lo, heapRoom.hi = 0, 0
+	}
 }
 
 // madvise gives advice on [lo, hi) and reports whether it was taken. The

@@ -52,8 +52,8 @@ func anyHas(flags []string, flag string) bool {
 
 // TestHugeHeapForBigInputs holds hugeHeapFor and readingDone to what
 // they promise: no room for small inputs, an advised room for big ones
-// that the collector does not count as live, and the advice withdrawn
-// once reading is over.
+// that the collector does not count as live, the advice withdrawn once
+// reading is over and given again once the store is released.
 func TestHugeHeapForBigInputs(t *testing.T) {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		t.Skip("GOMEMLIMIT is set: no room is made")
@@ -106,10 +106,14 @@ func TestHugeHeapForBigInputs(t *testing.T) {
 	}
 
 	readingDone()
-	if heapRoom.hi != 0 {
-		t.Errorf("readingDone left the room set: %+v", heapRoom)
-	}
 	if flags := vmaFlags(t, lo, hi); !anyHas(flags, "nh") || anyHas(flags, "hg") {
 		t.Errorf("readingDone left the room advised for huge pages: %q", flags)
+	}
+	storeReleased()
+	if heapRoom.hi != 0 {
+		t.Errorf("the store's release left the room set: %+v", heapRoom)
+	}
+	if flags := vmaFlags(t, lo, hi); !anyHas(flags, "hg") || anyHas(flags, "nh") {
+		t.Errorf("the store's release did not advise the room again: %q", flags)
 	}
 }

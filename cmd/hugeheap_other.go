@@ -7,3 +7,6 @@ func hugeHeapFor([]string) {}
 
 // readingDone does nothing here.
 func readingDone() {}
+
+// hugeAgain does nothing here.
+func hugeAgain() {}
