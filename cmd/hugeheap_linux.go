@@ -42,20 +42,12 @@ const hugePage = 2 << 20
 // heapRoom is the advised range, [lo, hi); zero when none.
 var heapRoom struct{ lo, hi uintptr }
 
-// hugeHeapFor advises the room when the files at paths hold hugeFrom
-// bytes or more; it does nothing where the user tuned the collector's
-// memory (GOMEMLIMIT), and a refusal changes nothing but speed.
-func hugeHeapFor(paths []string) {
-	if os.Getenv("GOMEMLIMIT") != "" || heapRoom.hi != 0 {
-		return
-	}
-	var size int64
-	for _, p := range paths {
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-			size += fi.Size()
-		}
-	}
-	if size < hugeFrom {
+// hugeHeapFor advises the room when the input files hold hugeFrom bytes
+// or more (size, see sizeOf); it does nothing where the user tuned the
+// collector's memory (GOMEMLIMIT), and a refusal changes nothing but
+// speed.
+func hugeHeapFor(size int64) {
+	if os.Getenv("GOMEMLIMIT") != "" || heapRoom.hi != 0 || size < hugeFrom {
 		return
 	}
 	// No collection while the room is live: one would take it for live

@@ -66,7 +66,8 @@ func TestHugeHeapForBigInputs(t *testing.T) {
 	if err := os.WriteFile(small, []byte("x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	hugeHeapFor([]string{small, "-", dir})
+	hugeHeapFor(sizeOf([]string{small, dir}).total)
+	hugeHeapFor(sizeOf([]string{small, "-"}).total)
 	if heapRoom.hi != 0 {
 		t.Fatalf("a 2-byte input, standard input and a folder made a room: %+v", heapRoom)
 	}
@@ -83,7 +84,7 @@ func TestHugeHeapForBigInputs(t *testing.T) {
 	// With the collector's policy on, as in a run: the room must not
 	// count as the largest live heap.
 	withHeapPolicy(t)
-	hugeHeapFor([]string{big})
+	hugeHeapFor(sizeOf([]string{big}).total)
 	t.Cleanup(func() { heapRoom.lo, heapRoom.hi = 0, 0 })
 	for range 5 { // the policy's cleanups run after each collection
 		runtime.GC()

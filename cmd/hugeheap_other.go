@@ -3,7 +3,7 @@
 package cmd
 
 // hugeHeapFor does nothing where huge pages are not asked for this way.
-func hugeHeapFor([]string) {}
+func hugeHeapFor(int64) {}
 
 // readingDone does nothing here.
 func readingDone() {}

@@ -117,8 +117,9 @@ func readInputs(ctx context.Context, f *Factory, fl *inputFlags, paths []string)
 	// One missing input among several: report what the others say, and
 	// name it (see warnInputs).
 	opts.KeepGoing = true
-	stop := startProgress(f, opts.Progress, paths, fl.Quiet, fl.progressMin)
-	hugeHeapFor(paths)
+	size := sizeOf(paths)
+	stop := startProgress(f, opts.Progress, paths, size, fl.Quiet, fl.progressMin)
+	hugeHeapFor(size.total)
 	set, err := load.Files(ctx, paths, load.Options{Read: opts, Build: fl.buildFor(), Released: storeReleased, ReadDone: readingDone})
 	stop()
 	if err != nil {

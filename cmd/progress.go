@@ -11,31 +11,46 @@ import (
 // progressMinBytes is how big the inputs must be before progress is shown.
 const progressMinBytes = 64 << 20
 
+// inputsSize is how many bytes the input files hold; known is false when
+// one is standard input or cannot be looked at.
+type inputsSize struct {
+	total int64
+	known bool
+}
+
+// sizeOf adds up the sizes of the files at paths (a folder counts for
+// nothing), looked at once for everything that asks (progress, the heap's
+// huge pages).
+func sizeOf(paths []string) inputsSize {
+	size := inputsSize{known: true}
+	for _, path := range paths {
+		st, err := os.Stat(path)
+		if path == "-" || err != nil {
+			size.known = false
+			continue
+		}
+		if st.Mode().IsRegular() {
+			size.total += st.Size()
+		}
+	}
+	return size
+}
+
 // startProgress shows reading progress on stderr (bytes and lines per
 // second, ETA) while the inputs are read, when stderr is a terminal and the
 // inputs are big or of unknown size. It returns the function that stops and
 // clears it.
-func startProgress(f *Factory, p *ingest.Progress, paths []string, quiet bool, minBytes int64) func() {
+func startProgress(f *Factory, p *ingest.Progress, paths []string, size inputsSize, quiet bool, minBytes int64) func() {
 	// Someone typing or pasting at the terminal needs the hint, and no
 	// progress line redrawn over what they type.
 	if stdinHint(f, paths) || quiet || !f.IO.IsStderrTTY() {
 		return func() {}
 	}
-	var total int64
-	known := true
-	for _, path := range paths {
-		st, err := os.Stat(path)
-		if path == "-" || err != nil {
-			known = false
-			continue
-		}
-		total += st.Size()
-	}
-	if known && total < minBytes {
+	if size.known && size.total < minBytes {
 		return func() {}
 	}
-	if known {
-		p.Total.Store(total)
+	if size.known {
+		p.Total.Store(size.total)
 	}
 	done := make(chan struct{})
 	finished := make(chan struct{})

@@ -49,10 +49,7 @@ func Files(ctx context.Context, paths []string, opts Options) (*model.Set, error
 		return nil, err
 	}
 	NoteJoins(inputs, learned)
-	if opts.ReadDone != nil {
-		opts.ReadDone()
-	}
-	return c.Set(inputs), nil
+	return set(c, inputs, opts), nil
 }
 
 // Sources is Files over sources that are not files (a log store's
@@ -63,10 +60,15 @@ func Sources(ctx context.Context, srcs []ingest.Source, opts Options) (*model.Se
 	if err != nil {
 		return nil, err
 	}
+	return set(c, inputs, opts), nil
+}
+
+// set tells opts that reading is over, then groups what was read.
+func set(c *correlate.Correlator, inputs []*model.Input, opts Options) *model.Set {
 	if opts.ReadDone != nil {
 		opts.ReadDone()
 	}
-	return c.Set(inputs), nil
+	return c.Set(inputs)
 }
 
 // correlator makes the correlator opts ask for, and the consumer the

@@ -189,5 +189,6 @@ perMB() { # file
 }
 json=$(perMB nginx-100k.jsonl)
 for f in applog.log mixed.log; do
-  echo "$f (CPU per MB): $(perMB "$f") ms against nginx JSON's $json ms, $(ratio "$(perMB "$f")" "$json") times"
+  text=$(perMB "$f")
+  echo "$f (CPU per MB): $text ms against nginx JSON's $json ms, $(ratio "$text" "$json") times"
 done
