@@ -4,8 +4,9 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
-	"syscall"
 	"unsafe"
+
+	"github.com/idem-cli/idem/internal/pages"
 )
 
 // The heap that reading fills is asked onto huge pages. On a machine
@@ -36,29 +37,25 @@ const hugeRoom = 256 << 20
 // gigabyte) and 2 MB, where nginx-100k's 83 MB take 0.2 s.
 const hugeFrom = 64 << 20
 
-// hugePage is the huge page size the advice is aligned to.
-const hugePage = 2 << 20
-
-// heapRoom is the advised range, [lo, hi); zero when none.
-var heapRoom struct{ lo, hi uintptr }
+// heapRoom is the advised range; empty when none.
+var heapRoom pages.Range
 
 // hugeHeapFor advises the room when the input files hold hugeFrom bytes
 // or more (size, see sizeOf); it does nothing where the user tuned the
 // collector's memory (GOMEMLIMIT), and a refusal changes nothing but
 // speed.
 func hugeHeapFor(size int64) {
-	if os.Getenv("GOMEMLIMIT") != "" || heapRoom.hi != 0 || size < hugeFrom {
+	if os.Getenv("GOMEMLIMIT") != "" || !heapRoom.Empty() || size < hugeFrom {
 		return
 	}
 	// No collection while the room is live: one would take it for live
 	// data, and the collector's policy (gc.go) with it.
 	gc := debug.SetGCPercent(-1)
 	room := make([]byte, hugeRoom) // fresh from the system: not zeroed, not touched
-	start := uintptr(unsafe.Pointer(unsafe.SliceData(room)))
-	lo := (start + hugePage - 1) &^ (hugePage - 1)
-	hi := (start + hugeRoom) &^ (hugePage - 1)
-	if madvise(lo, hi, syscall.MADV_HUGEPAGE) {
-		heapRoom.lo, heapRoom.hi = lo, hi
+	// As numbers: once freed, the room is heap no Go pointer may name.
+	r := pages.Middle(uintptr(unsafe.Pointer(unsafe.SliceData(room))), hugeRoom)
+	if r.Advise(true) {
+		heapRoom = r
 	}
 	runtime.KeepAlive(room)
 	debug.SetGCPercent(gc)
@@ -70,28 +67,13 @@ func hugeHeapFor(size int64) {
 // does what the heap keeps in them; a page touched from now on is an
 // ordinary one.
 func readingDone() {
-	if heapRoom.hi != 0 {
-		madvise(heapRoom.lo, heapRoom.hi, syscall.MADV_NOHUGEPAGE)
-	}
+	heapRoom.Advise(false)
 }
 
 // hugeAgain advises the room again once the store is released (see
 // storeReleased): the peak is behind, and the rules and the report
 // allocate in the room's fresh pages.
 func hugeAgain() {
-	if heapRoom.hi != 0 {
-		madvise(heapRoom.lo, heapRoom.hi, syscall.MADV_HUGEPAGE)
-		heapRoom.lo, heapRoom.hi = 0, 0
-	}
-}
-
-// madvise gives advice on [lo, hi) and reports whether it was taken. The
-// range is passed as numbers: after hugeHeapFor it is free heap that no
-// Go pointer may name.
-func madvise(lo, hi uintptr, advice int) bool {
-	if hi <= lo {
-		return false
-	}
-	_, _, errno := syscall.Syscall(syscall.SYS_MADVISE, lo, hi-lo, uintptr(advice))
-	return errno == 0
+	heapRoom.Advise(true)
+	heapRoom = pages.Range{}
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/idem-cli/idem/internal/pages"
 )
 
 // vmaFlags returns the VmFlags of every mapping of this process that
@@ -68,7 +70,7 @@ func TestHugeHeapForBigInputs(t *testing.T) {
 	}
 	hugeHeapFor(sizeOf([]string{small, dir}).total)
 	hugeHeapFor(sizeOf([]string{small, "-"}).total)
-	if heapRoom.hi != 0 {
+	if !heapRoom.Empty() {
 		t.Fatalf("a 2-byte input, standard input and a folder made a room: %+v", heapRoom)
 	}
 
@@ -85,7 +87,7 @@ func TestHugeHeapForBigInputs(t *testing.T) {
 	// count as the largest live heap.
 	withHeapPolicy(t)
 	hugeHeapFor(sizeOf([]string{big}).total)
-	t.Cleanup(func() { heapRoom.lo, heapRoom.hi = 0, 0 })
+	t.Cleanup(func() { heapRoom = pages.Range{} })
 	for range 5 { // the policy's cleanups run after each collection
 		runtime.GC()
 		time.Sleep(10 * time.Millisecond)
@@ -93,8 +95,8 @@ func TestHugeHeapForBigInputs(t *testing.T) {
 	if h := highLive.Load(); h >= hugeRoom/2 {
 		t.Errorf("largest live heap %d MB after the room: a collection counted the room as live", h>>20)
 	}
-	lo, hi := heapRoom.lo, heapRoom.hi
-	if hi-lo < hugeRoom-2*hugePage {
+	lo, hi := heapRoom.Lo, heapRoom.Hi
+	if hi-lo < hugeRoom-2*pages.HugePage {
 		t.Fatalf("room [%#x, %#x) for a %d-byte input: want %d bytes", lo, hi, hugeFrom, hugeRoom)
 	}
 	if flags := vmaFlags(t, lo, hi); !anyHas(flags, "hg") {
@@ -111,7 +113,7 @@ func TestHugeHeapForBigInputs(t *testing.T) {
 		t.Errorf("readingDone left the room advised for huge pages: %q", flags)
 	}
 	storeReleased()
-	if heapRoom.hi != 0 {
+	if !heapRoom.Empty() {
 		t.Errorf("the store's release left the room set: %+v", heapRoom)
 	}
 	if flags := vmaFlags(t, lo, hi); !anyHas(flags, "hg") || anyHas(flags, "nh") {

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"unsafe"
+
+	"github.com/idem-cli/idem/internal/pages"
 )
 
 // arena holds strings in large chunks that never move. A string is named
@@ -21,7 +23,7 @@ type aref uint64
 const longString = 0xffff
 
 // arenaChunk is the size of an arena's chunks: large enough that most of
-// each is in its huge-page-aligned middle (see hugePages), which the
+// each is in its huge-page-aligned middle (see pages.Huge), which the
 // strings then fill with one fault for 2 MB rather than 512 (nginx-1m: CPU
 // 3.72 -> 3.46 s on a virtual machine whose faults are exits, five runs
 // each, the peak within 3 MB); at most 16 MB, what an aref's offset counts.
@@ -52,7 +54,7 @@ func (a *arena) addPacked(s string, p packed) aref {
 			size = len(data)
 		}
 		c := make([]byte, 0, size)
-		hugePages(c[:size])
+		pages.Huge(c[:size])
 		a.chunks = append(a.chunks, c)
 		n++
 	}

@@ -1,5 +1,7 @@
 package correlate
 
+import "github.com/idem-cli/idem/internal/pages"
+
 // hashIndex finds int32 values (deliveries, intents) by a 64-bit hash of
 // what names them. It is an open-addressing table of 8-byte slots, so that
 // the request-id index of a million-line log is one probe into 32 MB rather
@@ -16,8 +18,8 @@ type hashIndex struct {
 func newHashIndex(n int) hashIndex {
 	bits := bitsFor(n)
 	x := hashIndex{slots: make([]uint64, 1<<bits), bits: bits}
-	hugePages(x.slots)
-	populate(x.slots)
+	pages.Huge(x.slots)
+	pages.Populate(x.slots)
 	return x
 }
 
@@ -105,7 +107,7 @@ func (x *hashIndex) grow() {
 	old := x.slots
 	x.bits++
 	x.slots = make([]uint64, 1<<x.bits)
-	hugePages(x.slots)
+	pages.Huge(x.slots)
 	mask := uint32(len(x.slots) - 1)
 	for _, s := range old {
 		if s == 0 {

@@ -6,6 +6,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/idem-cli/idem/internal/pages"
 )
 
 // mapBlock maps n bytes of zeroed memory outside the Go heap, aligned to
@@ -36,7 +38,7 @@ func mapBlock(n int) (b []byte, mapped bool) {
 		p = unsafe.Add(p, skip)
 	}
 	b = unsafe.Slice((*byte)(p), size)
-	hugePages(b)
+	pages.Huge(b)
 	return b, true
 }
 
