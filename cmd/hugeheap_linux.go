@@ -40,10 +40,11 @@ const hugeFrom = 64 << 20
 // heapRoom is the advised range; empty when none.
 var heapRoom pages.Range
 
-// hugeHeapFor advises the room when the input files hold hugeFrom bytes
-// or more (size, see sizeOf); it does nothing where the user tuned the
-// collector's memory (GOMEMLIMIT), and a refusal changes nothing but
-// speed.
+// hugeHeapFor advises the room when reading the input files yields
+// hugeFrom bytes or more (size: inputsSize.expanded, see sizeOf, which
+// counts a compressed file for what it says it expands to); it does
+// nothing where the user tuned the collector's memory (GOMEMLIMIT), and a
+// refusal changes nothing but speed.
 func hugeHeapFor(size int64) {
 	if os.Getenv("GOMEMLIMIT") != "" || !heapRoom.Empty() || size < hugeFrom {
 		return

@@ -68,8 +68,8 @@ func TestHugeHeapForBigInputs(t *testing.T) {
 	if err := os.WriteFile(small, []byte("x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	hugeHeapFor(sizeOf([]string{small, dir}).total)
-	hugeHeapFor(sizeOf([]string{small, "-"}).total)
+	hugeHeapFor(sizeOf([]string{small, dir}).expanded)
+	hugeHeapFor(sizeOf([]string{small, "-"}).expanded)
 	if !heapRoom.Empty() {
 		t.Fatalf("a 2-byte input, standard input and a folder made a room: %+v", heapRoom)
 	}
@@ -86,7 +86,7 @@ func TestHugeHeapForBigInputs(t *testing.T) {
 	// With the collector's policy on, as in a run: the room must not
 	// count as the largest live heap.
 	withHeapPolicy(t)
-	hugeHeapFor(sizeOf([]string{big}).total)
+	hugeHeapFor(sizeOf([]string{big}).expanded)
 	t.Cleanup(func() { heapRoom = pages.Range{} })
 	for range 5 { // the policy's cleanups run after each collection
 		runtime.GC()

@@ -119,7 +119,7 @@ func readInputs(ctx context.Context, f *Factory, fl *inputFlags, paths []string)
 	opts.KeepGoing = true
 	size := sizeOf(paths)
 	stop := startProgress(f, opts.Progress, paths, size, fl.Quiet, fl.progressMin)
-	hugeHeapFor(size.total)
+	hugeHeapFor(size.expanded)
 	set, err := load.Files(ctx, paths, load.Options{Read: opts, Build: fl.buildFor(), Released: storeReleased, ReadDone: readingDone})
 	stop()
 	if err != nil {

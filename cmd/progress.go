@@ -11,11 +11,13 @@ import (
 // progressMinBytes is how big the inputs must be before progress is shown.
 const progressMinBytes = 64 << 20
 
-// inputsSize is how many bytes the input files hold; known is false when
-// one is standard input or cannot be looked at.
+// inputsSize is how many bytes the input files hold on disk (total, what
+// progress counts) and what reading them yields, where a compressed file
+// says (expanded, see ingest.Expanded); known is false when one is
+// standard input or cannot be looked at.
 type inputsSize struct {
-	total int64
-	known bool
+	total, expanded int64
+	known           bool
 }
 
 // sizeOf adds up the sizes of the files at paths (a folder counts for
@@ -31,6 +33,7 @@ func sizeOf(paths []string) inputsSize {
 		}
 		if st.Mode().IsRegular() {
 			size.total += st.Size()
+			size.expanded += ingest.Expanded(path, st.Size())
 		}
 	}
 	return size

@@ -1,10 +1,15 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/klauspost/compress/gzip"
 
 	"github.com/idem-cli/idem/internal/iostreams"
 )
@@ -49,5 +54,33 @@ func TestStdinHintOnlyAtATerminal(t *testing.T) {
 				t.Errorf("hint shown %v, want %v: %q", got, tc.want, errOut.String())
 			}
 		})
+	}
+}
+
+// TestSizeOfCountsWhatCompressedFilesExpandTo: progress counts bytes on
+// disk, the memory policy what reading yields, which a gzip file says in
+// its trailer; standard input makes the size unknown.
+func TestSizeOfCountsWhatCompressedFilesExpandTo(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "plain.log")
+	if err := os.WriteFile(plain, []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	w, _ := gzip.NewWriterLevel(&b, gzip.BestSpeed)
+	const lines = 8 << 20
+	w.Write(bytes.Repeat([]byte("\n"), lines))
+	w.Close()
+	packed := filepath.Join(dir, "newlines.gz")
+	if err := os.WriteFile(packed, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := sizeOf([]string{plain, packed})
+	want := inputsSize{total: 2 + int64(b.Len()), expanded: 2 + lines, known: true}
+	if got != want {
+		t.Errorf("sizeOf = %+v, want %+v", got, want)
+	}
+	if got := sizeOf([]string{plain, "-"}); got.known || got.total != 2 || got.expanded != 2 {
+		t.Errorf("with standard input: sizeOf = %+v, want unknown, 2 bytes counted", got)
 	}
 }
