@@ -7,6 +7,7 @@ import (
 	"runtime/metrics"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 )
 
@@ -32,6 +33,15 @@ import (
 
 // gcPolicyOn is set while trackHeap's goal is in force.
 var gcPolicyOn atomic.Bool
+
+// percentMu is held by whoever sets the collector's percentage or the
+// largest live heap: the policy after each collection, and hugeHeapFor
+// while its room is live, with the collector off, and once it is freed.
+// The policy's cleanups run on a goroutine of their own; one that turned
+// the collector back on in that window let the room's own allocation
+// start a collection that found it live, and the goal then followed it
+// (TestHugeHeapRoomNeverCountedLive).
+var percentMu sync.Mutex
 
 // minHeadroom is the least room left above the live heap after a
 // collection; a larger heap gets an eighth of itself. The store's records
@@ -80,13 +90,19 @@ func trackHeap() {
 		if !gcPolicyOn.Load() {
 			return false
 		}
-		live := liveBytes()
-		if live > highLive.Load() {
-			highLive.Store(live)
-		}
-		debug.SetGCPercent(gcPercentBelow(live, highLive.Load()))
+		percentMu.Lock()
+		defer percentMu.Unlock()
+		follow(liveBytes(), highLive.Load())
 		return true
 	})
+}
+
+// follow sets the goal for live bytes found live by the last collection,
+// below high, the largest live heap to count. Called with percentMu held.
+func follow(live, high uint64) {
+	high = max(high, live)
+	highLive.Store(high)
+	debug.SetGCPercent(gcPercentBelow(live, high))
 }
 
 // storeReleased is called once the compact correlation store is freed
@@ -98,9 +114,11 @@ func trackHeap() {
 // and the rules may then grow the heap to three quarters of that.
 func storeReleased() {
 	if gcPolicyOn.Load() {
+		percentMu.Lock()
 		if peak := peakResident(); peak > highLive.Load() {
 			highLive.Store(peak)
 		}
+		percentMu.Unlock()
 		runtime.GC()
 	}
 	hugeAgain() // the peak is behind (see hugeheap_linux.go)

@@ -51,16 +51,36 @@ func hugeHeapFor(size int64) {
 	}
 	// No collection while the room is live: one would take it for live
 	// data, and the collector's policy (gc.go) with it.
+	percentMu.Lock()
+	high := highLive.Load()
 	gc := debug.SetGCPercent(-1)
-	room := make([]byte, hugeRoom) // fresh from the system: not zeroed, not touched
-	// As numbers: once freed, the room is heap no Go pointer may name.
-	r := pages.Middle(uintptr(unsafe.Pointer(unsafe.SliceData(room))), hugeRoom)
+	r := makeRoom()
 	if r.Advise(true) {
 		heapRoom = r
 	}
-	runtime.KeepAlive(room)
 	debug.SetGCPercent(gc)
+	percentMu.Unlock()
 	runtime.GC() // the room is free heap again
+	// A collection another goroutine's allocation had begun just as the
+	// collector was turned off still marks, and counts what is made
+	// meanwhile as live: the room. What it told the policy is forgotten
+	// here, after a collection that found the room free; the policy's
+	// later cleanups read that one.
+	if gcPolicyOn.Load() {
+		percentMu.Lock()
+		follow(liveBytes(), high)
+		percentMu.Unlock()
+	}
+}
+
+// makeRoom makes the room and returns the run of huge pages inside it,
+// as numbers: once it returns, the room is free heap that no Go pointer
+// names, not even one left in its frame.
+//
+//go:noinline
+func makeRoom() pages.Range {
+	room := make([]byte, hugeRoom) // fresh from the system: not zeroed, not touched
+	return pages.Middle(uintptr(unsafe.Pointer(unsafe.SliceData(room))), hugeRoom)
 }
 
 // readingDone withdraws the advice from the room (passed as
