@@ -219,6 +219,7 @@ func loadStore(ctx context.Context, f *Factory, fl *inputFlags, sf *storeFlags, 
 		}
 		return nil, err
 	}
+	hugeHeapFor(stats.Bytes) // what the store's answer holds, known once fetched
 	set, err := load.Sources(ctx, srcs, load.Options{Read: opts, Build: fl.buildFor(), Released: storeReleased, ReadDone: readingDone})
 	if err != nil {
 		return nil, err

@@ -4,8 +4,11 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"sync"
+	"time"
 	"unsafe"
 
+	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/internal/pages"
 )
 
@@ -72,6 +75,40 @@ func hugeHeapFor(size int64) {
 		percentMu.Unlock()
 	}
 }
+
+// hugeHeapOnceRead makes the room once reading has passed hugeFrom bytes
+// of inputs whose size nobody could tell beforehand (standard input): the
+// heap reading has filled by then stays on ordinary pages, what it adds
+// from there lands in the room. It returns the function that stops
+// watching, which must run before readingDone (it waits for the watcher,
+// so that the room is made before the advice is withdrawn, or not at all).
+func hugeHeapOnceRead(p *ingest.Progress) (stop func()) {
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(readWatch)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				if p.Bytes.Load() >= hugeFrom {
+					hugeHeapFor(hugeFrom)
+					return
+				}
+			}
+		}
+	}()
+	return sync.OnceFunc(func() {
+		close(done)
+		<-finished
+	})
+}
+
+// readWatch is how often hugeHeapOnceRead looks at what was read: at a
+// gigabyte a second, 10 MB past the mark.
+const readWatch = 10 * time.Millisecond
 
 // makeRoom makes the room and returns the run of huge pages inside it,
 // as numbers: once it returns, the room is free heap that no Go pointer

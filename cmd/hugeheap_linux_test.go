@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/internal/pages"
 )
 
@@ -182,4 +183,40 @@ func TestHugeHeapRoomNeverCountedLive(t *testing.T) {
 func liveBefore() uint64 {
 	runtime.GC()
 	return max(liveBytes(), highLive.Load())
+}
+
+// TestHugeHeapOnceRead: for inputs of unknown size the room is made once
+// reading has passed hugeFrom bytes, and not at all when reading ends
+// before; stopping twice is stopping once.
+func TestHugeHeapOnceRead(t *testing.T) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOMEMLIMIT is set: no room is made")
+	}
+	if _, err := os.Stat("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil {
+		t.Skip("this kernel offers no transparent huge pages")
+	}
+	withHeapPolicy(t)
+	t.Cleanup(func() { heapRoom = pages.Range{} })
+
+	var short ingest.Progress
+	stop := hugeHeapOnceRead(&short)
+	short.Bytes.Store(hugeFrom - 1)
+	time.Sleep(10 * readWatch)
+	stop()
+	stop()
+	if !heapRoom.Empty() {
+		t.Fatalf("a room after %d bytes read: %+v", hugeFrom-1, heapRoom)
+	}
+
+	var long ingest.Progress
+	stop = hugeHeapOnceRead(&long)
+	long.Bytes.Store(hugeFrom)
+	time.Sleep(100 * readWatch) // the watcher looks every readWatch
+	stop()                      // waits for it: heapRoom is read after
+	if heapRoom.Empty() {
+		t.Fatalf("no room after %d bytes read", hugeFrom)
+	}
+	if flags := vmaFlags(t, heapRoom.Lo, heapRoom.Hi); !anyHas(flags, "hg") {
+		t.Fatalf("the room is not advised for huge pages: %q", flags)
+	}
 }

@@ -120,7 +120,16 @@ func readInputs(ctx context.Context, f *Factory, fl *inputFlags, paths []string)
 	size := sizeOf(paths)
 	stop := startProgress(f, opts.Progress, paths, size, fl.Quiet, fl.progressMin)
 	hugeHeapFor(size.expanded)
-	set, err := load.Files(ctx, paths, load.Options{Read: opts, Build: fl.buildFor(), Released: storeReleased, ReadDone: readingDone})
+	watched := func() {}
+	if !size.known {
+		watched = hugeHeapOnceRead(opts.Progress)
+	}
+	readDone := func() {
+		watched()
+		readingDone()
+	}
+	set, err := load.Files(ctx, paths, load.Options{Read: opts, Build: fl.buildFor(), Released: storeReleased, ReadDone: readDone})
+	watched()
 	stop()
 	if err != nil {
 		var ie *ingest.InputError
