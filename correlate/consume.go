@@ -84,20 +84,20 @@ func (c *Correlator) add(o *model.Observation, p *prepared) {
 	synthetic := false
 	if id == "" {
 		switch {
-		case o.ActivityID != "" && o.WorkflowID != "":
+		case o.ActivityID() != "" && o.WorkflowID() != "":
 			// A workflow activity attempt is the worker's delivery.
-			id = "activity:" + o.WorkflowID + "/" + o.ActivityID + "#" + strconv.Itoa(o.Attempt)
+			id = "activity:" + o.WorkflowID() + "/" + o.ActivityID() + "#" + strconv.Itoa(o.Attempt)
 			c.learnActivity(o)
-		case o.WorkflowID != "" && o.ActivityType != "":
+		case o.WorkflowID() != "" && o.ActivityType() != "":
 			// The Temporal SDK's own lines ("Activity error.", "Activity
 			// complete after timeout.") name the workflow, run, activity
 			// type and attempt but not the activity id: they join the
 			// attempt of that type last seen in that run.
 			aid := c.activityOf(o)
 			if !strings.HasPrefix(aid, "type:") {
-				o.ActivityID = aid // the line is about that attempt: say so
+				o.Workflow.ActivityID = aid // the line is about that attempt: say so
 			}
-			id = "activity:" + o.WorkflowID + "/" + aid + "#" + strconv.Itoa(o.Attempt)
+			id = "activity:" + o.WorkflowID() + "/" + aid + "#" + strconv.Itoa(o.Attempt)
 		case o.Key != "" || o.KeyHash != "":
 			id = o.Tier.String() + "@" + o.Source.String()
 			synthetic = true
@@ -275,25 +275,25 @@ type activityKey struct {
 
 // learnActivity remembers which activity id ran an attempt of a type.
 func (c *Correlator) learnActivity(o *model.Observation) {
-	if o.ActivityType == "" {
+	if o.ActivityType() == "" {
 		return
 	}
 	if c.activities == nil {
 		c.activities = map[activityKey]string{}
 	}
-	k := activityKey{o.WorkflowID, o.RunID, o.ActivityType, o.Attempt}
-	if c.activities[k] != o.ActivityID {
-		c.activities[activityKey{strings.Clone(k.workflow), strings.Clone(k.run), strings.Clone(k.typ), k.attempt}] = strings.Clone(o.ActivityID)
+	k := activityKey{o.WorkflowID(), o.RunID(), o.ActivityType(), o.Attempt}
+	if c.activities[k] != o.ActivityID() {
+		c.activities[activityKey{strings.Clone(k.workflow), strings.Clone(k.run), strings.Clone(k.typ), k.attempt}] = strings.Clone(o.ActivityID())
 	}
 }
 
 // activityOf is the activity id of the attempt o's line is about, or its
 // type when no line of the attempt named the id (yet).
 func (c *Correlator) activityOf(o *model.Observation) string {
-	if id, ok := c.activities[activityKey{o.WorkflowID, o.RunID, o.ActivityType, o.Attempt}]; ok {
+	if id, ok := c.activities[activityKey{o.WorkflowID(), o.RunID(), o.ActivityType(), o.Attempt}]; ok {
 		return id
 	}
-	return "type:" + o.ActivityType
+	return "type:" + o.ActivityType()
 }
 
 // sameTierTwice reports whether the delivery already had an observation at

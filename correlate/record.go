@@ -79,8 +79,8 @@ type intentExtra struct {
 // Correlator.texts).
 func simple(o *model.Observation) bool {
 	return o.Scope == "" && o.Decision == "" && o.State == "" && o.Fingerprint == "" &&
-		o.ResultID == "" && !o.Effect && o.Attempt == 0 && o.RetryMark == "" && o.UpstreamTries == 0 && o.WorkflowID == "" && o.RunID == "" &&
-		o.ActivityID == "" && o.ActivityType == "" && o.KeyHash == "" && o.Labels == "" && o.Source.Entry == 0
+		o.ResultID == "" && !o.Effect && o.Attempt == 0 && o.RetryMark == "" && o.UpstreamTries == 0 && o.Workflow == nil &&
+		o.KeyHash == "" && o.Labels == "" && o.Source.Entry == 0
 }
 
 // fits reports whether cobs holds o's values exactly: a value past a

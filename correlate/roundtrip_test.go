@@ -190,6 +190,9 @@ func sample(t *testing.T, name string, typ reflect.Type) reflect.Value {
 		return reflect.ValueOf(model.TierServer)
 	case reflect.TypeFor[model.Outcome]():
 		return reflect.ValueOf(model.OutcomeOK)
+	case reflect.TypeFor[*model.Workflow]():
+		return reflect.ValueOf(&model.Workflow{ID: strings.Clone("v-wf"), RunID: strings.Clone("v-run"),
+			ActivityID: strings.Clone("v-act"), ActivityType: strings.Clone("v-type")})
 	}
 	switch typ.Kind() {
 	case reflect.String:
@@ -224,6 +227,10 @@ func TestObservationFieldLists(t *testing.T) {
 				if got := reflect.ValueOf(cp).Elem().FieldByIndex(index[i]).String(); unsafe.StringData(got) == unsafe.StringData(field.String()) {
 					t.Errorf("Clone shares the string of %s with the line", name)
 				}
+			}
+			if w := o.Workflow; w != nil && (cp.Workflow == w || unsafe.StringData(cp.Workflow.ID) == unsafe.StringData(w.ID) ||
+				unsafe.StringData(cp.Workflow.ActivityType) == unsafe.StringData(w.ActivityType)) {
+				t.Errorf("Clone shares the Workflow or its strings with the line")
 			}
 
 			want := *o

@@ -301,7 +301,7 @@ func sender(d *model.Delivery) Retry {
 			Why: fmt.Sprintf("the key was minted by %s for its own retries (it names it so, and mints one only when it may retry), and this send carried it again (%s)", lib, o.Source)}
 	}
 	for _, o := range d.Observations {
-		if o.Attempt > 1 && (o.WorkflowID != "" || o.ActivityID != "") {
+		if o.Attempt > 1 && (o.WorkflowID() != "" || o.ActivityID() != "") {
 			return Retry{Layer: LayerWorkflowEngine, Evidence: o,
 				Why: fmt.Sprintf("%s ran the activity's attempt %d (%s)", o.Format, o.Attempt, o.Source)}
 		}

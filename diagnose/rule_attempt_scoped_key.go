@@ -60,8 +60,8 @@ func runAttemptScopedKey(c *context) []*Finding {
 				if o.Key == "" || o.Key != in.Key {
 					continue
 				}
-				if o.ActivityID != "" && o.WorkflowID != "" {
-					add("activity "+o.WorkflowID+"/"+o.ActivityID, member{o.Key, o.Attempt, o, in})
+				if o.ActivityID() != "" && o.WorkflowID() != "" {
+					add("activity "+o.WorkflowID()+"/"+o.ActivityID(), member{o.Key, o.Attempt, o, in})
 				}
 				if base := stripAttempt(o.Key); base != o.Key && base != "" {
 					add("key "+base, member{o.Key, o.Attempt, o, in})

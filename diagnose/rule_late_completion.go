@@ -36,21 +36,21 @@ func runLateCompletion(c *context) []*Finding {
 	for _, in := range c.set.Built {
 		for _, d := range in.Deliveries {
 			for _, o := range d.Observations {
-				if o.ActivityID != "" {
-					keyOf[o.WorkflowID+"/"+o.ActivityID] = appendIntent(keyOf[o.WorkflowID+"/"+o.ActivityID], in)
+				if o.ActivityID() != "" {
+					keyOf[o.WorkflowID()+"/"+o.ActivityID()] = appendIntent(keyOf[o.WorkflowID()+"/"+o.ActivityID()], in)
 				}
 			}
 		}
 	}
 	for d := range allDeliveries(c.set) {
 		for _, o := range d.Observations {
-			if o.Tier != model.TierWorker || o.ActivityID == "" {
+			if o.Tier != model.TierWorker || o.ActivityID() == "" {
 				continue
 			}
 			if o.Detail == "completed after timeout" {
 				late = append(late, o)
 			}
-			id := o.WorkflowID + "/" + o.ActivityID
+			id := o.WorkflowID() + "/" + o.ActivityID()
 			m := byActivity[id]
 			if m == nil {
 				m = map[int]*attempt{}
@@ -73,7 +73,7 @@ func runLateCompletion(c *context) []*Finding {
 	var out []*Finding
 	reported := map[string]bool{}
 	for _, o := range late {
-		id := o.WorkflowID + "/" + o.ActivityID
+		id := o.WorkflowID() + "/" + o.ActivityID()
 		if reported[id] {
 			continue
 		}
@@ -82,7 +82,7 @@ func runLateCompletion(c *context) []*Finding {
 		ev.add(o)
 		out = append(out, &Finding{Severity: Warning, Intents: keyOf[id], Evidence: ev.sorted(),
 			Narrative: fmt.Sprintf("Activity %s (%s) attempt %d reported completion after its timeout at %s (%q); a newer attempt may have run the same work.",
-				id, o.ActivityType, o.Attempt, hhmmss(o.Time), o.Message)})
+				id, o.ActivityType(), o.Attempt, hhmmss(o.Time), o.Message)})
 	}
 	for _, id := range order {
 		if reported[id] {

@@ -221,8 +221,8 @@ func attemptScoped(cluster []*model.Intent) bool {
 		bases[stripAttempt(in.Key)] = true
 		for _, d := range in.Deliveries {
 			for _, o := range d.Observations {
-				if o.ActivityID != "" {
-					activities[o.WorkflowID+"/"+o.ActivityID] = true
+				if o.ActivityID() != "" {
+					activities[o.WorkflowID()+"/"+o.ActivityID()] = true
 				}
 			}
 		}

@@ -112,7 +112,8 @@ func (b ob) from(addr string) ob         { b.o.Client = addr; return b }
 func (b ob) msg(m string) ob             { b.o.Message = m; return b }
 func (b ob) detail(d string) ob          { b.o.Detail = d; return b }
 func (b ob) activity(wf, id string, n int) ob {
-	b.o.WorkflowID, b.o.ActivityID, b.o.Attempt, b.o.ActivityType = wf, id, n, "Publish"
+	b.o.Workflow = &model.Workflow{ID: wf, ActivityID: id, ActivityType: "Publish"}
+	b.o.Attempt = n
 	return b
 }
 

@@ -102,10 +102,10 @@ func extractApp(p *Parser, r *record, o *model.Observation) bool {
 		o.Attempt = a
 	}
 	o.Client = r.strs(pClientAliases)
-	o.WorkflowID = r.str("WorkflowID", "workflowId", "workflow_id")
-	o.RunID = r.str("RunID", "workflowRunId", "run_id")
-	o.ActivityID = r.str("ActivityID", "activityId", "activity_id")
-	o.ActivityType = r.str("ActivityType", "activityType", "activity_type")
+	if w := (model.Workflow{ID: r.str("WorkflowID", "workflowId", "workflow_id"), RunID: r.str("RunID", "workflowRunId", "run_id"),
+		ActivityID: r.str("ActivityID", "activityId", "activity_id"), ActivityType: r.str("ActivityType", "activityType", "activity_type")}); w != (model.Workflow{}) {
+		o.Workflow = &w
+	}
 	if t := r.str("tier"); t != "" {
 		if tier, err := model.ParseTier(strings.ToLower(t)); err == nil {
 			o.Tier = tier
@@ -164,8 +164,8 @@ func extractApp(p *Parser, r *record, o *model.Observation) bool {
 	if r.str("replayed", "idempotent_replayed") == "true" || o.Decision == "replay" || o.Decision == "replayed" {
 		o.Replayed = true
 	}
-	return o.RequestID != "" || o.Key != "" || o.KeyHash != "" || o.Effect || o.WorkflowID != "" ||
-		o.ActivityID != "" || (o.Method != "" && o.Status > 0)
+	return o.RequestID != "" || o.Key != "" || o.KeyHash != "" || o.Effect || o.WorkflowID() != "" ||
+		o.ActivityID() != "" || (o.Method != "" && o.Status > 0)
 }
 
 func firstPresent(r *record, paths []string) string {

@@ -33,6 +33,25 @@ func TestEveryStringFieldIsCapped(t *testing.T) {
 	}
 }
 
+// TestWorkflowFieldsAreCapped: the Workflow's strings are capped like
+// the observation's own, each made long alone.
+func TestWorkflowFieldsAreCapped(t *testing.T) {
+	long := strings.Repeat("x", 3*MaxField)
+	p := NewParser(nil, nil)
+	var res Result
+	p.Into(&res)
+	fields := reflect.TypeFor[model.Workflow]()
+	for i := range fields.NumField() {
+		o := model.Observation{Workflow: &model.Workflow{}}
+		f := reflect.ValueOf(o.Workflow).Elem().Field(i)
+		f.SetString(long)
+		p.finish(&o)
+		if len(f.String()) > MaxField {
+			t.Errorf("Workflow.%s is not capped at %d bytes (%d)", fields.Field(i).Name, MaxField, len(f.String()))
+		}
+	}
+}
+
 // notMappable are the model's fields a config cannot map from a field of
 // a custom format, and why.
 var notMappable = map[string]string{
@@ -46,6 +65,7 @@ var notMappable = map[string]string{
 	"Labels":     "an export's labels",
 	"RetryMark":  "read from the headers a client library numbers its sends by (grammar.RetryHeaders), wherever they are logged",
 	"Source":     "where the line is",
+	"Workflow":   "its fields are mapped one by one: workflow_id, run_id, activity_id, activity_type",
 }
 
 // TestMappableCoversTheModel ties the config's field mappings to the

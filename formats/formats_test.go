@@ -3,6 +3,7 @@ package formats_test
 import (
 	"context"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -98,7 +99,7 @@ func TestFormats(t *testing.T) {
 		{
 			name: "temporal activity",
 			line: `{"time":"2024-01-15T10:30:45.123Z","level":"INFO","msg":"Activity complete after timeout.","Namespace":"default","TaskQueue":"publish","WorkerID":"1@host@","ActivityID":"5","ActivityType":"Publish","Attempt":2,"WorkflowType":"PublishArticle","WorkflowID":"article-107","RunID":"run-1"}`,
-			want: model.Observation{Format: "temporal", Tier: model.TierWorker, WorkflowID: "article-107", RunID: "run-1", ActivityID: "5", ActivityType: "Publish",
+			want: model.Observation{Format: "temporal", Tier: model.TierWorker, Workflow: &model.Workflow{ID: "article-107", RunID: "run-1", ActivityID: "5", ActivityType: "Publish"},
 				Attempt: 2, Message: "Activity complete after timeout.", Detail: "completed after timeout", Time: time.Date(2024, 1, 15, 10, 30, 45, 123e6, time.UTC)},
 		},
 		{
@@ -129,8 +130,8 @@ func TestFormats(t *testing.T) {
 				t.Errorf("time = %s, want %s", got.Time.Format(time.RFC3339Nano), tt.want.Time.Format(time.RFC3339Nano))
 			}
 			got.Time, tt.want.Time = time.Time{}, time.Time{}
-			if got != tt.want {
-				t.Errorf("observation mismatch\n got: %+v\nwant: %+v", got, tt.want)
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("observation mismatch\n got: %+v (workflow %+v)\nwant: %+v (workflow %+v)", got, got.Workflow, tt.want, tt.want.Workflow)
 			}
 		})
 	}

@@ -388,9 +388,9 @@ func (p *Parser) finish(o *model.Observation) {
 	}
 	// One test for the usual line, whose fields are all short: a string
 	// stored back costs a write barrier while the collector runs.
-	if max(len(o.Route), len(o.Decision), len(o.State), len(o.Detail), len(o.Client), len(o.ActivityType),
+	if max(len(o.Route), len(o.Decision), len(o.State), len(o.Detail), len(o.Client),
 		len(o.RequestID), len(o.Key), len(o.KeyHash), len(o.Scope), len(o.Fingerprint), len(o.ResultID),
-		len(o.WorkflowID), len(o.RunID), len(o.ActivityID), len(o.Message), len(o.Method), len(o.Labels), len(o.AltRequestID), len(o.RetryMark)) > MaxField {
+		len(o.Message), len(o.Method), len(o.Labels), len(o.AltRequestID), len(o.RetryMark)) > MaxField || o.Workflow != nil {
 		capFields(o)
 	}
 	if p.KeepRaw {
@@ -410,7 +410,6 @@ func capFields(o *model.Observation) {
 	o.State = capLen(o.State)
 	o.Detail = capLen(o.Detail)
 	o.Client = capLen(o.Client)
-	o.ActivityType = capLen(o.ActivityType)
 	o.RequestID = capLen(o.RequestID)
 	o.AltRequestID = capLen(o.AltRequestID)
 	o.Key = capLen(o.Key)
@@ -418,9 +417,9 @@ func capFields(o *model.Observation) {
 	o.Scope = capLen(o.Scope)
 	o.Fingerprint = capLen(o.Fingerprint)
 	o.ResultID = capLen(o.ResultID)
-	o.WorkflowID = capLen(o.WorkflowID)
-	o.RunID = capLen(o.RunID)
-	o.ActivityID = capLen(o.ActivityID)
+	if w := o.Workflow; w != nil {
+		w.ID, w.RunID, w.ActivityID, w.ActivityType = capLen(w.ID), capLen(w.RunID), capLen(w.ActivityID), capLen(w.ActivityType)
+	}
 	o.Message = capLen(o.Message)
 	o.Method = capLen(o.Method)
 	o.Labels = capLen(o.Labels)

@@ -163,8 +163,8 @@ func (e *Exporter) write(o *model.Observation, raw string) {
 	set(e.names.Fingerprint, o.Fingerprint)
 	set(e.names.Method, o.Method)
 	set(e.names.Route, o.Route)
-	if o.WorkflowID != "" || o.ActivityID != "" {
-		rec[FieldActivity] = o.WorkflowID + "/" + o.ActivityID
+	if o.WorkflowID() != "" || o.ActivityID() != "" {
+		rec[FieldActivity] = o.WorkflowID() + "/" + o.ActivityID()
 	}
 	if holdsSecret(raw, e.names.Body) {
 		rec[FieldSecret] = "1"

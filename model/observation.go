@@ -56,10 +56,10 @@ type Observation struct {
 	RetryMark string
 	Client    string // who sent it, where known (remote address)
 
-	WorkflowID   string
-	RunID        string
-	ActivityID   string
-	ActivityType string
+	// Workflow is the workflow engine's activity attempt the line is
+	// about (a Temporal worker's lines), nil on every other line: behind a
+	// pointer, its four strings cost the others nothing.
+	Workflow *Workflow
 
 	Message string
 	// Labels are the log aggregator's labels around the line ("app=api,
@@ -67,6 +67,44 @@ type Observation struct {
 	Labels string
 	Source Source
 }
+
+// Workflow names what a workflow engine's line is about. A line that
+// names none has no Workflow at all (Observation.Workflow is nil), never
+// an empty one.
+type Workflow struct {
+	ID           string // the workflow's id (Temporal's WorkflowID)
+	RunID        string
+	ActivityID   string
+	ActivityType string
+}
+
+// Work is o's Workflow, made when o has none, for a reader filling it.
+func (o *Observation) Work() *Workflow {
+	if o.Workflow == nil {
+		o.Workflow = &Workflow{}
+	}
+	return o.Workflow
+}
+
+// workflow is o's Workflow, the zero one when it has none.
+func (o *Observation) workflow() Workflow {
+	if o.Workflow == nil {
+		return Workflow{}
+	}
+	return *o.Workflow
+}
+
+// WorkflowID is the workflow's id, "" when the line names none.
+func (o *Observation) WorkflowID() string { return o.workflow().ID }
+
+// RunID is the workflow run's id, "" when the line names none.
+func (o *Observation) RunID() string { return o.workflow().RunID }
+
+// ActivityID is the activity's id, "" when the line names none.
+func (o *Observation) ActivityID() string { return o.workflow().ActivityID }
+
+// ActivityType is the activity's type, "" when the line names none.
+func (o *Observation) ActivityType() string { return o.workflow().ActivityType }
 
 // End is when this tier finished with the request, where a duration is known.
 func (o *Observation) End() time.Time { return o.Time.Add(o.Duration) }
@@ -93,9 +131,13 @@ func (o *Observation) Responded() bool { return o.Status > 0 && !o.Outcome.Lost(
 func (o *Observation) Clone() *Observation {
 	cp := *o
 	for _, f := range []*string{&cp.Format, &cp.Method, &cp.Route, &cp.Detail, &cp.RequestID, &cp.AltRequestID, &cp.Key, &cp.KeyHash, &cp.Scope,
-		&cp.Decision, &cp.State, &cp.Fingerprint, &cp.ResultID, &cp.Client, &cp.WorkflowID, &cp.RunID, &cp.ActivityID,
-		&cp.ActivityType, &cp.Message, &cp.Labels, &cp.RetryMark, &cp.Source.File} {
+		&cp.Decision, &cp.State, &cp.Fingerprint, &cp.ResultID, &cp.Client,
+		&cp.Message, &cp.Labels, &cp.RetryMark, &cp.Source.File} {
 		*f = strings.Clone(*f)
+	}
+	if w := cp.Workflow; w != nil {
+		cp.Workflow = &Workflow{ID: strings.Clone(w.ID), RunID: strings.Clone(w.RunID),
+			ActivityID: strings.Clone(w.ActivityID), ActivityType: strings.Clone(w.ActivityType)}
 	}
 	return &cp
 }

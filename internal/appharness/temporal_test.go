@@ -304,10 +304,10 @@ func checkTemporal(t testing.TB, c *TemporalCapture) {
 			}
 			f.Check("tier", o.Tier == model.TierWorker, "tier %s, want worker; %s", o.Tier, where)
 			f.Check("format", o.Format == "temporal", "format %q, want temporal; %s", o.Format, where)
-			f.Check("ids", o.WorkflowID == at.WorkflowID && o.RunID == at.RunID && o.ActivityID == at.ActivityID &&
-				o.ActivityType == at.ActivityType && o.Attempt == at.Attempt,
+			f.Check("ids", o.WorkflowID() == at.WorkflowID && o.RunID() == at.RunID && o.ActivityID() == at.ActivityID &&
+				o.ActivityType() == at.ActivityType && o.Attempt == at.Attempt,
 				"workflow %q run %q activity %q type %q attempt %d, want %q %q %q %q %d; %s",
-				o.WorkflowID, o.RunID, o.ActivityID, o.ActivityType, o.Attempt,
+				o.WorkflowID(), o.RunID(), o.ActivityID(), o.ActivityType(), o.Attempt,
 				at.WorkflowID, at.RunID, at.ActivityID, at.ActivityType, at.Attempt, where)
 			f.Check("key", o.Key == at.Key, "key %q, want %q; %s", o.Key, at.Key, where)
 			isEffect := gjson.Get(l.Text, "msg").String() != "already done" && at.ResultID != "" &&
@@ -341,8 +341,8 @@ func checkTemporal(t testing.TB, c *TemporalCapture) {
 			if o == nil {
 				continue
 			}
-			f.Check("sdk-attempt", o.ActivityType == at.ActivityType && o.Attempt == at.Attempt,
-				"type %q attempt %d, want %q %d; %s", o.ActivityType, o.Attempt, at.ActivityType, at.Attempt, where)
+			f.Check("sdk-attempt", o.ActivityType() == at.ActivityType && o.Attempt == at.Attempt,
+				"type %q attempt %d, want %q %d; %s", o.ActivityType(), o.Attempt, at.ActivityType, at.Attempt, where)
 			if at.Late {
 				f.Check("late", o.Detail == "completed after timeout", "detail %q, want the late completion; %s", o.Detail, where)
 				// The SDK logs the attempt's output as Result: the id it made,
