@@ -162,15 +162,15 @@ var mappable = map[string]func(o *model.Observation, v string){
 	"attempt":         func(o *model.Observation, v string) { o.Attempt, _ = intValue(v) },
 	"message":         func(o *model.Observation, v string) { o.Message = v },
 	"client":          func(o *model.Observation, v string) { o.Client = v },
-	"workflow_id":     func(o *model.Observation, v string) { workflow(o, v, func(w *model.Workflow) { w.ID = v }) },
-	"activity_id":     func(o *model.Observation, v string) { workflow(o, v, func(w *model.Workflow) { w.ActivityID = v }) },
-	"activity_type":   func(o *model.Observation, v string) { workflow(o, v, func(w *model.Workflow) { w.ActivityType = v }) },
+	"workflow_id":     func(o *model.Observation, v string) { workflow(o, v).ID = v },
+	"activity_id":     func(o *model.Observation, v string) { workflow(o, v).ActivityID = v },
+	"activity_type":   func(o *model.Observation, v string) { workflow(o, v).ActivityType = v },
 	"duration_ms":     func(o *model.Observation, v string) { o.Duration, _ = model.ParseDuration(v, model.Milliseconds) },
 	"outcome":         func(o *model.Observation, v string) { o.Outcome = model.ParseOutcome(v) },
 	"upstream_status": func(o *model.Observation, v string) { o.UpstreamStatus, o.UpstreamTries = upstreamStatuses(v) },
 	"upstream_tries":  func(o *model.Observation, v string) { o.UpstreamTries = triesCount(v) },
 	"detail":          func(o *model.Observation, v string) { o.Detail = v },
-	"run_id":          func(o *model.Observation, v string) { workflow(o, v, func(w *model.Workflow) { w.RunID = v }) },
+	"run_id":          func(o *model.Observation, v string) { workflow(o, v).RunID = v },
 	// A trace id names the delivery ("trace:<id>") where no request id does.
 	"trace_id": func(o *model.Observation, v string) {
 		if o.RequestID == "" || strings.HasPrefix(o.RequestID, "trace:") {
@@ -420,10 +420,12 @@ func (c *Config) scopeOf(r *record, o *model.Observation) string {
 	return strings.Join(parts, ",")
 }
 
-// workflow fills a field of o's Workflow with v, making the Workflow only
-// for a value: a line that names no workflow has none.
-func workflow(o *model.Observation, v string, set func(*model.Workflow)) {
-	if v != "" {
-		set(o.Work())
+// workflow is where a mapped value of o's Workflow goes: o's own, made
+// only for a value (a line that names no workflow has none), else a
+// scratch one that is dropped.
+func workflow(o *model.Observation, v string) *model.Workflow {
+	if v == "" {
+		return &model.Workflow{}
 	}
+	return o.Work()
 }
