@@ -7,7 +7,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/idem-cli/idem/correlate"
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/formats"
 	"github.com/idem-cli/idem/ingest"
@@ -15,6 +14,7 @@ import (
 	"github.com/idem-cli/idem/logstore"
 	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/report"
+	"github.com/idem-cli/idem/trace"
 	"github.com/spf13/cobra"
 )
 
@@ -32,7 +32,7 @@ type inputFlags struct {
 	progressMin   int64 // inputs smaller than this show no progress (tests lower it)
 	// build, when set, is what the correlator builds: diagnose sets it
 	// from its rules' needs under the thresholds in force.
-	build *correlate.Build
+	build *trace.Build
 	// Store, with --from, reads a log store instead of files, over window.
 	Store  storeFlags
 	window logstore.Window
@@ -143,7 +143,7 @@ func readInputs(ctx context.Context, f *Factory, fl *inputFlags, paths []string)
 
 // buildFor is what the correlator builds: what diagnose asked for, else
 // what the rules need at their default thresholds.
-func (fl *inputFlags) buildFor() correlate.Build {
+func (fl *inputFlags) buildFor() trace.Build {
 	if fl.build != nil {
 		return *fl.build
 	}

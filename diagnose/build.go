@@ -3,13 +3,13 @@ package diagnose
 import (
 	"time"
 
-	"github.com/idem-cli/idem/correlate"
+	"github.com/idem-cli/idem/trace"
 )
 
 // need is what a rule reads beyond what the correlator builds whatever it
 // is told: the intents and deliveries an observation makes worth a look on
 // its own (a loss, an error, a second delivery, a field beyond a plain
-// answered request; see correlate.Build). A rule whose need is empty reads
+// answered request; see trace.Build). A rule whose need is empty reads
 // only those.
 type need struct {
 	// followUp is how long after a lost delivery a plain intent from the
@@ -18,7 +18,7 @@ type need struct {
 	// key accepts the keys of the plain intents that must be built.
 	key func(key string) bool
 	// keyBytes are bytes without which key accepts no key (see
-	// correlate.Build.KeyBytes); empty promises nothing.
+	// trace.Build.KeyBytes); empty promises nothing.
 	keyBytes string
 }
 
@@ -74,11 +74,11 @@ func attemptKey(key string) bool {
 // Build is what the correlator must build for every rule to see its case
 // with these options: what each rule needs, together. The thresholds widen
 // it (a longer --retry-window builds follow-ups further after a loss).
-func (o Options) Build() correlate.Build {
+func (o Options) Build() trace.Build {
 	if o.RetryWindow <= 0 {
 		o.RetryWindow = DefaultOptions().RetryWindow // as Run reads it
 	}
-	var b correlate.Build
+	var b trace.Build
 	var keys []func(string) bool
 	keyBytes, promised := "", true
 	for _, r := range catalog {

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idem-cli/idem/correlate"
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/model"
+	"github.com/idem-cli/idem/trace"
 )
 
 // TestEffectsAreOneTruth: no input logs an effect line, the server's 201s
@@ -16,7 +16,7 @@ import (
 // report of ord_1001 does not make a third.
 func TestEffectsAreOneTruth(t *testing.T) {
 	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
-	c := correlate.NewCorrelator(nil)
+	c := trace.NewCorrelator(nil)
 	add := func(tier model.Tier, rid string, sec float64, status int, result string) {
 		c.Add(&model.Observation{Tier: tier, RequestID: rid, Key: "k-1", Method: "POST", Route: "/v1/orders", Status: status, ResultID: result,
 			Outcome: model.OutcomeOK, Time: at.Add(time.Duration(sec * float64(time.Second))), Source: model.Source{File: tier.String(), Line: int(sec) + 1}})
@@ -46,7 +46,7 @@ func TestEffectsAreOneTruth(t *testing.T) {
 // replayed answer is not.
 func TestASuccessThatNamesItsResultIsEvidence(t *testing.T) {
 	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
-	c := correlate.NewCorrelator(nil)
+	c := trace.NewCorrelator(nil)
 	c.Add(&model.Observation{Tier: model.TierServer, RequestID: "a-1", Key: "k-a", Effect: true, ResultID: "ord_1", Time: at, Source: model.Source{File: "orders.jsonl", Line: 1}})
 	c.Add(&model.Observation{Tier: model.TierServer, RequestID: "b-1", Key: "k-b", Method: "POST", Route: "/v1/refunds", Status: 201, ResultID: "ref_2001",
 		Outcome: model.OutcomeOK, Time: at, Source: model.Source{File: "refunds.jsonl", Line: 1}})

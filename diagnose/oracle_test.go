@@ -11,17 +11,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idem-cli/idem/correlate"
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/load"
 	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/report"
+	"github.com/idem-cli/idem/trace"
 )
 
 // built correlates paths, building what b says, and keeps only what was
 // built, as idem diagnose does.
-func built(t *testing.T, paths []string, b correlate.Build) *model.Set {
+func built(t *testing.T, paths []string, b trace.Build) *model.Set {
 	t.Helper()
 	set, err := load.Files(context.Background(), paths, load.Options{Read: ingest.Options{}, Build: b})
 	if err != nil {
@@ -58,7 +58,7 @@ func oracleOptions() map[string]diagnose.Options {
 // another report than building everything.
 func checkOracle(t *testing.T, paths []string) {
 	t.Helper()
-	all := built(t, paths, correlate.Build{All: true}) // whatever the options
+	all := built(t, paths, trace.Build{All: true}) // whatever the options
 	for name, opts := range oracleOptions() {
 		want := render(t, all, opts)
 		if got := render(t, built(t, paths, opts.Build()), opts); !bytes.Equal(got, want) {
@@ -184,7 +184,7 @@ func TestRetryWindowWidensWhatIsBuilt(t *testing.T) {
 	}{{30 * time.Minute, true}, {5 * time.Minute, false}} {
 		opts := diagnose.DefaultOptions()
 		opts.RetryWindow = tt.window
-		for _, b := range []correlate.Build{{All: true}, opts.Build()} {
+		for _, b := range []trace.Build{{All: true}, opts.Build()} {
 			fired := false
 			for _, f := range diagnose.Run(built(t, paths, b), opts).Findings {
 				if f.Rule.ID == "retry-new-key" && strings.Join(f.Keys, ",") == "key-first,key-second" {

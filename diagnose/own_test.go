@@ -4,9 +4,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idem-cli/idem/correlate"
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/model"
+	"github.com/idem-cli/idem/trace"
 )
 
 // TestOwnTrafficIsNotAnIncident runs the README walkthrough's shape: an
@@ -15,7 +15,7 @@ import (
 // rules must see only the order; the summary counts the rest apart.
 func TestOwnTrafficIsNotAnIncident(t *testing.T) {
 	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
-	c := correlate.NewCorrelator(nil)
+	c := trace.NewCorrelator(nil)
 	add := func(rid, key string, sec float64, fp, result string) {
 		c.Add(&model.Observation{Tier: model.TierServer, Format: "canonical", RequestID: rid, Key: key, Method: "POST", Route: "/v1/orders",
 			Status: 201, Outcome: model.OutcomeOK, Fingerprint: fp, Time: at.Add(time.Duration(sec * float64(time.Second))), Source: model.Source{File: "gw.jsonl", Line: int(sec) + 1}})
@@ -37,7 +37,7 @@ func TestOwnTrafficIsNotAnIncident(t *testing.T) {
 		t.Errorf("own traffic counted %d deliveries, want 4", res.Summary.OwnTraffic)
 	}
 	// The same deliveries with ordinary ids are an incident.
-	c = correlate.NewCorrelator(nil)
+	c = trace.NewCorrelator(nil)
 	add("r-1", "k-1", 0, "sha256:aaaa", "dr_1")
 	add("r-2", "k-2", 32, "sha256:aaaa", "dr_2")
 	if res := diagnose.Run(c.Set(nil), diagnose.DefaultOptions()); len(res.Findings) == 0 || res.Summary.OwnTraffic != 0 {

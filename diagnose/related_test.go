@@ -4,9 +4,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/idem-cli/idem/correlate"
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/model"
+	"github.com/idem-cli/idem/trace"
 )
 
 // TestRelated: the intents a finding ties are related both ways, with the
@@ -43,7 +43,7 @@ func TestRelated(t *testing.T) {
 // fingerprint are related even where no finding ties them; another
 // payload is not, and a key is never its own relation.
 func TestRelatedBySamePayload(t *testing.T) {
-	cr := correlate.NewCorrelator(nil)
+	cr := trace.NewCorrelator(nil)
 	for i, b := range []ob{
 		server("r1").key("k-1").post().at(0).took(0.1).status(201).fp("sha256:aaaa"),
 		server("r2").key("k-2").post().at(7200).took(0.1).status(201).fp("sha256:aaaa"),

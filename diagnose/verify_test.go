@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idem-cli/idem/correlate"
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/model"
+	"github.com/idem-cli/idem/trace"
 )
 
 // allCases holds every rule's cases, in catalog order.
@@ -120,7 +120,7 @@ func (b ob) activity(wf, id string, n int) ob {
 // diagnose reads a case's lines through the correlator, as one file, and
 // runs every rule over them.
 func (c ruleCase) diagnose() *diagnose.Result {
-	cr := correlate.NewCorrelator(nil)
+	cr := trace.NewCorrelator(nil)
 	for i, b := range c.obs {
 		o := b.o
 		o.Source = model.Source{File: caseFile, Line: i + 1}

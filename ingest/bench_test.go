@@ -6,8 +6,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/idem-cli/idem/correlate"
 	"github.com/idem-cli/idem/internal/benchlog"
+	"github.com/idem-cli/idem/trace"
 )
 
 // benchInput is a generated nginx log (go run ./internal/loggen); the
@@ -39,7 +39,7 @@ func BenchmarkLoadNginx(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		c := correlate.NewCorrelator(nil)
+		c := trace.NewCorrelator(nil)
 		inputs, err := Read(context.Background(), []string{"-"}, Options{Stdin: bytes.NewReader(data)}, c)
 		if set := c.Set(inputs); err != nil || len(set.Built) == 0 {
 			b.Fatal(err)

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idem-cli/idem/correlate"
 	"github.com/idem-cli/idem/formats"
+	"github.com/idem-cli/idem/trace"
 )
 
 // goodLines is n JSON lines of goodLine, numbered from 1.
@@ -497,7 +497,7 @@ func TestEntryCitationsSurviveTheCorrelator(t *testing.T) {
 		fmt.Fprintf(&b, `{"startedDateTime":"2026-11-30T14:02:0%dZ","time":31,"request":{"method":"POST","url":"https://api.example.com/v1/orders","headers":[{"name":"Idempotency-Key","value":"k-1"},{"name":"X-Request-Id","value":"r-%d"}]},"response":{"status":503,"headers":[]}}`, i, i)
 	}
 	b.WriteString(`]}}`)
-	c := correlate.NewCorrelator(nil)
+	c := trace.NewCorrelator(nil)
 	inputs, err := Read(context.Background(), []string{"-"}, Options{Stdin: strings.NewReader(b.String())}, c)
 	if err != nil {
 		t.Fatal(err)

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idem-cli/idem/correlate"
 	"github.com/idem-cli/idem/formats"
 	"github.com/idem-cli/idem/model"
+	"github.com/idem-cli/idem/trace"
 )
 
 // TestHostileCorpus reads every file of fixtures/hostile and pins what
@@ -90,7 +90,7 @@ func TestHostileCorpus(t *testing.T) {
 // TestManyDeliveriesAreSummarised gives one key 20,000 deliveries and one
 // request id 5,000 observations: what is built stays bounded.
 func TestManyDeliveriesAreSummarised(t *testing.T) {
-	c := correlate.NewCorrelator(nil)
+	c := trace.NewCorrelator(nil)
 	t0 := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 	for i := 0; i < 20000; i++ {
 		c.Add(&model.Observation{Tier: model.TierProxy, RequestID: fmt.Sprintf("r-%d", i), Key: "storm", Method: "POST", Route: "/x",
@@ -101,14 +101,14 @@ func TestManyDeliveriesAreSummarised(t *testing.T) {
 	}
 	set := c.Set(nil)
 	in := set.FindIntent("storm")
-	if len(in) != 1 || in[0].Total != 20000 || len(in[0].Deliveries) != correlate.MaxDeliveriesBuilt {
+	if len(in) != 1 || in[0].Total != 20000 || len(in[0].Deliveries) != trace.MaxDeliveriesBuilt {
 		t.Fatalf("storm: total %d, built %d", in[0].Total, len(in[0].Deliveries))
 	}
 	if last := in[0].Deliveries[len(in[0].Deliveries)-1]; last.RequestID != "r-19999" {
 		t.Errorf("the last delivery kept is %s", last.RequestID)
 	}
 	d := set.FindIntent("k2")[0].Deliveries[0]
-	if d.Total != 5000 || len(d.Observations) != correlate.MaxObservationsBuilt {
+	if d.Total != 5000 || len(d.Observations) != trace.MaxObservationsBuilt {
 		t.Errorf("reused id: total %d, built %d", d.Total, len(d.Observations))
 	}
 }

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idem-cli/idem/correlate"
 	"github.com/idem-cli/idem/formats"
 	"github.com/idem-cli/idem/model"
+	"github.com/idem-cli/idem/trace"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -267,7 +267,7 @@ func renderFixtures(t *testing.T) string {
 	}
 	var b strings.Builder
 	capture := NewCapturer(incidentKey, "")
-	c := correlate.NewCorrelator(nil)
+	c := trace.NewCorrelator(nil)
 	inputs, err := Read(context.Background(), paths, Options{Workers: 2}, Tee(c, capture))
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,6 @@
 // Package load reads inputs and correlates what they say into a
 // model.Set: the reader (ingest) handing its batches to the correlator
-// (correlate), and to a capturer beside it when one is given. Every
+// (trace), and to a capturer beside it when one is given. Every
 // command that reads logs goes through it. It decides nothing about what
 // is built: the caller says (idem diagnose asks what its rules need, see
 // diagnose.Options.Build).
@@ -9,9 +9,9 @@ package load
 import (
 	"context"
 
-	"github.com/idem-cli/idem/correlate"
 	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/model"
+	"github.com/idem-cli/idem/trace"
 )
 
 // Options say how to read and what to build.
@@ -22,12 +22,12 @@ type Options struct {
 	// Build is what the correlator builds besides the intents and
 	// deliveries worth a look on their own; the zero Build builds only
 	// those, and FindIntent builds the rest when asked.
-	Build correlate.Build
+	Build trace.Build
 	// Capture, when not nil, is handed every batch too (see ingest.Tee).
 	Capture ingest.Consumer
 	// Released, when not nil, is called once the set has let go of the
 	// correlator's store (see model.Set.LookupsDone and
-	// correlate.Correlator.Released).
+	// trace.Correlator.Released).
 	Released func()
 	// ReadDone, when not nil, is called once every input is read, before
 	// the deliveries are grouped into intents.
@@ -64,7 +64,7 @@ func Sources(ctx context.Context, srcs []ingest.Source, opts Options) (*model.Se
 }
 
 // set tells opts that reading is over, then groups what was read.
-func set(c *correlate.Correlator, inputs []*model.Input, opts Options) *model.Set {
+func set(c *trace.Correlator, inputs []*model.Input, opts Options) *model.Set {
 	if opts.ReadDone != nil {
 		opts.ReadDone()
 	}
@@ -73,12 +73,12 @@ func set(c *correlate.Correlator, inputs []*model.Input, opts Options) *model.Se
 
 // correlator makes the correlator opts ask for, and the consumer the
 // reader hands batches to.
-func correlator(opts Options) (*correlate.Correlator, ingest.Consumer) {
+func correlator(opts Options) (*trace.Correlator, ingest.Consumer) {
 	var scope []string
 	if opts.Read.Config != nil {
 		scope = opts.Read.Config.Scope
 	}
-	c := correlate.NewCorrelator(scope)
+	c := trace.NewCorrelator(scope)
 	c.Build, c.Released = opts.Build, opts.Released
 	if opts.Capture != nil {
 		return c, ingest.Tee(c, opts.Capture)

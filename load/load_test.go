@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idem-cli/idem/correlate"
 	"github.com/idem-cli/idem/formats"
 	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/load"
 	"github.com/idem-cli/idem/model"
+	"github.com/idem-cli/idem/trace"
 )
 
 const incidentKey = "0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41"
@@ -86,8 +86,8 @@ func TestBuildAndScopeAreTheCallers(t *testing.T) {
 		built, intents int
 	}{
 		{"nothing asked", load.Options{}, 1, 2}, // k-1's second delivery makes it worth a look
-		{"everything", load.Options{Build: correlate.Build{All: true}}, 2, 2},
-		{"scoped by route", load.Options{Read: ingest.Options{Config: byRoute}, Build: correlate.Build{All: true}}, 3, 3},
+		{"everything", load.Options{Build: trace.Build{All: true}}, 2, 2},
+		{"scoped by route", load.Options{Read: ingest.Options{Config: byRoute}, Build: trace.Build{All: true}}, 3, 3},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -116,11 +116,11 @@ func TestSourcesReadLikeFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fromFile, err := load.Files(context.Background(), []string{path}, load.Options{Build: correlate.Build{All: true}})
+	fromFile, err := load.Files(context.Background(), []string{path}, load.Options{Build: trace.Build{All: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fromStore, err := load.Sources(context.Background(), []ingest.Source{source{"store", string(text)}}, load.Options{Build: correlate.Build{All: true}})
+	fromStore, err := load.Sources(context.Background(), []ingest.Source{source{"store", string(text)}}, load.Options{Build: trace.Build{All: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idem-cli/idem/correlate"
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/report"
+	"github.com/idem-cli/idem/trace"
 )
 
 // hostileReport is a diagnosis whose log content tries to break out of
@@ -20,7 +20,7 @@ import (
 func hostileReport() *report.Report {
 	nasty := "x|y`z`\n## injected | row\r\n<script>alert(1)</script> ->> S: fake; Note over C: pwned %% \x1b[31m" +
 		" https://evil.example/login www.evil.example ops@evil.example"
-	c := correlate.NewCorrelator(nil)
+	c := trace.NewCorrelator(nil)
 	t0 := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 	key := "k-" + nasty
 	c.Add(&model.Observation{Tier: model.TierClient, Time: t0, RequestID: "r1" + nasty, Key: key, Method: "POST", Route: "/v1/" + nasty,

@@ -13,12 +13,12 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/idem-cli/idem/correlate"
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/load"
 	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/report"
+	"github.com/idem-cli/idem/trace"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -162,7 +162,7 @@ func TestGoldenTrace(t *testing.T) {
 // TestTraceShowsTheMessage: a line that says nothing the model reads (no
 // status, decision or result) shows its log message, aligned with the rest.
 func TestTraceShowsTheMessage(t *testing.T) {
-	c := correlate.NewCorrelator(nil)
+	c := trace.NewCorrelator(nil)
 	t0 := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 	c.Add(&model.Observation{Tier: model.TierProxy, Time: t0, RequestID: "r1", Key: "k1", Method: "POST", Route: "/v1/x", Status: 201,
 		Outcome: model.OutcomeOK, Duration: 30 * time.Millisecond, Source: model.Source{File: "access.log", Line: 1}})

@@ -7,11 +7,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/idem-cli/idem/correlate"
 	"github.com/idem-cli/idem/formats"
 	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/load"
 	"github.com/idem-cli/idem/model"
+	"github.com/idem-cli/idem/trace"
 	"github.com/tidwall/gjson"
 )
 
@@ -27,7 +27,7 @@ type Reading struct {
 	lines map[string][]string
 }
 
-// Read reads paths with ingest.Read into a correlate.Correlator (after
+// Read reads paths with ingest.Read into a trace.Correlator (after
 // the fields learned from their joins, as load.Files), keeping a copy of
 // every observation beside it.
 func Read(ctx context.Context, paths ...string) (*Reading, error) {
@@ -37,7 +37,7 @@ func Read(ctx context.Context, paths ...string) (*Reading, error) {
 // ReadWith is Read with a --config file's configuration (a source's
 // log_format), as diagnose --config reads.
 func ReadWith(ctx context.Context, cfg *formats.Config, paths ...string) (*Reading, error) {
-	c := correlate.NewCorrelator(nil)
+	c := trace.NewCorrelator(nil)
 	var keep collector
 	opts, learned, err := load.LearnJoins(ctx, paths, ingest.Options{Workers: 1, Config: cfg})
 	if err != nil {

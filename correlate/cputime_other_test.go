@@ -1,6 +1,0 @@
-//go:build !unix
-
-package correlate_test
-
-// cpuNanos is not measured here: the benchmarks report 0 CPU.
-func cpuNanos() int64 { return 0 }

@@ -1,0 +1,153 @@
+package trace
+
+import (
+	"time"
+
+	"github.com/idem-cli/idem/model"
+)
+
+// KeyJoinWindow is how far apart a browser's entry or a proxy's line and
+// a delivery of one key, method and route may start and still be one
+// trip: clocks of a laptop and a server disagree by a second or two.
+const KeyJoinWindow = 5 * time.Second
+
+// joinByKey joins the lines that carry the Idempotency-Key but no request
+// id, a proxy's (its log_format wrote none, or the client sent none to
+// log) and then a browser's HAR entries (the proxy made the request id
+// and passed it on), to the delivery of the same key, method and route
+// whose start is nearest within KeyJoinWindow and that has no line of
+// that tier yet. It returns how many it joined. This runs only on built
+// intents: a line without a request id makes its intent worth a look.
+func joinByKey(in *model.Intent, alts map[*model.Observation]uint32) int {
+	n := joinByAltID(in, alts)
+	n += joinTierByKey(in, model.TierProxy)
+	return n + joinTierByKey(in, model.TierClient)
+}
+
+// joinTierByKey joins the id-less lines of tier t.
+func joinTierByKey(in *model.Intent, t model.Tier) int {
+	var entries, trips []*model.Delivery
+	for _, d := range in.Deliveries {
+		switch {
+		case d.Synthetic && d.Edge() != nil && d.Edge().Tier == t && len(d.Observations) == 1:
+			entries = append(entries, d)
+		case !d.Synthetic && d.At(t) == nil && deeper(d, t):
+			trips = append(trips, d)
+		}
+	}
+	if len(entries) == 0 || len(trips) == 0 {
+		return 0
+	}
+	used := map[*model.Delivery]bool{}
+	gone := map[*model.Delivery]bool{}
+	for _, e := range entries {
+		var best *model.Delivery
+		var bestGap time.Duration
+		for _, tr := range trips {
+			if used[tr] || tr.Method() != e.Method() || tr.Route() != e.Route() {
+				continue
+			}
+			gap := tr.Start().Sub(e.Start()).Abs()
+			if gap <= KeyJoinWindow && (best == nil || gap < bestGap) {
+				best, bestGap = tr, gap
+			}
+		}
+		if best == nil {
+			continue
+		}
+		used[best], gone[e] = true, true
+		for _, o := range e.Observations {
+			o.RequestID = best.RequestID // the trip's id, which the tier did not log
+		}
+		absorbDelivery(best, e)
+	}
+	return dropJoined(in, gone)
+}
+
+// absorbDelivery moves from's lines into the trip they belong to.
+func absorbDelivery(into, from *model.Delivery) {
+	into.Observations = append(into.Observations, from.Observations...)
+	into.Total += from.Total
+	sortObservations(into.Observations)
+}
+
+// dropJoined removes the deliveries joined into others from in, and
+// returns how many.
+func dropJoined(in *model.Intent, gone map[*model.Delivery]bool) int {
+	if len(gone) == 0 {
+		return 0
+	}
+	kept := in.Deliveries[:0]
+	for _, d := range in.Deliveries {
+		if !gone[d] {
+			kept = append(kept, d)
+		}
+	}
+	in.Deliveries = kept
+	in.Total -= len(gone)
+	return len(gone)
+}
+
+// deeper reports whether a tier past t saw the delivery.
+func deeper(d *model.Delivery, t model.Tier) bool {
+	for _, o := range d.Observations {
+		if o.Tier > t {
+			return true
+		}
+	}
+	return false
+}
+
+// joinByAltID joins a delivery whose lines carried a second request id
+// (nginx logs its own $request_id beside the client's X-Request-Id) to
+// the delivery of the same intent that goes by that second id, where the
+// two share no tier: the id that joins the other tiers is the trip's. The
+// correlator keeps only the hash of a line's second id (alts, from
+// Correlator.altOf; nil when no line had one): the line then goes by the
+// trip's id, with its own as the other.
+func joinByAltID(in *model.Intent, alts map[*model.Observation]uint32) int {
+	if len(alts) == 0 || len(in.Deliveries) < 2 {
+		return 0
+	}
+	byHash := make(map[uint32]*model.Delivery, len(in.Deliveries))
+	for _, e := range in.Deliveries {
+		if !e.Synthetic {
+			byHash[altHash(e.RequestID)] = e
+		}
+	}
+	gone := map[*model.Delivery]bool{}
+	for _, d := range in.Deliveries {
+		if d.Synthetic {
+			continue
+		}
+		var to *model.Delivery
+		var h uint32
+		for _, o := range d.Observations {
+			if h = alts[o]; h != 0 {
+				to = byHash[h]
+				break
+			}
+		}
+		if to == nil || to == d || gone[to] || gone[d] || shareTier(d, to) {
+			continue
+		}
+		for _, o := range d.Observations {
+			if alts[o] == h {
+				o.RequestID, o.AltRequestID = to.RequestID, o.RequestID
+			}
+		}
+		absorbDelivery(to, d)
+		gone[d] = true
+	}
+	return dropJoined(in, gone)
+}
+
+// shareTier reports whether two deliveries were seen by one tier.
+func shareTier(a, b *model.Delivery) bool {
+	for _, o := range a.Observations {
+		if b.At(o.Tier) != nil {
+			return true
+		}
+	}
+	return false
+}
