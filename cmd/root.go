@@ -203,6 +203,11 @@ func versionText(bi *debug.BuildInfo) string {
 		}
 		s += "\n"
 	}
+	if rev == "" && moduleVersion(bi) == "dev" {
+		// go run, and a build with -buildvcs=false (GOFLAGS may carry it),
+		// record no commit: say how to get a build that names one.
+		s += "no commit recorded: build with 'go build -buildvcs=true ./cmd/idem' or 'go install' from a git checkout\n"
+	}
 	if bi.GoVersion != "" {
 		s += "built with " + bi.GoVersion + "\n"
 	}

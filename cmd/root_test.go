@@ -53,7 +53,7 @@ func TestVersionText(t *testing.T) {
 	}{
 		{"no build info", nil, "idem dev\n"},
 		{"a checkout without VCS stamping", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}},
-			"idem dev\nbuilt with go1.26.8\n"},
+			"idem dev\nno commit recorded: build with 'go build -buildvcs=true ./cmd/idem' or 'go install' from a git checkout\nbuilt with go1.26.8\n"},
 		{"go install from a checkout", &debug.BuildInfo{GoVersion: "go1.26.8",
 			Main: debug.Module{Version: "v0.0.0-20261201093000-901478e1c2d3+dirty"},
 			Settings: []debug.BuildSetting{{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: "901478e1c2d3aa"},
