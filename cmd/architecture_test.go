@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -156,5 +157,37 @@ func TestArchitectureNamesEveryPackage(t *testing.T) {
 	slices.Sort(missing)
 	for _, p := range missing {
 		t.Errorf("package %s has no row in %s's table of packages", p, doc)
+	}
+}
+
+// TestArchitectureNamesFilesThatExist: every path docs/architecture.md
+// names in backticks (a folder or a file of the repository, such as
+// `trace/record.go` or `internal/capture/formats.go`) is there, so a
+// recipe never sends a reader to a file that moved or never was.
+func TestArchitectureNamesFilesThatExist(t *testing.T) {
+	doc, err := os.ReadFile("../docs/architecture.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pathLike := regexp.MustCompile(`^[a-z][a-z0-9_./-]*/[a-z0-9_./*-]*$`)
+	checked := 0
+	for n, line := range strings.Split(string(doc), "\n") {
+		for _, m := range backticked.FindAllStringSubmatch(line, -1) {
+			p := m[1]
+			if !pathLike.MatchString(p) || strings.Contains(p, "//") {
+				continue
+			}
+			if strings.ContainsAny(p, "*") {
+				if got, _ := filepath.Glob(filepath.Join("..", p)); len(got) == 0 {
+					t.Errorf("docs/architecture.md:%d names %s, which matches no file", n+1, p)
+				}
+			} else if _, err := os.Stat(filepath.Join("..", p)); err != nil {
+				t.Errorf("docs/architecture.md:%d names %s, which is not in the repository", n+1, p)
+			}
+			checked++
+		}
+	}
+	if checked < 20 {
+		t.Errorf("only %d paths checked: the pattern no longer finds the doc's paths", checked)
 	}
 }

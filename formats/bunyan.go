@@ -14,7 +14,8 @@ import (
 // Everything else a line says is read by the vocabulary: bunyan's own
 // names (req_id, req, res) are no pino-http's, which it resembles.
 var bunyanFormat = &Format{
-	Name: "bunyan", Kind: KindJSON, Tier: model.TierServer,
+	vocabulary: true,
+	Name:       "bunyan", Kind: KindJSON, Tier: model.TierServer,
 	Doc: "bunyan JSON logs (Node.js, restify's audit logger): name, hostname, pid, req_id, latency (ms)",
 	match: func(r *record) bool {
 		return r.has("v") && r.has("name") && r.has("hostname") && r.has("pid") && r.has("msg") && r.has("time")

@@ -18,7 +18,8 @@ import (
 // time is when the line was written, at the end of the request; latency
 // is in nanoseconds.
 var echoFormat = &Format{
-	Name: "echo", Kind: KindJSON, Tier: model.TierServer,
+	vocabulary: true,
+	Name:       "echo", Kind: KindJSON, Tier: model.TierServer,
 	Doc: "echo's Logger middleware (Go): id, remote_ip, uri, status, latency (ns)",
 	match: func(r *record) bool {
 		// The Logger middleware's lines, and its context logger's (gommon:

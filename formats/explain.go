@@ -224,14 +224,7 @@ func whose(names []string, f *Format) string {
 }
 
 // isAppFormat reports whether f reads its lines by the vocabulary.
-func isAppFormat(f *Format) bool {
-	for _, a := range appFormats() {
-		if a == f {
-			return true
-		}
-	}
-	return f == bunyanFormat || f == logrageFormat || f == echoFormat
-}
+func isAppFormat(f *Format) bool { return f.vocabulary }
 
 // recordLeaves lists r's values at their gjson paths, bounded.
 func recordLeaves(r *record) []leaf {

@@ -18,17 +18,11 @@ func (f *Format) Fields() Fields {
 	case f == nginxFormat:
 		return Fields{Key: pNginxKey.paths, RequestID: pNginxRID.paths, Status: pNginxStatus.paths,
 			Client: pNginxClient.paths, Method: pNginxMethod.paths, Route: pNginxURI.paths}
-	case slices.Contains(appFormats(), f):
+	case f.vocabulary:
 		return Fields{Key: keyAliases, KeyHash: keyHashAliases, RequestID: ridAliases, Status: statusAliases,
 			Outcome: outcomeAliases, Decision: decisionAliases, State: stateAliases, Client: clientAliases, Fingerprint: fpAliases, Method: methodAliases, Route: routeAliases, Body: bodyAliases}
 	}
 	return Fields{}
-}
-
-// appFormats are the formats whose lines extractApp reads.
-func appFormats() []*Format {
-	return []*Format{temporalFormat, canonicalFormat, pinoFormat, zapFormat, zerologFormat,
-		structlogFormat, logrusFormat, slogFormat, jsonFormat}
 }
 
 // AllFields is the union of every format's Fields, each list without

@@ -105,3 +105,25 @@ func snake(name string) string {
 	}
 	return b.String()
 }
+
+// TestVocabularyFormatsSayWhatTheyRead: a format whose lines extractApp
+// reads declares it (vocabulary), so a log store is asked for its fields
+// and --explain-fields names the vocabulary; forgetting it was silent.
+func TestVocabularyFormatsSayWhatTheyRead(t *testing.T) {
+	app := reflect.ValueOf(extractApp).Pointer()
+	n := 0
+	for _, f := range registry {
+		if f.extract != nil && reflect.ValueOf(f.extract).Pointer() == app && !f.vocabulary {
+			t.Errorf("format %s reads its lines with extractApp but does not set vocabulary", f.Name)
+		}
+		if f.vocabulary {
+			n++
+			if len(f.Fields().Key) == 0 || len(f.Fields().RequestID) == 0 {
+				t.Errorf("format %s reads by the vocabulary but names no key or request id field", f.Name)
+			}
+		}
+	}
+	if n < 12 {
+		t.Errorf("%d formats read by the vocabulary, want at least the 12 application loggers'", n)
+	}
+}

@@ -80,6 +80,10 @@ type Format struct {
 	// durations is the unit of a bare duration or latency number, where
 	// the logger documents one (0: read by how it is written).
 	durations model.Unit
+	// vocabulary says the format's lines are read through the shared
+	// vocabulary (extractApp): its Fields are the vocabulary's names, a log
+	// store is asked for them, and --explain-fields says so.
+	vocabulary bool
 }
 
 // Sample is a line of a format and the observation it must yield: every

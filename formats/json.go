@@ -7,7 +7,8 @@ import (
 // Any other JSON object: the application aliases are tried on it. It
 // comes last and takes every object.
 var jsonFormat = &Format{
-	Name: "json", Kind: KindJSON, Tier: model.TierServer,
+	vocabulary: true,
+	Name:       "json", Kind: KindJSON, Tier: model.TierServer,
 	Doc:     "any other JSON object, read with the application aliases",
 	match:   func(r *record) bool { return true },
 	extract: extractApp,

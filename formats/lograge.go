@@ -13,7 +13,8 @@ import (
 // 12ms"), plus what the application's custom_options add. The line is
 // written when the request is done.
 var logrageFormat = &Format{
-	Name: "lograge", Kind: KindJSON, Tier: model.TierServer,
+	vocabulary: true,
+	Name:       "lograge", Kind: KindJSON, Tier: model.TierServer,
 	Doc: "lograge's Rails request lines (Ruby): method, path, controller, action, status, duration (ms)",
 	match: func(r *record) bool {
 		return r.has("controller") && r.has("action") && r.has("status") && r.hasAny("method", "path")

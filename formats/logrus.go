@@ -6,7 +6,8 @@ import "github.com/idem-cli/idem/model"
 // fields in alphabetical order: a key set slog also writes, but slog
 // leads with time. Its lines are read like every application logger's.
 var logrusFormat = &Format{
-	Name: "logrus", Kind: KindJSON, Tier: model.TierServer,
+	vocabulary: true,
+	Name:       "logrus", Kind: KindJSON, Tier: model.TierServer,
 	Doc: "logrus JSONFormatter logs (Go): level, msg, time in key order",
 	match: func(r *record) bool {
 		return r.has("time") && r.has("level") && r.has("msg") && len(r.keys) > 0 && r.keys[0] != "time" && sortedKeys(r.keys)

@@ -4,7 +4,8 @@ import "github.com/idem-cli/idem/model"
 
 // pino's default JSON lines: level, time (ms), pid, hostname, msg.
 var pinoFormat = &Format{
-	Name: "pino", Kind: KindJSON, Tier: model.TierServer,
+	vocabulary: true,
+	Name:       "pino", Kind: KindJSON, Tier: model.TierServer,
 	Doc:     "pino application logs (Node.js)",
 	match:   func(r *record) bool { return r.has("pid") && r.has("hostname") && r.has("time") && r.has("msg") },
 	extract: extractApp,

@@ -4,7 +4,8 @@ import "github.com/idem-cli/idem/model"
 
 // Go's log/slog JSONHandler: time, level, msg first.
 var slogFormat = &Format{
-	Name: "slog", Kind: KindJSON, Tier: model.TierServer,
+	vocabulary: true,
+	Name:       "slog", Kind: KindJSON, Tier: model.TierServer,
 	Doc:     "log/slog's JSONHandler (Go): time, level, msg",
 	match:   func(r *record) bool { return r.has("time") && r.has("level") && r.has("msg") },
 	extract: extractApp,

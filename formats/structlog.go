@@ -4,7 +4,8 @@ import "github.com/idem-cli/idem/model"
 
 // structlog's JSONRenderer with TimeStamper: event, timestamp.
 var structlogFormat = &Format{
-	Name: "structlog", Kind: KindJSON, Tier: model.TierServer,
+	vocabulary: true,
+	Name:       "structlog", Kind: KindJSON, Tier: model.TierServer,
 	Doc:     "structlog JSON logs (Python): event, timestamp",
 	match:   func(r *record) bool { return r.has("event") && r.has("timestamp") },
 	extract: extractApp,

@@ -6,7 +6,8 @@ import "github.com/idem-cli/idem/model"
 // WorkflowID, RunID, ActivityID, ActivityType and Attempt; the TypeScript
 // SDK camelCase names.
 var temporalFormat = &Format{
-	Name: "temporal", Kind: KindJSON, Tier: model.TierWorker,
+	vocabulary: true,
+	Name:       "temporal", Kind: KindJSON, Tier: model.TierWorker,
 	Doc: "Temporal worker logs (WorkflowID, ActivityID, Attempt)",
 	match: func(r *record) bool {
 		return r.hasAny("WorkflowID", "ActivityID", "ActivityType", "workflowId", "activityId", "activityType")

@@ -4,7 +4,8 @@ import "github.com/idem-cli/idem/model"
 
 // zerolog's default field names: time, level, message.
 var zerologFormat = &Format{
-	Name: "zerolog", Kind: KindJSON, Tier: model.TierServer,
+	vocabulary: true,
+	Name:       "zerolog", Kind: KindJSON, Tier: model.TierServer,
 	Doc: "zerolog JSON logs (Go): time, level, message",
 	match: func(r *record) bool {
 		return r.has("message") && r.has("level") && r.has("time") || r.has("level") && r.has("time") && !r.hasAny("msg", "message", "event", "tier")
