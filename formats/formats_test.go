@@ -272,3 +272,22 @@ func TestTraceIDsJoinTiersWithoutRequestIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestSecretsCountedAreWhatRedactMasks: secret-in-logs counts the fields
+// every report masks, by one list (redact's), and none that a report
+// needs: an id, a key, a trace.
+func TestSecretsCountedAreWhatRedactMasks(t *testing.T) {
+	line := `{"time":"2026-11-30T09:14:02Z","msg":"order created","request_id":"r1","idempotency_key":"k1","trace_id":"t1",` +
+		`"session":"s3cr3t","jwt":"eyJx","user_password":"p","api_token":"t","headers":{"X-Amz-Signature":"abc","Cookie":"c=1","Idempotency-Key":"k1","X-Request-Id":"r1"}}`
+	_, in := readString(t, "slog", line+"\n", ingest.Options{})
+	for _, want := range []string{"session", "jwt", "user_password", "api_token", "headers.X-Amz-Signature", "headers.Cookie"} {
+		if in.Secrets[want] != 1 {
+			t.Errorf("secret field %s counted %d times, want 1 (counted: %v)", want, in.Secrets[want], in.Secrets)
+		}
+	}
+	for _, not := range []string{"request_id", "idempotency_key", "trace_id", "headers.Idempotency-Key", "headers.X-Request-Id", "msg"} {
+		if _, ok := in.Secrets[not]; ok {
+			t.Errorf("%s counted as a secret: %v", not, in.Secrets)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/idem-cli/idem/model"
+	"github.com/idem-cli/idem/redact"
 	"github.com/tidwall/gjson"
 )
 
@@ -64,7 +65,7 @@ func FuzzHeader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, doc, name string) {
 		_ = header(gjson.Parse(doc), name)
 		_ = model.NormalizeKey(name)
-		_ = isSecretName(name)
+		_ = redact.IsSecretName(name)
 	})
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/idem-cli/idem/formats/grammar"
 	"github.com/idem-cli/idem/model"
+	"github.com/idem-cli/idem/redact"
 )
 
 // A source's own format string, "log_format" in the config: the proxy's
@@ -163,8 +164,11 @@ func (p *Parser) observeValues(o *model.Observation, v *grammar.Values, syn gram
 	if s, m := v.Get(grammar.RetryMark); m != nil {
 		markRetry(o, m.Header, s)
 	}
+	for _, name := range v.Secrets {
+		p.secret(name)
+	}
 	for _, d := range v.Details {
-		if isSecretName(strings.TrimLeft(d.Name, "$%{[")) || isSecretName(d.Name) {
+		if redact.IsSecretName(strings.TrimLeft(d.Name, "$%{[")) || redact.IsSecretName(d.Name) {
 			p.secret(d.Name)
 			continue
 		}

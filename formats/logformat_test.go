@@ -159,12 +159,15 @@ func TestLogFormatConfigErrors(t *testing.T) {
 // A credential a format logs under a name of its own is counted, never
 // kept in the detail.
 func TestLogFormatKeepsNoSecret(t *testing.T) {
-	res := readWith(t, SourceConfig{LogFormat: `$http_x_request_id $status $http_x_auth_token $arg_note`}, `r-1 201 s3cr3t hello`)
+	res := readWith(t, SourceConfig{LogFormat: `$http_x_request_id $status $http_x_auth_token $http_authorization $http_x_amz_security_token $arg_note`},
+		`r-1 201 s3cr3t Bearer-s3cr3t s3cr3t-too hello`)
 	if len(res.Obs) != 1 || strings.Contains(res.Obs[0].Detail, "s3cr3t") || res.Obs[0].Detail != "$arg_note=hello" {
 		t.Fatalf("observations %+v", res.Obs)
 	}
-	if res.Secrets["$http_x_auth_token"] != 1 {
-		t.Errorf("secrets %v", res.Secrets)
+	for _, name := range []string{"$http_x_auth_token", "$http_authorization", "$http_x_amz_security_token"} {
+		if res.Secrets[name] != 1 {
+			t.Errorf("%s counted %d times: secrets %v", name, res.Secrets[name], res.Secrets)
+		}
 	}
 }
 

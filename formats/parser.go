@@ -7,6 +7,7 @@ import (
 
 	"github.com/idem-cli/idem/formats/grammar"
 	"github.com/idem-cli/idem/model"
+	"github.com/idem-cli/idem/redact"
 
 	"github.com/tidwall/gjson"
 )
@@ -307,7 +308,7 @@ func (p *Parser) shapeOf(r *record) *shape {
 			sh.index[k] = i
 		}
 		switch {
-		case isSecretName(k):
+		case redact.IsSecretName(k):
 			sh.secrets = append(sh.secrets, i)
 		case k == "headers" || k == "resp_headers" || wrappers[normName(k)]:
 			// Header maps, and the wrappers loggers nest them in
@@ -479,14 +480,14 @@ func (p *Parser) scanHeaders(prefix string, v gjson.Result, depth int) {
 			// HAR: [{name, value}]
 			val.ForEach(func(_, e gjson.Result) bool {
 				n := e.Get("name").Str
-				if (name == "cookies" || isSecretName(n)) && present(e.Get("value")) != "" {
+				if (name == "cookies" || redact.IsSecretName(n)) && present(e.Get("value")) != "" {
 					p.secret(prefix + "." + name + "." + strings.ToLower(n))
 				}
 				return true
 			})
 			return true
 		}
-		if isSecretName(name) && present(val) != "" {
+		if redact.IsSecretName(name) && present(val) != "" {
 			p.secret(prefix + "." + name)
 		}
 		return true
@@ -499,36 +500,6 @@ func (p *Parser) secret(path string) {
 	}
 	p.out.Secrets[p.keep(path)]++
 }
-
-// isSecretName matches header and field names that carry credentials,
-// compared without case, '-' or '_' (and without an allocation: it runs
-// on every header of every line that logs them).
-func isSecretName(name string) bool {
-	var buf [64]byte
-	n := buf[:0]
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		switch {
-		case c == '-' || c == '_':
-			continue
-		case c >= 'A' && c <= 'Z':
-			c += 'a' - 'A'
-		}
-		n = append(n, c)
-	}
-	for _, w := range secretWords {
-		if bytes.Contains(n, w) {
-			return true
-		}
-	}
-	return bytes.HasSuffix(n, tokenWord) || bytes.HasSuffix(n, tokenValueWord)
-}
-
-var (
-	secretWords    = [][]byte{[]byte("authorization"), []byte("cookie"), []byte("apikey"), []byte("password"), []byte("passwd"), []byte("secret")}
-	tokenWord      = []byte("token")
-	tokenValueWord = []byte("tokenvalue")
-)
 
 // unwrapLine reads a line that followed a prefix, with the prefix's labels.
 func (p *Parser) unwrapLine(line []byte, labels map[string]string, src model.Source) {

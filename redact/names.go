@@ -2,19 +2,31 @@ package redact
 
 import "strings"
 
-// normalize lower-cases a name and drops its separators, so that
-// X-Api-Key, x_api_key and xApiKey compare alike.
-func normalize(name string) string {
-	var b strings.Builder
-	b.Grow(len(name))
+// normal reports whether a name is already as appendNormal writes it.
+func normal(name string) bool {
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if lower(c) != c || c == '-' || c == '_' || c == '.' || c == ' ' {
+			return false
+		}
+	}
+	return true
+}
+
+// appendNormal appends name lower-cased and without its separators, so
+// that X-Api-Key, x_api_key and xApiKey compare alike. Callers convert the
+// result where it does not escape, so that asking about a name allocates
+// nothing: the readers ask of every header and field name of every line
+// that logs them.
+func appendNormal(b []byte, name string) []byte {
 	for i := 0; i < len(name); i++ {
 		c := lower(name[i])
 		if c == '-' || c == '_' || c == '.' || c == ' ' {
 			continue
 		}
-		b.WriteByte(c)
+		b = append(b, c)
 	}
-	return b.String()
+	return b
 }
 
 // notSecret are names that look like credentials but identify a request,
@@ -84,7 +96,15 @@ func shortSecret(n string) bool {
 // national_id, tax_id, passport…).
 // Idempotency keys and request and trace ids are not secret.
 func IsSecretName(name string) bool {
-	n := normalize(name)
+	if normal(name) {
+		return secretName(name)
+	}
+	var buf [64]byte
+	return secretName(string(appendNormal(buf[:0], name)))
+}
+
+// secretName is IsSecretName of a normalised name.
+func secretName(n string) bool {
 	if n == "" || notSecret(n) {
 		return false
 	}
@@ -110,7 +130,8 @@ func IsSecretParam(name string) bool {
 // isURLOnly are parameter names that carry a credential in a URL but mean
 // something else in a log field ("code" is an error code there).
 func isURLOnly(name string) bool {
-	switch normalize(name) {
+	var buf [64]byte
+	switch string(appendNormal(buf[:0], name)) {
 	case "code", "key", "xamzcredential", "xgoogcredential", "hash", "hmac",
 		"state", "ticket", "sid", "assertion", "clientassertion", "oauthverifier":
 		return true
@@ -125,11 +146,19 @@ func isURLOnly(name string) bool {
 // key, secret, signature or session. Idempotency-Key and the request and
 // trace id headers are not.
 func IsSecretHeader(name string) bool {
-	n := normalize(name)
+	if normal(name) {
+		return secretHeader(name)
+	}
+	var buf [64]byte
+	return secretHeader(string(appendNormal(buf[:0], name)))
+}
+
+// secretHeader is IsSecretHeader of a normalised name.
+func secretHeader(n string) bool {
 	if n == "" || notSecret(n) {
 		return false
 	}
-	if IsSecretName(name) {
+	if secretName(n) {
 		return true
 	}
 	for _, suffix := range []string{"key", "secret", "signature", "sig", "session", "sessionid", "assertion", "auth", "principal"} {

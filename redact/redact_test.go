@@ -265,3 +265,17 @@ func TestLinearTime(t *testing.T) {
 		}
 	}
 }
+
+// TestSecretNamesAllocateNothing: the readers ask of every header and
+// field name of every line, so a name of a usual length is judged without
+// an allocation, whatever its case and separators.
+func TestSecretNamesAllocateNothing(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's instrumentation allocates")
+	}
+	for _, n := range []string{"X-Amz-Signature", "user_id", "password", "X-Request-Id", "Idempotency-Key", "sessionToken"} {
+		if a := testing.AllocsPerRun(50, func() { _ = IsSecretName(n); _ = IsSecretHeader(n); _ = IsSecretParam(n) }); a != 0 {
+			t.Errorf("%s: %v allocations, want 0", n, a)
+		}
+	}
+}

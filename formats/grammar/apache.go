@@ -100,7 +100,7 @@ func percentShared(d directive) *variable {
 		case "o":
 			return responseHeader(d.text, d.arg)
 		case "C", "c":
-			return known(d.text, None, 0) // a cookie: never kept
+			return known(d.text, Secret, 0) // a cookie: counted, never kept
 		case "p":
 			return known(d.text, None, 0)
 		}

@@ -222,12 +222,13 @@ const (
 	RetryAfter                  // the response's Retry-After header
 	ResultID                    // the response's X-Result-Id header
 	RetryMark                   // a client library's number of this send (x-stainless-retry-count, amz-sdk-request)
+	Secret                      // a credential (Authorization, a cookie, a token header): counted, never kept
 	numFields
 )
 
 var fieldNames = [numFields]string{"none", "request_id", "key", "traceparent", "method", "path", "request_line", "status",
 	"upstream_status", "client", "start", "end", "start_frac", "end_frac", "zone", "duration", "flags", "reason", "termination",
-	"retries", "attempts", "connection_status", "replayed", "retry_after", "result_id", "retry_mark"}
+	"retries", "attempts", "connection_status", "replayed", "retry_after", "result_id", "retry_mark", "secret"}
 
 func (f Field) String() string {
 	if f < numFields {
@@ -263,15 +264,19 @@ type Detail struct {
 }
 
 // Values are what a line says, by Field; unknown variables are Details.
+// Secrets names the variables that logged a credential in this line: the
+// values are never kept, so that secret-in-logs can count them and no
+// output can show them.
 type Values struct {
 	vals    [numFields]string
 	meaning [numFields]*Meaning
 	Details []Detail
+	Secrets []string
 }
 
 // Reset empties v, keeping its buffers.
 func (v *Values) Reset() {
-	*v = Values{Details: v.Details[:0]}
+	*v = Values{Details: v.Details[:0], Secrets: v.Secrets[:0]}
 }
 
 // Get returns the value of f and the variable that gave it; "" and nil
@@ -286,7 +291,11 @@ func (v *Values) set(m *Meaning, value string) {
 	if value == "" || value == "-" {
 		return
 	}
-	if m.Field == None {
+	switch m.Field {
+	case None:
+		return
+	case Secret:
+		v.Secrets = append(v.Secrets, m.Name)
 		return
 	}
 	if prev := v.meaning[m.Field]; prev != nil && prev.Rank >= m.Rank {

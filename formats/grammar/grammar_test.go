@@ -311,6 +311,44 @@ func TestSecretsAreNeverDetails(t *testing.T) {
 	if len(v.Details) != 0 {
 		t.Errorf("credentials kept as details: %v", v.Details)
 	}
+	// Each is named, so that secret-in-logs counts it, and none is kept.
+	if got := strings.Join(v.Secrets, " "); got != "$http_authorization $cookie_session $http_cookie" {
+		t.Errorf("secrets named %q", got)
+	}
+	for f := Field(0); f < numFields; f++ {
+		if s, _ := v.Get(f); strings.Contains(s, "s3cr3t") || strings.Contains(s, "Bearer") {
+			t.Errorf("credential kept as %s: %q", f, s)
+		}
+	}
+}
+
+// TestCredentialHeadersAreRedactsList: a header is a credential in a
+// format string exactly when redact masks it in every output (one list),
+// whatever the syntax writes it as.
+func TestCredentialHeadersAreRedactsList(t *testing.T) {
+	for _, tc := range []struct {
+		syntax Syntax
+		format string
+		want   string
+	}{
+		{Nginx, `$http_x_amz_security_token $http_x_session_id $http_proxy_authorization $status`, "$http_x_amz_security_token $http_x_session_id $http_proxy_authorization"},
+		{Apache, `%{X-Api-Key}i %{X-Hub-Signature-256}i %{Cookie}C %>s`, "%{X-Api-Key}i %{X-Hub-Signature-256}i %{Cookie}C"},
+	} {
+		p, err := Compile(tc.syntax, tc.format, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v Values
+		if err := p.Read(`s3cr3t-a s3cr3t-b s3cr3t-c 200`, &v); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(v.Secrets, " "); got != tc.want {
+			t.Errorf("%s: secrets %q, want %q", tc.format, got, tc.want)
+		}
+		if len(v.Details) != 0 {
+			t.Errorf("%s: credentials kept as details: %v", tc.format, v.Details)
+		}
+	}
 }
 
 func TestSendNumber(t *testing.T) {

@@ -92,7 +92,9 @@ func nginxVariable(name string) *variable {
 	switch {
 	case nginxInts[lower]:
 		return typed(known(written, None, 0), kindInt)
-	case nginxIgnored[lower], strings.HasPrefix(lower, "cookie_"):
+	case strings.HasPrefix(lower, "cookie_"):
+		return known(written, Secret, 0)
+	case nginxIgnored[lower]:
 		return known(written, None, 0)
 	case strings.HasPrefix(lower, "http_"):
 		return requestHeader(written, lower[len("http_"):])

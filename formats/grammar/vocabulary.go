@@ -3,6 +3,8 @@ package grammar
 import (
 	"strconv"
 	"strings"
+
+	"github.com/idem-cli/idem/redact"
 )
 
 // The vocabulary every syntax shares: what a header, an environment
@@ -38,11 +40,11 @@ var requestHeaders = map[string]struct {
 }
 
 // ignoredHeaders are headers whose meaning is known and of no use to
-// idem, or which carry credentials: neither a field nor a Detail.
+// idem: neither a field nor a Detail. Headers that carry credentials are
+// never kept either; which they are is redact's one list.
 var ignoredHeaders = map[string]bool{
 	"user-agent": true, "referer": true, "host": true, "accept": true, "accept-encoding": true, "accept-language": true,
 	"content-type": true, "content-length": true, "connection": true, "origin": true, "via": true,
-	"authorization": true, "proxy-authorization": true, "cookie": true, "set-cookie": true, "x-api-key": true,
 }
 
 // requestHeader is the variable that logs request header name.
@@ -52,6 +54,9 @@ func requestHeader(written, name string) *variable {
 		v := known(written, m.f, m.rank)
 		v.m.Header = h
 		return v
+	}
+	if redact.IsSecretHeader(h) {
+		return known(written, Secret, 0)
 	}
 	if ignoredHeaders[h] {
 		return known(written, None, 0)
@@ -75,6 +80,9 @@ func responseHeader(written, name string) *variable {
 		v := known(written, f, 1)
 		v.m.Header = h
 		return v
+	}
+	if redact.IsSecretHeader(h) {
+		return known(written, Secret, 0)
 	}
 	if ignoredHeaders[h] {
 		return known(written, None, 0)
