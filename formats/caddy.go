@@ -3,6 +3,7 @@ package formats
 import (
 	"strings"
 
+	"github.com/idem-cli/idem/formats/grammar"
 	"github.com/idem-cli/idem/model"
 )
 
@@ -52,12 +53,8 @@ func extractCaddy(p *Parser, r *record, o *model.Observation) bool {
 	o.Method = httpMethod(present(req.Get("method")))
 	o.Route = routePath(present(req.Get("uri")))
 	hs := req.Get("headers")
-	o.RequestID = header(hs, "X-Request-Id")
-	key := header(hs, "Idempotency-Key")
-	if key == "" {
-		key = header(hs, "X-Idempotency-Key") // Fiber's and other middlewares' default
-	}
-	o.Key = model.NormalizeKey(key)
+	o.RequestID = requestHeader(hs, grammar.RequestID)
+	o.Key = model.NormalizeKey(requestHeader(hs, grammar.Key))
 	// client_ip (Caddy 2.7 on) honours trusted proxies; older releases log remote_ip only.
 	if o.Client = present(req.Get("client_ip")); o.Client == "" {
 		o.Client = present(req.Get("remote_ip"))

@@ -2,6 +2,7 @@ package formats_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"reflect"
 	"strings"
@@ -288,6 +289,36 @@ func TestSecretsCountedAreWhatRedactMasks(t *testing.T) {
 	for _, not := range []string{"request_id", "idempotency_key", "trace_id", "headers.Idempotency-Key", "headers.X-Request-Id", "msg"} {
 		if _, ok := in.Secrets[not]; ok {
 			t.Errorf("%s counted as a secret: %v", not, in.Secrets)
+		}
+	}
+}
+
+// TestEveryHeaderReaderAcceptsEveryHeaderName: the key and request-id
+// headers are one list (grammar.RequestHeader), so a HAR, a JSON logger's
+// header map and a W3C column read the same names, whatever the case.
+func TestEveryHeaderReaderAcceptsEveryHeaderName(t *testing.T) {
+	readers := []struct {
+		format, line string
+	}{
+		{"har", `{"log":{"entries":[{"startedDateTime":"2026-11-30T09:14:02.105Z","time":48,"request":{"method":"POST","url":"https://a.example/v1/orders",` +
+			`"headers":[{"name":"%[1]s","value":"rid-1"},{"name":"%[2]s","value":"key-1"}]},"response":{"status":201,"headers":[]}}]}}`},
+		{"caddy", `{"level":"info","ts":1796129097.09,"logger":"http.log.access.log0","msg":"handled request","request":{"remote_ip":"127.0.0.10","method":"POST",` +
+			`"uri":"/v1/orders","headers":{"%[1]s":["rid-1"],"%[2]s":["key-1"]}},"duration":0.0008,"size":40,"status":201,"resp_headers":{}}`},
+		{"pino-http", `{"level":30,"time":1531171074631,"pid":657,"hostname":"box","req":{"id":1,"method":"POST","url":"/v1/orders",` +
+			`"headers":{"%[1]s":"rid-1","%[2]s":"key-1"}},"res":{"statusCode":201},"responseTime":31,"msg":"request completed"}`},
+		{"w3c", "#Version: 1.0\n#Fields: date time cs-method cs-uri-stem sc-status %[1]s %[2]s\n2026-11-30 09:14:02 POST /v1/orders 201 rid-1 key-1"},
+	}
+	for _, r := range readers {
+		for _, rid := range []string{"X-Request-Id", "x-request-id", "Request-Id", "X-Correlation-Id"} {
+			for _, key := range []string{"Idempotency-Key", "idempotency-key", "X-Idempotency-Key"} {
+				if r.format == "w3c" {
+					rid, key = strings.ToLower(rid), strings.ToLower(key)
+				}
+				obs, _ := readString(t, r.format, fmt.Sprintf(r.line, rid, key)+"\n", ingest.Options{})
+				if len(obs) != 1 || obs[0].RequestID != "rid-1" || obs[0].Key != "key-1" {
+					t.Errorf("%s with %s and %s: %d observations %+v", r.format, rid, key, len(obs), obs)
+				}
+			}
 		}
 	}
 }

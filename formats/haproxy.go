@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idem-cli/idem/formats/grammar"
 	"github.com/idem-cli/idem/model"
 )
 
@@ -188,10 +189,12 @@ func captured(values, names []string) (requestID, key string) {
 				break
 			}
 			v = strings.TrimSpace(v)
-			switch names[i] {
-			case "x-request-id", "x-correlation-id", "request-id", "x-amzn-trace-id":
+			// An ALB's X-Amzn-Trace-Id, a trace to the grammar, is the
+			// only id such a capture may have: it names one trip.
+			switch f, _ := grammar.RequestHeader(names[i]); f {
+			case grammar.RequestID, grammar.TraceParent:
 				requestID = v
-			case "idempotency-key", "x-idempotency-key":
+			case grammar.Key:
 				key = model.NormalizeKey(v)
 			}
 		}

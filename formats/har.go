@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"strings"
 
+	"github.com/idem-cli/idem/formats/grammar"
 	"github.com/idem-cli/idem/model"
 	"github.com/tidwall/gjson"
 )
@@ -100,11 +101,11 @@ func extractHAREntry(p *Parser, r *record, o *model.Observation) bool {
 	o.Method = httpMethod(present(req.Get("method")))
 	o.Route = routePath(present(req.Get("url")))
 	hs := req.Get("headers")
-	o.RequestID = header(hs, "X-Request-Id")
+	o.RequestID = requestHeader(hs, grammar.RequestID)
 	if o.RequestID == "" {
 		o.RequestID = traceDelivery(header(hs, "traceparent"))
 	}
-	o.Key = model.NormalizeKey(header(hs, "Idempotency-Key"))
+	o.Key = model.NormalizeKey(requestHeader(hs, grammar.Key))
 	if body := req.Get("postData.text"); body.Exists() && body.Str != "" {
 		o.Fingerprint = model.Fingerprint([]byte(body.Str))
 	}
@@ -112,7 +113,7 @@ func extractHAREntry(p *Parser, r *record, o *model.Observation) bool {
 	o.Status, _ = intValue(present(res.Get("status")))
 	rh := res.Get("headers")
 	if o.RequestID == "" {
-		o.RequestID = header(rh, "X-Request-Id")
+		o.RequestID = requestHeader(rh, grammar.RequestID)
 	}
 	o.Replayed = strings.EqualFold(header(rh, "Idempotent-Replayed"), "true")
 	o.RetryAfter = header(rh, "Retry-After") != ""

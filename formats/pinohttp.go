@@ -3,6 +3,7 @@ package formats
 import (
 	"strings"
 
+	"github.com/idem-cli/idem/formats/grammar"
 	"github.com/idem-cli/idem/model"
 )
 
@@ -46,7 +47,7 @@ func extractPinoHTTP(p *Parser, r *record, o *model.Observation) bool {
 	req := r.get("req")
 	// The propagated X-Request-Id joins the tiers; pino-http's own req.id
 	// is by default a per-process counter.
-	o.RequestID = header(req.Get("headers"), "x-request-id")
+	o.RequestID = requestHeader(req.Get("headers"), grammar.RequestID)
 	if o.RequestID == "" {
 		o.RequestID = traceDelivery(header(req.Get("headers"), "traceparent"))
 	}
@@ -56,7 +57,7 @@ func extractPinoHTTP(p *Parser, r *record, o *model.Observation) bool {
 	o.Method = httpMethod(present(req.Get("method")))
 	o.Route = routePath(present(req.Get("url")))
 	hs := req.Get("headers")
-	o.Key = model.NormalizeKey(header(hs, "idempotency-key"))
+	o.Key = model.NormalizeKey(requestHeader(hs, grammar.Key))
 	markRetryIn(o, hs)
 	o.Client = present(req.Get("remoteAddress"))
 	res := r.get("res")

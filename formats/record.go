@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/idem-cli/idem/formats/grammar"
+
 	"github.com/tidwall/gjson"
 )
 
@@ -381,6 +383,32 @@ func header(h gjson.Result, name string) string {
 		if strings.EqualFold(k.Str, name) {
 			out = present(v)
 			return false
+		}
+		return true
+	})
+	return out
+}
+
+// requestHeader returns the value of the request header that means f in
+// the grammar's one list (grammar.RequestHeader): X-Request-Id,
+// Request-Id or X-Correlation-Id for a request id, Idempotency-Key or
+// X-Idempotency-Key for a key; the highest-ranked where a line logs
+// several. h is a header map or a HAR's [{name, value}] list.
+func requestHeader(h gjson.Result, f grammar.Field) string {
+	var out string
+	best := int8(-1)
+	consider := func(name string, v gjson.Result) {
+		if g, rank := grammar.RequestHeader(name); g == f && rank > best {
+			if s := present(v); s != "" {
+				out, best = s, rank
+			}
+		}
+	}
+	h.ForEach(func(k, v gjson.Result) bool {
+		if h.IsArray() {
+			consider(v.Get("name").Str, v.Get("value"))
+		} else {
+			consider(k.Str, v)
 		}
 		return true
 	})

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idem-cli/idem/formats/grammar"
 	"github.com/idem-cli/idem/model"
 )
 
@@ -72,6 +73,17 @@ func w3cHeaderOf(fields string, microsoft bool) *w3cHeader {
 		if strings.HasPrefix(n, "cs(") && strings.HasSuffix(n, ")") {
 			n = n[3 : len(n)-1] // a request header, by its name
 		}
+		switch f, _ := grammar.RequestHeader(n); f {
+		case grammar.RequestID:
+			h.rid = i
+			continue
+		case grammar.Key:
+			h.key = i
+			continue
+		case grammar.TraceParent:
+			h.trace = i
+			continue
+		}
 		switch n {
 		case "date":
 			h.date = i
@@ -87,14 +99,8 @@ func w3cHeaderOf(fields string, microsoft bool) *w3cHeader {
 			h.status = i
 		case "time-taken":
 			h.taken = i
-		case "x-request-id", "request-id", "x-correlation-id":
-			h.rid = i
 		case "x-edge-request-id":
 			h.edgeRID = i
-		case "idempotency-key", "x-idempotency-key":
-			h.key = i
-		case "traceparent", "x-amzn-trace-id":
-			h.trace = i
 		case "sc-win32-status", "s-sitename", "sc-substatus":
 			h.millis = true // IIS's own fields: IIS writes time-taken in milliseconds
 			if n == "sc-win32-status" {

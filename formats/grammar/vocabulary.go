@@ -39,6 +39,22 @@ var requestHeaders = map[string]struct {
 	"amz-sdk-request":         {RetryMark, 1},
 }
 
+// RequestHeader is what a request header means to every reader, by its
+// name in any case and with '_' or '-' (the one list of key, request id,
+// trace and retry-mark headers: a HAR's, a JSON logger's header map, a
+// W3C column, a captured header all ask it), and its rank among the
+// headers of that field: the higher wins where several are logged. None
+// for a header no reader uses.
+func RequestHeader(name string) (Field, int8) {
+	if m, ok := requestHeaders[name]; ok {
+		return m.f, m.rank
+	}
+	if m, ok := requestHeaders[headerName(name)]; ok {
+		return m.f, m.rank
+	}
+	return None, 0
+}
+
 // ignoredHeaders are headers whose meaning is known and of no use to
 // idem: neither a field nor a Detail. Headers that carry credentials are
 // never kept either; which they are is redact's one list.
