@@ -17,7 +17,20 @@ var kubectlFormat = &Format{
 		if len(rest) == len(s) {
 			return false
 		}
+		// --timestamps' time is when the line was written: the time of
+		// a line inside that gives none of its own (a logfmt or text
+		// line whose logger writes no time).
+		prefix := strings.TrimSpace(s[:len(s)-len(rest)])
+		when, _ := model.ParseTime(prefix[strings.LastIndexByte(prefix, ' ')+1:])
+		first := len(p.out.Obs)
 		p.unwrapLine(stringBytes(rest), labels, src)
+		if !when.IsZero() {
+			for i := first; i < len(p.out.Obs); i++ {
+				if p.out.Obs[i].Time.IsZero() {
+					p.out.Obs[i].Time = when
+				}
+			}
+		}
 		return true
 	},
 	Samples: []Sample{{

@@ -104,6 +104,9 @@ type Parser struct {
 	w3c          *w3cHeader
 	w3cMicrosoft bool
 	cri          criPartial
+	// logfmtBuf is a logfmt line laid out as the JSON object it says
+	// (logfmt.go), reused line after line.
+	logfmtBuf []byte
 }
 
 // maxEnvelopes bounds envelopes within envelopes: a hostile export could

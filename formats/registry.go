@@ -22,6 +22,8 @@ func init() {
 		temporalFormat, canonicalFormat, echoFormat, logrageFormat, pinoFormat, zapFormat, zerologFormat, structlogFormat, logrusFormat, slogFormat, jsonFormat,
 		// Text lines, and the prefix that wraps lines of any format.
 		w3cFormat, criFormat, albFormat, envoyTextFormat, composeFormat, ingressNginxFormat, apacheFormat, tomcatFormat, combinedFormat, haproxyFormat, logrageTextFormat, kubectlFormat,
+		// Lines of key=value pairs, read by the vocabulary: after every named text layout.
+		logfmtFormat,
 	}
 	for _, f := range registry {
 		switch {
