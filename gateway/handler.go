@@ -69,8 +69,8 @@ func (s *Server) keyState(w http.ResponseWriter, r *http.Request) {
 			switch {
 			case s.recoverable(rec, now):
 				m["next_delivery"] = "recovers the reservation: its owner is gone and no effect was committed"
-			case s.opts.Faults.External != "":
-				m["next_delivery"] = "in progress: reconcile with the provider first, its call may have happened"
+			case s.reconcilable(rec, now):
+				m["next_delivery"] = "reconcile with the provider by its key, then complete or call it: its owner is gone and its call may have happened"
 			default:
 				m["next_delivery"] = "in progress: its owner is alive"
 			}
@@ -170,9 +170,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, route, prefix str
 	// The client may have left: the commit must not depend on it.
 	bg := work
 	if s.opts.Faults.External != "" {
-		if err := s.callExternal(ctx, body); err != nil {
-			s.release(bg, d)
-			s.answer(w, ctx, http.StatusBadGateway, "failed", "external_failed", "the provider call failed")
+		if done := s.external(bg, w, d, body); done {
 			return
 		}
 		if s.opts.Faults.CrashAfterExternal && s.crashOnce(ctx.route+"|"+ctx.keyHash) {
@@ -203,6 +201,47 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, route, prefix str
 		return
 	}
 	writeStored(w, rec, false)
+}
+
+// external runs the delivery's provider call, after asking the provider
+// what an earlier owner's call did when the reservation was taken from
+// one. It reports whether the delivery was answered; if not, the provider
+// acted and the delivery commits. Only a refusal releases the key: an
+// unknown outcome keeps it, since releasing it would let a retry charge
+// again.
+func (s *Server) external(ctx context.Context, w http.ResponseWriter, d *delivery, body []byte) bool {
+	o := outcomeRefused // nothing done yet
+	if d.reconcile {
+		var why string
+		o, why = s.reconcile(ctx, d)
+		s.log.line(d.reqCtx, "reconciliation", map[string]any{"outcome": o.String(), "note": why})
+		if o == outcomeUnknown {
+			s.needsReconciliation(w, d.reqCtx)
+			return true
+		}
+	}
+	if o != outcomeDone {
+		o = s.callExternal(d, body)
+	}
+	switch o {
+	case outcomeRefused:
+		s.release(ctx, d)
+		s.answer(w, d.reqCtx, http.StatusBadGateway, "failed", "external_failed", "the provider refused the call or could not be reached; nothing was done")
+		return true
+	case outcomeUnknown:
+		s.answer(w, d.reqCtx, http.StatusBadGateway, "failed", "external_outcome_unknown",
+			"the provider may have acted but did not say so; the key is held: a retry with the same key asks the provider first")
+		return true
+	}
+	return false
+}
+
+// needsReconciliation answers a key that nothing here can settle: its
+// provider call may have happened and the provider cannot be asked. No
+// Retry-After: retrying does not help until an operator resolves it.
+func (s *Server) needsReconciliation(w http.ResponseWriter, ctx reqCtx) {
+	s.answer(w, ctx, http.StatusConflict, "failed", "idempotency_key_needs_reconciliation",
+		"the first delivery's provider call may have happened and the provider cannot say; the key is held until an operator resolves it")
 }
 
 // writeStored sends a record's answer: its status, headers and body as
