@@ -24,7 +24,9 @@ type GatewayOptions struct {
 	Store    string
 	LogPath  string
 	Provider bool
-	Faults   gateway.Faults
+	// ExternalTimeout bounds one call to the --external provider.
+	ExternalTimeout time.Duration
+	Faults          gateway.Faults
 	// FaultNames are the --fault values, folded into Faults by validate.
 	FaultNames []string
 
@@ -47,6 +49,8 @@ produce real logs for 'idem diagnose'.
   GET  /v1/effects[?after=SEQ&limit=N]      the effect count and a page of records
   GET  /v1/effects/count                    the effect count alone
   GET  /v1/keys/{key}                       what the store holds for a key
+  POST /v1/keys/{key}/resolve               an operator settles a held key, from
+                                            this host only: {"outcome":"done"|"not_done"}
   GET  /healthz
 
 A first delivery reserves the key (in_progress), runs the effect and records
@@ -67,8 +71,18 @@ Each fault flag reproduces one row of the diagnosis table. Logs are JSON
 lines in idem's canonical schema (docs/log-schema.md) on standard error, or
 in --log: a new file for an in-memory store, appended to for a persistent
 one, so result ids never restart within one log. With --provider it runs a
-fake external provider instead (POST /v1/charges, no idempotency of its own)
-for --external.`,
+fake external provider instead for --external: POST /v1/charges, one charge
+per Idempotency-Key (a new one per call without a key), and GET
+/v1/charges/by-key/{key}.
+
+With --external URL, the provider gets a key of its own per key and
+operation (derived from the key's digest, never the key), and only a refusal
+(a 4xx, or no connection) lets the key go. A 5xx, a 3xx (never followed), or
+no answer within --external-timeout may have charged: the key is held, the
+client gets 502 external_outcome_unknown, and its retry asks the provider by
+the key. Found completes the key, not found calls again with the same key;
+a provider that cannot say leaves 409 idempotency_key_needs_reconciliation,
+without Retry-After, until an operator resolves the key.`,
 		Example: `  idem gateway --fail-after-commit --log gateway.jsonl
   idem gateway --profile ietf --ttl 10m --state gateway.db
   idem gateway --store postgres://idem@127.0.0.1:5432/idem --listen 127.0.0.1:8081
@@ -101,6 +115,7 @@ for --external.`,
 	fs.BoolVar(&opts.Faults.NonAtomic, "non-atomic", false, "fault: check-then-write, so concurrent deliveries both run")
 	fs.BoolVar(&opts.Faults.NoFingerprint, "no-fingerprint", false, "fault: replay the first result whatever the payload")
 	fs.StringVar(&opts.Faults.External, "external", "", "call this provider URL before recording completed")
+	fs.DurationVar(&opts.ExternalTimeout, "external-timeout", gateway.DefaultExternalTimeout, "bound one provider call; past it, the call's outcome is unknown and the key is held")
 	fs.BoolVar(&opts.Faults.CrashAfterExternal, "crash-after-external", false, "fault (with --external): lose the terminal write after the call, once per key")
 	fs.StringSliceVar(&opts.FaultNames, "fault", nil, "faults by name: "+strings.Join(gateway.FaultNames(), ", ")+" (stuck-reservation: never recover a reservation whose owner is gone)")
 	return cmd
@@ -119,6 +134,9 @@ func (o *GatewayOptions) validate() error {
 	}
 	if o.Faults.CrashAfterExternal && o.Faults.External == "" {
 		return usagef("--crash-after-external needs --external URL")
+	}
+	if o.ExternalTimeout <= 0 {
+		return usagef("--external-timeout must be positive")
 	}
 	if o.TTL < 0 || o.Delay < 0 {
 		return usagef("--ttl and --delay must not be negative")
@@ -184,7 +202,7 @@ func runGateway(ctx context.Context, opts *GatewayOptions) error {
 	}
 	defer closeLog()
 	srv := gateway.New(gateway.Options{Profile: opts.profile, TTL: opts.TTL, Delay: opts.Delay, Lease: opts.Lease,
-		Faults: opts.Faults, Log: logw, Now: f.Now}, store)
+		Faults: opts.Faults, Log: logw, Now: f.Now, ExternalTimeout: opts.ExternalTimeout}, store)
 	return gateway.Serve(ctx, opts.Listen, srv.Handler(), timeouts, ready)
 }
 

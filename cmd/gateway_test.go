@@ -38,6 +38,10 @@ func TestNewCmdGatewayFlags(t *testing.T) {
 		{"crash by name without external", []string{"--fault", "crash-after-external"}, "needs --external", nil},
 		{"negative ttl", []string{"--ttl", "-1s"}, "must not be negative", nil},
 		{"lease shorter than the handler", []string{"--delay", "40s"}, "--lease (30s) must be longer than --delay (40s)", nil},
+		{"an external timeout", []string{"--external", "http://127.0.0.1:9", "--external-timeout", "2s"}, "", func(o *GatewayOptions) bool {
+			return o.ExternalTimeout == 2*time.Second && o.Faults.External != ""
+		}},
+		{"no external timeout", []string{"--external-timeout", "0s"}, "--external-timeout must be positive", nil},
 		{"two stores", []string{"--state", "a.db", "--store", "postgres://h/db"}, "choose one", nil},
 		{"a store that is not PostgreSQL", []string{"--store", "mysql://h/db"}, "postgres:// URL", nil},
 		{"arguments", []string{"extra"}, "unknown command", nil},

@@ -63,8 +63,9 @@ func (p *standIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if key != "" {
 		p.byKey[key] = true
 	}
+	answer := p.answer
 	p.mu.Unlock()
-	p.answer(w, r)
+	answer(w, r)
 }
 
 func (p *standIn) ledger() (effects int, keys []string, paths []string) {
@@ -242,4 +243,79 @@ func TestFakeProviderHonoursKeys(t *testing.T) {
 	if found, id := lookup("pk-1"); !found || id != a {
 		t.Errorf("lookup: %v %s, want %s", found, id, a)
 	}
+}
+
+// TestOperatorResolves: a key nothing can settle is settled by an
+// operator on this host: done makes its retries replay a 201, not_done
+// lets the next delivery run; neither through a proxy, nor while its
+// owner may be alive.
+func TestOperatorResolves(t *testing.T) {
+	resolve := func(c client, key, body string, header http.Header) (int, map[string]any) {
+		req, _ := http.NewRequest(http.MethodPost, c.url+"/v1/keys/"+key+"/resolve", strings.NewReader(body))
+		for k, v := range header {
+			req.Header[k] = v
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		json.NewDecoder(resp.Body).Decode(&m)
+		return resp.StatusCode, m
+	}
+	for _, outcome := range []string{"done", "not_done"} {
+		t.Run(outcome, func(t *testing.T) {
+			prov, url := newStandIn(t, func(w http.ResponseWriter, r *http.Request) { http.Error(w, "boom", 500) })
+			c, _ := start(t, Options{Faults: Faults{External: url}})
+			c.post("/v1/demo-requests", "k-res", `{"x":1}`)
+			if r := c.post("/v1/demo-requests", "k-res", `{"x":1}`); r.body["error"] != "idempotency_key_needs_reconciliation" {
+				t.Fatalf("before: %+v", r)
+			}
+			if code, m := resolve(c, "k-res", `{"outcome":"`+outcome+`"}`, http.Header{"X-Forwarded-For": {"203.0.113.9"}}); code != 403 {
+				t.Errorf("through a proxy: %d %v", code, m)
+			}
+			for _, bad := range []string{``, `{"outcome":"maybe"}`, `{"outcome":"done","extra":1}`} {
+				if code, _ := resolve(c, "k-res", bad, nil); code != 400 {
+					t.Errorf("body %q: %d, want 400", bad, code)
+				}
+			}
+			if code, m := resolve(c, "k-none", `{"outcome":"done"}`, nil); code != 404 {
+				t.Errorf("a key never seen: %d %v", code, m)
+			}
+			code, m := resolve(c, "k-res", `{"outcome":"`+outcome+`","scope":"/v1/demo-requests"}`, nil)
+			if code != 200 || m["resolved"] != outcome {
+				t.Fatalf("resolve: %d %v", code, m)
+			}
+			prov.mu.Lock()
+			prov.answer = func(w http.ResponseWriter, r *http.Request) { writeJSON(w, 201, map[string]any{"id": "ch_2"}) }
+			prov.mu.Unlock()
+			r := c.post("/v1/demo-requests", "k-res", `{"x":1}`)
+			effects, keys, _ := prov.ledger()
+			switch outcome {
+			case "done":
+				if r.status != 201 || !r.replayed || r.body["id"] != m["result_id"] || effects != 1 || c.effects() != 1 {
+					t.Errorf("after done: %+v, provider effects %d, gateway effects %d", r, effects, c.effects())
+				}
+			case "not_done":
+				if r.status != 201 || r.replayed || len(keys) != 2 || c.effects() != 1 {
+					t.Errorf("after not_done: %+v, provider calls %d, gateway effects %d", r, len(keys), c.effects())
+				}
+			}
+			if code, _ := resolve(c, "k-res", `{"outcome":"done"}`, nil); code != 404 {
+				t.Errorf("a second resolve: %d, want 404", code)
+			}
+		})
+	}
+	t.Run("an owner that may be alive", func(t *testing.T) {
+		t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+		st := shared{mustOpen(t, "")}
+		rec := Record{Scope: "/v1/demo-requests", Digest: KeyDigest("k-live"), Fingerprint: "sha256:x", State: StateInProgress,
+			Owner: "gw-other/1/r", Lease: t0.Add(30 * time.Second), Created: t0}
+		st.Reserve(t.Context(), rec, t0)
+		c, _ := serveStore(t, st, Options{Now: func() time.Time { return t0.Add(time.Second) }, Faults: Faults{External: "http://127.0.0.1:1"}})
+		if code, m := resolve(c, "k-live", `{"outcome":"done"}`, nil); code != 409 || m["error"] != "owner_alive" || c.effects() != 0 {
+			t.Errorf("%d %v", code, m)
+		}
+	})
 }

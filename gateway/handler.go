@@ -37,6 +37,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /v1/effects", s.effects)
 	mux.HandleFunc("GET /v1/effects/count", s.effectCount)
 	mux.HandleFunc("GET /v1/keys/{key}", s.keyState)
+	mux.HandleFunc("POST /v1/keys/{key}/resolve", s.resolve)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"ok": true, "profile": s.opts.Profile.Name})
 	})
@@ -70,7 +71,8 @@ func (s *Server) keyState(w http.ResponseWriter, r *http.Request) {
 			case s.recoverable(rec, now):
 				m["next_delivery"] = "recovers the reservation: its owner is gone and no effect was committed"
 			case s.reconcilable(rec, now):
-				m["next_delivery"] = "reconcile with the provider by its key, then complete or call it: its owner is gone and its call may have happened"
+				m["next_delivery"] = "reconcile with the provider by its key, then complete or call it: its owner is gone and its call may have happened; " +
+					"if the provider cannot say, an operator resolves it (POST /v1/keys/{key}/resolve)"
 			default:
 				m["next_delivery"] = "in progress: its owner is alive"
 			}

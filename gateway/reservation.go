@@ -45,20 +45,20 @@ func (s *Server) recoverable(rec Record, now time.Time) bool {
 	// With an external call, the provider's effect is outside the
 	// transaction: a dead owner may have made it, so only reconciliation
 	// with the provider may settle the key (reconcilable).
-	return s.opts.Faults.External == "" && s.ownerGone(rec, now)
+	return s.opts.Faults.External == "" && !s.opts.Faults.StuckReservation && s.ownerGone(rec, now)
 }
 
 // reconcilable reports whether an in_progress reservation's owner is gone
 // while the provider may have acted for it: the next delivery takes it
 // over to ask the provider, never to call it blindly.
 func (s *Server) reconcilable(rec Record, now time.Time) bool {
-	return s.opts.Faults.External != "" && s.ownerGone(rec, now)
+	return s.opts.Faults.External != "" && !s.opts.Faults.StuckReservation && s.ownerGone(rec, now)
 }
 
 // ownerGone reports whether an in_progress reservation's owner no longer
-// runs. The stuck-reservation fault never says so.
+// runs.
 func (s *Server) ownerGone(rec Record, now time.Time) bool {
-	if rec.State != StateInProgress || s.opts.Faults.StuckReservation {
+	if rec.State != StateInProgress {
 		return false
 	}
 	instance, _, _ := strings.Cut(rec.Owner, "/")
