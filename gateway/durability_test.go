@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -550,4 +551,52 @@ func TestSlowClientsAreCutOff(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestStateDeletedUnderTheGateway: once its path no longer names the file
+// it opened, the gateway acknowledges nothing, says it is not healthy, and
+// no second gateway starts on the path.
+func TestStateDeletedUnderTheGateway(t *testing.T) {
+	for _, how := range []string{"deleted", "replaced"} {
+		t.Run(how, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "state.db")
+			st, err := OpenStore(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() })
+			c, _ := serveStore(t, st, Options{})
+			if r := c.post("/v1/demo-requests", "k-before", `{"x":1}`); r.status != 201 {
+				t.Fatalf("before: %+v", r)
+			}
+			if err := os.Remove(path); err != nil {
+				t.Fatal(err)
+			}
+			if how == "replaced" {
+				if err := os.WriteFile(path, nil, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, key := range []string{"k-after", "k-before"} {
+				if r := c.post("/v1/demo-requests", key, `{"x":1}`); r.status != 503 || r.body["error"] != "storage_unavailable" {
+					t.Errorf("%s after the state was %s: %+v, want 503", key, how, r)
+				}
+			}
+			resp, err := http.Get(c.url + "/healthz")
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 503 || !strings.Contains(string(b), `"ok":false`) || strings.Contains(string(b), path) {
+				t.Errorf("/healthz: %d %s", resp.StatusCode, b)
+			}
+			if second, err := OpenStore(path); !errors.Is(err, ErrStateLocked) {
+				if second != nil {
+					second.Close()
+				}
+				t.Errorf("a second gateway on the path: %v, want %v", err, ErrStateLocked)
+			}
+		})
+	}
 }

@@ -39,6 +39,17 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /v1/keys/{key}", s.keyState)
 	mux.HandleFunc("POST /v1/keys/{key}/resolve", s.resolve)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		// Not ok while the store refuses writes: a balancer must stop
+		// sending deliveries that can only fail.
+		if err := s.store.Health(r.Context()); err != nil {
+			msg := "the store does not answer"
+			if errors.Is(err, ErrStateGone) {
+				msg = ErrStateGone.Error()
+			}
+			writeJSON(w, http.StatusServiceUnavailable, map[string]any{"ok": false, "profile": s.opts.Profile.Name,
+				"error": "storage_unavailable", "message": msg})
+			return
+		}
 		writeJSON(w, http.StatusOK, map[string]any{"ok": true, "profile": s.opts.Profile.Name})
 	})
 	return mux
