@@ -27,6 +27,10 @@ type GatewayOptions struct {
 	// ExternalTimeout bounds one call to the --external provider.
 	ExternalTimeout time.Duration
 	Faults          gateway.Faults
+	// Connections: how many, and how long one may wait for its headers or
+	// its next request.
+	MaxConns, MaxConnsPerClient int
+	HeaderTimeout, IdleTimeout  time.Duration
 	// FaultNames are the --fault values, folded into Faults by validate.
 	FaultNames []string
 
@@ -62,6 +66,10 @@ profile's conflict code before the handler; a concurrent delivery gets 409
 with Retry-After; a missing or malformed key gets 400. A reservation whose
 owner is gone (a restarted gateway, or a lease past its deadline) is
 recovered by the next delivery with the same key and payload.
+
+Connections are bounded (--max-conns, --max-conns-per-client): at a limit,
+the connection idle longest is closed to make room, so a flood of idle
+connections cannot shut other clients out.
 
 Keys live in memory by default, in a SQLite file with --state (an old JSON
 state file is migrated once), or in PostgreSQL with --store, which several
@@ -117,6 +125,10 @@ without Retry-After, until an operator resolves the key.`,
 	fs.StringVar(&opts.Faults.External, "external", "", "call this provider URL before recording completed")
 	fs.DurationVar(&opts.ExternalTimeout, "external-timeout", gateway.DefaultExternalTimeout, "bound one provider call; past it, the call's outcome is unknown and the key is held")
 	fs.BoolVar(&opts.Faults.CrashAfterExternal, "crash-after-external", false, "fault (with --external): lose the terminal write after the call, once per key")
+	fs.IntVar(&opts.MaxConns, "max-conns", gateway.DefaultLimits.Conns, "hold at most this many connections; past it, the longest idle one is closed for a new one")
+	fs.IntVar(&opts.MaxConnsPerClient, "max-conns-per-client", gateway.DefaultLimits.ConnsPerClient, "hold at most this many connections from one client address (raise it behind a proxy)")
+	fs.DurationVar(&opts.HeaderTimeout, "header-timeout", gateway.DefaultTimeouts(0).ReadHeader, "close a connection whose request headers take longer")
+	fs.DurationVar(&opts.IdleTimeout, "idle-timeout", gateway.DefaultTimeouts(0).Idle, "close a kept-alive connection idle this long")
 	fs.StringSliceVar(&opts.FaultNames, "fault", nil, "faults by name: "+strings.Join(gateway.FaultNames(), ", ")+" (stuck-reservation: never recover a reservation whose owner is gone)")
 	return cmd
 }
@@ -137,6 +149,12 @@ func (o *GatewayOptions) validate() error {
 	}
 	if o.ExternalTimeout <= 0 {
 		return usagef("--external-timeout must be positive")
+	}
+	if o.MaxConns < 1 || o.MaxConnsPerClient < 1 || o.MaxConnsPerClient > o.MaxConns {
+		return usagef("--max-conns and --max-conns-per-client must be at least 1, and the second no more than the first")
+	}
+	if o.HeaderTimeout <= 0 || o.IdleTimeout <= 0 {
+		return usagef("--header-timeout and --idle-timeout must be positive")
 	}
 	if o.TTL < 0 || o.Delay < 0 {
 		return usagef("--ttl and --delay must not be negative")
@@ -179,13 +197,15 @@ func runGateway(ctx context.Context, opts *GatewayOptions) error {
 		fmt.Fprintf(f.IO.ErrOut, "idem: %s listening on http://%s (Ctrl-C to stop)\n", what, addr)
 	}
 	timeouts := gateway.DefaultTimeouts(opts.Delay)
+	timeouts.ReadHeader, timeouts.Idle = opts.HeaderTimeout, opts.IdleTimeout
+	limits := gateway.Limits{Conns: opts.MaxConns, ConnsPerClient: opts.MaxConnsPerClient}
 	if opts.Provider {
 		logw, closeLog, err := openLog(false)
 		if err != nil {
 			return err
 		}
 		defer closeLog()
-		return gateway.Serve(ctx, opts.Listen, gateway.NewProvider(logw, f.Now).Handler(), timeouts, ready)
+		return gateway.Serve(ctx, opts.Listen, gateway.NewProvider(logw, f.Now).Handler(), timeouts, limits, ready)
 	}
 	target := opts.State
 	if opts.Store != "" {
@@ -203,7 +223,7 @@ func runGateway(ctx context.Context, opts *GatewayOptions) error {
 	defer closeLog()
 	srv := gateway.New(gateway.Options{Profile: opts.profile, TTL: opts.TTL, Delay: opts.Delay, Lease: opts.Lease,
 		Faults: opts.Faults, Log: logw, Now: f.Now, ExternalTimeout: opts.ExternalTimeout}, store)
-	return gateway.Serve(ctx, opts.Listen, srv.Handler(), timeouts, ready)
+	return gateway.Serve(ctx, opts.Listen, srv.Handler(), timeouts, limits, ready)
 }
 
 func faultList(fl gateway.Faults) string {

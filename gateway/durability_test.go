@@ -523,7 +523,7 @@ func TestSlowClientsAreCutOff(t *testing.T) {
 	addrc := make(chan string, 1)
 	go Serve(ctx, "127.0.0.1:0", New(Options{}, st).Handler(),
 		Timeouts{ReadHeader: 300 * time.Millisecond, Read: 500 * time.Millisecond, Write: time.Second, Idle: 300 * time.Millisecond},
-		func(a string) { addrc <- a })
+		DefaultLimits, func(a string) { addrc <- a })
 	addr := <-addrc
 	partial := []string{
 		"POST /v1/demo-requests HTTP/1.1\r\nHost: x\r\nIdempot",
