@@ -319,3 +319,23 @@ func TestOperatorResolves(t *testing.T) {
 		}
 	})
 }
+
+// TestProviderActedButCommitFailed: the provider charged, then the store
+// refused the commit. The key stays held, so the retry finds the charge
+// by the key instead of making another.
+func TestProviderActedButCommitFailed(t *testing.T) {
+	prov, url := newStandIn(t, func(w http.ResponseWriter, r *http.Request) { writeJSON(w, 201, map[string]any{"id": "ch_1"}) })
+	prov.lookup = true
+	st := &faultyStore{Store: mustOpen(t, "")}
+	c, _ := serveStore(t, st, Options{Faults: Faults{External: url}})
+	st.set("complete", errDiskFull)
+	if r := c.post("/v1/demo-requests", "k-full", `{"x":1}`); r.status != 503 {
+		t.Fatalf("with the disk full: %+v", r)
+	}
+	st.set("complete", nil)
+	r := c.post("/v1/demo-requests", "k-full", `{"x":1}`)
+	effects, keys, _ := prov.ledger()
+	if r.status != 201 || effects != 1 || len(keys) != 1 || c.effects() != 1 {
+		t.Errorf("retry %+v; provider effects %d from %d calls, gateway effects %d", r, effects, len(keys), c.effects())
+	}
+}

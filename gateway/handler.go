@@ -198,11 +198,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, route, prefix str
 	rec, err := s.commit(bg, d, prefix)
 	if err != nil {
 		// Nothing was committed: no effect, and no answer but an error.
-		s.release(bg, d)
 		w.Header().Set("Retry-After", "1")
 		code, msg := "storage_unavailable", "the result could not be stored; nothing was done, retry with the same key"
-		if errors.Is(err, ErrNotOwner) {
+		switch {
+		case errors.Is(err, ErrNotOwner):
 			code, msg = "reservation_lost", "the reservation passed to another delivery before this one finished; nothing was done"
+		case s.opts.Faults.External != "" && !s.opts.Faults.CrashAfterExternal:
+			// The provider acted: releasing the key would let the retry
+			// call it again. Held, the retry asks the provider first.
+			msg = "the provider acted but the result could not be stored; the key is held, and a retry with the same key asks the provider first"
+		default:
+			s.release(bg, d)
 		}
 		s.log.line(ctx, "commit failed", map[string]any{"error": err.Error()})
 		s.answer(w, ctx, http.StatusServiceUnavailable, "failed", code, msg)
