@@ -65,14 +65,16 @@ Idempotent-Replayed: true; the same key with another payload gets the
 profile's conflict code before the handler; a concurrent delivery gets 409
 with Retry-After; a missing or malformed key gets 400. A reservation whose
 owner is gone (a restarted gateway, or a lease past its deadline) is
-recovered by the next delivery with the same key and payload.
+recovered by the next delivery with the same key and payload (with
+--external, after asking the provider what the owner's call did).
 
 Connections are bounded (--max-conns, --max-conns-per-client): at a limit,
 the connection idle longest is closed to make room, so a flood of idle
 connections cannot shut other clients out.
 
 Keys live in memory by default, in a SQLite file with --state (an old JSON
-state file is migrated once), or in PostgreSQL with --store, which several
+state file is migrated once; one gateway per path, and if the file is
+deleted or replaced under it, it answers 503 and /healthz is not ok), or in PostgreSQL with --store, which several
 gateways behind one proxy can share (docs/gateway.md).
 
 Each fault flag reproduces one row of the diagnosis table. Logs are JSON
@@ -124,7 +126,7 @@ without Retry-After, until an operator resolves the key.`,
 	fs.BoolVar(&opts.Faults.NoFingerprint, "no-fingerprint", false, "fault: replay the first result whatever the payload")
 	fs.StringVar(&opts.Faults.External, "external", "", "call this provider URL before recording completed")
 	fs.DurationVar(&opts.ExternalTimeout, "external-timeout", gateway.DefaultExternalTimeout, "bound one provider call; past it, the call's outcome is unknown and the key is held")
-	fs.BoolVar(&opts.Faults.CrashAfterExternal, "crash-after-external", false, "fault (with --external): lose the terminal write after the call, once per key")
+	fs.BoolVar(&opts.Faults.CrashAfterExternal, "crash-after-external", false, "fault (with --external): the naive integration: no key to the provider, and the terminal write lost after the call, once per key")
 	fs.IntVar(&opts.MaxConns, "max-conns", gateway.DefaultLimits.Conns, "hold at most this many connections; past it, the longest idle one is closed for a new one")
 	fs.IntVar(&opts.MaxConnsPerClient, "max-conns-per-client", gateway.DefaultLimits.ConnsPerClient, "hold at most this many connections from one client address (raise it behind a proxy)")
 	fs.DurationVar(&opts.HeaderTimeout, "header-timeout", gateway.DefaultTimeouts(0).ReadHeader, "close a connection whose request headers take longer")
