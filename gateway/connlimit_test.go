@@ -83,6 +83,12 @@ func TestIdleFloodIsBounded(t *testing.T) {
 	if n := alive(first); n > perClient {
 		t.Errorf("the server holds %d of %d idle connections from one client, want at most %d", n, flood, perClient)
 	}
+	if probe, err := net.ListenPacket("udp", "127.0.0.2:0"); err != nil {
+		t.Logf("no second loopback address here (%v): the overall bound is not tried", err)
+		return
+	} else {
+		probe.Close()
+	}
 	second := open("127.0.0.2", perClient)
 	served("127.0.0.2")
 	a, b := alive(first), alive(second)
