@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/idem-cli/idem/model"
 )
 
 // standIn is a provider that records every call it receives, and every
@@ -307,6 +309,23 @@ func TestOperatorResolves(t *testing.T) {
 			}
 		})
 	}
+	t.Run("the stuck-reservation fault ends by an operator", func(t *testing.T) {
+		t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+		st := mustOpen(t, "")
+		rec := Record{Scope: "/v1/demo-requests", Digest: KeyDigest("k-stuck"), Fingerprint: model.Fingerprint([]byte(`{"x":1}`)),
+			State: StateInProgress, Owner: "gw-dead/1/r", Lease: t0.Add(30 * time.Second), Created: t0}
+		st.Reserve(t.Context(), rec, t0)
+		c, _ := serveStore(t, st, Options{Now: func() time.Time { return t0.Add(time.Second) }, Faults: Faults{StuckReservation: true}})
+		if r := c.post("/v1/demo-requests", "k-stuck", `{"x":1}`); r.status != 409 || r.retry != "1" {
+			t.Fatalf("stuck: %+v", r)
+		}
+		if code, m := resolve(c, "k-stuck", `{"outcome":"not_done"}`, nil); code != 200 {
+			t.Fatalf("resolve: %d %v", code, m)
+		}
+		if r := c.post("/v1/demo-requests", "k-stuck", `{"x":1}`); r.status != 201 || c.effects() != 1 {
+			t.Errorf("after not_done: %+v, effects %d", r, c.effects())
+		}
+	})
 	t.Run("an owner that may be alive", func(t *testing.T) {
 		t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 		st := shared{mustOpen(t, "")}
