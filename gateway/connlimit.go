@@ -155,3 +155,12 @@ func (c *limitedConn) Close() error {
 	c.l.mu.Unlock()
 	return c.Conn.Close()
 }
+
+// CloseWrite passes the half-close through, which net/http uses to end a
+// connection gracefully (without it, a client's unread bytes reset it).
+func (c *limitedConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
