@@ -112,3 +112,36 @@ func TestKillNineMidProviderCall(t *testing.T) {
 		})
 	}
 }
+
+// TestReplicaReconcilesAfterTheLease: on PostgreSQL, a replica killed mid
+// provider call leaves its key to the others once its lease passes; the
+// next delivery there asks the provider by the key and makes no second
+// charge.
+func TestReplicaReconcilesAfterTheLease(t *testing.T) {
+	bin := gateway.IdemBinary(t)
+	url := gateway.PostgresURL(t)
+	prov := &hangingProvider{keys: map[string]bool{}, lookup: true, called: make(chan struct{}, 4), release: make(chan struct{})}
+	ps := httptest.NewServer(prov)
+	defer ps.Close()
+	defer close(prov.release)
+	args := []string{"--store", url, "--external", ps.URL, "--lease", "2s"}
+	a, b := startGateway(t, bin, args...), startGateway(t, bin, args...)
+	go post(a.url, "k-replica", `{"amount":5900}`)
+	select {
+	case <-prov.called:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the provider was never called")
+	}
+	a.kill()
+	// Until the lease passes the owner may be alive: in progress.
+	if r := post(b.url, "k-replica", `{"amount":5900}`); r.status != 409 || r.header.Get("Retry-After") != "1" {
+		t.Errorf("within the lease: %d %s (Retry-After %q)", r.status, r.body, r.header.Get("Retry-After"))
+	}
+	time.Sleep(2500 * time.Millisecond)
+	r := post(b.url, "k-replica", `{"amount":5900}`)
+	again := post(b.url, "k-replica", `{"amount":5900}`)
+	if r.status != 201 || !again.replayed || prov.count() != 1 || effectCount(t, b.url) != 1 {
+		t.Errorf("after the lease: %d %s, again %d replayed %v; provider effects %d, gateway effects %d",
+			r.status, r.body, again.status, again.replayed, prov.count(), effectCount(t, b.url))
+	}
+}
