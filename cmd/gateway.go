@@ -24,7 +24,13 @@ type GatewayOptions struct {
 	Store    string
 	LogPath  string
 	Provider bool
-	Faults   gateway.Faults
+	// ExternalTimeout bounds one call to the --external provider.
+	ExternalTimeout time.Duration
+	Faults          gateway.Faults
+	// Connections: how many, and how long one may wait for its headers or
+	// its next request.
+	MaxConns, MaxConnsPerClient int
+	HeaderTimeout, IdleTimeout  time.Duration
 	// FaultNames are the --fault values, folded into Faults by validate.
 	FaultNames []string
 
@@ -47,6 +53,8 @@ produce real logs for 'idem diagnose'.
   GET  /v1/effects[?after=SEQ&limit=N]      the effect count and a page of records
   GET  /v1/effects/count                    the effect count alone
   GET  /v1/keys/{key}                       what the store holds for a key
+  POST /v1/keys/{key}/resolve               an operator settles a held key, from
+                                            this host only: {"outcome":"done"|"not_done"}
   GET  /healthz
 
 A first delivery reserves the key (in_progress), runs the effect and records
@@ -57,18 +65,34 @@ Idempotent-Replayed: true; the same key with another payload gets the
 profile's conflict code before the handler; a concurrent delivery gets 409
 with Retry-After; a missing or malformed key gets 400. A reservation whose
 owner is gone (a restarted gateway, or a lease past its deadline) is
-recovered by the next delivery with the same key and payload.
+recovered by the next delivery with the same key and payload (with
+--external, after asking the provider what the owner's call did).
+
+Connections are bounded (--max-conns, --max-conns-per-client): at a limit,
+the connection idle longest is closed to make room, so a flood of idle
+connections cannot shut other clients out.
 
 Keys live in memory by default, in a SQLite file with --state (an old JSON
-state file is migrated once), or in PostgreSQL with --store, which several
+state file is migrated once; one gateway per path, and if the file is
+deleted or replaced under it, it answers 503 and /healthz is not ok), or in PostgreSQL with --store, which several
 gateways behind one proxy can share (docs/gateway.md).
 
 Each fault flag reproduces one row of the diagnosis table. Logs are JSON
 lines in idem's canonical schema (docs/log-schema.md) on standard error, or
 in --log: a new file for an in-memory store, appended to for a persistent
 one, so result ids never restart within one log. With --provider it runs a
-fake external provider instead (POST /v1/charges, no idempotency of its own)
-for --external.`,
+fake external provider instead for --external: POST /v1/charges, one charge
+per Idempotency-Key (a new one per call without a key), and GET
+/v1/charges/by-key/{key}.
+
+With --external URL, the provider gets a key of its own per key and
+operation (derived from the key's digest, never the key), and only a refusal
+(a 4xx, or no connection) lets the key go. A 5xx, a 3xx (never followed), or
+no answer within --external-timeout may have charged: the key is held, the
+client gets 502 external_outcome_unknown, and its retry asks the provider by
+the key. Found completes the key, not found calls again with the same key;
+a provider that cannot say leaves 409 idempotency_key_needs_reconciliation,
+without Retry-After, until an operator resolves the key.`,
 		Example: `  idem gateway --fail-after-commit --log gateway.jsonl
   idem gateway --profile ietf --ttl 10m --state gateway.db
   idem gateway --store postgres://idem@127.0.0.1:5432/idem --listen 127.0.0.1:8081
@@ -101,7 +125,12 @@ for --external.`,
 	fs.BoolVar(&opts.Faults.NonAtomic, "non-atomic", false, "fault: check-then-write, so concurrent deliveries both run")
 	fs.BoolVar(&opts.Faults.NoFingerprint, "no-fingerprint", false, "fault: replay the first result whatever the payload")
 	fs.StringVar(&opts.Faults.External, "external", "", "call this provider URL before recording completed")
-	fs.BoolVar(&opts.Faults.CrashAfterExternal, "crash-after-external", false, "fault (with --external): lose the terminal write after the call, once per key")
+	fs.DurationVar(&opts.ExternalTimeout, "external-timeout", gateway.DefaultExternalTimeout, "bound one provider call; past it, the call's outcome is unknown and the key is held")
+	fs.BoolVar(&opts.Faults.CrashAfterExternal, "crash-after-external", false, "fault (with --external): the naive integration: no key to the provider, and the terminal write lost after the call, once per key")
+	fs.IntVar(&opts.MaxConns, "max-conns", gateway.DefaultLimits.Conns, "hold at most this many connections; past it, the longest idle one is closed for a new one")
+	fs.IntVar(&opts.MaxConnsPerClient, "max-conns-per-client", gateway.DefaultLimits.ConnsPerClient, "hold at most this many connections from one client address (raise it behind a proxy)")
+	fs.DurationVar(&opts.HeaderTimeout, "header-timeout", gateway.DefaultTimeouts(0).ReadHeader, "close a connection whose request headers take longer")
+	fs.DurationVar(&opts.IdleTimeout, "idle-timeout", gateway.DefaultTimeouts(0).Idle, "close a kept-alive connection idle this long")
 	fs.StringSliceVar(&opts.FaultNames, "fault", nil, "faults by name: "+strings.Join(gateway.FaultNames(), ", ")+" (stuck-reservation: never recover a reservation whose owner is gone)")
 	return cmd
 }
@@ -119,6 +148,15 @@ func (o *GatewayOptions) validate() error {
 	}
 	if o.Faults.CrashAfterExternal && o.Faults.External == "" {
 		return usagef("--crash-after-external needs --external URL")
+	}
+	if o.ExternalTimeout <= 0 {
+		return usagef("--external-timeout must be positive")
+	}
+	if o.MaxConns < 1 || o.MaxConnsPerClient < 1 || o.MaxConnsPerClient > o.MaxConns {
+		return usagef("--max-conns and --max-conns-per-client must be at least 1, and the second no more than the first")
+	}
+	if o.HeaderTimeout <= 0 || o.IdleTimeout <= 0 {
+		return usagef("--header-timeout and --idle-timeout must be positive")
 	}
 	if o.TTL < 0 || o.Delay < 0 {
 		return usagef("--ttl and --delay must not be negative")
@@ -161,13 +199,15 @@ func runGateway(ctx context.Context, opts *GatewayOptions) error {
 		fmt.Fprintf(f.IO.ErrOut, "idem: %s listening on http://%s (Ctrl-C to stop)\n", what, addr)
 	}
 	timeouts := gateway.DefaultTimeouts(opts.Delay)
+	timeouts.ReadHeader, timeouts.Idle = opts.HeaderTimeout, opts.IdleTimeout
+	limits := gateway.Limits{Conns: opts.MaxConns, ConnsPerClient: opts.MaxConnsPerClient}
 	if opts.Provider {
 		logw, closeLog, err := openLog(false)
 		if err != nil {
 			return err
 		}
 		defer closeLog()
-		return gateway.Serve(ctx, opts.Listen, gateway.NewProvider(logw, f.Now).Handler(), timeouts, ready)
+		return gateway.Serve(ctx, opts.Listen, gateway.NewProvider(logw, f.Now).Handler(), timeouts, limits, ready)
 	}
 	target := opts.State
 	if opts.Store != "" {
@@ -184,8 +224,8 @@ func runGateway(ctx context.Context, opts *GatewayOptions) error {
 	}
 	defer closeLog()
 	srv := gateway.New(gateway.Options{Profile: opts.profile, TTL: opts.TTL, Delay: opts.Delay, Lease: opts.Lease,
-		Faults: opts.Faults, Log: logw, Now: f.Now}, store)
-	return gateway.Serve(ctx, opts.Listen, srv.Handler(), timeouts, ready)
+		Faults: opts.Faults, Log: logw, Now: f.Now, ExternalTimeout: opts.ExternalTimeout}, store)
+	return gateway.Serve(ctx, opts.Listen, srv.Handler(), timeouts, limits, ready)
 }
 
 func faultList(fl gateway.Faults) string {

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -23,7 +25,8 @@ func TestNewCmdGatewayFlags(t *testing.T) {
 		check   func(*GatewayOptions) bool
 	}{
 		{"defaults", nil, "", func(o *GatewayOptions) bool {
-			return o.Listen == "127.0.0.1:8080" && o.profile.Name == "article" && o.TTL == 24*time.Hour && o.Lease == 30*time.Second && o.State == ""
+			return o.Listen == "127.0.0.1:8080" && o.profile.Name == "article" && o.TTL == 24*time.Hour && o.Lease == 30*time.Second && o.State == "" &&
+				o.MaxConns == 4096 && o.MaxConnsPerClient == 256 && o.IdleTimeout == time.Minute && o.HeaderTimeout == 5*time.Second
 		}},
 		{"fault names fold into the switches", []string{"--fault", "stuck-reservation,no-fingerprint", "--fault", "non-atomic"}, "", func(o *GatewayOptions) bool {
 			return o.Faults.StuckReservation && o.Faults.NoFingerprint && o.Faults.NonAtomic && !o.Faults.NoDedup
@@ -38,6 +41,16 @@ func TestNewCmdGatewayFlags(t *testing.T) {
 		{"crash by name without external", []string{"--fault", "crash-after-external"}, "needs --external", nil},
 		{"negative ttl", []string{"--ttl", "-1s"}, "must not be negative", nil},
 		{"lease shorter than the handler", []string{"--delay", "40s"}, "--lease (30s) must be longer than --delay (40s)", nil},
+		{"an external timeout", []string{"--external", "http://127.0.0.1:9", "--external-timeout", "2s"}, "", func(o *GatewayOptions) bool {
+			return o.ExternalTimeout == 2*time.Second && o.Faults.External != ""
+		}},
+		{"no external timeout", []string{"--external-timeout", "0s"}, "--external-timeout must be positive", nil},
+		{"connection limits", []string{"--max-conns", "100", "--max-conns-per-client", "10", "--idle-timeout", "5s", "--header-timeout", "2s"}, "", func(o *GatewayOptions) bool {
+			return o.MaxConns == 100 && o.MaxConnsPerClient == 10 && o.IdleTimeout == 5*time.Second && o.HeaderTimeout == 2*time.Second
+		}},
+		{"more per client than overall", []string{"--max-conns", "10", "--max-conns-per-client", "20"}, "no more than the first", nil},
+		{"no connections", []string{"--max-conns", "0"}, "at least 1", nil},
+		{"no idle timeout", []string{"--idle-timeout", "0s"}, "must be positive", nil},
 		{"two stores", []string{"--state", "a.db", "--store", "postgres://h/db"}, "choose one", nil},
 		{"a store that is not PostgreSQL", []string{"--store", "mysql://h/db"}, "postgres:// URL", nil},
 		{"arguments", []string{"extra"}, "unknown command", nil},
@@ -156,5 +169,46 @@ func TestGatewayLogNeverRestartsItsIds(t *testing.T) {
 				t.Errorf("effects in the log: %s, want %s", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestGatewayBoundsIdleConnections floods `idem gateway --max-conns-per-client
+// 10` with 200 kept-alive idle connections: it holds at most 10, and a new
+// client is served.
+func TestGatewayBoundsIdleConnections(t *testing.T) {
+	url, stop := gatewayRun(t, "--max-conns", "20", "--max-conns-per-client", "10")
+	defer stop()
+	addr := strings.TrimPrefix(url, "http://")
+	deadline := time.Now().Add(20 * time.Second)
+	var conns []net.Conn
+	for i := 0; i < 200; i++ {
+		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		if err != nil {
+			t.Fatalf("dial %d: %v", i, err)
+		}
+		defer c.Close()
+		c.SetDeadline(deadline)
+		conns = append(conns, c)
+		io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+		if resp, err := http.ReadResponse(bufio.NewReader(c), nil); err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}
+	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{}}
+	resp, err := client.Get(url + "/healthz")
+	if err != nil {
+		t.Fatalf("a new client after the flood: %v", err)
+	}
+	resp.Body.Close()
+	held := 0
+	for _, c := range conns {
+		c.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
+		if _, err := c.Read(make([]byte, 1)); errors.Is(err, os.ErrDeadlineExceeded) {
+			held++
+		}
+	}
+	if held > 10 {
+		t.Errorf("the gateway holds %d of 200 idle connections, want at most 10", held)
 	}
 }

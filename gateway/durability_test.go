@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -401,7 +402,7 @@ func TestReservationsOfGoneOwnersAreRecovered(t *testing.T) {
 		{"shared store, lease over", true, false, false, time.Minute, 201, "recovers"},
 		{"stuck-reservation fault, exclusive store", false, true, false, time.Second, 409, "in progress"},
 		{"stuck-reservation fault, lease over", true, true, false, time.Hour, 409, "in progress"},
-		{"an external call may have happened: reconcile first", false, false, true, time.Hour, 409, "reconcile with the provider"},
+		{"an external call may have happened: reconcile first", false, false, true, time.Hour, 409, "reconcile with the provider by its key"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -421,8 +422,13 @@ func TestReservationsOfGoneOwnersAreRecovered(t *testing.T) {
 				t.Errorf("GET /v1/keys before the delivery: %s", state)
 			}
 			r := c.post("/v1/demo-requests", "k-orphan", body)
-			if r.status != tt.want || (tt.want == 409 && r.retry != "1") {
+			if r.status != tt.want || (tt.want == 409 && !tt.external && r.retry != "1") {
 				t.Fatalf("delivery: %+v", r)
+			}
+			if tt.external && (r.retry != "" || r.body["error"] != "idempotency_key_needs_reconciliation") {
+				// The provider (none listens there) cannot be asked: only
+				// an operator can settle the key, and retrying soon won't.
+				t.Errorf("delivery: %+v, want needs reconciliation without Retry-After", r)
 			}
 			wantEffects := 0
 			if tt.want == 201 {
@@ -517,7 +523,7 @@ func TestSlowClientsAreCutOff(t *testing.T) {
 	addrc := make(chan string, 1)
 	go Serve(ctx, "127.0.0.1:0", New(Options{}, st).Handler(),
 		Timeouts{ReadHeader: 300 * time.Millisecond, Read: 500 * time.Millisecond, Write: time.Second, Idle: 300 * time.Millisecond},
-		func(a string) { addrc <- a })
+		DefaultLimits, func(a string) { addrc <- a })
 	addr := <-addrc
 	partial := []string{
 		"POST /v1/demo-requests HTTP/1.1\r\nHost: x\r\nIdempot",
@@ -545,4 +551,52 @@ func TestSlowClientsAreCutOff(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestStateDeletedUnderTheGateway: once its path no longer names the file
+// it opened, the gateway acknowledges nothing, says it is not healthy, and
+// no second gateway starts on the path.
+func TestStateDeletedUnderTheGateway(t *testing.T) {
+	for _, how := range []string{"deleted", "replaced"} {
+		t.Run(how, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "state.db")
+			st, err := OpenStore(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() })
+			c, _ := serveStore(t, st, Options{})
+			if r := c.post("/v1/demo-requests", "k-before", `{"x":1}`); r.status != 201 {
+				t.Fatalf("before: %+v", r)
+			}
+			if err := os.Remove(path); err != nil {
+				t.Fatal(err)
+			}
+			if how == "replaced" {
+				if err := os.WriteFile(path, nil, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, key := range []string{"k-after", "k-before"} {
+				if r := c.post("/v1/demo-requests", key, `{"x":1}`); r.status != 503 || r.body["error"] != "storage_unavailable" {
+					t.Errorf("%s after the state was %s: %+v, want 503", key, how, r)
+				}
+			}
+			resp, err := http.Get(c.url + "/healthz")
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 503 || !strings.Contains(string(b), `"ok":false`) || strings.Contains(string(b), path) {
+				t.Errorf("/healthz: %d %s", resp.StatusCode, b)
+			}
+			if second, err := OpenStore(path); !errors.Is(err, ErrStateLocked) {
+				if second != nil {
+					second.Close()
+				}
+				t.Errorf("a second gateway on the path: %v, want %v", err, ErrStateLocked)
+			}
+		})
+	}
 }

@@ -1,13 +1,10 @@
 package gateway
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"sort"
-	"strings"
 )
 
 // The faults a gateway can be started with, by name, and the machinery of
@@ -16,12 +13,15 @@ import (
 
 // Faults turn parts of the contract off.
 type Faults struct {
-	FailAfterCommit    bool   // commit, then drop the connection without a response
-	NoDedup            bool   // ignore keys: every delivery runs the effect
-	NonAtomic          bool   // check, wait, then write: concurrent deliveries both run
-	NoFingerprint      bool   // replay whatever came first, whatever the payload
-	External           string // call this provider before recording completed
-	CrashAfterExternal bool   // lose the terminal write after the external call (once per key)
+	FailAfterCommit bool   // commit, then drop the connection without a response
+	NoDedup         bool   // ignore keys: every delivery runs the effect
+	NonAtomic       bool   // check, wait, then write: concurrent deliveries both run
+	NoFingerprint   bool   // replay whatever came first, whatever the payload
+	External        string // call this provider before recording completed
+	// CrashAfterExternal is the naive integration: the provider gets no
+	// key, and the terminal write after its call is lost, once per key,
+	// with the reservation deleted.
+	CrashAfterExternal bool
 	// StuckReservation never recovers a reservation whose owner is gone:
 	// its key answers "in progress" until an operator reconciles it.
 	StuckReservation bool
@@ -89,29 +89,6 @@ func (s *Server) crashOnce(id string) bool {
 	}
 	s.crashed[id] = true
 	return true
-}
-
-// callExternal calls the provider with the delivery's request id and no
-// idempotency key of its own: the weakness external-duplicate shows.
-func (s *Server) callExternal(ctx reqCtx, body []byte) error {
-	req, err := http.NewRequest(http.MethodPost, strings.TrimRight(s.opts.Faults.External, "/")+"/v1/charges", bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Request-Id", ctx.rid)
-	resp, err := s.opts.Client.Do(req)
-	if err != nil {
-		s.log.line(ctx, "external call failed", map[string]any{"error": err.Error()})
-		return err
-	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	s.log.line(ctx, "external call", map[string]any{"provider_status": resp.StatusCode})
-	if resp.StatusCode >= 300 {
-		return fmt.Errorf("provider answered %d", resp.StatusCode)
-	}
-	return nil
 }
 
 // drop closes the connection without a response.

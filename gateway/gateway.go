@@ -41,8 +41,11 @@ type Options struct {
 	Now    func() time.Time
 	// NonAtomicWindow is the gap between check and insert in --non-atomic.
 	NonAtomicWindow time.Duration
-	// Client calls the external provider.
+	// Client calls the external provider; it never follows redirects.
 	Client *http.Client
+	// ExternalTimeout bounds a provider call when Client is nil (default
+	// DefaultExternalTimeout).
+	ExternalTimeout time.Duration
 }
 
 // DefaultLease is the reservation lease when Options.Lease is 0.
@@ -77,9 +80,7 @@ func New(opts Options, store Store) *Server {
 	if opts.Lease <= 0 {
 		opts.Lease = DefaultLease
 	}
-	if opts.Client == nil {
-		opts.Client = &http.Client{Timeout: 10 * time.Second}
-	}
+	opts.Client = providerClient(opts.Client, opts.ExternalTimeout)
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	return &Server{opts: opts, store: store, log: newLogger(opts.Log, opts.Now, "server"), instance: "gw-" + hex.EncodeToString(b[:]),

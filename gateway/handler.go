@@ -37,7 +37,19 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /v1/effects", s.effects)
 	mux.HandleFunc("GET /v1/effects/count", s.effectCount)
 	mux.HandleFunc("GET /v1/keys/{key}", s.keyState)
+	mux.HandleFunc("POST /v1/keys/{key}/resolve", s.resolve)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		// Not ok while the store refuses writes: a balancer must stop
+		// sending deliveries that can only fail.
+		if err := s.store.Health(r.Context()); err != nil {
+			msg := "the store does not answer"
+			if errors.Is(err, ErrStateGone) {
+				msg = ErrStateGone.Error()
+			}
+			writeJSON(w, http.StatusServiceUnavailable, map[string]any{"ok": false, "profile": s.opts.Profile.Name,
+				"error": "storage_unavailable", "message": msg})
+			return
+		}
 		writeJSON(w, http.StatusOK, map[string]any{"ok": true, "profile": s.opts.Profile.Name})
 	})
 	return mux
@@ -69,8 +81,9 @@ func (s *Server) keyState(w http.ResponseWriter, r *http.Request) {
 			switch {
 			case s.recoverable(rec, now):
 				m["next_delivery"] = "recovers the reservation: its owner is gone and no effect was committed"
-			case s.opts.Faults.External != "":
-				m["next_delivery"] = "in progress: reconcile with the provider first, its call may have happened"
+			case s.reconcilable(rec, now):
+				m["next_delivery"] = "reconcile with the provider by its key, then complete or call it: its owner is gone and its call may have happened; " +
+					"if the provider cannot say, an operator resolves it (POST /v1/keys/{key}/resolve)"
 			default:
 				m["next_delivery"] = "in progress: its owner is alive"
 			}
@@ -170,9 +183,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, route, prefix str
 	// The client may have left: the commit must not depend on it.
 	bg := work
 	if s.opts.Faults.External != "" {
-		if err := s.callExternal(ctx, body); err != nil {
-			s.release(bg, d)
-			s.answer(w, ctx, http.StatusBadGateway, "failed", "external_failed", "the provider call failed")
+		if done := s.external(bg, w, d, body); done {
 			return
 		}
 		if s.opts.Faults.CrashAfterExternal && s.crashOnce(ctx.route+"|"+ctx.keyHash) {
@@ -187,11 +198,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, route, prefix str
 	rec, err := s.commit(bg, d, prefix)
 	if err != nil {
 		// Nothing was committed: no effect, and no answer but an error.
-		s.release(bg, d)
 		w.Header().Set("Retry-After", "1")
 		code, msg := "storage_unavailable", "the result could not be stored; nothing was done, retry with the same key"
-		if errors.Is(err, ErrNotOwner) {
+		switch {
+		case errors.Is(err, ErrNotOwner):
 			code, msg = "reservation_lost", "the reservation passed to another delivery before this one finished; nothing was done"
+		case s.opts.Faults.External != "" && !s.opts.Faults.CrashAfterExternal:
+			// The provider acted: releasing the key would let the retry
+			// call it again. Held, the retry asks the provider first.
+			msg = "the provider acted but the result could not be stored; the key is held, and a retry with the same key asks the provider first"
+		default:
+			s.release(bg, d)
 		}
 		s.log.line(ctx, "commit failed", map[string]any{"error": err.Error()})
 		s.answer(w, ctx, http.StatusServiceUnavailable, "failed", code, msg)
@@ -203,6 +220,47 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, route, prefix str
 		return
 	}
 	writeStored(w, rec, false)
+}
+
+// external runs the delivery's provider call, after asking the provider
+// what an earlier owner's call did when the reservation was taken from
+// one. It reports whether the delivery was answered; if not, the provider
+// acted and the delivery commits. Only a refusal releases the key: an
+// unknown outcome keeps it, since releasing it would let a retry charge
+// again.
+func (s *Server) external(ctx context.Context, w http.ResponseWriter, d *delivery, body []byte) bool {
+	o := outcomeRefused // nothing done yet
+	if d.reconcile {
+		var why string
+		o, why = s.reconcile(ctx, d)
+		s.log.line(d.reqCtx, "reconciliation", map[string]any{"outcome": o.String(), "note": why})
+		if o == outcomeUnknown {
+			s.needsReconciliation(w, d.reqCtx)
+			return true
+		}
+	}
+	if o != outcomeDone {
+		o = s.callExternal(d, body)
+	}
+	switch o {
+	case outcomeRefused:
+		s.release(ctx, d)
+		s.answer(w, d.reqCtx, http.StatusBadGateway, "failed", "external_failed", "the provider refused the call or could not be reached; nothing was done")
+		return true
+	case outcomeUnknown:
+		s.answer(w, d.reqCtx, http.StatusBadGateway, "failed", "external_outcome_unknown",
+			"the provider may have acted but did not say so; the key is held: a retry with the same key asks the provider first")
+		return true
+	}
+	return false
+}
+
+// needsReconciliation answers a key that nothing here can settle: its
+// provider call may have happened and the provider cannot be asked. No
+// Retry-After: retrying does not help until an operator resolves it.
+func (s *Server) needsReconciliation(w http.ResponseWriter, ctx reqCtx) {
+	s.answer(w, ctx, http.StatusConflict, "failed", "idempotency_key_needs_reconciliation",
+		"the first delivery's provider call may have happened and the provider cannot say; the key is held until an operator resolves it")
 }
 
 // writeStored sends a record's answer: its status, headers and body as

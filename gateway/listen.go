@@ -40,14 +40,16 @@ func DefaultTimeouts(delay time.Duration) Timeouts {
 }
 
 // Serve runs handler on addr until ctx ends, then shuts down gracefully.
-// ready, when set, receives the bound address.
-func Serve(ctx context.Context, addr string, handler http.Handler, t Timeouts, ready func(addr string)) error {
-	lc := &http.Server{Handler: handler, ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read, WriteTimeout: t.Write,
-		IdleTimeout: t.Idle, MaxHeaderBytes: 64 << 10}
-	ln, err := listen(addr)
+// It holds at most limits' connections. ready, when set, receives the
+// bound address.
+func Serve(ctx context.Context, addr string, handler http.Handler, t Timeouts, limits Limits, ready func(addr string)) error {
+	raw, err := listen(addr)
 	if err != nil {
 		return err
 	}
+	ln := limitListener(raw, limits)
+	lc := &http.Server{Handler: handler, ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read, WriteTimeout: t.Write,
+		IdleTimeout: t.Idle, MaxHeaderBytes: 64 << 10, ConnState: ln.connState}
 	if ready != nil {
 		ready(ln.Addr().String())
 	}

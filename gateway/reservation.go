@@ -20,6 +20,9 @@ type delivery struct {
 	digest string // the key's, as the store names it
 	owner  string
 	key    Record // the reservation as written
+	// reconcile says the reservation was taken from a dead owner whose
+	// provider call may have happened: ask the provider before calling.
+	reconcile bool
 }
 
 // setLive marks owner's delivery as running in this process, or no longer.
@@ -39,10 +42,23 @@ func (s *Server) setLive(owner string, on bool) {
 // in_progress record means no effect was committed: recovering it cannot
 // make a second one.
 func (s *Server) recoverable(rec Record, now time.Time) bool {
-	if rec.State != StateInProgress || s.opts.Faults.StuckReservation || s.opts.Faults.External != "" {
-		// With an external call, the provider's effect is outside the
-		// transaction: a dead owner may have made it, so only
-		// reconciliation with the provider may settle the key.
+	// With an external call, the provider's effect is outside the
+	// transaction: a dead owner may have made it, so only reconciliation
+	// with the provider may settle the key (reconcilable).
+	return s.opts.Faults.External == "" && !s.opts.Faults.StuckReservation && s.ownerGone(rec, now)
+}
+
+// reconcilable reports whether an in_progress reservation's owner is gone
+// while the provider may have acted for it: the next delivery takes it
+// over to ask the provider, never to call it blindly.
+func (s *Server) reconcilable(rec Record, now time.Time) bool {
+	return s.opts.Faults.External != "" && !s.opts.Faults.StuckReservation && s.ownerGone(rec, now)
+}
+
+// ownerGone reports whether an in_progress reservation's owner no longer
+// runs.
+func (s *Server) ownerGone(rec Record, now time.Time) bool {
+	if rec.State != StateInProgress {
 		return false
 	}
 	instance, _, _ := strings.Cut(rec.Owner, "/")
@@ -109,6 +125,20 @@ func (s *Server) reserve(ctx context.Context, w http.ResponseWriter, d *delivery
 		return true
 	}
 	if got.State != StateCompleted {
+		if s.reconcilable(got, now) {
+			ok, err := s.store.TakeOver(ctx, d.route, d.digest, got.Owner, d.owner, d.key.Lease)
+			if err != nil {
+				s.unavailable(w, d, "take over", err)
+				return true
+			}
+			if ok {
+				s.log.line(d.reqCtx, "decision", map[string]any{"decision": "new", "state": StateInProgress,
+					"note": "reservation taken over to reconcile: its owner is gone and its provider call may have happened"})
+				d.reconcile = true
+				return false
+			}
+			// Another delivery took it first: that one is in progress.
+		}
 		if s.recoverable(got, now) {
 			ok, err := s.store.TakeOver(ctx, d.route, d.digest, got.Owner, d.owner, d.key.Lease)
 			if err != nil {

@@ -62,8 +62,16 @@ func OpenSQLite(ctx context.Context, path string) (Store, error) {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
 	}
+	// The lock on the file follows its inode, so a gateway started after
+	// the file was deleted would lock a new one: a second lock, on a file
+	// beside it that is never deleted, keeps one gateway per path.
+	pathLock, err := lockFile(path + ".lock")
+	if err != nil {
+		return nil, err
+	}
 	lock, err := lockFile(path)
 	if err != nil {
+		unlock(pathLock)
 		return nil, err
 	}
 	head := make([]byte, 16)
@@ -74,16 +82,38 @@ func OpenSQLite(ctx context.Context, path string) (Store, error) {
 		err := migrateJSON(ctx, path)
 		unlock(lock)
 		if err != nil {
+			unlock(pathLock)
 			return nil, err
 		}
 		if lock, err = lockFile(path); err != nil {
+			unlock(pathLock)
 			return nil, err
 		}
+	}
+	opened, err := lock.Stat()
+	if err != nil {
+		unlock(lock)
+		unlock(pathLock)
+		return nil, fmt.Errorf("cannot read the state %s: %w", path, err)
 	}
 	st, err := openSQLiteDSN(ctx, sqliteDSN(path), lock, true)
 	if err != nil {
 		unlock(lock)
+		unlock(pathLock)
 		return nil, err
+	}
+	closeLock := st.closeExtra
+	st.closeExtra = func() error {
+		err := closeLock()
+		unlock(pathLock)
+		return err
+	}
+	st.guard = func() error {
+		// Device and inode: os.SameFile compares them.
+		if now, err := os.Stat(path); err != nil || !os.SameFile(now, opened) {
+			return storageErr("check the state file", fmt.Errorf("%s: %w", path, ErrStateGone))
+		}
+		return nil
 	}
 	return st, nil
 }

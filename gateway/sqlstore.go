@@ -21,6 +21,10 @@ type sqlStore struct {
 	exclusive  bool
 	persistent bool
 	closeExtra func() error // releases the file lock after the database
+	// guard, when set, says whether the path still names the open file:
+	// a state file deleted or replaced under the gateway would take every
+	// write after it into a file no one will open again.
+	guard func() error
 	// legacy is set while the store may hold records named by the first
 	// 64 bits of their key's digest, written before whole digests were
 	// stored (see adopt).
@@ -99,7 +103,28 @@ const upsert = "INSERT INTO idem_keys (" + recordColumns + ") VALUES (?, ?, ?, ?
 	"owner = excluded.owner, lease_ns = excluded.lease_ns, status = excluded.status, headers = excluded.headers, " +
 	"body = excluded.body, result_id = excluded.result_id, created_ns = excluded.created_ns, expires_ns = excluded.expires_ns"
 
+// intact fails when the store's file is no longer the one its path names:
+// every write checks it first, so the store fails closed.
+func (s *sqlStore) intact() error {
+	if s.guard == nil {
+		return nil
+	}
+	return s.guard()
+}
+
+// Health reports whether the store takes writes now: its file is the one
+// its path names, and the database answers.
+func (s *sqlStore) Health(ctx context.Context) error {
+	if err := s.intact(); err != nil {
+		return err
+	}
+	return storageErr("ping", s.db.PingContext(ctx))
+}
+
 func (s *sqlStore) Reserve(ctx context.Context, rec Record, now time.Time) (Record, bool, error) {
+	if err := s.intact(); err != nil {
+		return Record{}, false, err
+	}
 	// One statement: the primary key decides, and only an expired
 	// completed record gives way.
 	query := s.q(upsert + " WHERE idem_keys.state = 'completed' AND idem_keys.expires_ns > 0 AND idem_keys.expires_ns <= ?")
@@ -145,11 +170,17 @@ func (s *sqlStore) get(ctx context.Context, scope, digest string) (Record, bool,
 }
 
 func (s *sqlStore) Put(ctx context.Context, rec Record) error {
+	if err := s.intact(); err != nil {
+		return err
+	}
 	_, err := s.db.ExecContext(ctx, s.q(upsert), recordArgs(rec)...)
 	return storageErr("write", err)
 }
 
 func (s *sqlStore) TakeOver(ctx context.Context, scope, digest, from, to string, lease time.Time) (bool, error) {
+	if err := s.intact(); err != nil {
+		return false, err
+	}
 	res, err := s.db.ExecContext(ctx, s.q("UPDATE idem_keys SET owner = ?, lease_ns = ? WHERE scope = ? AND key_digest = ? AND state = 'in_progress' AND owner = ?"),
 		to, nanos(lease), scope, digest, from)
 	if err != nil {
@@ -160,6 +191,9 @@ func (s *sqlStore) TakeOver(ctx context.Context, scope, digest, from, to string,
 }
 
 func (s *sqlStore) Complete(ctx context.Context, c Completion) (Record, error) {
+	if err := s.intact(); err != nil {
+		return Record{}, err
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return Record{}, storageErr("begin", err)
@@ -195,6 +229,11 @@ func (s *sqlStore) Complete(ctx context.Context, c Completion) (Record, error) {
 			return Record{}, ErrNotOwner
 		}
 	}
+	// Once more, as late as can be: a commit into a deleted file would be
+	// acknowledged and lost.
+	if err := s.intact(); err != nil {
+		return Record{}, err
+	}
 	if err := tx.Commit(); err != nil {
 		return Record{}, storageErr("commit", err)
 	}
@@ -202,6 +241,9 @@ func (s *sqlStore) Complete(ctx context.Context, c Completion) (Record, error) {
 }
 
 func (s *sqlStore) Release(ctx context.Context, scope, digest, owner string) error {
+	if err := s.intact(); err != nil {
+		return err
+	}
 	_, err := s.db.ExecContext(ctx, s.q("DELETE FROM idem_keys WHERE scope = ? AND key_digest = ? AND owner = ? AND state = 'in_progress'"), scope, digest, owner)
 	return storageErr("release", err)
 }

@@ -112,6 +112,8 @@ type Store interface {
 	Exclusive() bool
 	// Persistent reports whether the store outlives the process.
 	Persistent() bool
+	// Health reports whether the store would take a write now.
+	Health(ctx context.Context) error
 	Close() error
 }
 
@@ -139,6 +141,10 @@ const digestPrefix = "sha256:"
 var (
 	// ErrStateLocked means another process holds the state file.
 	ErrStateLocked = errors.New("the state is in use by another idem gateway")
+	// ErrStateGone means the state file's path no longer names the file
+	// the gateway opened (it was deleted or replaced): the store refuses
+	// every write until it does again.
+	ErrStateGone = errors.New("the state file was deleted or replaced under the running gateway")
 	// ErrNotOwner means a reservation changed hands before its commit.
 	ErrNotOwner = errors.New("the reservation is no longer held by this delivery")
 )
