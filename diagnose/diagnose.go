@@ -237,6 +237,11 @@ type context struct {
 	// effectInputs are the inputs that logged an effect line; when there
 	// are none, rules count a server's 2xx answer to a write as its effect.
 	effectInputs map[string]bool
+	// firstSeen says, for each tier and result id an effect line names,
+	// the delivery where it was first seen: a later line naming it (a
+	// replay's, or a second key's answer with the old order) is that
+	// effect again, not a new one.
+	firstSeen map[resultAt]*model.Delivery
 	// newKey is retry-new-key's findings, worked out once: response-lost
 	// reads which intents they tie into a duplicate.
 	newKeyOnce sync.Once
@@ -283,7 +288,7 @@ func Run(set *model.Set, opts Options) *Result {
 	whole := set
 	set, own := withoutOwnTraffic(set)
 	c := &context{set: set, opts: opts}
-	c.effectInputs = effectInputs(set)
+	c.effectInputs, c.firstSeen = effectIndex(set)
 	// The rules only read the set, so they run side by side; their
 	// findings are gathered in catalog order, then sorted.
 	rules := Rules()
@@ -413,28 +418,65 @@ func (j *joined) next() (byte, bool) {
 	return ',', true
 }
 
-// effectInputs lists the inputs that logged an effect line at the server
-// or worker tiers. A provider's or a client's record of an effect does not
-// say whether the server logs its own: only theirs counts here.
-func effectInputs(set *model.Set) map[string]bool {
-	out := map[string]bool{}
-	own := func(obs []*model.Observation) {
+// resultAt is a result id as one tier names it.
+type resultAt struct {
+	tier model.Tier
+	id   string
+}
+
+// effectIndex lists the inputs that logged an effect line at the server
+// or worker tiers (a provider's or a client's record of an effect does not
+// say whether the server logs its own: only theirs counts there), and the
+// delivery where each tier's result id was first seen: by an effect line,
+// or, for a result no effect line names, by a server's 2xx naming it (an
+// access line is dated when its request began, so it never outranks an
+// effect line). The earliest wins; the set's order where times tie or are
+// missing.
+func effectIndex(set *model.Set) (map[string]bool, map[resultAt]*model.Delivery) {
+	inputs := map[string]bool{}
+	effect, answer := map[resultAt]*model.Delivery{}, map[resultAt]*model.Delivery{}
+	when := map[resultAt]time.Time{}
+	ansWhen := map[resultAt]time.Time{}
+	earliest := func(m map[resultAt]*model.Delivery, w map[resultAt]time.Time, k resultAt, d *model.Delivery, t time.Time) {
+		if at, ok := w[k]; !ok || !t.IsZero() && (at.IsZero() || t.Before(at)) {
+			m[k], w[k] = d, t
+		}
+	}
+	own := func(d *model.Delivery, obs []*model.Observation) {
 		for _, o := range obs {
-			if o.Effect && o.Tier != model.TierProvider && o.Tier != model.TierClient {
-				out[o.Source.File] = true
+			if o.Tier == model.TierProvider || o.Tier == model.TierClient {
+				continue
+			}
+			if o.Effect {
+				inputs[o.Source.File] = true
+			}
+			if o.ResultID == "" || d == nil {
+				continue
+			}
+			k := resultAt{o.Tier, o.ResultID}
+			switch {
+			case o.Effect:
+				earliest(effect, when, k, d, o.Time)
+			case o.Tier == model.TierServer && o.Status >= 200 && o.Status < 300:
+				earliest(answer, ansWhen, k, d, o.Time)
 			}
 		}
 	}
 	for _, in := range set.Built {
 		for _, d := range in.Deliveries {
-			own(d.Effects())
+			own(d, d.Observations)
 		}
 	}
 	for _, d := range set.Unkeyed {
-		own(d.Effects())
+		own(d, d.Observations)
 	}
-	own(set.Orphans)
-	return out
+	own(nil, set.Orphans)
+	for k, d := range answer {
+		if _, ok := effect[k]; !ok {
+			effect[k] = d
+		}
+	}
+	return inputs, effect
 }
 
 // Summarise counts what was read and what was found, so that the counts

@@ -57,6 +57,13 @@ var retryNewKeyCases = ruleCases{
 		}, want: []want{{severity: diagnose.Critical, keys: []string{"k-1", "k-2"}, says: "under 2 different keys"}}},
 	},
 	quiet: []ruleCase{
+		// An effect is a result first seen: the second key's line names
+		// the first key's order, as a replay's does, and makes nothing.
+		{name: "the second key's effect line names the first key's order", obs: func() []ob {
+			obs := newKeyRetry(60, "10.0.0.7", "sha256:aaaa")
+			obs[5] = server("r2").key("k-2").at(60.5).effect("ord_1")
+			return obs
+		}()},
 		{name: "the second key came after the retry window", obs: newKeyRetry(601, "10.0.0.7", "sha256:aaaa")},
 		// Two clean successes are at most a duplicate submission.
 		{name: "every earlier answer reached the client", obs: []ob{

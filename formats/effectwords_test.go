@@ -1,0 +1,42 @@
+package formats
+
+import (
+	"testing"
+
+	"github.com/idem-cli/idem/model"
+)
+
+// TestReplayLinesAreNoEffect reads the lines servers write when they
+// answer from an earlier request: the result id they name is the old
+// one. An effect word beside the replay's words ("stored") makes no
+// effect; the same line one phrase away from a replay's does.
+func TestReplayLinesAreNoEffect(t *testing.T) {
+	for _, tc := range []struct {
+		name, line       string
+		effect, replayed bool
+	}{
+		{"replaying a stored response", `{"msg":"replaying stored response","request_id":"r-1","order_id":"ord_1"}`, false, true},
+		{"a cached result", `{"msg":"returning cached result","request_id":"r-2","order_id":"ord_1"}`, false, true},
+		{"an idempotent replay", `{"message":"idempotent replay","request_id":"r-3","result_id":"ord_1"}`, false, true},
+		{"an order that already exists", `{"msg":"order already exists","request_id":"r-4","order_id":"ord_1"}`, false, true},
+		{"a replay flagged by its decision", `{"msg":"order replayed","decision":"replay","request_id":"r-5","order_id":"ord_1"}`, false, true},
+		// Near misses: the effect the replay words stand beside.
+		{"an order stored", `{"msg":"order stored","request_id":"r-6","order_id":"ord_2"}`, true, false},
+		{"an order created", `{"msg":"order created","request_id":"r-7","order_id":"ord_3"}`, true, false},
+		{"replay words without a result id", `{"msg":"replaying stored response","request_id":"r-8"}`, false, false},
+		{"an explicit effect flag wins", `{"msg":"replaying stored response","effect":true,"request_id":"r-9","order_id":"ord_4"}`, true, false},
+	} {
+		p := NewParser(nil, nil)
+		var res Result
+		p.Into(&res)
+		p.Line([]byte(tc.line), model.Source{File: "app.jsonl", Line: 1})
+		if len(res.Obs) != 1 {
+			t.Errorf("%s: %d observations, want 1", tc.name, len(res.Obs))
+			continue
+		}
+		o := res.Obs[0]
+		if o.Effect != tc.effect || o.Replayed != tc.replayed {
+			t.Errorf("%s: effect %v replayed %v, want effect %v replayed %v", tc.name, o.Effect, o.Replayed, tc.effect, tc.replayed)
+		}
+	}
+}
