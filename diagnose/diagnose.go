@@ -97,6 +97,52 @@ type Finding struct {
 	// Retries says who sent each retry of the finding's intents
 	// (retries.go).
 	Retries []Retry
+	// Confidence says whether the logs show what the finding says or it
+	// is inferred, from what, and what the logs lack.
+	Confidence Confidence
+}
+
+// Confidence levels: what the logs show, and what is read from them.
+const (
+	Proven   = "proven"
+	Inferred = "inferred"
+)
+
+// Confidence is how sure a finding is. A proven finding rests on what the
+// logs show (two result ids first seen under one key, one payload's
+// fingerprint under two keys); an inferred one on what they suggest, and
+// it names what they lack that would prove it.
+type Confidence struct {
+	Level   string   `json:"level"`
+	RestsOn []string `json:"rests_on,omitempty"`
+	Lacks   []string `json:"lacks,omitempty"`
+}
+
+// inferred is the confidence of a finding read from what the logs
+// suggest: what it rests on, and what they lack.
+func inferred(restsOn []string, lacks ...string) Confidence {
+	return Confidence{Level: Inferred, RestsOn: restsOn, Lacks: lacks}
+}
+
+// Summary says the confidence in a few words: "proven", or "inferred:
+// rests on A, B; lacks C".
+func (c Confidence) Summary() string {
+	if c.Level != Inferred {
+		return Proven
+	}
+	s := Inferred
+	if len(c.RestsOn) > 0 {
+		s += ": rests on " + strings.Join(c.RestsOn, ", ")
+	}
+	if len(c.Lacks) > 0 {
+		if len(c.RestsOn) > 0 {
+			s += ";"
+		} else {
+			s += ":"
+		}
+		s += " lacks " + strings.Join(c.Lacks, ", ")
+	}
+	return s
 }
 
 // Start is when the finding's first intent started (zero for file findings).
@@ -327,6 +373,9 @@ func Run(set *model.Set, opts Options) *Result {
 	for i, r := range rules {
 		for _, f := range found[i] {
 			f.Rule = r
+			if f.Confidence.Level == "" {
+				f.Confidence.Level = Proven
+			}
 			if len(f.Keys) == 0 && len(f.Intents) > 0 {
 				from := len(keys)
 				for _, in := range f.Intents {

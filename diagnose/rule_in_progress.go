@@ -88,6 +88,14 @@ func runInProgress(c *context) []*Finding {
 			n += fmt.Sprintf("; the key reached a terminal result at %s (%s).", hhmmss(terminal.End()), terminal.Source)
 		}
 		f.Narrative = n
+		if answer.Decision == "" && answer.State == "" && !answer.RetryAfter {
+			// No tier logged the library's words: the overlap says it.
+			lacks := []string{"the server's in-progress state"}
+			if likely {
+				lacks = append(lacks, "the payloads (no tier logged them)")
+			}
+			f.Confidence = inferred([]string{fmt.Sprintf("a %d while an earlier delivery of the key was in flight", answer.Status)}, lacks...)
+		}
 		f.Evidence = ev.sorted()
 		out = append(out, f)
 	}

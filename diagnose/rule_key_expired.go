@@ -67,7 +67,7 @@ func runKeyExpired(c *context) []*Finding {
 					gapSpan(gap, coarse))
 			}
 			sev, n := p.verdict(n)
-			f = &Finding{Severity: sev, Intents: []*model.Intent{in}, Evidence: ev.sorted(), Narrative: n + "."}
+			f = &Finding{Severity: sev, Intents: []*model.Intent{in}, Evidence: ev.sorted(), Narrative: n + ".", Confidence: p.confidence()}
 			break
 		}
 		if f == nil {
@@ -125,6 +125,7 @@ func newAfterCompleted(c *context, in *model.Intent) *Finding {
 			ev.delivery(done)
 			ev.add(o)
 			return &Finding{Severity: Warning, Intents: []*model.Intent{in}, Evidence: ev.sorted(),
+				Confidence: inferred([]string{"a 'new' decision after the key completed"}, "a second effect"),
 				Narrative: fmt.Sprintf("Key %s completed at %s, yet delivery %s at %s was decided 'new' instead of replaying the stored result.",
 					in.Key, hhmmss(completedAt(c, done)), d.RequestID, hhmmss(o.Time))}
 		}

@@ -42,6 +42,15 @@ func (p effectfulPair) verdict(n string) (Severity, string) {
 	return Critical, n
 }
 
+// confidence is how sure a finding that rests on p is: inferred where the
+// second effect may have been a replay.
+func (p effectfulPair) confidence() Confidence {
+	if p.unmarked {
+		return inferred([]string{"a second 2xx to the same key's write"}, "a dedup decision", "a result id")
+	}
+	return Confidence{Level: Proven, RestsOn: []string{"two effects under one key"}}
+}
+
 // secondEffects finds, per intent, the deliveries that made an effect
 // after an earlier delivery of the same payload already had: concurrently
 // (the earlier one had not completed when the later reached the server) or
@@ -111,7 +120,7 @@ func runNonAtomic(c *context) []*Finding {
 		// A server may hold a duplicate on the reservation's lock and
 		// replay the first's answer once it is done (p.unmarked).
 		sev, n := p.verdict(n)
-		out = append(out, &Finding{Severity: sev, Intents: []*model.Intent{in}, Narrative: n + ".", Evidence: ev.sorted()})
+		out = append(out, &Finding{Severity: sev, Intents: []*model.Intent{in}, Narrative: n + ".", Evidence: ev.sorted(), Confidence: p.confidence()})
 	}
 	return out
 }

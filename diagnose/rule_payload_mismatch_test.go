@@ -40,7 +40,7 @@ var payloadMismatchCases = ruleCases{
 			want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "answered 422 before the effect"}}},
 		{name: "no payload logged: the second delivery answered 422, the draft's status for a reused key",
 			obs:  unhashed(server("r2").key("k-1").at(30.1).status(422)),
-			want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "then delivery r2 was answered 422 at 13:30:30.100Z, the server's refusal of a key reused with another payload: likely a mismatch (no tier logged both payloads"}}},
+			want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "then delivery r2 was answered 422 at 13:30:30.100Z, the server's refusal of a key reused with another payload: likely a mismatch (no tier logged both payloads", conf: diagnose.Inferred, lacks: "both payloads"}}},
 		{name: "no payload logged: 400 saying the body differs",
 			obs:  unhashed(server("r2").key("k-1").at(30.1).status(400).msg("Idempotency-Key reused with a different request body")),
 			want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "was answered 400"}}},

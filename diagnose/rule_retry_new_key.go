@@ -182,15 +182,21 @@ func newKeyFinding(c *context, cluster []*model.Intent, failed *model.Delivery) 
 	n := fmt.Sprintf("Between %s and %s the same %s %s payload (fingerprint %s) arrived under %s (%s) and made %s (%s)",
 		hhmmss(first.Start()), hhmmss(cluster[len(cluster)-1].Start()), d0.Method(), d0.Route(), shortFP(d0.Fingerprint()),
 		plural(len(cluster), "key", "different keys"), joinKeys(cluster), plural(effectCount(effects), "effect", "effects"), resultList(uniqueResults(effects)))
+	conf := Confidence{Level: Proven, RestsOn: []string{"one payload's fingerprint under " + plural(len(cluster), "key", "keys"), plural(effectCount(effects), "effect", "effects")}}
 	switch {
 	case failed.Lost() != nil:
 		n += fmt.Sprintf("; the first failure was delivery %s, where %s", failed.RequestID, describeLoss(failed.Lost()))
+		conf.RestsOn = append(conf.RestsOn, "the failure before the retry")
 	case failed.Edge() != nil && failed.Edge().Status >= 500:
 		n += fmt.Sprintf("; delivery %s was answered %d first", failed.RequestID, failed.Edge().Status)
+		conf.RestsOn = append(conf.RestsOn, fmt.Sprintf("the %d before the retry", failed.Edge().Status))
 	default:
 		n += fmt.Sprintf("; no log outside the server shows whether delivery %s's answer reached the caller", failed.RequestID)
+		// That the caller retried because it saw a failure is read from
+		// the payload alone.
+		conf = inferred(conf.RestsOn, "a tier outside the server showing the first answer failed")
 	}
-	return &Finding{Severity: Critical, Intents: cluster, Narrative: n + ".", Evidence: ev.sorted()}
+	return &Finding{Severity: Critical, Intents: cluster, Narrative: n + ".", Evidence: ev.sorted(), Confidence: conf}
 }
 
 func joinKeys(list []*model.Intent) string {
@@ -351,7 +357,12 @@ func likelyNewKey(c *context, reported map[string]bool) []*Finding {
 			} else {
 				n = append(n, ", which the server answered too; no tier logged the payloads, so this is a likely, not a proven, retry under a new key."...)
 			}
-			out = append(out, &Finding{Severity: sev, Intents: []*model.Intent{o.in, next}, Narrative: string(n), Evidence: ev.sorted()})
+			rests := []string{"same client " + o.d.Client(), "same " + nd.Method() + " " + nd.Route(), gapSpan(start.Sub(o.when), c.coarse(o.d.Edge(), nd.Edge())) + " after the lost response"}
+			if proven {
+				rests = append(rests, strconv.Itoa(len(results))+" result ids first seen")
+			}
+			out = append(out, &Finding{Severity: sev, Intents: []*model.Intent{o.in, next}, Narrative: string(n), Evidence: ev.sorted(),
+				Confidence: inferred(rests, "the payloads (no tier logged them)")})
 			break
 		}
 	}

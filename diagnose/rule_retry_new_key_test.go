@@ -22,7 +22,7 @@ var retryNewKeyCases = ruleCases{
 	rule: "retry-new-key",
 	fire: []ruleCase{
 		{name: "a timed-out order retried under a new key", obs: newKeyRetry(60, "10.0.0.7", "sha256:aaaa"),
-			want: []want{{severity: diagnose.Critical, keys: []string{"k-1", "k-2"}, says: "under 2 different keys"}}},
+			want: []want{{severity: diagnose.Critical, keys: []string{"k-1", "k-2"}, says: "under 2 different keys", conf: diagnose.Proven}}},
 		{name: "three keys, each within the window of the last, no effect lines", obs: []ob{
 			server("r1").key("k-1").post().at(0).status(201).fp("sha256:aaaa"),
 			server("r2").key("k-2").post().at(300).status(201).fp("sha256:aaaa"),
@@ -31,7 +31,7 @@ var retryNewKeyCases = ruleCases{
 		{name: "only a proxy log: the same client's next write under a new key", obs: []ob{
 			proxy("r1").key("k-1").post().from("10.0.0.7").at(0).took(2).status(499).upstream(201).outcome(model.OutcomeClientClosed),
 			proxy("r2").key("k-2").post().from("10.0.0.7").at(20).status(201),
-		}, want: []want{{severity: diagnose.Warning, keys: []string{"k-1", "k-2"}, says: "likely, not a proven"}}},
+		}, want: []want{{severity: diagnose.Warning, keys: []string{"k-1", "k-2"}, says: "likely, not a proven", conf: diagnose.Inferred, lacks: "the payloads"}}},
 		// Two result ids are two effects: a fact, said first; only the
 		// payloads' being one is likely.
 		{name: "no payloads logged, but two result ids after a loss", obs: []ob{
