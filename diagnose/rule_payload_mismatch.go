@@ -105,8 +105,8 @@ func refusedReuse(c *context, in *model.Intent) *Finding {
 		ev.delivery(d)
 		return &Finding{Severity: Warning, Intents: []*model.Intent{in}, Evidence: ev.sorted(),
 			Confidence: inferred([]string{fmt.Sprintf("the server's %d to a key it had accepted", o.Status)}, "both payloads (no tier logged them)"), Narrative: fmt.Sprintf(
-			"Key %s first came at %s (delivery %s), then delivery %s was answered %d at %s, the server's refusal of a key reused with another payload: likely a mismatch (no tier logged both payloads, so they cannot be compared); the server refused it before the effect, as the contract asks.",
-			in.Key, hhmmss(before.Start()), before.RequestID, d.RequestID, o.Status, hhmmss(o.End()))}
+				"Key %s first came at %s (delivery %s), then delivery %s was answered %d at %s, the server's refusal of a key reused with another payload: likely a mismatch (no tier logged both payloads, so they cannot be compared); the server refused it before the effect, as the contract asks.",
+				in.Key, hhmmss(before.Start()), before.RequestID, d.RequestID, o.Status, hhmmss(o.End()))}
 	}
 	return nil
 }
