@@ -124,13 +124,13 @@ func inferred(restsOn []string, lacks ...string) Confidence {
 	return Confidence{Level: Inferred, RestsOn: restsOn, Lacks: lacks}
 }
 
-// Summary says the confidence in a few words: "proven", or "inferred:
-// rests on A, B; lacks C".
+// Summary says the confidence in a few words: "proven", "proven: rests
+// on A", or "inferred: rests on A, B; lacks C".
 func (c Confidence) Summary() string {
-	if c.Level != Inferred {
-		return Proven
-	}
 	s := Inferred
+	if c.Level != Inferred {
+		s, c.Lacks = Proven, nil
+	}
 	if len(c.RestsOn) > 0 {
 		s += ": rests on " + strings.Join(c.RestsOn, ", ")
 	}
