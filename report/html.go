@@ -64,7 +64,7 @@ type htmlGroup struct {
 
 type htmlFinding struct {
 	Subject, Narrative string
-	Confidence         string   // proven or inferred, and on what
+	Confidence         string // proven or inferred, and on what
 	Inferred           bool
 	Retries            []string // who sent each retry, in words
 	Day                string   // the evidence's one day, if it has one
