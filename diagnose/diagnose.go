@@ -68,6 +68,10 @@ type Rule struct {
 	// Evidence says what the rule reads in the logs and when its severity
 	// differs from the usual one; docs/rules.md prints it.
 	Evidence string
+	// Proof says what in the logs proves a finding of the rule, and
+	// Inference when a finding is read from what they suggest instead
+	// (Finding.Confidence); docs/rules.md prints both.
+	Proof, Inference string
 	// Example names the directory under fixtures/scenarios/ whose logs
 	// show the rule firing; docs/rules.md quotes that finding.
 	Example string

@@ -17,6 +17,8 @@ var nonAtomicReservation = &Rule{
 	Check:      "Look for a unique index or transaction on (scope, key); compare the deliveries' server start and commit times.",
 	Action:     "Make the reservation atomic (unique constraint, INSERT … ON CONFLICT, a lock) so only its owner runs the effect.",
 	Evidence:   "One key with one fingerprint and two or more deliveries that made effects, the later one starting (at the same tier's clock) before the earlier one finished. A warning (\"likely\") when the later effect is only a 2xx, from a server whose log carries no dedup decision and no result id: a server that held the duplicate on the lock and replayed the answer would read the same.",
+	Proof:      "Two result ids first seen under one key and one fingerprint, the second started before the first finished.",
+	Inference:  "When the second effect is only a 2xx from a server that logs no dedup decision and no result id: a replay would read the same; it lacks a decision or a result id.",
 	Example:    "non-atomic-reservation",
 	Needs:      []model.Tier{model.TierServer},
 	reads:      []requirement{needKeys, needEffects, needPreciseServer},

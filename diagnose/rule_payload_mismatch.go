@@ -17,6 +17,8 @@ var payloadMismatch = &Rule{
 	Check:      "Compare the canonical payloads and fingerprints of the deliveries under the key.",
 	Action:     "Answer a conflict (409, or 422/400 by the contract) before the business effect; make a new key when the content changes.",
 	Evidence:   "One key whose deliveries carry different fingerprints at one tier. Critical when the second payload made an effect or got a success (a replay for a different command); warning when the server answered 400/409/417/422 first. Where no tier logged both payloads, the server's own answer (a warning, \"likely\"): a later delivery of a key answered 422, or 400 or 409 saying the payload differs, after an earlier delivery of the key that was not refused.",
+	Proof:      "Two fingerprints under one key at one tier.",
+	Inference:  "Where no tier logged both payloads: the server's 422 (or a 400/409 naming the payload) to a key an earlier delivery had not been refused; it lacks both payloads.",
 	Example:    "payload-mismatch",
 	Needs:      []model.Tier{model.TierServer},
 	reads:      []requirement{needKeys, needPayloads},

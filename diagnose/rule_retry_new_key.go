@@ -19,7 +19,9 @@ var retryNewKey = &Rule{
 	Hypothesis: "The retry did not carry the first attempt's Idempotency-Key, so the server saw a new intent.",
 	Check:      "Compare the keys, fingerprints and effect records of the intents; find where the client makes its key.",
 	Action:     "Stop blind retries; create the key once per user action, before the first attempt, and reuse it on every retry.",
-	Evidence:   "Two or more intents under different keys whose deliveries share a payload fingerprint (compared within one tier), method and route, from the same client where known, starting within `--retry-window`, each with an effect. Where no tier logged payloads: a delivery that lost its response after the server answered, then, within a minute, the same client's write to the same method and route under a new key that the server answered too; critical when the two made two result ids (two effects are a fact, said first; only the payloads' being one is likely), a warning otherwise. A same-key retry's recovery of the first key is then not told as the contract holding.",
+	Evidence:   "Two or more intents under different keys whose deliveries share a payload fingerprint (compared within one tier), method and route, from the same client where known, starting within `--retry-window`, each with an effect. Where no tier logged payloads: a failure the caller saw (a proxy's 502/504/499, a client timeout or reset, the server's write error) on a delivery that made its effect or got a 2xx, then the same client's write (an address, user or customer id, as any tier logs it) to the same method and route under a new key: critical when the two made two result ids, each first seen under its key, within `--retry-window` (two effects are a fact, said first; only the payloads' being one is likely), a warning when the new key was only answered, within a minute. A same-key retry's recovery of the first key is then not told as the contract holding.",
+	Proof:      "One payload's fingerprint under two or more keys, each with an effect, after a failure some tier outside the server logged.",
+	Inference:  "Where no tier logged the payloads: a failure the caller saw, then the same caller's write to the same method and route under a new key (two result ids first seen within `--retry-window`, or an answer within a minute); it lacks the payloads. Also where no tier outside the server shows the first answer failing.",
 	Example:    "retry-new-key",
 	Needs:      []model.Tier{model.TierServer},
 	reads:      []requirement{needKeys, needEffects, either(needPayloads, needLikelyRetry)},
@@ -289,7 +291,10 @@ func likelyNewKey(c *context, reported map[string]bool) []*Finding {
 		}
 		bySig[sig] = ch
 		for _, d := range in.Deliveries {
-			if d.Lost() != nil && serverSuccess(d) != nil && isWrite(d.Method()) {
+			// A failure the caller saw (a timeout, a reset, a 502 or
+			// 504 at the proxy, the server's write error) after the
+			// server answered or made its effect.
+			if d.Lost() != nil && (serverSuccess(d) != nil || len(c.effects(d)) > 0) && isWrite(d.Method()) {
 				lost = append(lost, origin{in: in, d: d, when: d.Start(), first: ch.first})
 				break
 			}
@@ -301,11 +306,17 @@ func likelyNewKey(c *context, reported map[string]bool) []*Finding {
 		for i := o.first; i >= 0; i = after[i] {
 			next := cands[i]
 			start := next.Start()
-			if next == o.in || !start.After(o.when) || start.Sub(o.when) > likelyWindow {
+			if next == o.in || !start.After(o.when) || start.Sub(o.when) > c.opts.RetryWindow {
 				continue
 			}
 			nd := next.Deliveries[0]
-			if serverSuccess(nd) == nil && (edgeResponse(nd) == nil || edgeResponse(nd).Status >= 300) {
+			// Two result ids, each first seen under its key, are a
+			// second run within the caller's retry horizon; a mere
+			// answer is a likely retry within a minute only.
+			effects := append(intentEffects(c, o.in), intentEffects(c, next)...)
+			results := uniqueResults(effects)
+			proven := len(results) >= 2
+			if !proven && (start.Sub(o.when) > likelyWindow || serverSuccess(nd) == nil && (edgeResponse(nd) == nil || edgeResponse(nd).Status >= 300)) {
 				continue
 			}
 			id := o.in.Key + "\x00" + next.Key
@@ -319,14 +330,6 @@ func likelyNewKey(c *context, reported map[string]bool) []*Finding {
 			// Two result ids are two effects: a fact, whatever the
 			// payloads. What the logs cannot show is that the payloads
 			// were one.
-			var effects []*model.Observation
-			for _, in := range []*model.Intent{o.in, next} {
-				for _, d := range in.Deliveries {
-					effects = append(effects, c.effects(d)...)
-				}
-			}
-			results := uniqueResults(effects)
-			proven := len(results) >= 2
 			n = n[:0]
 			if proven {
 				n = strconv.AppendInt(n, int64(len(results)), 10)
@@ -340,7 +343,13 @@ func likelyNewKey(c *context, reported map[string]bool) []*Finding {
 			n = append(n, o.d.RequestID...)
 			n = append(n, " (key "...)
 			n = append(n, o.in.Key...)
-			n = append(n, ") lost its response after the server answered, and "...)
+			if serverSuccess(o.d) != nil {
+				n = append(n, ") lost its response after the server answered, and "...)
+			} else {
+				n = append(n, ") made its effect, but "...)
+				n = append(n, describeLoss(o.d.Lost())...)
+				n = append(n, ", and "...)
+			}
 			n = append(n, gapText(start.Sub(o.when), c.coarse(o.d.Edge(), nd.Edge()))...)
 			n = append(n, " the same client "...)
 			n = append(n, o.d.Client()...)
@@ -365,6 +374,15 @@ func likelyNewKey(c *context, reported map[string]bool) []*Finding {
 				Confidence: inferred(rests, "the payloads (no tier logged them)")})
 			break
 		}
+	}
+	return out
+}
+
+// intentEffects are the new effects of an intent's deliveries.
+func intentEffects(c *context, in *model.Intent) []*model.Observation {
+	var out []*model.Observation
+	for _, d := range in.Deliveries {
+		out = append(out, c.effects(d)...)
 	}
 	return out
 }

@@ -254,6 +254,9 @@ func TestRulesAreComplete(t *testing.T) {
 		if r.Evidence == "" {
 			t.Errorf("%s: no Evidence", r.ID)
 		}
+		if r.Proof == "" || r.Inference == "" {
+			t.Errorf("%s: docs/rules.md must say what proves it and what makes it an inference", r.ID)
+		}
 		if r.Example == "" {
 			t.Errorf("%s: no Example", r.ID)
 		} else if st, err := os.Stat(filepath.Join("..", "fixtures", "scenarios", r.Example)); err != nil || !st.IsDir() {
