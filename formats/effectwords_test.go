@@ -40,3 +40,29 @@ func TestReplayLinesAreNoEffect(t *testing.T) {
 		}
 	}
 }
+
+// TestCallerByAnyName reads who the caller is where a log names no
+// address: a customer or user id, or a token's hash. An address, where
+// logged, is preferred.
+func TestCallerByAnyName(t *testing.T) {
+	for _, tc := range []struct{ line, want string }{
+		{`{"msg":"order created","request_id":"r-1","customer_id":"cus_42","order_id":"ord_1"}`, "cus_42"},
+		{`{"msg":"charge","request_id":"r-2","userId":"u-7"}`, "u-7"},
+		{`{"message":"paid","request_id":"r-3","user":{"id":"u-8"}}`, "u-8"},
+		{`{"msg":"paid","request_id":"r-4","token_hash":"sha256:ab12"}`, "sha256:ab12"},
+		{`{"msg":"paid","request_id":"r-5","remote_addr":"10.0.0.7","customer_id":"cus_42"}`, "10.0.0.7"},
+		{`{"msg":"paid","request_id":"r-6","customer_name":"Ann"}`, ""},
+	} {
+		p := NewParser(nil, nil)
+		var res Result
+		p.Into(&res)
+		p.Line([]byte(tc.line), model.Source{File: "app.jsonl", Line: 1})
+		if len(res.Obs) != 1 {
+			t.Errorf("%s: %d observations, want 1", tc.line, len(res.Obs))
+			continue
+		}
+		if got := res.Obs[0].Client; got != tc.want {
+			t.Errorf("%s: caller %q, want %q", tc.line, got, tc.want)
+		}
+	}
+}
