@@ -66,3 +66,37 @@ func TestCallerByAnyName(t *testing.T) {
 		}
 	}
 }
+
+// TestServerWordsForALostAnswer reads a server's own words for a response
+// it could not write, in whichever field it puts them: the answer was
+// lost, whatever status the line meant to send. An error of another kind
+// is no loss.
+func TestServerWordsForALostAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		lost bool
+	}{
+		{`{"msg":"request failed","request_id":"r-1","status":201,"write_error":"write tcp 127.0.0.1:8080->127.0.0.1:5123: write: broken pipe"}`, true},
+		{`{"msg":"request failed","request_id":"r-2","write_error":"EPIPE"}`, true},
+		{`{"msg":"request failed","request_id":"r-3","error":"read ECONNRESET"}`, true},
+		{`{"message":"Exception on /pay","request_id":"r-4","exception":{"type":"BrokenPipeError","message":"[Errno 32] Broken pipe"}}`, true},
+		{`{"msg":"handler stopped","request_id":"r-5","error":"client disconnected"}`, true},
+		{`{"msg":"handler stopped","request_id":"r-6","err":"context canceled"}`, true},
+		{`{"msg":"request failed","request_id":"r-7","exc_type":"ConnectionResetError"}`, true},
+		// Near misses: an error, but not of a lost answer.
+		{`{"msg":"request failed","request_id":"r-8","status":500,"error":"database timeout"}`, false},
+		{`{"msg":"request failed","request_id":"r-9","write_error":"disk full"}`, false},
+	} {
+		p := NewParser(nil, nil)
+		var res Result
+		p.Into(&res)
+		p.Line([]byte(tc.line), model.Source{File: "app.jsonl", Line: 1})
+		if len(res.Obs) != 1 {
+			t.Errorf("%s: %d observations, want 1", tc.line, len(res.Obs))
+			continue
+		}
+		if o := res.Obs[0]; o.Outcome.Lost() != tc.lost {
+			t.Errorf("%s: outcome %s (tier %s), lost %v", tc.line, o.Outcome, o.Tier, tc.lost)
+		}
+	}
+}

@@ -206,6 +206,7 @@ var vocabulary = append([]term{
 	{"header.idempotent-replayed", mReplayed, 0, false, vOTel},
 	{"res.headers.retry-after", mRetryAfter, 0, false, vNode}, {"response.headers.retry-after", mRetryAfter, 0, false, vLoggers},
 
+	{"write_error", mError, 0, false, vLoggers}, {"exc_type", mError, 0, false, "python logging"}, {"error_type", mError, 0, false, vLoggers},
 	{"err.message", mError, 0, false, vNode}, {"error.message", mError, 0, false, vECS}, {"err.code", mError, 0, false, "Node"},
 	{"error.type", mError, 0, false, vOTel}, {"exception.type", mError, 0, false, vOTel}, {"exception.message", mError, 0, false, vOTel},
 	{"@x", mError, 0, false, vCLEF}, {"exc_info", mError, 0, false, "python-json-logger"}, {"error", mError, 0, false, vLoggers},
