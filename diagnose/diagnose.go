@@ -210,7 +210,8 @@ func (r *Result) Filter(fl Filter) *Result {
 		}
 	}
 	out := &Result{Findings: kept, NotEvaluated: ne, Summary: r.Summary, set: r.set, retries: r.retries}
-	if r.set != nil && len(kept) != len(r.Findings) {
+	windowed := !fl.Since.IsZero() || !fl.Until.IsZero()
+	if r.set != nil && (len(kept) != len(r.Findings) || windowed) {
 		out.Summary = Summarise(r.set, kept)
 		out.Summary.OwnTraffic = r.Summary.OwnTraffic
 		// Who retried is counted over the logs, as the intents are.
@@ -223,16 +224,38 @@ func (r *Result) Filter(fl Filter) *Result {
 				shown[in.ID] = true
 			}
 		}
+		// An intent outside --since/--until is out of the window, with
+		// or without findings: never healthy, never set aside by the
+		// other filters.
+		outside := map[string]bool{}
+		if windowed {
+			for _, in := range r.set.Built {
+				if st := in.Start(); !shown[in.ID] && !st.IsZero() && !fl.within(st) {
+					outside[in.ID] = true
+				}
+			}
+		}
 		aside := map[string]bool{}
 		for _, f := range r.Findings {
 			for _, in := range f.Intents {
-				if !shown[in.ID] {
+				if !shown[in.ID] && !outside[in.ID] {
 					aside[in.ID] = true
 				}
 			}
 		}
 		out.Summary.FilteredOut = len(aside)
-		out.Summary.Healthy -= len(aside)
+		out.Summary.OutOfWindow = len(outside)
+		// Summarise counted every intent no kept finding names healthy.
+		out.Summary.Healthy -= len(aside) + len(outside)
+		if counted := r.set.IntentCount() - len(r.set.Built); windowed && counted > 0 {
+			// The intents only counted (plain answered requests) are not
+			// dated one by one: where the lines' span is not wholly in the
+			// window, they cannot be placed, and are not called healthy.
+			if first, last := r.set.Span(); first.IsZero() || !fl.within(first) || !fl.within(last) {
+				out.Summary.Unplaced = counted
+				out.Summary.Healthy -= counted
+			}
+		}
 	}
 	out.Summary.NotEvaluated, out.Summary.Inconclusive = len(ne), out.Inconclusive()
 	return out
@@ -253,6 +276,12 @@ type Summary struct {
 	// FilteredOut counts the intents with findings that the filters set
 	// aside: neither shown nor healthy.
 	FilteredOut int `json:"filtered_out,omitempty"`
+	// OutOfWindow counts the built intents that started outside
+	// --since/--until: neither shown nor healthy. Unplaced counts the
+	// intents only counted (plain answered requests, not dated one by
+	// one) when the window does not hold all the lines: neither either.
+	OutOfWindow int `json:"out_of_window,omitempty"`
+	Unplaced    int `json:"unplaced_intents,omitempty"`
 	Findings    int `json:"findings"`
 	Critical    int `json:"critical"`
 	Warning     int `json:"warning"`
@@ -630,6 +659,11 @@ func (fl Filter) Apply(findings []*Finding) []*Finding {
 		out = append(out, f)
 	}
 	return out
+}
+
+// within reports whether t falls in the filter's time window.
+func (fl Filter) within(t time.Time) bool {
+	return (fl.Since.IsZero() || !t.Before(fl.Since)) && (fl.Until.IsZero() || !t.After(fl.Until))
 }
 
 func anyKey(want, have []string) bool {

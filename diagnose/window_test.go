@@ -1,0 +1,52 @@
+package diagnose_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/idem-cli/idem/diagnose"
+	"github.com/idem-cli/idem/model"
+)
+
+// TestAnIntentOutsideTheWindowIsNeverHealthy: an order whose response was
+// lost at 13:30 (a finding), a replayed order at 13:31 (built, healthy),
+// and a plain answered order at 14:30 (only counted). A window from 14:00
+// shows none of the first two and calls neither healthy; the plain order
+// only counted cannot be placed against a window that cuts the lines'
+// span, so it is not called healthy either. The counts always add up.
+func TestAnIntentOutsideTheWindowIsNeverHealthy(t *testing.T) {
+	c := ruleCase{obs: []ob{
+		proxy("r1").key("k-1").post().at(0).took(30).status(504).outcome(model.OutcomeUpstreamTimeout),
+		server("r1").key("k-1").post().at(0.1).took(1).status(201).result("ord_1"),
+		server("r2").key("k-2").post().at(60).took(0.1).status(201).result("ord_2"),
+		server("r3").key("k-2").post().at(61).took(0.1).status(201).result("ord_2").replayed(),
+		server("r4").key("k-3").post().at(3600).took(0.1).status(201),
+	}}
+	full := c.diagnose()
+	if len(full.Findings) == 0 {
+		t.Fatal("the lost response made no finding")
+	}
+	adds := func(name string, s diagnose.Summary) {
+		t.Helper()
+		if s.Intents != s.WithFindings+s.Healthy+s.FilteredOut+s.OutOfWindow+s.Unplaced {
+			t.Errorf("%s: %d intents, but %d with findings + %d healthy + %d filtered out + %d out of window + %d unplaced",
+				name, s.Intents, s.WithFindings, s.Healthy, s.FilteredOut, s.OutOfWindow, s.Unplaced)
+		}
+	}
+	adds("no filter", full.Summary)
+	for _, tc := range []struct {
+		name                      string
+		fl                        diagnose.Filter
+		healthy, outside, unplace int
+	}{
+		{"a window from 14:00", diagnose.Filter{Since: t0.Add(30 * time.Minute)}, 0, 2, 1},
+		{"a window until 13:30:30", diagnose.Filter{Until: t0.Add(30 * time.Second)}, 0, 1, 1},
+		{"a window holding every line", diagnose.Filter{Since: t0.Add(-time.Hour), Until: t0.Add(2 * time.Hour)}, full.Summary.Healthy, 0, 0},
+	} {
+		s := full.Filter(tc.fl).Summary
+		adds(tc.name, s)
+		if s.Healthy != tc.healthy || s.OutOfWindow != tc.outside || s.Unplaced != tc.unplace {
+			t.Errorf("%s: %d healthy, %d out of window, %d unplaced; want %d, %d, %d", tc.name, s.Healthy, s.OutOfWindow, s.Unplaced, tc.healthy, tc.outside, tc.unplace)
+		}
+	}
+}
