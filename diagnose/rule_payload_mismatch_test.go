@@ -52,6 +52,12 @@ var payloadMismatchCases = ruleCases{
 			want: []want{{severity: diagnose.Critical, keys: []string{"k-1"}, says: "without comparing payloads"}}},
 	},
 	quiet: []ruleCase{
+		// One field away: the key had never succeeded (its first
+		// delivery failed), so a 422 may be the body's validation.
+		{name: "no payload logged: the first delivery failed with 500, the second got 422", obs: []ob{
+			server("r1").key("k-1").post().at(0).took(0.2).status(500),
+			server("r2").key("k-1").post().at(30).took(0.2).status(422),
+		}},
 		{name: "no payload logged: a 400 that does not say the payload differs (validation)",
 			obs: unhashed(server("r2").key("k-1").at(30.1).status(400).msg("amount must be positive"))},
 		{name: "no payload logged: 409 with Retry-After is in progress, not a mismatch",
