@@ -1,6 +1,7 @@
 package diagnose_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -49,4 +50,23 @@ func TestAnIntentOutsideTheWindowIsNeverHealthy(t *testing.T) {
 			t.Errorf("%s: %d healthy, %d out of window, %d unplaced; want %d, %d, %d", tc.name, s.Healthy, s.OutOfWindow, s.Unplaced, tc.healthy, tc.outside, tc.unplace)
 		}
 	}
+}
+
+// TestDoubleChargeWithoutAFingerprintIsInferred: the scenario's retry
+// under a new key rests on the 504, the caller and the two result ids,
+// and says it lacks the payloads.
+func TestDoubleChargeWithoutAFingerprintIsInferred(t *testing.T) {
+	res := diagnose.Run(loadScenario(t, "retry-new-key-unlogged-payload"), diagnose.DefaultOptions())
+	for _, f := range res.Findings {
+		if f.Rule.ID != "retry-new-key" {
+			continue
+		}
+		c := f.Confidence
+		if c.Level != diagnose.Inferred || !strings.Contains(c.Summary(), "same client 203.0.113.50") ||
+			!strings.Contains(c.Summary(), "2 result ids first seen") || !strings.Contains(c.Summary(), "lacks the payloads") {
+			t.Errorf("confidence %q", c.Summary())
+		}
+		return
+	}
+	t.Fatal("no retry-new-key finding")
 }
