@@ -70,3 +70,21 @@ func TestDoubleChargeWithoutAFingerprintIsInferred(t *testing.T) {
 	}
 	t.Fatal("no retry-new-key finding")
 }
+
+// TestWindowOnARealCapture cuts the real nginx capture's span in half:
+// whatever falls out of the window is neither shown nor healthy, and the
+// counts add up to the intents read.
+func TestWindowOnARealCapture(t *testing.T) {
+	full, set := diagnoseFiles(t, "../fixtures/real/nginx/access.json.log", "../fixtures/real/nginx/app.jsonl")
+	first, last := set.Span()
+	mid := first.Add(last.Sub(first) / 2)
+	for _, fl := range []diagnose.Filter{{Since: mid}, {Until: mid}} {
+		s := full.Filter(fl).Summary
+		if s.Intents != s.WithFindings+s.Healthy+s.FilteredOut+s.OutOfWindow+s.Unplaced {
+			t.Errorf("%+v: the counts do not add up: %+v", fl, s)
+		}
+		if s.OutOfWindow == 0 || s.Healthy >= full.Summary.Healthy {
+			t.Errorf("%+v: %d out of window, %d healthy of %d: half the capture is outside", fl, s.OutOfWindow, s.Healthy, full.Summary.Healthy)
+		}
+	}
+}
