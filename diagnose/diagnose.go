@@ -224,22 +224,22 @@ func (r *Result) Filter(fl Filter) *Result {
 				shown[in.ID] = true
 			}
 		}
-		// An intent outside --since/--until is out of the window, with
-		// or without findings: never healthy, never set aside by the
-		// other filters.
-		outside := map[string]bool{}
-		if windowed {
-			for _, in := range r.set.Built {
-				if st := in.Start(); !shown[in.ID] && !st.IsZero() && !fl.within(st) {
-					outside[in.ID] = true
-				}
-			}
-		}
 		aside := map[string]bool{}
 		for _, f := range r.Findings {
 			for _, in := range f.Intents {
-				if !shown[in.ID] && !outside[in.ID] {
+				if !shown[in.ID] {
 					aside[in.ID] = true
+				}
+			}
+		}
+		// An intent outside --since/--until is out of the window: never
+		// healthy. One with findings is set aside as above; one without
+		// is counted here.
+		outside := map[string]bool{}
+		if windowed {
+			for _, in := range r.set.Built {
+				if st := in.Start(); !shown[in.ID] && !aside[in.ID] && !st.IsZero() && !fl.within(st) {
+					outside[in.ID] = true
 				}
 			}
 		}
@@ -276,8 +276,9 @@ type Summary struct {
 	// FilteredOut counts the intents with findings that the filters set
 	// aside: neither shown nor healthy.
 	FilteredOut int `json:"filtered_out,omitempty"`
-	// OutOfWindow counts the built intents that started outside
-	// --since/--until: neither shown nor healthy. Unplaced counts the
+	// OutOfWindow counts the built intents without findings that started
+	// outside --since/--until (those with findings are FilteredOut):
+	// neither shown nor healthy. Unplaced counts the
 	// intents only counted (plain answered requests, not dated one by
 	// one) when the window does not hold all the lines: neither either.
 	OutOfWindow int `json:"out_of_window,omitempty"`
