@@ -68,6 +68,10 @@ type Rule struct {
 	// Evidence says what the rule reads in the logs and when its severity
 	// differs from the usual one; docs/rules.md prints it.
 	Evidence string
+	// Proof says what in the logs proves a finding of the rule, and
+	// Inference when a finding is read from what they suggest instead
+	// (Finding.Confidence); docs/rules.md prints both.
+	Proof, Inference string
 	// Example names the directory under fixtures/scenarios/ whose logs
 	// show the rule firing; docs/rules.md quotes that finding.
 	Example string
@@ -97,6 +101,52 @@ type Finding struct {
 	// Retries says who sent each retry of the finding's intents
 	// (retries.go).
 	Retries []Retry
+	// Confidence says whether the logs show what the finding says or it
+	// is inferred, from what, and what the logs lack.
+	Confidence Confidence
+}
+
+// Confidence levels: what the logs show, and what is read from them.
+const (
+	Proven   = "proven"
+	Inferred = "inferred"
+)
+
+// Confidence is how sure a finding is. A proven finding rests on what the
+// logs show (two result ids first seen under one key, one payload's
+// fingerprint under two keys); an inferred one on what they suggest, and
+// it names what they lack that would prove it.
+type Confidence struct {
+	Level   string   `json:"level"`
+	RestsOn []string `json:"rests_on,omitempty"`
+	Lacks   []string `json:"lacks,omitempty"`
+}
+
+// inferred is the confidence of a finding read from what the logs
+// suggest: what it rests on, and what they lack.
+func inferred(restsOn []string, lacks ...string) Confidence {
+	return Confidence{Level: Inferred, RestsOn: restsOn, Lacks: lacks}
+}
+
+// Summary says the confidence in a few words: "proven", "proven: rests
+// on A", or "inferred: rests on A, B; lacks C".
+func (c Confidence) Summary() string {
+	s := Inferred
+	if c.Level != Inferred {
+		s, c.Lacks = Proven, nil
+	}
+	if len(c.RestsOn) > 0 {
+		s += ": rests on " + strings.Join(c.RestsOn, ", ")
+	}
+	if len(c.Lacks) > 0 {
+		if len(c.RestsOn) > 0 {
+			s += ";"
+		} else {
+			s += ":"
+		}
+		s += " lacks " + strings.Join(c.Lacks, ", ")
+	}
+	return s
 }
 
 // Start is when the finding's first intent started (zero for file findings).
@@ -160,7 +210,8 @@ func (r *Result) Filter(fl Filter) *Result {
 		}
 	}
 	out := &Result{Findings: kept, NotEvaluated: ne, Summary: r.Summary, set: r.set, retries: r.retries}
-	if r.set != nil && len(kept) != len(r.Findings) {
+	windowed := !fl.Since.IsZero() || !fl.Until.IsZero()
+	if r.set != nil && (len(kept) != len(r.Findings) || windowed) {
 		out.Summary = Summarise(r.set, kept)
 		out.Summary.OwnTraffic = r.Summary.OwnTraffic
 		// Who retried is counted over the logs, as the intents are.
@@ -181,8 +232,30 @@ func (r *Result) Filter(fl Filter) *Result {
 				}
 			}
 		}
+		// An intent outside --since/--until is out of the window: never
+		// healthy. One with findings is set aside as above; one without
+		// is counted here.
+		outside := map[string]bool{}
+		if windowed {
+			for _, in := range r.set.Built {
+				if st := in.Start(); !shown[in.ID] && !aside[in.ID] && !st.IsZero() && !fl.within(st) {
+					outside[in.ID] = true
+				}
+			}
+		}
 		out.Summary.FilteredOut = len(aside)
-		out.Summary.Healthy -= len(aside)
+		out.Summary.OutOfWindow = len(outside)
+		// Summarise counted every intent no kept finding names healthy.
+		out.Summary.Healthy -= len(aside) + len(outside)
+		if counted := r.set.IntentCount() - len(r.set.Built); windowed && counted > 0 {
+			// The intents only counted (plain answered requests) are not
+			// dated one by one: where the lines' span is not wholly in the
+			// window, they cannot be placed, and are not called healthy.
+			if first, last := r.set.Span(); first.IsZero() || !fl.within(first) || !fl.within(last) {
+				out.Summary.Unplaced = counted
+				out.Summary.Healthy -= counted
+			}
+		}
 	}
 	out.Summary.NotEvaluated, out.Summary.Inconclusive = len(ne), out.Inconclusive()
 	return out
@@ -203,6 +276,13 @@ type Summary struct {
 	// FilteredOut counts the intents with findings that the filters set
 	// aside: neither shown nor healthy.
 	FilteredOut int `json:"filtered_out,omitempty"`
+	// OutOfWindow counts the built intents without findings that started
+	// outside --since/--until (those with findings are FilteredOut):
+	// neither shown nor healthy. Unplaced counts the
+	// intents only counted (plain answered requests, not dated one by
+	// one) when the window does not hold all the lines: neither either.
+	OutOfWindow int `json:"out_of_window,omitempty"`
+	Unplaced    int `json:"unplaced_intents,omitempty"`
 	Findings    int `json:"findings"`
 	Critical    int `json:"critical"`
 	Warning     int `json:"warning"`
@@ -237,6 +317,11 @@ type context struct {
 	// effectInputs are the inputs that logged an effect line; when there
 	// are none, rules count a server's 2xx answer to a write as its effect.
 	effectInputs map[string]bool
+	// firstSeen says, for each tier and result id an effect line names,
+	// the delivery where it was first seen: a later line naming it (a
+	// replay's, or a second key's answer with the old order) is that
+	// effect again, not a new one.
+	firstSeen map[resultAt]*model.Delivery
 	// newKey is retry-new-key's findings, worked out once: response-lost
 	// reads which intents they tie into a duplicate.
 	newKeyOnce sync.Once
@@ -283,7 +368,7 @@ func Run(set *model.Set, opts Options) *Result {
 	whole := set
 	set, own := withoutOwnTraffic(set)
 	c := &context{set: set, opts: opts}
-	c.effectInputs = effectInputs(set)
+	c.effectInputs, c.firstSeen = effectIndex(set)
 	// The rules only read the set, so they run side by side; their
 	// findings are gathered in catalog order, then sorted.
 	rules := Rules()
@@ -322,6 +407,9 @@ func Run(set *model.Set, opts Options) *Result {
 	for i, r := range rules {
 		for _, f := range found[i] {
 			f.Rule = r
+			if f.Confidence.Level == "" {
+				f.Confidence.Level = Proven
+			}
 			if len(f.Keys) == 0 && len(f.Intents) > 0 {
 				from := len(keys)
 				for _, in := range f.Intents {
@@ -413,28 +501,65 @@ func (j *joined) next() (byte, bool) {
 	return ',', true
 }
 
-// effectInputs lists the inputs that logged an effect line at the server
-// or worker tiers. A provider's or a client's record of an effect does not
-// say whether the server logs its own: only theirs counts here.
-func effectInputs(set *model.Set) map[string]bool {
-	out := map[string]bool{}
-	own := func(obs []*model.Observation) {
+// resultAt is a result id as one tier names it.
+type resultAt struct {
+	tier model.Tier
+	id   string
+}
+
+// effectIndex lists the inputs that logged an effect line at the server
+// or worker tiers (a provider's or a client's record of an effect does not
+// say whether the server logs its own: only theirs counts there), and the
+// delivery where each tier's result id was first seen: by an effect line,
+// or, for a result no effect line names, by a server's 2xx naming it (an
+// access line is dated when its request began, so it never outranks an
+// effect line). The earliest wins; the set's order where times tie or are
+// missing.
+func effectIndex(set *model.Set) (map[string]bool, map[resultAt]*model.Delivery) {
+	inputs := map[string]bool{}
+	effect, answer := map[resultAt]*model.Delivery{}, map[resultAt]*model.Delivery{}
+	when := map[resultAt]time.Time{}
+	ansWhen := map[resultAt]time.Time{}
+	earliest := func(m map[resultAt]*model.Delivery, w map[resultAt]time.Time, k resultAt, d *model.Delivery, t time.Time) {
+		if at, ok := w[k]; !ok || !t.IsZero() && (at.IsZero() || t.Before(at)) {
+			m[k], w[k] = d, t
+		}
+	}
+	own := func(d *model.Delivery, obs []*model.Observation) {
 		for _, o := range obs {
-			if o.Effect && o.Tier != model.TierProvider && o.Tier != model.TierClient {
-				out[o.Source.File] = true
+			if o.Tier == model.TierProvider || o.Tier == model.TierClient {
+				continue
+			}
+			if o.Effect {
+				inputs[o.Source.File] = true
+			}
+			if o.ResultID == "" || d == nil {
+				continue
+			}
+			k := resultAt{o.Tier, o.ResultID}
+			switch {
+			case o.Effect:
+				earliest(effect, when, k, d, o.Time)
+			case o.Tier == model.TierServer && o.Status >= 200 && o.Status < 300:
+				earliest(answer, ansWhen, k, d, o.Time)
 			}
 		}
 	}
 	for _, in := range set.Built {
 		for _, d := range in.Deliveries {
-			own(d.Effects())
+			own(d, d.Observations)
 		}
 	}
 	for _, d := range set.Unkeyed {
-		own(d.Effects())
+		own(d, d.Observations)
 	}
-	own(set.Orphans)
-	return out
+	own(nil, set.Orphans)
+	for k, d := range answer {
+		if _, ok := effect[k]; !ok {
+			effect[k] = d
+		}
+	}
+	return inputs, effect
 }
 
 // Summarise counts what was read and what was found, so that the counts
@@ -535,6 +660,11 @@ func (fl Filter) Apply(findings []*Finding) []*Finding {
 		out = append(out, f)
 	}
 	return out
+}
+
+// within reports whether t falls in the filter's time window.
+func (fl Filter) within(t time.Time) bool {
+	return (fl.Since.IsZero() || !t.Before(fl.Since)) && (fl.Until.IsZero() || !t.After(fl.Until))
 }
 
 func anyKey(want, have []string) bool {

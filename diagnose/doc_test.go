@@ -32,6 +32,13 @@ func rulesDoc(t *testing.T) string {
 	b.WriteString("inconclusive. The rules of the worker and provider tiers are evaluated only\n")
 	b.WriteString("where those tiers are logged: most systems have neither, and their absence is\n")
 	b.WriteString("no gap in the evidence of the others.\n\n")
+	b.WriteString("An effect is a result id first seen: a line naming a result id that an earlier\n")
+	b.WriteString("delivery made (a replay's own \"replaying stored response\", a second key's answer\n")
+	b.WriteString("with the old order) is that effect again, under whichever key, never a new one.\n\n")
+	b.WriteString("Each finding says how sure it is (`confidence` in JSON, a line under each finding\n")
+	b.WriteString("elsewhere): `proven` where the logs show it, `inferred` where it is read from what\n")
+	b.WriteString("they suggest, with what it rests on and what the logs lack to prove it. Each rule\n")
+	b.WriteString("below says what proves it and when it is an inference.\n\n")
 	b.WriteString("This page is generated from the catalog: `go test ./diagnose -run TestRulesDoc -update`.\n")
 	b.WriteString("Each rule lives in its own `diagnose/rule_*.go` with this documentation, and its\n")
 	b.WriteString("minimal cases (log lines that must make it fire, and near misses that must not)\n")
@@ -71,7 +78,8 @@ func rulesDoc(t *testing.T) string {
 		fmt.Fprintf(&b, "\n## %s\n\n**%s.** Usually %s.\n\n", r.ID, r.Title, r.Severity)
 		fmt.Fprintf(&b, "| symptom | hypothesis | check | bounded action |\n|---|---|---|---|\n| %s | %s | %s | %s |\n\n",
 			r.Symptom, r.Hypothesis, r.Check, r.Action)
-		fmt.Fprintf(&b, "**Evidence.** %s\n", r.Evidence)
+		fmt.Fprintf(&b, "**Evidence.** %s\n\n", r.Evidence)
+		fmt.Fprintf(&b, "**Proven by.** %s **Inferred when.** %s\n", r.Proof, r.Inference)
 		if len(r.Needs) > 0 {
 			var tiers []string
 			for _, n := range r.Needs {
@@ -132,7 +140,7 @@ var attributedOn = map[diagnose.Layer][]string{
 
 var provenOn = map[string][]string{
 	"response-lost":          {"nginx (nginx 1.22, a client timeout and an abort)", "caddy", "chain (Caddy → HAProxy → nginx)", "chromium (Chromium 156 via playwright-core)", "nginx-slog", "pino-http", "express-idempotency (1.0.6 with pino-http behind nginx)", "node-idempotency (@node-idempotency/core 1.0.11 with pino-http behind nginx)", "fiber (Fiber v2.52's idempotency middleware behind Caddy 2.6)", "nginx-winston (winston with express-winston, read by the vocabulary)", "nginx-restify (bunyan with restify)", "nginx-monolog (Monolog's context)", "nginx-rails (lograge)", "nginx-logback (logstash-logback-encoder)"},
-	"retry-new-key":          {"nginx", "chain", "nginx-slog", "express-idempotency", "node-idempotency", "chromium-rules (a fetch timed out, then a new key)", "fiber (no tier logs payloads: two order ids after a lost response)", "fiber-payload-hash", "nginx-winston", "nginx-flask (python-json-logger)", "nginx-morgan"},
+	"retry-new-key":          {"nginx", "chain", "nginx-slog", "express-idempotency", "node-idempotency", "chromium-rules (a fetch timed out, then a new key)", "fiber (no tier logs payloads: two order ids after a lost response)", "fiber-payload-hash", "nginx-winston", "nginx-flask (python-json-logger)", "nginx-morgan", "pino-http (no proxy and no payload: the server saw the client go, then the same address under a new key made a second order)"},
 	"payload-mismatch":       {"chromium (a retry under the same key with another body)", "express-idempotency (its 417 for another body)", "node-idempotency (its fingerprint mismatch, answered 422)", "fiber-payload-hash (Fiber's middleware replays the first body's 201 to another body)", "nginx-winston (express-winston's logged bodies)", "nginx-structlog-stdlib (the service's logged fingerprints)"},
 	"in-progress-retry":      {"express-idempotency (its bare 409 to a concurrent duplicate)", "node-idempotency (its REQUEST_IN_PROGRESS, answered 409)"},
 	"key-expired":            {"node-idempotency (a retry past a 3 s cacheTTLMS)", "fiber (a retry past the middleware's 2 s Lifetime)"},

@@ -8,7 +8,8 @@ import "github.com/idem-cli/idem/model"
 // effect line at all, a server's non-replayed 2xx to a write), plus the
 // provider's records, each result id once per tier.
 func Effects(set *model.Set, in *model.Intent) []*model.Observation {
-	c := &context{set: set, effectInputs: effectInputs(set)}
+	c := &context{set: set}
+	c.effectInputs, c.firstSeen = effectIndex(set)
 	var out []*model.Observation
 	type seenKey struct {
 		tier model.Tier

@@ -23,18 +23,24 @@ func isWrite(method string) bool {
 func (c *context) effectsLogged() bool { return len(c.effectInputs) > 0 }
 
 // effects returns the business effects a delivery made at the server or
-// worker tiers. A server's 2xx answer to a write that was not a replay
+// worker tiers: result ids first seen there (a line naming a result id an
+// earlier delivery made is that effect again, not a new one). A server's 2xx answer to a write that was not a replay
 // stands in for the effect when no input logs effect lines at all, and,
 // when it names its result id, when its own input logs none (a service
 // that logs only "201 ord_1001" beside others that log "order created").
 func (c *context) effects(d *model.Delivery) []*model.Observation {
 	var out []*model.Observation
+	again := false
 	for _, o := range d.Observations {
 		if o.Effect && o.Tier != model.TierProvider && o.Tier != model.TierClient {
+			if c.seenBefore(d, o) {
+				again = true
+				continue
+			}
 			out = append(out, o)
 		}
 	}
-	if len(out) > 0 {
+	if len(out) > 0 || again {
 		return out
 	}
 	if replayed(d) || inProgress(d) != nil {
@@ -44,10 +50,23 @@ func (c *context) effects(d *model.Delivery) []*model.Observation {
 		if o.Tier == model.TierServer && o.Status >= 200 && o.Status < 300 && isWrite(d.Method()) &&
 			(o.Decision == "" || o.Decision == "new") &&
 			(!c.effectsLogged() || o.ResultID != "" && !c.effectInputs[o.Source.File]) {
+			if c.seenBefore(d, o) {
+				return nil // the answer names a result an earlier delivery made
+			}
 			return []*model.Observation{o}
 		}
 	}
 	return nil
+}
+
+// seenBefore reports whether the result id o names was first seen in
+// another delivery than d.
+func (c *context) seenBefore(d *model.Delivery, o *model.Observation) bool {
+	if o.ResultID == "" || c.firstSeen == nil {
+		return false
+	}
+	f, ok := c.firstSeen[resultAt{o.Tier, o.ResultID}]
+	return ok && f != d
 }
 
 // onlyStatus reports whether every effect a delivery made is a 2xx

@@ -18,6 +18,8 @@ var attemptScopedKey = &Rule{
 	Check:      "Compare the keys across attempts of one activity (WorkflowID, ActivityID); look for Attempt or a run id inside the key.",
 	Action:     "Derive the key from the domain and keep it attempt-free, e.g. submissionId + \":r\" + revision + \":\" + operation.",
 	Evidence:   "Keys that differ only by an attempt suffix (`:attempt-2`, `-try3`), or different keys on the attempts of one Temporal activity (WorkflowID + ActivityID).",
+	Proof:      "Keys that differ only by an attempt suffix, or different keys on the attempts of one activity.",
+	Inference:  "Never: the keys and attempts are logged.",
 	Example:    "attempt-scoped-key",
 	Needs:      []model.Tier{model.TierWorker},
 

@@ -15,6 +15,8 @@ var duplicateSubmission = &Rule{
 	Check:      "Ask whether both were intended: look at what the user did before each; check that the client disables resubmission and makes the key when the form opens.",
 	Action:     "If both were not intended, create the key once per user action, before the first submission, so a resubmission reuses it; nothing failed, so nothing needs retrying.",
 	Evidence:   "What `retry-new-key` reads (intents under different keys with one payload, method, route and client within `--retry-window`, each with an effect), but every earlier delivery was seen to get its 2xx at the client or the proxy: no failure came before the second.",
+	Proof:      "One payload's fingerprint under two keys, each with an effect, every earlier answer seen to arrive.",
+	Inference:  "Never inferred: without a fingerprint, two similar orders are not reported (a likely duplicate without a failure before it is no incident).",
 	Example:    "duplicate-submission",
 	Needs:      []model.Tier{model.TierServer},
 	reads:      []requirement{needKeys, needEffects, needPayloads},

@@ -15,6 +15,8 @@ var externalDuplicate = &Rule{
 	Check:      "Find the external business id and the provider's results for the intent's key.",
 	Action:     "Stop retries until there is a status route or an external idempotency key; pass a stable external id to the provider.",
 	Evidence:   "Two or more provider-tier calls or effects for one intent while the server and worker tiers recorded at most one effect.",
+	Proof:      "Two provider calls or effects for one intent against at most one effect at the server and worker tiers.",
+	Inference:  "Never: both counts are logged.",
 	Example:    "external-duplicate",
 	Needs:      []model.Tier{model.TierProvider},
 	reads:      []requirement{needKeys},

@@ -16,6 +16,8 @@ var inProgressRetry = &Rule{
 	Check:      "Check the reservation's owner, heartbeat and deadline; look for a terminal result for the key after the answer.",
 	Action:     "Follow the state contract: wait and retry with the same key; recover a stuck reservation by reconciliation, never by deleting it blindly.",
 	Evidence:   "A delivery answered \"in progress\": a decision such as `in_progress`, or 409 with `Retry-After` or an in-progress state; or, where the server logs no state (express-idempotency's bare 409 `Conflict`), a 409, 425, 429 or 503 while an earlier delivery of the key was still in flight with the same payload (\"likely\" when no tier logged the payloads; another payload is a mismatch). Critical (stuck) when no effect, `completed` state or 2xx from the server (logged by it, by a proxy as its upstream's answer, or by the client) for the key follows.",
+	Proof:      "The server's in-progress word: a decision such as `in_progress`, or a 409 with `Retry-After` or an in-progress state.",
+	Inference:  "A bare 409 (425, 429, 503) while an earlier delivery of the key was in flight: the overlap says it, not the library's words; it lacks the server's state, and the payloads where no tier logged them.",
 	Example:    "in-progress-stuck",
 	Needs:      []model.Tier{model.TierServer},
 	reads:      []requirement{needKeys, needServerAnswers},
@@ -88,6 +90,14 @@ func runInProgress(c *context) []*Finding {
 			n += fmt.Sprintf("; the key reached a terminal result at %s (%s).", hhmmss(terminal.End()), terminal.Source)
 		}
 		f.Narrative = n
+		if answer.Decision == "" && answer.State == "" && !answer.RetryAfter {
+			// No tier logged the library's words: the overlap says it.
+			lacks := []string{"the server's in-progress state"}
+			if likely {
+				lacks = append(lacks, "the payloads (no tier logged them)")
+			}
+			f.Confidence = inferred([]string{fmt.Sprintf("a %d while an earlier delivery of the key was in flight", answer.Status)}, lacks...)
+		}
 		f.Evidence = ev.sorted()
 		out = append(out, f)
 	}

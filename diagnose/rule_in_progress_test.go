@@ -44,7 +44,7 @@ var inProgressCases = ruleCases{
 		{name: "the terminal result is when the first delivery's access line ends, not when it began", obs: concurrentDuplicate(1, "sha256:aaaa", "sha256:aaaa"),
 			want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "reached a terminal result at 13:30:03.000Z"}}},
 		{name: "a bare 409 while the first delivery ran, payloads not logged", obs: concurrentDuplicate(1, "", ""),
-			want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "likely an in-progress answer"}}},
+			want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "likely an in-progress answer", conf: diagnose.Inferred, lacks: "the payloads"}}},
 		{name: "the retry saw in_progress, then the first delivery completed",
 			obs:  heldKey(server("r2").key("k-1").post().at(1).status(409).decision("in_progress"), server("r1").key("k-1").at(20).effect("ord_1")),
 			want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "reached a terminal result"}}},

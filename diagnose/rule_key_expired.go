@@ -17,6 +17,8 @@ var keyExpired = &Rule{
 	Check:      "Compare the key's retention with the time between the completion and the retry; look for a 'new' decision after 'completed'.",
 	Action:     "Keep keys for at least the whole retry budget plus late resubmission; answer a late retry with the stored result or an explicit 'expired' error.",
 	Evidence:   "A delivery of a key that had completed made another effect afterwards (not concurrently), or was decided `new` after completion. A warning (\"likely\") when the later effect is only a 2xx, from a server whose log carries no dedup decision and no result id: a replay would read the same.",
+	Proof:      "A key that completed, then a later delivery of it (not concurrent) made a result id first seen; a replay in between shows the key was stored.",
+	Inference:  "When the later effect is only a 2xx from a server that logs no dedup decision and no result id, or only a 'new' decision with no second effect; it lacks a result id or a second effect.",
 	Example:    "key-expired",
 	Needs:      []model.Tier{model.TierServer},
 	reads:      []requirement{needKeys, needEffects},
@@ -67,7 +69,7 @@ func runKeyExpired(c *context) []*Finding {
 					gapSpan(gap, coarse))
 			}
 			sev, n := p.verdict(n)
-			f = &Finding{Severity: sev, Intents: []*model.Intent{in}, Evidence: ev.sorted(), Narrative: n + "."}
+			f = &Finding{Severity: sev, Intents: []*model.Intent{in}, Evidence: ev.sorted(), Narrative: n + ".", Confidence: p.confidence()}
 			break
 		}
 		if f == nil {
@@ -125,6 +127,7 @@ func newAfterCompleted(c *context, in *model.Intent) *Finding {
 			ev.delivery(done)
 			ev.add(o)
 			return &Finding{Severity: Warning, Intents: []*model.Intent{in}, Evidence: ev.sorted(),
+				Confidence: inferred([]string{"a 'new' decision after the key completed"}, "a second effect"),
 				Narrative: fmt.Sprintf("Key %s completed at %s, yet delivery %s at %s was decided 'new' instead of replaying the stored result.",
 					in.Key, hhmmss(completedAt(c, done)), d.RequestID, hhmmss(o.Time))}
 		}

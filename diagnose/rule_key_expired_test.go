@@ -80,6 +80,10 @@ var keyExpiredCases = ruleCases{
 			want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "was decided 'new'"}}},
 	},
 	quiet: []ruleCase{
+		// An effect is a result first seen: a later line naming the
+		// first's order is that order again, however it is worded.
+		{name: "an hour later a line marked as an effect names the first's order",
+			obs: completedThenRetried(3600, server("r2").key("k-1").at(3600.1).status(201), server("r2").key("k-1").at(3600.2).effect("ord_1"))},
 		{name: "an hour later the key got the stored result",
 			obs: completedThenRetried(3600, server("r2").key("k-1").at(3600.1).decision("replay").status(201).result("ord_1"))},
 		{name: "the second effect ran while the first was running",

@@ -17,6 +17,8 @@ var lateCompletion = &Rule{
 	Check:      "Compare the late attempt's completion with the next attempt's start; look for the external effect of both.",
 	Action:     "Make the activity's external call idempotent with an attempt-free key; keep side effects out of workflow code.",
 	Evidence:   "A worker line `Activity complete after timeout.`, or an activity attempt that reported completion after the next attempt had begun.",
+	Proof:      "The worker's own completion after timeout, or an attempt's completion after the next began.",
+	Inference:  "Never: the worker's lines say it.",
 	Example:    "late-completion",
 	Needs:      []model.Tier{model.TierWorker},
 

@@ -17,6 +17,8 @@ var nonAtomicReservation = &Rule{
 	Check:      "Look for a unique index or transaction on (scope, key); compare the deliveries' server start and commit times.",
 	Action:     "Make the reservation atomic (unique constraint, INSERT … ON CONFLICT, a lock) so only its owner runs the effect.",
 	Evidence:   "One key with one fingerprint and two or more deliveries that made effects, the later one starting (at the same tier's clock) before the earlier one finished. A warning (\"likely\") when the later effect is only a 2xx, from a server whose log carries no dedup decision and no result id: a server that held the duplicate on the lock and replayed the answer would read the same.",
+	Proof:      "Two result ids first seen under one key and one fingerprint, the second started before the first finished.",
+	Inference:  "When the second effect is only a 2xx from a server that logs no dedup decision and no result id: a replay would read the same; it lacks a decision or a result id.",
 	Example:    "non-atomic-reservation",
 	Needs:      []model.Tier{model.TierServer},
 	reads:      []requirement{needKeys, needEffects, needPreciseServer},
@@ -40,6 +42,15 @@ func (p effectfulPair) verdict(n string) (Severity, string) {
 		return Warning, n + "; likely, not proven: the server's log says neither its dedup decision nor a result id, so an answer replayed from the key record would read the same"
 	}
 	return Critical, n
+}
+
+// confidence is how sure a finding that rests on p is: inferred where the
+// second effect may have been a replay.
+func (p effectfulPair) confidence() Confidence {
+	if p.unmarked {
+		return inferred([]string{"a second 2xx to the same key's write"}, "a dedup decision", "a result id")
+	}
+	return Confidence{Level: Proven, RestsOn: []string{"two effects under one key"}}
 }
 
 // secondEffects finds, per intent, the deliveries that made an effect
@@ -111,7 +122,7 @@ func runNonAtomic(c *context) []*Finding {
 		// A server may hold a duplicate on the reservation's lock and
 		// replay the first's answer once it is done (p.unmarked).
 		sev, n := p.verdict(n)
-		out = append(out, &Finding{Severity: sev, Intents: []*model.Intent{in}, Narrative: n + ".", Evidence: ev.sorted()})
+		out = append(out, &Finding{Severity: sev, Intents: []*model.Intent{in}, Narrative: n + ".", Evidence: ev.sorted(), Confidence: p.confidence()})
 	}
 	return out
 }

@@ -16,7 +16,9 @@ var payloadMismatch = &Rule{
 	Hypothesis: "The key was reused for a new command (a bug in key generation, or a client editing the form and resending).",
 	Check:      "Compare the canonical payloads and fingerprints of the deliveries under the key.",
 	Action:     "Answer a conflict (409, or 422/400 by the contract) before the business effect; make a new key when the content changes.",
-	Evidence:   "One key whose deliveries carry different fingerprints at one tier. Critical when the second payload made an effect or got a success (a replay for a different command); warning when the server answered 400/409/417/422 first. Where no tier logged both payloads, the server's own answer (a warning, \"likely\"): a later delivery of a key answered 422, or 400 or 409 saying the payload differs, after an earlier delivery of the key that was not refused.",
+	Evidence:   "One key whose deliveries carry different fingerprints at one tier. Critical when the second payload made an effect or got a success (a replay for a different command); warning when the server answered 400/409/417/422 first. Where no tier logged both payloads, the server's own answer (a warning, \"likely\"): a later delivery of a key answered 422, or 400 or 409 saying the payload differs, after an earlier delivery of the key that succeeded (a 2xx or an effect), as an Idempotency-Key library refuses a stored key sent with another body.",
+	Proof:      "Two fingerprints under one key at one tier.",
+	Inference:  "Where no tier logged both payloads: the server's 422 (or a 400/409 naming the payload) to a key that had already succeeded; it lacks both payloads.",
 	Example:    "payload-mismatch",
 	Needs:      []model.Tier{model.TierServer},
 	reads:      []requirement{needKeys, needPayloads},
@@ -91,9 +93,14 @@ func refusedReuse(c *context, in *model.Intent) *Finding {
 		if o == nil || len(c.effects(d)) > 0 {
 			continue
 		}
+		// The key had succeeded: a refusal of it is the library's
+		// evidence of another payload, not a validation error.
 		var before *model.Delivery
 		for _, e := range in.Deliveries[:i+1] {
-			if !slices.ContainsFunc(e.Observations, func(o *model.Observation) bool { return o.Status >= 400 && o.Status < 500 }) {
+			if slices.ContainsFunc(e.Observations, func(o *model.Observation) bool { return o.Status >= 400 && o.Status < 500 }) {
+				continue
+			}
+			if serverSuccess(e) != nil || len(c.effects(e)) > 0 || edgeResponse(e) != nil && edgeResponse(e).Status < 300 && edgeResponse(e).Status >= 200 {
 				before = e
 			}
 		}
@@ -103,9 +110,10 @@ func refusedReuse(c *context, in *model.Intent) *Finding {
 		var ev evidence
 		ev.delivery(before)
 		ev.delivery(d)
-		return &Finding{Severity: Warning, Intents: []*model.Intent{in}, Evidence: ev.sorted(), Narrative: fmt.Sprintf(
-			"Key %s first came at %s (delivery %s), then delivery %s was answered %d at %s, the server's refusal of a key reused with another payload: likely a mismatch (no tier logged both payloads, so they cannot be compared); the server refused it before the effect, as the contract asks.",
-			in.Key, hhmmss(before.Start()), before.RequestID, d.RequestID, o.Status, hhmmss(o.End()))}
+		return &Finding{Severity: Warning, Intents: []*model.Intent{in}, Evidence: ev.sorted(),
+			Confidence: inferred([]string{fmt.Sprintf("the server's %d to a key that had succeeded", o.Status)}, "both payloads (no tier logged them)"), Narrative: fmt.Sprintf(
+				"Key %s first came at %s (delivery %s), then delivery %s was answered %d at %s, the server's refusal of a key reused with another payload: likely a mismatch (no tier logged both payloads, so they cannot be compared); the server refused it before the effect, as the contract asks.",
+				in.Key, hhmmss(before.Start()), before.RequestID, d.RequestID, o.Status, hhmmss(o.End()))}
 	}
 	return nil
 }

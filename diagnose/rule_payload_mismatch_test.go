@@ -40,7 +40,7 @@ var payloadMismatchCases = ruleCases{
 			want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "answered 422 before the effect"}}},
 		{name: "no payload logged: the second delivery answered 422, the draft's status for a reused key",
 			obs:  unhashed(server("r2").key("k-1").at(30.1).status(422)),
-			want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "then delivery r2 was answered 422 at 13:30:30.100Z, the server's refusal of a key reused with another payload: likely a mismatch (no tier logged both payloads"}}},
+			want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "then delivery r2 was answered 422 at 13:30:30.100Z, the server's refusal of a key reused with another payload: likely a mismatch (no tier logged both payloads", conf: diagnose.Inferred, lacks: "both payloads"}}},
 		{name: "no payload logged: 400 saying the body differs",
 			obs:  unhashed(server("r2").key("k-1").at(30.1).status(400).msg("Idempotency-Key reused with a different request body")),
 			want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "was answered 400"}}},
@@ -52,6 +52,12 @@ var payloadMismatchCases = ruleCases{
 			want: []want{{severity: diagnose.Critical, keys: []string{"k-1"}, says: "without comparing payloads"}}},
 	},
 	quiet: []ruleCase{
+		// One field away: the key had never succeeded (its first
+		// delivery failed), so a 422 may be the body's validation.
+		{name: "no payload logged: the first delivery failed with 500, the second got 422", obs: []ob{
+			server("r1").key("k-1").post().at(0).took(0.2).status(500),
+			server("r2").key("k-1").post().at(30).took(0.2).status(422),
+		}},
 		{name: "no payload logged: a 400 that does not say the payload differs (validation)",
 			obs: unhashed(server("r2").key("k-1").at(30.1).status(400).msg("amount must be positive"))},
 		{name: "no payload logged: 409 with Retry-After is in progress, not a mismatch",

@@ -21,9 +21,11 @@ var proxyRetry = &Rule{
 	Evidence: "A proxy line that logged several upstream attempts for one request (nginx's $upstream_status list \"504, 201\", HAProxy's " +
 		"retries %rc where its last attempt connected, Envoy's attempt count), or one proxy line while the server logged two effects under its request id, both begun while the proxy waited. " +
 		"Critical when the server made two effects for the one delivery; a warning when the server was reached twice without proof of a second.",
-	Example: "proxy-retry",
-	reads:   []requirement{needRequestIDs, needUpstreamAttempts},
-	run:     runProxyRetry,
+	Proof:     "A proxy line with several upstream attempts for one request.",
+	Inference: "Never: the proxy logged its attempts.",
+	Example:   "proxy-retry",
+	reads:     []requirement{needRequestIDs, needUpstreamAttempts},
+	run:       runProxyRetry,
 }
 
 // retrySlack is how far a server's clock may stand from the proxy's for

@@ -15,6 +15,8 @@ var replayDivergence = &Rule{
 	Check:      "Compare the original's and the replay's status and result id; read what the key record stores.",
 	Action:     "Store the status, a safe body and the result id with the completed key, and return exactly those on replay.",
 	Evidence:   "A later delivery with the same key and fingerprint, without an effect of its own, whose server status or result id differs from the original's.",
+	Proof:      "A later delivery of the same key and fingerprint, without an effect, answered with another status or result id.",
+	Inference:  "Never: both answers are logged.",
 	Example:    "replay-divergence",
 	Needs:      []model.Tier{model.TierServer},
 	reads:      []requirement{needKeys, needServerAnswers},

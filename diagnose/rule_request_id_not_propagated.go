@@ -16,6 +16,8 @@ var requestIDNotPropagated = &Rule{
 	Check:      "Compare the proxy's request id with the server's for one request; look for the middleware that sets the server's.",
 	Action:     "Have the server take the incoming X-Request-Id (and only make one when none came), or log the proxy's id beside its own.",
 	Evidence:   "A key whose deliveries seen only by the proxy and deliveries seen only by the server overlap in time, pairwise, with no request id in common.",
+	Proof:      "Proxy-only and server-only deliveries of one key, overlapping, with no request id in common.",
+	Inference:  "Never: both tiers' ids are logged.",
 	Example:    "request-id-not-propagated",
 	Needs:      []model.Tier{model.TierProxy, model.TierServer},
 	reads:      []requirement{needProxyServerIDs},

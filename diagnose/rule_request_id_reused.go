@@ -16,6 +16,8 @@ var requestIDReused = &Rule{
 	Check:      "Find where the request id is made; it must be new for every delivery (and the key kept).",
 	Action:     "Generate a new request id per delivery and keep the Idempotency-Key for the intent.",
 	Evidence:   "One request id seen with two keys, or at one tier at times more than five minutes apart.",
+	Proof:      "One request id under two keys, or at one tier far apart.",
+	Inference:  "Never: the ids are logged.",
 	Example:    "request-id-reused",
 	reads:      []requirement{needRequestIDs},
 	run:        runRequestIDReused,

@@ -15,6 +15,8 @@ var responseLost = &Rule{
 	Check:      "Line up the commit time, the response and the client's timeout for the delivery.",
 	Action:     "Retry with the same key and return the saved result id; never treat a timeout as proof that nothing happened.",
 	Evidence:   "A delivery whose outermost tier lost the response (HAR status 0 or `_error`, proxy 499/504/502, Envoy DC/UT/UC, Traefik/Caddy 499), or whose server logged that it could not write it (`write: broken pipe`, `EPIPE`, `ECONNRESET`, `context canceled`, `BrokenPipeError`, Node's `aborted`), while the same delivery made an effect or got a 2xx at the server. Severity is info when a later delivery with the same key got the stored result and the intent made one effect.",
+	Proof:      "An edge line showing the response lost (or the server's own write error) on a delivery that made an effect or got a 2xx at the server.",
+	Inference:  "Never: both the loss and the server's answer are logged. Whether a same-key retry got the stored result is read from its 2xx without a second effect where the server marks no replay (\"most likely\").",
 	Example:    "response-lost",
 	Needs:      []model.Tier{model.TierServer},
 	reads:      []requirement{needKeys, needLossWitness, needJoin, needEffects},

@@ -19,7 +19,9 @@ var retryNewKey = &Rule{
 	Hypothesis: "The retry did not carry the first attempt's Idempotency-Key, so the server saw a new intent.",
 	Check:      "Compare the keys, fingerprints and effect records of the intents; find where the client makes its key.",
 	Action:     "Stop blind retries; create the key once per user action, before the first attempt, and reuse it on every retry.",
-	Evidence:   "Two or more intents under different keys whose deliveries share a payload fingerprint (compared within one tier), method and route, from the same client where known, starting within `--retry-window`, each with an effect. Where no tier logged payloads: a delivery that lost its response after the server answered, then, within a minute, the same client's write to the same method and route under a new key that the server answered too; critical when the two made two result ids (two effects are a fact, said first; only the payloads' being one is likely), a warning otherwise. A same-key retry's recovery of the first key is then not told as the contract holding.",
+	Evidence:   "Two or more intents under different keys whose deliveries share a payload fingerprint (compared within one tier), method and route, from the same client where known, starting within `--retry-window`, each with an effect. Where no tier logged payloads: a failure the caller saw (a proxy's 502/504/499, a client timeout or reset, the server's write error) on a delivery that made its effect or got a 2xx, then the same client's write (an address, user or customer id, as any tier logs it) to the same method and route under a new key: critical when the two made two result ids, each first seen under its key, within `--retry-window` (two effects are a fact, said first; only the payloads' being one is likely), a warning when the new key was only answered, within a minute. A same-key retry's recovery of the first key is then not told as the contract holding.",
+	Proof:      "One payload's fingerprint under two or more keys, each with an effect, after a failure some tier outside the server logged.",
+	Inference:  "Where no tier logged the payloads: a failure the caller saw, then the same caller's write to the same method and route under a new key (two result ids first seen within `--retry-window`, or an answer within a minute); it lacks the payloads. Also where no tier outside the server shows the first answer failing.",
 	Example:    "retry-new-key",
 	Needs:      []model.Tier{model.TierServer},
 	reads:      []requirement{needKeys, needEffects, either(needPayloads, needLikelyRetry)},
@@ -182,15 +184,21 @@ func newKeyFinding(c *context, cluster []*model.Intent, failed *model.Delivery) 
 	n := fmt.Sprintf("Between %s and %s the same %s %s payload (fingerprint %s) arrived under %s (%s) and made %s (%s)",
 		hhmmss(first.Start()), hhmmss(cluster[len(cluster)-1].Start()), d0.Method(), d0.Route(), shortFP(d0.Fingerprint()),
 		plural(len(cluster), "key", "different keys"), joinKeys(cluster), plural(effectCount(effects), "effect", "effects"), resultList(uniqueResults(effects)))
+	conf := Confidence{Level: Proven, RestsOn: []string{"one payload's fingerprint under " + plural(len(cluster), "key", "keys"), plural(effectCount(effects), "effect", "effects")}}
 	switch {
 	case failed.Lost() != nil:
 		n += fmt.Sprintf("; the first failure was delivery %s, where %s", failed.RequestID, describeLoss(failed.Lost()))
+		conf.RestsOn = append(conf.RestsOn, "the failure before the retry")
 	case failed.Edge() != nil && failed.Edge().Status >= 500:
 		n += fmt.Sprintf("; delivery %s was answered %d first", failed.RequestID, failed.Edge().Status)
+		conf.RestsOn = append(conf.RestsOn, fmt.Sprintf("the %d before the retry", failed.Edge().Status))
 	default:
 		n += fmt.Sprintf("; no log outside the server shows whether delivery %s's answer reached the caller", failed.RequestID)
+		// That the caller retried because it saw a failure is read from
+		// the payload alone.
+		conf = inferred(conf.RestsOn, "a tier outside the server showing the first answer failed")
 	}
-	return &Finding{Severity: Critical, Intents: cluster, Narrative: n + ".", Evidence: ev.sorted()}
+	return &Finding{Severity: Critical, Intents: cluster, Narrative: n + ".", Evidence: ev.sorted(), Confidence: conf}
 }
 
 func joinKeys(list []*model.Intent) string {
@@ -283,7 +291,10 @@ func likelyNewKey(c *context, reported map[string]bool) []*Finding {
 		}
 		bySig[sig] = ch
 		for _, d := range in.Deliveries {
-			if d.Lost() != nil && serverSuccess(d) != nil && isWrite(d.Method()) {
+			// A failure the caller saw (a timeout, a reset, a 502 or
+			// 504 at the proxy, the server's write error) after the
+			// server answered or made its effect.
+			if d.Lost() != nil && (serverSuccess(d) != nil || len(c.effects(d)) > 0) && isWrite(d.Method()) {
 				lost = append(lost, origin{in: in, d: d, when: d.Start(), first: ch.first})
 				break
 			}
@@ -295,11 +306,17 @@ func likelyNewKey(c *context, reported map[string]bool) []*Finding {
 		for i := o.first; i >= 0; i = after[i] {
 			next := cands[i]
 			start := next.Start()
-			if next == o.in || !start.After(o.when) || start.Sub(o.when) > likelyWindow {
+			if next == o.in || !start.After(o.when) || start.Sub(o.when) > c.opts.RetryWindow {
 				continue
 			}
 			nd := next.Deliveries[0]
-			if serverSuccess(nd) == nil && (edgeResponse(nd) == nil || edgeResponse(nd).Status >= 300) {
+			// Two result ids, each first seen under its key, are a
+			// second run within the caller's retry horizon; a mere
+			// answer is a likely retry within a minute only.
+			effects := append(intentEffects(c, o.in), intentEffects(c, next)...)
+			results := uniqueResults(effects)
+			proven := len(results) >= 2
+			if !proven && (start.Sub(o.when) > likelyWindow || serverSuccess(nd) == nil && (edgeResponse(nd) == nil || edgeResponse(nd).Status >= 300)) {
 				continue
 			}
 			id := o.in.Key + "\x00" + next.Key
@@ -313,14 +330,6 @@ func likelyNewKey(c *context, reported map[string]bool) []*Finding {
 			// Two result ids are two effects: a fact, whatever the
 			// payloads. What the logs cannot show is that the payloads
 			// were one.
-			var effects []*model.Observation
-			for _, in := range []*model.Intent{o.in, next} {
-				for _, d := range in.Deliveries {
-					effects = append(effects, c.effects(d)...)
-				}
-			}
-			results := uniqueResults(effects)
-			proven := len(results) >= 2
 			n = n[:0]
 			if proven {
 				n = strconv.AppendInt(n, int64(len(results)), 10)
@@ -334,7 +343,13 @@ func likelyNewKey(c *context, reported map[string]bool) []*Finding {
 			n = append(n, o.d.RequestID...)
 			n = append(n, " (key "...)
 			n = append(n, o.in.Key...)
-			n = append(n, ") lost its response after the server answered, and "...)
+			if serverSuccess(o.d) != nil {
+				n = append(n, ") lost its response after the server answered, and "...)
+			} else {
+				n = append(n, ") made its effect, but "...)
+				n = append(n, describeLoss(o.d.Lost())...)
+				n = append(n, ", and "...)
+			}
 			n = append(n, gapText(start.Sub(o.when), c.coarse(o.d.Edge(), nd.Edge()))...)
 			n = append(n, " the same client "...)
 			n = append(n, o.d.Client()...)
@@ -351,9 +366,23 @@ func likelyNewKey(c *context, reported map[string]bool) []*Finding {
 			} else {
 				n = append(n, ", which the server answered too; no tier logged the payloads, so this is a likely, not a proven, retry under a new key."...)
 			}
-			out = append(out, &Finding{Severity: sev, Intents: []*model.Intent{o.in, next}, Narrative: string(n), Evidence: ev.sorted()})
+			rests := []string{"same client " + o.d.Client(), "same " + nd.Method() + " " + nd.Route(), gapSpan(start.Sub(o.when), c.coarse(o.d.Edge(), nd.Edge())) + " after the lost response"}
+			if proven {
+				rests = append(rests, strconv.Itoa(len(results))+" result ids first seen")
+			}
+			out = append(out, &Finding{Severity: sev, Intents: []*model.Intent{o.in, next}, Narrative: string(n), Evidence: ev.sorted(),
+				Confidence: inferred(rests, "the payloads (no tier logged them)")})
 			break
 		}
+	}
+	return out
+}
+
+// intentEffects are the new effects of an intent's deliveries.
+func intentEffects(c *context, in *model.Intent) []*model.Observation {
+	var out []*model.Observation
+	for _, d := range in.Deliveries {
+		out = append(out, c.effects(d)...)
 	}
 	return out
 }

@@ -18,11 +18,24 @@ func newKeyRetry(retryAt float64, retryFrom, retryFP string) []ob {
 	}
 }
 
+// chargeAfter504 is a double charge without a fingerprint: the proxy
+// answered 504 while the server made ch_1 (its log has no status), and
+// retryAt seconds later the same caller's POST under a new key, which
+// made what the last line names.
+func chargeAfter504(retryAt float64, retryFrom string, first int, second ob) []ob {
+	return []ob{
+		proxy("r1").key("k-1").req("POST", "/pay").from("10.0.0.7").at(0).took(30).status(first).outcome(map[bool]model.Outcome{true: model.OutcomeUpstreamTimeout, false: model.OutcomeOK}[first >= 500]),
+		server("r1").key("k-1").at(12).effect("ch_1"),
+		proxy("r2").key("k-2").req("POST", "/pay").from(retryFrom).at(retryAt).took(0.5).status(201),
+		second,
+	}
+}
+
 var retryNewKeyCases = ruleCases{
 	rule: "retry-new-key",
 	fire: []ruleCase{
 		{name: "a timed-out order retried under a new key", obs: newKeyRetry(60, "10.0.0.7", "sha256:aaaa"),
-			want: []want{{severity: diagnose.Critical, keys: []string{"k-1", "k-2"}, says: "under 2 different keys"}}},
+			want: []want{{severity: diagnose.Critical, keys: []string{"k-1", "k-2"}, says: "under 2 different keys", conf: diagnose.Proven}}},
 		{name: "three keys, each within the window of the last, no effect lines", obs: []ob{
 			server("r1").key("k-1").post().at(0).status(201).fp("sha256:aaaa"),
 			server("r2").key("k-2").post().at(300).status(201).fp("sha256:aaaa"),
@@ -31,7 +44,7 @@ var retryNewKeyCases = ruleCases{
 		{name: "only a proxy log: the same client's next write under a new key", obs: []ob{
 			proxy("r1").key("k-1").post().from("10.0.0.7").at(0).took(2).status(499).upstream(201).outcome(model.OutcomeClientClosed),
 			proxy("r2").key("k-2").post().from("10.0.0.7").at(20).status(201),
-		}, want: []want{{severity: diagnose.Warning, keys: []string{"k-1", "k-2"}, says: "likely, not a proven"}}},
+		}, want: []want{{severity: diagnose.Warning, keys: []string{"k-1", "k-2"}, says: "likely, not a proven", conf: diagnose.Inferred, lacks: "the payloads"}}},
 		// Two result ids are two effects: a fact, said first; only the
 		// payloads' being one is likely.
 		{name: "no payloads logged, but two result ids after a loss", obs: []ob{
@@ -55,8 +68,28 @@ var retryNewKeyCases = ruleCases{
 			server("r2").key("k-2").post().at(60).status(201).fp("sha256:aaaa"),
 			provider("r2").key("k-2").at(60.2).effect("ch_2"),
 		}, want: []want{{severity: diagnose.Critical, keys: []string{"k-1", "k-2"}, says: "under 2 different keys"}}},
+		// A double charge without a fingerprint: the 504, the same
+		// caller, the same route, two result ids first seen, within
+		// the retry window though more than a minute apart.
+		{name: "a 504, then the same caller's new key five minutes later made a second charge",
+			obs: chargeAfter504(300, "10.0.0.7", 504, server("r2").key("k-2").at(300.2).effect("ch_2")),
+			want: []want{{severity: diagnose.Critical, keys: []string{"k-1", "k-2"}, says: "2 effects: ch_1, ch_2. At 13:30:00.000Z delivery r1 (key k-1) made its effect, but the proxy timed out waiting for the server",
+				conf: diagnose.Inferred, lacks: "the payloads"}}},
 	},
 	quiet: []ruleCase{
+		// One field away from a double charge without a fingerprint.
+		{name: "no failure before the new key: the 504 was a 201", obs: chargeAfter504(300, "10.0.0.7", 201, server("r2").key("k-2").at(300.2).effect("ch_2"))},
+		{name: "the new key came from another caller", obs: chargeAfter504(300, "10.0.0.8", 504, server("r2").key("k-2").at(300.2).effect("ch_2"))},
+		{name: "the new key came after the retry window", obs: chargeAfter504(601, "10.0.0.7", 504, server("r2").key("k-2").at(601.2).effect("ch_2"))},
+		{name: "the new key's line names the first charge: no second effect", obs: chargeAfter504(300, "10.0.0.7", 504, server("r2").key("k-2").at(300.2).effect("ch_1"))},
+		{name: "five minutes later the new key was only answered: no second result id", obs: chargeAfter504(300, "10.0.0.7", 504, server("r2").key("k-2").req("POST", "/pay").at(300.1).status(201))},
+		// An effect is a result first seen: the second key's line names
+		// the first key's order, as a replay's does, and makes nothing.
+		{name: "the second key's effect line names the first key's order", obs: func() []ob {
+			obs := newKeyRetry(60, "10.0.0.7", "sha256:aaaa")
+			obs[5] = server("r2").key("k-2").at(60.5).effect("ord_1")
+			return obs
+		}()},
 		{name: "the second key came after the retry window", obs: newKeyRetry(601, "10.0.0.7", "sha256:aaaa")},
 		// Two clean successes are at most a duplicate submission.
 		{name: "every earlier answer reached the client", obs: []ob{

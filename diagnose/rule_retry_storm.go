@@ -15,6 +15,8 @@ var retryStorm = &Rule{
 	Check:      "Count the deliveries per tier and their spacing; find which layer retries and with what backoff.",
 	Action:     "Give the intent one overall deadline and budget shared by every layer; back off with jitter; show 'outcome unknown' when it runs out.",
 	Evidence:   "An intent with more deliveries than `--retry-budget`, or deliveries later than `--deadline` after the first.",
+	Proof:      "More deliveries of one key than the budget, or later than the deadline.",
+	Inference:  "Never: the deliveries are counted as logged.",
 	Example:    "retry-storm",
 	reads:      []requirement{needKeys},
 	run:        runRetryStorm,

@@ -16,6 +16,8 @@ var secretInLogs = &Rule{
 	Check:      "Review the named fields in the named source; check who can read these logs and for how long they are kept.",
 	Action:     "Log only safe fields (time, route, request id, a key hash, decision, state, result id); rotate the exposed credentials.",
 	Evidence:   "Per input, the field paths holding Authorization, Cookie, Set-Cookie, API-key, token, password or secret values, or whole request bodies, with counts. Values are never shown.",
+	Proof:      "The secret's field and shape in the input.",
+	Inference:  "Never: the values are in the file.",
 	Example:    "secret-in-logs",
 	run:        runSecretInLogs,
 }

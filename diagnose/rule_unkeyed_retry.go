@@ -16,6 +16,8 @@ var unkeyedRetry = &Rule{
 	Check:      "Find who retried: the client's retry policy, the proxy's retry-on (proxy_next_upstream non_idempotent, Envoy retry_on), a library default.",
 	Action:     "Send an Idempotency-Key with every write, and do not let proxies retry writes without one.",
 	Evidence:   "POST or PATCH deliveries without a key, with one fingerprint, method and route (and client where known), within `--retry-window`, where an earlier one lost its response and two or more made effects.",
+	Proof:      "One fingerprint, method and route without a key, a lost response before, and two or more effects.",
+	Inference:  "Never: without a fingerprint, unkeyed writes are not compared.",
 	Example:    "unkeyed-retry",
 	Needs:      []model.Tier{model.TierServer},
 	reads:      []requirement{needEffects, needPayloads, needLossWitness},

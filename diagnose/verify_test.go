@@ -68,6 +68,9 @@ type want struct {
 	keys     []string // Finding.Keys, in order
 	says     string   // a phrase the narrative must hold, if any
 	input    string   // the input a file finding names
+	// conf is the finding's confidence level, if the case is about it;
+	// lacks a phrase its Lacks must hold.
+	conf, lacks string
 }
 
 // caseFile names the one file a case's lines come from.
@@ -161,6 +164,12 @@ func verify(t *testing.T, rule *diagnose.Rule, c ruleCase) {
 		if !strings.Contains(f.Narrative, w.says) {
 			t.Errorf("finding %d: narrative %q does not say %q", i, f.Narrative, w.says)
 		}
+		if w.conf != "" && f.Confidence.Level != w.conf {
+			t.Errorf("finding %d: confidence %s, want %s: %s", i, f.Confidence.Summary(), w.conf, f.Narrative)
+		}
+		if w.lacks != "" && !strings.Contains(strings.Join(f.Confidence.Lacks, "; "), w.lacks) {
+			t.Errorf("finding %d: confidence %q does not say it lacks %q", i, f.Confidence.Summary(), w.lacks)
+		}
 		wellFormed(t, f, len(c.obs))
 	}
 }
@@ -173,6 +182,16 @@ func wellFormed(t *testing.T, f *diagnose.Finding, lines int) {
 	if f.Rule == nil || f.Narrative == "" {
 		t.Errorf("finding without a rule or a narrative: %+v", f)
 		return
+	}
+	// An inferred finding names what the logs lack to prove it.
+	switch f.Confidence.Level {
+	case diagnose.Proven:
+	case diagnose.Inferred:
+		if len(f.Confidence.RestsOn) == 0 || len(f.Confidence.Lacks) == 0 {
+			t.Errorf("%s: inferred without saying what it rests on and lacks: %+v", f.Rule.ID, f.Confidence)
+		}
+	default:
+		t.Errorf("%s: confidence %q, want proven or inferred", f.Rule.ID, f.Confidence.Level)
 	}
 	for _, in := range f.Intents {
 		if !slices.Contains(f.Keys, in.Key) {
@@ -234,6 +253,9 @@ func TestRulesAreComplete(t *testing.T) {
 	for i, r := range rules {
 		if r.Evidence == "" {
 			t.Errorf("%s: no Evidence", r.ID)
+		}
+		if r.Proof == "" || r.Inference == "" {
+			t.Errorf("%s: docs/rules.md must say what proves it and what makes it an inference", r.ID)
 		}
 		if r.Example == "" {
 			t.Errorf("%s: no Example", r.ID)

@@ -36,6 +36,14 @@ var (
 // effectWords in a message, together with a result id, mark a business effect.
 var effectWords = regexp.MustCompile(`(?i)\b(created|committed|published|charged|sent|inserted|stored|captured|booked|reserved|released|enqueued|emailed|effect|placed|opened|issued|refunded|dispatched|shipped|scheduled|submitted|transferred|paid)\b`)
 
+// replayWords in a message say the line answers from what an earlier
+// request made ("replaying stored response", "returning cached result",
+// "idempotent replay", "order already exists"): the result id it names is
+// the old one, and the line is a replay, never a new effect, whatever
+// effect word it also holds ("stored").
+var replayWords = regexp.MustCompile(`(?i)\breplay(ing|ed|s)?\b|\b(cached|stored|saved|previous|original|existing) (response|result|answer|order|record)|` +
+	`\bfrom (the )?(cache|store|key record|idempotency (store|record|cache))\b|\balready (exists|processed|created|completed|handled|done|charged|paid)\b|\bidempoten(t|cy) hit\b|\bduplicate (request|key) (ignored|answered)\b`)
+
 // unwrittenWords are what servers log when a response could not be
 // written: the peer closed the connection (Go's "write: broken pipe" and
 // "connection reset by peer", Node's EPIPE, ECONNRESET and
@@ -137,8 +145,13 @@ func extractApp(p *Parser, r *record, o *model.Observation) bool {
 		o.Effect = true
 	case o.Message == "effect" || strings.EqualFold(r.str("event"), "effect"):
 		o.Effect = true
-	case o.ResultID != "" && o.Decision != "replay" && o.Decision != "replayed" && effectWords.MatchString(o.Message):
+	case o.ResultID != "" && o.Decision != "replay" && o.Decision != "replayed" && effectWords.MatchString(o.Message) && !replayWords.MatchString(o.Message):
 		o.Effect = true
+	}
+	if o.ResultID != "" && !o.Effect && o.Decision == "" && replayWords.MatchString(o.Message) {
+		// A replay's own line names the old result: the answer came
+		// from the key record.
+		o.Replayed = true
 	}
 	if o.Tier == model.TierServer && !o.Outcome.Lost() && (responseUnwritten(o.Message) || responseUnwritten(o.Detail)) {
 		// The server says its response could not be written: the

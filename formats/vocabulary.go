@@ -193,6 +193,11 @@ var vocabulary = append([]term{
 	{"remote_ip", mClient, 0, true, vLoggers}, {"ip", mClient, 0, true, vLoggers}, {"user_id", mClient, 0, true, vLoggers},
 	{"req.remoteAddress", mClient, 0, true, vNode}, {"remoteAddress", mClient, 0, false, "bunyan"}, {"client.ip", mClient, 0, false, vECS},
 	{"client.address", mClient, 0, false, vOTel}, {"source.ip", mClient, 0, false, vECS},
+	// Who the caller is, where no address is logged: a customer or user
+	// id, then a token's hash (never a token).
+	{"customer_id", mClient, 0, true, vLoggers}, {"customerId", mClient, 0, true, vLoggers}, {"account_id", mClient, 0, true, vLoggers},
+	{"userId", mClient, 0, true, vLoggers}, {"user.id", mClient, 0, false, vECS}, {"enduser.id", mClient, 0, false, vOTel},
+	{"token_hash", mClient, 0, true, vLoggers},
 
 	{"outcome", mOutcome, 0, true, vIdem},
 
@@ -201,6 +206,7 @@ var vocabulary = append([]term{
 	{"header.idempotent-replayed", mReplayed, 0, false, vOTel},
 	{"res.headers.retry-after", mRetryAfter, 0, false, vNode}, {"response.headers.retry-after", mRetryAfter, 0, false, vLoggers},
 
+	{"write_error", mError, 0, false, vLoggers}, {"exc_type", mError, 0, false, "python logging"}, {"error_type", mError, 0, false, vLoggers},
 	{"err.message", mError, 0, false, vNode}, {"error.message", mError, 0, false, vECS}, {"err.code", mError, 0, false, "Node"},
 	{"error.type", mError, 0, false, vOTel}, {"exception.type", mError, 0, false, vOTel}, {"exception.message", mError, 0, false, vOTel},
 	{"@x", mError, 0, false, vCLEF}, {"exc_info", mError, 0, false, "python-json-logger"}, {"error", mError, 0, false, vLoggers},

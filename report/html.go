@@ -64,6 +64,8 @@ type htmlGroup struct {
 
 type htmlFinding struct {
 	Subject, Narrative string
+	Confidence         string // proven or inferred, and on what
+	Inferred           bool
 	Retries            []string // who sent each retry, in words
 	Day                string   // the evidence's one day, if it has one
 	Timeline           *htmlTimeline
@@ -145,7 +147,8 @@ func (r *Report) HTML(w io.Writer) error {
 }
 
 func htmlFindingOf(f *diagnose.Finding) htmlFinding {
-	hf := htmlFinding{Subject: Safe(subject(f)), Narrative: Safe(f.Narrative), Timeline: timelineOf(f.Intents)}
+	hf := htmlFinding{Subject: Safe(subject(f)), Narrative: Safe(f.Narrative), Timeline: timelineOf(f.Intents),
+		Confidence: Safe(f.Confidence.Summary()), Inferred: f.Confidence.Level == diagnose.Inferred}
 	for _, rt := range f.Retries {
 		hf.Retries = append(hf.Retries, Safe(retryText(rt)))
 	}

@@ -85,6 +85,16 @@ type FindingJSON struct {
 	Evidence   []EvidenceJSON `json:"evidence"`
 	// Retries says who sent each retry of the finding's intents.
 	Retries []RetryJSON `json:"retries,omitempty"`
+	// Confidence says whether the logs show the finding or it is
+	// inferred, from what, and what they lack.
+	Confidence ConfidenceJSON `json:"confidence"`
+}
+
+// ConfidenceJSON is how sure a finding is (diagnose.Confidence).
+type ConfidenceJSON struct {
+	Level   string   `json:"level"`
+	RestsOn []string `json:"rests_on"`
+	Lacks   []string `json:"lacks"`
 }
 
 // RetryJSON is one retry and the layer that sent it (diagnose.Retry).
@@ -154,6 +164,10 @@ func findingJSON(f *diagnose.Finding) FindingJSON {
 	}
 	for _, rt := range f.Retries {
 		fj.Retries = append(fj.Retries, retryJSON(rt))
+	}
+	fj.Confidence = ConfidenceJSON{Level: f.Confidence.Level, RestsOn: redactAll(f.Confidence.RestsOn), Lacks: redactAll(f.Confidence.Lacks)}
+	if fj.Confidence.Level == "" {
+		fj.Confidence.Level = diagnose.Proven
 	}
 	return fj
 }

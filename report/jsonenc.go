@@ -91,7 +91,33 @@ func appendFindingWith(b []byte, f *diagnose.Finding, texts []byte) []byte {
 		}
 		b = append(b, ']')
 	}
-	return append(b, '}')
+	return appendConfidence(b, f.Confidence)
+}
+
+// appendConfidence appends the finding's confidence and closes it, as
+// encoding/json writes FindingJSON's last field.
+func appendConfidence(b []byte, c diagnose.Confidence) []byte {
+	level := c.Level
+	if level == "" {
+		level = diagnose.Proven
+	}
+	b = append(b, `,"confidence":`...)
+	b = appendField(b, '{', "level", level)
+	list := func(name string, l []string) {
+		b = append(b, `,"`...)
+		b = append(b, name...)
+		b = append(b, `":[`...)
+		for i, s := range l {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, redact.String(s))
+		}
+		b = append(b, ']')
+	}
+	list("rests_on", c.RestsOn)
+	list("lacks", c.Lacks)
+	return append(b, '}', '}')
 }
 
 // appendRetry appends retryJSON(rt) as encoding/json would.

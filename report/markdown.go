@@ -122,6 +122,7 @@ func findingRows(w io.Writer, findings []*diagnose.Finding, from int) {
 // findingPicture is the evidence table and sequence diagram of a finding.
 func findingPicture(w io.Writer, f *diagnose.Finding) {
 	fmt.Fprintf(w, "\n#### %s\n\n**What happened.** %s\n", MD(subject(f)), MD(f.Narrative))
+	fmt.Fprintf(w, "\n**Confidence.** %s\n", MD(f.Confidence.Summary()))
 	for _, rt := range f.Retries {
 		fmt.Fprintf(w, "\n- %s", MD(retryText(rt)))
 	}

@@ -241,6 +241,12 @@ func findingText(w io.Writer, st Styles, f *diagnose.Finding, width int) {
 	if len(f.Evidence) > 0 {
 		evidenceText(w, st, "evidence", f.Evidence, 4, width)
 	}
+	// How sure the finding is, after what it rests on.
+	lead = st.Faint.Render("confidence") + " "
+	for _, line := range wrapWords(Safe(f.Confidence.Summary()), max(20, width-15)) {
+		fmt.Fprintf(w, "    %s%s\n", lead, line)
+		lead = strings.Repeat(" ", len("confidence "))
+	}
 }
 
 // evidenceText writes observations under a label at indent, in the widest
