@@ -99,10 +99,15 @@ type Parser struct {
 	values grammar.Values
 	// w3c is the W3C #Fields header in force, w3cMicrosoft whether its
 	// #Software is IIS's (w3c.go); cri holds a container runtime's
-	// partial lines until their end (cri.go).
+	// partial lines until their end, a run per stream, joined within
+	// criMax bytes (cri.go).
 	w3c          *w3cHeader
 	w3cMicrosoft bool
-	cri          criPartial
+	cri          [criStreams]criRun
+	criMax       int
+	// lineLen is the length of the line the reader handed parseLine, -1
+	// outside it: a line of that length is not within another's.
+	lineLen int
 }
 
 // maxEnvelopes bounds envelopes within envelopes: a hostile export could
@@ -142,6 +147,8 @@ func (p *Parser) parseLine(line []byte, src model.Source) {
 	if len(line) == 0 {
 		return
 	}
+	p.lineLen = len(line)
+	defer func() { p.lineLen = -1 }()
 	if p.src != nil && p.src.logFormat != nil {
 		p.readLogFormat(p.src.logFormat, bytesToString(line), src)
 		return

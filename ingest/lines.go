@@ -35,6 +35,11 @@ type batch struct {
 	// header is the W3C #Fields line in force where the batch starts
 	// (formats.HeaderLine), nil where none is.
 	header []byte
+	// cri are a container runtime's split lines open where the batch
+	// starts; last says the input ends with the batch, so that its parser
+	// says which never ended.
+	cri  formats.CRIRuns
+	last bool
 }
 
 // reset empties a used batch, keeping its buffers.
@@ -43,6 +48,7 @@ func (b *batch) reset() {
 	b.res.Reset()
 	b.done = make(chan struct{})
 	b.firstSkip, b.repairs = nil, b.repairs[:0]
+	b.cri, b.last = formats.CRIRuns{}, false
 }
 
 // batchBytes is how much is read at once (a variable so that tests can
@@ -89,6 +95,7 @@ func (in *reading) readLines(ctx context.Context, br *bufio.Reader, after int) e
 				}
 				p.Into(&b.res)
 				p.Context(b.header)
+				p.Resume(b.cri)
 				for i, end := range b.ends {
 					skips, repaired := len(b.res.Skips), b.res.Repaired
 					line := b.data[b.starts[i]:end]
@@ -105,7 +112,9 @@ func (in *reading) readLines(ctx context.Context, br *bufio.Reader, after int) e
 						b.repairs = append(b.repairs, model.Skip{Source: model.Source{File: b.file, Line: b.nums[i]}, Reason: reason})
 					}
 				}
-				p.Flush()
+				if b.last {
+					p.Flush()
+				}
 				made = max(firstObs, len(b.res.Obs))
 				b.tb.Obs, b.tb.Raw = b.res.Obs, b.res.Raw
 				in.c.Prepare(&b.tb)
@@ -154,6 +163,9 @@ func split(ctx context.Context, r io.Reader, in *model.Input, after, maxLine int
 	var header []byte // the W3C #Fields line in force (formats.HeaderLine)
 	skipping := false // inside a line longer than maxLine: drop bytes up to its newline
 	full := false     // the last batch held maxBatchLines: carry holds whole lines too
+	// A line a container runtime split in parts (CRI P) may span batches:
+	// each batch's parser starts with the runs open where it begins.
+	runs := formats.NewCRIRuns(maxLine)
 	var readErr error
 	for readErr == nil || full {
 		// Room for the carried line and a full block after it: bufio passes
@@ -217,18 +229,7 @@ func split(ctx context.Context, r io.Reader, in *model.Input, after, maxLine int
 			}
 			start = end
 		}
-		// A line a container runtime split in parts (CRI P) goes to the
-		// next batch with the rest of it, so that one parser joins them
-		// (a batch of nothing but parts keeps its last one: it could not
-		// be read otherwise; nor do parts before an unfinished line too
-		// long to keep: carried with it, they were dropped with it).
 		tail := len(data) - start // the unfinished last line
-		join := (readErr == nil || full) && (full || tail <= maxLine && !skipping)
-		for n := len(b.ends); join && n > 0 && (!full || n > 1) && b.ends[n-1] == start && formats.Continued(data[b.starts[n-1]:start]); n-- {
-			start = b.starts[n-1]
-			b.starts, b.ends, b.nums = b.starts[:n-1], b.ends[:n-1], b.nums[:n-1]
-			line--
-		}
 		if rest := data[start:]; full {
 			carry = rest
 		} else if len(rest) > 0 {
@@ -258,7 +259,10 @@ func split(ctx context.Context, r io.Reader, in *model.Input, after, maxLine int
 		if h := formats.HeaderLine(data[:start]); h != nil {
 			header = bytes.Clone(h)
 		}
-		if len(b.ends) > 0 || len(b.res.Skips) > 0 {
+		b.cri = runs.Snapshot()
+		runs.Follow(in.Path, data, b.starts, b.ends, b.nums)
+		b.last = readErr != nil && !full
+		if len(b.ends) > 0 || len(b.res.Skips) > 0 || b.last && b.cri.Open() {
 			send(b)
 		}
 		if ctx.Err() != nil {
