@@ -105,8 +105,9 @@ type Parser struct {
 	w3cMicrosoft bool
 	cri          [criStreams]criRun
 	criMax       int
-	// lineLen is the length of the line the reader handed parseLine, -1
-	// outside it: a line of that length is not within another's.
+	// lineLen is the length of the line the reader handed parseLine (-1
+	// while reading a streamed value): a line of that length is not
+	// within another's.
 	lineLen int
 }
 
@@ -148,7 +149,6 @@ func (p *Parser) parseLine(line []byte, src model.Source) {
 		return
 	}
 	p.lineLen = len(line)
-	defer func() { p.lineLen = -1 }()
 	if p.src != nil && p.src.logFormat != nil {
 		p.readLogFormat(p.src.logFormat, bytesToString(line), src)
 		return
@@ -191,6 +191,7 @@ func (p *Parser) parseLine(line []byte, src model.Source) {
 // parseObject reads one JSON object: a log line, or an element streamed out
 // of a document (a HAR entry, an element of a JSON array).
 func (p *Parser) parseObject(v gjson.Result, src model.Source) {
+	p.lineLen = -1 // no line: whatever it unwraps is within it
 	if !v.IsObject() {
 		p.skip(src, "not a JSON object")
 		return

@@ -3,6 +3,9 @@ package replay_test
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
@@ -138,5 +141,25 @@ func TestDescribeSaysWhereAndWhatEffects(t *testing.T) {
 	}
 	if got := p.NotAsked(); !slices.Equal(got, []string{replay.ProbeMissingKey}) {
 		t.Errorf("not asked %v, want missing-key", got)
+	}
+}
+
+// A redirect's Location is kept redacted: a target may point at a URL
+// with a token.
+func TestRedirectLocationIsRedacted(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Location", "https://login.example.com/cb?access_token=sekrit-0123456789")
+		w.WriteHeader(http.StatusFound)
+	}))
+	defer srv.Close()
+	target, _ := url.Parse(srv.URL)
+	p, _ := replay.NewPlan(captured("k"), "k", replay.Original{Status: 201}, replay.Options{Target: target, Profile: contract.Profiles["article"]})
+	res, err := p.Execute(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Reason == nil || res.Reason.Kind != replay.ReasonRedirect || strings.Contains(res.Reason.Location, "sekrit") || strings.Contains(res.Assertions[0].Actual, "sekrit") ||
+		!strings.Contains(res.Reason.Location, "login.example.com/cb") {
+		t.Errorf("reason %+v, assertion %+v: want the location named, its token redacted", res.Reason, res.Assertions[0])
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/idem-cli/idem/redact"
 )
 
 // runner sends a plan's requests, each once on a connection of its own,
@@ -115,7 +117,7 @@ func (r *runner) testsNothing(resp response, want int) *Reason {
 	if resp.status >= 300 && resp.status < 400 {
 		// An edge's http→https or trailing-slash redirect: the request
 		// never reached the idempotency layer, and is not followed.
-		return &Reason{Kind: ReasonRedirect, Status: resp.status, Location: resp.header.Get("Location")}
+		return &Reason{Kind: ReasonRedirect, Status: resp.status, Location: redact.String(resp.header.Get("Location"))}
 	}
 	switch resp.status {
 	case http.StatusUnauthorized, http.StatusForbidden, http.StatusProxyAuthRequired:
