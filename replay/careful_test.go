@@ -139,6 +139,19 @@ func TestDescribeSaysWhereAndWhatEffects(t *testing.T) {
 	if got := strings.Join(p.Describe(), "\n"); !strings.Contains(got, "to shop.example.com, the host they were captured for") {
 		t.Errorf("credentials going home not said:\n%s", got)
 	}
+	// A log line's path, sent to the host its Host header names.
+	c := captured("k")
+	c.URL = "/v1/demo-requests"
+	opts.Target = target
+	p, _ = replay.NewPlan(c, "k", replay.Original{Status: 201}, opts)
+	if got := strings.Join(p.Describe(), "\n"); !strings.Contains(got, "a host other than shop.example.com") {
+		t.Errorf("the Host header not taken for the captured host:\n%s", got)
+	}
+	c.Headers = slices.DeleteFunc(c.Headers, func(h model.Header) bool { return h.Name == "Host" })
+	p, _ = replay.NewPlan(c, "k", replay.Original{Status: 201}, opts)
+	if got := strings.Join(p.Describe(), "\n"); !strings.Contains(got, "the capture names no host") {
+		t.Errorf("a capture without a host:\n%s", got)
+	}
 	if got := p.NotAsked(); !slices.Equal(got, []string{replay.ProbeMissingKey}) {
 		t.Errorf("not asked %v, want missing-key", got)
 	}

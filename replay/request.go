@@ -164,8 +164,16 @@ func Build(c *model.Captured, key string, opts Options) (*Request, error) {
 	if method == "" {
 		method = http.MethodPost
 	}
+	// A log line logs a path: the host it was sent to is its Host header,
+	// where it kept one.
+	capturedHost := u.Host
+	for _, hd := range c.Headers {
+		if capturedHost == "" && (strings.EqualFold(hd.Name, "Host") || hd.Name == ":authority") {
+			capturedHost = hd.Value
+		}
+	}
 	return &Request{Method: method, URL: out.String(), Header: h, Body: c.Body, Key: key, Dropped: dropped,
-		Resent: resent, Withheld: withheld, CapturedHost: u.Host}, nil
+		Resent: resent, Withheld: withheld, CapturedHost: capturedHost}, nil
 }
 
 // ErrTarget is a target that is not an http or https URL with a host.
