@@ -3,6 +3,7 @@ package formats
 import (
 	"bytes"
 	"fmt"
+	"unicode"
 
 	"github.com/idem-cli/idem/model"
 )
@@ -185,10 +186,48 @@ func NewCRIRuns(max int) *CRIRuns {
 	return &CRIRuns{max: max}
 }
 
+// CRICut is a part the reader skipped for its length: the line it is a
+// part of is longer than the bound too, and is cut there. At is the index
+// of the batch's line it came before.
+type CRICut struct {
+	At, Stream int
+	Src        model.Source
+}
+
+// CRIPartStream says whether a line, of which start is the beginning, is
+// a part (P) and of which stream: the reader asks it of a line it skips
+// for its length.
+func CRIPartStream(start []byte) (stream int, ok bool) {
+	start = bytes.TrimLeftFunc(bytes.TrimPrefix(start, BOM), unicode.IsSpace)
+	stream, part, _, ok := criLine(bytesToString(start[:min(len(start), 64)]))
+	return stream, ok && part
+}
+
+// cutAt cuts the stream's run at a part too long to read, opening it
+// there if none is open.
+func (r *criRun) cutAt(src model.Source) {
+	if !r.on {
+		*r = criRun{own: r.own[:0], src: src, on: true}
+	}
+	r.cut, r.prefix, r.own = true, nil, r.own[:0]
+}
+
+// Cut cuts a stream's run at a part the reader skipped for its length.
+func (p *Parser) Cut(c CRICut) {
+	if c.Stream >= 0 && c.Stream < criStreams {
+		p.cri[c.Stream].cutAt(c.Src)
+	}
+}
+
 // Follow reads a batch's lines, data[starts[i]:ends[i]], the line numbered
-// nums[i] of file, for their parts, as readCRI does.
-func (c *CRIRuns) Follow(file string, data []byte, starts, ends, nums []int) {
+// nums[i] of file, for their parts, as readCRI does, and the parts the
+// reader skipped for their length where they fell.
+func (c *CRIRuns) Follow(file string, data []byte, starts, ends, nums []int, cuts []CRICut) {
 	for i, end := range ends {
+		for len(cuts) > 0 && cuts[0].At <= i {
+			c.runs[cuts[0].Stream].cutAt(cuts[0].Src)
+			cuts = cuts[1:]
+		}
 		line := data[starts[i]:end]
 		// Most lines of most inputs are not a runtime's: a byte or two say
 		// so (a line that starts with a space or a BOM is trimmed first).
@@ -220,6 +259,9 @@ func (c *CRIRuns) Follow(file string, data []byte, starts, ends, nums []int) {
 			// are never written again.
 			r.prefix = append(r.prefix, payload...)
 		}
+	}
+	for _, cut := range cuts {
+		c.runs[cut.Stream].cutAt(cut.Src)
 	}
 }
 

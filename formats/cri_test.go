@@ -29,7 +29,7 @@ func criRead(lines [][]byte, cut, max int) string {
 		for i := b[0]; i < b[1]; i++ {
 			p.Line(data[starts[i]:ends[i]], model.Source{File: "f", Line: nums[i]})
 		}
-		runs.Follow("f", data, starts[b[0]:b[1]], ends[b[0]:b[1]], nums[b[0]:b[1]])
+		runs.Follow("f", data, starts[b[0]:b[1]], ends[b[0]:b[1]], nums[b[0]:b[1]], nil)
 		if n == 1 { // the input ends
 			p.Flush()
 		}

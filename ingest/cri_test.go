@@ -167,3 +167,48 @@ func TestCRIStreamsJoinApart(t *testing.T) {
 		}
 	}
 }
+
+// A part longer than --max-line-bytes is skipped as any line is, and the
+// line it is a part of is cut there: never joined without it (a JSON line
+// less a middle part can still read, wrongly). Wherever the batches end,
+// and whether the part is its line's first or a later one.
+func TestCRIPartPastTheBoundCutsItsLine(t *testing.T) {
+	huge := strings.Repeat("y", 3000)
+	for _, c := range []struct {
+		name, data string
+		ignored    int
+	}{{
+		name: "a middle part",
+		data: "2026-12-01T09:00:00Z stdout P {\"time\":\"2026-12-01T09:00:00Z\",\"status\":201,\n" + // 1
+			"2026-12-01T09:00:00Z stdout P \"msg\":\"" + huge + "\",\n" + // 2: skipped
+			"2026-12-01T09:00:00Z stderr F {\"time\":\"2026-12-01T09:00:01Z\",\"request_id\":\"r-err\",\"status\":500}\n" + // 3
+			"2026-12-01T09:00:00Z stdout F \"request_id\":\"r-cut\"}\n" + // 4: the cut line's end
+			"2026-12-01T09:00:02Z stdout F {\"time\":\"2026-12-01T09:00:02Z\",\"request_id\":\"r-after\",\"status\":200}\n", // 5
+		ignored: 1,
+	}, {
+		name: "the first part",
+		data: "2026-12-01T09:00:00Z stdout P {\"msg\":\"" + huge + "\",\n" + // 1: skipped
+			"2026-12-01T09:00:00Z stdout P \"time\":\"2026-12-01T09:00:00Z\",\"status\":201,\n" + // 2
+			"2026-12-01T09:00:00Z stderr F {\"time\":\"2026-12-01T09:00:01Z\",\"request_id\":\"r-err\",\"status\":500}\n" + // 3
+			"2026-12-01T09:00:00Z stdout F \"request_id\":\"r-cut\"}\n" + // 4
+			"2026-12-01T09:00:02Z stdout F {\"time\":\"2026-12-01T09:00:02Z\",\"request_id\":\"r-after\",\"status\":200}\n", // 5
+		ignored: 1,
+	}} {
+		defer func(b, l int) { batchBytes, maxBatchLines = b, l }(batchBytes, maxBatchLines)
+		for _, bc := range []struct{ bytes, lines int }{{1 << 20, 1 << 16}, {1500, 1 << 16}, {200, 1 << 16}, {1 << 20, 1}, {1 << 20, 2}} {
+			batchBytes, maxBatchLines = bc.bytes, bc.lines
+			obs, in := readString(t, "pod.log", c.data, Options{Workers: 2, MaxLineBytes: 1024})
+			var ids, skips []string
+			for _, o := range obs {
+				ids = append(ids, o.RequestID)
+			}
+			for _, s := range in.SkipSamples {
+				skips = append(skips, fmt.Sprintf("%d %s", s.Source.Line, s.Reason))
+			}
+			if strings.Join(ids, " ") != "r-err r-after" || in.Skipped != 2 || in.Ignored != c.ignored || in.Lines != 5 {
+				t.Errorf("%s, batches of %d bytes, %d lines: %v, %d skipped %v, %d ignored; want r-err r-after, 2 skipped, %d ignored",
+					c.name, bc.bytes, bc.lines, ids, in.Skipped, skips, in.Ignored, c.ignored)
+			}
+		}
+	}
+}
