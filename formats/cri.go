@@ -117,7 +117,6 @@ func readCRI(p *Parser, s string, src model.Source) bool {
 	if !ok {
 		return false
 	}
-	p.countFormat("cri")
 	max := p.criMax
 	if max <= 0 {
 		max = DefaultMaxCRILine
@@ -136,6 +135,7 @@ func readCRI(p *Parser, s string, src model.Source) bool {
 	if part {
 		r.add([]byte(payload), src, max)
 		p.out.Ignored++ // a part: read with the line it begins
+		p.countFormat("cri")
 		return true
 	}
 	if !r.on {
