@@ -31,6 +31,7 @@ type ReplayOptions struct {
 	Body             string
 	RequestIDHeader  string
 	KeepAuth         bool
+	KeepHeaders      []string
 	Headers          []string
 	ResultPath       string
 	EffectsURL       string
@@ -93,10 +94,17 @@ sends nothing without --target; it asks before sending on a terminal and
 refuses without --yes elsewhere; --dry-run prints the requests (secrets
 redacted) with equivalent curl commands and sends nothing. Captured
 credentials (headers and query parameters) are not resent without
---keep-auth; redirects are not followed; TLS is verified unless --insecure.
+--keep-auth, nor routing and trust headers (X-Forwarded-For, Forwarded,
+X-Real-IP, X-Original-URL…) without --keep-header NAME; redirects are not
+followed; TLS is verified unless --insecure. The confirmation lists each
+step's method, path and host, the effects it makes (concurrent,
+lost-response and in-progress run under fresh keys and make one each on a
+correct server), and where captured credentials would go. Probes run only
+when named with --probe; without it, what was not run is said.
 
-A replay whose answers test nothing (401, 403, 404, 405, 407, 421, 429, a
-502-504 before any contract answer, a refused connection) is inconclusive,
+A replay whose answers test nothing (a 3xx redirect, 401, 403, 404, 405,
+407, 421, 429, a 502-504 before any contract answer, a refused connection)
+is inconclusive,
 not broken: the report says which captured credentials were not resent or
 that the route looks wrong for the target.
 
@@ -121,9 +129,10 @@ or network error, 3 inconclusive.`,
 	fs.StringVar(&opts.Key, "key", "", "the Idempotency-Key of the request to replay")
 	fs.StringVar(&opts.RequestID, "request-id", "", "pick the delivery with this request id when several were captured")
 	fs.StringVar(&opts.Target, "target", "", "where to send: scheme, host and port (required; the captured path and query are kept)")
-	fs.StringVar(&opts.Body, "body", "", "the body when the logs hold none: @file, - for standard input, or the text itself")
+	fs.StringVar(&opts.Body, "body", "", fmt.Sprintf("the body when the logs hold none: @file, - for standard input, or the text itself (at most %d MiB)", maxBody>>20))
 	fs.StringVar(&opts.RequestIDHeader, "request-id-header", "X-Request-Id", "the header that carries the new request id")
 	fs.BoolVar(&opts.KeepAuth, "keep-auth", false, "resend captured Authorization, Cookie and API-key headers")
+	fs.StringArrayVar(&opts.KeepHeaders, "keep-header", nil, "resend this captured routing or trust header (X-Forwarded-For, Forwarded, X-Real-IP, X-Original-URL…; repeatable)")
 	fs.StringArrayVar(&opts.Headers, "header", nil, "add or override a header, 'Name: value' (repeatable)")
 	fs.StringVar(&opts.ResultPath, "result-path", "", "gjson path of the result id in the response body")
 	fs.StringVar(&opts.EffectsURL, "effects-url", "", "GET this URL before and after to count effects")
@@ -194,6 +203,12 @@ func (o *ReplayOptions) validate() error {
 	if o.Body == "-" && slices.Contains(o.Paths, "-") {
 		return usagef("--body - and logs on standard input cannot both be read")
 	}
+	routing := replay.RoutingHeaders()
+	for _, name := range o.KeepHeaders {
+		if !slices.ContainsFunc(routing, func(h string) bool { return strings.EqualFold(h, name) }) {
+			return usagef("--keep-header %q: only routing and trust headers are withheld (%s); others are resent as captured", report.Safe(name), strings.Join(routing, ", "))
+		}
+	}
 	var headers []model.Header
 	for _, h := range o.Headers {
 		name, value, ok := strings.Cut(h, ":")
@@ -207,28 +222,43 @@ func (o *ReplayOptions) validate() error {
 	if o.RequireMarker && p.Replayed == "" {
 		return usagef("--require-marker: the %s profile has no replay marker", p.Name)
 	}
-	o.replay = replay.Options{Target: u, Profile: p, RequestIDHeader: o.RequestIDHeader, KeepAuth: o.KeepAuth, Headers: headers,
+	o.replay = replay.Options{Target: u, Profile: p, RequestIDHeader: o.RequestIDHeader, KeepAuth: o.KeepAuth, KeepHeaders: o.KeepHeaders, Headers: headers,
 		ResultPath: o.ResultPath, EffectsURL: o.EffectsURL, EffectsPath: o.EffectsPath, Probes: o.Probes, Concurrency: o.Concurrency,
 		Timeout: o.Timeout, Insecure: o.Insecure, Settle: o.Settle, RequireMarker: requireMarker}
 	return nil
 }
 
-// readBody reads --body: @file, - for standard input, or the text itself.
+// maxBody bounds --body: a request body, not a stream (a body of
+// /dev/zero was read until memory ran out).
+const maxBody = 8 << 20
+
+// readBody reads --body: @file, - for standard input, or the text itself,
+// at most maxBody bytes; a longer one is an error, never cut.
 func (o *ReplayOptions) readBody() ([]byte, bool, error) {
+	var r io.Reader
 	switch {
 	case o.Body == "-":
-		body, err := io.ReadAll(io.LimitReader(o.Factory.IO.In, 8<<20))
-		return body, true, err
+		r = o.Factory.IO.In
 	case strings.HasPrefix(o.Body, "@"):
-		body, err := os.ReadFile(o.Body[1:])
+		f, err := os.Open(o.Body[1:])
 		if err != nil {
 			return nil, false, fmt.Errorf("--body: %w", err)
 		}
-		return body, true, nil
+		defer f.Close()
+		r = f
 	case o.Body != "":
-		return []byte(o.Body), true, nil
+		r = strings.NewReader(o.Body)
+	default:
+		return nil, false, nil
 	}
-	return nil, false, nil
+	body, err := io.ReadAll(io.LimitReader(r, maxBody+1))
+	if err != nil {
+		return nil, false, fmt.Errorf("--body: %w", err)
+	}
+	if len(body) > maxBody {
+		return nil, false, &UsageError{Err: fmt.Errorf("--body: longer than %d MiB: a replay resends one request's body", maxBody>>20)}
+	}
+	return body, true, nil
 }
 
 // readCaptures reads the inputs once: the correlated set (for the
@@ -308,19 +338,30 @@ func runReplay(ctx context.Context, o *ReplayOptions) error {
 		report.ReplayPlan(f.IO.Out, report.NewStyles(f.IO.Out, f.IO.ColorEnabled()), plan, ro.Target.String())
 		return nil
 	}
-	if !o.Yes {
+	makes, most := plan.Effects()
+	effects := fmt.Sprintf("no new effect on a server that keeps the contract, up to %d on one that breaks it", most)
+	if makes > 0 {
+		effects = fmt.Sprintf("%d new effect(s) (an order, a charge) on a server that keeps the contract, up to %d on one that breaks it", makes, most)
+	}
+	// What was not asked for is said, with how to ask: probes run only
+	// when named.
+	if rest := plan.NotAsked(); len(rest) > 0 {
+		defer fmt.Fprintf(errOut, "idem: probes not run: %s; name them with --probe %s to run them\n", strings.Join(rest, ", "), strings.Join(rest, ","))
+	}
+	if o.Yes {
+		fmt.Fprintf(errOut, "idem: sending %d request(s) to %s: %s\n", plan.Count(), report.Safe(ro.Target.String()), effects)
+		for _, line := range plan.Describe() {
+			fmt.Fprintf(errOut, "idem:   %s\n", report.Safe(line))
+		}
+	} else {
 		if !f.IO.IsStdinTTY() || !f.IO.IsStderrTTY() {
 			return fmt.Errorf("not sending %d request(s) to %s without confirmation: this is not a terminal; check with --dry-run, then add --yes", plan.Count(), report.Safe(ro.Target.String()))
 		}
 		fmt.Fprintf(errOut, "idem replay will send %d request(s) to %s:\n", plan.Count(), report.Safe(ro.Target.String()))
-		for _, s := range plan.Steps {
-			name := "replay"
-			if s.Probe != "" {
-				name = "probe " + s.Probe
-			}
-			fmt.Fprintf(errOut, "  %s: %s\n", name, report.Safe(s.Note))
+		for _, line := range plan.Describe() {
+			fmt.Fprintf(errOut, "  %s\n", report.Safe(line))
 		}
-		fmt.Fprintf(errOut, "This can create effects (an order, a charge) on a server that breaks the contract. Send? [y/N] ")
+		fmt.Fprintf(errOut, "That is %s. Send? [y/N] ", effects)
 		answer, _ := bufio.NewReader(f.IO.In).ReadString('\n')
 		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
 			return fmt.Errorf("nothing sent")

@@ -326,3 +326,77 @@ func TestReplayEffectsURLErrorsNameTheFlag(t *testing.T) {
 		}
 	}
 }
+
+// --body is bounded: /dev/zero is an error, not a crash.
+func TestReplayBodyIsBounded(t *testing.T) {
+	srv, hits, _ := countingServer(t)
+	start := time.Now()
+	code, _, errOut := runTTY(t, "", false, "replay", "--key", incidentKey, "--target", srv.URL, "--yes", "--body", "@/dev/zero", "../fixtures/incident/app.jsonl")
+	if code != 2 || hits.Load() != 0 || !strings.Contains(errOut, "--body: longer than 8 MiB") || time.Since(start) > 30*time.Second {
+		t.Errorf("a body of /dev/zero: exit %d, hits %d after %v: %s", code, hits.Load(), time.Since(start), errOut)
+	}
+	code, _, errOut = runTTY(t, strings.Repeat("x", 8<<20+1), false, "replay", "--key", incidentKey, "--target", srv.URL, "--yes", "--body", "-", "../fixtures/incident/app.jsonl")
+	if code != 2 || hits.Load() != 0 || !strings.Contains(errOut, "--body: longer than 8 MiB") {
+		t.Errorf("a body on standard input a byte past the bound: exit %d, hits %d: %s", code, hits.Load(), errOut)
+	}
+}
+
+// --keep-header names a routing or trust header; another is a usage error.
+func TestReplayKeepHeader(t *testing.T) {
+	srv, _, _ := countingServer(t)
+	code, _, errOut := runTTY(t, "", false, "replay", "--key", incidentKey, "--target", srv.URL, "--yes", "--keep-header", "Content-Type", "../fixtures/incident/client.har")
+	if code != 2 || !strings.Contains(errOut, "only routing and trust headers are withheld") {
+		t.Errorf("--keep-header Content-Type: exit %d, %s", code, errOut)
+	}
+	code, _, errOut = runTTY(t, "", false, "replay", "--key", incidentKey, "--target", srv.URL, "--yes", "--keep-header", "x-forwarded-for", "../fixtures/incident/client.har")
+	if code != 0 {
+		t.Errorf("--keep-header x-forwarded-for: exit %d, %s", code, errOut)
+	}
+}
+
+// The prompt says each step's method, path and host and the effects it
+// makes; --yes off a terminal sends the replay and only the probes named,
+// and says which were not run and how to ask.
+func TestReplayPromptAndProbesNamed(t *testing.T) {
+	srv, hits, _ := countingServer(t)
+	host := strings.TrimPrefix(srv.URL, "http://")
+	base := []string{"replay", "--key", incidentKey, "--target", srv.URL, "../fixtures/incident/client.har"}
+	code, _, errOut := runTTY(t, "n\n", true, append(base, "--probe", "concurrent,mismatch")...)
+	for _, want := range []string{
+		"replay: POST /v1/orders on " + host + ", 1 request: no new effect",
+		"probe concurrent: POST /v1/orders on " + host + ", 2 requests: makes 1 new effect (up to 2 on a server that breaks the contract)",
+		"probe mismatch: POST /v1/orders on " + host,
+		"captured credentials not resent: Authorization",
+		"That is 1 new effect(s) (an order, a charge) on a server that keeps the contract, up to 4 on one that breaks it. Send? [y/N]",
+		"probes not run: lost-response, missing-key, in-progress; name them with --probe lost-response,missing-key,in-progress",
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("the prompt lacks %q:\n%s", want, errOut)
+		}
+	}
+	if code != 2 || hits.Load() != 0 {
+		t.Errorf("answered no: exit %d, hits %d", code, hits.Load())
+	}
+	code, _, errOut = runTTY(t, "", false, append(base, "--yes")...)
+	if code != 0 || hits.Load() != 1 || !strings.Contains(errOut, "probes not run: mismatch, concurrent, lost-response, missing-key, in-progress; name them with --probe") {
+		t.Errorf("--yes alone off a terminal: exit %d, hits %d (want the replay alone):\n%s", code, hits.Load(), errOut)
+	}
+	if !strings.Contains(errOut, "idem: sending 1 request(s) to "+srv.URL+": no new effect") {
+		t.Errorf("--yes: what is sent not said:\n%s", errOut)
+	}
+}
+
+// A redirect from the target (http→https at the edge) is inconclusive,
+// exit 3, naming the Location, and no probe is sent.
+func TestReplayRedirectIsInconclusive(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		http.Redirect(w, r, "https://shop.example.com"+r.URL.Path, http.StatusMovedPermanently)
+	}))
+	t.Cleanup(srv.Close)
+	code, out, errOut := runTTY(t, "", false, "replay", "--key", incidentKey, "--target", srv.URL, "--yes", "--probe", "mismatch,concurrent", "../fixtures/incident/client.har")
+	if code != 3 || hits.Load() != 1 || !strings.Contains(out, "https://shop.example.com/v1/orders") || !strings.Contains(out, "not sent: probe mismatch, probe concurrent") {
+		t.Errorf("a 301: exit %d, hits %d (want 3, 1):\n%s\n%s", code, hits.Load(), out, errOut)
+	}
+}

@@ -2,6 +2,8 @@ package formats
 
 import (
 	"bytes"
+	"fmt"
+	"unicode"
 
 	"github.com/idem-cli/idem/model"
 )
@@ -37,66 +39,121 @@ var criFormat = &Format{
 	}},
 }
 
-// criPartial is the line being joined from P parts.
-type criPartial struct {
-	buf []byte
-	src model.Source
-	on  bool
+// A line split in parts is joined per stream: the runtime writes stdout
+// and stderr into one file, and a stdout P may be followed by a whole
+// stderr line (F) before its own end. A joined line is bounded (the
+// reader's --max-line-bytes): past it, the parts are let go as they come
+// and the line is skipped at its end, cited by its first part.
+
+// criRun is a stream's line being joined from P parts. prefix holds the
+// parts an earlier batch read (shared with the reader's CRIRuns, never
+// written), own the parts read since; a run cut for its length keeps
+// neither.
+type criRun struct {
+	prefix, own []byte
+	src         model.Source
+	on, cut     bool
 }
 
-// maxCRILine bounds a joined line: a hostile file of P parts without an F
-// would grow it without end.
-const maxCRILine = 4 << 20
+// size is the run's bytes so far.
+func (r *criRun) size() int { return len(r.prefix) + len(r.own) }
 
-func readCRI(p *Parser, s string, src model.Source) bool {
+// add appends a part's payload, or cuts the run where it would pass max.
+func (r *criRun) add(payload []byte, src model.Source, max int) {
+	if !r.on {
+		*r = criRun{own: r.own[:0], src: src, on: true}
+	}
+	switch {
+	case r.cut:
+	case r.size()+len(payload) > max:
+		r.cut, r.prefix, r.own = true, nil, r.own[:0]
+	default:
+		r.own = append(r.own, payload...)
+	}
+}
+
+// DefaultMaxCRILine bounds a joined line where the reader sets no bound
+// (ingest's default line bound).
+const DefaultMaxCRILine = 16 << 20
+
+// criStreams are the streams a runtime writes, a run each.
+const criStreams = 2
+
+// criLine splits a CRI line into its stream (0 stdout, 1 stderr), its tag
+// (P a part, F a line's end) and its payload; ok is false for a line of
+// another format.
+func criLine(s string) (stream int, part bool, payload string, ok bool) {
 	// 2026-12-01T09:00:00Z stdout F: a time, a stream, a tag.
 	if len(s) < 30 || s[4] != '-' || s[10] != 'T' {
-		return false
+		return 0, false, "", false
 	}
 	sp := indexByte(s, ' ', 40)
 	if sp < 20 {
-		return false
+		return 0, false, "", false
 	}
 	rest := s[sp+1:]
-	var stream string
 	switch {
 	case len(rest) >= 8 && rest[:7] == "stdout ":
-		stream, rest = "stdout", rest[7:]
+		stream, rest = 0, rest[7:]
 	case len(rest) >= 8 && rest[:7] == "stderr ":
-		stream, rest = "stderr", rest[7:]
+		stream, rest = 1, rest[7:]
 	default:
-		return false
+		return 0, false, "", false
 	}
-	_ = stream
 	if len(rest) < 1 || (rest[0] != 'F' && rest[0] != 'P') || len(rest) > 1 && rest[1] != ' ' {
-		return false
+		return 0, false, "", false
 	}
 	if _, ok := model.ParseTime(s[:sp]); !ok {
-		return false
+		return 0, false, "", false
 	}
-	tag, payload := rest[0], ""
 	if len(rest) > 2 {
 		payload = rest[2:]
 	}
-	c := &p.cri
-	if tag == 'P' {
-		if !c.on {
-			c.on, c.src, c.buf = true, src, c.buf[:0]
+	return stream, rest[0] == 'P', payload, true
+}
+
+func readCRI(p *Parser, s string, src model.Source) bool {
+	stream, part, payload, ok := criLine(s)
+	if !ok {
+		return false
+	}
+	max := p.criMax
+	if max <= 0 {
+		max = DefaultMaxCRILine
+	}
+	if len(s) != p.lineLen {
+		// Within another format's line (an export, a prefix): the reader
+		// cannot follow its parts across batches, so they are not joined.
+		if part {
+			p.skip(src, "a part of a line a container runtime split (CRI P) within another format's line: not joined")
+		} else {
+			p.unwrapLine([]byte(payload), nil, src)
 		}
-		if len(c.buf)+len(payload) <= maxCRILine {
-			c.buf = append(c.buf, payload...)
-		}
+		return true
+	}
+	r := &p.cri[stream]
+	if part {
+		r.add([]byte(payload), src, max)
 		p.out.Ignored++ // a part: read with the line it begins
 		p.countFormat("cri")
 		return true
 	}
-	line := []byte(payload)
-	if c.on {
-		c.buf = append(c.buf, payload...)
-		line, src = c.buf, c.src
-		c.on = false
+	if !r.on {
+		p.unwrapLine([]byte(payload), nil, src)
+		return true
 	}
-	p.unwrapLine(line, nil, src)
+	r.on = false
+	if r.cut || r.size()+len(payload) > max {
+		p.skip(r.src, fmt.Sprintf("a line the container runtime split (CRI P parts) longer than %d bytes", max))
+		r.prefix, r.own = nil, r.own[:0]
+		return true
+	}
+	// A line of its own: what is read of it may point into it until the
+	// batch is consumed, so the next joined line cannot reuse it.
+	line := make([]byte, 0, r.size()+len(payload))
+	line = append(append(append(line, r.prefix...), r.own...), payload...)
+	r.prefix, r.own = nil, r.own[:0]
+	p.unwrapLine(line, nil, r.src)
 	return true
 }
 
@@ -110,26 +167,144 @@ func indexByte(s string, c byte, n int) int {
 	return -1
 }
 
-// Continued reports whether line is a part of a longer line that a
-// container runtime split (CRI's P tag): the reader keeps it with the
-// lines that follow, so that one parser joins them.
-func Continued(line []byte) bool {
-	if len(line) < 30 || line[4] != '-' || line[10] != 'T' {
-		return false
-	}
-	sp := bytes.IndexByte(line[:min(len(line), 40)], ' ')
-	if sp < 0 {
-		return false
-	}
-	rest := line[sp+1:]
-	return len(rest) >= 9 && (string(rest[:9]) == "stdout P " || string(rest[:9]) == "stderr P ")
+// CRIRuns follows the lines a container runtime split across the batches
+// an input is read in: the reader hands each batch's parser the runs open
+// where the batch begins (Snapshot, then Resume), and follows the batch's
+// lines (Follow) as its parser will read them. Each part is copied once
+// here, each batch's parser reads only its own lines: linear in the input,
+// however many parts a line has.
+type CRIRuns struct {
+	runs [criStreams]criRun
+	max  int
 }
 
-// Flush ends an input's part: a line the container runtime split (P)
-// whose end never came (the input ends) is said so.
-func (p *Parser) Flush() {
-	if c := &p.cri; c.on {
-		c.on = false
-		p.skip(c.src, "a line the container runtime split (CRI P) whose end (F) never came")
+// NewCRIRuns follows runs whose joined lines are bounded by max bytes.
+func NewCRIRuns(max int) *CRIRuns {
+	if max <= 0 {
+		max = DefaultMaxCRILine
 	}
+	return &CRIRuns{max: max}
+}
+
+// CRICut is a part the reader skipped for its length: the line it is a
+// part of is longer than the bound too, and is cut there. At is the index
+// of the batch's line it came before.
+type CRICut struct {
+	At, Stream int
+	Src        model.Source
+}
+
+// CRIPartStream says whether a line, of which start is the beginning, is
+// a part (P) and of which stream: the reader asks it of a line it skips
+// for its length.
+func CRIPartStream(start []byte) (stream int, ok bool) {
+	start = bytes.TrimLeftFunc(bytes.TrimPrefix(start, BOM), unicode.IsSpace)
+	stream, part, _, ok := criLine(bytesToString(start[:min(len(start), 64)]))
+	return stream, ok && part
+}
+
+// cutAt cuts the stream's run at a part too long to read, opening it
+// there if none is open.
+func (r *criRun) cutAt(src model.Source) {
+	if !r.on {
+		*r = criRun{own: r.own[:0], src: src, on: true}
+	}
+	r.cut, r.prefix, r.own = true, nil, r.own[:0]
+}
+
+// Cut cuts a stream's run at a part the reader skipped for its length.
+func (p *Parser) Cut(c CRICut) {
+	if c.Stream >= 0 && c.Stream < criStreams {
+		p.cri[c.Stream].cutAt(c.Src)
+	}
+}
+
+// Follow reads a batch's lines, data[starts[i]:ends[i]], the line numbered
+// nums[i] of file, for their parts, as readCRI does, and the parts the
+// reader skipped for their length where they fell.
+func (c *CRIRuns) Follow(file string, data []byte, starts, ends, nums []int, cuts []CRICut) {
+	for i, end := range ends {
+		for len(cuts) > 0 && cuts[0].At <= i {
+			c.runs[cuts[0].Stream].cutAt(cuts[0].Src)
+			cuts = cuts[1:]
+		}
+		line := data[starts[i]:end]
+		// Most lines of most inputs are not a runtime's: a byte or two say
+		// so (a line that starts with a space or a BOM is trimmed first).
+		if len(line) < 30 || line[4] != '-' && line[0] > ' ' && line[0] < 0x80 {
+			continue
+		}
+		// Trimmed as parseLine trims what it hands readCRI.
+		line = bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimRight(line, "\r\n"), BOM))
+		stream, part, payload, ok := criLine(bytesToString(line))
+		if !ok {
+			continue
+		}
+		r := &c.runs[stream]
+		if !part {
+			// The end: the next run starts afresh, never in these bytes,
+			// which a batch's parser may still be reading.
+			*r = criRun{}
+			continue
+		}
+		if !r.on {
+			*r = criRun{src: model.Source{File: file, Line: nums[i]}, on: true}
+		}
+		switch {
+		case r.cut:
+		case len(r.prefix)+len(payload) > c.max:
+			r.cut, r.prefix = true, nil
+		default:
+			// Appended past what any snapshot holds: a snapshot's bytes
+			// are never written again.
+			r.prefix = append(r.prefix, payload...)
+		}
+	}
+	for _, cut := range cuts {
+		c.runs[cut.Stream].cutAt(cut.Src)
+	}
+}
+
+// Open reports whether a line is being joined: an input that ends so has a
+// line whose end never came.
+func (c *CRIRuns) Open() bool { return c.runs[0].on || c.runs[1].on }
+
+// Snapshot is the runs as they stand, for the parser of the batch that
+// begins here. It shares their bytes, capped so that no one appends into
+// them.
+func (c *CRIRuns) Snapshot() CRIRuns {
+	s := CRIRuns{max: c.max}
+	for i, r := range c.runs {
+		s.runs[i] = criRun{prefix: r.prefix[:len(r.prefix):len(r.prefix)], src: r.src, on: r.on, cut: r.cut}
+	}
+	return s
+}
+
+// Resume starts the parser's batch where the runs stand (a zero CRIRuns:
+// none open, the default bound).
+func (p *Parser) Resume(c CRIRuns) {
+	p.criMax = c.max
+	for i := range p.cri {
+		own := p.cri[i].own[:0]
+		p.cri[i] = c.runs[i]
+		p.cri[i].own = own
+	}
+}
+
+// Flush ends an input: a line the container runtime split (P) whose end
+// never came is said so, once, cited by its first part.
+func (p *Parser) Flush() {
+	for i := range p.cri {
+		if r := &p.cri[i]; r.on {
+			r.on, r.prefix, r.own = false, nil, r.own[:0]
+			p.skip(r.src, "a line the container runtime split (CRI P) whose end (F) never came")
+		}
+	}
+}
+
+// Continued reports whether line is a part of a longer line that a
+// container runtime split (CRI's P tag).
+func Continued(line []byte) bool {
+	_, part, _, ok := criLine(bytesToString(bytes.TrimSpace(line)))
+	return ok && part
 }

@@ -100,10 +100,16 @@ type Parser struct {
 	values grammar.Values
 	// w3c is the W3C #Fields header in force, w3cMicrosoft whether its
 	// #Software is IIS's (w3c.go); cri holds a container runtime's
-	// partial lines until their end (cri.go).
+	// partial lines until their end, a run per stream, joined within
+	// criMax bytes (cri.go).
 	w3c          *w3cHeader
 	w3cMicrosoft bool
-	cri          criPartial
+	cri          [criStreams]criRun
+	criMax       int
+	// lineLen is the length of the line the reader handed parseLine (-1
+	// while reading a streamed value): a line of that length is not
+	// within another's.
+	lineLen int
 	// logfmtBuf is a logfmt line laid out as the JSON object it says
 	// (logfmt.go), reused line after line.
 	logfmtBuf []byte
@@ -146,6 +152,7 @@ func (p *Parser) parseLine(line []byte, src model.Source) {
 	if len(line) == 0 {
 		return
 	}
+	p.lineLen = len(line)
 	if p.src != nil && p.src.logFormat != nil {
 		p.readLogFormat(p.src.logFormat, bytesToString(line), src)
 		return
@@ -188,6 +195,7 @@ func (p *Parser) parseLine(line []byte, src model.Source) {
 // parseObject reads one JSON object: a log line, or an element streamed out
 // of a document (a HAR entry, an element of a JSON array).
 func (p *Parser) parseObject(v gjson.Result, src model.Source) {
+	p.lineLen = -1 // no line: whatever it unwraps is within it
 	if !v.IsObject() {
 		p.skip(src, "not a JSON object")
 		return

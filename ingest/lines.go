@@ -35,6 +35,14 @@ type batch struct {
 	// header is the W3C #Fields line in force where the batch starts
 	// (formats.HeaderLine), nil where none is.
 	header []byte
+	// cri are a container runtime's split lines open where the batch
+	// starts; last says the input ends with the batch, so that its parser
+	// says which never ended.
+	cri  formats.CRIRuns
+	last bool
+	// cuts are the container runtime's parts skipped for their length,
+	// where they fell among the lines: their lines are cut there.
+	cuts []formats.CRICut
 }
 
 // reset empties a used batch, keeping its buffers.
@@ -43,6 +51,7 @@ func (b *batch) reset() {
 	b.res.Reset()
 	b.done = make(chan struct{})
 	b.firstSkip, b.repairs = nil, b.repairs[:0]
+	b.cri, b.last, b.cuts = formats.CRIRuns{}, false, b.cuts[:0]
 }
 
 // batchBytes is how much is read at once (a variable so that tests can
@@ -89,7 +98,13 @@ func (in *reading) readLines(ctx context.Context, br *bufio.Reader, after int) e
 				}
 				p.Into(&b.res)
 				p.Context(b.header)
+				p.Resume(b.cri)
+				cuts := b.cuts
 				for i, end := range b.ends {
+					for len(cuts) > 0 && cuts[0].At <= i {
+						p.Cut(cuts[0])
+						cuts = cuts[1:]
+					}
 					skips, repaired := len(b.res.Skips), b.res.Repaired
 					line := b.data[b.starts[i]:end]
 					p.Line(line, model.Source{File: b.file, Line: b.nums[i]})
@@ -105,7 +120,12 @@ func (in *reading) readLines(ctx context.Context, br *bufio.Reader, after int) e
 						b.repairs = append(b.repairs, model.Skip{Source: model.Source{File: b.file, Line: b.nums[i]}, Reason: reason})
 					}
 				}
-				p.Flush()
+				for _, c := range cuts {
+					p.Cut(c)
+				}
+				if b.last {
+					p.Flush()
+				}
 				made = max(firstObs, len(b.res.Obs))
 				b.tb.Obs, b.tb.Raw = b.res.Obs, b.res.Raw
 				in.c.Prepare(&b.tb)
@@ -154,6 +174,10 @@ func split(ctx context.Context, r io.Reader, in *model.Input, after, maxLine int
 	var header []byte // the W3C #Fields line in force (formats.HeaderLine)
 	skipping := false // inside a line longer than maxLine: drop bytes up to its newline
 	full := false     // the last batch held maxBatchLines: carry holds whole lines too
+	// A line a container runtime split in parts (CRI P) may span batches:
+	// each batch's parser starts with the runs open where it begins.
+	runs := formats.NewCRIRuns(maxLine)
+	skipStream := -1 // the stream of the CRI part being skipped, or -1
 	var readErr error
 	for readErr == nil || full {
 		// Room for the carried line and a full block after it: bufio passes
@@ -184,9 +208,14 @@ func split(ctx context.Context, r io.Reader, in *model.Input, after, maxLine int
 		}
 		data := buf[:n]
 		b.data = data
-		tooLong := func() {
-			b.res.Skips = append(b.res.Skips, model.Skip{Source: model.Source{File: in.Path, Line: line},
-				Reason: fmt.Sprintf("line longer than %d bytes", maxLine)})
+		// tooLong skips a line; a container runtime's part (stream, else
+		// -1) cuts the line it belongs to there.
+		tooLong := func(stream int) {
+			src := model.Source{File: in.Path, Line: line}
+			b.res.Skips = append(b.res.Skips, model.Skip{Source: src, Reason: fmt.Sprintf("line longer than %d bytes", maxLine)})
+			if stream >= 0 {
+				b.cuts = append(b.cuts, formats.CRICut{At: len(b.ends), Stream: stream, Src: src})
+			}
 		}
 		start := 0
 		full = false
@@ -204,9 +233,9 @@ func split(ctx context.Context, r io.Reader, in *model.Input, after, maxLine int
 			switch {
 			case skipping:
 				skipping = false
-				tooLong()
+				tooLong(skipStream)
 			case end-start-1 > maxLine: // the newline does not count
-				tooLong()
+				tooLong(criPart(data[start:end]))
 			case i == 0 || i == 1 && data[start] == '\r':
 				// An empty line says nothing (the parser passes over it):
 				// only its number is kept, in the count.
@@ -217,26 +246,17 @@ func split(ctx context.Context, r io.Reader, in *model.Input, after, maxLine int
 			}
 			start = end
 		}
-		// A line a container runtime split in parts (CRI P) goes to the
-		// next batch with the rest of it, so that one parser joins them
-		// (a batch of nothing but parts keeps its last one: it could not
-		// be read otherwise; nor do parts before an unfinished line too
-		// long to keep: carried with it, they were dropped with it).
 		tail := len(data) - start // the unfinished last line
-		join := (readErr == nil || full) && (full || tail <= maxLine && !skipping)
-		for n := len(b.ends); join && n > 0 && (!full || n > 1) && b.ends[n-1] == start && formats.Continued(data[b.starts[n-1]:start]); n-- {
-			start = b.starts[n-1]
-			b.starts, b.ends, b.nums = b.starts[:n-1], b.ends[:n-1], b.nums[:n-1]
-			line--
-		}
 		if rest := data[start:]; full {
 			carry = rest
 		} else if len(rest) > 0 {
 			switch {
 			case errors.Is(readErr, io.EOF): // the last line, without a newline
 				line++
-				if skipping || len(rest) > maxLine {
-					tooLong()
+				if skipping {
+					tooLong(skipStream)
+				} else if len(rest) > maxLine {
+					tooLong(criPart(rest))
 				} else {
 					b.starts = append(b.starts, start)
 					b.ends = append(b.ends, len(data))
@@ -244,13 +264,13 @@ func split(ctx context.Context, r io.Reader, in *model.Input, after, maxLine int
 				}
 			case skipping || readErr != nil: // dropped; a read error is reported
 			case tail > maxLine:
-				skipping = true
+				skipping, skipStream = true, criPart(rest)
 			default:
 				carry = rest
 			}
 		} else if skipping && errors.Is(readErr, io.EOF) {
 			line++
-			tooLong()
+			tooLong(skipStream)
 		}
 		// The W3C header in force where the next batch starts: its lines
 		// are read by it wherever they fall.
@@ -258,7 +278,10 @@ func split(ctx context.Context, r io.Reader, in *model.Input, after, maxLine int
 		if h := formats.HeaderLine(data[:start]); h != nil {
 			header = bytes.Clone(h)
 		}
-		if len(b.ends) > 0 || len(b.res.Skips) > 0 {
+		b.cri = runs.Snapshot()
+		runs.Follow(in.Path, data, b.starts, b.ends, b.nums, b.cuts)
+		b.last = readErr != nil && !full
+		if len(b.ends) > 0 || len(b.res.Skips) > 0 || b.last && b.cri.Open() {
 			send(b)
 		}
 		if ctx.Err() != nil {
@@ -270,6 +293,15 @@ func split(ctx context.Context, r io.Reader, in *model.Input, after, maxLine int
 		return nil
 	}
 	return fmt.Errorf("read stopped after line %d: %w", line, readErr)
+}
+
+// criPart is the stream of a container runtime's part (CRI P) that line
+// begins, or -1 when it begins none.
+func criPart(line []byte) int {
+	if stream, ok := formats.CRIPartStream(line); ok {
+		return stream
+	}
+	return -1
 }
 
 // absorb merges a batch's results into the input summary and hands its

@@ -198,11 +198,51 @@ type Options struct {
 	// Query is a filter in the store's language that every query starts
 	// with (which service, which environment).
 	Query string
+	// MaxAnswerBytes and MaxAnswerRecords bound one answer of the store
+	// (0: DefaultMaxAnswerBytes, DefaultMaxAnswerRecords); the address's
+	// max_answer_bytes and max_answer_records set them too. An answer
+	// past either is an *IncompleteError (ErrAnswerTooLarge), never a
+	// part of it read as the whole.
+	MaxAnswerBytes   int64
+	MaxAnswerRecords int64
 }
+
+// The bounds of one answer: a store (or whatever answers at its address)
+// could stream without end. A phase 2 fetch asks for the lines of a batch
+// of keys, far below both; a field list is a few hundred names.
+const (
+	DefaultMaxAnswerBytes   = 1 << 30
+	DefaultMaxAnswerRecords = 10_000_000
+	// MaxFieldNamesBytes and MaxFieldNames bound the list of a store's
+	// fields: decoded whole, it costs about three times its size.
+	MaxFieldNamesBytes = 16 << 20
+	MaxFieldNames      = 100_000
+)
+
+// ErrAnswerTooLarge is the cause of an IncompleteError when an answer
+// passed its bound in bytes or records.
+var ErrAnswerTooLarge = errors.New("the answer passed its bound")
+
+// AnswerLimitError says which bound an answer passed.
+type AnswerLimitError struct {
+	What  string // "bytes", "records", "field names"
+	Limit int64
+	Set   string // what sets the bound, for the message
+}
+
+func (e *AnswerLimitError) Error() string {
+	msg := fmt.Sprintf("the answer passed %d %s", e.Limit, e.What)
+	if e.Set != "" {
+		msg += " (" + e.Set + ")"
+	}
+	return msg
+}
+
+func (e *AnswerLimitError) Unwrap() error { return ErrAnswerTooLarge }
 
 // Open parses a store address and returns its client.
 //
-//	victorialogs://HOST:PORT[?account=ID&project=ID&tls=1&msg_field=F&time_field=F]
+//	victorialogs://HOST:PORT[?account=ID&project=ID&tls=1&msg_field=F&time_field=F&max_answer_bytes=N&max_answer_records=N]
 //	victorialogs+https://HOST:PORT  (the same as tls=1)
 func Open(addr string, opts Options) (Store, error) {
 	u, err := url.Parse(addr)

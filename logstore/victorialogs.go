@@ -40,7 +40,10 @@ type VictoriaLogs struct {
 	// another, each well inside the store's -search.maxQueryDuration
 	// (30 s by default). 0 asks in one query whatever the size.
 	GroupLines int64
-	filter     string // --query
+	// MaxAnswerBytes and MaxAnswerRecords bound one answer
+	// (Options.MaxAnswerBytes).
+	MaxAnswerBytes, MaxAnswerRecords int64
+	filter                           string // --query
 }
 
 var _ Store = (*VictoriaLogs)(nil)
@@ -59,6 +62,25 @@ func newVictoriaLogs(u *url.URL, opts Options) (*VictoriaLogs, error) {
 		msgField: q.Get("msg_field"), timeField: q.Get("time_field"), timeout: opts.Timeout, MaxQueryBytes: 12 << 10,
 		GroupLines: defaultGroupLines,
 		filter:     strings.TrimSpace(opts.Query)}
+	v.MaxAnswerBytes, v.MaxAnswerRecords = opts.MaxAnswerBytes, opts.MaxAnswerRecords
+	for _, b := range []struct {
+		param string
+		to    *int64
+	}{{"max_answer_bytes", &v.MaxAnswerBytes}, {"max_answer_records", &v.MaxAnswerRecords}} {
+		if s := q.Get(b.param); s != "" {
+			n, err := strconv.ParseInt(s, 10, 64)
+			if err != nil || n < 1 {
+				return nil, &AddressError{Addr: v.name, Err: fmt.Errorf("%s is a number of at least 1, not %q", b.param, s)}
+			}
+			*b.to = n
+		}
+	}
+	if v.MaxAnswerBytes <= 0 {
+		v.MaxAnswerBytes = DefaultMaxAnswerBytes
+	}
+	if v.MaxAnswerRecords <= 0 {
+		v.MaxAnswerRecords = DefaultMaxAnswerRecords
+	}
 	for _, id := range []string{v.account, v.project} {
 		if id != "" {
 			if _, err := strconv.ParseUint(id, 10, 32); err != nil {
@@ -236,15 +258,24 @@ func (v *VictoriaLogs) query(ctx context.Context, q string, w Window, each func(
 	}
 	defer cancel()
 	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
+	sc := bufio.NewScanner(v.bounded(resp.Body, v.MaxAnswerBytes, "bytes", "max_answer_bytes in the store's address raises it"))
 	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
+	var records int64
 	for sc.Scan() {
 		line := bytes.TrimSpace(sc.Bytes())
 		if len(line) == 0 {
 			continue
 		}
+		if records++; records > v.MaxAnswerRecords {
+			return v.tooLarge(&AnswerLimitError{What: "records", Limit: v.MaxAnswerRecords, Set: "max_answer_records in the store's address raises it"})
+		}
 		rec := Record{}
 		if err := json.Unmarshal(line, &rec); err != nil {
+			// The bound may cut the last line: the scanner hands its
+			// start over before its error.
+			if le := (*AnswerLimitError)(nil); errors.As(sc.Err(), &le) {
+				return v.tooLarge(le)
+			}
 			// VictoriaLogs reports an error met while streaming (a query
 			// over its -search.maxQueryDuration, a storage node gone) as
 			// text after the lines already sent, still under HTTP 200:
@@ -262,6 +293,12 @@ func (v *VictoriaLogs) query(ctx context.Context, q string, w Window, each func(
 		}
 	}
 	if err := sc.Err(); err != nil {
+		if le := (*AnswerLimitError)(nil); errors.As(err, &le) {
+			return v.tooLarge(le)
+		}
+		if errors.Is(err, bufio.ErrTooLong) {
+			return v.tooLarge(&AnswerLimitError{What: "bytes in one line", Limit: 64 << 20})
+		}
 		// VictoriaLogs drops the connection of an answer under way when
 		// the query reaches -search.maxQueryDuration or a node fails,
 		// after HTTP 200 and without a word.
@@ -290,7 +327,9 @@ func (v *VictoriaLogs) Insert(ctx context.Context, body io.Reader) error {
 		return err
 	}
 	defer cancel()
-	_, _ = io.Copy(io.Discard, resp.Body)
+	// The answer says nothing idem reads: a few bytes of it are enough to
+	// keep the connection, and an endless one is not waited for.
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	return resp.Body.Close()
 }
 
@@ -328,14 +367,52 @@ func (v *VictoriaLogs) Fields(ctx context.Context, w Window) (map[string]bool, e
 			Value string `json:"value"`
 		} `json:"values"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&ans); err != nil {
+	if err := json.NewDecoder(v.bounded(resp.Body, MaxFieldNamesBytes, "bytes of field names", "")).Decode(&ans); err != nil {
+		if le := (*AnswerLimitError)(nil); errors.As(err, &le) {
+			return nil, v.tooLarge(le)
+		}
 		return nil, &IncompleteError{Store: v.name, Status: resp.StatusCode, Err: fmt.Errorf("field names: %w", err)}
+	}
+	if len(ans.Values) > MaxFieldNames {
+		return nil, v.tooLarge(&AnswerLimitError{What: "field names", Limit: MaxFieldNames})
 	}
 	out := map[string]bool{}
 	for _, f := range ans.Values {
 		out[f.Value] = true
 	}
 	return out, nil
+}
+
+// bounded reads at most max bytes of an answer: a byte more is an
+// *AnswerLimitError, so that an answer of exactly max bytes is whole.
+func (v *VictoriaLogs) bounded(r io.Reader, max int64, what, set string) io.Reader {
+	return &boundedReader{r: r, left: max, err: &AnswerLimitError{What: what, Limit: max, Set: set}}
+}
+
+type boundedReader struct {
+	r    io.Reader
+	left int64
+	err  error
+}
+
+func (b *boundedReader) Read(p []byte) (int, error) {
+	if b.left < 0 {
+		return 0, b.err
+	}
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1]
+	}
+	n, err := b.r.Read(p)
+	if b.left -= int64(n); b.left < 0 {
+		return n - 1, b.err
+	}
+	return n, err
+}
+
+// tooLarge is the incomplete result of an answer past its bound, read no
+// further: the connection is dropped rather than drained.
+func (v *VictoriaLogs) tooLarge(le *AnswerLimitError) error {
+	return &IncompleteError{Store: v.name, Err: le}
 }
 
 // quoteField writes a field name for LogsQL; names such as

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,7 +17,11 @@ type Step struct {
 	Probe    string     // "" for the replay
 	Note     string     // what it does, said before sending
 	Requests []*Request // what it sends
-	run      func(ctx context.Context, r *runner, s *Step) ([]Assertion, error)
+	// Effects is how many new effects the step makes on a server that
+	// keeps the contract (the probes under fresh keys make one by
+	// design), MaxEffects how many at most on one that breaks it.
+	Effects, MaxEffects int
+	run                 func(ctx context.Context, r *runner, s *Step) ([]Assertion, error)
 }
 
 // Plan is everything a replay would send.
@@ -85,6 +91,9 @@ func NewPlan(c *model.Captured, key string, orig Original, opts Options) (*Plan,
 		p.Steps = append(p.Steps, s)
 	}
 	for _, s := range p.Steps {
+		s.Effects, s.MaxEffects = stepEffects(s.Probe, len(s.Requests))
+	}
+	for _, s := range p.Steps {
 		for _, r := range s.Requests {
 			if err := r.Sendable(); err != nil {
 				return nil, err
@@ -92,6 +101,100 @@ func NewPlan(c *model.Captured, key string, orig Original, opts Options) (*Plan,
 		}
 	}
 	return p, nil
+}
+
+// stepEffects is how many new effects a step makes on a server that keeps
+// the contract, and how many at most on one that breaks it.
+func stepEffects(probe string, requests int) (makes, most int) {
+	switch probe {
+	case ProbeConcurrent, ProbeLostResponse, ProbeInProgress:
+		// A fresh key: one run, or one per delivery on a broken server.
+		return 1, requests
+	}
+	// The captured key, or no key: nothing new, one run on a broken
+	// server.
+	return 0, 1
+}
+
+// Effects is how many new effects the plan makes on a server that keeps
+// the contract, and how many at most on one that breaks it.
+func (p *Plan) Effects() (makes, most int) {
+	for _, s := range p.Steps {
+		makes += s.Effects
+		most += s.MaxEffects
+	}
+	return makes, most
+}
+
+// NotAsked are the probes the plan does not run, for saying how to ask.
+func (p *Plan) NotAsked() []string {
+	var out []string
+	for _, name := range ProbeNames() {
+		if !slices.Contains(p.opts.Probes, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// Describe says what the plan sends, a line per step and one per fact
+// about what the captured request carried, before anything is sent: each
+// step's method, path, host and requests, the effects it makes; which
+// captured credentials go where (and whether to a host other than the
+// one they were captured for); which captured headers stay behind. The
+// lines hold captured text: the caller escapes them.
+func (p *Plan) Describe() []string {
+	var out []string
+	for _, s := range p.Steps {
+		u, _ := url.Parse(s.Requests[0].URL)
+		path, host := "", ""
+		if u != nil {
+			path, host = u.EscapedPath(), u.Host
+			if u.RawQuery != "" {
+				path += "?…"
+			}
+		}
+		effects := fmt.Sprintf("no new effect (%d on a server that breaks the contract)", s.MaxEffects)
+		if s.Effects > 0 {
+			effects = fmt.Sprintf("makes %d new effect (up to %d on a server that breaks the contract)", s.Effects, s.MaxEffects)
+		}
+		out = append(out, fmt.Sprintf("%s: %s %s on %s, %s: %s", stepName(s.Probe), s.Requests[0].Method, path, host, plural(len(s.Requests), "request"), effects),
+			"    "+s.Note)
+	}
+	b, target := p.Base, p.opts.Target.Host
+	switch {
+	case len(b.Resent) > 0 && b.CapturedHost == "":
+		out = append(out, fmt.Sprintf("captured credentials resent (--keep-auth): %s, to %s; the capture names no host, so it may not be the one they were captured for", strings.Join(b.Resent, ", "), target))
+	case len(b.Resent) > 0 && !strings.EqualFold(b.CapturedHost, target):
+		out = append(out, fmt.Sprintf("captured credentials resent (--keep-auth): %s, to %s, a host other than %s, where they were captured", strings.Join(b.Resent, ", "), target, b.CapturedHost))
+	case len(b.Resent) > 0:
+		out = append(out, fmt.Sprintf("captured credentials resent (--keep-auth): %s, to %s, the host they were captured for", strings.Join(b.Resent, ", "), target))
+	}
+	if len(b.Dropped) > 0 {
+		out = append(out, fmt.Sprintf("captured credentials not resent: %s (--keep-auth resends them)", strings.Join(b.Dropped, ", ")))
+	}
+	if len(b.Resent) == 0 && len(b.Dropped) == 0 {
+		out = append(out, "no captured credentials are sent")
+	}
+	var routing []string
+	for _, h := range b.Withheld {
+		if h == "Content-Encoding" {
+			out = append(out, "captured Content-Encoding not resent: the body is not encoded")
+		} else {
+			routing = append(routing, h)
+		}
+	}
+	if len(routing) > 0 {
+		out = append(out, fmt.Sprintf("captured routing and trust headers not resent: %s (--keep-header NAME resends one)", strings.Join(routing, ", ")))
+	}
+	return out
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // Count is how many requests the plan sends (effect counts aside).

@@ -38,14 +38,17 @@ type Options struct {
 	Profile         contract.Profile
 	RequestIDHeader string
 	KeepAuth        bool
-	Headers         []model.Header // added or overriding, in order
-	ResultPath      string         // gjson path of the result id in the response body
-	EffectsURL      string         // GET it before and after to count effects
-	EffectsPath     string         // gjson path to a count or a list in that response
-	Probes          []string
-	Concurrency     int
-	Timeout         time.Duration
-	Insecure        bool
+	// KeepHeaders names routing and trust headers (RoutingHeaders) to
+	// resend as captured.
+	KeepHeaders []string
+	Headers     []model.Header // added or overriding, in order
+	ResultPath  string         // gjson path of the result id in the response body
+	EffectsURL  string         // GET it before and after to count effects
+	EffectsPath string         // gjson path to a count or a list in that response
+	Probes      []string
+	Concurrency int
+	Timeout     time.Duration
+	Insecure    bool
 	// Settle is how long the lost-response probe waits for the server to
 	// finish after the connection is dropped.
 	Settle time.Duration

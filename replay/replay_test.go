@@ -175,21 +175,44 @@ func TestBuild(t *testing.T) {
 	}
 }
 
-func TestRedirectsAreNotFollowed(t *testing.T) {
+// A redirect from the target (an edge's http→https or trailing-slash
+// redirect) is not followed and tests nothing: inconclusive, naming where
+// it points, and no probe is sent after it.
+func TestRedirectsAreInconclusiveAndNotFollowed(t *testing.T) {
 	hits := 0
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits++ }))
 	defer other.Close()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, other.URL+"/steal", http.StatusTemporaryRedirect)
-	}))
-	defer srv.Close()
-	target, _ := url.Parse(srv.URL)
-	p, _ := replay.NewPlan(captured("k"), "k", replay.Original{Status: 201}, replay.Options{Target: target, Profile: contract.Profiles["article"]})
-	res, err := p.Execute(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if hits != 0 || res.Assertions[0].Actual != "307" {
-		t.Errorf("redirect followed: hits %d, %+v", hits, res.Assertions[0])
+	for _, c := range []struct {
+		status   int
+		location string
+	}{
+		{http.StatusTemporaryRedirect, other.URL + "/steal"},
+		{http.StatusMovedPermanently, "https://127.0.0.1/v1/orders"}, // http → https
+		{http.StatusPermanentRedirect, "/v1/orders/"},                // a trailing slash
+	} {
+		sent := 0
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			sent++
+			w.Header().Set("Location", c.location)
+			w.WriteHeader(c.status)
+		}))
+		target, _ := url.Parse(srv.URL)
+		p, err := replay.NewPlan(captured("k"), "k", replay.Original{Status: 201}, replay.Options{Target: target, Profile: contract.Profiles["article"],
+			Probes: replay.ProbeNames()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := p.Execute(context.Background(), nil)
+		srv.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := res.Assertions[0]
+		if hits != 0 || sent != 1 || res.Verdict != replay.VerdictInconclusive || a.Status != replay.Inconclusive ||
+			!strings.Contains(a.Actual, c.location) || res.Reason == nil || res.Reason.Kind != replay.ReasonRedirect || res.Reason.Location != c.location ||
+			len(res.NotRun) != len(replay.ProbeNames()) {
+			t.Errorf("%d to %s: hits elsewhere %d, sent %d, verdict %s, %+v, reason %+v, not run %v; want inconclusive naming the location, one request",
+				c.status, c.location, hits, sent, res.Verdict, a, res.Reason, res.NotRun)
+		}
 	}
 }

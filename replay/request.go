@@ -26,6 +26,13 @@ type Request struct {
 	// Dropped names the captured credentials not resent: headers, and
 	// query parameters as "?name".
 	Dropped []string
+	// Resent names the captured credentials resent (--keep-auth), the
+	// same way; Withheld the other captured headers not resent (routing
+	// and trust headers, a Content-Encoding over a body not encoded).
+	Resent, Withheld []string
+	// CapturedHost is the host the request was captured for ("" when
+	// the capture names none, as a log line of a route).
+	CapturedHost string
 }
 
 // newID returns 16 random bytes in hex.
@@ -40,6 +47,44 @@ var hopHeaders = map[string]bool{"Host": true, "Content-Length": true, "Connecti
 	"Transfer-Encoding": true, "Te": true, "Trailer": true, "Upgrade": true, "Proxy-Connection": true,
 	"Accept-Encoding": true, "Expect": true}
 
+// routingHeaders say where a request came from or which route it takes
+// behind a proxy: resent from a log, they would claim the original
+// client's address or reach another route (X-Original-URL). They are
+// resent only when named with KeepHeaders.
+var routingHeaders = map[string]bool{"X-Forwarded-For": true, "X-Forwarded-Host": true, "X-Forwarded-Proto": true,
+	"X-Forwarded-Port": true, "X-Forwarded-Prefix": true, "X-Forwarded-Server": true, "Forwarded": true, "X-Real-Ip": true,
+	"X-Client-Ip": true, "True-Client-Ip": true, "Cf-Connecting-Ip": true, "X-Original-Url": true, "X-Rewrite-Url": true,
+	"X-Original-Host": true, "X-Original-Forwarded-For": true}
+
+// RoutingHeaders lists the headers not resent unless named (sorted).
+func RoutingHeaders() []string {
+	var out []string
+	for h := range routingHeaders {
+		out = append(out, h)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// encodedAs reports whether body is plausibly encoded as the outermost of
+// the content codings ce names: by its magic bytes where the coding has
+// them; a coding without (br) is taken as applied unless the body is JSON.
+func encodedAs(body []byte, ce string) bool {
+	codings := strings.Split(ce, ",")
+	switch c := strings.ToLower(strings.TrimSpace(codings[len(codings)-1])); c {
+	case "", "identity":
+		return true
+	case "gzip", "x-gzip":
+		return len(body) >= 2 && body[0] == 0x1f && body[1] == 0x8b
+	case "deflate": // zlib: a header whose two bytes are a multiple of 31
+		return len(body) >= 2 && body[0]&0x0f == 8 && (int(body[0])<<8|int(body[1]))%31 == 0
+	case "zstd":
+		return len(body) >= 4 && string(body[:4]) == "\x28\xb5\x2f\xfd"
+	default:
+		return len(body) > 0 && !json.Valid(body)
+	}
+}
+
 // Build rebuilds a captured request for the target: scheme, host and port
 // replaced, path and query kept, the same key and body, a new request id,
 // no credentials unless KeepAuth, then the user's headers.
@@ -51,7 +96,7 @@ func Build(c *model.Captured, key string, opts Options) (*Request, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the captured URL %q cannot be read: %w", redact.String(c.URL), err)
 	}
-	var dropped []string
+	var dropped, resent, withheld []string
 	out := *opts.Target
 	out.Path = u.Path
 	out.RawPath = u.RawPath
@@ -63,6 +108,8 @@ func Build(c *model.Captured, key string, opts Options) (*Request, error) {
 	}
 	if !opts.KeepAuth {
 		out.RawQuery, dropped = stripQuery(u.RawQuery)
+	} else {
+		_, resent = stripQuery(u.RawQuery)
 	}
 	h := http.Header{}
 	ridHeader := opts.RequestIDHeader
@@ -78,7 +125,14 @@ func Build(c *model.Captured, key string, opts Options) (*Request, error) {
 			if !slices.Contains(dropped, name) {
 				dropped = append(dropped, name)
 			}
+		case routingHeaders[name] && !slices.ContainsFunc(opts.KeepHeaders, func(k string) bool { return strings.EqualFold(k, name) }):
+			if !slices.Contains(withheld, name) {
+				withheld = append(withheld, name)
+			}
 		default:
+			if opts.KeepAuth && secretHeader(name, hd.Value) && !slices.Contains(resent, name) {
+				resent = append(resent, name)
+			}
 			h.Add(name, hd.Value)
 		}
 	}
@@ -90,6 +144,12 @@ func Build(c *model.Captured, key string, opts Options) (*Request, error) {
 		id = newID
 	}
 	h.Set(ridHeader, "idem-replay-"+id())
+	// A log holds a body as text: a Content-Encoding over it would make
+	// the server decode what is not encoded.
+	if ce := h.Get("Content-Encoding"); ce != "" && !encodedAs(c.Body, ce) {
+		h.Del("Content-Encoding")
+		withheld = append(withheld, "Content-Encoding")
+	}
 	if c.HasBody && h.Get("Content-Type") == "" && json.Valid(c.Body) {
 		h.Set("Content-Type", "application/json")
 	}
@@ -97,12 +157,23 @@ func Build(c *model.Captured, key string, opts Options) (*Request, error) {
 		h.Set(hd.Name, hd.Value)
 		// A credential given on the command line is not a dropped one.
 		dropped = slices.DeleteFunc(dropped, func(d string) bool { return strings.EqualFold(d, hd.Name) })
+		withheld = slices.DeleteFunc(withheld, func(d string) bool { return strings.EqualFold(d, hd.Name) })
+		resent = slices.DeleteFunc(resent, func(d string) bool { return strings.EqualFold(d, hd.Name) })
 	}
 	method := c.Method
 	if method == "" {
 		method = http.MethodPost
 	}
-	return &Request{Method: method, URL: out.String(), Header: h, Body: c.Body, Key: key, Dropped: dropped}, nil
+	// A log line logs a path: the host it was sent to is its Host header,
+	// where it kept one.
+	capturedHost := u.Host
+	for _, hd := range c.Headers {
+		if capturedHost == "" && (strings.EqualFold(hd.Name, "Host") || hd.Name == ":authority") {
+			capturedHost = hd.Value
+		}
+	}
+	return &Request{Method: method, URL: out.String(), Header: h, Body: c.Body, Key: key, Dropped: dropped,
+		Resent: resent, Withheld: withheld, CapturedHost: capturedHost}, nil
 }
 
 // ErrTarget is a target that is not an http or https URL with a host.

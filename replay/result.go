@@ -37,6 +37,7 @@ const (
 	ReasonRateLimited = "rate-limited" // 429
 	ReasonUnavailable = "unavailable"  // 502, 503, 504 before any contract answer
 	ReasonUnreachable = "unreachable"  // connection refused, no such host
+	ReasonRedirect    = "redirect"     // 3xx: the edge sends the request elsewhere
 )
 
 // Reason says why a step was inconclusive.
@@ -47,6 +48,8 @@ type Reason struct {
 	// Dropped names the captured credentials that were not resent.
 	Dropped []string `json:"dropped,omitempty"`
 	Error   string   `json:"error,omitempty"`
+	// Location is where a redirect points.
+	Location string `json:"location,omitempty"`
 }
 
 // RequestInfo describes the replayed request. It holds what was sent:
@@ -95,4 +98,5 @@ var reasonText = map[string]string{
 	ReasonRateLimited: "rate-limited before the idempotency layer",
 	ReasonUnavailable: "the target's upstream is unavailable",
 	ReasonUnreachable: "the target cannot be reached",
+	ReasonRedirect:    "the target redirects",
 }

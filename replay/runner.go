@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/idem-cli/idem/redact"
 )
 
 // runner sends a plan's requests, each once on a connection of its own,
@@ -112,6 +114,11 @@ func (r *runner) testsNothing(resp response, want int) *Reason {
 	if want != 0 && resp.status == want {
 		return nil
 	}
+	if resp.status >= 300 && resp.status < 400 {
+		// An edge's http→https or trailing-slash redirect: the request
+		// never reached the idempotency layer, and is not followed.
+		return &Reason{Kind: ReasonRedirect, Status: resp.status, Location: redact.String(resp.header.Get("Location"))}
+	}
 	switch resp.status {
 	case http.StatusUnauthorized, http.StatusForbidden, http.StatusProxyAuthRequired:
 		return &Reason{Kind: ReasonCredentials, Status: resp.status, Dropped: r.plan.Base.Dropped}
@@ -135,8 +142,12 @@ func (r *runner) check(probe string, resp response, want int) (Assertion, bool) 
 		if r.reason == nil {
 			r.reason = why
 		}
+		text := reasonText[why.Kind]
+		if why.Kind == ReasonRedirect {
+			text += " to " + orNone(why.Location) + ", not followed: point --target where it redirects"
+		}
 		return Assertion{Name: "reached the contract", Status: Inconclusive, Expected: "an answer from the idempotency layer",
-			Actual: resp.statusText() + " (" + reasonText[why.Kind] + ")"}, true
+			Actual: resp.statusText() + " (" + text + ")"}, true
 	}
 	if resp.err == nil {
 		r.contractSeen = true
