@@ -116,6 +116,9 @@ func (c *Correlator) add(o *model.Observation, p *prepared) {
 	di, ok := c.byID.findOrAdd(p.ridHash, int32(c.deliveries.len()), func(di int32) bool {
 		return c.arena.is(*c.rids.at(di), id, p.rid)
 	})
+	if ok && !synthetic && id == o.RequestID {
+		di = c.ownProcess(di, id, o, p) // an id taken in another input may be another trip
+	}
 	if !ok {
 		c.deliveries.add(cdelivery{first: -1, last: -1, next: -1, synthetic: synthetic})
 		c.rids.add(c.arena.addPacked(id, p.rid))
