@@ -145,7 +145,9 @@ func (c *Correlator) add(o *model.Observation, p *prepared) {
 		extra = p.extra
 	} else {
 		cp := o.Clone()
-		cp.RequestID = c.arena.own(*c.rids.at(di))
+		if !synthetic {
+			cp.RequestID = c.arena.own(*c.rids.at(di)) // a line shows only an id its tier logged
+		}
 		full = int32(len(c.fulls))
 		c.fulls = append(c.fulls, cp)
 		co.flags |= flagFull
