@@ -233,7 +233,7 @@ func (c *Correlator) intent(ci *cintent, s *slab) *model.Intent {
 	// slices' sort: sort.SliceStable's reflection and allocation, once
 	// for each of tens of thousands of intents, cost more than the sorts.
 	slices.SortStableFunc(in.Deliveries, func(a, b *model.Delivery) int { return a.Start().Compare(b.Start()) })
-	if n := joinProcesses(in) + joinByKey(in, alts); n > 0 {
+	if n := joinByKey(in, alts); n > 0 {
 		c.joined.Add(int64(n))
 		// A trip that took in lines of an outer tier may start earlier.
 		slices.SortStableFunc(in.Deliveries, func(a, b *model.Delivery) int { return a.Start().Compare(b.Start()) })

@@ -20,7 +20,7 @@ import (
 // which request-id-reused reports.
 //
 // Where the outer tier's line is read after the split, the trips are
-// joined again when their intent is built (joinProcesses); so are two
+// joined again once reading is over (rejoinProcesses); so are two
 // inputs' lines of one trip (one process writing two files), which
 // start together.
 
@@ -51,6 +51,7 @@ func (c *Correlator) ownProcess(di int32, id string, o *model.Observation, p *pr
 		c.procs = map[procKey]int32{}
 	}
 	c.procs[procKey{strings.Clone(id), strings.Clone(o.Source.File)}] = si
+	c.splits = append(c.splits, [2]int32{di, si})
 	return si
 }
 
@@ -96,42 +97,83 @@ func (c *Correlator) obsFile(j int32) string {
 // immediate one, comes after the first send's answer or failure.
 const SameStart = 50 * time.Millisecond
 
-// joinProcesses joins the trips of one id that ownProcess kept apart
-// where, once everything is read, they are one: an outer tier's line
-// carried the id to both (the other has no line of that tier), or their
-// lines start together. It returns how many it joined.
-func joinProcesses(in *model.Intent) int {
-	if len(in.Deliveries) < 2 {
-		return 0
-	}
-	gone := map[*model.Delivery]bool{}
-	for i, a := range in.Deliveries {
-		if a.Synthetic || gone[a] {
+// rejoinProcesses joins, once everything is read, the trips of one id
+// that ownProcess kept apart and that are one after all: an outer tier's
+// line carried the id to both (the other has no line of that tier), or
+// their lines start together, under one key, method and route. The trip
+// joined is left empty, and counted as joined.
+func (c *Correlator) rejoinProcesses() {
+	for _, p := range c.splits {
+		a, b := c.deliveries.at(p[0]), c.deliveries.at(p[1])
+		if a.first < 0 || b.first < 0 || !c.oneTrip(a, b) {
 			continue
 		}
-		for _, b := range in.Deliveries[i+1:] {
-			if b.Synthetic || gone[b] || b.RequestID != a.RequestID || !oneTrip(a, b) {
-				continue
-			}
-			absorbDelivery(a, b)
-			gone[b] = true
+		c.obs.at(a.last).next = b.first
+		a.last = b.last
+		if b.keyed && !a.keyed {
+			a.keyed = true
+		} else if b.keyed {
+			c.keyed--
 		}
+		if h, ok := c.keyHashes[p[1]]; ok {
+			if _, has := c.keyHashes[p[0]]; !has {
+				c.keyHashes[p[0]] = h
+			}
+			delete(c.keyHashes, p[1])
+		}
+		*b = cdelivery{first: -1, last: -1, next: -1}
+		c.joined.Add(1)
 	}
-	return dropJoined(in, gone)
+	c.splits, c.procs = nil, nil
 }
 
+// tripOf is what oneTrip compares of a compact delivery: its outermost
+// tier, when that tier saw it start, its method, route and key.
+type tripOf struct {
+	edge          model.Tier
+	start         int64
+	method, route string
+	key           aref
+	tiers         [4]uint64
+}
+
+func (c *Correlator) trip(d *cdelivery) tripOf {
+	t := tripOf{edge: 255}
+	for j := d.first; j >= 0; j = c.obs.at(j).next {
+		co := c.obs.at(j)
+		t.tiers[co.tier>>6] |= 1 << (co.tier & 63)
+		at := c.obsTime(j).UnixNano()
+		if co.tier < t.edge || co.tier == t.edge && at < t.start {
+			t.edge, t.start = co.tier, at
+		}
+		if m := c.methods.list[co.method][0]; t.method == "" && m != "" {
+			t.method = m
+		}
+		if t.route == "" && co.route != 0 {
+			t.route = c.arena.get(co.route)
+		}
+		if t.key == 0 {
+			t.key = co.key
+		}
+	}
+	return t
+}
+
+func (t *tripOf) has(tier model.Tier) bool { return t.tiers[tier>>6]&(1<<(tier&63)) != 0 }
+
 // oneTrip reports whether two deliveries of one id, kept apart by input,
-// are one trip (see joinProcesses).
-func oneTrip(a, b *model.Delivery) bool {
-	ea, eb := a.Edge(), b.Edge()
-	if ea == nil || eb == nil {
+// are one trip (see rejoinProcesses).
+func (c *Correlator) oneTrip(a, b *cdelivery) bool {
+	ta, tb := c.trip(a), c.trip(b)
+	if ta.key != 0 && tb.key != 0 && !c.arena.same(ta.key, tb.key) {
 		return false
 	}
 	switch {
-	case ea.Tier < eb.Tier:
-		return b.At(ea.Tier) == nil
-	case eb.Tier < ea.Tier:
-		return a.At(eb.Tier) == nil
+	case ta.edge < tb.edge:
+		return !tb.has(ta.edge)
+	case tb.edge < ta.edge:
+		return !ta.has(tb.edge)
 	}
-	return a.Start().Sub(b.Start()).Abs() <= SameStart && a.Method() == b.Method() && a.Route() == b.Route()
+	gap := time.Duration(ta.start - tb.start).Abs()
+	return gap <= SameStart && ta.method == tb.method && ta.route == tb.route
 }

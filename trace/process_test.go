@@ -51,38 +51,49 @@ func TestAnIDJoinsOnlyWithinOneTrip(t *testing.T) {
 			"k1:u[2]", 1},
 		{"two proxies, one id under two keys", []line{px("edge.log", "u", "k1", 0), px("other.log", "u", "k2", 2)},
 			"k1:u[1] k2:u[1]", 2},
+		{"unkeyed: a proxy carried the id to two replicas, read last", []line{srv("a.log", "g", "", 1), srv("b.log", "g", "", 1000), px("p.log", "g", "", 0)},
+			"", 1},
+		{"unkeyed: two replicas' counters", []line{srv("a.log", "req-1", "", 0), srv("b.log", "req-1", "", 1000)},
+			"", 2},
 		{"a tracer's id", []line{srv("a.log", "trace:abc", "k1", 0), srv("b.log", "trace:abc", "k1", 900)},
 			"k1:trace:abc[2]", 1},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			c := NewCorrelator(nil)
-			for i, l := range tc.lines {
-				c.Add(&model.Observation{Tier: l.tier, Format: "x", RequestID: l.rid, Key: l.key, Method: "POST", Route: "/v1/orders", Status: 201,
-					Time: at.Add(time.Duration(l.ms) * time.Millisecond), Source: model.Source{File: l.file, Line: i + 1}})
-			}
-			s := c.Set(nil)
-			var got []string
-			for _, in := range s.Built {
-				var ds []string
-				for _, d := range in.Deliveries {
-					ds = append(ds, fmt.Sprintf("%s[%d]", d.RequestID, len(d.Observations)))
+		for _, shard := range []int32{shardFrom, 1} {
+			t.Run(fmt.Sprintf("%s/grouped from %d", tc.name, shard), func(t *testing.T) {
+				defer func(was int32) { shardFrom = was }(shardFrom)
+				shardFrom = shard // both ways of grouping
+				c := NewCorrelator(nil)
+				for i, l := range tc.lines {
+					c.Add(&model.Observation{Tier: l.tier, Format: "x", RequestID: l.rid, Key: l.key, Method: "POST", Route: "/v1/orders", Status: 201,
+						Time: at.Add(time.Duration(l.ms) * time.Millisecond), Source: model.Source{File: l.file, Line: i + 1}})
 				}
-				got = append(got, in.Key+":"+strings.Join(ds, ","))
-			}
-			for _, k := range []string{"k1", "k2"} {
-				if !slices.ContainsFunc(s.Built, func(in *model.Intent) bool { return in.Key == k }) {
-					for _, in := range s.FindIntent(k) {
-						got = append(got, fmt.Sprintf("%s:%s[%d]", in.Key, in.Deliveries[0].RequestID, len(in.Deliveries[0].Observations)))
+				s := c.Set(nil)
+				var got []string
+				for _, in := range s.Built {
+					var ds []string
+					for _, d := range in.Deliveries {
+						ds = append(ds, fmt.Sprintf("%s[%d]", d.RequestID, len(d.Observations)))
+					}
+					got = append(got, in.Key+":"+strings.Join(ds, ","))
+				}
+				for _, k := range []string{"k1", "k2"} {
+					if !slices.ContainsFunc(s.Built, func(in *model.Intent) bool { return in.Key == k }) {
+						for _, in := range s.FindIntent(k) {
+							got = append(got, fmt.Sprintf("%s:%s[%d]", in.Key, in.Deliveries[0].RequestID, len(in.Deliveries[0].Observations)))
+						}
 					}
 				}
-			}
-			slices.Sort(got)
-			if g := strings.Join(got, " "); g != tc.want {
-				t.Errorf("intents %s, want %s", g, tc.want)
-			}
-			if n := s.DeliveryCount(); n != tc.deliveries {
-				t.Errorf("%d deliveries, want %d", n, tc.deliveries)
-			}
-		})
+				slices.Sort(got)
+				if g := strings.Join(got, " "); g != tc.want {
+					t.Errorf("intents %s, want %s", g, tc.want)
+				}
+				if n := s.DeliveryCount(); n != tc.deliveries {
+					t.Errorf("%d deliveries, want %d", n, tc.deliveries)
+				}
+				if n := s.UnkeyedCount(); tc.want == "" && n != tc.deliveries {
+					t.Errorf("%d unkeyed deliveries, want %d", n, tc.deliveries)
+				}
+			})
+		}
 	}
 }
