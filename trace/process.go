@@ -29,7 +29,7 @@ type procKey struct{ id, file string }
 
 // ownProcess returns the delivery line o (whose id found delivery di)
 // belongs to: di, or the trip of that id in o's input.
-func (c *Correlator) ownProcess(di int32, id string, o *model.Observation, p *prepared) int32 {
+func (c *Correlator) ownProcess(di int32, id string, o *model.Observation, p *prepared, source uint16, sourceOK bool) int32 {
 	if strings.HasPrefix(id, "trace:") {
 		return di // a tracer's id names one trace wherever it is logged
 	}
@@ -39,7 +39,7 @@ func (c *Correlator) ownProcess(di int32, id string, o *model.Observation, p *pr
 			return si
 		}
 	}
-	if !c.otherProcess(d, o) {
+	if !c.otherProcess(d, o, source, sourceOK) {
 		return di
 	}
 	si := int32(c.deliveries.len())
@@ -58,7 +58,7 @@ func (c *Correlator) ownProcess(di int32, id string, o *model.Observation, p *pr
 // otherProcess reports whether delivery d's lines show o's id in another
 // input, for another trip: a line of o's tier from another input, with
 // no outer tier's line carrying the id, or under another key.
-func (c *Correlator) otherProcess(d *cdelivery, o *model.Observation) bool {
+func (c *Correlator) otherProcess(d *cdelivery, o *model.Observation, source uint16, sourceOK bool) bool {
 	other, outer, otherKey := false, false, false
 	for j := d.first; j >= 0; j = c.obs.at(j).next {
 		co := c.obs.at(j)
@@ -66,8 +66,8 @@ func (c *Correlator) otherProcess(d *cdelivery, o *model.Observation) bool {
 			outer = true
 			continue
 		}
-		if co.tier != o.Tier || c.obsFile(j) == o.Source.File {
-			continue
+		if co.tier != o.Tier || sourceOK && co.source == source || c.obsFile(j) == o.Source.File {
+			continue // the same input (by its number where it has one, which most lines do)
 		}
 		other = true
 		if o.Key != "" && co.key != 0 && c.arena.get(co.key) != o.Key {
