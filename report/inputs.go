@@ -50,3 +50,12 @@ func cmpOr(s, or string) string {
 	}
 	return s
 }
+
+// tripKey names a delivery for idem trace: its request id and where its
+// first line is, since two trips may go by one id.
+func tripKey(d *model.Delivery) string {
+	if e := d.Edge(); e != nil {
+		return d.RequestID + "\x00" + e.Source.String()
+	}
+	return d.RequestID
+}
