@@ -15,7 +15,7 @@ var requestIDReused = &Rule{
 	Hypothesis: "The client reuses its request id across retries or actions, so deliveries cannot be told apart.",
 	Check:      "Find where the request id is made; it must be new for every delivery (and the key kept).",
 	Action:     "Generate a new request id per delivery and keep the Idempotency-Key for the intent.",
-	Evidence:   "One request id seen with two keys within one input, or at one tier at times more than five minutes apart. An id that two inputs of one tier logged for different trips (two replicas' or pods' own counters) is two deliveries, not a reuse: only the same process, or an outer tier's line, shows the id given twice.",
+	Evidence:   "One request id seen with two keys by one process (one input, and in an export the same labels), or at one tier at times more than five minutes apart. An id that two processes of one tier logged for different trips (two replicas' or pods' own counters) is two deliveries, not a reuse: only the same process, or an outer tier's line, shows the id given twice.",
 	Example:    "request-id-reused",
 	reads:      []requirement{needRequestIDs},
 	run:        runRequestIDReused,

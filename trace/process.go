@@ -11,12 +11,13 @@ import (
 // requests per process (req-1, req-2): two replicas, or a restart, log
 // the same id for different trips. So an application's line (a server's
 // or a worker's) that finds its id already taken by a line of its tier
-// from another input is not joined there: it starts a trip of its own
-// for that id in its input, unless an outer tier (a proxy, a client)
+// from another process (another input, or in an export of several, lines
+// under other labels: another pod's) is not joined there: it starts a
+// trip of its own for that id in its process, unless an outer tier (a proxy, a client)
 // logged the id, which then carried it to both (the proxy's own retry).
-// At any tier, an id logged by another input under another key is
+// At any tier, an id logged by another process under another key is
 // another trip too: the id was reused by two processes, not by a
-// client. Within one input an id under two keys stays one delivery,
+// client. Within one process an id under two keys stays one delivery,
 // which request-id-reused reports.
 //
 // Where the outer tier's line is read after the split, the trips are
@@ -24,8 +25,10 @@ import (
 // inputs' lines of one trip (one process writing two files), which
 // start together.
 
-// procKey names the trip an id stands for in one input.
-type procKey struct{ id, file string }
+// procKey names the trip an id stands for in one process: one input,
+// and within an export of several, the labels the aggregator gave its
+// lines (a pod's, a container's).
+type procKey struct{ id, file, labels string }
 
 // ownProcess returns the delivery line o (whose id found delivery di)
 // belongs to: di, or the trip of that id in o's input.
@@ -35,7 +38,7 @@ func (c *Correlator) ownProcess(di int32, id string, o *model.Observation, p *pr
 	}
 	d := c.deliveries.at(di)
 	if d.split {
-		if si, ok := c.procs[procKey{id, o.Source.File}]; ok {
+		if si, ok := c.procs[procKey{id, o.Source.File, o.Labels}]; ok {
 			return si
 		}
 	}
@@ -50,7 +53,7 @@ func (c *Correlator) ownProcess(di int32, id string, o *model.Observation, p *pr
 	if c.procs == nil {
 		c.procs = map[procKey]int32{}
 	}
-	c.procs[procKey{strings.Clone(id), strings.Clone(o.Source.File)}] = si
+	c.procs[procKey{strings.Clone(id), strings.Clone(o.Source.File), strings.Clone(o.Labels)}] = si
 	c.splits = append(c.splits, [2]int32{di, si})
 	return si
 }
@@ -66,8 +69,8 @@ func (c *Correlator) otherProcess(d *cdelivery, o *model.Observation, source uin
 			outer = true
 			continue
 		}
-		if co.tier != o.Tier || sourceOK && co.source == source || c.obsFile(j) == o.Source.File {
-			continue // the same input (by its number where it has one, which most lines do)
+		if co.tier != o.Tier || c.sameProcess(j, o, source, sourceOK) {
+			continue
 		}
 		other = true
 		if o.Key != "" && co.key != 0 && c.arena.get(co.key) != o.Key {
@@ -84,12 +87,15 @@ func (c *Correlator) otherProcess(d *cdelivery, o *model.Observation, source uin
 	}
 }
 
-// obsFile is the input observation j was read from.
-func (c *Correlator) obsFile(j int32) string {
+// sameProcess reports whether observation j and o were written by one
+// process, as far as the logs tell: one input, with the same labels (a
+// line with labels is kept whole; source is o's input's number).
+func (c *Correlator) sameProcess(j int32, o *model.Observation, source uint16, sourceOK bool) bool {
 	if f := c.full(j); f >= 0 {
-		return c.fulls[f].Source.File
+		return c.fulls[f].Source.File == o.Source.File && c.fulls[f].Labels == o.Labels
 	}
-	return c.sources.list[c.obs.at(j).source][1]
+	co := c.obs.at(j)
+	return o.Labels == "" && (sourceOK && co.source == source || c.sources.list[co.source][1] == o.Source.File)
 }
 
 // SameStart is how close two inputs' lines of one id and tier must start

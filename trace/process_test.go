@@ -21,9 +21,13 @@ func TestAnIDJoinsOnlyWithinOneTrip(t *testing.T) {
 		file, rid string
 		key       string
 		ms        int
+		labels    string // an export's labels: the pod that wrote the line
 	}
 	srv := func(file, rid, key string, ms int) line {
 		return line{tier: model.TierServer, file: file, rid: rid, key: key, ms: ms}
+	}
+	pod := func(name, rid, key string, ms int) line {
+		return line{tier: model.TierServer, file: "export.jsonl", rid: rid, key: key, ms: ms, labels: "pod=" + name}
 	}
 	px := func(file, rid, key string, ms int) line {
 		return line{tier: model.TierProxy, file: file, rid: rid, key: key, ms: ms}
@@ -55,6 +59,12 @@ func TestAnIDJoinsOnlyWithinOneTrip(t *testing.T) {
 			"", 1},
 		{"unkeyed: two replicas' counters", []line{srv("a.log", "req-1", "", 0), srv("b.log", "req-1", "", 1000)},
 			"", 2},
+		{"one export, two pods' counters under two keys", []line{pod("api-1", "req-1", "k1", 0), pod("api-2", "req-1", "k2", 10)},
+			"k1:req-1[1] k2:req-1[1]", 2},
+		{"one export, two pods' counters under one key", []line{pod("api-1", "req-1", "k1", 0), pod("api-2", "req-1", "k1", 1000)},
+			"k1:req-1[1],req-1[1]", 2},
+		{"one export, one pod, two keys: the id reused", []line{pod("api-1", "req-1", "k1", 0), pod("api-1", "req-1", "k2", 10)},
+			"k1:req-1[2]", 1},
 		{"a tracer's id", []line{srv("a.log", "trace:abc", "k1", 0), srv("b.log", "trace:abc", "k1", 900)},
 			"k1:trace:abc[2]", 1},
 	} {
@@ -65,7 +75,7 @@ func TestAnIDJoinsOnlyWithinOneTrip(t *testing.T) {
 				c := NewCorrelator(nil)
 				for i, l := range tc.lines {
 					c.Add(&model.Observation{Tier: l.tier, Format: "x", RequestID: l.rid, Key: l.key, Method: "POST", Route: "/v1/orders", Status: 201,
-						Time: at.Add(time.Duration(l.ms) * time.Millisecond), Source: model.Source{File: l.file, Line: i + 1}})
+						Time: at.Add(time.Duration(l.ms) * time.Millisecond), Labels: l.labels, Source: model.Source{File: l.file, Line: i + 1}})
 				}
 				s := c.Set(nil)
 				var got []string
