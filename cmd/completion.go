@@ -36,7 +36,9 @@ func registerCompletions(root *cobra.Command) {
 			})
 		}
 		for _, flag := range []string{"tier", "input-tier"} {
-			if c.Flags().Lookup(flag) != nil {
+			// Elsewhere than diagnose, --tier is FILE=TIER: the shell's
+			// own completion of file names is the right start.
+			if c.Flags().Lookup(flag) != nil && (flag != "tier" || name == "diagnose") {
 				_ = c.RegisterFlagCompletionFunc(flag, fixed(tiers))
 			}
 		}

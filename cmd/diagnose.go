@@ -30,6 +30,10 @@ type DiagnoseOptions struct {
 	Limit         int
 	Rule          diagnose.Options
 	Input         inputFlags
+	// tierArgs are --tier's values: a bare TIER keeps the findings with
+	// evidence from it (Tier), FILE=TIER corrects one input's tier
+	// (Input.TierOf).
+	tierArgs []string
 }
 
 // NewCmdDiagnose builds `idem diagnose [FILE...]`.
@@ -65,7 +69,13 @@ a rule that decides the verdict could not look (see 'idem help exit-codes').`,
   kubectl logs deploy/api | idem diagnose -o json - | jq '.findings[].rule'`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args
+			if err := opts.splitTiers(); err != nil {
+				return err
+			}
 			if err := opts.validate(); err != nil {
+				return err
+			}
+			if err := opts.Input.validateTiers(args); err != nil {
 				return err
 			}
 			if err := opts.Input.Store.validate(args); err != nil {
@@ -82,7 +92,7 @@ a rule that decides the verdict could not look (see 'idem help exit-codes').`,
 	fs.IntVar(&opts.Limit, "limit", report.DefaultLimit, "findings of each rule shown in full in text, markdown and html (0: all; json has all)")
 	fs.StringSliceVar(&opts.Keys, "key", nil, "only findings about these keys")
 	fs.StringSliceVar(&opts.Rules, "rule", nil, "only these rules (see 'idem rules')")
-	fs.StringVar(&opts.Tier, "tier", "", "only findings with evidence from this tier")
+	fs.StringArrayVar(&opts.tierArgs, "tier", nil, "TIER: only findings with evidence from this tier; FILE=TIER: correct one input's tier (repeatable)")
 	fs.StringVar(&opts.Since, "since", "", "only intents that started at or after this time (RFC 3339, or a duration before now such as 2h)")
 	fs.StringVar(&opts.Until, "until", "", "only intents that started at or before this time (RFC 3339, or a duration before now)")
 	fs.StringVar(&opts.FailOn, "fail-on", "warning", "exit 1 when a finding is at least this severe: info, warning or critical")
@@ -93,6 +103,22 @@ a rule that decides the verdict could not look (see 'idem help exit-codes').`,
 	opts.Input.register(cmd)
 	opts.Input.Store.register(cmd)
 	return cmd
+}
+
+// splitTiers sorts --tier's values into the filter and the inputs'
+// corrections.
+func (o *DiagnoseOptions) splitTiers() error {
+	for _, v := range o.tierArgs {
+		if strings.Contains(v, "=") {
+			o.Input.TierOf = append(o.Input.TierOf, v)
+			continue
+		}
+		if o.Tier != "" && o.Tier != v {
+			return usagef("--tier %s and --tier %s: findings are kept for one tier (FILE=TIER corrects an input's)", o.Tier, v)
+		}
+		o.Tier = v
+	}
+	return nil
 }
 
 func (o *DiagnoseOptions) validate() error {

@@ -57,6 +57,9 @@ IDEM_LOGSTORE_USER and IDEM_LOGSTORE_PASSWORD (basic).`,
 			if opts.Timeout <= 0 {
 				return usagef("--timeout must be positive")
 			}
+			if err := opts.Input.validateTiers(args); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/idem-cli/idem/diagnose"
@@ -25,11 +27,14 @@ type inputFlags struct {
 	// ExplainFields says what was taken for what in each input.
 	ExplainFields bool
 	Tier          string
-	Format        string
-	Scope         []string
-	Workers       int
-	MaxLineBytes  int
-	progressMin   int64 // inputs smaller than this show no progress (tests lower it)
+	// TierOf corrects the tier of single inputs, each FILE=TIER
+	// (--tier): applied as the config's per-source tier, after it.
+	TierOf       []string
+	Format       string
+	Scope        []string
+	Workers      int
+	MaxLineBytes int
+	progressMin  int64 // inputs smaller than this show no progress (tests lower it)
 	// build, when set, is what the correlator builds: diagnose sets it
 	// from its rules' needs under the thresholds in force.
 	build *trace.Build
@@ -43,6 +48,9 @@ func (fl *inputFlags) register(cmd *cobra.Command) {
 	fs := cmd.Flags()
 	fs.StringVar(&fl.ConfigPath, "config", "", "JSON config file: per-source tier, format, field mappings, scope, effects (docs/config.md)")
 	fs.StringVar(&fl.Tier, "input-tier", "", "treat every input as this tier: client, proxy, server, worker or provider")
+	if cmd.Flags().Lookup("tier") == nil { // diagnose's --tier takes both (see DiagnoseOptions.tierArgs)
+		fs.StringArrayVar(&fl.TierOf, "tier", nil, "correct one input's tier, FILE=TIER, e.g. --tier client.log=client (repeatable)")
+	}
 	fs.StringVar(&fl.Format, "input-format", "", "treat every input as this format (see 'idem help formats')")
 	fs.StringSliceVar(&fl.Scope, "scope", nil, "extra fields that scope a key, e.g. --scope tenant_id,route")
 	fs.IntVar(&fl.Workers, "workers", 0, "parser goroutines (0: one per CPU); results do not depend on it")
@@ -79,6 +87,7 @@ func (fl *inputFlags) options(f *Factory) (ingest.Options, error) {
 		cfg = c
 	}
 	cfg.Scope = append(cfg.Scope, fl.Scope...)
+	fl.tiersInto(cfg, &opts)
 	if err := cfg.Compile(); err != nil {
 		return opts, err
 	}
@@ -218,3 +227,74 @@ func plural(n int, one, many string) string {
 }
 
 func safeError(err error) string { return report.Safe(err.Error()) }
+
+// validateTiers checks --tier FILE=TIER before the run: a known tier,
+// and a FILE that names exactly one of the inputs (by its path or its
+// base name).
+func (fl *inputFlags) validateTiers(paths []string) error {
+	for _, v := range fl.TierOf {
+		file, tier, ok := splitTierOf(v)
+		if !ok {
+			return usagef("--tier %q: want FILE=TIER, e.g. --tier client.log=client", v)
+		}
+		if _, err := model.ParseTier(tier); err != nil {
+			return &UsageError{Err: fmt.Errorf("--tier %s: %w", file, err)}
+		}
+		var named []string
+		for _, p := range paths {
+			if p == file || filepath.Base(p) == file {
+				named = append(named, p)
+			}
+		}
+		switch {
+		case len(paths) == 0:
+			return usagef("--tier %s: no input file is named (FILE is one of the files read)", file)
+		case len(named) == 0:
+			return usagef("--tier %s: %s is not one of the inputs (%s)", file, file, strings.Join(paths, ", "))
+		case len(named) > 1 && !slices.Contains(named, file):
+			return usagef("--tier %s: names %d inputs (%s): give its path", file, len(named), strings.Join(named, ", "))
+		}
+	}
+	return nil
+}
+
+// splitTierOf splits FILE=TIER at its last "=": a file name may hold one.
+func splitTierOf(v string) (file, tier string, ok bool) {
+	i := strings.LastIndexByte(v, '=')
+	if i <= 0 || i == len(v)-1 {
+		return "", "", false
+	}
+	return v[:i], v[i+1:], true
+}
+
+// tiersInto makes each --tier FILE=TIER a source of the config, after its
+// own: the config's per-source tier, for that one input. Where
+// --input-tier is given too it becomes a source for every input before
+// them, so that the one input's tier wins over every input's.
+func (fl *inputFlags) tiersInto(cfg *formats.Config, opts *ingest.Options) {
+	if len(fl.TierOf) == 0 {
+		return
+	}
+	if fl.Tier != "" {
+		cfg.Sources = append(cfg.Sources, formats.SourceConfig{Path: "*", Tier: fl.Tier})
+		opts.Tier = model.TierUnknown
+	}
+	for _, v := range fl.TierOf {
+		if file, tier, ok := splitTierOf(v); ok {
+			cfg.Sources = append(cfg.Sources, formats.SourceConfig{Path: globQuote(file), Tier: tier})
+		}
+	}
+}
+
+// globQuote quotes the characters a config's path pattern reads as a
+// pattern, so that FILE names only itself.
+func globQuote(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

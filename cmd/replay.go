@@ -119,6 +119,9 @@ or network error, 3 inconclusive.`,
 			if err := opts.validate(); err != nil {
 				return err
 			}
+			if err := opts.Input.validateTiers(args); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}

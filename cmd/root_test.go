@@ -95,6 +95,8 @@ func TestCompletionValues(t *testing.T) {
 		{"trace formats", []string{"trace", "-o", ""}, []string{"text", "json"}, []string{"markdown"}},
 		{"tiers", []string{"diagnose", "--tier", ""}, []string{"client", "proxy", "server", "worker", "provider"}, nil},
 		{"input tiers", []string{"trace", "--input-tier", ""}, []string{"client", "provider"}, nil},
+		// trace's --tier is FILE=TIER: no bare tier is offered.
+		{"one input's tier", []string{"trace", "--tier", ""}, nil, []string{"provider"}},
 		{"input formats", []string{"diagnose", "--input-format", ""}, []string{"har", "nginx"}, nil},
 		{"fail-on", []string{"diagnose", "--fail-on", ""}, []string{"info", "warning", "critical"}, nil},
 		{"rules argument", []string{"rules", ""}, []string{"payload-mismatch\t"}, nil},

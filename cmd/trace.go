@@ -47,6 +47,9 @@ With no FILE, or with -, standard input is read.`,
 			default:
 				return usagef("invalid --format %q: want text or json", opts.Format)
 			}
+			if err := opts.Input.validateTiers(opts.Paths); err != nil {
+				return err
+			}
 			if err := opts.Input.Store.validate(opts.Paths); err != nil {
 				return err
 			}

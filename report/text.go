@@ -25,6 +25,7 @@ func (r *Report) Text(w io.Writer, st Styles, width int) {
 		fmt.Fprintf(w, "; %s", st.Warning.Render("missing: "+strings.Join(r.Summary.MissingTiers, ", ")))
 	}
 	fmt.Fprintln(w)
+	inputsText(w, st, r.Inputs, width)
 	if line := r.retriesLine(); line != "" {
 		for _, l := range wrapWords(line, width) {
 			fmt.Fprintf(w, "%s\n", l)

@@ -140,14 +140,15 @@ func NewTraceJSON(set *model.Set, key string, intents []*model.Intent) TraceJSON
 			effectOf[o] = true
 		}
 		// Who sent each retry, as the diagnosis attributes it; by request
-		// id, as the diagnosis may read a copy of the intent.
+		// id and first line, as the diagnosis may read a copy of the
+		// intent, and two trips may share an id (two processes' counters).
 		retries := map[string][]diagnose.Retry{}
 		for _, rt := range diag.RetriesOf(in) {
-			retries[rt.Delivery.RequestID] = append(retries[rt.Delivery.RequestID], rt)
+			retries[tripKey(rt.Delivery)] = append(retries[tripKey(rt.Delivery)], rt)
 		}
 		for _, d := range in.Deliveries {
 			dj := DeliveryJSON{RequestID: redact.String(d.RequestID), Synthetic: d.Synthetic, Scope: redact.String(in.Scope)}
-			for _, rt := range retries[d.RequestID] {
+			for _, rt := range retries[tripKey(d)] {
 				dj.Retries = append(dj.Retries, retryJSON(rt))
 			}
 			for _, o := range d.Observations {

@@ -146,8 +146,12 @@ func (c *Correlator) delivery(i int32, key string, s *slab, alts map[*model.Obse
 	}
 	items := kept.items()
 	d.Observations = s.observationList(len(items))
+	lineID := rid
+	if cd.synthetic {
+		lineID = "" // the delivery's name is idem's, no tier logged it
+	}
 	for _, j := range items {
-		o := c.materialize(j, rid, s)
+		o := c.materialize(j, lineID, s)
 		d.Observations = append(d.Observations, o)
 		if alts != nil {
 			if h := c.altOf(j); h != 0 {

@@ -116,13 +116,16 @@ func (c *Correlator) add(o *model.Observation, p *prepared) {
 	di, ok := c.byID.findOrAdd(p.ridHash, int32(c.deliveries.len()), func(di int32) bool {
 		return c.arena.is(*c.rids.at(di), id, p.rid)
 	})
+	source, sourceOK := c.sources.id(o.Format, o.Source.File)
+	if ok && !synthetic && id == o.RequestID {
+		di = c.ownProcess(di, id, o, p, source, sourceOK) // an id taken in another input may be another trip
+	}
 	if !ok {
 		c.deliveries.add(cdelivery{first: -1, last: -1, next: -1, synthetic: synthetic})
 		c.rids.add(c.arena.addPacked(id, p.rid))
 	}
 	d := c.deliveries.at(di)
 	method, methodOK := c.methodID(o.Method, p.method)
-	source, sourceOK := c.sources.id(o.Format, o.Source.File)
 	co := cobs{time: 0, dur: durBits(o.Duration), route: c.routes.ref(o.Route, p.routeID), client: c.arena.addPacked(o.Client, p.client),
 		method: uint8(method), source: source, status: int16(o.Status), upstream: int16(o.UpstreamStatus), line: int32(o.Source.Line),
 		next: -1, tier: o.Tier, outcome: o.Outcome}
@@ -142,7 +145,9 @@ func (c *Correlator) add(o *model.Observation, p *prepared) {
 		extra = p.extra
 	} else {
 		cp := o.Clone()
-		cp.RequestID = c.arena.own(*c.rids.at(di))
+		if !synthetic {
+			cp.RequestID = c.arena.own(*c.rids.at(di)) // a line shows only an id its tier logged
+		}
 		full = int32(len(c.fulls))
 		c.fulls = append(c.fulls, cp)
 		co.flags |= flagFull

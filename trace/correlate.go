@@ -97,6 +97,12 @@ type Correlator struct {
 	methodIDs [methodCodes]uint16
 	routes    interner
 	orphans   []*model.Observation
+	// procs names the trips of an id kept apart by input (process.go):
+	// empty unless two inputs logged one id for different trips.
+	procs map[procKey]int32
+	// splits are the deliveries ownProcess split, each beside the one it
+	// was kept apart from, until rejoinProcesses.
+	splits [][2]int32
 	// activities maps an activity attempt to its id, learned from the
 	// lines that name both (see activityOf).
 	activities map[activityKey]string

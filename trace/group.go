@@ -136,8 +136,12 @@ func (gr *grouper) flush() {
 // unkeyed counts a delivery without a key, and builds it when it is worth
 // a look.
 func (c *Correlator) unkeyed(s *model.Set, i int32) {
+	d := c.deliveries.at(i)
+	if d.first < 0 {
+		return // joined to another trip (rejoinProcesses)
+	}
 	c.unkeyedCount++
-	if d := c.deliveries.at(i); c.Build.All || d.interesting || d.synthetic {
+	if c.Build.All || d.interesting || d.synthetic {
 		s.Unkeyed = append(s.Unkeyed, c.delivery(i, "", nil, nil))
 	}
 }

@@ -55,10 +55,9 @@ func joinTierByKey(in *model.Intent, t model.Tier) int {
 		if best == nil {
 			continue
 		}
+		// The lines keep the id they logged, none: the trip's is shown
+		// on the delivery, never as the tier's.
 		used[best], gone[e] = true, true
-		for _, o := range e.Observations {
-			o.RequestID = best.RequestID // the trip's id, which the tier did not log
-		}
 		absorbDelivery(best, e)
 	}
 	return dropJoined(in, gone)

@@ -56,6 +56,7 @@ type cdelivery struct {
 	synthetic   bool
 	keyed       bool // an observation carried a key or a key hash
 	multiKey    bool // the request id carried several keys (Correlator.extraKeys)
+	split       bool // another input's lines of the id are another trip (Correlator.procs)
 }
 
 // cintent is a compact intent: a chain of deliveries. Its key is its

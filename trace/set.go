@@ -8,6 +8,7 @@ import "github.com/idem-cli/idem/model"
 // are most of a big log.
 func (c *Correlator) Set(inputs []*model.Input) *model.Set {
 	c.resolveSpans()
+	c.rejoinProcesses()
 	c.markSharedPayloads()
 	s, st := &model.Set{Inputs: inputs, Orphans: c.orphans, Tiers: map[model.Tier]bool{}, Idless: map[model.Tier]int{},
 		Supplies: c.supplies}, &store{c: c}

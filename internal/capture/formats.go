@@ -35,6 +35,15 @@ var NginxJSONPassedOn = LogFormat{Proxy: "nginx", Name: "idem_passed_on", Def: `
     '"upstream_addr":"$upstream_addr","upstream_status":"$upstream_status",'
     '"upstream_response_time":"$upstream_response_time","remote_addr":"$remote_addr"}';`}
 
+// NginxJSONKeyOnly is NginxJSON without a request id: a proxy that logs
+// the Idempotency-Key and no id, as a setup does that never made one.
+var NginxJSONKeyOnly = LogFormat{Proxy: "nginx", Name: "idem_key_only", Def: `log_format idem_key_only escape=json '{"time_iso8601":"$time_iso8601","msec":"$msec",'
+    '"http_idempotency_key":"$http_idempotency_key","remote_addr":"$remote_addr",'
+    '"request_method":"$request_method","request_uri":"$request_uri","status":"$status",'
+    '"request_time":"$request_time","upstream_addr":"$upstream_addr",'
+    '"upstream_status":"$upstream_status","upstream_response_time":"$upstream_response_time",'
+    '"http_user_agent":"$http_user_agent"}';`}
+
 // NginxCombined is combined with the fields idem needs appended, in the
 // order formats/combined.go reads them by shape.
 var NginxCombined = LogFormat{Proxy: "nginx", Name: "idem_combined", Def: `log_format idem_combined '$remote_addr - $remote_user [$time_local] "$request" '
