@@ -97,7 +97,8 @@ func extractApp(p *Parser, r *record, o *model.Observation) bool {
 	o.Key = model.NormalizeKey(r.strs(pKeyAliases))
 	o.KeyHash = r.strs(pKeyHashAliases)
 	o.Method = httpMethod(r.strs(pMethodAliases))
-	o.Route = routePath(r.strs(pRouteAliases))
+	target := r.strs(pRouteAliases)
+	o.Route = routePath(target)
 	if s, ok := intValue(r.strs(pStatusAliases)); ok && s >= 100 && s < 1000 {
 		o.Status = s
 	}
@@ -118,6 +119,8 @@ func extractApp(p *Parser, r *record, o *model.Observation) bool {
 		if tier, err := model.ParseTier(strings.ToLower(t)); err == nil {
 			o.Tier = tier
 		}
+	} else if o.Tier == model.TierServer && outbound(target, o) {
+		o.Tier = model.TierClient
 	}
 	vr := p.readVocabulary(r)
 	if vr != nil {
@@ -180,6 +183,21 @@ func extractApp(p *Parser, r *record, o *model.Observation) bool {
 	return o.RequestID != "" || o.Key != "" || o.KeyHash != "" || o.Effect || o.WorkflowID() != "" ||
 		o.ActivityID() != "" || (o.Method != "" && o.Status > 0)
 }
+
+// outbound reports whether a logger's request line is a call it made
+// rather than one it handled: an absolute URL (a server logs the path it
+// was asked for) with the number of this send or a retry's words (a
+// server cannot know which send it got). Such a line is the caller's:
+// a client library's, a script's, a service's outbound call.
+func outbound(target string, o *model.Observation) bool {
+	if o.Workflow != nil || !strings.Contains(target, "://") {
+		return false
+	}
+	return o.Attempt > 0 || retryWords.MatchString(o.Message)
+}
+
+// retryWords are a caller's words for sending again.
+var retryWords = regexp.MustCompile(`(?i)\b(retrying|retry(ing)? in|will retry|retry attempt|attempt \d+ (of|/) ?\d+)\b`)
 
 func firstPresent(r *record, paths []string) string {
 	for _, p := range paths {

@@ -322,3 +322,26 @@ func TestEveryHeaderReaderAcceptsEveryHeaderName(t *testing.T) {
 		}
 	}
 }
+
+// TestOutboundCallsAreTheCallers: a logger's line about a call it made
+// (an absolute URL with the send's number, or a retry's words) is the
+// client tier's, by meaning; a handled request stays the server's.
+func TestOutboundCallsAreTheCallers(t *testing.T) {
+	for _, tc := range []struct {
+		name, line string
+		want       model.Tier
+	}{
+		{"an attempt to an absolute URL", `{"time":"2026-12-07T21:30:07.69Z","level":"INFO","msg":"POST /v1/orders attempt 1: 504","idempotency_key":"k1","method":"POST","url":"http://127.0.0.1:35155/v1/orders","attempt":1,"status":504}`, model.TierClient},
+		{"a retry's words and an absolute URL", `{"time":"2026-12-07T21:30:07.69Z","level":"WARN","msg":"request failed, retrying in 1s","idempotency_key":"k1","method":"POST","url":"https://api.example.com/v1/orders","status":503}`, model.TierClient},
+		{"a handled request with an attempt header", `{"time":"2026-12-07T21:30:07.69Z","level":"INFO","msg":"order created","idempotency_key":"k1","method":"POST","path":"/v1/orders","attempt":2,"status":201}`, model.TierServer},
+		{"an absolute URL a server logged, no send number", `{"time":"2026-12-07T21:30:07.69Z","level":"INFO","msg":"request completed","idempotency_key":"k1","method":"POST","url":"http://shop.example.com/v1/orders","status":201}`, model.TierServer},
+		{"a tier the line names", `{"time":"2026-12-07T21:30:07.69Z","tier":"proxy","msg":"retrying in 1s","idempotency_key":"k1","method":"POST","url":"http://a/v1/orders","attempt":2,"status":502}`, model.TierProxy},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			obs, _ := readString(t, "", tc.line+"\n", ingest.Options{})
+			if len(obs) != 1 || obs[0].Tier != tc.want {
+				t.Fatalf("got %+v, want tier %s", obs, tc.want)
+			}
+		})
+	}
+}
