@@ -128,6 +128,7 @@ func Continued(line []byte) bool {
 // Flush ends an input's part: a line the container runtime split (P)
 // whose end never came (the input ends) is said so.
 func (p *Parser) Flush() {
+	p.reqline = reqLine{} // a request line's dump or retry mark ends with its batch
 	if c := &p.cri; c.on {
 		c.on = false
 		p.skip(c.src, "a line the container runtime split (CRI P) whose end (F) never came")

@@ -103,6 +103,9 @@ type Parser struct {
 	w3c          *w3cHeader
 	w3cMicrosoft bool
 	cri          criPartial
+	// reqline is what a generic request line leaves for the lines after
+	// it: its header dump, its response, a retry mark (requestline.go).
+	reqline reqLine
 }
 
 // maxEnvelopes bounds envelopes within envelopes: a hostile export could

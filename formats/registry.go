@@ -22,6 +22,8 @@ func init() {
 		temporalFormat, canonicalFormat, echoFormat, logrageFormat, pinoFormat, zapFormat, zerologFormat, structlogFormat, logrusFormat, slogFormat, jsonFormat,
 		// Text lines, and the prefix that wraps lines of any format.
 		w3cFormat, criFormat, albFormat, envoyTextFormat, composeFormat, ingressNginxFormat, apacheFormat, tomcatFormat, combinedFormat, haproxyFormat, logrageTextFormat, kubectlFormat,
+		// Any other line holding an HTTP request line, read by its grammar: last, so that every named format keeps its lines.
+		requestLineFormat,
 	}
 	for _, f := range registry {
 		switch {
