@@ -271,14 +271,8 @@ func durationToken(t string) (time.Duration, bool) {
 // access log's bracketed [07/Dec/2026:10:00:00 +0000] anywhere before
 // the request line.
 func leadingTime(prefix string) (time.Time, bool) {
-	if i := strings.IndexByte(prefix, '['); i >= 0 {
-		if j := strings.IndexByte(prefix[i:], ']'); j > 0 {
-			if in := prefix[i+1 : i+j]; strings.Contains(in, "/") && strings.Contains(in, ":") {
-				if t, ok := model.ParseTime(in); ok {
-					return t, true
-				}
-			}
-		}
+	if t, ok := bracketedDate(prefix); ok {
+		return t, true
 	}
 	ts := tokens(prefix)
 	// A leading tag: [GIN], [INFO].
@@ -297,6 +291,35 @@ func leadingTime(prefix string) (time.Time, bool) {
 		}
 	}
 	return model.ParseTime(strings.Trim(ts[0], "[]"))
+}
+
+// accessDate reports whether an access log's bracketed date
+// ([07/Dec/2026:10:00:00 +0000]) stands before the request line.
+func accessDate(prefix string) bool {
+	_, ok := bracketedDate(prefix)
+	return ok
+}
+
+// bracketedDate is the first bracketed date and time in s, as access
+// logs write it ([07/Dec/2026:10:00:00 +0000]).
+func bracketedDate(s string) (time.Time, bool) {
+	for {
+		i := strings.IndexByte(s, '[')
+		if i < 0 {
+			return time.Time{}, false
+		}
+		s = s[i+1:]
+		j := strings.IndexByte(s, ']')
+		if j < 0 {
+			return time.Time{}, false
+		}
+		if in := s[:j]; strings.Count(in, "/") == 2 && strings.Contains(in, ":") {
+			if t, ok := model.ParseTime(in); ok {
+				return t, true
+			}
+		}
+		s = s[j+1:]
+	}
 }
 
 // namedIDs reads the request id and the key where a key=value pair names
@@ -366,6 +389,8 @@ func readRequestLine(p *Parser, s string, src model.Source) bool {
 		o.Tier, why = model.TierClient, "client: a client logger's arrow before the request line"
 	case len(pt) > 0 && (strings.Contains(pt[len(pt)-1], "http://") || strings.Contains(pt[len(pt)-1], "https://")):
 		o.Tier, why = model.TierClient, "client: the server's address written before the request line (an outbound call)"
+	case accessDate(prefix):
+		o.Tier, why = model.TierServer, "server: an access log's bracketed date before the request line (a handled request)"
 	case strings.HasPrefix(strings.TrimLeft(suffix, " "), "from "):
 		o.Tier, why = model.TierServer, "server: the request came \"from\" an address (a handled request)"
 	case !r.absolute:
