@@ -73,6 +73,14 @@ type Record struct {
 	Sent     []capture.Sent    `json:"sent,omitempty"`
 }
 
+// loadRecord reads a capture folder's record.
+func loadRecord(t testing.TB, dir string) *Record {
+	t.Helper()
+	var rec Record
+	capture.ReadJSON(t, filepath.Join(dir, RecordName), &rec)
+	return &rec
+}
+
 // step is one request the client makes.
 type step struct {
 	Step   string `json:"step"`
@@ -201,7 +209,7 @@ func TestChiAndURLLib3(t *testing.T) {
 	}, Arrivals: svc.arrivals}
 	checkClientRan(t, out, rec)
 	folder := capture.Folder{Logs: map[string]string{ChiLog: chiLog, ClientLog: clientLog}, RecordName: RecordName, Record: rec}
-	folder.Keep(t, filepath.Join(fixturesDir, "chi-urllib3"), *update, func(t *testing.T, dir string) { checkChi(t, dir) })
+	folder.Keep(t, filepath.Join(fixturesDir, "chi-urllib3"), *update, func(t *testing.T, dir string) { checkChi(t, dir, loadRecord(t, dir)) })
 }
 
 // checkClientRan makes sure the traffic did what the scenario says before
@@ -237,7 +245,8 @@ func TestChiAndURLLib3Fixture(t *testing.T) {
 	if *update {
 		t.Skip("rewriting the fixtures")
 	}
-	checkChi(t, filepath.Join(fixturesDir, "chi-urllib3"))
+	dir := filepath.Join(fixturesDir, "chi-urllib3")
+	checkChi(t, dir, loadRecord(t, dir))
 }
 
 // checkChi checks a chi capture folder: each request the service received
@@ -246,9 +255,7 @@ func TestChiAndURLLib3Fixture(t *testing.T) {
 // chi's generated request id on each server line, no id on the client's;
 // the client's own retry marked on its second send of the flaky step,
 // and on no other.
-func checkChi(t *testing.T, dir string) {
-	var rec Record
-	capture.ReadJSON(t, filepath.Join(dir, RecordName), &rec)
+func checkChi(t testing.TB, dir string, rec *Record) {
 	chiLog, clientLog := filepath.Join(dir, ChiLog), filepath.Join(dir, ClientLog)
 	read := capture.MustRead(t, chiLog, clientLog)
 	f := capture.Gaps{}.Facts(t, "chi-urllib3")
@@ -337,7 +344,7 @@ func TestUvicorn(t *testing.T) {
 	proc.Stop()
 	rec := &Record{Software: map[string]string{"uvicorn": capture.Version("python3-uvicorn", py, "-m", "uvicorn", "--version")}, Sent: sent}
 	folder := capture.Folder{Logs: map[string]string{UvicornLog: accessLog}, RecordName: RecordName, Record: rec}
-	folder.Keep(t, filepath.Join(fixturesDir, "uvicorn"), *update, func(t *testing.T, dir string) { checkUvicorn(t, dir) })
+	folder.Keep(t, filepath.Join(fixturesDir, "uvicorn"), *update, func(t *testing.T, dir string) { checkUvicorn(t, dir, loadRecord(t, dir)) })
 }
 
 // TestUvicornFixture checks the committed capture the same way.
@@ -345,15 +352,14 @@ func TestUvicornFixture(t *testing.T) {
 	if *update {
 		t.Skip("rewriting the fixtures")
 	}
-	checkUvicorn(t, filepath.Join(fixturesDir, "uvicorn"))
+	dir := filepath.Join(fixturesDir, "uvicorn")
+	checkUvicorn(t, dir, loadRecord(t, dir))
 }
 
 // checkUvicorn: each request sent is one access line, in order, read with
 // its method, path and status as the server's; the address and port
 // before it are no request id.
-func checkUvicorn(t *testing.T, dir string) {
-	var rec Record
-	capture.ReadJSON(t, filepath.Join(dir, RecordName), &rec)
+func checkUvicorn(t testing.TB, dir string, rec *Record) {
 	accessLog := filepath.Join(dir, UvicornLog)
 	read := capture.MustRead(t, accessLog)
 	f := capture.Gaps{}.Facts(t, "uvicorn")
