@@ -155,7 +155,9 @@ func (p *Parser) parseLine(line []byte, src model.Source) {
 		}
 		return
 	}
-	if line[0] != '{' {
+	// "{ [" opens no JSON object (a member's name is a string): it is
+	// curl -v's note of the data it sent or received, a text line.
+	if line[0] != '{' || len(line) > 2 && line[1] == ' ' && line[2] == '[' {
 		if p.parseText(line, src) {
 			return
 		}

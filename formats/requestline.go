@@ -16,7 +16,8 @@ import (
 // `http://127.0.0.1:8080 "POST /v1/orders HTTP/1.1" 201 35`, OkHttp's
 // "--> POST https://…" and "<-- 201 Created https://… (35ms)", curl -v's
 // "> POST /v1/orders HTTP/1.1" and "< HTTP/1.1 201 Created"), and retry
-// libraries' "Retrying … after …", "retrying in 1s (2 left)".
+// libraries' "Retrying … after …", "retrying in 1s (2 left)", curl's
+// "Will retry in 1 seconds.".
 //
 // It is read by the grammar the line carries, not by the logger's name:
 // a request line (RFC 9112: method, target, optional version) or a method
@@ -114,6 +115,9 @@ type reqLine struct {
 	response bool
 	// waiting: a client's request line whose status is still to come.
 	waiting bool
+	// curl: the request line is curl -v's ("> POST …"), whose trace
+	// puts notes ("* …") and data ("} [2 bytes data]") among its lines.
+	curl bool
 	// retry is the last retry line read, for the client's next send.
 	retry    string
 	retryAt  model.Source
@@ -426,7 +430,7 @@ func readRequestLine(p *Parser, s string, src model.Source) bool {
 	p.emit(&o)
 	// Only a client's request line opens a dump: the lines after a
 	// server's are its own messages ("INFO: …"), not headers.
-	*st = reqLine{obs: len(p.out.Obs) - 1, src: src, last: src.Line, open: o.Tier == model.TierClient, waiting: status == 0,
+	*st = reqLine{obs: len(p.out.Obs) - 1, src: src, last: src.Line, open: o.Tier == model.TierClient, waiting: status == 0, curl: strings.HasPrefix(s, "> "),
 		retry: st.retry, retryAt: st.retryAt, hasRetry: st.hasRetry}
 	if p.Explain && src.Line <= maxExplained {
 		p.explainRequestLine(&p.out.Obs[st.obs], why, chiRequestID(prefix, suffix) != "")
@@ -455,11 +459,19 @@ func readRequestLineRest(p *Parser, s string, src model.Source) bool {
 		p.countFormat(requestLineName)
 		return true
 	}
+	if st.curl && (strings.HasPrefix(s, "* ") || strings.HasPrefix(s, "{ [") || strings.HasPrefix(s, "} [")) {
+		return next() // curl -v's own notes and data between its request and response
+	}
 	line := s
-	if strings.HasPrefix(line, "> ") || strings.HasPrefix(line, "< ") {
+	switch {
+	case strings.HasPrefix(line, "> ") || strings.HasPrefix(line, "< "):
 		line = line[2:]
-	} else if line == ">" || line == "<" {
+	case line == ">" || line == "<":
 		return next()
+	case st.curl:
+		// curl's trace marks every header; a bare "Note: …" is its own.
+		st.open = false
+		return false
 	}
 	switch {
 	case strings.HasPrefix(line, "--> END") || strings.HasPrefix(line, "<-- END"):
@@ -582,7 +594,8 @@ func (p *Parser) dumpHeader(o *model.Observation, name, value string, response b
 // retryLine reads a line that says a client retries: urllib3's
 // "Retrying (Retry(total=2, …)) after connection broken by …" and its
 // DEBUG "Retry: /path" and "Incremented Retry for (url=…)", a retry
-// library's "retrying in 1s (2 left)". What it says is the mark.
+// library's "retrying in 1s (2 left)", curl's "Will retry in 1 seconds.
+// 2 retries left.". What it says is the mark.
 func retryLine(s string) (string, bool) {
 	i := strings.Index(s, "Retry")
 	if i < 0 {
@@ -598,6 +611,9 @@ func retryLine(s string) (string, bool) {
 		strings.HasPrefix(rest, "Retry: /"), strings.HasPrefix(rest, "Retry: http"),
 		strings.HasPrefix(rest, "Retrying in ") || strings.HasPrefix(rest, "retrying in "):
 		ok = true
+	case strings.HasPrefix(rest, "retry in ") && i >= 5 && strings.EqualFold(s[i-5:i], "will "):
+		// curl --retry: "Warning: Problem : HTTP error. Will retry in 1 seconds. 2 retries left."
+		rest, ok = s[i-5:], true
 	case strings.Contains(s, "Incremented Retry for ("):
 		rest, ok = s[strings.Index(s, "Incremented Retry for ("):], true
 	}

@@ -79,3 +79,30 @@ func (r *recorder) run(check func(testing.TB)) []string {
 	<-done
 	return r.errs
 }
+
+// TestCurlChecksCatchWrongFacts does the same for the curl capture.
+func TestCurlChecksCatchWrongFacts(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		tamper func(r *CurlRecord)
+		want   string
+	}{
+		{"another key", func(r *CurlRecord) { r.Steps[0].Key = "k-other" }, "chi-curl/client/create#1"},
+		{"another request id", func(r *CurlRecord) { r.Steps[1].RequestID = "rid-other" }, "chi-curl/client/replay#1"},
+		{"the retry not a retry", func(r *CurlRecord) { r.Arrivals[3].Send = 1 }, "chi-curl/client/flaky#1"},
+		{"no credential sent", func(r *CurlRecord) { r.Steps[0].Auth = false }, "chi-curl"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(fixturesDir, "chi-curl")
+			rec := loadCurlRecord(t, dir)
+			tt.tamper(rec)
+			errs := (&recorder{TB: t}).run(func(tb testing.TB) { checkCurl(tb, dir, rec) })
+			for _, e := range errs {
+				if strings.HasPrefix(e, tt.want+":") {
+					return
+				}
+			}
+			t.Errorf("no %s failure; the check reported %q", tt.want, errs)
+		})
+	}
+}
