@@ -67,7 +67,7 @@ func TestRequestLine(t *testing.T) {
 		{name: "curl's warning before it sends again",
 			lines: []string{`> POST /v1/orders HTTP/1.1`, `>`, `} [2 bytes data]`, `< HTTP/1.1 503 Service Unavailable`, `Warning: Problem : HTTP error. Will retry in 1 seconds. 2 retries left.`,
 				`*   Trying 127.0.0.1:1...`, `> POST /v1/orders HTTP/1.1`, `>`, `* HTTP 1.0, assume close after body`, `< HTTP/1.1 201 Created`},
-			want: []model.Observation{{Tier: model.TierClient, Status: 503}, {Tier: model.TierClient, Status: 201, RetryMark: "Will retry in 1 seconds. 2 retries left."}},
+			want:  []model.Observation{{Tier: model.TierClient, Status: 503}, {Tier: model.TierClient, Status: 201, RetryMark: "Will retry in 1 seconds. 2 retries left."}},
 			skips: 1},
 		{name: "a server's request line takes no client retry mark",
 			lines: []string{`retrying in 1s (2 left)`, `"POST /v1/orders HTTP/1.1" 201 57`},
