@@ -17,7 +17,11 @@ var kubectlFormat = &Format{
 		if len(rest) == len(s) {
 			return false
 		}
+		// A line of no named format keeps the time it began with
+		// (requestline.go reads it).
+		p.reqline.stripped = s[:len(s)-len(rest)]
 		p.unwrapLine(stringBytes(rest), labels, src)
+		p.reqline.stripped = ""
 		return true
 	},
 	Samples: []Sample{{

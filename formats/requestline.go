@@ -93,7 +93,7 @@ var requestLineFormat = &Format{
 		Want:   model.Observation{Tier: model.TierClient, Format: "requestline", Method: "POST", Route: "/v1/orders", Status: 201, Key: "k-curl-1"},
 	}, {
 		Origin: "a key=value request logger: the request id and the key only where named",
-		Line:   `2026-12-07 10:00:01,000 INFO [api] request_id=req-1 idempotency_key=k-1 "PUT /v1/orders/7 HTTP/1.1" 200 512 in 35µs`,
+		Line:   `2026-12-07T10:00:01Z INFO [api] request_id=req-1 idempotency_key=k-1 "PUT /v1/orders/7 HTTP/1.1" 200 512 in 35µs`,
 		Want: model.Observation{Tier: model.TierServer, Format: "requestline", Method: "PUT", Route: "/v1/orders/7", Status: 200,
 			RequestID: "req-1", Key: "k-1", Duration: 35 * time.Microsecond, Time: mustTime("2026-12-07T10:00:00.999965Z")},
 	}},
@@ -118,6 +118,9 @@ type reqLine struct {
 	// curl: the request line is curl -v's ("> POST …"), whose trace
 	// puts notes ("* …") and data ("} [2 bytes data]") among its lines.
 	curl bool
+	// stripped is the prefix kubectl's format took off the line being
+	// read (an RFC 3339 time, "[pod/…]"), whose time is the line's own.
+	stripped string
 	// retry is the last retry line read, for the client's next send.
 	retry    string
 	retryAt  model.Source
@@ -406,7 +409,15 @@ func readRequestLine(p *Parser, s string, src model.Source) bool {
 			break
 		}
 	}
-	if t, ok := leadingTime(prefix); ok {
+	t, ok := leadingTime(prefix)
+	if !ok && st.stripped != "" {
+		// kubectl's --timestamps, or the line's own RFC 3339 time, taken
+		// off before the line came here: its last word.
+		if f := strings.Fields(st.stripped); len(f) > 0 {
+			t, ok = model.ParseTime(f[len(f)-1])
+		}
+	}
+	if ok {
 		o.Time = t
 		if status > 0 && o.Duration > 0 {
 			o.Time = t.Add(-o.Duration) // written when the response was
