@@ -502,6 +502,7 @@ func readRequestLineRest(p *Parser, s string, src model.Source) bool {
 			}
 		}
 		st.response, st.waiting = true, false
+		p.explainResponse(o, src)
 		return next()
 	case strings.HasPrefix(line, "HTTP/") && st.waiting:
 		// curl's status line: "HTTP/1.1 201 Created".
@@ -511,6 +512,7 @@ func readRequestLineRest(p *Parser, s string, src model.Source) bool {
 			}
 		}
 		st.response, st.waiting = true, false
+		p.explainResponse(o, src)
 		return next()
 	}
 	name, value, ok := strings.Cut(line, ":")
@@ -568,21 +570,23 @@ func (p *Parser) dumpHeader(o *model.Observation, name, value string, response b
 		p.secret("headers." + p.keep(name)) // counted, never kept
 		return
 	}
+	// Read by position, as the request line is: a config's "fields" names
+	// no path in a text line, so the header is said in words.
 	explain := p.Explain && src.Line <= maxExplained
-	by := "format requestline: the header dump after the request line"
+	by := "format requestline: the " + name + " header in the dump after the request line"
 	switch name {
 	case "x-request-id", "request-id", "x-correlation-id":
 		if o.RequestID == "" {
 			o.RequestID = value
 			if explain {
-				p.use("request_id", p.keep(name), by)
+				p.use("request_id", "", p.keep(by))
 			}
 		}
 	case "idempotency-key", "x-idempotency-key":
 		if !response && o.Key == "" {
 			o.Key = model.NormalizeKey(value)
 			if explain {
-				p.use("key", p.keep(name), by)
+				p.use("key", "", p.keep(by))
 			}
 		}
 	case "idempotent-replayed":
@@ -659,10 +663,18 @@ func (p *Parser) explainRequestLine(o *model.Observation, tierWhy string, chiID 
 	case o.RequestID != "" && chiID:
 		p.use("request_id", "", by+"the id bracketed before the request line (chi's middleware.Logger)")
 	case o.RequestID != "":
-		p.use("request_id", "request_id=", by+"a request_id= pair")
+		p.use("request_id", "", by+"a request_id= pair on the line")
 	}
 	if o.Key != "" {
-		p.use("key", "idempotency_key=", by+"an idempotency_key= pair")
+		p.use("key", "", by+"an idempotency_key= pair on the line")
 	}
 	p.use("tier", "", by+tierWhy+"; --input-tier or a config source's tier says otherwise")
+}
+
+// explainResponse says where a client request's status came from: the
+// response line after it.
+func (p *Parser) explainResponse(o *model.Observation, src model.Source) {
+	if p.Explain && src.Line <= maxExplained && o.Status > 0 {
+		p.use("status", "", "format requestline: the response line after the request line")
+	}
 }

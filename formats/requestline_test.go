@@ -143,7 +143,7 @@ func TestRequestLineExplains(t *testing.T) {
 	for u := range res.Uses {
 		got[u.Field] = u.Path + " | " + u.By
 	}
-	for field, want := range map[string]string{"method": "request line", "key": "idempotency-key | format requestline: the header dump", "tier": "client: a client logger's arrow"} {
+	for field, want := range map[string]string{"method": "request line", "key": " | format requestline: the idempotency-key header in the dump", "status": "the response line", "tier": "client: a client logger's arrow"} {
 		if !strings.Contains(got[field], want) {
 			t.Errorf("%s explained as %q, want it to say %q", field, got[field], want)
 		}
