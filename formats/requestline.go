@@ -243,6 +243,11 @@ func statusBeside(prefix, suffix string) int {
 			n, _ := statusToken(t)
 			return n // a first number that is not a status: none
 		}
+		// Only chi's "from ADDR -" may stand between: a word of a
+		// message ("… and got 404") says it is no request line.
+		if t != "-" && t != "from" && !addressToken(t) {
+			return 0
+		}
 	}
 	if !strings.Contains(prefix, "|") {
 		return 0
@@ -253,6 +258,21 @@ func statusBeside(prefix, suffix string) int {
 		}
 	}
 	return 0
+}
+
+// addressToken reports whether t is an address or host:port as access
+// lines write the peer ("127.0.0.1:50776", "[::1]:80").
+func addressToken(t string) bool {
+	if t == "" {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' || c == '.' || c == ':' || c == '[' || c == ']') {
+			return false
+		}
+	}
+	return strings.ContainsAny(t, ".:")
 }
 
 // durationToken reads a duration written with its unit ("1.234ms",
@@ -431,7 +451,8 @@ func readRequestLine(p *Parser, s string, src model.Source) bool {
 	if status > 0 {
 		o.Outcome = model.OutcomeOK
 	}
-	if o.Tier == model.TierClient && st.hasRetry && st.retryAt.File == src.File && src.Line > st.retryAt.Line && src.Line-st.retryAt.Line <= maxRetryGap {
+	if o.Tier == model.TierClient && st.hasRetry && st.retryAt.File == src.File && src.Line > st.retryAt.Line && src.Line-st.retryAt.Line <= maxRetryGap &&
+		retryFor(st.retry, o.Route) {
 		o.RetryMark = st.retry
 	}
 	if o.Tier == model.TierClient {
@@ -639,6 +660,28 @@ func retryLine(s string) (string, bool) {
 		rest = strings.ToValidUTF8(rest[:120], "") // a mark, not the whole message
 	}
 	return strings.TrimSpace(rest), true
+}
+
+// retryFor reports whether a retry mark may be route's: urllib3's name
+// the path they retry ("Retry: /v1/orders", "(url='/v1/orders')", "…':
+// /v1/orders"); a mark that names none may be any route's.
+func retryFor(mark, route string) bool {
+	var named string
+	switch {
+	case strings.HasPrefix(mark, "Retry: "):
+		named = mark[len("Retry: "):]
+	case strings.HasPrefix(mark, "Incremented Retry for (url='"):
+		named, _, _ = strings.Cut(mark[len("Incremented Retry for (url='"):], "'")
+	case strings.HasPrefix(mark, "Retrying (") && strings.Contains(mark, "': /"):
+		named = mark[strings.LastIndex(mark, "': /")+3:]
+	default:
+		return true
+	}
+	named = strings.TrimSpace(named)
+	if named == "" || len(named) >= 110 {
+		return true // cut short with the mark: unknown
+	}
+	return routePath(named) == route
 }
 
 // explainRequestLine says what a request line gave, and why its tier.

@@ -42,6 +42,11 @@ func TestRequestLine(t *testing.T) {
 			want:  []model.Observation{{Tier: model.TierServer, Method: "POST", Route: "/v1/orders", Status: 201}}},
 		{name: "a request line without a status is no request",
 			lines: []string{`handling POST /v1/orders for a client`}, skips: 1},
+		{name: "a message about a request is no request line",
+			lines: []string{`user called GET /api/x and got 404`}, skips: 1},
+		{name: "a retry mark naming another path marks no send",
+			lines: []string{`DEBUG:urllib3.connectionpool:Retry: /v1/orders`, `DEBUG:urllib3.connectionpool:http://127.0.0.1:1 "POST /v1/payments HTTP/1.1" 201 57`},
+			want:  []model.Observation{{Tier: model.TierClient, Route: "/v1/payments", Status: 201}}},
 		{name: "a method word and a number are no request line",
 			lines: []string{`GET requests served: 200`}, skips: 1},
 		{name: "a header line after no request is not read",
@@ -91,6 +96,9 @@ func TestRequestLine(t *testing.T) {
 				}
 				if w.RequestID == "" && res.Obs[i].RequestID != "" {
 					t.Errorf("observation %d: request id %q read from a line that names none", i+1, res.Obs[i].RequestID)
+				}
+				if w.RetryMark == "" && res.Obs[i].RetryMark != "" {
+					t.Errorf("observation %d: marked a retry (%q), which no line says", i+1, res.Obs[i].RetryMark)
 				}
 				if w.Tier == model.TierUnknown && res.Obs[i].Tier != model.TierUnknown {
 					t.Errorf("observation %d: tier %v, want it left unknown", i+1, res.Obs[i].Tier)
