@@ -111,9 +111,14 @@ func indexByte(s string, c byte, n int) int {
 }
 
 // Continued reports whether line is a part of a longer line that a
-// container runtime split (CRI's P tag): the reader keeps it with the
-// lines that follow, so that one parser joins them.
+// container runtime split (CRI's P tag), or of a client's request trace
+// or retry that the lines after it complete (requestline.go): the
+// reader keeps it with the lines that follow, so that one parser joins
+// them.
 func Continued(line []byte) bool {
+	if requestLineContinues(line) {
+		return true
+	}
 	if len(line) < 30 || line[4] != '-' || line[10] != 'T' {
 		return false
 	}

@@ -200,3 +200,29 @@ func namesID(in, v string) bool {
 	}
 	return false
 }
+
+// TestRequestLineContinues: the lines a trace or a retry needs the next
+// lines for are kept with them at a batch's end; a transfer's end note,
+// a server's line and a message are not.
+func TestRequestLineContinues(t *testing.T) {
+	for line, want := range map[string]bool{
+		"> POST /v1/orders HTTP/1.1\r\n":            true,
+		">\n":                                       true,
+		"< HTTP/1.1 201 Created\r\n":                true,
+		"} [11 bytes data]\n":                       true,
+		"--> POST https://api.example.com/v1/x\n":   true,
+		"*   Trying 127.0.0.1:8080...\n":            true,
+		"DEBUG:urllib3.connectionpool:Retry: /v1\n": true,
+		"Warning: Problem : HTTP error. Will retry in 1 seconds. 2 retries left.\n": true,
+		"* Connection #0 to host 127.0.0.1 left intact\n":                           false,
+		"* Closing connection 0\n":                                                  false,
+		`INFO:     127.0.0.1:5 - "POST /v1/orders HTTP/1.1" 201 Created` + "\n":     false,
+		"{\"msg\":\"x\"}\n":    false,
+		"Idempotency-Key: k\n": false,
+		"\n":                   false,
+	} {
+		if got := Continued([]byte(line)); got != want {
+			t.Errorf("Continued(%q) = %v, want %v", line, got, want)
+		}
+	}
+}
