@@ -124,8 +124,9 @@ func (s *chiService) handler(logTo *os.File) http.Handler {
 		case a.Step == "flaky" && a.Send == 1:
 			a.Status = http.StatusServiceUnavailable // urllib3's Retry sends it again
 		case seen:
+			// The first answer again, as a key store replays it.
 			w.Header().Set("Idempotent-Replayed", "true")
-			a.Status = s.answer(w, http.StatusOK, id)
+			a.Status = s.answer(w, http.StatusCreated, id)
 		default:
 			id = fmt.Sprintf("ord_%d", len(s.orders)+1)
 			s.orders[key] = id

@@ -90,7 +90,7 @@ func TestCurlChecksCatchWrongFacts(t *testing.T) {
 		{"another key", func(r *CurlRecord) { r.Steps[0].Key = "k-other" }, "chi-curl/client/create#1"},
 		{"another request id", func(r *CurlRecord) { r.Steps[1].RequestID = "rid-other" }, "chi-curl/client/replay#1"},
 		{"the retry not a retry", func(r *CurlRecord) { r.Arrivals[3].Send = 1 }, "chi-curl/client/flaky#1"},
-		{"no credential sent", func(r *CurlRecord) { r.Steps[0].Auth = false }, "chi-curl"},
+		{"a credential sent", func(r *CurlRecord) { r.Steps[0].Auth = true }, "chi-curl"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := filepath.Join(fixturesDir, "chi-curl")
