@@ -142,70 +142,92 @@ type request struct {
 }
 
 // findRequest finds the first method followed by a request target (a
-// path or an absolute URL, quoted or not, after spaces or a '|').
+// path or an absolute URL, quoted or not, after spaces or a '|'). It
+// looks only where a target can start, at a '/' after a space or a
+// quote, or at the "http://" of an absolute URL: the usual line of
+// another kind costs a search for '/' and little more.
 func findRequest(s string) (request, bool) {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 'A' || c > 'Z' || i > 0 && !strings.ContainsRune(" \"|>[(:", rune(s[i-1])) {
-			continue
+	for off := 0; off < len(s); {
+		j := strings.IndexByte(s[off:], '/')
+		if j < 0 {
+			return request{}, false
 		}
-		m := ""
-		for _, hm := range httpMethods {
-			if strings.HasPrefix(s[i:], hm) {
-				m = hm
-				break
-			}
+		k := off + j
+		off = k + 1
+		ts, absolute := k, false // where the target starts
+		switch {
+		case k >= 5 && strings.HasSuffix(s[:k], "http:") && strings.HasPrefix(s[k:], "//"):
+			ts, absolute = k-5, true
+		case k >= 6 && strings.HasSuffix(s[:k], "https:") && strings.HasPrefix(s[k:], "//"):
+			ts, absolute = k-6, true
 		}
-		if m == "" {
-			continue
+		if absolute {
+			off = k + 2
 		}
-		quoted := i > 0 && s[i-1] == '"'
-		j := i + len(m)
-		k := j
-		for k < len(s) && s[k] == ' ' {
-			k++
+		if r, ok := requestAt(s, ts, absolute); ok {
+			return r, true
 		}
-		if k < len(s) && s[k] == '|' {
-			for k++; k < len(s) && s[k] == ' '; k++ {
-			}
-		}
-		if k == j || k >= len(s) {
-			continue
-		}
-		tq := s[k] == '"'
-		if tq {
-			k++
-		}
-		rest := s[k:]
-		absolute := strings.HasPrefix(rest, "http://") || strings.HasPrefix(rest, "https://")
-		if !absolute && (rest == "" || rest[0] != '/') {
-			continue
-		}
-		e := k
-		for e < len(s) && s[e] != ' ' && s[e] != '"' && s[e] != '\t' {
-			e++
-		}
-		r := request{start: i, method: m, target: s[k:e], absolute: absolute}
-		if tq && e < len(s) && s[e] == '"' {
-			e++
-		}
-		// An optional version: HTTP/1.1, HTTP/2.
-		if e+6 <= len(s) && s[e] == ' ' && strings.HasPrefix(s[e+1:], "HTTP/") {
-			e += 6
-			for e < len(s) && (s[e] >= '0' && s[e] <= '9' || s[e] == '.') {
-				e++
-			}
-		}
-		if quoted && e < len(s) && s[e] == '"' {
-			e++
-		}
-		if quoted {
-			r.start--
-		}
-		r.end = e
-		return r, true
 	}
 	return request{}, false
+}
+
+// requestAt reads the request line whose target starts at ts, if a
+// method stands before it.
+func requestAt(s string, ts int, absolute bool) (request, bool) {
+	i := ts
+	tq := i > 0 && s[i-1] == '"'
+	if tq {
+		i--
+	}
+	j := i
+	for j > 0 && s[j-1] == ' ' {
+		j--
+	}
+	if j > 0 && s[j-1] == '|' {
+		for j--; j > 0 && s[j-1] == ' '; j-- {
+		}
+	}
+	if j == i {
+		return request{}, false // nothing between a word and the target
+	}
+	m := ""
+	for _, hm := range httpMethods {
+		if strings.HasSuffix(s[:j], hm) {
+			m = hm
+			break
+		}
+	}
+	if m == "" {
+		return request{}, false
+	}
+	start := j - len(m)
+	if start > 0 && !strings.ContainsRune(" \"|>[(:", rune(s[start-1])) {
+		return request{}, false
+	}
+	quoted := start > 0 && s[start-1] == '"'
+	e := ts
+	for e < len(s) && s[e] != ' ' && s[e] != '"' && s[e] != '\t' {
+		e++
+	}
+	r := request{start: start, method: m, target: s[ts:e], absolute: absolute}
+	if tq && e < len(s) && s[e] == '"' {
+		e++
+	}
+	// An optional version: HTTP/1.1, HTTP/2.
+	if e+6 <= len(s) && s[e] == ' ' && strings.HasPrefix(s[e+1:], "HTTP/") {
+		e += 6
+		for e < len(s) && (s[e] >= '0' && s[e] <= '9' || s[e] == '.') {
+			e++
+		}
+	}
+	if quoted && e < len(s) && s[e] == '"' {
+		e++
+	}
+	if quoted {
+		r.start--
+	}
+	r.end = e
+	return r, true
 }
 
 // tokens splits s at spaces and '|', the separators of the layouts read.
@@ -634,33 +656,38 @@ func (p *Parser) dumpHeader(o *model.Observation, name, value string, response b
 // library's "retrying in 1s (2 left)", curl's "Will retry in 1 seconds.
 // 2 retries left.". What it says is the mark.
 func retryLine(s string) (string, bool) {
-	i := strings.Index(s, "Retry")
-	if i < 0 {
-		i = strings.Index(s, "retry")
+	for off := 0; ; {
+		j := strings.Index(s[off:], "etry")
+		if j < 0 {
+			return "", false
+		}
+		i := off + j - 1
+		off += j + 4
+		if i < 0 || s[i] != 'R' && s[i] != 'r' {
+			continue
+		}
+		rest := s[i:]
+		switch {
+		case strings.HasPrefix(rest, "Retrying (") && strings.Contains(rest, ") after "),
+			strings.HasPrefix(rest, "Retry: /"), strings.HasPrefix(rest, "Retry: http"),
+			strings.HasPrefix(rest, "Retrying in ") || strings.HasPrefix(rest, "retrying in "):
+			return retryMarkOf(rest), true
+		case strings.HasPrefix(rest, "retry in ") && i >= 5 && strings.EqualFold(s[i-5:i], "will "):
+			// curl --retry: "Warning: Problem : HTTP error. Will retry in 1 seconds. 2 retries left."
+			return retryMarkOf(s[i-5:]), true
+		case strings.HasPrefix(rest, "Retry for (") && i >= 12 && s[i-12:i] == "Incremented ":
+			return retryMarkOf(s[i-12:]), true
+		}
 	}
-	if i < 0 {
-		return "", false
+}
+
+// retryMarkOf is what a retry line says, from its mark on, cut short: a
+// mark, not the whole message.
+func retryMarkOf(s string) string {
+	if len(s) > 120 {
+		s = strings.ToValidUTF8(s[:120], "")
 	}
-	rest := s[i:]
-	ok := false
-	switch {
-	case strings.HasPrefix(rest, "Retrying (") && strings.Contains(rest, ") after "),
-		strings.HasPrefix(rest, "Retry: /"), strings.HasPrefix(rest, "Retry: http"),
-		strings.HasPrefix(rest, "Retrying in ") || strings.HasPrefix(rest, "retrying in "):
-		ok = true
-	case strings.HasPrefix(rest, "retry in ") && i >= 5 && strings.EqualFold(s[i-5:i], "will "):
-		// curl --retry: "Warning: Problem : HTTP error. Will retry in 1 seconds. 2 retries left."
-		rest, ok = s[i-5:], true
-	case strings.Contains(s, "Incremented Retry for ("):
-		rest, ok = s[strings.Index(s, "Incremented Retry for ("):], true
-	}
-	if !ok {
-		return "", false
-	}
-	if len(rest) > 120 {
-		rest = strings.ToValidUTF8(rest[:120], "") // a mark, not the whole message
-	}
-	return strings.TrimSpace(rest), true
+	return strings.TrimSpace(s)
 }
 
 // retryFor reports whether a retry mark may be route's: urllib3's name
