@@ -283,6 +283,9 @@ func (c *CRIRuns) Snapshot() CRIRuns {
 // Resume starts the parser's batch where the runs stand (a zero CRIRuns:
 // none open, the default bound).
 func (p *Parser) Resume(c CRIRuns) {
+	// A request line's dump or retry mark ends with its batch: what is
+	// read never depends on which worker read the batch before.
+	p.reqline = reqLine{}
 	p.criMax = c.max
 	for i := range p.cri {
 		own := p.cri[i].own[:0]
@@ -294,6 +297,7 @@ func (p *Parser) Resume(c CRIRuns) {
 // Flush ends an input: a line the container runtime split (P) whose end
 // never came is said so, once, cited by its first part.
 func (p *Parser) Flush() {
+	p.reqline = reqLine{}
 	for i := range p.cri {
 		if r := &p.cri[i]; r.on {
 			r.on, r.prefix, r.own = false, nil, r.own[:0]

@@ -17,6 +17,9 @@ var groups = []struct {
 		return (f.Kind == KindJSON || f.Kind == KindText) && (f.Tier == model.TierClient || f.Tier == model.TierProxy)
 	}},
 	{"Application and worker logs", func(f *Format) bool { return (f.Kind == KindJSON || f.Kind == KindText) && f.Tier >= model.TierServer }},
+	{"Request lines of any tier, read by the HTTP grammar inside them (the tier from what each line says)", func(f *Format) bool {
+		return (f.Kind == KindJSON || f.Kind == KindText) && f.Tier == model.TierUnknown
+	}},
 	{"Traces (each span is an observation, its tier from its kind: client, proxy or server)", func(f *Format) bool { return f.Kind == KindTrace }},
 	{"Exports and prefixes (unwrapped; their labels set the tier where they name one)", func(f *Format) bool {
 		return f.Kind == KindEnvelope

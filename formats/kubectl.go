@@ -19,11 +19,14 @@ var kubectlFormat = &Format{
 		}
 		// --timestamps' time is when the line was written: the time of
 		// a line inside that gives none of its own (a logfmt or text
-		// line whose logger writes no time).
+		// line whose logger writes no time). A line of no named format
+		// keeps the time it began with (requestline.go reads it).
 		prefix := strings.TrimSpace(s[:len(s)-len(rest)])
 		when, _ := model.ParseTime(prefix[strings.LastIndexByte(prefix, ' ')+1:])
 		first := len(p.out.Obs)
+		p.reqline.stripped = s[:len(s)-len(rest)]
 		p.unwrapLine(stringBytes(rest), labels, src)
+		p.reqline.stripped = ""
 		if !when.IsZero() {
 			for i := first; i < len(p.out.Obs); i++ {
 				if p.out.Obs[i].Time.IsZero() {

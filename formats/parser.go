@@ -113,6 +113,9 @@ type Parser struct {
 	// logfmtBuf is a logfmt line laid out as the JSON object it says
 	// (logfmt.go), reused line after line.
 	logfmtBuf []byte
+	// reqline is what a generic request line leaves for the lines after
+	// it: its header dump, its response, a retry mark (requestline.go).
+	reqline reqLine
 }
 
 // maxEnvelopes bounds envelopes within envelopes: a hostile export could
@@ -163,7 +166,9 @@ func (p *Parser) parseLine(line []byte, src model.Source) {
 		}
 		return
 	}
-	if line[0] != '{' {
+	// "{ [" opens no JSON object (a member's name is a string): it is
+	// curl -v's note of the data it sent or received, a text line.
+	if line[0] != '{' || len(line) > 2 && line[1] == ' ' && line[2] == '[' {
 		if p.parseText(line, src) {
 			return
 		}

@@ -24,6 +24,8 @@ func init() {
 		w3cFormat, criFormat, albFormat, envoyTextFormat, composeFormat, ingressNginxFormat, apacheFormat, tomcatFormat, combinedFormat, haproxyFormat, logrageTextFormat, kubectlFormat,
 		// Lines of key=value pairs, read by the vocabulary: after every named text layout.
 		logfmtFormat,
+		// Any other line holding an HTTP request line, read by its grammar: last, so that every named format keeps its lines.
+		requestLineFormat,
 	}
 	for _, f := range registry {
 		switch {
