@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"bytes"
 	"strings"
 	"time"
 
@@ -748,4 +749,41 @@ func (p *Parser) explainResponse(o *model.Observation, src model.Source) {
 	if p.Explain && src.Line <= maxExplained && o.Status > 0 {
 		p.use("status", "", "format requestline: the response line after the request line")
 	}
+}
+
+// MaxTraceCarry bounds what the reader carries to the next batch of a
+// trace a batch ends inside: each byte is carried once at most, so no
+// input can make reading quadratic.
+const MaxTraceCarry = 64 << 10
+
+// TraceContinues reports whether line is one the lines after it
+// complete: a client's request line or header in its trace (curl's "> ",
+// OkHttp's "--> "), its response's lines ("< ") and data notes ("} [",
+// "{ ["), curl's notes ("* ") but those that end a transfer, a retry
+// line that marks the next send. The reader keeps such lines at the end
+// of a batch with the next (at most MaxTraceCarry bytes of them), so that
+// a trace is read whole whatever the batch size; a transfer's end note
+// stops the carry, so that a long trace log is never carried whole.
+func TraceContinues(line []byte) bool {
+	line = bytes.TrimRight(line, "\r\n")
+	if len(line) == 0 {
+		return false
+	}
+	switch line[0] {
+	case '>', '<':
+		return len(line) == 1 || line[1] == ' '
+	case '{', '}':
+		return len(line) > 2 && line[1] == ' ' && line[2] == '['
+	case '-':
+		return bytes.HasPrefix(line, []byte("--> "))
+	case '*':
+		// curl's notes, but those that end a transfer: a long trace log
+		// is carried no further back than its last transfer's end.
+		return len(line) > 1 && line[1] == ' ' && !bytes.HasPrefix(line, []byte("* Connection #")) && !bytes.HasPrefix(line, []byte("* Closing connection"))
+	}
+	if len(line) > 4096 {
+		return false
+	}
+	_, ok := retryLine(string(line))
+	return ok
 }

@@ -221,8 +221,8 @@ func TestRequestLineContinues(t *testing.T) {
 		"Idempotency-Key: k\n": false,
 		"\n":                   false,
 	} {
-		if got := Continued([]byte(line)); got != want {
-			t.Errorf("Continued(%q) = %v, want %v", line, got, want)
+		if got := TraceContinues([]byte(line)); got != want {
+			t.Errorf("TraceContinues(%q) = %v, want %v", line, got, want)
 		}
 	}
 }

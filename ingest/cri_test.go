@@ -212,3 +212,30 @@ func TestCRIPartPastTheBoundCutsItsLine(t *testing.T) {
 		}
 	}
 }
+
+// TestLongTraceIsLinear reads a client's trace of 100,000 and then
+// 1,000,000 header lines (curl's "> "), every one of which a batch that
+// ends inside it would carry to the next: the carry is bounded, so the
+// time grows with the input, not with its square.
+func TestLongTraceIsLinear(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 20 MB of trace")
+	}
+	took := map[int]time.Duration{}
+	for _, n := range []int{100_000, 1_000_000} {
+		var b bytes.Buffer
+		b.WriteString("> POST /v1/orders HTTP/1.1\n")
+		for range n {
+			b.WriteString("> X-Note: v\n")
+		}
+		_, in, d := readFile(t, "trace.log", b.Bytes(), Options{Workers: 2})
+		t.Logf("%d header lines: %v", n, d)
+		if in.Lines != n+1 || d > 60*time.Second {
+			t.Errorf("%d header lines: %d lines read in %v", n, in.Lines, d)
+		}
+		took[n] = d
+	}
+	if small, big := took[100_000], took[1_000_000]; big > 40*max(small, 20*time.Millisecond) {
+		t.Errorf("10x the trace took %v against %v: not linear", big, small)
+	}
+}

@@ -247,6 +247,18 @@ func split(ctx context.Context, r io.Reader, in *model.Input, after, maxLine int
 			start = end
 		}
 		tail := len(data) - start // the unfinished last line
+		// A client's request trace (formats.TraceContinues) that the batch
+		// ends inside goes to the next batch with the rest of it, so that
+		// one parser reads it whole: at most formats.MaxTraceCarry bytes,
+		// so that nothing is carried without end (a batch of nothing but
+		// trace keeps its last line).
+		join := (readErr == nil || full) && (full || tail <= maxLine && !skipping)
+		for n := len(b.ends); join && n > 0 && (!full || n > 1) && b.ends[n-1] == start &&
+			len(data)-b.starts[n-1] <= formats.MaxTraceCarry && formats.TraceContinues(data[b.starts[n-1]:start]); n-- {
+			start = b.starts[n-1]
+			b.starts, b.ends, b.nums = b.starts[:n-1], b.ends[:n-1], b.nums[:n-1]
+			line--
+		}
 		if rest := data[start:]; full {
 			carry = rest
 		} else if len(rest) > 0 {
