@@ -122,6 +122,7 @@ func extractApp(p *Parser, r *record, o *model.Observation) bool {
 	} else if o.Tier == model.TierServer && outbound(target, o) {
 		o.Tier = model.TierClient
 	}
+	o.Process = processOf(r)
 	vr := p.readVocabulary(r)
 	if vr != nil {
 		vr.apply(r, o)
@@ -134,7 +135,7 @@ func extractApp(p *Parser, r *record, o *model.Observation) bool {
 	if o.Duration == 0 && vr != nil {
 		o.Duration = vr.duration(unit)
 	}
-	o.RequestID = processScoped(r, o.RequestID, o.Source)
+	o.RequestID = processScoped(o.Process, o.RequestID, o.Source)
 	if oc := r.strs(pOutcomeAliases); oc != "" {
 		o.Outcome = model.ParseOutcome(strings.ToLower(oc))
 	}
@@ -251,21 +252,39 @@ func durationValue(v gjson.Result, unit model.Unit) time.Duration {
 	return 0
 }
 
+// processOf is the process that wrote a line, where the line says:
+// its host and pid (pino's and bunyan's hostname and pid, ECS's and
+// OpenTelemetry's host.name and process.pid), "host/pid".
+func processOf(r *record) string {
+	host := r.str("hostname", "host.name", "host.hostname")
+	if host == "" {
+		host = present(r.path("host.name"))
+	}
+	pid := r.str("pid", "process.pid")
+	if pid == "" {
+		pid = present(r.path("process.pid"))
+	}
+	if host == "" && pid == "" {
+		return ""
+	}
+	return host + "/" + pid
+}
+
 // processScoped makes a small integer request id, such as pino-http's
 // default per-process counter (1, 2, …), unique to the process that
 // logged it (its hostname and pid, where the line has them, else its
 // file): the same counter value from two pods or two restarts is not one
-// request.
-func processScoped(r *record, id string, src model.Source) string {
+// request. Other ids stay as logged, and the correlator tells processes
+// apart by Observation.Process where an id repeats.
+func processScoped(process, id string, src model.Source) string {
 	if id == "" || len(id) > 9 {
 		return id
 	}
 	if _, ok := smallUint(id); !ok {
 		return id
 	}
-	host, pid := r.str("hostname"), r.str("pid")
-	if host != "" || pid != "" {
-		return host + "/" + pid + "#" + id
+	if process != "" {
+		return process + "#" + id
 	}
 	return src.File + "#" + id
 }

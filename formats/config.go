@@ -162,6 +162,7 @@ var mappable = map[string]func(o *model.Observation, v string){
 	"attempt":         func(o *model.Observation, v string) { o.Attempt, _ = intValue(v) },
 	"message":         func(o *model.Observation, v string) { o.Message = v },
 	"client":          func(o *model.Observation, v string) { o.Client = v },
+	"process":         func(o *model.Observation, v string) { o.Process = v }, // who wrote the line: a pid, a host/pid
 	"workflow_id":     func(o *model.Observation, v string) { workflow(o, v).ID = v },
 	"activity_id":     func(o *model.Observation, v string) { workflow(o, v).ActivityID = v },
 	"activity_type":   func(o *model.Observation, v string) { workflow(o, v).ActivityType = v },

@@ -75,7 +75,7 @@ func TestFormats(t *testing.T) {
 			name: "pino-http",
 			line: `{"level":30,"time":1531171074631,"pid":1,"hostname":"h","req":{"id":"p-1","method":"POST","url":"/v1/orders","headers":{"idempotency-key":"k-p"},"remoteAddress":"::1"},"res":{"statusCode":201,"headers":{}},"responseTime":31,"msg":"request completed"}`,
 			want: model.Observation{Format: "pino-http", Tier: model.TierServer, RequestID: "p-1", Key: "k-p", Method: "POST", Route: "/v1/orders", Status: 201,
-				Outcome: model.OutcomeOK, Duration: 31 * time.Millisecond, Client: "::1", Message: "request completed",
+				Outcome: model.OutcomeOK, Duration: 31 * time.Millisecond, Client: "::1", Message: "request completed", Process: "h/1",
 				Time: time.UnixMilli(1531171074631 - 31).UTC()},
 		},
 		{

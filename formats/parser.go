@@ -407,7 +407,7 @@ func (p *Parser) finish(o *model.Observation) {
 	// stored back costs a write barrier while the collector runs.
 	if max(len(o.Route), len(o.Decision), len(o.State), len(o.Detail), len(o.Client),
 		len(o.RequestID), len(o.Key), len(o.KeyHash), len(o.Scope), len(o.Fingerprint), len(o.ResultID),
-		len(o.Message), len(o.Method), len(o.Labels), len(o.AltRequestID), len(o.RetryMark)) > MaxField || o.Workflow != nil {
+		len(o.Message), len(o.Method), len(o.Labels), len(o.Process), len(o.AltRequestID), len(o.RetryMark)) > MaxField || o.Workflow != nil {
 		capFields(o)
 	}
 	if p.KeepRaw {
@@ -427,6 +427,7 @@ func capFields(o *model.Observation) {
 	o.State = capLen(o.State)
 	o.Detail = capLen(o.Detail)
 	o.Client = capLen(o.Client)
+	o.Process = capLen(o.Process)
 	o.RequestID = capLen(o.RequestID)
 	o.AltRequestID = capLen(o.AltRequestID)
 	o.Key = capLen(o.Key)

@@ -51,8 +51,9 @@ func extractPinoHTTP(p *Parser, r *record, o *model.Observation) bool {
 	if o.RequestID == "" {
 		o.RequestID = traceDelivery(header(req.Get("headers"), "traceparent"))
 	}
+	o.Process = processOf(r)
 	if o.RequestID == "" {
-		o.RequestID = processScoped(r, present(req.Get("id")), o.Source)
+		o.RequestID = processScoped(o.Process, present(req.Get("id")), o.Source)
 	}
 	o.Method = httpMethod(present(req.Get("method")))
 	o.Route = routePath(present(req.Get("url")))

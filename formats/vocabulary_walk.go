@@ -275,7 +275,7 @@ func (vr *vocabReader) apply(r *record, o *model.Observation) {
 		}
 	}
 	if o.RequestID == "" {
-		o.RequestID = processScoped(r, vr.str(mRequestID), o.Source)
+		o.RequestID = processScoped(o.Process, vr.str(mRequestID), o.Source)
 	}
 	if o.Key == "" {
 		o.Key = model.NormalizeKey(vr.str(mKey))

@@ -65,7 +65,12 @@ type Observation struct {
 	// Labels are the log aggregator's labels around the line ("app=api,
 	// namespace=prod"), when it came out of an export.
 	Labels string
-	Source Source
+	// Process is the process that wrote the line, as the line says it
+	// ("host/pid": pino's hostname and pid, ECS's host.name and
+	// process.pid), where it says: an id a process minted (a framework's
+	// req-1) names a trip only within it.
+	Process string
+	Source  Source
 }
 
 // Workflow names what a workflow engine's line is about. A line that
@@ -132,7 +137,7 @@ func (o *Observation) Clone() *Observation {
 	cp := *o
 	for _, f := range []*string{&cp.Format, &cp.Method, &cp.Route, &cp.Detail, &cp.RequestID, &cp.AltRequestID, &cp.Key, &cp.KeyHash, &cp.Scope,
 		&cp.Decision, &cp.State, &cp.Fingerprint, &cp.ResultID, &cp.Client,
-		&cp.Message, &cp.Labels, &cp.RetryMark, &cp.Source.File} {
+		&cp.Message, &cp.Labels, &cp.Process, &cp.RetryMark, &cp.Source.File} {
 		*f = strings.Clone(*f)
 	}
 	if w := cp.Workflow; w != nil {

@@ -116,7 +116,7 @@ func (c *Correlator) add(o *model.Observation, p *prepared) {
 	di, ok := c.byID.findOrAdd(p.ridHash, int32(c.deliveries.len()), func(di int32) bool {
 		return c.arena.is(*c.rids.at(di), id, p.rid)
 	})
-	source, sourceOK := c.sources.id(o.Format, o.Source.File)
+	source, sourceOK := c.sources.id(o.Format, processFile(o))
 	if ok && !synthetic && id == o.RequestID {
 		di = c.ownProcess(di, id, o, p, source, sourceOK) // an id taken in another input may be another trip
 	}

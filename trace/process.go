@@ -25,10 +25,28 @@ import (
 // inputs' lines of one trip (one process writing two files), which
 // start together.
 
-// procKey names the trip an id stands for in one process: one input,
-// and within an export of several, the labels the aggregator gave its
-// lines (a pod's, a container's).
+// procKey names the trip an id stands for in one process: one input (and
+// the process its lines name, Observation.Process), and within an export
+// of several, the labels the aggregator gave its lines (a pod's, a
+// container's).
 type procKey struct{ id, file, labels string }
+
+// processFile is o's input and, where the line names it, the process
+// that wrote it: two replicas logging to one file are two processes. It
+// is what the correlator's source table keeps as a line's file
+// (fileOf takes the process off again).
+func processFile(o *model.Observation) string {
+	if o.Process == "" {
+		return o.Source.File
+	}
+	return o.Source.File + "\x00" + o.Process
+}
+
+// fileOf splits what processFile made.
+func fileOf(s string) (file, process string) {
+	file, process, _ = strings.Cut(s, "\x00")
+	return file, process
+}
 
 // ownProcess returns the delivery line o (whose id found delivery di)
 // belongs to: di, or the trip of that id in o's input.
@@ -38,7 +56,7 @@ func (c *Correlator) ownProcess(di int32, id string, o *model.Observation, p *pr
 	}
 	d := c.deliveries.at(di)
 	if d.split {
-		if si, ok := c.procs[procKey{id, o.Source.File, o.Labels}]; ok {
+		if si, ok := c.procs[procKey{id, processFile(o), o.Labels}]; ok {
 			return si
 		}
 	}
@@ -53,7 +71,7 @@ func (c *Correlator) ownProcess(di int32, id string, o *model.Observation, p *pr
 	if c.procs == nil {
 		c.procs = map[procKey]int32{}
 	}
-	c.procs[procKey{strings.Clone(id), strings.Clone(o.Source.File), strings.Clone(o.Labels)}] = si
+	c.procs[procKey{strings.Clone(id), strings.Clone(processFile(o)), strings.Clone(o.Labels)}] = si
 	c.splits = append(c.splits, [2]int32{di, si})
 	return si
 }
@@ -92,10 +110,10 @@ func (c *Correlator) otherProcess(d *cdelivery, o *model.Observation, source uin
 // line with labels is kept whole; source is o's input's number).
 func (c *Correlator) sameProcess(j int32, o *model.Observation, source uint16, sourceOK bool) bool {
 	if f := c.full(j); f >= 0 {
-		return c.fulls[f].Source.File == o.Source.File && c.fulls[f].Labels == o.Labels
+		return c.fulls[f].Source.File == o.Source.File && c.fulls[f].Labels == o.Labels && c.fulls[f].Process == o.Process
 	}
 	co := c.obs.at(j)
-	return o.Labels == "" && (sourceOK && co.source == source || c.sources.list[co.source][1] == o.Source.File)
+	return o.Labels == "" && (sourceOK && co.source == source || c.sources.list[co.source][1] == processFile(o))
 }
 
 // SameStart is how close two inputs' lines of one id and tier must start

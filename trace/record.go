@@ -166,7 +166,8 @@ func (c *Correlator) materialize(i int32, rid string, s *slab) *model.Observatio
 		Method: c.methods.list[co.method][0], Route: s.own(&c.arena, co.route), Status: int(co.status), UpstreamStatus: int(co.upstream),
 		Outcome: co.outcome, RequestID: rid, Key: s.own(&c.arena, co.key), Client: s.own(&c.arena, co.client),
 		Detail: text[0], Message: text[1], Replayed: co.flags&flagReplayed != 0, RetryAfter: co.flags&flagRetryAfter != 0,
-		Source: model.Source{File: src[1], Line: int(co.line)}}
+		Source: model.Source{Line: int(co.line)}}
+	o.Source.File, o.Process = fileOf(src[1])
 	if co.time != 0 {
 		o.Time = time.Unix(0, co.time).UTC()
 	}
