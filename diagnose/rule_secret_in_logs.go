@@ -15,7 +15,7 @@ var secretInLogs = &Rule{
 	Hypothesis: "Logging captures headers or payloads wholesale; diagnostics have become a leak.",
 	Check:      "Review the named fields in the named source; check who can read these logs and for how long they are kept.",
 	Action:     "Log only safe fields (time, route, request id, a key hash, decision, state, result id); rotate the exposed credentials.",
-	Evidence:   "Per input, the field paths holding Authorization, Cookie, Set-Cookie, API-key, token, password or secret values, or whole request bodies, with counts. Values are never shown.",
+	Evidence:   "Per input, the field paths, headers and log_format variables holding a credential, by the one list every output masks by (Authorization, Cookie, Set-Cookie, API keys, tokens, passwords, secrets, sessions, JWTs, signatures such as X-Amz-Signature, one-time codes), or whole request bodies, with counts. Values are never shown.",
 	Proof:      "The secret's field and shape in the input.",
 	Inference:  "Never: the values are in the file.",
 	Example:    "secret-in-logs",
