@@ -2,6 +2,7 @@ package formats
 
 import (
 	"bytes"
+	"regexp"
 	"strings"
 	"time"
 
@@ -426,7 +427,16 @@ func readRequestLine(p *Parser, s string, src model.Source) bool {
 	prefix, suffix := s[:r.start], s[r.end:]
 	arrow := strings.HasSuffix(strings.TrimRight(prefix, " "), "-->") || strings.HasPrefix(s, "> ")
 	status := statusBeside(prefix, suffix)
-	if status == 0 && !arrow {
+	// A call that failed has no status: a client's log names the method,
+	// the URL it called and the error it met instead (Go's "[ERR] POST
+	// http://… request failed: … context deadline exceeded").
+	failed := model.OutcomeUnknown
+	if status == 0 && !arrow && r.absolute {
+		if oc := errorOutcome(suffix); oc != model.OutcomeError || failureWords.MatchString(suffix) {
+			failed = oc
+		}
+	}
+	if status == 0 && !arrow && failed == model.OutcomeUnknown {
 		return false
 	}
 	var o model.Observation
@@ -436,6 +446,9 @@ func readRequestLine(p *Parser, s string, src model.Source) bool {
 	why := "unknown: neither a handled nor an outbound request by what the line says"
 	pt := tokens(prefix)
 	switch {
+	case failed != model.OutcomeUnknown:
+		o.Tier, why = model.TierClient, "client: a call to an absolute URL that failed with no answer (an outbound call)"
+		o.Outcome, o.Detail = failed, strings.TrimSpace(suffix)
 	case arrow:
 		o.Tier, why = model.TierClient, "client: a client logger's arrow before the request line"
 	case len(pt) > 0 && (strings.Contains(pt[len(pt)-1], "http://") || strings.Contains(pt[len(pt)-1], "https://")):
@@ -486,7 +499,7 @@ func readRequestLine(p *Parser, s string, src model.Source) bool {
 	p.emit(&o)
 	// Only a client's request line opens a dump: the lines after a
 	// server's are its own messages ("INFO: …"), not headers.
-	*st = reqLine{obs: len(p.out.Obs) - 1, src: src, last: src.Line, open: o.Tier == model.TierClient, waiting: status == 0, curl: strings.HasPrefix(s, "> "),
+	*st = reqLine{obs: len(p.out.Obs) - 1, src: src, last: src.Line, open: o.Tier == model.TierClient, waiting: status == 0 && failed == model.OutcomeUnknown, curl: strings.HasPrefix(s, "> "),
 		retry: st.retry, retryAt: st.retryAt, hasRetry: st.hasRetry}
 	if p.Explain && src.Line <= maxExplained {
 		p.explainRequestLine(&p.out.Obs[st.obs], why, chiRequestID(prefix, suffix) != "")
@@ -750,6 +763,10 @@ func (p *Parser) explainResponse(o *model.Observation, src model.Source) {
 		p.use("status", "", "format requestline: the response line after the request line")
 	}
 }
+
+// failureWords say a call failed, where the error's words name no cause
+// errorOutcome knows.
+var failureWords = regexp.MustCompile(`(?i)\b(request failed|failed|error)\b`)
 
 // MaxTraceCarry bounds what the reader carries to the next batch of a
 // trace a batch ends inside: each byte is carried once at most, so no
