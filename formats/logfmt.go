@@ -203,9 +203,7 @@ func appendJSONString(b []byte, s string) []byte {
 // jsonNumber reports whether v is a number JSON writes as it is: an
 // optional minus, digits without a leading zero, an optional fraction.
 func jsonNumber(v string) bool {
-	if strings.HasPrefix(v, "-") {
-		v = v[1:]
-	}
+	v = strings.TrimPrefix(v, "-")
 	whole, frac, dot := strings.Cut(v, ".")
 	if whole == "" || len(whole) > 1 && whole[0] == '0' || dot && frac == "" {
 		return false

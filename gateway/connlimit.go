@@ -142,13 +142,6 @@ func (l *connLimiter) connState(c net.Conn, state http.ConnState) {
 	}
 }
 
-// open is how many connections are held now.
-func (l *connLimiter) open() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.conns)
-}
-
 func (c *limitedConn) Close() error {
 	c.l.mu.Lock()
 	c.l.forget(c)

@@ -136,7 +136,7 @@ func TestProviderKeyIsStable(t *testing.T) {
 		t.Errorf("two operations share the provider key %s", a)
 	}
 	t.Run("found: completes without a second call", func(t *testing.T) {
-		prov, url := newStandIn(t, func(w http.ResponseWriter, r *http.Request) { http.Error(w, "boom", 503) })
+		prov, url := newStandIn(t, func(w http.ResponseWriter, r *http.Request) { http.Error(w, "boom", http.StatusServiceUnavailable) })
 		prov.lookup, prov.dedup = true, true
 		c, _ := start(t, Options{Faults: Faults{External: url}})
 		c.post("/v1/demo-requests", "k-found", `{"x":1}`)
@@ -161,7 +161,7 @@ func TestProviderKeyIsStable(t *testing.T) {
 		}
 	})
 	t.Run("a refusal releases the key", func(t *testing.T) {
-		prov, url := newStandIn(t, func(w http.ResponseWriter, r *http.Request) { http.Error(w, "declined", 402) })
+		prov, url := newStandIn(t, func(w http.ResponseWriter, r *http.Request) { http.Error(w, "declined", http.StatusPaymentRequired) })
 		c, _ := start(t, Options{Faults: Faults{External: url}})
 		first := c.post("/v1/demo-requests", "k-402", `{"x":1}`)
 		second := c.post("/v1/demo-requests", "k-402", `{"x":1}`)
