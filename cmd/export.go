@@ -215,7 +215,7 @@ func loadStore(ctx context.Context, f *Factory, fl *inputFlags, sf *storeFlags, 
 	}
 	ctx, cancel := context.WithTimeout(ctx, sf.Timeout)
 	defer cancel()
-	srcs, stats, err := logstore.Collect(ctx, st, w, time.Hour, f.Now)
+	srcs, stats, err := logstore.Collect(ctx, st, w, time.Hour, fl.buildFor().FollowUp, f.Now)
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return nil, &logstore.IncompleteError{Store: st.Name(), Err: fmt.Errorf("%w (--timeout %s)", logstore.ErrTimeout, sf.Timeout)}

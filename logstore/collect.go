@@ -34,9 +34,13 @@ type Stats struct {
 // from (cited as that file, at the same line numbers), one per source the
 // store names for lines shipped by something else. widen widens w for
 // phase 2, so that an intent that started inside the window is fetched
-// whole.
-func Collect(ctx context.Context, r Reader, w Window, widen time.Duration, now func() time.Time) ([]ingest.Source, *Stats, error) {
-	return newPlanner(r).collect(ctx, w, widen, now)
+// whole; near is how long after a failure its client's other requests
+// are fetched, the follow-up horizon the rules read (trace.Build's
+// FollowUp; NearWindow at the least).
+func Collect(ctx context.Context, r Reader, w Window, widen, near time.Duration, now func() time.Time) ([]ingest.Source, *Stats, error) {
+	p := newPlanner(r)
+	p.followUp = near
+	return p.collect(ctx, w, widen, now)
 }
 
 func (p *planner) collect(ctx context.Context, w Window, widen time.Duration, now func() time.Time) ([]ingest.Source, *Stats, error) {

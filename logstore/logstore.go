@@ -141,11 +141,18 @@ type Near struct {
 	Time         time.Time
 	Also         map[string]string // the same method and route
 	Not          map[string]string // not its own key, fetched by the key
+	// Within is how long after the failure its client's requests are
+	// fetched: the follow-up horizon the rules read (NearWindow when 0).
+	Within time.Duration
 }
 
 // NearWindow is how long after a failure a client's other requests are
-// fetched: what the likely-retry rules look at.
+// fetched unless the rules ask for longer (Collect's near): what the
+// likely-retry rules look at.
 const NearWindow = time.Minute
+
+// within is nr's horizon.
+func (nr *Near) within() time.Duration { return max(nr.Within, NearWindow) }
 
 // Candidates is phase 1's answer.
 type Candidates struct {

@@ -12,6 +12,9 @@ import (
 type planner struct {
 	r   Reader
 	lim Limits
+	// followUp is how long after a failure its client's requests are
+	// fetched (Collect's near; NearWindow at the least).
+	followUp time.Duration
 	// fields tie records together (keys, request ids), from Candidates.
 	fields  map[string]bool
 	rawKeys []string
@@ -94,6 +97,7 @@ func (p *planner) Candidates(ctx context.Context, w Window) (*Candidates, error)
 				}
 			}
 			nr, ok := sf.near(r)
+			nr.Within = p.followUp
 			if id := nr.Field + "\x00" + nr.Value + "\x00" + r["_time"]; ok && !near[id] {
 				near[id] = true
 				c.Near = append(c.Near, nr)

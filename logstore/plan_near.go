@@ -51,7 +51,7 @@ func (p *planner) near(out []fetch, all []Near, byKey []keySpan, always map[stri
 		var byClient map[string][]Near
 		var qw Window
 		for {
-			qw = Window{Start: near[0].Time, End: near[n-1].Time.Add(NearWindow)}.Within(w)
+			qw = Window{Start: near[0].Time, End: near[n-1].Time.Add(near[n-1].within())}.Within(w)
 			not := map[string]map[string]bool{}
 			byClient = map[string][]Near{}
 			for _, nr := range near[:n] {
@@ -118,9 +118,9 @@ func keysIn(spans []keySpan, longest time.Duration, qw Window) map[string][]stri
 }
 
 // matches reports whether r, written at t, is what nr's client sent next:
-// within NearWindow after it, by the same method and route.
+// within its horizon after it, by the same method and route.
 func (nr *Near) matches(r Record, t time.Time) bool {
-	if t.Before(nr.Time) || t.Sub(nr.Time) > NearWindow {
+	if t.Before(nr.Time) || t.Sub(nr.Time) > nr.within() {
 		return false
 	}
 	for f, val := range nr.Also {

@@ -90,7 +90,7 @@ func diagnoseFrom(t *testing.T, r Reader) diagnosis {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srcs, stats, err := Collect(ctx, r, since, time.Hour, time.Now)
+	srcs, stats, err := Collect(ctx, r, since, time.Hour, NearWindow, time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}

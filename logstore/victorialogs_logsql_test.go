@@ -127,7 +127,7 @@ func TestLogsQLGolden(t *testing.T) {
 			}},
 			{[]string{`=="idem.secret":="1"`}, []string{fmt.Sprintf(`{"_msg":"token","_time":%q,"idem.secret":"1","idem.file":"app.log","idem.line":"3"}`, at(0))}},
 		})
-		srcs, stats, err := Collect(ctx, v, w, time.Hour, clock)
+		srcs, stats, err := Collect(ctx, v, w, time.Hour, NearWindow, clock)
 		if err != nil {
 			t.Fatal(err)
 		}
