@@ -1,49 +1,13 @@
 package appharness
 
 import (
-	"fmt"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/idem-cli/idem/internal/capture"
 )
-
-// recorder stands in for the test a check runs in, keeping what it
-// reports instead of failing.
-type recorder struct {
-	testing.TB
-	mu   sync.Mutex
-	errs []string
-}
-
-func (r *recorder) Helper()                   {}
-func (r *recorder) Logf(string, ...any)       {}
-func (r *recorder) Cleanup(func())            {}
-func (r *recorder) Failed() bool              { return len(r.errs) > 0 }
-func (r *recorder) Errorf(f string, a ...any) { r.add(fmt.Sprintf(f, a...)) }
-func (r *recorder) Fatalf(f string, a ...any) {
-	r.add(fmt.Sprintf(f, a...))
-	runtime.Goexit()
-}
-
-func (r *recorder) add(s string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.errs = append(r.errs, s)
-}
-
-// run runs check as a test would, Fatalf ending it.
-func (r *recorder) run(check func(testing.TB)) []string {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		check(r)
-	}()
-	<-done
-	return r.errs
-}
 
 // TestChecksCatchWrongFacts tampers with what the harness recorded of a
 // capture, one fact at a time, and requires the check to say so: the
@@ -71,7 +35,7 @@ func TestChecksCatchWrongFacts(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := loadCapture(t, filepath.Join(fixturesDir, tt.lib))
 			tt.tamper(c)
-			errs := (&recorder{TB: t}).run(func(tb testing.TB) { checkHTTP(tb, c) })
+			errs := capture.Failures(t, func(tb testing.TB) { checkHTTP(tb, c) })
 			for _, e := range errs {
 				if strings.HasPrefix(e, tt.want+":") {
 					return
@@ -96,7 +60,7 @@ func TestTemporalChecksCatchWrongFacts(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := loadTemporal(t)
 			tt.tamper(c.Attempts)
-			errs := (&recorder{TB: t}).run(func(tb testing.TB) { checkTemporal(tb, c) })
+			errs := capture.Failures(t, func(tb testing.TB) { checkTemporal(tb, c) })
 			for _, e := range errs {
 				if strings.HasPrefix(e, tt.want+":") {
 					return

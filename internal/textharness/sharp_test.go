@@ -1,37 +1,12 @@
 package textharness
 
 import (
-	"fmt"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/idem-cli/idem/internal/capture"
 )
-
-// recorder stands in for the test a check runs in, keeping what it
-// reports instead of failing.
-type recorder struct {
-	testing.TB
-	mu   sync.Mutex
-	errs []string
-}
-
-func (r *recorder) Helper()                   {}
-func (r *recorder) Logf(string, ...any)       {}
-func (r *recorder) Cleanup(func())            {}
-func (r *recorder) Failed() bool              { return len(r.errs) > 0 }
-func (r *recorder) Errorf(f string, a ...any) { r.add(fmt.Sprintf(f, a...)) }
-func (r *recorder) Fatalf(f string, a ...any) {
-	r.add(fmt.Sprintf(f, a...))
-	runtime.Goexit()
-}
-
-func (r *recorder) add(s string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.errs = append(r.errs, s)
-}
 
 // TestChecksCatchWrongFacts tampers with what the harness recorded, one
 // fact at a time, and requires the check to say so: the checks compare
@@ -58,7 +33,7 @@ func TestChecksCatchWrongFacts(t *testing.T) {
 			if tt.capture == "uvicorn" {
 				check = checkUvicorn
 			}
-			errs := (&recorder{TB: t}).run(func(tb testing.TB) { check(tb, dir, rec) })
+			errs := capture.Failures(t, func(tb testing.TB) { check(tb, dir, rec) })
 			for _, e := range errs {
 				if strings.HasPrefix(e, tt.want+":") {
 					return
@@ -67,17 +42,6 @@ func TestChecksCatchWrongFacts(t *testing.T) {
 			t.Errorf("no %s failure; the check reported %q", tt.want, errs)
 		})
 	}
-}
-
-// run runs check as a test would, Fatalf ending it.
-func (r *recorder) run(check func(testing.TB)) []string {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		check(r)
-	}()
-	<-done
-	return r.errs
 }
 
 // TestCurlChecksCatchWrongFacts does the same for the curl capture.
@@ -96,7 +60,7 @@ func TestCurlChecksCatchWrongFacts(t *testing.T) {
 			dir := filepath.Join(fixturesDir, "chi-curl")
 			rec := loadCurlRecord(t, dir)
 			tt.tamper(rec)
-			errs := (&recorder{TB: t}).run(func(tb testing.TB) { checkCurl(tb, dir, rec) })
+			errs := capture.Failures(t, func(tb testing.TB) { checkCurl(tb, dir, rec) })
 			for _, e := range errs {
 				if strings.HasPrefix(e, tt.want+":") {
 					return
