@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what internal/appharness's capture tests run on: the Node
+# Installs what internal/kit/appharness's capture tests run on: the Node
 # packages from the committed lock files, and Debian's python3-structlog,
 # python3-flask, python3-pythonjsonlogger and gunicorn (for Debian's
 # python3), php-cli and php-monolog, ruby-railties and ruby-lograge, a
@@ -25,5 +25,5 @@ if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}"
 fi
-bash .ci/npm-ci.sh internal/appharness/testdata/node
-bash .ci/npm-ci.sh internal/appharness/testdata/nodelog  # winston, express-winston, restify, bunyan
+bash .ci/npm-ci.sh internal/kit/appharness/testdata/node
+bash .ci/npm-ci.sh internal/kit/appharness/testdata/nodelog  # winston, express-winston, restify, bunyan

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what internal/grammarharness runs for real: Apache httpd (with
+# Installs what internal/kit/grammarharness runs for real: Apache httpd (with
 # mod_unique_id and mod_proxy, in apache2-bin), Tomcat 10 (and the JVM it
 # depends on), lighttpd and Varnish, besides the nginx and HAProxy that
 # .ci/harness.sh installs. Idempotent: installs only what is missing. The

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs what the capture kit (internal/capture) and the capture
-# harnesses (internal/harness, internal/fiberharness) run for real:
+# Installs what the capture kit (internal/kit/capture) and the capture
+# harnesses (internal/kit/harness, internal/kit/fiberharness) run for real:
 # nginx, HAProxy and Caddy in front of a Go backend, and Chromium driven by
 # playwright-core. Idempotent: installs only what is missing. The tests
 # start their own instances on 127.0.0.1; no packaged service is started.
@@ -27,4 +27,4 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 # playwright-core drives Debian's Chromium (executablePath); it never
 # downloads a browser of its own.
-PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefix internal/harness/playwright --no-audit --no-fund --loglevel=error
+PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefix internal/kit/harness/playwright --no-audit --no-fund --loglevel=error

@@ -2,7 +2,7 @@
 # Builds Jaeger v2 (one binary) from the Go module proxy into a cache
 # directory outside the repository, once, and installs the Node
 # OpenTelemetry packages from the committed lock file: what
-# internal/spanharness's captures run. Jaeger's go.mod has a replace
+# internal/kit/spanharness's captures run. Jaeger's go.mod has a replace
 # directive, so "go install …@version" refuses it: the module is copied
 # out of the module cache and built there (about ten minutes on two
 # cores). The tests start Jaeger themselves, in memory, on 127.0.0.1.
@@ -20,4 +20,4 @@ if [ ! -x "$bin" ]; then
   (cd "$work/src" && GOTOOLCHAIN=local GOFLAGS=-buildvcs=false go build -o "$bin" ./cmd/jaeger)
   rm -rf "$work"
 fi
-exec bash .ci/npm-ci.sh internal/spanharness/testdata/node
+exec bash .ci/npm-ci.sh internal/kit/spanharness/testdata/node

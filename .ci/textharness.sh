@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what internal/textharness's capture tests run on: Debian's
+# Installs what internal/kit/textharness's capture tests run on: Debian's
 # python3-requests (with its python3-urllib3) for the client, and
 # python3-uvicorn for the server's access line; chi comes from go.mod.
 # Idempotent: installs only what is missing.

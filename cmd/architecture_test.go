@@ -162,7 +162,7 @@ func TestArchitectureNamesEveryPackage(t *testing.T) {
 
 // TestArchitectureNamesFilesThatExist: every path docs/architecture.md
 // names in backticks (a folder or a file of the repository, such as
-// `trace/record.go` or `internal/capture/formats.go`) is there, so a
+// `trace/record.go` or `internal/kit/capture/formats.go`) is there, so a
 // recipe never sends a reader to a file that moved or never was.
 func TestArchitectureNamesFilesThatExist(t *testing.T) {
 	doc, err := os.ReadFile("../docs/architecture.md")
@@ -189,5 +189,21 @@ func TestArchitectureNamesFilesThatExist(t *testing.T) {
 	}
 	if checked < 20 {
 		t.Errorf("only %d paths checked: the pattern no longer finds the doc's paths", checked)
+	}
+}
+
+// TestBinaryLeavesKitsAndTools holds the split docs/architecture.md
+// states: the test kits (internal/kit) and the bench tools
+// (internal/tools) never reach the idem binary.
+func TestBinaryLeavesKitsAndTools(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "github.com/idem-cli/idem/cmd/idem").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	const mod = "github.com/idem-cli/idem/"
+	for _, p := range strings.Fields(string(out)) {
+		if strings.HasPrefix(p, mod+"internal/kit/") || strings.HasPrefix(p, mod+"internal/tools/") {
+			t.Errorf("the binary imports %s: a test kit or bench tool is not part of idem", strings.TrimPrefix(p, mod))
+		}
 	}
 }

@@ -7,12 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idem-cli/idem/internal/benchlog"
 	"github.com/idem-cli/idem/internal/iostreams"
+	"github.com/idem-cli/idem/internal/tools/benchlog"
 )
 
 // BenchmarkDiagnose runs the whole command on IDEM_BENCH_INPUT (a file
-// from go run ./internal/loggen): read, correlate, rules, JSON report.
+// from go run ./internal/tools/loggen): read, correlate, rules, JSON report.
 func BenchmarkDiagnose(b *testing.B) {
 	path := benchlog.Path(b)
 	st, err := os.Stat(path)

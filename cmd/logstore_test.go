@@ -305,7 +305,7 @@ func workloadIntents(t *testing.T) string {
 func generate(t *testing.T, intents, faults string) string {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "nginx-"+intents+"-"+faults+".jsonl")
-	gen := exec.Command("go", "run", "../internal/loggen", "-intents", intents, "-seed", "1", "-faults", faults, "-o", file)
+	gen := exec.Command("go", "run", "../internal/tools/loggen", "-intents", intents, "-seed", "1", "-faults", faults, "-o", file)
 	if out, err := gen.CombinedOutput(); err != nil {
 		t.Fatalf("loggen: %v\n%s", err, out)
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/idem-cli/idem/diagnose"
-	"github.com/idem-cli/idem/internal/capture"
+	"github.com/idem-cli/idem/internal/kit/capture"
 	"github.com/idem-cli/idem/model"
 )
 

@@ -15,7 +15,7 @@ import (
 )
 
 // TestPaymentsWorkloadTruth diagnoses the second benchmark workload
-// (internal/loggen/payments.awk: a payments API's nginx log in another
+// (internal/tools/loggen/payments.awk: a payments API's nginx log in another
 // layout than loggen's) and holds each finding against what the
 // generator says it did to each intent (-v truth), never against an
 // earlier run of idem. What each way of going wrong must and must not
@@ -31,7 +31,7 @@ func TestPaymentsWorkloadTruth(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(awk, "-v", "intents=30000", "-v", "seed=2", "-v", "faults=3", "-v", "truth="+truthPath,
-		"-f", filepath.Join("..", "internal", "loggen", "payments.awk"))
+		"-f", filepath.Join("..", "internal", "tools", "loggen", "payments.awk"))
 	var msg strings.Builder
 	cmd.Stdout, cmd.Stderr = out, &msg
 	if err := cmd.Run(); err != nil {
@@ -195,11 +195,11 @@ func generator(t *testing.T, name string) string {
 	return path
 }
 
-// buildLoggen builds internal/loggen into dir and returns its path.
+// buildLoggen builds internal/tools/loggen into dir and returns its path.
 func buildLoggen(t *testing.T, dir string) string {
 	t.Helper()
 	gen := filepath.Join(dir, "loggen")
-	if out, err := exec.Command(generator(t, "go"), "build", "-o", gen, "../internal/loggen").CombinedOutput(); err != nil {
+	if out, err := exec.Command(generator(t, "go"), "build", "-o", gen, "../internal/tools/loggen").CombinedOutput(); err != nil {
 		t.Fatalf("building loggen: %v\n%s", err, out)
 	}
 	return gen

@@ -6,7 +6,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/idem-cli/idem/internal/benchlog"
+	"github.com/idem-cli/idem/internal/tools/benchlog"
 	"github.com/idem-cli/idem/model"
 )
 

@@ -12,7 +12,7 @@ var caddyFormat = &Format{
 	Name: "caddy", Kind: KindJSON, Tier: model.TierProxy,
 	Doc: "Caddy JSON access logs",
 	// The recipe's config is in backquotes: a capture runs exactly that
-	// (internal/harness's TestSetupRecipes).
+	// (internal/kit/harness's TestSetupRecipes).
 	Setup: "`format json` in the site's log block logs the request headers, X-Request-Id and Idempotency-Key among them; `request_header X-Request-Id {http.request.uuid}` before reverse_proxy gives the server an id for every request (Caddy logs the headers as they came, so its lines join the server's by key, method, route and time).",
 	match: func(r *record) bool {
 		return r.has("request") && (r.has("resp_headers") || r.has("logger") && r.has("duration") && r.has("status"))

@@ -18,7 +18,7 @@ var combinedFormat = &Format{
 	// $request_id, not $http_x_request_id: most clients send no
 	// X-Request-Id, and nginx's own id, passed on, is the one the server
 	// logs. The recipe's config is in backquotes: a capture runs exactly
-	// that (internal/harness's TestSetupRecipes).
+	// that (internal/kit/harness's TestSetupRecipes).
 	Setup: "`log_format idem '$remote_addr - $remote_user [$time_local] \"$request\" $status $body_bytes_sent \"$http_referer\" \"$http_user_agent\" $request_time \"$upstream_status\" \"$request_id\" \"$http_idempotency_key\"';` and, where it proxies, `proxy_set_header X-Request-Id $request_id;` so the server logs the id nginx logs (its own, made for every request).",
 	text:  readCombined,
 	// nginx's $time_local is when the log is written (start = it -

@@ -15,7 +15,7 @@ var haproxyFormat = &Format{
 	Name: "haproxy", Kind: KindText, Tier: model.TierProxy,
 	Doc: "HAProxy option httplog text lines",
 	// The recipe's config is in backquotes: a capture runs exactly that
-	// (internal/harness's TestSetupRecipes).
+	// (internal/kit/harness's TestSetupRecipes).
 	Setup: "`option httplog`, `unique-id-format %[uuid()]` and `http-request set-header X-Request-Id %[unique-id] unless { req.hdr(X-Request-Id) -m found }` (an id for a request that came without one, passed on to the server), then `http-request capture req.hdr(X-Request-Id) len 64` and `http-request capture req.hdr(Idempotency-Key) len 128` (in that order, or name the order in the config's \"captures\"), and `option abortonclose` so a client that gave up is logged.",
 	text: func(p *Parser, s string, src model.Source) bool {
 		if !haproxyCould(s) {

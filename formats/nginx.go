@@ -13,7 +13,7 @@ var nginxFormat = &Format{
 	Name: "nginx", Kind: KindJSON, Tier: model.TierProxy,
 	Doc: "nginx JSON access logs keyed by nginx variable names (log_format escape=json)",
 	// The recipe's config is in backquotes: a capture runs exactly that
-	// (internal/harness's TestSetupRecipes).
+	// (internal/kit/harness's TestSetupRecipes).
 	Setup: "`log_format idem escape=json '{\"time_iso8601\":\"$time_iso8601\",\"msec\":\"$msec\",\"request_time\":\"$request_time\",\"remote_addr\":\"$remote_addr\",\"request_id\":\"$request_id\",\"http_x_request_id\":\"$http_x_request_id\",\"http_idempotency_key\":\"$http_idempotency_key\",\"request_method\":\"$request_method\",\"request_uri\":\"$request_uri\",\"status\":\"$status\",\"upstream_status\":\"$upstream_status\"}';` and, where it proxies, `proxy_set_header X-Request-Id $request_id;` so the server logs nginx's own id (a client's X-Request-Id is logged beside it).",
 	match: func(r *record) bool {
 		return r.count("request_uri", "request_method", "http_idempotency_key", "http_x_request_id", "upstream_status",

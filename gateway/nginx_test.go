@@ -20,7 +20,7 @@ import (
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/gateway"
 	"github.com/idem-cli/idem/ingest"
-	"github.com/idem-cli/idem/internal/capture"
+	"github.com/idem-cli/idem/internal/kit/capture"
 	"github.com/idem-cli/idem/load"
 )
 

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/idem-cli/idem/gateway"
-	"github.com/idem-cli/idem/internal/harness"
+	"github.com/idem-cli/idem/internal/kit/harness"
 )
 
 // replicasHTTP is the http block of the nginx in front of the replicas

@@ -6,11 +6,11 @@ import (
 	"os"
 	"testing"
 
-	"github.com/idem-cli/idem/internal/benchlog"
+	"github.com/idem-cli/idem/internal/tools/benchlog"
 	"github.com/idem-cli/idem/trace"
 )
 
-// benchInput is a generated nginx log (go run ./internal/loggen); the
+// benchInput is a generated nginx log (go run ./internal/tools/loggen); the
 // benchmarks skip when it is absent. CI runs them on a small file.
 func benchInput(b *testing.B) []byte {
 	path := benchlog.Path(b)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
-	"github.com/idem-cli/idem/internal/benchlog"
+	"github.com/idem-cli/idem/internal/tools/benchlog"
 	"github.com/idem-cli/idem/trace"
 )
 
