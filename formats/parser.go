@@ -125,6 +125,9 @@ type Parser struct {
 	// unwrappedUnread says a line unwrapped from a prefix was read by no
 	// format (explain.go counts it if it looks like a request).
 	unwrappedUnread bool
+	// textDepth counts the text lines being read within one another (a
+	// prefix unwrapped): positions are the outermost line's.
+	textDepth int
 }
 
 // maxEnvelopes bounds envelopes within envelopes: a hostile export could
