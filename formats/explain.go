@@ -313,12 +313,15 @@ func plural(n int, one, many string) string {
 // user to paste and correct. The pattern holds no value of the line:
 // each field is matched by its kind, a key=value pair by its name.
 
+// unreadRequestReason is why such a line is skipped.
+const unreadRequestReason = "looks like an HTTP request (a method, a path, a status) but no format reads it: see the --config to start from"
+
 // unreadRequest counts s, a line no format read, when it looks like a
-// request; the first such line of the batch that lays out as a pattern
-// gives it.
-func (p *Parser) unreadRequest(s string, src model.Source) {
+// request, and reports whether it does; the first such line of the batch
+// that lays out as a pattern gives it.
+func (p *Parser) unreadRequest(s string, src model.Source) bool {
 	if _, ok := findRequest(s); !ok || !hasStatus(s) {
-		return
+		return false
 	}
 	p.out.RequestLines++
 	if p.out.RequestPattern == "" {
@@ -326,6 +329,7 @@ func (p *Parser) unreadRequest(s string, src model.Source) {
 			p.out.RequestFirst, p.out.RequestPattern = src, pat
 		}
 	}
+	return true
 }
 
 // hasStatus reports whether a token of s is a three-digit status.

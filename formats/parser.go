@@ -183,14 +183,21 @@ func (p *Parser) parseLine(line []byte, src model.Source) {
 	if line[0] != '{' || len(line) > 2 && line[1] == ' ' && line[2] == '[' {
 		p.unwrappedUnread = false
 		if p.parseText(line, src) {
-			if p.unwrappedUnread { // a prefix was read, and nothing after it
-				p.unreadRequest(bytesToString(line), src)
+			// A prefix was read and nothing after it: a request line no
+			// format reads is skipped, said, not set aside.
+			if p.unwrappedUnread && p.unreadRequest(bytesToString(line), src) {
+				p.out.Ignored--
+				p.skip(src, unreadRequestReason)
 			}
 			return
 		}
-		p.unreadRequest(bytesToString(line), src)
+		request := p.unreadRequest(bytesToString(line), src)
 		if f := p.forced(); f != nil && f.text != nil {
 			p.skip(src, "not a "+f.Name+" line (the input's format is set to "+f.Name+")")
+			return
+		}
+		if request {
+			p.skip(src, unreadRequestReason)
 			return
 		}
 		if line[0] == '[' {

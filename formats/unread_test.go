@@ -47,6 +47,11 @@ func TestRequestLinesNoFormatReads(t *testing.T) {
 			if len(res.Obs) != 0 {
 				t.Fatalf("a format read %d lines (%s): pick lines no format reads", len(res.Obs), res.Obs[0].Format)
 			}
+			// Skipped, said with file:line: never set aside as saying
+			// nothing about a request.
+			if res.Ignored != 0 || len(res.Skips) != len(tc.lines) || res.Skips[0].Reason != unreadRequestReason {
+				t.Errorf("%d set aside, %d skipped (%v); want every line skipped as a request line", res.Ignored, len(res.Skips), res.Skips)
+			}
 			if res.RequestLines != len(tc.lines) || res.RequestPattern == "" || res.RequestFirst.Line != 1 {
 				t.Fatalf("counted %d request lines, first at %v, pattern %q; want %d, line 1, a pattern", res.RequestLines, res.RequestFirst, res.RequestPattern, len(tc.lines))
 			}
