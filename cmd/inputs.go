@@ -175,7 +175,12 @@ func warnInputs(w io.Writer, set *model.Set) (failed bool) {
 			fmt.Fprintf(w, "idem: input cut short: %s: %s\n", path, report.Safe(in.Err.Error()))
 			failed = true
 		}
-		if u := in.Unrecognised; u != nil {
+		if in.RequestLines != nil {
+			fmt.Fprintf(w, "idem: warning: %s: %s (see 'idem help formats')\n", path, report.Safe(report.RequestLinesNote(in)))
+			if in.RequestLines.Pattern != "" {
+				fmt.Fprintf(w, "idem: a --config to start from, its tier and names to correct: %s\n", report.Safe(report.ConfigJSON(report.ConfigPattern(in))))
+			}
+		} else if u := in.Unrecognised; u != nil {
 			first := u.Text
 			if first == "" { // a line too long to keep, say
 				first = "(" + u.Reason + ")"
@@ -196,10 +201,13 @@ func warnInputs(w io.Writer, set *model.Set) (failed bool) {
 // was read can say. When no input could be opened at all, warnInputs has
 // said why already.
 func nothingToDiagnose(set *model.Set) error {
-	read, ignored, lines := 0, 0, 0
+	read, ignored, lines, requests := 0, 0, 0, 0
 	for _, in := range set.Inputs {
 		if in.Observations > 0 {
 			return nil
+		}
+		if in.RequestLines != nil {
+			requests += in.RequestLines.Lines
 		}
 		var oe *ingest.OpenError
 		if !errors.As(in.Err, &oe) {
@@ -213,6 +221,9 @@ func nothingToDiagnose(set *model.Set) error {
 		return &CodeError{Code: ExitError}
 	case lines == 0:
 		return fmt.Errorf("nothing to diagnose: the %d input(s) held no line", read)
+	case requests > 0:
+		return fmt.Errorf("nothing to diagnose: %d %s like HTTP requests but no format reads them: a --config to start from is above (see 'idem help formats' and docs/config.md)",
+			requests, plural(requests, "line looks", "lines look"))
 	case ignored > 0:
 		return fmt.Errorf("nothing to diagnose: no line of the %d input(s) was about a request (see 'idem help formats')", read)
 	}

@@ -26,7 +26,7 @@ import (
 // status codes then say who. The X-Amzn-Trace-Id ("Root=1-…") is the
 // request id the ALB adds and passes on to the target.
 var albFormat = &Format{
-	Name: "alb", Aliases: []string{"aws-alb", "elb"}, Kind: KindText, Tier: model.TierProxy,
+	Name: "alb", Aliases: []string{"aws-alb"}, Kind: KindText, Tier: model.TierProxy,
 	Doc:   "AWS Application Load Balancer access logs (X-Amzn-Trace-Id as the request id)",
 	Setup: "The ALB logs the X-Amzn-Trace-Id it adds (trace_id); the application must log the same header to be joined.",
 	text:  readALB,
@@ -84,42 +84,66 @@ func readALB(p *Parser, s string, src model.Source) bool {
 	if !ok {
 		return false
 	}
-	method, path := splitRequestLine(f[12])
-	if method == "" {
+	var o model.Observation
+	if !readBalancerFields(&o, f[1:]) {
 		return false
 	}
-	var o model.Observation
-	o.Source, o.Format, o.Tier = src, "alb", model.TierProxy
-	o.Method, o.Route = method, path
-	o.Client = hostOf(f[3])
-	o.Status, _ = strconv.Atoi(f[8])
-	o.UpstreamStatus, _ = strconv.Atoi(f[9])
+	o.Source, o.Format = src, "alb"
 	if f[17] != "-" {
 		o.RequestID = f[17]
 	}
-	// The request's start: request_creation_time when logged, else the
-	// end less the three processing times.
-	var spent float64
-	gone := ""
-	for i, name := range []string{"request_processing_time", "target_processing_time", "response_processing_time"} {
-		v, err := strconv.ParseFloat(f[5+i], 64)
-		switch {
-		case err != nil:
-		case v < 0:
-			if gone == "" {
-				gone = name + " -1"
-			}
-		default:
-			spent += v
-		}
-	}
-	o.Time = end.Add(-time.Duration(spent * float64(time.Second)))
+	// time is the end: the start is request_creation_time when logged,
+	// else the end less the three processing times.
+	o.Time = end.Add(-o.Duration)
 	if len(f) > 21 {
 		if start, ok := model.ParseTime(f[21]); ok && !start.After(end) {
 			o.Time = start
 		}
 	}
 	o.Duration = end.Sub(o.Time)
+	p.textDone(&o)
+	return true
+}
+
+// readBalancerFields reads what the Application and the Classic Load
+// Balancer both write, in the same order, from the time on:
+//
+//	time elb client:port target:port request_processing_time
+//	target_processing_time response_processing_time elb_status_code
+//	target_status_code received_bytes sent_bytes "request" …
+//
+// Duration is the three processing times added (those that are -1 left
+// out: the load balancer could not send the request on, or a side
+// closed the connection first, which the outcome says). It reports
+// whether f holds a request line.
+func readBalancerFields(o *model.Observation, f []string) bool {
+	if len(f) < 12 {
+		return false
+	}
+	method, path := splitRequestLine(f[11])
+	if method == "" {
+		return false
+	}
+	o.Tier = model.TierProxy
+	o.Method, o.Route = method, path
+	o.Client = hostOf(f[2])
+	o.Status, _ = strconv.Atoi(f[7])
+	o.UpstreamStatus, _ = strconv.Atoi(f[8])
+	var spent time.Duration
+	gone := ""
+	for i, name := range []string{"request_processing_time", "target_processing_time", "response_processing_time"} {
+		if strings.HasPrefix(f[4+i], "-1") {
+			if gone == "" {
+				gone = name + " -1"
+			}
+			continue
+		}
+		// Read as decimals, not floats: 0.000073 s is 73 µs exactly.
+		if d, ok := model.ParseDuration(f[4+i], model.Seconds); ok {
+			spent += d
+		}
+	}
+	o.Duration = spent
 	o.Detail = gone
 	switch {
 	case o.Status == 460: // the client closed the connection before the ALB could answer
@@ -134,7 +158,6 @@ func readALB(p *Parser, s string, src model.Source) bool {
 	default:
 		o.Outcome = proxyOutcome(o.Status)
 	}
-	p.textDone(&o)
 	return true
 }
 

@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -302,4 +303,254 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// Lines no format read that look like HTTP requests: a method, a
+// request target and a three-digit status on one line. Such a file must
+// not be passed off as saying nothing about a request: they are counted
+// (Result.RequestLines), and the first is laid out as a config pattern
+// (docs/config.md) naming the position of each field found, for the
+// user to paste and correct. The pattern holds no value of the line:
+// each field is matched by its kind, a key=value pair by its name.
+
+// unreadRequestReason is why such a line is skipped.
+const unreadRequestReason = "looks like an HTTP request (a method, a path, a status) but no format reads it: see the --config to start from"
+
+// unreadRequest counts s, a line no format read, when it looks like a
+// request, and reports whether it does; the first such line of the batch
+// that lays out as a pattern gives it.
+func (p *Parser) unreadRequest(s string, src model.Source) bool {
+	if _, ok := findRequest(s); !ok || !hasStatus(s) {
+		return false
+	}
+	p.out.RequestLines++
+	if p.out.RequestPattern == "" {
+		if pat, ok := RequestPattern(s); ok {
+			p.out.RequestFirst, p.out.RequestPattern = src, pat
+		}
+	}
+	return true
+}
+
+// hasStatus reports whether a token of s is a three-digit status.
+func hasStatus(s string) bool {
+	for _, f := range shapeFields(s) {
+		if f.kind == ' ' {
+			if _, ok := statusToken(f.text); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// shapeField is one field of a line: a run of non-spaces (kind ' '), a
+// quoted string ('"', its quotes off) or a bracketed one ('[').
+type shapeField struct {
+	kind byte
+	text string
+}
+
+// maxShapeFields bounds the fields looked at in one line.
+const maxShapeFields = 64
+
+// shapeFields splits s at spaces and tabs, keeping quoted and bracketed
+// fields whole.
+func shapeFields(s string) []shapeField {
+	var out []shapeField
+	for i := 0; i < len(s) && len(out) < maxShapeFields; {
+		if s[i] == ' ' || s[i] == '\t' {
+			i++
+			continue
+		}
+		switch s[i] {
+		case '"':
+			j := i + 1
+			for j < len(s) && s[j] != '"' {
+				if s[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			out = append(out, shapeField{'"', s[i+1 : min(j, len(s))]})
+			i = j + 1
+		case '[':
+			j := strings.IndexByte(s[i:], ']')
+			if j < 0 {
+				j = len(s) - i
+			}
+			out = append(out, shapeField{'[', s[i+1 : i+j]})
+			i += j + 1
+		default:
+			j := i
+			for j < len(s) && s[j] != ' ' && s[j] != '\t' {
+				j++
+			}
+			out = append(out, shapeField{' ', s[i:j]})
+			i = j
+		}
+	}
+	return out
+}
+
+// RequestPattern lays out a line that looks like an HTTP request as a
+// config pattern's regular expression: the time, method, route, status,
+// duration (where written with its unit) and any id-shaped or named id
+// field as named groups, every other field by its kind, up to the last
+// field named. It reports false where the line holds no request line
+// and status.
+func RequestPattern(s string) (string, bool) {
+	fs := shapeFields(s)
+	var b strings.Builder
+	b.WriteString("^")
+	named := map[string]bool{}
+	end := 0 // the pattern's length after the last named field
+	sep := ""
+	add := func(re string, names ...string) {
+		b.WriteString(sep + re)
+		sep = `\s+`
+		for _, n := range names {
+			named[n] = true
+		}
+		if len(names) > 0 {
+			end = b.Len()
+		}
+	}
+	for i := 0; i < len(fs); i++ {
+		f := fs[i]
+		switch f.kind {
+		case '[':
+			if t, ok := model.ParseTime(f.text); ok && !named["time"] && !t.IsZero() && strings.ContainsAny(f.text, "/-:") {
+				add(`\[(?P<time>[^\]]*)\]`, "time")
+			} else {
+				add(`\[[^\]]*\]`)
+			}
+			continue
+		case '"':
+			if quotedRequest(f.text) && !named["method"] {
+				add(`"(?P<method>[A-Z]+) (?P<route>[^ "]+)[^"]*"`, "method", "route")
+				continue
+			}
+			if generatedID(f.text) {
+				if id := nextID(named); id != "" {
+					add(`"(?P<`+id+`>[^"]*)"`, id)
+					continue
+				}
+			}
+			add(`"(?:[^"\\]|\\.)*"`)
+			continue
+		}
+		t := f.text
+		switch {
+		case !named["time"] && timeToken(t) && i+1 < len(fs) && fs[i+1].kind == ' ' && clockToken(fs[i+1].text):
+			if _, ok := model.ParseTime(t + " " + fs[i+1].text); ok {
+				add(`(?P<time>\S+\s+\S+)`, "time")
+				i++
+				continue
+			}
+		case !named["time"] && timeToken(t):
+			if _, ok := model.ParseTime(t); ok {
+				add(`(?P<time>\S+)`, "time")
+				continue
+			}
+		case !named["method"] && isMethod(t) && i+1 < len(fs) && fs[i+1].kind == ' ' && targetToken(fs[i+1].text):
+			add(`(?P<method>[A-Z]+)\s+(?P<route>\S+)`, "method", "route")
+			i++
+			continue
+		}
+		if _, ok := statusToken(t); ok && !named["status"] {
+			add(`(?P<status>\d{3})`, "status")
+			continue
+		}
+		if _, ok := durationToken(t); ok && !named["duration_ms"] && t[0] >= '0' && t[0] <= '9' {
+			add(`(?P<duration_ms>[0-9.]+[a-zµμ]+)`, "duration_ms")
+			continue
+		}
+		if k, v, ok := strings.Cut(t, "="); ok && v != "" && plainName(k) {
+			if id := namedID(k); id != "" && !named[id] {
+				add(regexp.QuoteMeta(k)+`=(?P<`+id+`>\S+)`, id)
+				continue
+			}
+		}
+		if generatedID(t) {
+			if id := nextID(named); id != "" {
+				add(`(?P<`+id+`>\S+)`, id)
+				continue
+			}
+		}
+		add(`\S+`)
+	}
+	if !named["method"] || !named["status"] {
+		return "", false
+	}
+	return b.String()[:end], true
+}
+
+// quotedRequest reports whether s is a request line: "METHOD target[ HTTP/x]".
+func quotedRequest(s string) bool {
+	m, rest, ok := strings.Cut(s, " ")
+	target, _, _ := strings.Cut(rest, " ")
+	return ok && isMethod(m) && targetToken(target)
+}
+
+func isMethod(t string) bool {
+	for _, m := range httpMethods {
+		if t == m {
+			return true
+		}
+	}
+	return false
+}
+
+// targetToken: a path or an absolute URL.
+func targetToken(t string) bool {
+	return strings.HasPrefix(t, "/") || strings.HasPrefix(t, "http://") || strings.HasPrefix(t, "https://")
+}
+
+// timeToken: a date or date and time as logs begin with (a digit, and a
+// date's or clock's separator); a bare number is never taken for one.
+func timeToken(t string) bool {
+	return t != "" && t[0] >= '0' && t[0] <= '9' && strings.ContainsAny(t, "-/") && !strings.Contains(t, "//")
+}
+
+func clockToken(t string) bool {
+	return len(t) >= 5 && t[0] >= '0' && t[0] <= '9' && t[2] == ':'
+}
+
+// plainName: a field's name that may stand in a pattern as it is.
+func plainName(k string) bool {
+	if k == "" || len(k) > 40 {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// namedID is the field a key=value pair's name says it is.
+func namedID(k string) string {
+	switch normName(k) {
+	case "requestid", "reqid", "xrequestid", "correlationid", "xcorrelationid":
+		return "request_id"
+	case "idempotencykey", "xidempotencykey", "idemkey":
+		return "key"
+	}
+	return ""
+}
+
+// nextID is the group an unnamed id-shaped value gets: the first is
+// taken for the request id, the second for the key, for the user to
+// correct.
+func nextID(named map[string]bool) string {
+	switch {
+	case !named["request_id"]:
+		return "request_id"
+	case !named["key"]:
+		return "key"
+	}
+	return ""
 }

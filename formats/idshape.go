@@ -46,6 +46,18 @@ func generatedID(v string) bool {
 	return n <= 128 && hexRun(v) && strings.IndexFunc(v, isHexLetter) >= 0
 }
 
+// taggedID reports whether a bracketed tag before a message may be the
+// request id a logger tags its lines with (chi's "[host/abc-000042]",
+// Rails' log_tags "[5f8a2c1e-…]"): a word of one piece that carries a
+// digit, as every id a machine makes does. A level ("[INFO]", "[warn]",
+// "[ERROR]") or a logger's name ("[GIN]", "[api]") is a tag, not an id.
+func taggedID(tag string) bool {
+	if tag == "" || len(tag) > 128 || strings.ContainsAny(tag, " \t\"[]") || logLevel(tag) {
+		return false
+	}
+	return strings.ContainsAny(tag, "0123456789")
+}
+
 // hexRun reports whether s is all hex digits, in one case.
 func hexRun(s string) bool {
 	lower, upper := false, false

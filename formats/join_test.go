@@ -157,3 +157,84 @@ func TestNothingJoinsOnWhatJoinedNothing(t *testing.T) {
 		t.Errorf("skipped paths learned: %+v", j)
 	}
 }
+
+// TestJoinable: a number names no request (a status, a byte count, a
+// duration), but a snowflake id's sixteen digits or more may.
+func TestJoinable(t *testing.T) {
+	for v, want := range map[string]bool{
+		"201": false, "1000000001": false, "0.123": false, "-1": false, "-": false, "1796029200.100": false,
+		"req-0001": true, "1234567890123456789": true, "c9b2decb-ebc7-4a9b-99d6-69712772ef41": true,
+	} {
+		if got := joinable(v); got != want {
+			t.Errorf("joinable(%q) = %v; want %v", v, got, want)
+		}
+	}
+}
+
+// TestKnownOncePerTrip: a request id named by two trips (a proxy's two
+// lines, two inputs of one tier, two processes) joins nothing; one trip's
+// lines across tiers, and a key many trips share, do.
+func TestKnownOncePerTrip(t *testing.T) {
+	obs := func(file string, tier model.Tier, id, key, process string) *model.Observation {
+		return &model.Observation{Source: model.Source{File: file, Line: 1}, Tier: tier, RequestID: id, Key: key, Process: process}
+	}
+	var k Known
+	k.Add(obs("nginx.log", model.TierProxy, "r-1", "k-1", ""))
+	k.Add(obs("app.log", model.TierServer, "r-1", "k-1", ""))    // the same trip at the server
+	k.Add(obs("nginx.log", model.TierProxy, "r-2", "k-1", ""))   // a retry under the key
+	k.Add(obs("nginx.log", model.TierProxy, "r-2", "k-1", ""))   // r-2 again: a second trip
+	k.Add(obs("app-a.log", model.TierServer, "r-3", "", ""))     //
+	k.Add(obs("app-b.log", model.TierServer, "r-3", "", ""))     // another replica's r-3
+	k.Add(obs("app.log", model.TierServer, "r-4", "", "host/1")) //
+	k.Add(obs("app.log", model.TierServer, "r-4", "", "host/2")) // another process's r-4
+	k.Add(obs("app.log", model.TierServer, "r-5", "", "host/1")) // one trip's two lines
+	k.Add(obs("app.log", model.TierServer, "r-5", "", "host/1")) //
+	for _, tc := range []struct {
+		self, field, v string
+		want           bool
+	}{
+		{"other.log", "request_id", "r-1", true},
+		{"nginx.log", "request_id", "r-1", true}, // the server named it too
+		{"other.log", "request_id", "r-2", false},
+		{"other.log", "request_id", "r-3", false},
+		{"other.log", "request_id", "r-4", false},
+		{"other.log", "request_id", "r-5", true},
+		{"app.log", "request_id", "r-5", false}, // only its own naming
+		{"other.log", "key", "k-1", true},
+	} {
+		if _, got := k.lookup(tc.self, tc.field, tc.v); got != tc.want {
+			t.Errorf("%s's %s %s known: %v; want %v", tc.self, tc.field, tc.v, got, tc.want)
+		}
+	}
+}
+
+// FuzzLearnedPositions: a text line read with positions learned and its
+// fields sampled never crashes, and a learned position sets only what
+// the line's reading left empty.
+func FuzzLearnedPositions(f *testing.F) {
+	f.Add(`127.0.0.1 - - [30/Nov/2026:09:00:00 +0000] "POST /v1/orders HTTP/1.1" 201 57 "-" "curl/8.5.0" 100123 "req-0001" "key-0001"`)
+	f.Add(`INFO:     127.0.0.1:54321 - "POST /v1/orders HTTP/1.1" 201 Created req-0001`)
+	f.Add(`"GET / HTTP/1.1" 200 [ "`)
+	cfg := &Config{Sources: []SourceConfig{{Path: "*", Fields: map[string]string{"request_id": "$11", "key": "$12", "result_id": "$999"}}}}
+	if err := cfg.Compile(); err != nil {
+		f.Fatal(err)
+	}
+	rule, err := cfg.RuleFor("x.log", model.TierUnknown, "")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		p := NewParser(cfg, rule)
+		p.Sample = true
+		plain := readLines(t, NewParser(nil, nil), "x.log", []string{line})
+		res := readLines(t, p, "x.log", []string{line})
+		if len(res.Obs) != len(plain.Obs) {
+			t.Fatalf("%d observations with positions learned, %d without", len(res.Obs), len(plain.Obs))
+		}
+		for i := range plain.Obs {
+			if a, b := plain.Obs[i].RequestID, res.Obs[i].RequestID; a != "" && !strings.HasPrefix(a, "trace:") && a != b {
+				t.Fatalf("the line's own request id %q became %q", a, b)
+			}
+		}
+	})
+}

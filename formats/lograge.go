@@ -67,7 +67,7 @@ func readLogrageKV(p *Parser, line string, src model.Source) bool {
 		prefix = prefix[j+len("-- : "):]
 	}
 	if strings.HasPrefix(prefix, "[") {
-		if j := strings.Index(prefix, "]"); j > 1 {
+		if j := strings.Index(prefix, "]"); j > 1 && taggedID(prefix[1:j]) {
 			o.RequestID = prefix[1:j]
 		}
 	}

@@ -128,6 +128,7 @@ func extractOTel(lr gjson.Result, o *model.Observation) bool {
 	o.Status, _ = intValue(first("http.response.status_code", "http.status_code"))
 	o.Key = model.NormalizeKey(first("http.request.header.idempotency-key", "idempotency_key", "idempotency.key"))
 	o.RequestID = first("http.request.header.x-request-id", "request_id", "http.request_id")
+	named := o.RequestID != ""
 	if o.RequestID == "" {
 		o.RequestID = traceDelivery(present(lr.Get("traceId")))
 		if trace, span := traceID(present(lr.Get("traceId"))), spanID(present(lr.Get("spanId"))); trace != "" && span != "" {
@@ -156,5 +157,8 @@ func extractOTel(lr gjson.Result, o *model.Observation) bool {
 	if o.ResultID != "" && effectWords.MatchString(o.Message) {
 		o.Effect = true
 	}
-	return o.Method != "" || o.RequestID != "" || o.Key != ""
+	// A trace id names the delivery of a record that says something of
+	// a request; alone it says nothing (a log line inside a trace).
+	return o.Method != "" || o.Route != "" || o.Status > 0 || o.Key != "" || named ||
+		o.ResultID != "" || o.Decision != "" || o.Fingerprint != ""
 }

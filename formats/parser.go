@@ -42,6 +42,12 @@ type Result struct {
 	// Candidates are sampled values by path of the records whose request
 	// id or key no reading named, when the parser samples (Parser.Sample).
 	Candidates map[string][]string
+	// RequestLines counts the text lines no format read that look like
+	// HTTP requests; RequestPattern lays out the first (RequestFirst) as
+	// a config pattern (explain.go).
+	RequestLines   int
+	RequestFirst   model.Source
+	RequestPattern string
 }
 
 // FormatCounts returns how many observations and ignored lines each
@@ -116,6 +122,12 @@ type Parser struct {
 	// reqline is what a generic request line leaves for the lines after
 	// it: its header dump, its response, a retry mark (requestline.go).
 	reqline reqLine
+	// unwrappedUnread says a line unwrapped from a prefix was read by no
+	// format (explain.go counts it if it looks like a request).
+	unwrappedUnread bool
+	// textDepth counts the text lines being read within one another (a
+	// prefix unwrapped): positions are the outermost line's.
+	textDepth int
 }
 
 // maxEnvelopes bounds envelopes within envelopes: a hostile export could
@@ -169,11 +181,23 @@ func (p *Parser) parseLine(line []byte, src model.Source) {
 	// "{ [" opens no JSON object (a member's name is a string): it is
 	// curl -v's note of the data it sent or received, a text line.
 	if line[0] != '{' || len(line) > 2 && line[1] == ' ' && line[2] == '[' {
+		p.unwrappedUnread = false
 		if p.parseText(line, src) {
+			// A prefix was read and nothing after it: a request line no
+			// format reads is skipped, said, not set aside.
+			if p.unwrappedUnread && p.unreadRequest(bytesToString(line), src) {
+				p.out.Ignored--
+				p.skip(src, unreadRequestReason)
+			}
 			return
 		}
+		request := p.unreadRequest(bytesToString(line), src)
 		if f := p.forced(); f != nil && f.text != nil {
 			p.skip(src, "not a "+f.Name+" line (the input's format is set to "+f.Name+")")
+			return
+		}
+		if request {
+			p.skip(src, unreadRequestReason)
 			return
 		}
 		if line[0] == '[' {
@@ -536,6 +560,7 @@ func (p *Parser) unwrapLine(line []byte, labels map[string]string, src model.Sou
 	case p.parseText(line, src):
 	default:
 		p.out.Ignored++
+		p.unwrappedUnread = true
 	}
 }
 

@@ -15,6 +15,18 @@ import (
 // to). It reports whether one matched.
 func (p *Parser) parseText(line []byte, src model.Source) bool {
 	s := bytesToString(line)
+	first := len(p.out.Obs)
+	p.textDepth++
+	ok := p.readText(s, src)
+	p.textDepth--
+	if ok && p.textDepth == 0 && len(p.out.Obs) > first {
+		p.textLine(s, first) // fields learned by position (join.go)
+	}
+	return ok
+}
+
+// readText is parseText's reading proper.
+func (p *Parser) readText(s string, src model.Source) bool {
 	p.raw = s
 	if p.cfg != nil {
 		for _, pat := range p.cfg.patterns {

@@ -412,7 +412,7 @@ func chiRequestID(prefix, suffix string) string {
 		return ""
 	}
 	id := p[i+1 : len(p)-1]
-	if id == "" || strings.ContainsAny(id, " \"[]") {
+	if !taggedID(id) {
 		return ""
 	}
 	return id
@@ -613,7 +613,8 @@ func headerToken(s string) bool {
 // colon (Python's "INFO:root:…"), which no header is named.
 func logLevel(name string) bool {
 	switch strings.ToUpper(name) {
-	case "TRACE", "DEBUG", "INFO", "WARN", "WARNING", "ERROR", "CRITICAL", "FATAL":
+	case "TRACE", "DEBUG", "DBG", "INFO", "INF", "NOTICE", "WARN", "WRN", "WARNING", "ERROR", "ERR", "ERRO",
+		"CRIT", "CRITICAL", "ALERT", "EMERG", "FATAL", "FTL", "PANIC", "SEVERE":
 		return true
 	}
 	return false

@@ -41,6 +41,15 @@ func (in *reading) absorb(res *formats.Result, tb *model.Batch) {
 			in.SkipSamples = append(in.SkipSamples, s)
 		}
 	}
+	if res.RequestLines > 0 {
+		if in.RequestLines == nil {
+			in.RequestLines = &model.RequestLines{}
+		}
+		in.RequestLines.Lines += res.RequestLines
+		if in.RequestLines.Pattern == "" { // batches are absorbed in order: the first
+			in.RequestLines.First, in.RequestLines.Pattern = res.RequestFirst, res.RequestPattern
+		}
+	}
 	for k, v := range res.FormatCounts() {
 		in.Formats[k] += v
 	}

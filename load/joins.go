@@ -12,11 +12,13 @@ import (
 
 // Fields found by the values they join (formats/join.go), before the
 // inputs are correlated: a bounded sample of every input is read first;
-// the client's and the proxy's lines give request ids, keys and result
-// ids with certainty; an input whose lines left a request id or a key
-// unnamed has its sampled values checked against them, and what joins
-// becomes its field mappings for the reading that follows. Standard
-// input cannot be read twice, so it is read once, as it is.
+// the ids every input's lines name (request ids, keys, result ids, at any
+// tier) are known; an input whose lines left a request id or a key
+// unnamed (a JSON field, or a text line's field by position) has its
+// sampled values checked against what the other inputs named, and what
+// joins becomes its field mappings for the reading that follows. A
+// proxy learns from the server as a server learns from the proxy.
+// Standard input cannot be read twice, so it is read once, as it is.
 
 // sampleBytes is how much of each input the first reading looks at.
 const sampleBytes = 4 << 20
@@ -49,10 +51,10 @@ func LearnJoins(ctx context.Context, paths []string, read ingest.Options) (inges
 	var cfg *formats.Config
 	learned := map[string][]formats.Join{}
 	for _, in := range inputs {
-		if len(in.Candidates) == 0 || in.Tier == model.TierClient.String() || in.Tier == model.TierProxy.String() {
+		if len(in.Candidates) == 0 {
 			continue
 		}
-		joins := formats.LearnJoins(in.Candidates, &known.Known, nil)
+		joins := formats.LearnJoinsFor(in.Path, in.Candidates, &known.Known, nil)
 		if len(joins) == 0 {
 			continue
 		}
@@ -89,15 +91,13 @@ func NoteJoins(inputs []*model.Input, learned map[string][]formats.Join) {
 	}
 }
 
-// knownIDs collects what the certain tiers' lines name.
+// knownIDs collects what every input's lines name.
 type knownIDs struct{ formats.Known }
 
 func (k *knownIDs) Prepare(*model.Batch) {}
 
 func (k *knownIDs) Consume(b *model.Batch) {
 	for i := range b.Obs {
-		if o := &b.Obs[i]; o.Tier == model.TierClient || o.Tier == model.TierProxy {
-			k.Add(o)
-		}
+		k.Add(&b.Obs[i])
 	}
 }

@@ -16,6 +16,11 @@ type Input struct {
 	// recognised (every one was skipped): most likely a format idem does
 	// not know, which deserves a warning rather than a quiet "no findings".
 	Unrecognised *Skip `json:"unrecognised,omitempty"`
+	// RequestLines are the lines no format read that look like HTTP
+	// requests (a method, a target, a status), with a config pattern
+	// laid out from the first: such an input is not one that says nothing
+	// about a request.
+	RequestLines *RequestLines `json:"request_lines,omitempty"`
 	// Repaired counts lines read although they were not valid JSON: raw
 	// control bytes inside strings, which RFC 8259 forbids and which are
 	// read as if escaped. RepairSamples shows the first few.
@@ -58,4 +63,14 @@ type Skip struct {
 	// Text is the start of the line, kept only for Input.Unrecognised:
 	// raw log text, to be redacted and escaped before it is shown.
 	Text string `json:"text,omitempty"`
+}
+
+// RequestLines counts the lines of an input that look like HTTP requests
+// but that no format read. Pattern is a config pattern's regular
+// expression (docs/config.md) naming the fields found in the first, at
+// First; it holds no value of the line.
+type RequestLines struct {
+	Lines   int    `json:"lines"`
+	First   Source `json:"first"`
+	Pattern string `json:"pattern,omitempty"`
 }

@@ -60,6 +60,17 @@ type InputJSON struct {
 	Ignored int              `json:"set_aside,omitempty"`
 	// Joined are the fields learned from the values they joined.
 	Joined []model.FieldUse `json:"joined,omitempty"`
+	// RequestLines are the lines that look like HTTP requests and that no
+	// format read, with a config to start from.
+	RequestLines *RequestLinesJSON `json:"request_lines,omitempty"`
+}
+
+// RequestLinesJSON is an input's lines that look like requests and that
+// no format read.
+type RequestLinesJSON struct {
+	Lines  int            `json:"lines"`
+	First  string         `json:"first,omitempty"`
+	Config map[string]any `json:"config,omitempty"`
 }
 
 // SkipJSON is a skipped line.
@@ -143,6 +154,12 @@ func inputsJSON(inputs []*model.Input) []InputJSON {
 			j.Fields, j.Config, j.Ignored = in.Fields, ConfigSource(in), in.Ignored
 		}
 		j.Joined = in.Joined
+		if rl := in.RequestLines; rl != nil {
+			j.RequestLines = &RequestLinesJSON{Lines: rl.Lines}
+			if rl.Pattern != "" {
+				j.RequestLines.First, j.RequestLines.Config = redact.String(rl.First.String()), ConfigPattern(in)
+			}
+		}
 		out = append(out, j)
 	}
 	return out

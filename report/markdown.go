@@ -46,6 +46,13 @@ func (r *Report) Markdown(w io.Writer) {
 		for _, sk := range in.SkipSamples {
 			fmt.Fprintf(w, "\n- skipped %s: %s", MD(sk.Source.String()), MD(sk.Reason))
 		}
+		if in.RequestLines != nil {
+			fmt.Fprintf(w, "\n- %s: %s", MD(in.Path), MD(RequestLinesNote(in)))
+			if in.RequestLines.Pattern != "" {
+				// A code span shows the pattern as it is; it holds no backtick.
+				fmt.Fprintf(w, "; a `--config` to start from: `%s`", strings.ReplaceAll(Safe(ConfigJSON(ConfigPattern(in))), "`", "'"))
+			}
+		}
 	}
 	fmt.Fprintln(w)
 	if len(r.NotEvaluated) > 0 {

@@ -97,6 +97,12 @@ func (r *Report) skipsText(w io.Writer, st Styles) {
 		if in.Err != nil {
 			fmt.Fprintf(w, "%s %s: %s\n", st.Critical.Render("input cut short:"), Safe(in.Path), Safe(in.Err.Error()))
 		}
+		if in.RequestLines != nil {
+			fmt.Fprintf(w, "%s %s: %s\n", st.Warning.Render("request lines no format reads:"), Safe(in.Path), Safe(RequestLinesNote(in)))
+			if in.RequestLines.Pattern != "" {
+				fmt.Fprintf(w, "  %s %s\n", st.Faint.Render("a --config to start from:"), Safe(ConfigJSON(ConfigPattern(in))))
+			}
+		}
 		if in.Skipped == 0 {
 			continue
 		}

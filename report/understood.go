@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -71,10 +72,7 @@ func FieldsText(w io.Writer, st Styles, inputs []*model.Input) {
 			}
 			fmt.Fprintf(w, "  %-12s ← %s  %s\n", u.Field, Safe(path), st.Faint.Render(Safe(fmt.Sprintf("%s; %s", u.By, plural(u.Lines, "line", "lines")))))
 		}
-		b, err := json.Marshal(ConfigSource(in))
-		if err == nil {
-			fmt.Fprintf(w, "  %s %s\n", st.Faint.Render("as --config:"), Safe(string(b)))
-		}
+		fmt.Fprintf(w, "  %s %s\n", st.Faint.Render("as --config:"), Safe(ConfigJSON(ConfigSource(in))))
 	}
 }
 
@@ -86,4 +84,37 @@ func JoinsText(w io.Writer, st Styles, inputs []*model.Input) {
 			fmt.Fprintf(w, "%s %s: %s ← %s %s\n", st.Faint.Render("learned:"), Safe(in.Path), u.Field, Safe(u.Path), st.Faint.Render("("+Safe(u.By)+")"))
 		}
 	}
+}
+
+// ConfigPattern is the config entry that reads an input's lines that
+// look like HTTP requests and that no format read: a pattern laid out
+// from the first (docs/config.md), its tier and names to correct.
+func ConfigPattern(in *model.Input) map[string]any {
+	return map[string]any{"patterns": []map[string]any{{"name": "requests", "tier": "proxy", "regex": in.RequestLines.Pattern}}}
+}
+
+// ConfigJSON is a config entry as one line of JSON, its regular
+// expressions as written (no \u003c for "<").
+func ConfigJSON(v any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return ""
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// RequestLinesNote says what an input's unread request lines are.
+func RequestLinesNote(in *model.Input) string {
+	rl := in.RequestLines
+	verb := "look"
+	if rl.Lines == 1 {
+		verb = "looks"
+	}
+	first := ""
+	if rl.Pattern != "" {
+		first = "; the first at " + rl.First.String()
+	}
+	return fmt.Sprintf("%s %s like HTTP requests (a method, a path and a status found%s) but no format reads them", plural(rl.Lines, "line", "lines"), verb, first)
 }
