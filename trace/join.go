@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"slices"
 	"time"
 
 	"github.com/idem-cli/idem/model"
@@ -16,22 +17,28 @@ const KeyJoinWindow = 5 * time.Second
 // log) and then a browser's HAR entries (the proxy made the request id
 // and passed it on), to the delivery of the same key, method and route
 // whose start is nearest within KeyJoinWindow and that has no line of
-// that tier yet. It returns how many it joined. This runs only on built
-// intents: a line without a request id makes its intent worth a look.
+// that tier yet; then a server's id-less lines to a trip an outer tier
+// logged and no server line did; then the notes (see joinNotes). It
+// returns how many it joined. This runs only on built intents: a line
+// without a request id makes its intent worth a look.
 func joinByKey(in *model.Intent, alts map[*model.Observation]uint32) int {
 	n := joinByAltID(in, alts)
 	n += joinTierByKey(in, model.TierProxy)
-	return n + joinTierByKey(in, model.TierClient)
+	n += joinTierByKey(in, model.TierClient)
+	n += joinTierByKey(in, model.TierServer)
+	return n + joinNotes(in)
 }
 
-// joinTierByKey joins the id-less lines of tier t.
+// joinTierByKey joins the id-less lines of tier t: a client's or a
+// proxy's to a trip a deeper tier logged, a server's to one an outer
+// tier logged.
 func joinTierByKey(in *model.Intent, t model.Tier) int {
 	var entries, trips []*model.Delivery
 	for _, d := range in.Deliveries {
 		switch {
-		case d.Synthetic && d.Edge() != nil && d.Edge().Tier == t && len(d.Observations) == 1:
+		case d.Synthetic && d.Edge() != nil && d.Edge().Tier == t && len(d.Observations) == 1 && !IsNote(d.Edge()):
 			entries = append(entries, d)
-		case !d.Synthetic && d.At(t) == nil && deeper(d, t):
+		case !d.Synthetic && d.At(t) == nil && (t < model.TierServer && deeper(d, t) || t == model.TierServer && outer(d, t)):
 			trips = append(trips, d)
 		}
 	}
@@ -95,6 +102,94 @@ func deeper(d *model.Delivery, t model.Tier) bool {
 		}
 	}
 	return false
+}
+
+// outer reports whether a tier before t saw the delivery.
+func outer(d *model.Delivery, t model.Tier) bool {
+	for _, o := range d.Observations {
+		if o.Tier < t {
+			return true
+		}
+	}
+	return false
+}
+
+// IsNote reports whether o is a note about its intent rather than a
+// send: it carries the key but nothing of a request (no request id,
+// method, route, status, duration, attempt or workflow activity), as an
+// application's "order failed, submitting again" or "worker crashed
+// before saving, job will be re-run". A note is no delivery and no retry.
+func IsNote(o *model.Observation) bool {
+	return o.RequestID == "" && o.Method == "" && o.Route == "" && o.Status == 0 && o.Duration == 0 &&
+		o.Attempt == 0 && o.Workflow == nil && (o.Key != "" || o.KeyHash != "")
+}
+
+// notesOnly reports whether every line of d is a note.
+func notesOnly(d *model.Delivery) bool {
+	for _, o := range d.Observations {
+		if !IsNote(o) {
+			return false
+		}
+	}
+	return len(d.Observations) > 0
+}
+
+// joinNotes moves each note of the intent into the delivery it is about:
+// the latest send of the key begun at or before it (the earliest where
+// none was), so that a note is never counted as a send. Where no line of
+// the intent shows a request, its notes join the one that made an effect
+// (an effect a note names stays where it is: a result first seen is no
+// note's to hide), or the first of them.
+func joinNotes(in *model.Intent) int {
+	var notes, trips []*model.Delivery
+	for _, d := range in.Deliveries {
+		if d.Synthetic && notesOnly(d) {
+			notes = append(notes, d)
+		} else {
+			trips = append(trips, d)
+		}
+	}
+	if len(notes) == 0 {
+		return 0
+	}
+	if len(trips) == 0 {
+		for _, d := range notes {
+			if len(d.Effects()) > 0 {
+				trips = append(trips, d)
+			}
+		}
+		if len(trips) == 0 {
+			trips = notes[:1]
+		}
+	}
+	gone := map[*model.Delivery]bool{}
+	for _, n := range notes {
+		if slices.Contains(trips, n) {
+			continue
+		}
+		absorbDelivery(aboutWhich(trips, n.Start()), n)
+		gone[n] = true
+	}
+	return dropJoined(in, gone)
+}
+
+// aboutWhich is the trip a note written at at is about: the latest begun
+// at or before it, else the earliest.
+func aboutWhich(trips []*model.Delivery, at time.Time) *model.Delivery {
+	var before, first *model.Delivery
+	for _, tr := range trips {
+		s := tr.Start()
+		if first == nil || s.Before(first.Start()) {
+			first = tr
+		}
+		if !at.IsZero() && !s.IsZero() && !s.After(at) && (before == nil || s.After(before.Start())) {
+			before = tr
+		}
+	}
+	if before != nil {
+		return before
+	}
+	return first
 }
 
 // joinByAltID joins a delivery whose lines carried a second request id
