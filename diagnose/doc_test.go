@@ -64,7 +64,11 @@ func rulesDoc(t *testing.T) string {
 	b.WriteString("duplicate, so that a report answers \"fix the proxy\" or \"fix the client\" at a\n")
 	b.WriteString("glance. Where a line shows that the previous send ended, lost, just as the retry\n")
 	b.WriteString("began (a 499 one client timeout in, a proxy's 504), the retry says whose timeout\n")
-	b.WriteString("set it off.\n\n")
+	b.WriteString("set it off. A send the server refused as another payload under a key that had\n")
+	b.WriteString("succeeded (`payload-mismatch`'s refusal) is another action, not a retry: it is not\n")
+	b.WriteString("counted. Nor is a note: a line with the key and nothing of a request (no request\n")
+	b.WriteString("id, method, route, status, duration or attempt), such as \"order failed, submitting\n")
+	b.WriteString("again\", joins the send it is about.\n\n")
 	b.WriteString("| layer | what says so | proven on real captures |\n|---|---|---|\n")
 	for _, l := range diagnose.Layers {
 		on := capturesCell(attributedOn[l], func(c string) {
