@@ -149,9 +149,9 @@ func overlapped(c *context, earlier, later *model.Delivery) bool {
 type ordering int
 
 const (
-	sequential ordering = iota // the later began after the earlier ended
-	overlapping                // the later began before the earlier ended
-	unorderable                // the clocks or the logs' resolution cannot say
+	sequential  ordering = iota // the later began after the earlier ended
+	overlapping                 // the later began before the earlier ended
+	unorderable                 // the clocks or the logs' resolution cannot say
 )
 
 // clockTolerance is how far apart two tiers' clocks may be and still be
