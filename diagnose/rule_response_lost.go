@@ -17,9 +17,9 @@ var responseLost = &Rule{
 	Hypothesis: "The server saved the result; only the response was lost between server and client.",
 	Check:      "Line up the commit time, the response and the client's timeout for the delivery.",
 	Action:     "Retry with the same key and return the saved result id; never treat a timeout as proof that nothing happened.",
-	Evidence:   "A delivery whose outermost tier lost the response (HAR status 0 or `_error`, proxy 499/504/502, Envoy DC/UT/UC, Traefik/Caddy 499), or whose server logged that it could not write it (`write: broken pipe`, `EPIPE`, `ECONNRESET`, `context canceled`, `BrokenPipeError`, Node's `aborted`), while the same delivery made an effect or got a 2xx at the server. Severity is info when a later delivery with the same key got the stored result and the intent made one effect. Where no tier logged the loss, a resend of the key after a proxy's or a server's 2xx (the next send of the key, with no other payload, not refused with a 4xx, not sent while the first ran, and with no client line showing the 2xx arrive) says the caller lost that 2xx: inferred, info when the intent made one effect.",
+	Evidence:   "A delivery whose outermost tier lost the response (HAR status 0 or `_error`, proxy 499/504/502, Envoy DC/UT/UC, Traefik/Caddy 499), or whose server logged that it could not write it (`write: broken pipe`, `EPIPE`, `ECONNRESET`, `context canceled`, `BrokenPipeError`, Node's `aborted`), while the same delivery made an effect or got a 2xx at the server. Severity is info when a later delivery with the same key got the stored result and the intent made one effect. Where no tier logged the loss, a resend of the key after a proxy's or a server's 2xx (the next send of the key, with no other payload, not refused with a 4xx, not sent while the first ran, and with no client line showing the 2xx arrive) says the caller lost that 2xx where the answer took a second or more or the resend is marked as a retry (an answer given at once and sent again is as often a check of the key's replay): inferred, info when the intent made one effect.",
 	Proof:      "An edge line showing the response lost (or the server's own write error) on a delivery that made an effect or got a 2xx at the server.",
-	Inference:  "Where no tier shows the loss: a tier in front of the caller's (the proxy, or the server with no client log) logged a 2xx, and the same key came again within `--retry-window`, begun after that answer at the same tier's clock: the caller, which resent it, never got the 2xx. It lacks the caller's own log of the answer. Whether a same-key retry got the stored result is read from its 2xx without a second effect where the server marks no replay (\"most likely\").",
+	Inference:  "Where no tier shows the loss: a tier in front of the caller's (the proxy, or the server with no client log) logged a 2xx, and the same key came again within `--retry-window`, begun after that answer at the same tier's clock, where the answer took a second or more (long enough for a caller's timeout) or the resend carries a library's retry mark: the caller, which resent it, never got the 2xx. It lacks the caller's own log of the answer. Whether a same-key retry got the stored result is read from its 2xx without a second effect where the server marks no replay (\"most likely\").",
 	Example:    "response-lost",
 	Needs:      []model.Tier{model.TierServer},
 	reads:      []requirement{needKeys, needLossWitness, needJoin, needEffects},
@@ -238,7 +238,8 @@ func resentAfterAnswer(c *context, in *model.Intent) *Finding {
 			if c.coarse(answer, o) {
 				slack = time.Second
 			}
-			if gap <= slack || gap > c.opts.RetryWindow {
+			marked := retryMarked(again)
+			if gap <= slack || gap > c.opts.RetryWindow || answer.Duration < slowAnswer && marked == "" {
 				continue
 			}
 			var effects []*model.Observation
@@ -254,10 +255,14 @@ func resentAfterAnswer(c *context, in *model.Intent) *Finding {
 			ev.delivery(again)
 			f.Evidence = ev.sorted()
 			at := fmt.Sprintf("the %s logged %d at %s", answer.Tier, answer.Status, hhmmss(answer.End()))
-			f.Confidence = inferred([]string{at, fmt.Sprintf("the same key again %s later", gapSpan(gap, slack > 0))},
+			why := fmt.Sprintf("the answer took %s, long enough for a caller's timeout", answer.Duration.Round(time.Millisecond))
+			if marked != "" {
+				why = "the resend carried " + marked + ", a retry only a failure sets off"
+			}
+			f.Confidence = inferred([]string{at, fmt.Sprintf("the same key again %s later", gapSpan(gap, slack > 0)), why},
 				"the caller's own log of the answer (a client log, or a proxy line of the caller's side)")
-			f.Narrative = fmt.Sprintf("Delivery %s of key %s was answered: %s; then delivery %s carried the same key %s later (%s): likely the caller never got that %d and sent it again (no tier logged the loss; nothing but the resend says it). The intent made %s in all.",
-				d.RequestID, in.Key, at, again.RequestID, gapSpan(gap, slack > 0), o.Source, answer.Status, plural(effectCount(effects), "effect", "effects"))
+			f.Narrative = fmt.Sprintf("Delivery %s of key %s was answered: %s; then delivery %s carried the same key %s later (%s), and %s: likely the caller never got that %d and sent it again (no tier logged the loss). The intent made %s in all.",
+				d.RequestID, in.Key, at, again.RequestID, gapSpan(gap, slack > 0), o.Source, why, answer.Status, plural(effectCount(effects), "effect", "effects"))
 			return f
 		}
 	}
@@ -283,6 +288,26 @@ func loggedAnswer(d *model.Delivery) *model.Observation {
 		}
 	}
 	return nil
+}
+
+// slowAnswer is how long an answer must have taken for a resend after
+// it to say the caller gave up on it: a caller that resends a key it was
+// answered at once is checking the key's replay as often as it lost
+// the answer, and the logs cannot tell the two.
+const slowAnswer = time.Second
+
+// retryMarked is the mark by which a layer numbered d as its own retry
+// (a client library's header, a client's attempt past 1), "" for none.
+func retryMarked(d *model.Delivery) string {
+	for _, o := range d.Observations {
+		switch {
+		case o.RetryMark != "":
+			return o.RetryMark
+		case o.Attempt > 1 && o.Tier <= model.TierProxy:
+			return "attempt " + strconv.Itoa(o.Attempt)
+		}
+	}
+	return ""
 }
 
 // refused reports whether a tier logged a 4xx answer to d.

@@ -10,12 +10,12 @@ var responseLostCases = ruleCases{
 	fire: []ruleCase{
 		// No tier logged the loss: the resend of the key after the
 		// proxy's 201 says the caller never got it.
-		{name: "the proxy logged 201, the same key came again 1.2s later", obs: answeredThenResent(),
+		{name: "the proxy logged 201 after 2.3s, the same key came again 1.2s later", obs: answeredThenResent(),
 			want: []want{{severity: diagnose.Info, keys: []string{"k-1"}, conf: diagnose.Inferred, lacks: "the caller's own log of the answer",
-				says: "the proxy logged 201 at 13:30:00.300Z; then delivery r2 carried the same key 1.2s later"}}},
+				says: "the proxy logged 201 at 13:30:02.300Z; then delivery r2 carried the same key 1.2s later (case.jsonl:3), and the answer took 2.3s"}}},
 		{name: "the server alone logged 201, then the key again, and a second effect", obs: []ob{
 			server("r1").key("k-1").post().at(0).took(0.3).status(201).effect("ord_1"),
-			server("r2").key("k-1").post().at(5).took(0.3).status(201).effect("ord_2"),
+			server("r2").key("k-1").post().at(5).took(0.3).status(201).effect("ord_2").marked("x-stainless-retry-count: 1"),
 		}, want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, conf: diagnose.Inferred, says: "the server logged 201"}}},
 		{name: "the proxy gave up after the server committed", obs: []ob{
 			proxy("r1").key("k-1").post().at(0).took(30).status(504).outcome(model.OutcomeUpstreamTimeout),
@@ -97,18 +97,22 @@ var responseLostCases = ruleCases{
 	quiet: []ruleCase{
 		// One field away from answeredThenResent: what makes a resend
 		// no sign of a lost answer.
+		{name: "the answer came at once, and the resend carries no retry mark", obs: []ob{
+			server("r1").key("k-1").post().at(0).took(0.3).status(201).effect("ord_1"),
+			server("r2").key("k-1").post().at(5).took(0.3).status(201).effect("ord_2"),
+		}},
 		{name: "the client logged the 201 arrive", obs: append(answeredThenResent(),
-			client("r1").key("k-1").post().at(0).took(0.3).status(201))},
+			client("r1").key("k-1").post().at(0).took(2.3).status(201))},
 		{name: "the resend was refused 422", obs: resentWith(func(b ob) ob { return b.status(422) })},
 		{name: "the resend carried another payload", obs: []ob{
-			proxy("r1").key("k-1").post().at(0).took(0.3).status(201).fp("sha256:aaaa"),
-			proxy("r2").key("k-1").post().at(1.5).took(0.02).status(201).fp("sha256:bbbb"),
+			proxy("r1").key("k-1").post().at(0).took(2.3).status(201).fp("sha256:aaaa"),
+			proxy("r2").key("k-1").post().at(3.5).took(0.02).status(201).fp("sha256:bbbb"),
 		}},
-		{name: "the resend began before the answer", obs: resentWith(func(b ob) ob { return b.at(0.2) })},
+		{name: "the resend began before the answer", obs: resentWith(func(b ob) ob { return b.at(2.2) })},
 		{name: "the resend came past --retry-window", obs: resentWith(func(b ob) ob { return b.at(3600) })},
 		{name: "the first was answered 500", obs: []ob{
-			proxy("r1").key("k-1").post().at(0).took(0.3).status(500),
-			proxy("r2").key("k-1").post().at(1.5).took(0.02).status(201),
+			proxy("r1").key("k-1").post().at(0).took(2.3).status(500),
+			proxy("r2").key("k-1").post().at(3.5).took(0.02).status(201),
 		}},
 		{name: "the server could not write its response, and had committed nothing", obs: []ob{
 			server("r1").key("k-1").post().at(0.1).outcome(model.OutcomeReset).detail("write: broken pipe"),
@@ -144,10 +148,10 @@ var responseLostCases = ruleCases{
 // after that answer, with no tier logging a loss.
 func answeredThenResent() []ob {
 	return []ob{
-		proxy("r1").key("k-1").post().at(0).took(0.3).status(201),
-		server("r1").key("k-1").post().at(0.01).took(0.25).status(201).effect("ord_1"),
-		proxy("r2").key("k-1").post().at(1.5).took(0.02).status(201),
-		server("r2").key("k-1").post().at(1.51).took(0.01).status(201).replayed(),
+		proxy("r1").key("k-1").post().at(0).took(2.3).status(201),
+		server("r1").key("k-1").post().at(0.01).took(2.25).status(201).effect("ord_1"),
+		proxy("r2").key("k-1").post().at(3.5).took(0.02).status(201),
+		server("r2").key("k-1").post().at(3.51).took(0.01).status(201).replayed(),
 	}
 }
 
