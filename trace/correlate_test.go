@@ -302,6 +302,19 @@ func TestNotesAreNoSends(t *testing.T) {
 			{Tier: model.TierProxy, RequestID: "p-1", Method: "POST", Route: "/v1/pay", Status: 201},
 			{Tier: model.TierServer, Method: "POST", Route: "/v1/pay", Status: 201, Time: at.Add(10 * time.Millisecond)},
 		}, []string{"p-1:proxy,server"}},
+		{"two trips a server line could be: it stays apart", []model.Observation{
+			{Tier: model.TierProxy, RequestID: "p-1", Method: "POST", Route: "/v1/pay", Status: 201},
+			{Tier: model.TierProxy, RequestID: "p-2", Method: "POST", Route: "/v1/pay", Status: 201, Time: at.Add(time.Second)},
+			{Tier: model.TierServer, Method: "POST", Route: "/v1/pay", Status: 201, Time: at.Add(500 * time.Millisecond)},
+		}, []string{"p-1:proxy", "server@server:1:server", "p-2:proxy"}},
+		{"another status stays apart", []model.Observation{
+			{Tier: model.TierProxy, RequestID: "p-1", Method: "POST", Route: "/v1/pay", Status: 201},
+			{Tier: model.TierServer, Method: "POST", Route: "/v1/pay", Status: 500, Time: at.Add(10 * time.Millisecond)},
+		}, []string{"p-1:proxy", "server@server:1:server"}},
+		{"the proxy's upstream status is the server's", []model.Observation{
+			{Tier: model.TierProxy, RequestID: "p-1", Method: "POST", Route: "/v1/pay", Status: 504, UpstreamStatus: 504, Outcome: model.OutcomeUpstreamTimeout},
+			{Tier: model.TierServer, Method: "POST", Route: "/v1/pay", Status: 201, Time: at.Add(10 * time.Millisecond)},
+		}, []string{"p-1:proxy,server"}},
 		{"another route stays apart", []model.Observation{
 			{Tier: model.TierProxy, RequestID: "p-1", Method: "POST", Route: "/v1/pay", Status: 201},
 			{Tier: model.TierServer, Method: "POST", Route: "/v1/refund", Status: 201, Time: at.Add(10 * time.Millisecond)},

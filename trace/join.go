@@ -45,6 +45,9 @@ func joinTierByKey(in *model.Intent, t model.Tier) int {
 	if len(entries) == 0 || len(trips) == 0 {
 		return 0
 	}
+	if t == model.TierServer {
+		return joinUnique(in, entries, trips)
+	}
 	used := map[*model.Delivery]bool{}
 	gone := map[*model.Delivery]bool{}
 	for _, e := range entries {
@@ -68,6 +71,56 @@ func joinTierByKey(in *model.Intent, t model.Tier) int {
 		absorbDelivery(best, e)
 	}
 	return dropJoined(in, gone)
+}
+
+// joinUnique joins each of a server's id-less lines to the one trip it
+// can be, and only where the match is one each way: the same method and
+// route, a status the trip's outer tier logged for its upstream (or none
+// either side), starting within KeyJoinWindow, and no other line it
+// could be. A line with two trips it could be, or a trip with two lines,
+// stays apart: two sends are never made one by a guess.
+func joinUnique(in *model.Intent, entries, trips []*model.Delivery) int {
+	fits := func(e, tr *model.Delivery) bool {
+		return tr.Method() == e.Method() && tr.Route() == e.Route() && tr.Start().Sub(e.Start()).Abs() <= KeyJoinWindow &&
+			sameAnswer(tr, e.Edge())
+	}
+	count := func(list []*model.Delivery, match func(*model.Delivery) bool) (n int, one *model.Delivery) {
+		for _, d := range list {
+			if match(d) {
+				n, one = n+1, d
+			}
+		}
+		return n, one
+	}
+	gone := map[*model.Delivery]bool{}
+	for _, e := range entries {
+		n, tr := count(trips, func(tr *model.Delivery) bool { return fits(e, tr) })
+		if n != 1 {
+			continue
+		}
+		if m, _ := count(entries, func(o *model.Delivery) bool { return fits(o, tr) }); m != 1 {
+			continue
+		}
+		gone[e] = true
+		absorbDelivery(tr, e)
+	}
+	return dropJoined(in, gone)
+}
+
+// sameAnswer reports whether a server line's status can be what the
+// trip's outer tier saw of it: either logged none, or the outer line's
+// status or its upstream's is the server's.
+func sameAnswer(tr *model.Delivery, o *model.Observation) bool {
+	if o.Status == 0 {
+		return true
+	}
+	for _, p := range tr.Observations {
+		if p.Tier >= model.TierServer || p.Status == 0 && p.UpstreamStatus == 0 {
+			continue
+		}
+		return p.Status == o.Status || p.UpstreamStatus == o.Status || p.Outcome.Lost()
+	}
+	return true
 }
 
 // absorbDelivery moves from's lines into the trip they belong to.
