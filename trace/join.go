@@ -36,7 +36,7 @@ func joinTierByKey(in *model.Intent, t model.Tier) int {
 	var entries, trips []*model.Delivery
 	for _, d := range in.Deliveries {
 		switch {
-		case d.Synthetic && d.Edge() != nil && d.Edge().Tier == t && len(d.Observations) == 1 && !IsNote(d.Edge()):
+		case d.Synthetic && d.Edge() != nil && d.Edge().Tier == t && len(d.Observations) == 1 && !isNote(d.Edge()):
 			entries = append(entries, d)
 		case !d.Synthetic && d.At(t) == nil && (t < model.TierServer && deeper(d, t) || t == model.TierServer && outer(d, t)):
 			trips = append(trips, d)
@@ -167,12 +167,12 @@ func outer(d *model.Delivery, t model.Tier) bool {
 	return false
 }
 
-// IsNote reports whether o is a note about its intent rather than a
+// isNote reports whether o is a note about its intent rather than a
 // send: it carries the key but nothing of a request (no request id,
 // method, route, status, duration, attempt or workflow activity), as an
 // application's "order failed, submitting again" or "worker crashed
 // before saving, job will be re-run". A note is no delivery and no retry.
-func IsNote(o *model.Observation) bool {
+func isNote(o *model.Observation) bool {
 	return o.RequestID == "" && o.Method == "" && o.Route == "" && o.Status == 0 && o.Duration == 0 &&
 		o.Attempt == 0 && o.Workflow == nil && (o.Key != "" || o.KeyHash != "")
 }
@@ -180,7 +180,7 @@ func IsNote(o *model.Observation) bool {
 // notesOnly reports whether every line of d is a note.
 func notesOnly(d *model.Delivery) bool {
 	for _, o := range d.Observations {
-		if !IsNote(o) {
+		if !isNote(o) {
 			return false
 		}
 	}
