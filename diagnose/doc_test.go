@@ -64,7 +64,11 @@ func rulesDoc(t *testing.T) string {
 	b.WriteString("duplicate, so that a report answers \"fix the proxy\" or \"fix the client\" at a\n")
 	b.WriteString("glance. Where a line shows that the previous send ended, lost, just as the retry\n")
 	b.WriteString("began (a 499 one client timeout in, a proxy's 504), the retry says whose timeout\n")
-	b.WriteString("set it off.\n\n")
+	b.WriteString("set it off. A send the server refused as another payload under a key that had\n")
+	b.WriteString("succeeded (`payload-mismatch`'s refusal) is another action, not a retry: it is not\n")
+	b.WriteString("counted. Nor is a note: a line with the key and nothing of a request (no request\n")
+	b.WriteString("id, method, route, status, duration or attempt), such as \"order failed, submitting\n")
+	b.WriteString("again\", joins the send it is about.\n\n")
 	b.WriteString("| layer | what says so | proven on real captures |\n|---|---|---|\n")
 	for _, l := range diagnose.Layers {
 		on := capturesCell(attributedOn[l], func(c string) {
@@ -139,7 +143,7 @@ var attributedOn = map[diagnose.Layer][]string{
 }
 
 var provenOn = map[string][]string{
-	"response-lost":          {"nginx (nginx 1.22, a client timeout and an abort)", "caddy", "chain (Caddy → HAProxy → nginx)", "chromium (Chromium 156 via playwright-core)", "nginx-slog", "pino-http", "express-idempotency (1.0.6 with pino-http behind nginx)", "node-idempotency (@node-idempotency/core 1.0.11 with pino-http behind nginx)", "fiber (Fiber v2.52's idempotency middleware behind Caddy 2.6)", "nginx-winston (winston with express-winston, read by the vocabulary)", "nginx-restify (bunyan with restify)", "nginx-monolog (Monolog's context)", "nginx-rails (lograge)", "nginx-logback (logstash-logback-encoder)"},
+	"response-lost":          {"nginx (nginx 1.22, a client timeout and an abort)", "caddy", "chain (Caddy → HAProxy → nginx)", "chromium (Chromium 156 via playwright-core)", "nginx-slog", "pino-http", "express-idempotency (1.0.6 with pino-http behind nginx)", "node-idempotency (@node-idempotency/core 1.0.11 with pino-http behind nginx)", "fiber (Fiber v2.52's idempotency middleware behind Caddy 2.6)", "nginx-winston (winston with express-winston, read by the vocabulary)", "nginx-restify (bunyan with restify)", "nginx-monolog (Monolog's context)", "nginx-rails (lograge)", "nginx-logback (logstash-logback-encoder)", "slog (no tier logged the loss: the 1.5 s answer, then the same key: inferred)", "zap"},
 	"retry-new-key":          {"nginx", "chain", "nginx-slog", "express-idempotency", "node-idempotency", "chromium-rules (a fetch timed out, then a new key)", "fiber (no tier logs payloads: two order ids after a lost response)", "fiber-payload-hash", "nginx-winston", "nginx-flask (python-json-logger)", "nginx-morgan", "pino-http (no proxy and no payload: the server saw the client go, then the same address under a new key made a second order)"},
 	"payload-mismatch":       {"chromium (a retry under the same key with another body)", "express-idempotency (its 417 for another body)", "node-idempotency (its fingerprint mismatch, answered 422)", "fiber-payload-hash (Fiber's middleware replays the first body's 201 to another body)", "nginx-winston (express-winston's logged bodies)", "nginx-structlog-stdlib (the service's logged fingerprints)"},
 	"in-progress-retry":      {"express-idempotency (its bare 409 to a concurrent duplicate)", "node-idempotency (its REQUEST_IN_PROGRESS, answered 409)"},

@@ -250,6 +250,15 @@ func either(a, b requirement) requirement {
 		met: func(s *model.Set) bool { return a.met(s) || b.met(s) }}
 }
 
+// needCaller is who sent a request, as any tier logs it: a likely
+// resend of one action where no payload was logged.
+var needCaller = requirement{
+	what: "who sent each request (an address, a user or customer id), at any tier",
+	why:  "no tier logged who sent the requests, so two writes of one caller cannot be told from two callers'",
+	log:  "the client's address, or the user or customer the request is for",
+	met:  func(s *model.Set) bool { return s.Supplied(model.TierUnknown, model.FieldClient) },
+}
+
 // needLikelyRetry is what retry-new-key reads where no payload was
 // logged: the client's address and a tier that sees a loss.
 var needLikelyRetry = requirement{

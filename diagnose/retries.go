@@ -240,7 +240,10 @@ func intentRetries(c *context, in *model.Intent, out []Retry) []Retry {
 			out = append(out, rt)
 		}
 		effects := several && len(c.effects(d)) > 0
-		if i > 0 {
+		// A send the server refused as another payload is another
+		// action under a reused key (payload-mismatch), not this one's
+		// retry: nobody sent this action again.
+		if i > 0 && refusedAsAnother(c, ds[:i], d) == "" {
 			rt := sender(d)
 			rt.Intent, rt.Delivery, rt.Duplicate = in, d, effects && effected
 			if first, start := ds[0].Start(), d.Start(); !first.IsZero() && !start.IsZero() && start.After(first) {

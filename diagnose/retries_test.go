@@ -65,6 +65,50 @@ func TestRetriesByLayer(t *testing.T) {
 		},
 		want: []wantRetry{{rid: "r2", layer: diagnose.LayerClient, says: "the caller sent it again"}},
 	}, {
+		// A refused send is another action under a reused key
+		// (payload-mismatch), not the first one's retry.
+		name: "a send refused 422 after the key succeeded is no retry",
+		obs: []ob{
+			proxy("r1").key("k-1").post().at(0).took(0.2).status(201),
+			server("r1").key("k-1").post().at(0.01).effect("ord_1"),
+			proxy("r2").key("k-1").post().at(30).took(0.02).status(422),
+		},
+	}, {
+		name: "a send refused 409 naming the fingerprint is no retry",
+		obs: []ob{
+			proxy("r1").key("k-1").post().at(0).took(0.2).status(201),
+			proxy("r2").key("k-1").post().at(30).took(0.02).status(409).msg("fingerprint mismatch"),
+		},
+	}, {
+		name: "another fingerprint at one tier, answered 400, is no retry",
+		obs: []ob{
+			server("r1").key("k-1").post().at(0).took(0.2).status(201).fp("sha256:aaaa"),
+			server("r2").key("k-1").post().at(30).took(0.02).status(400).fp("sha256:bbbb"),
+		},
+	}, {
+		// One field away: the key had not succeeded, so a 422 may be
+		// the body's validation, and the second send is a retry.
+		name: "a 422 after a failure is a retry",
+		obs: []ob{
+			proxy("r1").key("k-1").post().at(0).took(0.2).status(504).outcome(model.OutcomeUpstreamTimeout),
+			proxy("r2").key("k-1").post().at(30).took(0.02).status(422),
+		},
+		want: []wantRetry{{rid: "r2", layer: diagnose.LayerClient, says: "the caller sent it again"}},
+	}, {
+		name: "the same fingerprint refused 409 is a retry",
+		obs: []ob{
+			server("r1").key("k-1").post().at(0).took(0.2).status(201).fp("sha256:aaaa"),
+			server("r2").key("k-1").post().at(30).took(0.02).status(409).fp("sha256:aaaa"),
+		},
+		want: []wantRetry{{rid: "r2", layer: diagnose.LayerUnknown}},
+	}, {
+		name: "another payload the server ran is a retry that made a duplicate",
+		obs: []ob{
+			server("r1").key("k-1").post().at(0).took(0.2).status(201).fp("sha256:aaaa").effect("ord_1"),
+			server("r2").key("k-1").post().at(30).took(0.02).status(201).fp("sha256:bbbb").effect("ord_2"),
+		},
+		want: []wantRetry{{rid: "r2", layer: diagnose.LayerUnknown, duplicate: true}},
+	}, {
 		name: "the proxy's own retry: one delivery, two upstream attempts",
 		obs:  nginxRetried("ord_1", "ord_101"),
 		want: []wantRetry{{rid: "r1", layer: diagnose.LayerProxy, says: "2 upstream attempts for one request", after: time.Second, duplicate: true}},

@@ -57,14 +57,9 @@ var keyExpiredCases = ruleCases{
 				server("r2").key("k-1").at(15).effect("ord_2"),
 			},
 			want: []want{{severity: diagnose.Critical, keys: []string{"k-1"}, says: "delivery r2 about 3s later (times to the second) was run again and made ord_2; delivery r3 at 13:30:10.000Z got the stored result, so the key was stored and checked, and was forgotten at most about 4s after that"}}},
-		{name: "times to the second: a retry in the same second is not measured, nor called an expiry",
-			obs: []ob{
-				server("r1").key("k-1").post().at(10).took(0).status(201).fp("sha256:aaaa"),
-				server("r1").key("k-1").at(10).effect("ord_1"),
-				server("r2").key("k-1").post().at(11).took(0).status(201).fp("sha256:aaaa"),
-				server("r2").key("k-1").at(11).effect("ord_2"),
-			},
-			want: []want{{severity: diagnose.Critical, keys: []string{"k-1"}, says: "delivery r2 within the same second or two (the log writes its times to the second, too coarse to measure the gap) was run again and made ord_2; no delivery in between got the stored result, so the logs cannot tell a key kept for less than a second or two from one never stored or never checked"}}},
+		{name: "the server dated the second request after the first's effect, on one precise clock", obs: append(proxyStartServerEnd(),
+			server("r2").key("k-1").post().at(10.25).took(0.1).status(201)),
+			want: []want{{severity: diagnose.Critical, keys: []string{"k-1"}, says: "was run again and made ord_2"}}},
 		{name: "the client saw two requests in turn, but the server dated the rerun before the first's effect: no negative gap",
 			obs: []ob{
 				client("r1").key("k-1").post().at(0).took(0.3).status(201),
@@ -80,6 +75,11 @@ var keyExpiredCases = ruleCases{
 			want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, says: "was decided 'new'"}}},
 	},
 	quiet: []ruleCase{
+		// Times to the second cannot order a retry in the next second
+		// against the first's end: that is concurrency's candidate
+		// (non-atomic-reservation), never an expiry.
+		{name: "times to the second: a retry in the same second or two is unorderable, not an expiry", obs: sameSecond()},
+		{name: "a second-resolution proxy start against the server's end, 0.5s apart, is unorderable", obs: proxyStartServerEnd()},
 		// An effect is a result first seen: a later line naming the
 		// first's order is that order again, however it is worded.
 		{name: "an hour later a line marked as an effect names the first's order",
@@ -94,4 +94,28 @@ var keyExpiredCases = ruleCases{
 			server("r2").key("k-1").at(3600.2).effect("ord_1"),
 		}},
 	},
+}
+
+// sameSecond is two effects of one key logged to the second, a second
+// apart, with no duration: the logs cannot order them.
+func sameSecond() []ob {
+	return []ob{
+		server("r1").key("k-1").post().at(10).took(0).status(201).fp("sha256:aaaa"),
+		server("r1").key("k-1").at(10).effect("ord_1"),
+		server("r2").key("k-1").post().at(11).took(0).status(201).fp("sha256:aaaa"),
+		server("r2").key("k-1").at(11).effect("ord_2"),
+	}
+}
+
+// proxyStartServerEnd is a second send whose only start is a proxy's,
+// logged to the second, a moment before the first's effect, which only
+// the server's log dates, and whose own effect the server logged after
+// it: two clocks, and an effect's time is no start.
+func proxyStartServerEnd() []ob {
+	return []ob{
+		server("r1").key("k-1").post().at(10).took(0.1).status(201).fp("sha256:aaaa"),
+		server("r1").key("k-1").at(10.2).effect("ord_1"),
+		proxy("r2").key("k-1").post().at(10).status(201),
+		server("r2").key("k-1").at(10.3).effect("ord_2"),
+	}
 }

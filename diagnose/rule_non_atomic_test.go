@@ -16,6 +16,14 @@ func twoDeliveries(second float64, fp2 string, last ob) []ob {
 var nonAtomicCases = ruleCases{
 	rule: "non-atomic-reservation",
 	fire: []ruleCase{
+		// Two effects the logs cannot order are concurrency's
+		// candidate, inferred: key-expired would need the second to
+		// start after the first's end.
+		{name: "times to the second: two effects a second apart are unorderable, likely concurrent", obs: sameSecond(),
+			want: []want{{severity: diagnose.Critical, keys: []string{"k-1"}, conf: diagnose.Inferred, lacks: "times fine enough",
+				says: "which the clocks or the logs' resolution cannot order, and both ran the effect; likely concurrent"}}},
+		{name: "a proxy's second-resolution start against the server's end is no order", obs: proxyStartServerEnd(),
+			want: []want{{severity: diagnose.Critical, keys: []string{"k-1"}, conf: diagnose.Inferred, says: "cannot order"}}},
 		{name: "the second delivery arrived while the first ran, and both ran the effect",
 			obs:  twoDeliveries(0.5, "sha256:aaaa", server("r2").key("k-1").at(2).effect("ord_2")),
 			want: []want{{severity: diagnose.Critical, keys: []string{"k-1"}, says: "made 2 effects (ord_1, ord_2)"}}},
@@ -41,6 +49,11 @@ var nonAtomicCases = ruleCases{
 		}, want: []want{{severity: diagnose.Critical, keys: []string{"k-1"}, says: "delivery r3 reached the server at 13:30:10.300Z, before delivery r2"}}},
 	},
 	quiet: []ruleCase{
+		// One field away: the server logged the second's start, after
+		// the first's effect, on one precise clock: ordered, not
+		// concurrent (key-expired's).
+		{name: "the server dated the second request after the first's effect", obs: append(proxyStartServerEnd(),
+			server("r2").key("k-1").post().at(10.25).took(0.1).status(201))},
 		// Fiber's idempotency middleware holds the duplicate on a lock,
 		// then answers it with the stored response: two overlapping 201s
 		// naming one result, and no effect lines.

@@ -95,15 +95,7 @@ func refusedReuse(c *context, in *model.Intent) *Finding {
 		}
 		// The key had succeeded: a refusal of it is the library's
 		// evidence of another payload, not a validation error.
-		var before *model.Delivery
-		for _, e := range in.Deliveries[:i+1] {
-			if slices.ContainsFunc(e.Observations, func(o *model.Observation) bool { return o.Status >= 400 && o.Status < 500 }) {
-				continue
-			}
-			if serverSuccess(e) != nil || len(c.effects(e)) > 0 || edgeResponse(e) != nil && edgeResponse(e).Status < 300 && edgeResponse(e).Status >= 200 {
-				before = e
-			}
-		}
+		before := succeeded(c, in.Deliveries[:i+1])
 		if before == nil {
 			continue
 		}
@@ -116,6 +108,65 @@ func refusedReuse(c *context, in *model.Intent) *Finding {
 				in.Key, hhmmss(before.Start()), before.RequestID, d.RequestID, o.Status, hhmmss(o.End()))}
 	}
 	return nil
+}
+
+// succeeded is the last of ds that the server did not refuse and that
+// succeeded (a 2xx at the server or the edge, or an effect), nil for none.
+func succeeded(c *context, ds []*model.Delivery) *model.Delivery {
+	var before *model.Delivery
+	for _, e := range ds {
+		if slices.ContainsFunc(e.Observations, func(o *model.Observation) bool { return o.Status >= 400 && o.Status < 500 }) {
+			continue
+		}
+		if serverSuccess(e) != nil || len(c.effects(e)) > 0 || edgeResponse(e) != nil && edgeResponse(e).Status < 300 && edgeResponse(e).Status >= 200 {
+			before = e
+		}
+	}
+	return before
+}
+
+// refusedAsAnother says why d, sent after before under one key, was
+// another action rather than a retry of the key's: after the key had
+// succeeded, the server refused d as a key reused with another payload
+// (its fingerprint at one tier differs from an earlier one's and the
+// answer was a 400, 409, 417 or 422; or, where no tier logged both, the
+// library's own refusal, see mismatchAnswer). "" when it was not refused
+// so: a send the server ran or replayed is the caller's, whatever its
+// body.
+func refusedAsAnother(c *context, before []*model.Delivery, d *model.Delivery) string {
+	if len(c.effects(d)) > 0 || inProgress(d) != nil {
+		return ""
+	}
+	e := succeeded(c, before)
+	if e == nil {
+		return ""
+	}
+	fps := d.Fingerprints()
+	differs, same := false, false
+	for _, b := range before {
+		for t, fp := range b.Fingerprints() {
+			if mine, ok := fps[t]; ok {
+				differs = differs || mine != fp
+				same = same || mine == fp
+			}
+		}
+	}
+	if same && !differs {
+		return "" // one payload: the refusal is about something else
+	}
+	o := mismatchAnswer(d)
+	if differs {
+		for _, l := range d.Observations {
+			if l.Status == 400 || l.Status == 409 || l.Status == 417 || l.Status == 422 {
+				o = l
+				break
+			}
+		}
+	}
+	if o == nil {
+		return ""
+	}
+	return fmt.Sprintf("the server refused it %d (%s) after delivery %s had succeeded: another payload under the key, not a retry", o.Status, o.Source, e.RequestID)
 }
 
 // mismatchAnswer returns the line where the server (or the edge, for

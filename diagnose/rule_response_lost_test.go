@@ -8,6 +8,15 @@ import (
 var responseLostCases = ruleCases{
 	rule: "response-lost",
 	fire: []ruleCase{
+		// No tier logged the loss: the resend of the key after the
+		// proxy's 201 says the caller never got it.
+		{name: "the proxy logged 201 after 2.3s, the same key came again 1.2s later", obs: answeredThenResent(),
+			want: []want{{severity: diagnose.Info, keys: []string{"k-1"}, conf: diagnose.Inferred, lacks: "the caller's own log of the answer",
+				says: "the proxy logged 201 at 13:30:02.300Z; then delivery r2 carried the same key 1.2s later (case.jsonl:3), and the answer took 2.3s"}}},
+		{name: "the server alone logged 201, then the key again, and a second effect", obs: []ob{
+			server("r1").key("k-1").post().at(0).took(0.3).status(201).effect("ord_1"),
+			server("r2").key("k-1").post().at(5).took(0.3).status(201).effect("ord_2").marked("x-stainless-retry-count: 1"),
+		}, want: []want{{severity: diagnose.Warning, keys: []string{"k-1"}, conf: diagnose.Inferred, says: "the server logged 201"}}},
 		{name: "the proxy gave up after the server committed", obs: []ob{
 			proxy("r1").key("k-1").post().at(0).took(30).status(504).outcome(model.OutcomeUpstreamTimeout),
 			server("r1").key("k-1").post().at(0.1).status(201),
@@ -86,6 +95,25 @@ var responseLostCases = ruleCases{
 		}, want: []want{{severity: diagnose.Info, keys: []string{"k-1"}, says: "the server dropped its response (context canceled)"}}},
 	},
 	quiet: []ruleCase{
+		// One field away from answeredThenResent: what makes a resend
+		// no sign of a lost answer.
+		{name: "the answer came at once, and the resend carries no retry mark", obs: []ob{
+			server("r1").key("k-1").post().at(0).took(0.3).status(201).effect("ord_1"),
+			server("r2").key("k-1").post().at(5).took(0.3).status(201).effect("ord_2"),
+		}},
+		{name: "the client logged the 201 arrive", obs: append(answeredThenResent(),
+			client("r1").key("k-1").post().at(0).took(2.3).status(201))},
+		{name: "the resend was refused 422", obs: resentWith(func(b ob) ob { return b.status(422) })},
+		{name: "the resend carried another payload", obs: []ob{
+			proxy("r1").key("k-1").post().at(0).took(2.3).status(201).fp("sha256:aaaa"),
+			proxy("r2").key("k-1").post().at(3.5).took(0.02).status(201).fp("sha256:bbbb"),
+		}},
+		{name: "the resend began before the answer", obs: resentWith(func(b ob) ob { return b.at(2.2) })},
+		{name: "the resend came past --retry-window", obs: resentWith(func(b ob) ob { return b.at(3600) })},
+		{name: "the first was answered 500", obs: []ob{
+			proxy("r1").key("k-1").post().at(0).took(2.3).status(500),
+			proxy("r2").key("k-1").post().at(3.5).took(0.02).status(201),
+		}},
 		{name: "the server could not write its response, and had committed nothing", obs: []ob{
 			server("r1").key("k-1").post().at(0.1).outcome(model.OutcomeReset).detail("write: broken pipe"),
 		}},
@@ -114,4 +142,22 @@ var responseLostCases = ruleCases{
 			server("r2").key("k-1").at(40.5).effect("ord_1"),
 		}},
 	},
+}
+
+// answeredThenResent is a proxy's 201 to a key, then the key again 1.2 s
+// after that answer, with no tier logging a loss.
+func answeredThenResent() []ob {
+	return []ob{
+		proxy("r1").key("k-1").post().at(0).took(2.3).status(201),
+		server("r1").key("k-1").post().at(0.01).took(2.25).status(201).effect("ord_1"),
+		proxy("r2").key("k-1").post().at(3.5).took(0.02).status(201),
+		server("r2").key("k-1").post().at(3.51).took(0.01).status(201).replayed(),
+	}
+}
+
+// resentWith is answeredThenResent with the resend's proxy line changed.
+func resentWith(change func(ob) ob) []ob {
+	obs := answeredThenResent()
+	obs[2] = change(obs[2])
+	return obs[:3]
 }

@@ -3,6 +3,7 @@ package diagnose
 import (
 	"fmt"
 	"sort"
+	"strconv"
 
 	"github.com/idem-cli/idem/model"
 )
@@ -15,12 +16,12 @@ var unkeyedRetry = &Rule{
 	Hypothesis: "The client (or a proxy, or a library) retries non-idempotent requests that carry no key.",
 	Check:      "Find who retried: the client's retry policy, the proxy's retry-on (proxy_next_upstream non_idempotent, Envoy retry_on), a library default.",
 	Action:     "Send an Idempotency-Key with every write, and do not let proxies retry writes without one.",
-	Evidence:   "POST or PATCH deliveries without a key, with one fingerprint, method and route (and client where known), within `--retry-window`, where an earlier one lost its response and two or more made effects.",
+	Evidence:   "POST or PATCH deliveries without a key, with one fingerprint, method and route (and client where known), within `--retry-window`, where an earlier one lost its response and two or more made effects. Where no tier logged payloads, the same caller's (an address, a user) unkeyed writes to one method and route stand for one payload: likely, critical still, as two effects are a fact.",
 	Proof:      "One fingerprint, method and route without a key, a lost response before, and two or more effects.",
-	Inference:  "Never: without a fingerprint, unkeyed writes are not compared.",
+	Inference:  "Where no tier logged the payloads: the same caller (as any tier logs it) sent the same method and route without a key within `--retry-window`, one lost its response and two or more made effects; it lacks the payloads (a body hash would confirm it).",
 	Example:    "unkeyed-retry",
 	Needs:      []model.Tier{model.TierServer},
-	reads:      []requirement{needEffects, needPayloads, needLossWitness},
+	reads:      []requirement{needEffects, either(needPayloads, needCaller), needLossWitness},
 	run:        runUnkeyedRetry,
 }
 
@@ -34,7 +35,14 @@ func runUnkeyedRetry(c *context) []*Finding {
 		}
 		fp := d.Fingerprint()
 		if fp == "" {
-			continue // without a payload fingerprint two writes are not known to be one
+			// Without a payload fingerprint two writes are not known to
+			// be one: where a tier says who sent them, the same caller's
+			// writes to one method and route are likely one (unkeyedFinding
+			// says so).
+			if d.Client() == "" {
+				continue
+			}
+			fp = "\x00" + d.Client()
 		}
 		sig := m + " " + d.Route() + " " + fp
 		if _, ok := groups[sig]; !ok {
@@ -118,6 +126,14 @@ func unkeyedFinding(c *context, cluster []*model.Delivery) *Finding {
 		ev.delivery(d)
 	}
 	d0 := cluster[0]
+	if d0.Fingerprint() == "" {
+		return &Finding{Severity: Critical, Evidence: ev.sorted(), Keys: []string{"(none)"},
+			Confidence: inferred([]string{"same caller " + d0.Client(), "same " + d0.Method() + " " + d0.Route(), "a lost response before", strconv.Itoa(len(uniqueResults(effects))) + " effects"},
+				"the payloads (no tier logged them: log a body hash to confirm)"),
+			Narrative: fmt.Sprintf("%s %s without an Idempotency-Key was sent %s by %s between %s and %s; after %s, %s made effects (%s). Likely one write retried: no tier logged the payloads, so that they were one is not shown (a body hash would confirm it).",
+				d0.Method(), d0.Route(), plural(len(cluster), "time", "times"), d0.Client(), hhmmss(d0.Start()), hhmmss(cluster[len(cluster)-1].Start()),
+				describeLoss(failed.Lost()), plural(effectful, "delivery", "deliveries"), resultList(uniqueResults(effects)))}
+	}
 	return &Finding{Severity: Critical, Evidence: ev.sorted(), Keys: []string{"(none)"},
 		Narrative: fmt.Sprintf("%s %s without an Idempotency-Key was sent %s between %s and %s with one payload (fingerprint %s); after %s, %s made effects (%s).",
 			d0.Method(), d0.Route(), plural(len(cluster), "time", "times"), hhmmss(d0.Start()), hhmmss(cluster[len(cluster)-1].Start()),

@@ -18,9 +18,21 @@ func unkeyedTwice(method string, firstStatus int, firstOutcome model.Outcome, re
 	}
 }
 
+// unhashedTwice is unkeyedTwice where no tier logged a payload.
+func unhashedTwice(firstStatus int, firstOutcome model.Outcome, resendFrom string) []ob {
+	obs := unkeyedTwice("POST", firstStatus, firstOutcome, 31, resendFrom)
+	for i := range obs {
+		obs[i].o.Fingerprint = ""
+	}
+	return obs
+}
+
 var unkeyedRetryCases = ruleCases{
 	rule: "unkeyed-retry",
 	fire: []ruleCase{
+		{name: "no payload logged: the same caller resent after the proxy's 504", obs: unhashedTwice(504, model.OutcomeUpstreamTimeout, "10.0.0.7"),
+			want: []want{{severity: diagnose.Critical, keys: []string{"(none)"}, conf: diagnose.Inferred, lacks: "log a body hash",
+				says: "POST /v1/orders without an Idempotency-Key was sent 2 times by 10.0.0.7"}}},
 		{name: "a POST resent after the proxy gave up", obs: unkeyedTwice("POST", 504, model.OutcomeUpstreamTimeout, 31, "10.0.0.7"),
 			want: []want{{severity: diagnose.Critical, keys: []string{"(none)"}, says: "made effects (ord_1, ord_2)"}}},
 		{name: "a PATCH resent by the browser, no effect lines", obs: []ob{
@@ -49,6 +61,14 @@ var unkeyedRetryCases = ruleCases{
 		}, want: []want{{severity: diagnose.Critical, keys: []string{"(none)"}, says: "sent 2 times"}}},
 	},
 	quiet: []ruleCase{
+		// No payload logged: one field away from a likely retry.
+		{name: "no payload logged: the first response arrived", obs: unhashedTwice(201, model.OutcomeOK, "10.0.0.7")},
+		{name: "no payload logged: another caller resent", obs: unhashedTwice(504, model.OutcomeUpstreamTimeout, "10.0.0.8")},
+		{name: "no payload logged and no tier says who sent them", obs: func() []ob {
+			obs := unhashedTwice(504, model.OutcomeUpstreamTimeout, "")
+			obs[0].o.Client = ""
+			return obs
+		}()},
 		{name: "a PUT may be repeated", obs: unkeyedTwice("PUT", 504, model.OutcomeUpstreamTimeout, 31, "10.0.0.7")},
 		{name: "the first response arrived", obs: unkeyedTwice("POST", 201, model.OutcomeOK, 31, "10.0.0.7")},
 		{name: "the resend came from another client", obs: unkeyedTwice("POST", 504, model.OutcomeUpstreamTimeout, 31, "10.0.0.8")},

@@ -66,6 +66,7 @@ func TestScenarios(t *testing.T) {
 		{"secret-in-logs", "secret-in-logs", "", "warning", []string{"secret-in-logs"}},
 		{"request-id-not-propagated", "request-id-not-propagated", "9d8c7b6a-1111-4222-8333-000000000001", "info", []string{"request-id-not-propagated"}},
 		{"duplicate-submission", "duplicate-submission", "a1b2c3d4-0002-4000-8000-000000000002", "warning", []string{"duplicate-submission"}},
+		{"note-not-a-trip", "response-lost", "pay-note-0001", "info", []string{"response-lost"}},
 	}
 	covered := map[string]bool{}
 	for _, tt := range tests {
@@ -214,5 +215,19 @@ func TestLinesWithoutIDsAreCounted(t *testing.T) {
 	s := diagnose.Run(set, diagnose.DefaultOptions()).Summary
 	if s.Idless["proxy"] != 1 || s.Deliveries != 1 {
 		t.Errorf("lines without ids %v, deliveries %d; want 1 proxy line and 1 delivery", s.Idless, s.Deliveries)
+	}
+}
+
+// TestANoteIsNotATrip: the service's note about the key ("the caller will
+// submit again": no request id, method, route or status) joins the send it
+// is about. The caller sent twice, as nginx shows, and nothing else: two
+// deliveries, one retry, the caller's.
+func TestANoteIsNotATrip(t *testing.T) {
+	res := diagnose.Run(loadScenario(t, "note-not-a-trip"), diagnose.DefaultOptions())
+	if res.Summary.Deliveries != 2 {
+		t.Errorf("%d deliveries, want the 2 nginx logged", res.Summary.Deliveries)
+	}
+	if got := res.Summary.RetriesByLayer; len(got) != 1 || got["client"] != 1 {
+		t.Errorf("retries by layer %v, want the caller's one", got)
 	}
 }

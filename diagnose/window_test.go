@@ -20,7 +20,6 @@ func TestAnIntentOutsideTheWindowIsNeverHealthy(t *testing.T) {
 		proxy("r1").key("k-1").post().at(0).took(30).status(504).outcome(model.OutcomeUpstreamTimeout),
 		server("r1").key("k-1").post().at(0.1).took(1).status(201).result("ord_1"),
 		server("r2").key("k-2").post().at(60).took(0.1).status(201).result("ord_2"),
-		server("r3").key("k-2").post().at(61).took(0.1).status(201).result("ord_2").replayed(),
 		server("r4").key("k-3").post().at(3600).took(0.1).status(201),
 	}}
 	full := c.diagnose()

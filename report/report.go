@@ -33,6 +33,14 @@ func (r *Report) summaryLine() string {
 	if s.FilteredOut > 0 {
 		aside = fmt.Sprintf(", %d with findings filtered out", s.FilteredOut)
 	}
+	// An intent outside --since/--until is neither healthy nor with
+	// findings: the line says so, or its counts would not add up.
+	if s.OutOfWindow > 0 {
+		aside += fmt.Sprintf(", %d out of the window", s.OutOfWindow)
+	}
+	if s.Unplaced > 0 {
+		aside += fmt.Sprintf(", %d not placed in the window", s.Unplaced)
+	}
 	line := fmt.Sprintf("%s, %s (%d skipped, %d ignored), %s (%d unkeyed), %s (%d with findings, %d without%s); %s",
 		plural(s.Inputs, "input", "inputs"), plural(s.Lines, "line", "lines"), s.Skipped, s.Ignored,
 		plural(s.Deliveries, "delivery", "deliveries"), s.Unkeyed, plural(s.Intents, "intent", "intents"), s.WithFindings, s.Healthy,

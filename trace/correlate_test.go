@@ -267,3 +267,95 @@ func TestLookupsDoneLetsGoOfTheStore(t *testing.T) {
 		t.Errorf("after: the plain intent was still found, or the lost one not")
 	}
 }
+
+// TestNotesAreNoSends: a line with the key and nothing of a request (a
+// note: "order failed, submitting again") joins the send it is about and
+// is counted as none; a server's id-less line of a request joins the trip
+// the proxy logged; a line one field away from a note (a method, an
+// attempt) stays a send.
+func TestNotesAreNoSends(t *testing.T) {
+	at := time.Date(2026, 11, 30, 9, 14, 2, 0, time.UTC)
+	tests := []struct {
+		name string
+		obs  []model.Observation
+		want []string // each delivery: its request id and its tiers
+	}{
+		{"a note after each send joins it", []model.Observation{
+			{Tier: model.TierProxy, RequestID: "p-1", Method: "POST", Route: "/v1/pay", Status: 504, Outcome: model.OutcomeUpstreamTimeout},
+			{Tier: model.TierServer, Message: "order failed, submitting again", Time: at.Add(time.Second)},
+			{Tier: model.TierProxy, RequestID: "p-2", Method: "POST", Route: "/v1/pay", Status: 201, Time: at.Add(2 * time.Second)},
+			{Tier: model.TierServer, Message: "worker crashed before saving", Time: at.Add(3 * time.Second)},
+		}, []string{"p-1:proxy,server", "p-2:proxy,server"}},
+		{"a note before any send joins the first", []model.Observation{
+			{Tier: model.TierServer, Message: "submitting", Time: at.Add(-time.Second)},
+			{Tier: model.TierProxy, RequestID: "p-1", Method: "POST", Route: "/v1/pay", Status: 201},
+		}, []string{"p-1:proxy,server"}},
+		{"notes alone are one delivery", []model.Observation{
+			{Tier: model.TierServer, Message: "submitting"},
+			{Tier: model.TierServer, Message: "submitting again", Time: at.Add(time.Second)},
+		}, []string{"server@server:1:server,server"}},
+		{"an attempt is a send, not a note", []model.Observation{
+			{Tier: model.TierServer, Message: "job", Attempt: 2, Time: at.Add(time.Second)},
+			{Tier: model.TierProxy, RequestID: "p-1", Method: "POST", Route: "/v1/pay", Status: 201},
+		}, []string{"p-1:proxy", "server@server:1:server"}},
+		{"a server's id-less request line joins the proxy's trip", []model.Observation{
+			{Tier: model.TierProxy, RequestID: "p-1", Method: "POST", Route: "/v1/pay", Status: 201},
+			{Tier: model.TierServer, Method: "POST", Route: "/v1/pay", Status: 201, Time: at.Add(10 * time.Millisecond)},
+		}, []string{"p-1:proxy,server"}},
+		{"two trips a server line could be: it stays apart", []model.Observation{
+			{Tier: model.TierProxy, RequestID: "p-1", Method: "POST", Route: "/v1/pay", Status: 201},
+			{Tier: model.TierProxy, RequestID: "p-2", Method: "POST", Route: "/v1/pay", Status: 201, Time: at.Add(time.Second)},
+			{Tier: model.TierServer, Method: "POST", Route: "/v1/pay", Status: 201, Time: at.Add(500 * time.Millisecond)},
+		}, []string{"p-1:proxy", "server@server:1:server", "p-2:proxy"}},
+		{"another status stays apart", []model.Observation{
+			{Tier: model.TierProxy, RequestID: "p-1", Method: "POST", Route: "/v1/pay", Status: 201},
+			{Tier: model.TierServer, Method: "POST", Route: "/v1/pay", Status: 500, Time: at.Add(10 * time.Millisecond)},
+		}, []string{"p-1:proxy", "server@server:1:server"}},
+		{"the proxy's upstream status is the server's", []model.Observation{
+			{Tier: model.TierProxy, RequestID: "p-1", Method: "POST", Route: "/v1/pay", Status: 504, UpstreamStatus: 504, Outcome: model.OutcomeUpstreamTimeout},
+			{Tier: model.TierServer, Method: "POST", Route: "/v1/pay", Status: 201, Time: at.Add(10 * time.Millisecond)},
+		}, []string{"p-1:proxy,server"}},
+		{"another route stays apart", []model.Observation{
+			{Tier: model.TierProxy, RequestID: "p-1", Method: "POST", Route: "/v1/pay", Status: 201},
+			{Tier: model.TierServer, Method: "POST", Route: "/v1/refund", Status: 201, Time: at.Add(10 * time.Millisecond)},
+		}, []string{"p-1:proxy", "server@server:1:server"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := NewCorrelator(nil)
+			for i, o := range tt.obs {
+				o.Key = "k-1"
+				if o.Time.IsZero() {
+					o.Time = at
+				}
+				o.Source = model.Source{File: o.Tier.String(), Line: i}
+				if o.Tier == model.TierServer {
+					o.Source.Line = 1
+					if o.Message == "submitting again" || o.Message == "worker crashed before saving" {
+						o.Source.Line = 2
+					}
+				}
+				c.Add(&o)
+			}
+			set := c.Set(nil)
+			in := set.FindIntent("k-1")
+			if len(in) != 1 {
+				t.Fatalf("%d intents", len(in))
+			}
+			var got []string
+			for _, d := range in[0].Deliveries {
+				var tiers []string
+				for _, o := range d.Observations {
+					tiers = append(tiers, o.Tier.String())
+				}
+				got = append(got, d.RequestID+":"+strings.Join(tiers, ","))
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("deliveries %v, want %v", got, tt.want)
+			}
+			if n := set.DeliveryCount(); n != len(tt.want) {
+				t.Errorf("%d deliveries counted, want %d", n, len(tt.want))
+			}
+		})
+	}
+}
