@@ -115,9 +115,10 @@ func extractApp(p *Parser, r *record, o *model.Observation) bool {
 		ActivityID: r.str("ActivityID", "activityId", "activity_id"), ActivityType: r.str("ActivityType", "activityType", "activity_type")}); w != (model.Workflow{}) {
 		o.Workflow = &w
 	}
+	tierSaid := false
 	if t := r.str("tier"); t != "" {
 		if tier, err := model.ParseTier(strings.ToLower(t)); err == nil {
-			o.Tier = tier
+			o.Tier, tierSaid = tier, true
 		}
 	} else if o.Tier == model.TierServer && outbound(target, o) {
 		o.Tier = model.TierClient
@@ -181,8 +182,18 @@ func extractApp(p *Parser, r *record, o *model.Observation) bool {
 	if r.str("replayed", "idempotent_replayed") == "true" || o.Decision == "replay" || o.Decision == "replayed" {
 		o.Replayed = true
 	}
-	return o.RequestID != "" || o.Key != "" || o.KeyHash != "" || o.Effect || o.WorkflowID() != "" ||
+	ok := o.RequestID != "" || o.Key != "" || o.KeyHash != "" || o.Effect || o.WorkflowID() != "" ||
 		o.ActivityID() != "" || (o.Method != "" && o.Status > 0)
+	if ok && !tierSaid && o.Workflow == nil && (o.Tier == model.TierServer || o.Tier == model.TierClient) {
+		// Whose line it is, the process's lines together decide
+		// (caller.go).
+		if target == "" {
+			target = o.Route // read by the vocabulary, below a wrapper
+		}
+		v, why := callerVote(target, r, o)
+		p.vote(o, v, why)
+	}
+	return ok
 }
 
 // outbound reports whether a logger's request line is a call it made

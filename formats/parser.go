@@ -42,6 +42,13 @@ type Result struct {
 	// Candidates are sampled values by path of the records whose request
 	// id or key no reading named, when the parser samples (Parser.Sample).
 	Candidates map[string][]string
+	// Assumed counts, by tier, the observations whose tier is their
+	// format's default, which no line of their process confirmed
+	// (Parser.Settle).
+	Assumed [model.TierProvider + 1]int
+	// votes are the lines whose tier their process's lines decide
+	// (Callers.Settle).
+	votes []tierVote
 }
 
 // FormatCounts returns how many observations and ignored lines each
@@ -59,7 +66,7 @@ func (r *Result) FormatCounts() map[string]int {
 
 // Reset empties r, keeping its buffers.
 func (r *Result) Reset() {
-	*r = Result{Obs: r.Obs[:0], Raw: r.Raw[:0], Skips: r.Skips[:0]}
+	*r = Result{Obs: r.Obs[:0], Raw: r.Raw[:0], Skips: r.Skips[:0], votes: r.votes[:0]}
 }
 
 // Parser turns lines into observations. Each reading worker owns one, so
