@@ -118,7 +118,7 @@ type Parser struct {
 	// within another's.
 	lineLen int
 	// logfmtBuf is a logfmt line laid out as the JSON object it says
-	// (logfmt.go), reused line after line.
+	// (logfmt.go), each line after the last (never written over).
 	logfmtBuf []byte
 	// reqline is what a generic request line leaves for the lines after
 	// it: its header dump, its response, a retry mark (requestline.go).

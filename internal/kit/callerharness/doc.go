@@ -7,4 +7,10 @@
 // caller records each send and how it ended for it, the API each request
 // it received and the order it made or replayed. What the tests expect
 // comes from those two records, never from idem's reading of the logs.
+//
+// It also runs four logging libraries at their default prefixes (Python's
+// logging.basicConfig, Ruby's Logger, logback's BasicConfigurator, Go's
+// log) logging a plan of effects the harness gives them, and checks that
+// each line of the plan is read, by its key and its order, from the
+// message's key=value pairs after the prefix.
 package callerharness
