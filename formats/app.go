@@ -34,7 +34,10 @@ var (
 )
 
 // effectWords in a message, together with a result id, mark a business effect.
-var effectWords = regexp.MustCompile(`(?i)\b(created|committed|published|charged|sent|inserted|stored|captured|booked|reserved|released|enqueued|emailed|effect|placed|opened|issued|refunded|dispatched|shipped|scheduled|submitted|transferred|paid)\b`)
+var effectWords = regexp.MustCompile(`(?i)\b(` + effectList + `)\b`)
+
+// effectList are the verbs of effectWords.
+const effectList = `created|committed|published|charged|sent|inserted|stored|captured|booked|reserved|released|enqueued|emailed|effect|placed|opened|issued|refunded|dispatched|shipped|scheduled|submitted|transferred|paid`
 
 // replayWords in a message say the line answers from what an earlier
 // request made ("replaying stored response", "returning cached result",
@@ -107,6 +110,13 @@ func extractApp(p *Parser, r *record, o *model.Observation) bool {
 	o.Fingerprint = r.strs(pFpAliases)
 	o.ResultID = r.strs(pResultAliases)
 	o.Message = r.strs(pMsgAliases)
+	if o.Message != "" && (effectWords.MatchString(o.Message) || replayWords.MatchString(o.Message)) {
+		// What the line says it made (or answers again) is named for
+		// itself, whatever the domain calls it (created.go).
+		if id := madeID(r, o.Message); id != "" {
+			o.ResultID = id
+		}
+	}
 	if a, ok := intValue(r.strs(pAttemptAliases)); ok {
 		o.Attempt = a
 	}

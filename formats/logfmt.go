@@ -32,9 +32,9 @@ var logfmtFormat = &Format{
 			RequestID: "8601b555-6a76-4ec1-8f3a-2bbf8ec6e3b5", Time: mustTime("2026-11-30T09:14:32Z"), Duration: 30_000_000_000},
 	}, {
 		Origin: "Ruby 3.1's Logger at its default format (fixtures/real/default-prefixes): the message's pairs after its prefix",
-		Line:   `I, [2026-12-08T00:42:07.149444 #24790]  INFO -- : order created order_id=ord_101 idempotency_key=k-pre-1`,
-		Want: model.Observation{Tier: model.TierServer, Format: "logfmt", Key: "k-pre-1", ResultID: "ord_101", Effect: true,
-			Message: "order created", Process: "/24790", Time: mustTime("2026-12-08T00:42:07.149444Z")},
+		Line:   `I, [2026-12-08T00:55:24.414483 #17269]  INFO -- : booking created bookingId=boo_ruby_1 orderId=ord_ruby_1 idempotency_key=k-ruby-1`,
+		Want: model.Observation{Tier: model.TierServer, Format: "logfmt", Key: "k-ruby-1", ResultID: "boo_ruby_1", Effect: true,
+			Message: "booking created", Process: "/17269", Time: mustTime("2026-12-08T00:55:24.414483Z")},
 	}},
 }
 

@@ -15,21 +15,25 @@ import (
 	"github.com/idem-cli/idem/model"
 )
 
-// Made is one order a service logs: made for its key, or replayed.
+// Made is one thing a service logs: made for its key (a noun of its
+// domain, on no list, beside the order it belongs to), or replayed.
 type Made struct {
 	Key     string `json:"key"`
-	OrderID string `json:"order_id"`
+	Noun    string `json:"noun"`
+	ID      string `json:"id"`
+	Parent  string `json:"parent"`
 	Created bool   `json:"created"`
 }
 
 // planFor is what a library's service logs: two orders made, the first
 // replayed to a retry, under keys of its own (the capture's logs are read
 // together too).
-func planFor(lib string) []Made {
+func planFor(lib, noun string) []Made {
+	id := func(n int) string { return fmt.Sprintf("%s_%s_%d", noun[:3], lib, n) }
 	return []Made{
-		{Key: "k-" + lib + "-1", OrderID: "ord_" + lib + "_1", Created: true},
-		{Key: "k-" + lib + "-2", OrderID: "ord_" + lib + "_2", Created: true},
-		{Key: "k-" + lib + "-1", OrderID: "ord_" + lib + "_1", Created: false},
+		{Key: "k-" + lib + "-1", Noun: noun, ID: id(1), Parent: "ord_" + lib + "_1", Created: true},
+		{Key: "k-" + lib + "-2", Noun: noun, ID: id(2), Parent: "ord_" + lib + "_2", Created: true},
+		{Key: "k-" + lib + "-1", Noun: noun, ID: id(1), Created: false},
 	}
 }
 
@@ -37,6 +41,7 @@ func planFor(lib string) []Made {
 // writes, whether its prefix holds the date and time, and how to run it.
 type prefixLogger struct {
 	lib   string
+	noun  string // what its service makes
 	file  string
 	dated bool
 	run   func(t *testing.T, path string, plan []Made) string // writes path, returns the software
@@ -68,17 +73,17 @@ func runTo(t *testing.T, path, bin string, args ...string) {
 }
 
 var prefixLoggers = []prefixLogger{
-	{lib: "python", file: "python-basicconfig.log", run: func(t *testing.T, path string, plan []Made) string {
+	{lib: "python", noun: "refund", file: "python-basicconfig.log", run: func(t *testing.T, path string, plan []Made) string {
 		py := capture.Python(t, "apt-get install python3", "logging")
 		runTo(t, path, py, "testdata/orders.py", planJSON(plan))
 		return capture.Version("python3", py, "--version")
 	}},
-	{lib: "ruby", file: "ruby-logger.log", dated: true, run: func(t *testing.T, path string, plan []Made) string {
+	{lib: "ruby", noun: "booking", file: "ruby-logger.log", dated: true, run: func(t *testing.T, path string, plan []Made) string {
 		ruby := capture.Tool(t, "apt-get install ruby", "ruby")
 		runTo(t, path, ruby, "testdata/orders.rb", planJSON(plan))
 		return capture.Version("ruby", ruby, "--version")
 	}},
-	{lib: "logback", file: "logback-default.log", run: func(t *testing.T, path string, plan []Made) string {
+	{lib: "logback", noun: "ticket", file: "logback-default.log", run: func(t *testing.T, path string, plan []Made) string {
 		javac := capture.Tool(t, "apt-get install default-jdk-headless", "javac")
 		java := capture.Tool(t, "apt-get install default-jdk-headless", "java")
 		var cp []string
@@ -95,12 +100,12 @@ var prefixLoggers = []prefixLogger{
 		}
 		var lines []string
 		for _, m := range plan {
-			lines = append(lines, fmt.Sprintf("%s %s %v", m.Key, m.OrderID, m.Created))
+			lines = append(lines, fmt.Sprintf("%s %s %s %s %v", m.Key, m.Noun, m.ID, m.Parent, m.Created))
 		}
 		runTo(t, path, java, "-cp", strings.Join(append(cp, classes), ":"), "Orders", strings.Join(lines, "\n"))
 		return capture.Version("liblogback-java", java, "-version")
 	}},
-	{lib: "golog", file: "go-log.log", dated: true, run: func(t *testing.T, path string, plan []Made) string {
+	{lib: "golog", noun: "voucher", file: "go-log.log", dated: true, run: func(t *testing.T, path string, plan []Made) string {
 		f, err := os.Create(path)
 		if err != nil {
 			t.Fatal(err)
@@ -110,9 +115,9 @@ var prefixLoggers = []prefixLogger{
 		l.Print("starting orders")
 		for _, m := range plan {
 			if m.Created {
-				l.Printf("order created order_id=%s idempotency_key=%s", m.OrderID, m.Key)
+				l.Printf("created %s %s_id=%s order_id=%s idempotency_key=%s", m.Noun, m.Noun, m.ID, m.Parent, m.Key)
 			} else {
-				l.Printf("replaying stored response order_id=%s idempotency_key=%s", m.OrderID, m.Key)
+				l.Printf("replaying stored response %s_id=%s idempotency_key=%s", m.Noun, m.ID, m.Key)
 			}
 		}
 		return runtime.Version()
@@ -127,7 +132,7 @@ func TestPrefixCapture(t *testing.T) {
 	logs := map[string]string{}
 	for _, pl := range prefixLoggers {
 		path := filepath.Join(dir, pl.file)
-		rec.Plans[pl.file] = planFor(pl.lib)
+		rec.Plans[pl.file] = planFor(pl.lib, pl.noun)
 		rec.Software[pl.file] = pl.run(t, path, rec.Plans[pl.file])
 		logs[pl.file] = path
 	}
@@ -143,8 +148,9 @@ func TestPrefixFixture(t *testing.T) {
 }
 
 // checkPrefixes checks that every line the plan made each library log is
-// read: its key, its order, an effect where the order was made and a
-// replay where it was answered again, the prefix's time where it has
+// read: its key, what it made (a refund, a booking, a ticket, a voucher,
+// named for itself and not by the order beside it), an effect where it
+// was made and a replay where it was answered again, the prefix's time where it has
 // the date; and that the library's other line, which holds no pair, is
 // skipped with its file:line, never taken for a request.
 func checkPrefixes(t *testing.T, dir string) {
@@ -163,7 +169,7 @@ func checkPrefixes(t *testing.T, dir string) {
 		obs := r.From(path)
 		for i, m := range plan {
 			o := obs[i]
-			if o.Key != m.Key || o.ResultID != m.OrderID || o.Effect != m.Created || o.Replayed == m.Created || o.Tier != model.TierServer {
+			if o.Key != m.Key || o.ResultID != m.ID || o.Effect != m.Created || o.Replayed == m.Created || o.Tier != model.TierServer {
 				t.Errorf("%s: key %q, result %q, effect %v, replayed %v, tier %s; the library logged %+v", o.Source, o.Key, o.ResultID, o.Effect, o.Replayed, o.Tier, m)
 			}
 			if o.Time.IsZero() == pl.dated {

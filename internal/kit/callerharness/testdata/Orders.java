@@ -1,7 +1,7 @@
 // Logs an order service's effects through SLF4J with logback at its
 // default configuration (no logback.xml: its BasicConfigurator's
 // pattern, to standard output): for each step of the plan (args[0], one
-// "key order_id created" a line), the order it made or replayed.
+// "key noun id parent created" a line), the thing it made or replayed.
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -12,10 +12,10 @@ public class Orders {
         log.info("starting orders");
         for (String line : args[0].split("\n")) {
             String[] f = line.split(" ");
-            if (f[2].equals("true")) {
-                log.info("order created order_id={} idempotency_key={}", f[1], f[0]);
+            if (f[4].equals("true")) {
+                log.info("{} created id={} order_id={} idempotency_key={}", f[1], f[2], f[3], f[0]);
             } else {
-                log.info("replaying stored response order_id={} idempotency_key={}", f[1], f[0]);
+                log.info("replaying stored response id={} idempotency_key={}", f[2], f[0]);
             }
         }
     }

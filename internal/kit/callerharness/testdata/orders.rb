@@ -1,6 +1,6 @@
 # Logs an order service's effects through Ruby's Logger at its default
 # format, to standard output: for each step of the plan (ARGV[0], JSON),
-# the order it made or replayed.
+# the thing it made (named by the plan's noun) or replayed.
 require "json"
 require "logger"
 
@@ -8,8 +8,8 @@ log = Logger.new($stdout)
 log.info("starting orders")
 JSON.parse(ARGV[0]).each do |s|
   if s["created"]
-    log.info("order created order_id=#{s["order_id"]} idempotency_key=#{s["key"]}")
+    log.info("#{s["noun"]} created #{s["noun"]}Id=#{s["id"]} orderId=#{s["parent"]} idempotency_key=#{s["key"]}")
   else
-    log.info("replaying stored response order_id=#{s["order_id"]} idempotency_key=#{s["key"]}")
+    log.info("replaying stored response #{s["noun"]}Id=#{s["id"]} idempotency_key=#{s["key"]}")
   end
 end
