@@ -110,7 +110,7 @@ func extractApp(p *Parser, r *record, o *model.Observation) bool {
 	o.Fingerprint = r.strs(pFpAliases)
 	o.ResultID = r.strs(pResultAliases)
 	o.Message = r.strs(pMsgAliases)
-	if o.Message != "" && (effectWords.MatchString(o.Message) || replayWords.MatchString(o.Message)) {
+	if o.Message != "" && mayNameID(r) && (effectWords.MatchString(o.Message) || replayWords.MatchString(o.Message)) {
 		// What the line says it made (or answers again) is named for
 		// itself, whatever the domain calls it (created.go).
 		if id := madeID(r, o.Message); id != "" {

@@ -89,7 +89,9 @@ func callerVote(target string, r *record, o *model.Observation) (int8, string) {
 		}
 		return voteNone, ""
 	}
-	retry := o.Attempt > 0 || r.str("retryCount", "retry_count", "retries") != "" || retryWords.MatchString(o.Message)
+	retry := o.Attempt > 0 || r.str("retryCount", "retry_count", "retries") != "" ||
+		containsFold(o.Message, "retr") && retryWords.MatchString(o.Message) ||
+		containsFold(o.Message, "attempt") && retryWords.MatchString(o.Message)
 	received := o.Status > 0 && receivedWords.MatchString(o.Message)
 	caller := retry || received || target != "" && o.Method != "" && o.Status == 0
 	why := callerError(caller || target != "", o.Detail, r.str("code", "err.code", "error.code", "errno"),

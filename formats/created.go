@@ -82,3 +82,14 @@ func madeID(r *record, msg string) string {
 	}
 	return first
 }
+
+// mayNameID reports, cheaply, whether a member's name ends in "id" in
+// any case: a line without one names nothing it made.
+func mayNameID(r *record) bool {
+	for _, k := range r.keys {
+		if n := len(k); n >= 2 && k[n-2]|0x20 == 'i' && k[n-1]|0x20 == 'd' {
+			return true
+		}
+	}
+	return false
+}
