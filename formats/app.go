@@ -34,7 +34,10 @@ var (
 )
 
 // effectWords in a message, together with a result id, mark a business effect.
-var effectWords = regexp.MustCompile(`(?i)\b(created|committed|published|charged|sent|inserted|stored|captured|booked|reserved|released|enqueued|emailed|effect|placed|opened|issued|refunded|dispatched|shipped|scheduled|submitted|transferred|paid)\b`)
+var effectWords = regexp.MustCompile(`(?i)\b(` + effectList + `)\b`)
+
+// effectList are the verbs of effectWords.
+const effectList = `created|committed|published|charged|sent|inserted|stored|captured|booked|reserved|released|enqueued|emailed|effect|placed|opened|issued|refunded|dispatched|shipped|scheduled|submitted|transferred|paid`
 
 // replayWords in a message say the line answers from what an earlier
 // request made ("replaying stored response", "returning cached result",
@@ -107,6 +110,13 @@ func extractApp(p *Parser, r *record, o *model.Observation) bool {
 	o.Fingerprint = r.strs(pFpAliases)
 	o.ResultID = r.strs(pResultAliases)
 	o.Message = r.strs(pMsgAliases)
+	if o.Message != "" && mayNameID(r) && (effectWords.MatchString(o.Message) || replayWords.MatchString(o.Message)) {
+		// What the line says it made (or answers again) is named for
+		// itself, whatever the domain calls it (created.go).
+		if id := madeID(r, o.Message); id != "" {
+			o.ResultID = id
+		}
+	}
 	if a, ok := intValue(r.strs(pAttemptAliases)); ok {
 		o.Attempt = a
 	}
@@ -115,9 +125,10 @@ func extractApp(p *Parser, r *record, o *model.Observation) bool {
 		ActivityID: r.str("ActivityID", "activityId", "activity_id"), ActivityType: r.str("ActivityType", "activityType", "activity_type")}); w != (model.Workflow{}) {
 		o.Workflow = &w
 	}
+	tierSaid := false
 	if t := r.str("tier"); t != "" {
 		if tier, err := model.ParseTier(strings.ToLower(t)); err == nil {
-			o.Tier = tier
+			o.Tier, tierSaid = tier, true
 		}
 	} else if o.Tier == model.TierServer && outbound(target, o) {
 		o.Tier = model.TierClient
@@ -181,8 +192,18 @@ func extractApp(p *Parser, r *record, o *model.Observation) bool {
 	if r.str("replayed", "idempotent_replayed") == "true" || o.Decision == "replay" || o.Decision == "replayed" {
 		o.Replayed = true
 	}
-	return o.RequestID != "" || o.Key != "" || o.KeyHash != "" || o.Effect || o.WorkflowID() != "" ||
+	ok := o.RequestID != "" || o.Key != "" || o.KeyHash != "" || o.Effect || o.WorkflowID() != "" ||
 		o.ActivityID() != "" || (o.Method != "" && o.Status > 0)
+	if ok && !tierSaid && o.Workflow == nil && (o.Tier == model.TierServer || o.Tier == model.TierClient) {
+		// Whose line it is, the process's lines together decide
+		// (caller.go).
+		if target == "" {
+			target = o.Route // read by the vocabulary, below a wrapper
+		}
+		v, why := callerVote(target, r, o)
+		p.vote(o, v, why)
+	}
+	return ok
 }
 
 // outbound reports whether a logger's request line is a call it made

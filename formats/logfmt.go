@@ -15,7 +15,7 @@ import (
 // status=503 request_id=…` is a request, by meaning, like its JSON twin.
 var logfmtFormat = &Format{
 	Name: "logfmt", Aliases: []string{"kv", "key-value"}, Kind: KindText, Tier: model.TierServer,
-	Doc:        "key=value lines (logfmt: Heroku's router, Go kit, logrus' and slog's text handlers), read by the shared vocabulary",
+	Doc:        "key=value lines (logfmt: Heroku's router, Go kit, logrus' and slog's text handlers), and a message's key=value pairs after a logging library's default prefix (Python's logging, logback, Spring Boot, Ruby's Logger, Go's log), read by the shared vocabulary",
 	vocabulary: true,
 	extract:    extractApp,
 	Samples: []Sample{{
@@ -30,6 +30,11 @@ var logfmtFormat = &Format{
 			`host=shop.example.com request_id=8601b555-6a76-4ec1-8f3a-2bbf8ec6e3b5 fwd="198.51.100.23" dyno=web.1 connect=1ms service=30000ms status=503 bytes=0 protocol=https`,
 		Want: model.Observation{Tier: model.TierServer, Format: "logfmt", Method: "POST", Route: "/v1/orders", Status: 503,
 			RequestID: "8601b555-6a76-4ec1-8f3a-2bbf8ec6e3b5", Time: mustTime("2026-11-30T09:14:32Z"), Duration: 30_000_000_000},
+	}, {
+		Origin: "Ruby 3.1's Logger at its default format (fixtures/real/default-prefixes): the message's pairs after its prefix",
+		Line:   `I, [2026-12-08T00:55:24.414483 #17269]  INFO -- : booking created bookingId=boo_ruby_1 orderId=ord_ruby_1 idempotency_key=k-ruby-1`,
+		Want: model.Observation{Tier: model.TierServer, Format: "logfmt", Key: "k-ruby-1", ResultID: "boo_ruby_1", Effect: true,
+			Message: "booking created", Process: "/17269", Time: mustTime("2026-12-08T00:55:24.414483Z")},
 	}},
 }
 
@@ -48,13 +53,20 @@ func readLogfmt(p *Parser, line string, src model.Source) bool {
 	if strings.IndexByte(line, '=') < 0 {
 		return false
 	}
-	b := p.logfmtBuf[:0]
-	b = append(b, '{')
+	if rest, pf, ok := peelPrefix(line); ok {
+		// A logging library's default prefix (prefix.go), then a
+		// message whose words end where its pairs begin.
+		msg, pairs, ok := splitMessage(rest)
+		if !ok {
+			return false
+		}
+		return layLogfmt(p, pairs, pf, msg, 1, src)
+	}
 	rest := line
-	var prefixTime string
+	var pf prefixed
 	if tok, after, ok := strings.Cut(rest, " "); ok && !strings.Contains(tok, "=") {
 		if _, ok := model.ParseTime(tok); ok {
-			prefixTime, rest = tok, after
+			pf.time, rest = tok, after
 		}
 	}
 	// A platform's "source[process]:" tag (heroku[router]:, app[web.1]:),
@@ -62,7 +74,25 @@ func readLogfmt(p *Parser, line string, src model.Source) bool {
 	if tag, after, ok := strings.Cut(rest, " "); ok && strings.HasSuffix(tag, ":") && !strings.Contains(tag, "=") {
 		rest = after
 	}
-	pairs, hasTime, hasDuration := 0, false, false
+	return layLogfmt(p, rest, pf, "", minLogfmtPairs, src)
+}
+
+// layLogfmt lays out rest, which must be only pairs (at least min), as
+// the JSON object it says, with what a prefix said where the pairs do not
+// say it (its time, level, logger and pid, and the message before the
+// pairs), and reads it.
+func layLogfmt(p *Parser, rest string, pf prefixed, msg string, min int, src model.Source) bool {
+	// Each line is laid out after the last: the observations read from
+	// it keep their strings in it, so it is never written over; a full
+	// buffer is left to them and a new one begun.
+	room := 2*(len(rest)+len(msg)) + 256
+	if cap(p.logfmtBuf)-len(p.logfmtBuf) < room {
+		p.logfmtBuf = make([]byte, 0, max(32<<10, room))
+	}
+	b := p.logfmtBuf[len(p.logfmtBuf):]
+	free := cap(b)
+	b = append(b, '{')
+	pairs, hasTime, hasDuration, hasMsg, hasLevel := 0, false, false, false, false
 	var serviceTime string
 	for {
 		rest = strings.TrimLeft(rest, " \t")
@@ -79,6 +109,10 @@ func readLogfmt(p *Parser, line string, src model.Source) bool {
 			hasTime = true
 		case "duration", "latency", "elapsed", "took", "duration_ms", "latency_ms", "elapsed_ms", "response_time":
 			hasDuration = true
+		case "msg", "message":
+			hasMsg = true
+		case "level", "severity":
+			hasLevel = true
 		case "service":
 			// Heroku's router: connect= then service=, the dyno's time
 			// answering, written with its unit.
@@ -92,21 +126,31 @@ func readLogfmt(p *Parser, line string, src model.Source) bool {
 		b = appendLogfmtValue(b, value)
 		pairs++
 	}
-	if pairs < minLogfmtPairs {
+	if pairs < min {
 		return false
 	}
-	if prefixTime != "" && !hasTime {
-		b = append(b, `,"time":`...)
-		b = appendJSONString(b, prefixTime)
+	for _, f := range [...]struct {
+		name, value string
+		has         bool
+	}{{"time", pf.time, hasTime}, {"msg", msg, hasMsg}, {"level", pf.level, hasLevel}, {"logger", pf.logger, false}, {"pid", pf.pid, false}} {
+		if f.value != "" && !f.has {
+			b = append(b, ',')
+			b = appendJSONString(b, f.name)
+			b = append(b, ':')
+			b = appendJSONString(b, f.value)
+		}
 	}
 	if serviceTime != "" && !hasDuration && logfmtUnit(serviceTime) {
 		b = append(b, `,"duration":`...)
 		b = appendJSONString(b, serviceTime)
 	}
 	b = append(b, '}')
-	p.logfmtBuf = b
 	if !p.rec.scanObjectLike(b, p.last) {
 		return false
+	}
+	if cap(b) == free {
+		// Laid out within the buffer: the next line goes after it.
+		p.logfmtBuf = p.logfmtBuf[:len(p.logfmtBuf)+len(b)]
 	}
 	p.as = logfmtFormat
 	p.parseRecord(src)

@@ -48,6 +48,13 @@ type Result struct {
 	RequestLines   int
 	RequestFirst   model.Source
 	RequestPattern string
+	// Assumed counts, by tier, the observations whose tier is their
+	// format's default, which no line of their process confirmed
+	// (Parser.Settle).
+	Assumed [model.TierProvider + 1]int
+	// votes are the lines whose tier their process's lines decide
+	// (Callers.Settle).
+	votes []tierVote
 }
 
 // FormatCounts returns how many observations and ignored lines each
@@ -65,7 +72,7 @@ func (r *Result) FormatCounts() map[string]int {
 
 // Reset empties r, keeping its buffers.
 func (r *Result) Reset() {
-	*r = Result{Obs: r.Obs[:0], Raw: r.Raw[:0], Skips: r.Skips[:0]}
+	*r = Result{Obs: r.Obs[:0], Raw: r.Raw[:0], Skips: r.Skips[:0], votes: r.votes[:0]}
 }
 
 // Parser turns lines into observations. Each reading worker owns one, so
@@ -117,7 +124,7 @@ type Parser struct {
 	// within another's.
 	lineLen int
 	// logfmtBuf is a logfmt line laid out as the JSON object it says
-	// (logfmt.go), reused line after line.
+	// (logfmt.go), each line after the last (never written over).
 	logfmtBuf []byte
 	// reqline is what a generic request line leaves for the lines after
 	// it: its header dump, its response, a retry mark (requestline.go).

@@ -16,6 +16,11 @@ import (
 
 // observations to the consumer.
 func (in *reading) absorb(res *formats.Result, tb *model.Batch) {
+	if in.callers.Settle(res) {
+		// A caller's lines, read as the client's once its process's
+		// lines said so: prepared again for what they now are.
+		in.c.Prepare(tb)
+	}
 	// Tiers are counted in runs: one map update a run, not a line.
 	run, count := model.Tier(0), 0
 	for i := range res.Obs {
@@ -29,6 +34,9 @@ func (in *reading) absorb(res *formats.Result, tb *model.Batch) {
 	}
 	if count > 0 {
 		in.tiers[run] += count
+	}
+	for t, n := range res.Assumed {
+		in.assumed[t] += n
 	}
 	in.c.Consume(tb)
 	in.Observations += len(res.Obs)
@@ -152,6 +160,8 @@ func (in *reading) finish() {
 		}
 	}
 	in.Tier = best.String()
+	// A tier no line of the input confirmed is its format's default.
+	in.TierAssumed = n > 0 && in.assumed[best] >= n
 	for u, n := range in.uses {
 		u.Lines = n
 		in.Fields = append(in.Fields, u)

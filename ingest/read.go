@@ -198,6 +198,8 @@ func readAll(ctx context.Context, srcs []Source, opts Options, c Consumer) ([]*m
 type reading struct {
 	*model.Input
 	tiers   map[model.Tier]int
+	assumed [model.TierProvider + 1]int // by tier, the observations Result.Assumed counts
+	callers formats.Callers             // whose lines they are, in line order
 	rule    *formats.SourceRule
 	opts    Options
 	c       Consumer

@@ -3,9 +3,13 @@ package model
 // Input summarises what was read from one input: how many lines, what
 // they were recognised as, and what could not be read.
 type Input struct {
-	Path         string `json:"path"`
-	Format       string `json:"format"` // the dominant format, or "mixed"
-	Tier         string `json:"tier"`   // the dominant tier
+	Path   string `json:"path"`
+	Format string `json:"format"` // the dominant format, or "mixed"
+	Tier   string `json:"tier"`   // the dominant tier
+	// TierAssumed says the tier is its format's default: no line of the
+	// input said whose it was (a handled request's path, a caller's
+	// absolute URL, error or retry).
+	TierAssumed  bool   `json:"tier_assumed,omitempty"`
 	Compression  string `json:"compression,omitempty"`
 	Lines        int    `json:"lines"`
 	Observations int    `json:"observations"`

@@ -124,7 +124,7 @@ func (r *Report) HTML(w io.Writer) error {
 		doc.Tiers = "none"
 	}
 	for _, in := range r.Inputs {
-		hi := htmlInput{Path: Safe(in.Path), Format: Safe(in.Format), Tier: in.Tier, Lines: in.Lines, Skipped: in.Skipped}
+		hi := htmlInput{Path: Safe(in.Path), Format: Safe(in.Format), Tier: tierWord(in), Lines: in.Lines, Skipped: in.Skipped}
 		if in.Err != nil {
 			hi.Error = Safe(in.Err.Error())
 		}

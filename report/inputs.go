@@ -9,6 +9,15 @@ import (
 	"github.com/idem-cli/idem/model"
 )
 
+// tierWord is the tier an input's lines were taken for, "(assumed)"
+// where it is their format's default and no line said whose they were.
+func tierWord(in *model.Input) string {
+	if in.TierAssumed {
+		return cmpOr(in.Tier, "unknown") + " (assumed)"
+	}
+	return cmpOr(in.Tier, "unknown")
+}
+
 // inputsText lists each input as it was read: its format, the tier its
 // lines were taken for (what --tier FILE=TIER or the config corrects),
 // and how many lines were read and skipped, before any finding rests on
@@ -20,7 +29,7 @@ func inputsText(w io.Writer, st Styles, inputs []*model.Input, width int) {
 	rows := make([][4]string, len(inputs))
 	var wide [4]int
 	for i, in := range inputs {
-		rows[i] = [4]string{Safe(in.Path), Safe(cmpOr(in.Format, "-")), cmpOr(in.Tier, "unknown"),
+		rows[i] = [4]string{Safe(in.Path), Safe(cmpOr(in.Format, "-")), tierWord(in),
 			fmt.Sprintf("%s, %d skipped", plural(in.Lines, "line", "lines"), in.Skipped)}
 		for c, s := range rows[i] {
 			wide[c] = max(wide[c], utf8.RuneCountInString(s))

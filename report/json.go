@@ -47,6 +47,7 @@ type InputJSON struct {
 	Path        string         `json:"path"`
 	Format      string         `json:"format"`
 	Tier        string         `json:"tier"`
+	TierAssumed bool           `json:"tier_assumed,omitempty"`
 	Compression string         `json:"compression,omitempty"`
 	Lines       int            `json:"lines"`
 	Skipped     int            `json:"skipped"`
@@ -139,7 +140,7 @@ type EvidenceJSON struct {
 func inputsJSON(inputs []*model.Input) []InputJSON {
 	out := []InputJSON{}
 	for _, in := range inputs {
-		j := InputJSON{Path: redact.String(in.Path), Format: in.Format, Tier: in.Tier, Compression: in.Compression,
+		j := InputJSON{Path: redact.String(in.Path), Format: in.Format, Tier: in.Tier, TierAssumed: in.TierAssumed, Compression: in.Compression,
 			Lines: in.Lines, Skipped: in.Skipped, SkipSamples: []SkipJSON{}, Formats: in.Formats}
 		for _, s := range in.SkipSamples {
 			j.SkipSamples = append(j.SkipSamples, SkipJSON{Source: redact.String(s.Source.String()), Reason: s.Reason})

@@ -40,7 +40,7 @@ func (r *Report) Markdown(w io.Writer) {
 	}
 	fmt.Fprintf(w, "| input | format | tier | lines | skipped |\n|---|---|---|---:|---:|\n")
 	for _, in := range r.Inputs {
-		fmt.Fprintf(w, "| %s | %s | %s | %d | %d |\n", MD(in.Path), MD(in.Format), in.Tier, in.Lines, in.Skipped)
+		fmt.Fprintf(w, "| %s | %s | %s | %d | %d |\n", MD(in.Path), MD(in.Format), tierWord(in), in.Lines, in.Skipped)
 	}
 	for _, in := range r.Inputs {
 		for _, sk := range in.SkipSamples {

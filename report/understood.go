@@ -64,7 +64,7 @@ func FieldsText(w io.Writer, st Styles, inputs []*model.Input) {
 			first = false
 		}
 		fmt.Fprintf(w, "%s %s (format %s, %s tier): %s read, %s set aside (valid lines that say nothing about a request), %d skipped\n",
-			st.Faint.Render("input:"), Safe(in.Path), Safe(in.Format), Safe(in.Tier), plural(in.Observations, "line", "lines"), plural(in.Ignored, "line", "lines"), in.Skipped)
+			st.Faint.Render("input:"), Safe(in.Path), Safe(in.Format), Safe(tierWord(in)), plural(in.Observations, "line", "lines"), plural(in.Ignored, "line", "lines"), in.Skipped)
 		for _, u := range in.Fields {
 			path := u.Path
 			if path == "" {
