@@ -100,6 +100,15 @@ func FuzzEnvoy(f *testing.F) {
 	})
 }
 
+func FuzzSquid(f *testing.F) {
+	fuzzSyntax(f, []Syntax{Squid}, [][2]string{
+		{"squid", `1796688524.393     12 127.0.0.1 TCP_MISS/201 226 POST http://127.0.0.1:18080/v1/orders? - FIRSTUP_PARENT/127.0.0.1 -`},
+		{`logformat idem %{X-Request-Id}>h %tS %-6tr "%rm %ru" %Ss/%03>Hs "%{Idempotency-Key}>h" %{%Y-%m-%dT%H:%M:%S}tg %%`,
+			`r-1 1.5 12     "POST /x" NONE_NONE/000 "k" 2026-12-08T00:08:44 %`},
+		{"combined", `1.2.3.4 - - [08/Dec/2026:00:08:44 +0000] "GET / HTTP/1.1" 200 5 "-" "curl/8" TCP_MISS:HIER_DIRECT`},
+	})
+}
+
 // FuzzSendNumber reads any value of the retry headers: never a panic, a
 // number only in range, and a value the header's grammar writes read back
 // as written.

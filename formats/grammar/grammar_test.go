@@ -143,6 +143,28 @@ func TestRead(t *testing.T) {
 		want: want{fields: map[Field]string{RequestID: "r-3", Key: "k-3", Method: "POST", Status: "0", Flags: "DC",
 			Start: "2016-04-15T20:17:00.310Z", Duration: "1870"}},
 	}, {
+		name:   "squid: its native format, the end in seconds and milliseconds apart, the duration padded",
+		syntax: Squid,
+		format: "squid",
+		line:   `1796688524.393     12 127.0.0.1 TCP_MISS_ABORTED/000 0 POST http://127.0.0.1:18080/v1/orders? - FIRSTUP_PARENT/127.0.0.1 -`,
+		want: want{fields: map[Field]string{End: "1796688524", EndFrac: "393", Duration: "12", Client: "127.0.0.1", OutcomeWord: "TCP_MISS_ABORTED",
+			Status: "000", Method: "POST", Path: "http://127.0.0.1:18080/v1/orders?"}},
+	}, {
+		name:   "squid: a logformat directive with headers, the start, and a left-aligned padded value",
+		syntax: Squid,
+		format: `logformat idem %{X-Request-Id}>h %tS %-6tr %>a "%rm %ru HTTP/%rv" %Ss/%03>Hs %<Hs "%{Idempotency-Key}>h" %{Tenant}>h`,
+		line:   `abc-1 1796688524.381 12     127.0.0.1 "POST http://h/v1/orders? HTTP/1.1" TCP_MISS/201 201 "k 1" acme`,
+		want: want{fields: map[Field]string{RequestID: "abc-1", Start: "1796688524.381", Duration: "12", Client: "127.0.0.1", Method: "POST",
+			Path: "http://h/v1/orders?", OutcomeWord: "TCP_MISS", Status: "201", UpstreamStatus: "201", Key: "k 1"},
+			details: map[string]string{"%{Tenant}>h": "acme"}},
+	}, {
+		name:   "squid: its combined format, %tl the end as a date",
+		syntax: Squid,
+		format: "combined",
+		line:   `127.0.0.1 - - [08/Dec/2026:00:08:44 +0000] "POST http://h/v1/orders? HTTP/1.1" 503 4096 "-" "curl/8" TCP_MISS:HIER_NONE`,
+		want: want{fields: map[Field]string{End: "08/Dec/2026:00:08:44 +0000", Client: "127.0.0.1", Method: "POST", Path: "http://h/v1/orders?",
+			Status: "503", OutcomeWord: "TCP_MISS"}},
+	}, {
 		name:   "two variables with nothing between them are one detail",
 		syntax: Nginx,
 		format: `$host$request_uri $status`,

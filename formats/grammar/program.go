@@ -62,6 +62,9 @@ type variable struct {
 	// it ($time_local's one, a request line's two), so that a space
 	// after it in the format is found past them.
 	spaces int
+	// trim says spaces before its value pad it to a width (squid's
+	// %6tr), and are not part of it.
+	trim bool
 	// split reads a value made of several (HAProxy's captured headers).
 	split func(value string, v *Values)
 }
@@ -104,6 +107,11 @@ func (p *Program) readText(line string, v *Values) error {
 			return mismatch(line, i, strconv.Quote(o.lit))
 		}
 		i += len(o.lit)
+		if o.v.trim {
+			for i < len(line) && line[i] == ' ' {
+				i++
+			}
+		}
 		var end int
 		if k == len(p.ops)-1 {
 			// The last value runs to the tail, which ends the line.
