@@ -73,6 +73,8 @@ func FuzzApache(f *testing.F) {
 			`1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5 "-" 123 Zk3b`},
 		{`[%{%d/%b/%Y %T}t.%{msec_frac}t %{%z}t] %400,501{User-agent}i %{ms}T %{Varnish:hitmiss}x`, `[10/Oct/2000 13:55:36.042 -0700] - 17 miss`},
 		{"combined", `1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5 "-" "curl/8"`},
+		{`%{%Y-%m-%dT%H:%M:%S}t.%{msec_frac}t%{%z}t %{end:%d/%b/%Y}t %{end:%T}t,%{end:usec_frac}t %>s`,
+			`2026-12-08T00:15:50.042+0100 08/Dec/2026 00:15:50,000042 201`},
 	})
 }
 

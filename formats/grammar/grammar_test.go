@@ -49,8 +49,26 @@ func TestRead(t *testing.T) {
 		syntax: Apache,
 		format: `[%{%d/%b/%Y %T}t.%{msec_frac}t %{%z}t] %m %U %>s %{ms}T`,
 		line:   `[10/Oct/2000 13:55:36.042 -0700] POST /v1/orders 201 17`,
-		want: want{fields: map[Field]string{Start: "10/Oct/2000 13:55:36", StartFrac: "042", Zone: "-0700", Method: "POST", Path: "/v1/orders",
+		want: want{fields: map[Field]string{Start: "10/Oct/2000 13:55:36.042 -0700", Method: "POST", Path: "/v1/orders",
 			Status: "201", Duration: "17"}},
+	}, {
+		name:   "apache: a date, its milliseconds and its zone with nothing between them, one time",
+		syntax: Apache,
+		format: `%{%Y-%m-%dT%H:%M:%S}t.%{msec_frac}t%{%z}t %>s`,
+		line:   `2026-12-08T00:15:50.042+0100 201`,
+		want:   want{fields: map[Field]string{Start: "2026-12-08T00:15:50.042+0100", Status: "201"}},
+	}, {
+		name:   "apache: a date and a time apart, the end's microseconds",
+		syntax: Apache,
+		format: `%{end:%Y-%m-%d}t %{end:%H:%M:%S}t,%{end:usec_frac}t %>s`,
+		line:   `2026-12-08 00:15:50,000042 201`,
+		want:   want{fields: map[Field]string{End: "2026-12-08 00:15:50,000042", Status: "201"}},
+	}, {
+		name:   "apache: a fraction after an epoch is not composed, but kept apart",
+		syntax: Apache,
+		format: `%{sec}t.%{msec_frac}t %>s`,
+		line:   `1796688950.042 201`,
+		want:   want{fields: map[Field]string{Start: "1796688950", StartFrac: "042", Status: "201"}},
 	}, {
 		name:   "lighttpd: %t is the end of the request",
 		syntax: Lighttpd,
@@ -227,6 +245,14 @@ func TestMeaningsUnitsAndTimes(t *testing.T) {
 		{HAProxy, "%tr", Start, 0, "02/Jan/2006:15:04:05.000"},
 		{Envoy, "%DURATION%", Duration, time.Millisecond, ""},
 		{Envoy, "%START_TIME(%Y-%m-%dT%H:%M:%S.%3fZ)%", Start, 0, "2006-01-02T15:04:05.000Z"},
+		// A time made of parts is one time, in one layout.
+		{Apache, "%{%Y-%m-%dT%H:%M:%S}t.%{msec_frac}t%{%z}t", Start, 0, "2006-01-02T15:04:05.000-0700"},
+		{Varnish, "%{%Y-%m-%dT%H:%M:%S}t.%{usec_frac}t %{%z}t", Start, 0, "2006-01-02T15:04:05.000000 -0700"},
+		{Lighttpd, "%{%d/%b/%Y}t:%{%H:%M:%S}t", End, 0, "02/Jan/2006:15:04:05"},
+		{Tomcat, "%{end:yyyy-MM-dd HH:mm:ss}t.%{end:msec_frac}t", End, 0, "2006-01-02 15:04:05.000"},
+		{Squid, "%{%Y-%m-%dT%H:%M:%S}tg.%03tu", End, 0, "2006-01-02T15:04:05.000"},
+		{Squid, "%ts.%03tu", End, time.Second, ""}, // an epoch and its milliseconds: kept apart, added when read
+		{Squid, "%tl", End, 0, "02/Jan/2006:15:04:05 -0700"},
 	} {
 		p, err := Compile(tc.syntax, tc.format, Options{})
 		if err != nil {

@@ -354,6 +354,13 @@ func (b *builder) next(s string, i int, c byte, doubled bool) int {
 // one Detail named by both.
 func (b *builder) variable(v *variable) {
 	lit := b.lit.String()
+	if len(b.ops) > 0 {
+		if t := composeTime(b.ops[len(b.ops)-1].v, lit, v); t != nil {
+			b.lit.Reset()
+			b.ops[len(b.ops)-1].v = t
+			return
+		}
+	}
 	b.lit.Reset()
 	if lit == "" && len(b.ops) > 0 {
 		prev := b.ops[len(b.ops)-1].v
