@@ -44,6 +44,16 @@ var ingressNginxFormat = &Format{
 	}},
 }
 
+// ingressStock is ingress-nginx's default log-format-upstream as its
+// documentation gives it (user-guide/nginx-configuration/log-format): what
+// each field of the line means is the grammar's (grammar/nginx.go). The
+// reader below reads the same fields by position, and more leniently (a
+// line cut short, any fields appended); TestIngressHandReadsTheStockFormat
+// holds its reading equal to the compiled format's on real lines.
+const ingressStock = `$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" ` +
+	`$request_length $request_time [$proxy_upstream_name] [$proxy_alternative_upstream_name] $upstream_addr ` +
+	`$upstream_response_length $upstream_response_time $upstream_status $req_id`
+
 // ingressTail matches what ingress-nginx appends to the combined line;
 // a quoted key may follow when the format was extended with it.
 var ingressTail = regexp.MustCompile(`^ (\d+|-) ([\d.]+|-) \[([^\]]*)\] \[([^\]]*)\] (.*)$`)

@@ -163,6 +163,9 @@ func (p *Parser) observeValues(o *model.Observation, v *grammar.Values, syn gram
 		detail = append(detail, "upstream attempts "+strconv.Itoa(n))
 		o.UpstreamTries = n
 	}
+	if u := get(grammar.Upstream); u != "" {
+		o.Labels = "upstream=" + u
+	}
 	o.Replayed = strings.EqualFold(get(grammar.Replayed), "true")
 	o.RetryAfter = get(grammar.RetryAfter) != ""
 	o.ResultID = get(grammar.ResultID)

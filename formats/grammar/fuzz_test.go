@@ -64,6 +64,8 @@ func FuzzNginx(f *testing.F) {
 			`1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5 "r-1"`},
 		{`log_format j escape=json '{"s":$status,"k":"$http_idempotency_key","t":"$msec"}';`, `{"s":201,"k":"\"k\"","t":"1.5"}`},
 		{`${host}$uri \x22$status\x22`, `h/x \x22201\x22`},
+		{`$remote_addr "$request" $status [$proxy_upstream_name] $upstream_addr $upstream_status $req_id`,
+			`1.2.3.4 "-" 499 [ns-svc-80] 10.0.0.1:80, 10.0.0.2:80 : 10.0.0.3:80 502, 201 : 200 r-1`},
 	})
 }
 

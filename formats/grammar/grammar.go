@@ -225,6 +225,7 @@ const (
 	Flags                       // Envoy's response flags ("UT", "DC,UF")
 	Reason                      // Envoy's response code details, connection termination details
 	Termination                 // HAProxy's termination state ("CH--")
+	Upstream                    // the upstream the proxy routed to, by name (ingress-nginx's $proxy_upstream_name)
 	OutcomeWord                 // squid's word for how the transaction went (TCP_MISS, TCP_MISS_ABORTED, NONE_NONE)
 	Retries                     // HAProxy's retries (%rc)
 	Attempts                    // Envoy's upstream attempt count
@@ -239,7 +240,7 @@ const (
 
 var fieldNames = [numFields]string{"none", "request_id", "key", "traceparent", "method", "path", "request_line", "status",
 	"upstream_status", "client", "start", "end", "start_frac", "end_frac", "zone", "duration", "flags", "reason", "termination",
-	"outcome_word", "retries", "attempts", "connection_status", "replayed", "retry_after", "result_id", "retry_mark", "secret"}
+	"upstream", "outcome_word", "retries", "attempts", "connection_status", "replayed", "retry_after", "result_id", "retry_mark", "secret"}
 
 func (f Field) String() string {
 	if f < numFields {

@@ -112,6 +112,23 @@ func TestRead(t *testing.T) {
 		want: want{fields: map[Field]string{RequestID: "c-1", Method: "POST", Path: "/v1/orders", Status: "504", UpstreamStatus: "504, 201",
 			End: "1733828027.704"}},
 	}, {
+		name:   "nginx: ingress-nginx's default, upstream lists holding spaces, its $req_id and $proxy_upstream_name",
+		syntax: Nginx,
+		format: `$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" ` +
+			`$request_length $request_time [$proxy_upstream_name] [$proxy_alternative_upstream_name] $upstream_addr ` +
+			`$upstream_response_length $upstream_response_time $upstream_status $req_id`,
+		line: `10.1.2.3 - - [30/Nov/2026:09:14:04 +0000] "POST /v1/orders HTTP/1.1" 499 0 "-" "okhttp/4.12.0" 301 2.398 [shop-api-8080] [] ` +
+			`10.244.1.7:8080, 10.244.2.9:8080 : 10.0.0.1:80 0, 0 : 0 1.000, 1.397 : 0.001 502, 201 : 200 c9b2decb-ebc7-4a9b-99d6-69712772ef41`,
+		want: want{fields: map[Field]string{RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", RequestLine: "POST /v1/orders HTTP/1.1", Status: "499",
+			UpstreamStatus: "502, 201 : 200", Client: "10.1.2.3", End: "30/Nov/2026:09:14:04 +0000", Duration: "2.398", Upstream: "shop-api-8080"}},
+	}, {
+		name:   "nginx: a request line nginx could not read is \"-\", with none of its spaces",
+		syntax: Nginx,
+		format: `$remote_addr [$time_local] "$request" $status $upstream_status $req_id`,
+		line:   `10.1.2.3 [30/Nov/2026:09:14:04 +0000] "-" 400 - 2c1f0d6e8b3a4f5e9d7c6b5a4f3e2d1c`,
+		want: want{fields: map[Field]string{RequestID: "2c1f0d6e8b3a4f5e9d7c6b5a4f3e2d1c", Status: "400", Client: "10.1.2.3",
+			End: "30/Nov/2026:09:14:04 +0000"}},
+	}, {
 		name:   "nginx: default escaping's \\xHH",
 		syntax: Nginx,
 		format: `"$http_idempotency_key" $status`,

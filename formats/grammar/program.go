@@ -62,6 +62,10 @@ type variable struct {
 	// it ($time_local's one, a request line's two), so that a space
 	// after it in the format is found past them.
 	spaces int
+	// list says its value may be a list whose separators hold spaces
+	// (nginx's $upstream_status "502, 201", "502 : 201" across upstream
+	// groups): a space after ',' or around ':' is not the next literal's.
+	list bool
 	// trim says spaces before its value pad it to a width (squid's
 	// %6tr), and are not part of it.
 	trim bool
@@ -177,6 +181,12 @@ func (p *Program) Key() string { return p.key }
 // next does not follow.
 func (p *Program) valueEnd(line string, i int, v *variable, next string) int {
 	j := i
+	if (v.spaces > 0 || v.list) && strings.HasPrefix(line[i:], "-"+next) {
+		return i + 1 // "-", not logged: it holds none of its spaces
+	}
+	if v.list && next[0] == ' ' {
+		return listEnd(line, i, next)
+	}
 	if v.spaces > 0 && next[0] == ' ' {
 		for n := 0; n < v.spaces; n++ {
 			k := strings.IndexByte(line[j:], ' ')
@@ -205,6 +215,24 @@ func (p *Program) valueEnd(line string, i int, v *variable, next string) int {
 			}
 		}
 		j++
+	}
+	return -1
+}
+
+// listEnd is where a list value starting at line[i] ends: at the first
+// next whose space is no list separator's.
+func listEnd(line string, i int, next string) int {
+	for j := i; j < len(line); {
+		k := strings.Index(line[j:], next)
+		if k < 0 {
+			return -1
+		}
+		j += k
+		if j > i && (line[j-1] == ',' || line[j-1] == ':') || strings.HasPrefix(line[j:], " : ") {
+			j++ // ", " and " : " separate the list's members
+			continue
+		}
+		return j
 	}
 	return -1
 }
