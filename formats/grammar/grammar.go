@@ -284,7 +284,15 @@ type Values struct {
 	meaning [numFields]*Meaning
 	Details []Detail
 	Secrets []string
+	// unwritten counts the bare values (no quote or bracket around them)
+	// the line left empty.
+	unwritten int
 }
+
+// Unwritten is how many values the line left empty where no quote or
+// bracket encloses them: a proxy writes "-" for a value it does not have,
+// so a line of its stock format has none.
+func (v *Values) Unwritten() int { return v.unwritten }
 
 // Reset empties v, keeping its buffers.
 func (v *Values) Reset() {

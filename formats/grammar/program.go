@@ -50,6 +50,9 @@ func (p *Program) Has(f Field) bool {
 type op struct {
 	lit string
 	v   *variable
+	// bare says no quote or bracket encloses the value: a format writes
+	// such a value as something ("-" for nothing), never as nothing.
+	bare bool
 }
 
 // variable is one variable of a compiled format.
@@ -132,6 +135,9 @@ func (p *Program) readText(line string, v *Values) error {
 		val := line[i:end]
 		if !o.v.kind.accepts(val) {
 			return mismatch(line, i, o.v.kind.String()+" for "+o.v.m.Name)
+		}
+		if val == "" && o.bare {
+			v.unwritten++
 		}
 		p.store(o.v, val, v)
 		i = end
@@ -404,7 +410,27 @@ func (b *builder) program(format string) (*Program, error) {
 	if len(b.ops) == 0 {
 		return nil, &SyntaxError{Syntax: b.syntax, Column: len(format) + 1, Want: "a variable somewhere in the format"}
 	}
-	return &Program{syntax: b.syntax, ops: b.ops, tail: b.lit.String(), esc: b.esc}, nil
+	tail := b.lit.String()
+	for k := range b.ops {
+		next := tail
+		if k+1 < len(b.ops) {
+			next = b.ops[k+1].lit
+		}
+		b.ops[k].bare = !(enclosing(b.ops[k].lit, true) && enclosing(next, false))
+	}
+	return &Program{syntax: b.syntax, ops: b.ops, tail: tail, esc: b.esc}, nil
+}
+
+// enclosing reports whether lit opens (before a value) or closes (after
+// it) a quoted or bracketed value.
+func enclosing(lit string, before bool) bool {
+	if lit == "" {
+		return false
+	}
+	if before {
+		return strings.IndexByte(`"'[{(`, lit[len(lit)-1]) >= 0
+	}
+	return strings.IndexByte(`"']})`, lit[0]) >= 0
 }
 
 // known is a variable of the syntax with its meaning.
