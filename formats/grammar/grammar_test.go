@@ -438,3 +438,30 @@ func TestSendNumber(t *testing.T) {
 		}
 	}
 }
+
+// A value no quote or bracket encloses is never written as nothing: a
+// line that leaves one empty says so (Unwritten); a quoted or bracketed
+// value may be empty.
+func TestUnwritten(t *testing.T) {
+	p, err := Compile(Nginx, `$remote_addr [$proxy_upstream_name] "$http_referer" $status $req_id`, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		line string
+		want int
+	}{
+		{`1.2.3.4 [up] "-" 201 r-1`, 0},
+		{`1.2.3.4 [] "" 201 r-1`, 0},
+		{`1.2.3.4 [] "" 201 `, 1},
+		{` [] "" 201 `, 2},
+	} {
+		var v Values
+		if err := p.Read(tc.line, &v); err != nil {
+			t.Fatalf("%q: %v", tc.line, err)
+		}
+		if v.Unwritten() != tc.want {
+			t.Errorf("%q: %d unwritten, want %d", tc.line, v.Unwritten(), tc.want)
+		}
+	}
+}
