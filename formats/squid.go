@@ -28,14 +28,20 @@ var squidFormat = &Format{
 	// %ts.%03tu is the end, %tr the milliseconds before it.
 	Samples: []Sample{{
 		Origin: "fixtures/real/squid: Squid 5.7 from Debian as a reverse proxy, its default log (a 201)",
-		Line:   `1796688950.383      6 127.0.0.1 TCP_MISS/201 261 POST http://127.0.0.1:44487/v1/orders - FIRSTUP_PARENT/127.0.0.1 application/json`,
+		Line:   `1796691761.368      3 127.0.0.1 TCP_MISS/201 261 POST http://127.0.0.1:39787/v1/orders - FIRSTUP_PARENT/127.0.0.1 application/json`,
 		Want: model.Observation{Tier: model.TierProxy, Format: "squid", Method: "POST", Route: "/v1/orders", Status: 201, Outcome: model.OutcomeOK,
-			Client: "127.0.0.1", Time: mustTime("2026-12-08T00:15:50.377Z"), Duration: 6 * time.Millisecond},
+			Client: "127.0.0.1", Time: mustTime("2026-12-08T01:02:41.365Z"), Duration: 3 * time.Millisecond},
 	}, {
 		Origin: "fixtures/real/squid: a client that gave up after 400 ms; squid logged it when it left, the query cut (strip_query_terms)",
-		Line:   `1796688950.813    408 127.0.0.1 TCP_MISS_ABORTED/000 0 POST http://127.0.0.1:44487/v1/orders? - FIRSTUP_PARENT/127.0.0.1 -`,
+		Line:   `1796691761.775    400 127.0.0.1 TCP_MISS_ABORTED/000 0 POST http://127.0.0.1:39787/v1/orders? - FIRSTUP_PARENT/127.0.0.1 -`,
 		Want: model.Observation{Tier: model.TierProxy, Format: "squid", Method: "POST", Route: "/v1/orders", Outcome: model.OutcomeClientClosed,
-			Client: "127.0.0.1", Time: mustTime("2026-12-08T00:15:50.405Z"), Duration: 408 * time.Millisecond},
+			Client: "127.0.0.1", Time: mustTime("2026-12-08T01:02:41.375Z"), Duration: 400 * time.Millisecond},
+	}, {
+		Origin: "fixtures/real/squid: the same request in squid's combined log, %tl its end to the second, no duration",
+		Line: `127.0.0.1 - - [08/Dec/2026:01:02:41 +0000] "POST http://127.0.0.1:39787/v1/orders? HTTP/1.1" 0 0 "-" "idem-harness/1" ` +
+			`TCP_MISS_ABORTED:FIRSTUP_PARENT`,
+		Want: model.Observation{Tier: model.TierProxy, Format: "squid", Method: "POST", Route: "/v1/orders", Outcome: model.OutcomeClientClosed,
+			Client: "127.0.0.1", Time: mustTime("2026-12-08T01:02:41Z")},
 	}},
 }
 

@@ -23,6 +23,8 @@ func TestSquidLines(t *testing.T) {
 			"squid", 1, 502, model.OutcomeUpstreamReset, end.Add(-27 * time.Millisecond)},
 		{"native, a connection that sent nothing", `1796688950.375      0 127.0.0.1 NONE_NONE/000 0 - error:transaction-end-before-headers - HIER_NONE/- -`,
 			"", 0, 0, model.OutcomeUnknown, time.Time{}},
+		{"combined, a connection that sent nothing", `127.0.0.1 - - [08/Dec/2026:01:01:08 +0000] "- error:transaction-end-before-headers NONE/0.0" 0 0 "-" "-" NONE_NONE:HIER_NONE`,
+			"", 0, 0, model.OutcomeUnknown, time.Time{}},
 		{"native, a request never forwarded", `1796688950.857      5 127.0.0.1 NONE_NONE/000 0 POST http://h/v1/orders - HIER_NONE/- -`,
 			"squid", 1, 0, model.OutcomeNotDelivered, end.Add(-5 * time.Millisecond)},
 		{"combined, %tl the end", `127.0.0.1 - - [08/Dec/2026:00:15:50 +0000] "POST http://h/v1/orders HTTP/1.1" 201 261 "-" "curl/8" TCP_MISS:FIRSTUP_PARENT`,

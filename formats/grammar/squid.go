@@ -35,11 +35,14 @@ import (
 // Named formats are squid's own: squid (its default), common, combined,
 // referrer and useragent.
 
-// squidNamed are the formats squid predefines.
+// squidNamed are the formats squid predefines. Its common and combined
+// are written by code of squid's own, which puts the protocol's name
+// before the version where squid.conf's documentation shows "HTTP/%rv"
+// ("NONE/0.0" for a request it never read): here %rv is that whole.
 var squidNamed = map[string]string{
 	"squid":     `%ts.%03tu %6tr %>a %Ss/%03>Hs %<st %rm %ru %[un %Sh/%<a %mt`,
-	"common":    `%>a %[ui %[un [%tl] "%rm %ru HTTP/%rv" %>Hs %<st %Ss:%Sh`,
-	"combined":  `%>a %[ui %[un [%tl] "%rm %ru HTTP/%rv" %>Hs %<st "%{Referer}>h" "%{User-Agent}>h" %Ss:%Sh`,
+	"common":    `%>a %[ui %[un [%tl] "%rm %ru %rv" %>Hs %<st %Ss:%Sh`,
+	"combined":  `%>a %[ui %[un [%tl] "%rm %ru %rv" %>Hs %<st "%{Referer}>h" "%{User-Agent}>h" %Ss:%Sh`,
 	"referrer":  `%ts.%03tu %>a %{Referer}>h %ru`,
 	"useragent": `%>a [%tl] "%{User-Agent}>h"`,
 }

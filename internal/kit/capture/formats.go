@@ -173,3 +173,10 @@ var SquidNative = LogFormat{Proxy: "squid", Name: "squid", Def: `logformat squid
 // statuses, read through a config source's log_format.
 var SquidIdem = LogFormat{Proxy: "squid", Name: "idem",
 	Def: `logformat idem %{X-Request-Id}>h %tS %ts.%03tu %tr %>a "%rm %ru HTTP/%rv" %Ss/%03>Hs %<Hs %<st "%{Idempotency-Key}>h" %Sh/%<a`}
+
+// SquidCombined is squid's predefined combined format: Apache's combined
+// fields with %tl (the END of the transaction, to the second) for the
+// date and squid's words (%Ss:%Sh) at the end. Squid writes it with code
+// of its own: the definition is squid.conf's documentation of it.
+var SquidCombined = LogFormat{Proxy: "squid", Name: "combined",
+	Def: `logformat combined %>a %[ui %[un [%tl] "%rm %ru HTTP/%rv" %>Hs %<st "%{Referer}>h" "%{User-Agent}>h" %Ss:%Sh`}

@@ -177,6 +177,10 @@ func TestSquid(t *testing.T) {
 	run := grammarharness.Run{Software: p.Software(), BackendLog: "app.jsonl", Sent: sent, Logs: []grammarharness.Log{
 		{File: grammarharness.SquidIdemLog, Capture: "squid-idem", Format: "squid log_format", Config: "idem.json", Proxy: "squid"},
 		{File: grammarharness.SquidNativeLog, Capture: "squid-native", Format: "squid", Proxy: "squid", Twin: grammarharness.SquidIdemLog},
+		// %tl is the end, to the second, and the format has no duration:
+		// the start is read as the end.
+		{File: grammarharness.SquidCombinedLog, Capture: "squid-combined", Format: "squid", Proxy: "squid", Twin: grammarharness.SquidIdemLog,
+			SecondsOnly: true},
 	}}
 	logs := p.Logs()
 	logs["app.jsonl"] = b.LogPath

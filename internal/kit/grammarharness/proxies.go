@@ -24,6 +24,7 @@ const (
 	HAProxyLog         = "haproxy.captured.log" // capture.HAProxyCaptured
 	SquidNativeLog     = "squid.native.log"     // capture.SquidNative
 	SquidIdemLog       = "squid.idem.log"       // capture.SquidIdem
+	SquidCombinedLog   = "squid.combined.log"   // capture.SquidCombined
 )
 
 // apacheRoutes put mod_proxy_balancer in front of the backend, pass on
@@ -151,12 +152,13 @@ cache_peer_access app deny down
 cache_peer_access app allow all
 `
 
-// StartSquid runs squid as a reverse proxy writing its native log and
-// one with the ids.
+// StartSquid runs squid as a reverse proxy writing its native log, its
+// combined log and one with the ids.
 func StartSquid(t testing.TB, upstream, down string) *capture.Proxy {
 	t.Helper()
 	return capture.StartSquid(t, capture.SquidConfig{
-		Logs:   []capture.AccessLog{{File: SquidNativeLog, Format: capture.SquidNative}, {File: SquidIdemLog, Format: capture.SquidIdem}},
+		Logs: []capture.AccessLog{{File: SquidNativeLog, Format: capture.SquidNative}, {File: SquidIdemLog, Format: capture.SquidIdem},
+			{File: SquidCombinedLog, Format: capture.SquidCombined}},
 		Routes: fmt.Sprintf(squidRoutes, host(upstream), port(upstream), host(down), port(down)),
 	})
 }
