@@ -133,7 +133,7 @@ func (p *Parser) observeValues(o *model.Observation, v *grammar.Values, syn gram
 		detail = append(detail, flags, get(grammar.Reason))
 	case get(grammar.OutcomeWord) != "":
 		word := get(grammar.OutcomeWord)
-		o.Outcome = squidOutcome(word, o.Status)
+		o.Outcome = squidOutcome(word, get(grammar.NextHop), o.Status)
 		detail = append(detail, word)
 	default:
 		o.Outcome = proxyOutcome(o.Status)

@@ -21,6 +21,8 @@ func TestSquidLines(t *testing.T) {
 	}{
 		{"native, 502 from squid", `1796688950.857     27 127.0.0.1 TCP_MISS/502 3381 POST http://127.0.0.1:44487/v1/orders? - FIRSTUP_PARENT/127.0.0.1 text/html`,
 			"squid", 1, 502, model.OutcomeUpstreamReset, end.Add(-27 * time.Millisecond)},
+		{"native, 502 having reached no next hop (it could not connect)", `1796688950.857      1 127.0.0.1 TCP_MISS/502 3467 POST http://127.0.0.1:39787/v1/down/orders - HIER_NONE/- text/html`,
+			"squid", 1, 502, model.OutcomeNotDelivered, end.Add(-1 * time.Millisecond)},
 		{"native, a connection that sent nothing", `1796688950.375      0 127.0.0.1 NONE_NONE/000 0 - error:transaction-end-before-headers - HIER_NONE/- -`,
 			"", 0, 0, model.OutcomeUnknown, time.Time{}},
 		{"combined, a connection that sent nothing", `127.0.0.1 - - [08/Dec/2026:01:01:08 +0000] "- error:transaction-end-before-headers NONE/0.0" 0 0 "-" "-" NONE_NONE:HIER_NONE`,

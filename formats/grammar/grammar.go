@@ -227,6 +227,7 @@ const (
 	Termination                 // HAProxy's termination state ("CH--")
 	Upstream                    // the upstream the proxy routed to, by name (ingress-nginx's $proxy_upstream_name)
 	OutcomeWord                 // squid's word for how the transaction went (TCP_MISS, TCP_MISS_ABORTED, NONE_NONE)
+	NextHop                     // how the proxy reached the next hop (squid's HIER_DIRECT, FIRSTUP_PARENT; HIER_NONE: none)
 	Retries                     // HAProxy's retries (%rc)
 	Attempts                    // Envoy's upstream attempt count
 	ConnStatus                  // Apache's and Tomcat's %X: "X" when the client went away
@@ -240,7 +241,7 @@ const (
 
 var fieldNames = [numFields]string{"none", "request_id", "key", "traceparent", "method", "path", "request_line", "status",
 	"upstream_status", "client", "start", "end", "start_frac", "end_frac", "zone", "duration", "flags", "reason", "termination",
-	"upstream", "outcome_word", "retries", "attempts", "connection_status", "replayed", "retry_after", "result_id", "retry_mark", "secret"}
+	"upstream", "outcome_word", "next_hop", "retries", "attempts", "connection_status", "replayed", "retry_after", "result_id", "retry_mark", "secret"}
 
 func (f Field) String() string {
 	if f < numFields {

@@ -183,7 +183,7 @@ func TestRead(t *testing.T) {
 		format: "squid",
 		line:   `1796688524.393     12 127.0.0.1 TCP_MISS_ABORTED/000 0 POST http://127.0.0.1:18080/v1/orders? - FIRSTUP_PARENT/127.0.0.1 -`,
 		want: want{fields: map[Field]string{End: "1796688524", EndFrac: "393", Duration: "12", Client: "127.0.0.1", OutcomeWord: "TCP_MISS_ABORTED",
-			Status: "000", Method: "POST", Path: "http://127.0.0.1:18080/v1/orders?"}},
+			Status: "000", Method: "POST", Path: "http://127.0.0.1:18080/v1/orders?", NextHop: "FIRSTUP_PARENT"}},
 	}, {
 		name:   "squid: a logformat directive with headers, the start, and a left-aligned padded value",
 		syntax: Squid,
@@ -198,7 +198,7 @@ func TestRead(t *testing.T) {
 		format: "combined",
 		line:   `127.0.0.1 - - [08/Dec/2026:00:08:44 +0000] "POST http://h/v1/orders? HTTP/1.1" 503 4096 "-" "curl/8" TCP_MISS:HIER_NONE`,
 		want: want{fields: map[Field]string{End: "08/Dec/2026:00:08:44 +0000", Client: "127.0.0.1", Method: "POST", Path: "http://h/v1/orders?",
-			Status: "503", OutcomeWord: "TCP_MISS"}},
+			Status: "503", OutcomeWord: "TCP_MISS", NextHop: "HIER_NONE"}},
 	}, {
 		name:   "two variables with nothing between them are one detail",
 		syntax: Nginx,

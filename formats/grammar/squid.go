@@ -27,7 +27,8 @@ import (
 //   - %>Hs is the status sent to the client, %<Hs the one the next hop
 //     answered; %Ss is squid's word for how the transaction went
 //     (TCP_MISS, TCP_MISS_ABORTED when the client left, NONE_NONE when
-//     nothing was forwarded), %Sh how it reached the next hop.
+//     nothing was forwarded), %Sh how it reached the next hop (HIER_NONE:
+//     it reached none, as where it could not connect).
 //   - %>a is the client's address, %rm the method, %ru the URL (in full,
 //     with its query cut), %rp its path, %rv the protocol version.
 //   - %{Name}>h is a request header, %{Name}<h a response header.
@@ -212,6 +213,8 @@ func squidVariable(written, code, arg string, hasArg bool) *variable {
 		return typed(known(written, UpstreamStatus, 1), kindInt)
 	case "Ss":
 		return typed(known(written, OutcomeWord, 1), kindToken)
+	case "Sh":
+		return typed(known(written, NextHop, 1), kindToken)
 	case ">a":
 		return typed(known(written, Client, 2), kindToken)
 	case "rm", ">rm":
@@ -234,7 +237,7 @@ func squidVariable(written, code, arg string, hasArg bool) *variable {
 	case "st", ">st", "<st", ">sh", "<sh", "<bs", "<pt", "<tt", "dt", "sn", ">p", "<p", "lp", "<lp", ">lp", "busy_time":
 		// Sizes, ports, the next hop's times, a sequence number.
 		return typed(known(written, None, 0), kindInt)
-	case ">A", "<a", "<A", "la", "<la", ">la", "un", "ul", "ui", "ub", "ue", "us", "Sh", "mt", "rv", ">rv", "<rv",
+	case ">A", "<a", "<A", "la", "<la", ">la", "un", "ul", "ui", "ub", "ue", "us", "mt", "rv", ">rv", "<rv",
 		"<rm", "<ru", ">rs", "<rs", ">rd", "<rd", ">rP", "<rP", "<rp":
 		return typed(known(written, None, 0), kindToken)
 	}

@@ -175,12 +175,13 @@ func TestSquid(t *testing.T) {
 	capture.WaitLogged(t, sent, p.Log(grammarharness.SquidIdemLog))
 	p.Stop()
 	run := grammarharness.Run{Software: p.Software(), BackendLog: "app.jsonl", Sent: sent, Logs: []grammarharness.Log{
-		{File: grammarharness.SquidIdemLog, Capture: "squid-idem", Format: "squid log_format", Config: "idem.json", Proxy: "squid"},
-		{File: grammarharness.SquidNativeLog, Capture: "squid-native", Format: "squid", Proxy: "squid", Twin: grammarharness.SquidIdemLog},
+		{File: grammarharness.SquidIdemLog, Capture: "squid-idem", Format: "squid log_format", Config: "idem.json", Proxy: "squid", Undelivered: true},
+		{File: grammarharness.SquidNativeLog, Capture: "squid-native", Format: "squid", Proxy: "squid", Twin: grammarharness.SquidIdemLog,
+			Undelivered: true},
 		// %tl is the end, to the second, and the format has no duration:
 		// the start is read as the end.
 		{File: grammarharness.SquidCombinedLog, Capture: "squid-combined", Format: "squid", Proxy: "squid", Twin: grammarharness.SquidIdemLog,
-			SecondsOnly: true},
+			SecondsOnly: true, Undelivered: true},
 	}}
 	logs := p.Logs()
 	logs["app.jsonl"] = b.LogPath

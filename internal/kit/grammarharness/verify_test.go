@@ -151,6 +151,10 @@ func verifyObservation(c *capture.Facts, l grammarharness.Log, s capture.Sent, o
 	case harness.EndOf(s) == harness.EndClientTimeout && !l.NoAbort:
 		c.Check(at("outcome"), o.Outcome == model.OutcomeClientClosed, "outcome %s, but the client gave up after %s: %s", o.Outcome, s.Elapsed(), raw)
 	}
+	if harness.EndOf(s) == harness.EndRefused && l.Undelivered {
+		c.Check(at("undelivered"), o.Outcome == model.OutcomeNotDelivered, "outcome %s, but no server had the request (it reached the backend: %v): %s",
+			o.Outcome, s.Reached, raw)
+	}
 	// The proxy's start lies in the client's interval: after the client
 	// sent (less the log's precision), before it got its answer or gave
 	// up; a proxy may start late (a cold JVM), never early.
