@@ -99,6 +99,9 @@ var apacheLayouts = compileLayouts(grammar.Apache, []stockLayout{
 // without a look.
 type stockLayouts struct {
 	all, detected []stockLayout
+	// valid, when set, says whether what a layout read is the format's:
+	// a check on a value no other server writes (squid's TCP_MISS).
+	valid func(*grammar.Values) bool
 }
 
 // compileLayouts compiles stock layouts; they are the package's own, so
@@ -144,7 +147,7 @@ func (p *Parser) readStock(name string, st stockLayouts, s string, src model.Sou
 		if !l.prog.Could(s) {
 			continue
 		}
-		if l.prog.Read(s, &p.values) != nil || !forced && !idsEvidenced(&p.values) {
+		if l.prog.Read(s, &p.values) != nil || !forced && !idsEvidenced(&p.values) || st.valid != nil && !st.valid(&p.values) {
 			continue
 		}
 		var o model.Observation

@@ -1,11 +1,10 @@
 package formats
 
 import (
-	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/idem-cli/idem/formats/grammar"
 	"github.com/idem-cli/idem/model"
 )
 
@@ -17,13 +16,13 @@ import (
 //	$upstream_addr $upstream_response_length $upstream_response_time
 //	$upstream_status $req_id
 //
-// The combined part is read as combined; what follows is read by
-// position, recognised by its two bracketed upstream names. When nginx
-// tried several upstreams, the upstream fields are lists ("502, 201").
-// $req_id is the X-Request-ID the request came with, else one nginx made.
+// Its lines are read by that format compiled by the grammar (ingressStock),
+// recognised by its two bracketed upstream names. When nginx tried several
+// upstreams, the upstream fields are lists ("502, 201"). $req_id is the
+// X-Request-ID the request came with, else one nginx made.
 var ingressNginxFormat = &Format{
 	Name: "ingress-nginx", Aliases: []string{"ingress"}, Kind: KindText, Tier: model.TierProxy,
-	Doc:   "ingress-nginx's default access log (log-format-upstream), read by position",
+	Doc:   "ingress-nginx's default access log (log-format-upstream), read by its stock format",
 	Setup: "ingress-nginx logs $req_id, the request's X-Request-ID; add \"$http_idempotency_key\" at the end of log-format-upstream to log the key.",
 	text:  readIngressNginx,
 	Samples: []Sample{{
@@ -44,66 +43,81 @@ var ingressNginxFormat = &Format{
 	}},
 }
 
-// ingressTail matches what ingress-nginx appends to the combined line;
-// a quoted key may follow when the format was extended with it.
-var ingressTail = regexp.MustCompile(`^ (\d+|-) ([\d.]+|-) \[([^\]]*)\] \[([^\]]*)\] (.*)$`)
+// ingressStock is ingress-nginx's default log-format-upstream as its
+// documentation gives it (user-guide/nginx-configuration/log-format),
+// compiled by the grammar: what each field means is the grammar's
+// (grammar/nginx.go: $time_local the end, $request_time seconds, the
+// upstream fields lists where nginx tried several, $req_id the request's
+// X-Request-ID, $proxy_upstream_name the upstream). The key follows it
+// where the Setup's "$http_idempotency_key" is appended, quoted or not.
+const ingressStock = `$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" ` +
+	`$request_length $request_time [$proxy_upstream_name] [$proxy_alternative_upstream_name] $upstream_addr ` +
+	`$upstream_response_length $upstream_response_time $upstream_status $req_id`
+
+// ingressPrograms are the stock format and the stock format with the key
+// appended, compiled; they are the package's own, so one that does not
+// compile is a bug.
+var ingressPrograms = func() []*grammar.Program {
+	var out []*grammar.Program
+	for _, f := range []string{ingressStock, ingressStock + ` "$http_idempotency_key"`, ingressStock + ` $http_idempotency_key`} {
+		p, err := grammar.Compile(grammar.Nginx, f, grammar.Options{})
+		if err != nil {
+			panic("formats: ingress-nginx's stock format: " + err.Error())
+		}
+		out = append(out, p)
+	}
+	return out
+}()
 
 func readIngressNginx(p *Parser, s string, src model.Source) bool {
-	if !p.clfCould(s) || !strings.Contains(s, "] [") { // a combined line, then ingressTail's brackets
+	if !strings.Contains(s, "] [") { // the upstream names' brackets
 		return false
 	}
-	var m clfMatch
-	if !clfLine(s, &m) && !clfCut(s, &m) || m[1] != "" { // clfCut: a 400 or 408 without a request
+	v := &p.values
+	read := false
+	for _, prog := range ingressPrograms {
+		if prog.Could(s) && prog.Read(s, v) == nil {
+			read = true
+			break
+		}
+	}
+	// nginx writes every bare field ("-" for one it does not have), a
+	// three-digit status and $time_local's date: a line without them is
+	// not its.
+	if !read || v.Unwritten() > 0 {
 		return false
 	}
-	t := ingressTail.FindStringSubmatch(m[11])
-	if t == nil {
+	if st, _ := v.Get(grammar.Status); len(st) != 3 {
 		return false
 	}
-	up := listFields(t[5])
-	if len(up) < 5 {
+	if at, _ := v.Get(grammar.End); !validTimeLocal(at) {
 		return false
 	}
 	var o model.Observation
 	o.Source, o.Format, o.Tier = src, "ingress-nginx", model.TierProxy
-	o.Client = m[2]
-	if m[5] != "" {
-		o.Method = httpMethod(m[5])
-		o.Route = routePath(m[6])
-	} else {
-		o.Method, o.Route = cutRequest(m[6])
+	p.observeValues(&o, v, grammar.Nginx)
+	// The key is appended to the stock format, unnamed: it is one only
+	// where it is shaped like a generated id.
+	if k, _ := v.Get(grammar.Key); !generatedID(k) {
+		o.Key = ""
 	}
-	o.Status, _ = strconv.Atoi(m[7])
-	o.Duration, _ = model.ParseDuration(t[2], model.Seconds)
-	if at, ok := clfTime(m[4]); ok {
-		o.Time = at.Add(-o.Duration).UTC() // $time_local is when the log was written; in UTC, as reports write it
-	}
-	status := up[3]
-	o.UpstreamStatus, _ = intValue(status)
-	if strings.Contains(status, ",") || strings.Contains(status, ":") {
-		o.Detail = "upstream_status " + status
-		o.UpstreamTries = upstreamTries(status)
-	}
-	if rid := up[4]; rid != "-" {
-		o.RequestID = rid
-	}
-	if len(up) > 5 {
-		if k := strings.Trim(up[5], `"`); generatedID(k) { // appended to the stock format, unnamed
-			o.Key = model.NormalizeKey(k)
-		}
-	}
-	if t[3] != "" {
-		o.Labels = "upstream=" + t[3]
-	}
-	o.Outcome = proxyOutcome(o.Status)
-	if o.Status == 499 {
-		o.Status = 0
-		if o.Detail == "" {
-			o.Detail = "499 client closed request"
-		}
+	o.Time = o.Time.UTC() // as reports write it
+	// One note: nginx's tries where it made several, else a 499's.
+	o.Detail = ""
+	if up, _ := v.Get(grammar.UpstreamStatus); listsStatuses(up) {
+		o.Detail = "upstream_status " + up
+	} else if st, _ := v.Get(grammar.Status); st == "499" {
+		o.Detail = "499 client closed request"
 	}
 	p.textDone(&o)
 	return true
+}
+
+// validTimeLocal reports whether s is $time_local's date as nginx writes
+// it (10/Oct/2000:13:55:36 -0700).
+func validTimeLocal(s string) bool {
+	_, ok := timeLocal(s)
+	return ok
 }
 
 // listFields splits at spaces, keeping nginx's lists ("10.0.0.1:80,

@@ -29,6 +29,7 @@ var logFormatExamples = []struct{ syntax, format, note string }{
 	{"haproxy", `%ci [%tr] %ST %Ta %tsc %rc %hr %{+Q}r`, `with "captures": ["X-Request-Id", "Idempotency-Key"]`},
 	{"envoy", `[%START_TIME%] "%REQ(:METHOD)% %REQ(:PATH)%" %RESPONSE_CODE% %RESPONSE_FLAGS% %DURATION% "%REQ(X-REQUEST-ID)%" "%REQ(IDEMPOTENCY-KEY)%"`, ""},
 	{"envoy", `{"start":"%START_TIME%","code":"%RESPONSE_CODE%","flags":"%RESPONSE_FLAGS%","rid":"%REQ(X-REQUEST-ID)%","key":"%REQ(IDEMPOTENCY-KEY)%"}`, "a json_format"},
+	{"squid", `logformat idem %{X-Request-Id}>h %tS %tr %>a "%rm %ru HTTP/%rv" %Ss/%03>Hs %<st "%{Idempotency-Key}>h"`, ""},
 }
 
 // logFormat is a source's compiled log_format.
@@ -130,6 +131,10 @@ func (p *Parser) observeValues(o *model.Observation, v *grammar.Values, syn gram
 	case syn == grammar.Envoy:
 		o.Outcome = envoyOutcome(o.Status, flags)
 		detail = append(detail, flags, get(grammar.Reason))
+	case get(grammar.OutcomeWord) != "":
+		word := get(grammar.OutcomeWord)
+		o.Outcome = squidOutcome(word, get(grammar.NextHop), o.Status)
+		detail = append(detail, word)
 	default:
 		o.Outcome = proxyOutcome(o.Status)
 	}
@@ -158,6 +163,9 @@ func (p *Parser) observeValues(o *model.Observation, v *grammar.Values, syn gram
 		detail = append(detail, "upstream attempts "+strconv.Itoa(n))
 		o.UpstreamTries = n
 	}
+	if u := get(grammar.Upstream); u != "" {
+		o.Labels = "upstream=" + u
+	}
 	o.Replayed = strings.EqualFold(get(grammar.Replayed), "true")
 	o.RetryAfter = get(grammar.RetryAfter) != ""
 	o.ResultID = get(grammar.ResultID)
@@ -175,6 +183,9 @@ func (p *Parser) observeValues(o *model.Observation, v *grammar.Values, syn gram
 		detail = append(detail, d.Name+"="+d.Value)
 	}
 	o.Detail = joinPresent(detail)
+	if w := get(grammar.OutcomeWord); w != "" && squidNoRequest(w, get(grammar.Method), get(grammar.Path)) {
+		return false
+	}
 	// A status or a request line logged, even "-" or raw bytes, is a
 	// request the proxy saw (a client that sent nothing, 408; TLS sent to
 	// a plain port, 400): read with what it has.

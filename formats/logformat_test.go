@@ -61,6 +61,19 @@ func TestLogFormatReadsByMeaning(t *testing.T) {
 			Outcome: model.OutcomeOK, RequestID: "r-3", Key: "k-3", Client: "::1",
 			Time: mustTime("2026-11-30T09:14:04Z"), Duration: 1500321 * time.Microsecond},
 	}, {
+		name: "apache: a time made of parts, its fraction and its zone with nothing between them",
+		sc:   SourceConfig{LogFormat: `%{X-Request-Id}i %{%Y-%m-%dT%H:%M:%S}t.%{msec_frac}t%{%z}t "%r" %>s %D`, LogFormatSyntax: "apache"},
+		line: `r-9 2026-11-30T10:14:04.655+0100 "POST /v1/orders HTTP/1.1" 201 1500`,
+		want: model.Observation{Format: "apache log_format", Tier: model.TierProxy, Method: "POST", Route: "/v1/orders", Status: 201,
+			Outcome: model.OutcomeOK, RequestID: "r-9", Time: mustTime("2026-11-30T09:14:04.655Z"), Duration: 1500 * time.Microsecond},
+	}, {
+		name: "squid: the end in seconds and milliseconds apart, the start the end less %tr",
+		sc:   SourceConfig{LogFormat: `logformat idem %{X-Request-Id}>h %ts.%03tu %6tr "%rm %ru" %Ss/%03>Hs`},
+		line: `r-10 1796030044.512   2398 "POST http://h/v1/orders?" TCP_MISS_ABORTED/000`,
+		want: model.Observation{Format: "squid log_format", Tier: model.TierProxy, Method: "POST", Route: "/v1/orders",
+			Outcome: model.OutcomeClientClosed, RequestID: "r-10", Detail: "TCP_MISS_ABORTED",
+			Time: mustTime("2026-11-30T09:14:02.114Z"), Duration: 2398 * time.Millisecond},
+	}, {
 		name: "tomcat: %X says the client went away",
 		sc:   SourceConfig{LogFormat: `%a %t &quot;%r&quot; %s %{ms}T %X %{X-Request-Id}i`, LogFormatSyntax: "tomcat"},
 		line: `127.0.0.1 [30/Nov/2026:09:14:04 +0000] "POST /v1/orders HTTP/1.1" 200 812 X r-4`,

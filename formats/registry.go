@@ -21,7 +21,7 @@ func init() {
 		// Application and worker loggers (JSON), the catch-all last.
 		temporalFormat, canonicalFormat, echoFormat, logrageFormat, pinoFormat, zapFormat, zerologFormat, structlogFormat, logrusFormat, slogFormat, jsonFormat,
 		// Text lines, and the prefix that wraps lines of any format.
-		w3cFormat, criFormat, albFormat, elbFormat, envoyTextFormat, composeFormat, ingressNginxFormat, apacheFormat, tomcatFormat, combinedFormat, haproxyFormat, logrageTextFormat, kubectlFormat,
+		w3cFormat, criFormat, albFormat, elbFormat, envoyTextFormat, composeFormat, ingressNginxFormat, squidFormat, apacheFormat, tomcatFormat, combinedFormat, haproxyFormat, logrageTextFormat, kubectlFormat,
 		// Lines of key=value pairs, read by the vocabulary: after every named text layout.
 		logfmtFormat,
 		// Any other line holding an HTTP request line, read by its grammar: last, so that every named format keeps its lines.

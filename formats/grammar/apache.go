@@ -185,7 +185,9 @@ func percentTime(syn Syntax, d directive, layoutOf func(string) (string, int, bo
 		return unknownVar(d.text)
 	}
 	if zoneOnly(layout) {
-		return known(d.text, Zone, 1)
+		v := known(d.text, Zone, 1)
+		v.m.Layout = layout
+		return v
 	}
 	v := known(d.text, at, 1)
 	v.m.Layout, v.spaces = layout, spaces

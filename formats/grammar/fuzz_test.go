@@ -64,6 +64,8 @@ func FuzzNginx(f *testing.F) {
 			`1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5 "r-1"`},
 		{`log_format j escape=json '{"s":$status,"k":"$http_idempotency_key","t":"$msec"}';`, `{"s":201,"k":"\"k\"","t":"1.5"}`},
 		{`${host}$uri \x22$status\x22`, `h/x \x22201\x22`},
+		{`$remote_addr "$request" $status [$proxy_upstream_name] $upstream_addr $upstream_status $req_id`,
+			`1.2.3.4 "-" 499 [ns-svc-80] 10.0.0.1:80, 10.0.0.2:80 : 10.0.0.3:80 502, 201 : 200 r-1`},
 	})
 }
 
@@ -73,6 +75,8 @@ func FuzzApache(f *testing.F) {
 			`1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5 "-" 123 Zk3b`},
 		{`[%{%d/%b/%Y %T}t.%{msec_frac}t %{%z}t] %400,501{User-agent}i %{ms}T %{Varnish:hitmiss}x`, `[10/Oct/2000 13:55:36.042 -0700] - 17 miss`},
 		{"combined", `1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5 "-" "curl/8"`},
+		{`%{%Y-%m-%dT%H:%M:%S}t.%{msec_frac}t%{%z}t %{end:%d/%b/%Y}t %{end:%T}t,%{end:usec_frac}t %>s`,
+			`2026-12-08T00:15:50.042+0100 08/Dec/2026 00:15:50,000042 201`},
 	})
 }
 
@@ -97,6 +101,15 @@ func FuzzEnvoy(f *testing.F) {
 		{`[%START_TIME%] "%REQ(:METHOD)% %REQ(X-ENVOY-ORIGINAL-PATH?:PATH)% %PROTOCOL%" %RESPONSE_CODE% %RESPONSE_FLAGS% %DURATION% "%REQ(X-REQUEST-ID)%"`,
 			`[2016-04-15T20:17:00.310Z] "POST /a HTTP/2" 204 - 226 "r-1"`},
 		{`{"s":"%START_TIME(%s)%","c":"%RESPONSE_CODE%","h":{"k":"%REQ(IDEMPOTENCY-KEY):64%"}}`, `{"c":0,"s":"1460751420","h":{"k":"k-1"}}`},
+	})
+}
+
+func FuzzSquid(f *testing.F) {
+	fuzzSyntax(f, []Syntax{Squid}, [][2]string{
+		{"squid", `1796688524.393     12 127.0.0.1 TCP_MISS/201 226 POST http://127.0.0.1:18080/v1/orders? - FIRSTUP_PARENT/127.0.0.1 -`},
+		{`logformat idem %{X-Request-Id}>h %tS %-6tr "%rm %ru" %Ss/%03>Hs "%{Idempotency-Key}>h" %{%Y-%m-%dT%H:%M:%S}tg %%`,
+			`r-1 1.5 12     "POST /x" NONE_NONE/000 "k" 2026-12-08T00:08:44 %`},
+		{"combined", `1.2.3.4 - - [08/Dec/2026:00:08:44 +0000] "GET / HTTP/1.1" 200 5 "-" "curl/8" TCP_MISS:HIER_DIRECT`},
 	})
 }
 

@@ -1,11 +1,12 @@
 // Package grammar compiles a proxy's own access-log format string (nginx's
 // log_format, Apache's LogFormat, Tomcat's AccessLogValve pattern,
 // lighttpd's accesslog.format, varnishncsa's -F, HAProxy's log-format,
-// Envoy's format strings and json_format) into a Program that reads the
+// Envoy's format strings and json_format, squid's logformat) into a Program that reads the
 // lines that format writes.
 //
 // The model: a format string is literal text and variables. Each syntax
-// (one file each: nginx.go, apache.go, tomcat.go, haproxy.go, envoy.go)
+// (one file each: nginx.go, apache.go, tomcat.go, haproxy.go, envoy.go,
+// squid.go)
 // knows its variables and what each means: which Field it gives (the
 // request id, the key, the status, when the request started or ended, how
 // long it took and in which unit), and what its values look like where
@@ -40,11 +41,12 @@ const (
 	Varnish  Syntax = "varnish"  // varnishncsa -F: Apache's directives and %{…}x
 	HAProxy  Syntax = "haproxy"  // log-format: %ci %tr %ST %{+Q}r %[sample]
 	Envoy    Syntax = "envoy"    // %REQ(X-REQUEST-ID)% %START_TIME%, and json_format objects
+	Squid    Syntax = "squid"    // logformat: %ts.%03tu %6tr %>a %Ss/%03>Hs %{Idempotency-Key}>h
 )
 
 // Syntaxes lists every syntax, for messages and documentation.
 func Syntaxes() []Syntax {
-	return []Syntax{Nginx, Apache, Tomcat, Tomcat9, Lighttpd, Varnish, HAProxy, Envoy}
+	return []Syntax{Nginx, Apache, Tomcat, Tomcat9, Lighttpd, Varnish, HAProxy, Envoy, Squid}
 }
 
 // ParseSyntax reads a syntax's name.
@@ -55,7 +57,7 @@ func ParseSyntax(s string) (Syntax, error) {
 			return k, nil
 		}
 	}
-	names := make([]string, 0, 8)
+	names := make([]string, 0, 9)
 	for _, k := range Syntaxes() {
 		names = append(names, string(k))
 	}
@@ -64,8 +66,9 @@ func ParseSyntax(s string) (Syntax, error) {
 
 // Detect names the syntax of a format string where the string itself
 // says it unambiguously: nginx writes variables with '$', Envoy's
-// operators are upper-case names between two '%', HAProxy's are its
-// two-letter variables (%ci, %tr, %ST) or %[sample]. Apache, Tomcat,
+// operators are upper-case names between two '%', squid's codes its own
+// (%>Hs, %Ss, %{Name}>h), HAProxy's are its two-letter variables (%ci,
+// %tr, %ST) or %[sample]. Apache, Tomcat,
 // lighttpd and Varnish share one language whose meanings differ (%t is
 // the start in Apache, the end in lighttpd; Tomcat 9's %D is in
 // milliseconds): for those it returns an error asking for the syntax.
@@ -78,6 +81,8 @@ func Detect(format string) (Syntax, error) {
 		return HAProxy, nil
 	case strings.HasPrefix(s, "LogFormat"), strings.HasPrefix(s, "CustomLog"):
 		return Apache, nil
+	case strings.HasPrefix(s, "logformat "):
+		return Squid, nil
 	}
 	dollar, percent := strings.Contains(s, "$"), strings.Contains(s, "%")
 	if dollar && !percent {
@@ -85,6 +90,9 @@ func Detect(format string) (Syntax, error) {
 	}
 	if envoyLooking(s) {
 		return Envoy, nil
+	}
+	if squidLooking(s) {
+		return Squid, nil
 	}
 	if haproxyLooking(s) {
 		return HAProxy, nil
@@ -100,7 +108,7 @@ type AmbiguousError struct{}
 
 func (e *AmbiguousError) Error() string {
 	return "log_format: its syntax cannot be told from the string (Apache, Tomcat, lighttpd and Varnish share one " +
-		"language whose meanings differ): name it in log_format_syntax (nginx, apache, tomcat, tomcat9, lighttpd, varnish, haproxy, envoy)"
+		"language whose meanings differ): name it in log_format_syntax (nginx, apache, tomcat, tomcat9, lighttpd, varnish, haproxy, envoy, squid)"
 }
 
 // Options are what a format string alone does not say.
@@ -128,6 +136,8 @@ func Compile(syntax Syntax, format string, opt Options) (*Program, error) {
 		p, err = compileHAProxy(format, opt)
 	case Envoy:
 		p, err = compileEnvoy(format)
+	case Squid:
+		p, err = compileSquid(format)
 	default:
 		_, err = ParseSyntax(string(syntax))
 	}
@@ -215,6 +225,9 @@ const (
 	Flags                       // Envoy's response flags ("UT", "DC,UF")
 	Reason                      // Envoy's response code details, connection termination details
 	Termination                 // HAProxy's termination state ("CH--")
+	Upstream                    // the upstream the proxy routed to, by name (ingress-nginx's $proxy_upstream_name)
+	OutcomeWord                 // squid's word for how the transaction went (TCP_MISS, TCP_MISS_ABORTED, NONE_NONE)
+	NextHop                     // how the proxy reached the next hop (squid's HIER_DIRECT, FIRSTUP_PARENT; HIER_NONE: none)
 	Retries                     // HAProxy's retries (%rc)
 	Attempts                    // Envoy's upstream attempt count
 	ConnStatus                  // Apache's and Tomcat's %X: "X" when the client went away
@@ -228,7 +241,7 @@ const (
 
 var fieldNames = [numFields]string{"none", "request_id", "key", "traceparent", "method", "path", "request_line", "status",
 	"upstream_status", "client", "start", "end", "start_frac", "end_frac", "zone", "duration", "flags", "reason", "termination",
-	"retries", "attempts", "connection_status", "replayed", "retry_after", "result_id", "retry_mark", "secret"}
+	"upstream", "outcome_word", "next_hop", "retries", "attempts", "connection_status", "replayed", "retry_after", "result_id", "retry_mark", "secret"}
 
 func (f Field) String() string {
 	if f < numFields {
@@ -272,7 +285,15 @@ type Values struct {
 	meaning [numFields]*Meaning
 	Details []Detail
 	Secrets []string
+	// unwritten counts the bare values (no quote or bracket around them)
+	// the line left empty.
+	unwritten int
 }
+
+// Unwritten is how many values the line left empty where no quote or
+// bracket encloses them: a proxy writes "-" for a value it does not have,
+// so a line of its stock format has none.
+func (v *Values) Unwritten() int { return v.unwritten }
 
 // Reset empties v, keeping its buffers.
 func (v *Values) Reset() {

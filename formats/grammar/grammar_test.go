@@ -49,8 +49,26 @@ func TestRead(t *testing.T) {
 		syntax: Apache,
 		format: `[%{%d/%b/%Y %T}t.%{msec_frac}t %{%z}t] %m %U %>s %{ms}T`,
 		line:   `[10/Oct/2000 13:55:36.042 -0700] POST /v1/orders 201 17`,
-		want: want{fields: map[Field]string{Start: "10/Oct/2000 13:55:36", StartFrac: "042", Zone: "-0700", Method: "POST", Path: "/v1/orders",
+		want: want{fields: map[Field]string{Start: "10/Oct/2000 13:55:36.042 -0700", Method: "POST", Path: "/v1/orders",
 			Status: "201", Duration: "17"}},
+	}, {
+		name:   "apache: a date, its milliseconds and its zone with nothing between them, one time",
+		syntax: Apache,
+		format: `%{%Y-%m-%dT%H:%M:%S}t.%{msec_frac}t%{%z}t %>s`,
+		line:   `2026-12-08T00:15:50.042+0100 201`,
+		want:   want{fields: map[Field]string{Start: "2026-12-08T00:15:50.042+0100", Status: "201"}},
+	}, {
+		name:   "apache: a date and a time apart, the end's microseconds",
+		syntax: Apache,
+		format: `%{end:%Y-%m-%d}t %{end:%H:%M:%S}t,%{end:usec_frac}t %>s`,
+		line:   `2026-12-08 00:15:50,000042 201`,
+		want:   want{fields: map[Field]string{End: "2026-12-08 00:15:50,000042", Status: "201"}},
+	}, {
+		name:   "apache: a fraction after an epoch is not composed, but kept apart",
+		syntax: Apache,
+		format: `%{sec}t.%{msec_frac}t %>s`,
+		line:   `1796688950.042 201`,
+		want:   want{fields: map[Field]string{Start: "1796688950", StartFrac: "042", Status: "201"}},
 	}, {
 		name:   "lighttpd: %t is the end of the request",
 		syntax: Lighttpd,
@@ -93,6 +111,23 @@ func TestRead(t *testing.T) {
 		line:   `7a98025445386b1feef1402bb13362e5 2024-12-10T10:53:47+00:00 1733828027.704 c-1 "POST /v1/orders" 504 504, 201`,
 		want: want{fields: map[Field]string{RequestID: "c-1", Method: "POST", Path: "/v1/orders", Status: "504", UpstreamStatus: "504, 201",
 			End: "1733828027.704"}},
+	}, {
+		name:   "nginx: ingress-nginx's default, upstream lists holding spaces, its $req_id and $proxy_upstream_name",
+		syntax: Nginx,
+		format: `$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" ` +
+			`$request_length $request_time [$proxy_upstream_name] [$proxy_alternative_upstream_name] $upstream_addr ` +
+			`$upstream_response_length $upstream_response_time $upstream_status $req_id`,
+		line: `10.1.2.3 - - [30/Nov/2026:09:14:04 +0000] "POST /v1/orders HTTP/1.1" 499 0 "-" "okhttp/4.12.0" 301 2.398 [shop-api-8080] [] ` +
+			`10.244.1.7:8080, 10.244.2.9:8080 : 10.0.0.1:80 0, 0 : 0 1.000, 1.397 : 0.001 502, 201 : 200 c9b2decb-ebc7-4a9b-99d6-69712772ef41`,
+		want: want{fields: map[Field]string{RequestID: "c9b2decb-ebc7-4a9b-99d6-69712772ef41", RequestLine: "POST /v1/orders HTTP/1.1", Status: "499",
+			UpstreamStatus: "502, 201 : 200", Client: "10.1.2.3", End: "30/Nov/2026:09:14:04 +0000", Duration: "2.398", Upstream: "shop-api-8080"}},
+	}, {
+		name:   "nginx: a request line nginx could not read is \"-\", with none of its spaces",
+		syntax: Nginx,
+		format: `$remote_addr [$time_local] "$request" $status $upstream_status $req_id`,
+		line:   `10.1.2.3 [30/Nov/2026:09:14:04 +0000] "-" 400 - 2c1f0d6e8b3a4f5e9d7c6b5a4f3e2d1c`,
+		want: want{fields: map[Field]string{RequestID: "2c1f0d6e8b3a4f5e9d7c6b5a4f3e2d1c", Status: "400", Client: "10.1.2.3",
+			End: "30/Nov/2026:09:14:04 +0000"}},
 	}, {
 		name:   "nginx: default escaping's \\xHH",
 		syntax: Nginx,
@@ -142,6 +177,28 @@ func TestRead(t *testing.T) {
 		line: `{"code":0,"flags":"DC","m":"POST","start":"2016-04-15T20:17:00.310Z","d":1870,"ids":{"key":"k-3","rid":"r-3"},"other":1}`,
 		want: want{fields: map[Field]string{RequestID: "r-3", Key: "k-3", Method: "POST", Status: "0", Flags: "DC",
 			Start: "2016-04-15T20:17:00.310Z", Duration: "1870"}},
+	}, {
+		name:   "squid: its native format, the end in seconds and milliseconds apart, the duration padded",
+		syntax: Squid,
+		format: "squid",
+		line:   `1796688524.393     12 127.0.0.1 TCP_MISS_ABORTED/000 0 POST http://127.0.0.1:18080/v1/orders? - FIRSTUP_PARENT/127.0.0.1 -`,
+		want: want{fields: map[Field]string{End: "1796688524", EndFrac: "393", Duration: "12", Client: "127.0.0.1", OutcomeWord: "TCP_MISS_ABORTED",
+			Status: "000", Method: "POST", Path: "http://127.0.0.1:18080/v1/orders?", NextHop: "FIRSTUP_PARENT"}},
+	}, {
+		name:   "squid: a logformat directive with headers, the start, and a left-aligned padded value",
+		syntax: Squid,
+		format: `logformat idem %{X-Request-Id}>h %tS %-6tr %>a "%rm %ru HTTP/%rv" %Ss/%03>Hs %<Hs "%{Idempotency-Key}>h" %{Tenant}>h`,
+		line:   `abc-1 1796688524.381 12     127.0.0.1 "POST http://h/v1/orders? HTTP/1.1" TCP_MISS/201 201 "k 1" acme`,
+		want: want{fields: map[Field]string{RequestID: "abc-1", Start: "1796688524.381", Duration: "12", Client: "127.0.0.1", Method: "POST",
+			Path: "http://h/v1/orders?", OutcomeWord: "TCP_MISS", Status: "201", UpstreamStatus: "201", Key: "k 1"},
+			details: map[string]string{"%{Tenant}>h": "acme"}},
+	}, {
+		name:   "squid: its combined format, %tl the end as a date",
+		syntax: Squid,
+		format: "combined",
+		line:   `127.0.0.1 - - [08/Dec/2026:00:08:44 +0000] "POST http://h/v1/orders? HTTP/1.1" 503 4096 "-" "curl/8" TCP_MISS:HIER_NONE`,
+		want: want{fields: map[Field]string{End: "08/Dec/2026:00:08:44 +0000", Client: "127.0.0.1", Method: "POST", Path: "http://h/v1/orders?",
+			Status: "503", OutcomeWord: "TCP_MISS", NextHop: "HIER_NONE"}},
 	}, {
 		name:   "two variables with nothing between them are one detail",
 		syntax: Nginx,
@@ -205,6 +262,14 @@ func TestMeaningsUnitsAndTimes(t *testing.T) {
 		{HAProxy, "%tr", Start, 0, "02/Jan/2006:15:04:05.000"},
 		{Envoy, "%DURATION%", Duration, time.Millisecond, ""},
 		{Envoy, "%START_TIME(%Y-%m-%dT%H:%M:%S.%3fZ)%", Start, 0, "2006-01-02T15:04:05.000Z"},
+		// A time made of parts is one time, in one layout.
+		{Apache, "%{%Y-%m-%dT%H:%M:%S}t.%{msec_frac}t%{%z}t", Start, 0, "2006-01-02T15:04:05.000-0700"},
+		{Varnish, "%{%Y-%m-%dT%H:%M:%S}t.%{usec_frac}t %{%z}t", Start, 0, "2006-01-02T15:04:05.000000 -0700"},
+		{Lighttpd, "%{%d/%b/%Y}t:%{%H:%M:%S}t", End, 0, "02/Jan/2006:15:04:05"},
+		{Tomcat, "%{end:yyyy-MM-dd HH:mm:ss}t.%{end:msec_frac}t", End, 0, "2006-01-02 15:04:05.000"},
+		{Squid, "%{%Y-%m-%dT%H:%M:%S}tg.%03tu", End, 0, "2006-01-02T15:04:05.000"},
+		{Squid, "%ts.%03tu", End, time.Second, ""}, // an epoch and its milliseconds: kept apart, added when read
+		{Squid, "%tl", End, 0, "02/Jan/2006:15:04:05 -0700"},
 	} {
 		p, err := Compile(tc.syntax, tc.format, Options{})
 		if err != nil {
@@ -370,6 +435,33 @@ func TestSendNumber(t *testing.T) {
 	} {
 		if got := SendNumber(tc.header, tc.value); got != tc.want {
 			t.Errorf("SendNumber(%q, %q) = %d, want %d", tc.header, tc.value, got, tc.want)
+		}
+	}
+}
+
+// A value no quote or bracket encloses is never written as nothing: a
+// line that leaves one empty says so (Unwritten); a quoted or bracketed
+// value may be empty.
+func TestUnwritten(t *testing.T) {
+	p, err := Compile(Nginx, `$remote_addr [$proxy_upstream_name] "$http_referer" $status $req_id`, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		line string
+		want int
+	}{
+		{`1.2.3.4 [up] "-" 201 r-1`, 0},
+		{`1.2.3.4 [] "" 201 r-1`, 0},
+		{`1.2.3.4 [] "" 201 `, 1},
+		{` [] "" 201 `, 2},
+	} {
+		var v Values
+		if err := p.Read(tc.line, &v); err != nil {
+			t.Fatalf("%q: %v", tc.line, err)
+		}
+		if v.Unwritten() != tc.want {
+			t.Errorf("%q: %d unwritten, want %d", tc.line, v.Unwritten(), tc.want)
 		}
 	}
 }

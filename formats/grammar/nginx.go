@@ -43,7 +43,12 @@ var nginxVariables = map[string]func(name string) *variable{
 		v.kind = kindInt
 		return v
 	},
-	"upstream_status": func(n string) *variable { return known(n, UpstreamStatus, 1) },
+	"upstream_status": func(n string) *variable { return listOf(known(n, UpstreamStatus, 1)) },
+	// ingress-nginx's: the request's X-Request-ID, else one nginx made
+	// (its nginx.tmpl maps it), and the upstream (namespace-service-port)
+	// it routed the request to.
+	"req_id":              func(n string) *variable { return typed(known(n, RequestID, 2), kindToken) },
+	"proxy_upstream_name": func(n string) *variable { return typed(known(n, Upstream, 1), kindToken) },
 	"request_time": func(n string) *variable {
 		v := known(n, Duration, 1)
 		v.m.Unit, v.kind = time.Second, kindNumber
@@ -74,6 +79,20 @@ var nginxIgnored = map[string]bool{
 	"upstream_connect_time": true, "upstream_header_time": true, "upstream_response_length": true,
 	"upstream_bytes_received": true, "upstream_bytes_sent": true, "upstream_cache_status": true, "time_iso8601_ms": true,
 	"request_body": true, "request_body_file": true, "realpath_root": true, "document_root": true, "limit_rate": true,
+	"proxy_alternative_upstream_name": true,
+}
+
+// nginxLists are the variables whose value is a list where nginx tried
+// several upstreams ("10.0.0.1:80, 10.0.0.2:80"; " : " across groups).
+var nginxLists = map[string]bool{
+	"upstream_addr": true, "upstream_status": true, "upstream_response_time": true, "upstream_connect_time": true,
+	"upstream_header_time": true, "upstream_response_length": true, "upstream_bytes_received": true, "upstream_bytes_sent": true,
+}
+
+// listOf is v whose value may be a list.
+func listOf(v *variable) *variable {
+	v.list = true
+	return v
 }
 
 // nginxInts are nginx's variables whose values are integers.
@@ -94,6 +113,8 @@ func nginxVariable(name string) *variable {
 		return typed(known(written, None, 0), kindInt)
 	case strings.HasPrefix(lower, "cookie_"):
 		return known(written, Secret, 0)
+	case nginxLists[lower]:
+		return listOf(known(written, None, 0))
 	case nginxIgnored[lower]:
 		return known(written, None, 0)
 	case strings.HasPrefix(lower, "http_"):

@@ -50,6 +50,9 @@ func (p *Program) Has(f Field) bool {
 type op struct {
 	lit string
 	v   *variable
+	// bare says no quote or bracket encloses the value: a format writes
+	// such a value as something ("-" for nothing), never as nothing.
+	bare bool
 }
 
 // variable is one variable of a compiled format.
@@ -62,6 +65,13 @@ type variable struct {
 	// it ($time_local's one, a request line's two), so that a space
 	// after it in the format is found past them.
 	spaces int
+	// list says its value may be a list whose separators hold spaces
+	// (nginx's $upstream_status "502, 201", "502 : 201" across upstream
+	// groups): a space after ',' or around ':' is not the next literal's.
+	list bool
+	// trim says spaces before its value pad it to a width (squid's
+	// %6tr), and are not part of it.
+	trim bool
 	// split reads a value made of several (HAProxy's captured headers).
 	split func(value string, v *Values)
 }
@@ -104,6 +114,11 @@ func (p *Program) readText(line string, v *Values) error {
 			return mismatch(line, i, strconv.Quote(o.lit))
 		}
 		i += len(o.lit)
+		if o.v.trim {
+			for i < len(line) && line[i] == ' ' {
+				i++
+			}
+		}
 		var end int
 		if k == len(p.ops)-1 {
 			// The last value runs to the tail, which ends the line.
@@ -120,6 +135,9 @@ func (p *Program) readText(line string, v *Values) error {
 		val := line[i:end]
 		if !o.v.kind.accepts(val) {
 			return mismatch(line, i, o.v.kind.String()+" for "+o.v.m.Name)
+		}
+		if val == "" && o.bare {
+			v.unwritten++
 		}
 		p.store(o.v, val, v)
 		i = end
@@ -169,6 +187,12 @@ func (p *Program) Key() string { return p.key }
 // next does not follow.
 func (p *Program) valueEnd(line string, i int, v *variable, next string) int {
 	j := i
+	if (v.spaces > 0 || v.list) && strings.HasPrefix(line[i:], "-"+next) {
+		return i + 1 // "-", not logged: it holds none of its spaces
+	}
+	if v.list && next[0] == ' ' {
+		return listEnd(line, i, next)
+	}
 	if v.spaces > 0 && next[0] == ' ' {
 		for n := 0; n < v.spaces; n++ {
 			k := strings.IndexByte(line[j:], ' ')
@@ -197,6 +221,24 @@ func (p *Program) valueEnd(line string, i int, v *variable, next string) int {
 			}
 		}
 		j++
+	}
+	return -1
+}
+
+// listEnd is where a list value starting at line[i] ends: at the first
+// next whose space is no list separator's.
+func listEnd(line string, i int, next string) int {
+	for j := i; j < len(line); {
+		k := strings.Index(line[j:], next)
+		if k < 0 {
+			return -1
+		}
+		j += k
+		if j > i && (line[j-1] == ',' || line[j-1] == ':') || strings.HasPrefix(line[j:], " : ") {
+			j++ // ", " and " : " separate the list's members
+			continue
+		}
+		return j
 	}
 	return -1
 }
@@ -346,6 +388,13 @@ func (b *builder) next(s string, i int, c byte, doubled bool) int {
 // one Detail named by both.
 func (b *builder) variable(v *variable) {
 	lit := b.lit.String()
+	if len(b.ops) > 0 {
+		if t := composeTime(b.ops[len(b.ops)-1].v, lit, v); t != nil {
+			b.lit.Reset()
+			b.ops[len(b.ops)-1].v = t
+			return
+		}
+	}
 	b.lit.Reset()
 	if lit == "" && len(b.ops) > 0 {
 		prev := b.ops[len(b.ops)-1].v
@@ -361,7 +410,27 @@ func (b *builder) program(format string) (*Program, error) {
 	if len(b.ops) == 0 {
 		return nil, &SyntaxError{Syntax: b.syntax, Column: len(format) + 1, Want: "a variable somewhere in the format"}
 	}
-	return &Program{syntax: b.syntax, ops: b.ops, tail: b.lit.String(), esc: b.esc}, nil
+	tail := b.lit.String()
+	for k := range b.ops {
+		next := tail
+		if k+1 < len(b.ops) {
+			next = b.ops[k+1].lit
+		}
+		b.ops[k].bare = !(enclosing(b.ops[k].lit, true) && enclosing(next, false))
+	}
+	return &Program{syntax: b.syntax, ops: b.ops, tail: tail, esc: b.esc}, nil
+}
+
+// enclosing reports whether lit opens (before a value) or closes (after
+// it) a quoted or bracketed value.
+func enclosing(lit string, before bool) bool {
+	if lit == "" {
+		return false
+	}
+	if before {
+		return strings.IndexByte(`"'[{(`, lit[len(lit)-1]) >= 0
+	}
+	return strings.IndexByte(`"']})`, lit[0]) >= 0
 }
 
 // known is a variable of the syntax with its meaning.

@@ -228,3 +228,77 @@ func unitRank(u time.Duration) int8 {
 	}
 	return 1
 }
+
+// A time made of parts: a format may write one instant as several
+// variables (Apache's %{%Y-%m-%dT%H:%M:%S}t.%{msec_frac}t%{%z}t, a date
+// and a time apart, a zone after them). Where the parts follow one
+// another with only a separator between them, they are composed into one
+// variable whose layout is theirs and the separator's, so that the
+// instant is read whole: its fraction and zone are never dropped, and two
+// parts with nothing between them are not one unknown value.
+
+// composeTime is prev, lit and next composed into one time, or nil where
+// they are not parts of one: a date (Start or End in a layout) followed by
+// another part of the same instant: a date or time by a separator, the
+// fraction of its second after '.' or ',', its zone after nothing or a
+// space.
+func composeTime(prev *variable, lit string, next *variable) *variable {
+	if prev.unknown || next.unknown || prev.split != nil || next.split != nil {
+		return nil
+	}
+	at := prev.m.Field
+	if at != Start && at != End || prev.m.Layout == "" || prev.m.Unit != 0 {
+		return nil
+	}
+	var part string
+	switch next.m.Field {
+	case Start, End:
+		if next.m.Field != at || next.m.Layout == "" || next.m.Unit != 0 || !timeSeparator(lit) {
+			return nil
+		}
+		part = next.m.Layout
+	case StartFrac, EndFrac:
+		if (next.m.Field == StartFrac) != (at == Start) || lit != "." && lit != "," {
+			return nil
+		}
+		if part = fracLayout(next.m.Unit); part == "" {
+			return nil
+		}
+	case Zone:
+		if lit != "" && lit != " " || next.m.Layout == "" {
+			return nil
+		}
+		part = next.m.Layout
+	default:
+		return nil
+	}
+	t := *prev
+	t.m.Layout = prev.m.Layout + lit + part
+	t.m.Name = prev.m.Name + lit + next.m.Name
+	t.spaces = prev.spaces + strings.Count(lit, " ") + next.spaces
+	t.kind = kindAny
+	return &t
+}
+
+// timeSeparator is a literal that may stand between a date and a time.
+func timeSeparator(lit string) bool {
+	switch lit {
+	case "", " ", "T", ":", "-", "/", "_":
+		return true
+	}
+	return false
+}
+
+// fracLayout is the Go layout of a fraction of a second written in unit
+// (its digits, zero-padded, as msec_frac, usec_frac, nsec_frac write it).
+func fracLayout(u time.Duration) string {
+	switch u {
+	case time.Millisecond:
+		return "000"
+	case time.Microsecond:
+		return "000000"
+	case time.Nanosecond:
+		return "000000000"
+	}
+	return ""
+}

@@ -162,3 +162,21 @@ var NginxSDK = LogFormat{Proxy: "nginx", Name: "idem_sdk", Def: `log_format idem
     '"http_x_stainless_timeout":"$http_x_stainless_timeout","http_amz_sdk_request":"$http_amz_sdk_request",'
     '"http_amz_sdk_invocation_id":"$http_amz_sdk_invocation_id",'
     '"http_x_stripe_client_telemetry":"$http_x_stripe_client_telemetry"}';`}
+
+// SquidNative is squid's own default format, named squid (its
+// access_log's default): the end of the transaction, its duration in
+// milliseconds, squid's result word and status; no id, no key.
+var SquidNative = LogFormat{Proxy: "squid", Name: "squid", Def: `logformat squid %ts.%03tu %6tr %>a %Ss/%03>Hs %<st %rm %ru %[un %Sh/%<a %mt`}
+
+// SquidIdem is a squid logformat with the ids as request headers, the
+// start (%tS) and the end to the millisecond, the result word and both
+// statuses, read through a config source's log_format.
+var SquidIdem = LogFormat{Proxy: "squid", Name: "idem",
+	Def: `logformat idem %{X-Request-Id}>h %tS %ts.%03tu %tr %>a "%rm %ru HTTP/%rv" %Ss/%03>Hs %<Hs %<st "%{Idempotency-Key}>h" %Sh/%<a`}
+
+// SquidCombined is squid's predefined combined format: Apache's combined
+// fields with %tl (the END of the transaction, to the second) for the
+// date and squid's words (%Ss:%Sh) at the end. Squid writes it with code
+// of its own: the definition is squid.conf's documentation of it.
+var SquidCombined = LogFormat{Proxy: "squid", Name: "combined",
+	Def: `logformat combined %>a %[ui %[un [%tl] "%rm %ru HTTP/%rv" %>Hs %<st "%{Referer}>h" "%{User-Agent}>h" %Ss:%Sh`}

@@ -168,11 +168,31 @@ func TestHAProxyUnusual(t *testing.T) {
 		"idem.json": grammarharness.IdemConfig(capture.HAProxyCaptured, grammarharness.HAProxyCaptures...)})
 }
 
+func TestSquid(t *testing.T) {
+	b := harness.StartBackend(t)
+	p := grammarharness.StartSquid(t, b.Addr, harness.Down(t))
+	sent := drive(t, p.URL, b, plan())
+	capture.WaitLogged(t, sent, p.Log(grammarharness.SquidIdemLog))
+	p.Stop()
+	run := grammarharness.Run{Software: p.Software(), BackendLog: "app.jsonl", Sent: sent, Logs: []grammarharness.Log{
+		{File: grammarharness.SquidIdemLog, Capture: "squid-idem", Format: "squid log_format", Config: "idem.json", Proxy: "squid", Undelivered: true},
+		{File: grammarharness.SquidNativeLog, Capture: "squid-native", Format: "squid", Proxy: "squid", Twin: grammarharness.SquidIdemLog,
+			Undelivered: true},
+		// %tl is the end, to the second, and the format has no duration:
+		// the start is read as the end.
+		{File: grammarharness.SquidCombinedLog, Capture: "squid-combined", Format: "squid", Proxy: "squid", Twin: grammarharness.SquidIdemLog,
+			SecondsOnly: true, Undelivered: true},
+	}}
+	logs := p.Logs()
+	logs["app.jsonl"] = b.LogPath
+	keep(t, "squid", run, logs, map[string]string{p.ConfigName(): p.Config(), "idem.json": grammarharness.IdemConfig(capture.SquidIdem)})
+}
+
 // TestRecordedCaptures checks the captures recorded under fixtures/real
 // (go test ./internal/kit/grammarharness -update rewrites them from a live
 // run) with the live tests' checks, without the software installed.
 func TestRecordedCaptures(t *testing.T) {
-	for _, name := range []string{"apache", "tomcat", "lighttpd", "varnish", "nginx-log-format", "haproxy-log-format"} {
+	for _, name := range []string{"apache", "tomcat", "lighttpd", "varnish", "nginx-log-format", "haproxy-log-format", "squid"} {
 		t.Run(name, func(t *testing.T) {
 			dir := filepath.Join(realDir, name)
 			capture.Recorded(t, dir, grammarharness.RecordName, "go test ./internal/kit/grammarharness -update")

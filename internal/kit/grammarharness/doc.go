@@ -1,5 +1,6 @@
 // Package grammarharness captures proxies whose access logs idem reads by
-// their own format strings: Apache httpd, Tomcat, lighttpd and Varnish,
+// their own format strings: Apache httpd, Tomcat, lighttpd, Varnish and
+// squid (its native default log too, read with no config),
 // and nginx and HAProxy with formats laid out as no stock format is. Each
 // runs on 127.0.0.1 in front of internal/kit/harness's backend (Tomcat serves
 // the requests itself), writes its logs in formats of the capture kit's

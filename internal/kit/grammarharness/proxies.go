@@ -2,6 +2,7 @@ package grammarharness
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/idem-cli/idem/internal/kit/capture"
@@ -21,6 +22,9 @@ const (
 	NginxPipedLog      = "nginx.piped.log"      // capture.NginxPiped
 	NginxNestedLog     = "nginx.nested.log"     // capture.NginxNestedJSON
 	HAProxyLog         = "haproxy.captured.log" // capture.HAProxyCaptured
+	SquidNativeLog     = "squid.native.log"     // capture.SquidNative
+	SquidIdemLog       = "squid.idem.log"       // capture.SquidIdem
+	SquidCombinedLog   = "squid.combined.log"   // capture.SquidCombined
 )
 
 // apacheRoutes put mod_proxy_balancer in front of the backend, pass on
@@ -136,6 +140,31 @@ func StartHAProxy(t testing.TB, upstream, down string) *capture.Proxy {
 		Routes:   fmt.Sprintf(haproxyRoutes, upstream, down),
 	})
 }
+
+// squidRoutes send /v1/down/ to a peer nothing listens on, everything
+// else to the backend.
+const squidRoutes = `cache_peer %[1]s parent %[2]s 0 no-query originserver name=app
+cache_peer %[3]s parent %[4]s 0 no-query originserver name=down
+acl down urlpath_regex ^/v1/down/
+cache_peer_access down allow down
+cache_peer_access down deny all
+cache_peer_access app deny down
+cache_peer_access app allow all
+`
+
+// StartSquid runs squid as a reverse proxy writing its native log, its
+// combined log and one with the ids.
+func StartSquid(t testing.TB, upstream, down string) *capture.Proxy {
+	t.Helper()
+	return capture.StartSquid(t, capture.SquidConfig{
+		Logs: []capture.AccessLog{{File: SquidNativeLog, Format: capture.SquidNative}, {File: SquidIdemLog, Format: capture.SquidIdem},
+			{File: SquidCombinedLog, Format: capture.SquidCombined}},
+		Routes: fmt.Sprintf(squidRoutes, host(upstream), port(upstream), host(down), port(down)),
+	})
+}
+
+// host is the host of a loopback host:port.
+func host(addr string) string { return strings.TrimSuffix(addr, ":"+port(addr)) }
 
 // port is the port of a loopback host:port.
 func port(addr string) string {

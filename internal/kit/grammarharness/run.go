@@ -41,6 +41,15 @@ type Log struct {
 	// NoAbort says the format writes nothing that tells a client that went
 	// away from one that got its answer.
 	NoAbort bool `json:"no_abort,omitempty"`
+	// Undelivered says the format tells a request the proxy delivered to
+	// no server (squid's HIER_NONE): one that never reached the backend
+	// must then be read as not delivered.
+	Undelivered bool `json:"undelivered,omitempty"`
+	// Twin, for a format that logs no request id, is the log the same
+	// proxy wrote with the ids: the proxy writes one line to each per
+	// request, in the same order, so line n of this log is the request
+	// the twin's line n names.
+	Twin string `json:"twin,omitempty"`
 }
 
 // IdemConfig is a --config file whose one source reads every input with
