@@ -13,7 +13,7 @@ import (
 // lines were taken for (what --tier FILE=TIER or the config corrects),
 // and how many lines were read and skipped, before any finding rests on
 // them.
-func inputsText(w io.Writer, st Styles, inputs []*model.Input, width int) {
+func inputsText(w io.Writer, st styles, inputs []*model.Input, width int) {
 	if len(inputs) == 0 {
 		return
 	}

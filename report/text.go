@@ -11,7 +11,7 @@ import (
 )
 
 // Text writes the report for a terminal (styled) or a pipe (plain).
-func (r *Report) Text(w io.Writer, st Styles, width int) {
+func (r *Report) Text(w io.Writer, st styles, width int) {
 	if width < 40 {
 		width = 40
 	}
@@ -66,7 +66,7 @@ func explained(inputs []*model.Input) bool {
 
 // notEvaluatedText names each rule that could not look, why, and what to
 // log so that it can.
-func (r *Report) notEvaluatedText(w io.Writer, st Styles, width int) {
+func (r *Report) notEvaluatedText(w io.Writer, st styles, width int) {
 	if len(r.NotEvaluated) == 0 {
 		return
 	}
@@ -84,7 +84,7 @@ func (r *Report) notEvaluatedText(w io.Writer, st Styles, width int) {
 	}
 }
 
-func (r *Report) skipsText(w io.Writer, st Styles) {
+func (r *Report) skipsText(w io.Writer, st styles) {
 	for _, in := range r.Inputs {
 		if len(in.Formats) > 1 {
 			var parts []string
@@ -110,7 +110,7 @@ func (r *Report) skipsText(w io.Writer, st Styles) {
 	}
 }
 
-func sevStyle(st Styles, s diagnose.Severity) interface{ Render(...string) string } {
+func sevStyle(st styles, s diagnose.Severity) interface{ Render(...string) string } {
 	switch s {
 	case diagnose.Critical:
 		return st.Critical
@@ -123,7 +123,7 @@ func sevStyle(st Styles, s diagnose.Severity) interface{ Render(...string) strin
 // findingsText writes the per-rule summary, then one section per rule:
 // its four columns once, then its findings, the first r.Limit in full and
 // the rest counted.
-func (r *Report) findingsText(w io.Writer, st Styles, width int) {
+func (r *Report) findingsText(w io.Writer, st styles, width int) {
 	groups := groupByRule(r.Findings)
 	fmt.Fprintln(w)
 	summaryText(w, st, groups, width)
@@ -163,7 +163,7 @@ func (r *Report) findingsText(w io.Writer, st Styles, width int) {
 
 // summaryText is the overview a reader starts from: per rule, how many
 // findings and intents, when, and the one to look at first.
-func summaryText(w io.Writer, st Styles, groups []*ruleGroup, width int) {
+func summaryText(w io.Writer, st styles, groups []*ruleGroup, width int) {
 	day, oneDay := sameDay(groups)
 	full := newGrid("rule", "severity", "findings", "intents", "first", "last", "worst example")
 	full.header = true
@@ -218,7 +218,7 @@ func summaryText(w io.Writer, st Styles, groups []*ruleGroup, width int) {
 
 // findingText writes one finding: what it is about, what happened, and the
 // evidence lines.
-func findingText(w io.Writer, st Styles, f *diagnose.Finding, width int) {
+func findingText(w io.Writer, st styles, f *diagnose.Finding, width int) {
 	fmt.Fprintln(w)
 	lead := sevStyle(st, f.Severity).Render("●") + " "
 	for i, line := range wrapWords(Safe(subject(f)), max(20, width-4)) {
@@ -255,7 +255,7 @@ func findingText(w io.Writer, st Styles, f *diagnose.Finding, width int) {
 // and request id on one line and what it says with its source on the
 // next; or one "name: value" block per observation. Within one day, the
 // day is said once and each line has the clock time.
-func evidenceText(w io.Writer, st Styles, label string, obs []*model.Observation, indent, width int) {
+func evidenceText(w io.Writer, st styles, label string, obs []*model.Observation, indent, width int) {
 	day, oneDay := obsDay(obs)
 	if oneDay {
 		label += " (" + day + ")"
@@ -313,7 +313,7 @@ func rowTime(o *model.Observation, oneDay bool) string {
 	if oneDay && !o.At().IsZero() {
 		return o.At().UTC().Format("15:04:05.000Z")
 	}
-	return FormatTime(o.At())
+	return formatTime(o.At())
 }
 
 // obsDay is the one UTC day all the observations' times fall on, if any.
@@ -332,7 +332,7 @@ func obsDay(obs []*model.Observation) (string, bool) {
 	return day, day != ""
 }
 
-func statusStyle(st Styles, o *model.Observation) render {
+func statusStyle(st styles, o *model.Observation) render {
 	switch {
 	case o.Outcome.Lost():
 		return st.Critical.Render

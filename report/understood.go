@@ -40,9 +40,9 @@ func configFields(in *model.Input) map[string]string {
 	return out
 }
 
-// ConfigSource is the config's "sources" entry that says what idem
+// configSource is the config's "sources" entry that says what idem
 // understood of in.
-func ConfigSource(in *model.Input) map[string]any {
+func configSource(in *model.Input) map[string]any {
 	src := map[string]any{"path": "*" + filepath.Base(in.Path), "tier": in.Tier}
 	if f := configFields(in); len(f) > 0 {
 		src["fields"] = f
@@ -52,7 +52,7 @@ func ConfigSource(in *model.Input) map[string]any {
 
 // FieldsText writes, for each input explained, the fields taken from its
 // lines and the lines set aside, then the config entry.
-func FieldsText(w io.Writer, st Styles, inputs []*model.Input) {
+func FieldsText(w io.Writer, st styles, inputs []*model.Input) {
 	first := true
 	for _, in := range inputs {
 		if len(in.Fields) == 0 && in.Ignored == 0 {
@@ -71,7 +71,7 @@ func FieldsText(w io.Writer, st Styles, inputs []*model.Input) {
 			}
 			fmt.Fprintf(w, "  %-12s ← %s  %s\n", u.Field, Safe(path), st.Faint.Render(Safe(fmt.Sprintf("%s; %s", u.By, plural(u.Lines, "line", "lines")))))
 		}
-		b, err := json.Marshal(ConfigSource(in))
+		b, err := json.Marshal(configSource(in))
 		if err == nil {
 			fmt.Fprintf(w, "  %s %s\n", st.Faint.Render("as --config:"), Safe(string(b)))
 		}
@@ -80,7 +80,7 @@ func FieldsText(w io.Writer, st Styles, inputs []*model.Input) {
 
 // JoinsText says, for each input, the fields learned from the values
 // they joined: no name said what they were, another tier's ids did.
-func JoinsText(w io.Writer, st Styles, inputs []*model.Input) {
+func JoinsText(w io.Writer, st styles, inputs []*model.Input) {
 	for _, in := range inputs {
 		for _, u := range in.Joined {
 			fmt.Fprintf(w, "%s %s: %s ← %s %s\n", st.Faint.Render("learned:"), Safe(in.Path), u.Field, Safe(u.Path), st.Faint.Render("("+Safe(u.By)+")"))
