@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"maps"
 	"net/url"
 	"os"
 	"os/exec"
@@ -76,7 +77,7 @@ func bashPath(t testing.TB) string {
 // that feeds a body with a NUL, if any, and curl's arguments.
 func curlWords(r *request) (printfArg string, args []string) {
 	args = []string{"-sS", "-X", r.Method, ShowURL(r.URL)}
-	for _, name := range sortedKeys(r.Header) {
+	for _, name := range slices.Sorted(maps.Keys(r.Header)) {
 		for _, v := range r.Header[name] {
 			args = append(args, "-H", name+": "+ShowHeader(name, v))
 		}
@@ -178,15 +179,6 @@ func TestCurlRoundTripsThroughBash(t *testing.T) {
 			}
 		})
 	}
-}
-
-func sortedKeys(h map[string][]string) []string {
-	var names []string
-	for n := range h {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
 }
 
 func printableLine(s string) bool {

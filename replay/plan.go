@@ -156,7 +156,7 @@ func (p *Plan) Describe() []string {
 		}
 		effects := fmt.Sprintf("no new effect (%d on a server that breaks the contract)", s.MaxEffects)
 		if s.Effects > 0 {
-			effects = fmt.Sprintf("makes %d new effect (up to %d on a server that breaks the contract)", s.Effects, s.MaxEffects)
+			effects = fmt.Sprintf("makes %s (up to %d on a server that breaks the contract)", plural(s.Effects, "new effect"), s.MaxEffects)
 		}
 		out = append(out, fmt.Sprintf("%s: %s %s on %s, %s: %s", stepName(s.Probe), s.Requests[0].Method, path, host, plural(len(s.Requests), "request"), effects),
 			"    "+s.Note)
@@ -190,6 +190,8 @@ func (p *Plan) Describe() []string {
 	return out
 }
 
+// plural is report.Count for the plan's own lines: replay sits below
+// report and cannot import it.
 func plural(n int, what string) string {
 	if n == 1 {
 		return "1 " + what
