@@ -197,6 +197,9 @@ func runDiagnose(cmd *cobra.Command, opts *diagnoseOptions) error {
 	set.LookupsDone() // the rules read the built intents alone
 	full := diagnose.Run(set, opts.Rule)
 	res := full.Filter(filter)
+	// An input that could not be read is said before the report, where
+	// it is seen, not after its last finding.
+	unreadable := warnInputs(f.IO.ErrOut, set)
 	rep := &report.Report{Inputs: set.Inputs, Summary: res.Summary, Findings: res.Findings, NotEvaluated: res.NotEvaluated,
 		Compact: !f.IO.IsStdoutTTY(), Limit: opts.Limit}
 	out := f.IO.Out
@@ -214,7 +217,7 @@ func runDiagnose(cmd *cobra.Command, opts *diagnoseOptions) error {
 	default:
 		rep.Text(out, report.NewStyles(out, f.IO.ColorEnabled()), f.IO.TerminalWidth())
 	}
-	if warnInputs(f.IO.ErrOut, set) {
+	if unreadable {
 		return &CodeError{Code: ExitError}
 	}
 	for _, k := range missing {
@@ -276,8 +279,8 @@ func filterNotes(set *model.Set, full, res *diagnose.Result, fl diagnose.Filter)
 		notes = append(notes, fmt.Sprintf("--tier %s: no input has %s lines (tiers seen: %s)", fl.Tier, fl.Tier, strings.Join(seen, ", ")))
 	}
 	if base := (diagnose.Filter{Keys: fl.Keys, Rules: fl.Rules}).Apply(full.Findings); len(base) > 0 && len(res.Findings) == 0 {
-		notes = append(notes, fmt.Sprintf("%s kept none of the %d %s; the intents they name are counted apart, not healthy",
-			strings.Join(named, " "), len(base), plural(len(base), "finding", "findings")))
+		notes = append(notes, fmt.Sprintf("%s kept none of the %s; the intents they name are counted apart, not healthy",
+			strings.Join(named, " "), report.Count(len(base), "finding", "findings")))
 	}
 	return notes
 }

@@ -184,8 +184,8 @@ func warnInputs(w io.Writer, set *model.Set) (failed bool) {
 				path, u.Source.Line, report.Safe(first))
 		}
 		if in.Repaired > 0 && len(in.RepairSamples) > 0 {
-			fmt.Fprintf(w, "idem: warning: %s: %d %s read although not valid JSON (first at line %d): %s\n", path, in.Repaired,
-				plural(in.Repaired, "line", "lines"), in.RepairSamples[0].Source.Line, in.RepairSamples[0].Reason)
+			fmt.Fprintf(w, "idem: warning: %s: %s read although not valid JSON (first at line %d): %s\n", path,
+				report.Count(in.Repaired, "line", "lines"), in.RepairSamples[0].Source.Line, in.RepairSamples[0].Reason)
 		}
 	}
 	return failed
@@ -217,13 +217,6 @@ func nothingToDiagnose(set *model.Set) error {
 		return fmt.Errorf("nothing to diagnose: no line of the %d input(s) was about a request (see 'idem help formats')", read)
 	}
 	return fmt.Errorf("nothing to diagnose: no line of the %d input(s) was recognised (see 'idem help formats')", read)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 func safeError(err error) string { return report.Safe(err.Error()) }

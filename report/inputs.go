@@ -21,7 +21,7 @@ func inputsText(w io.Writer, st styles, inputs []*model.Input, width int) {
 	var wide [4]int
 	for i, in := range inputs {
 		rows[i] = [4]string{Safe(in.Path), Safe(cmpOr(in.Format, "-")), cmpOr(in.Tier, "unknown"),
-			fmt.Sprintf("%s, %d skipped", plural(in.Lines, "line", "lines"), in.Skipped)}
+			fmt.Sprintf("%s, %d skipped", Count(in.Lines, "line", "lines"), in.Skipped)}
 		for c, s := range rows[i] {
 			wide[c] = max(wide[c], utf8.RuneCountInString(s))
 		}

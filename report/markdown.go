@@ -21,11 +21,11 @@ func (r *Report) Markdown(w io.Writer) {
 		s.Unkeyed, s.Intents, s.WithFindings, s.Healthy, s.Critical, s.Warning, s.Info)
 	if s.FilteredOut > 0 {
 		fmt.Fprintf(w, "Filtered out: %s with findings that the filters set aside, counted neither with findings nor without.\n\n",
-			plural(s.FilteredOut, "intent", "intents"))
+			Count(s.FilteredOut, "intent", "intents"))
 	}
 	if s.OwnTraffic > 0 {
 		fmt.Fprintf(w, "%s of idem replay's own traffic (request ids idem-replay-…, probe keys) were set apart, not diagnosed.\n\n",
-			plural(s.OwnTraffic, "delivery", "deliveries"))
+			Count(s.OwnTraffic, "delivery", "deliveries"))
 	}
 	fmt.Fprintf(w, "Tiers seen: %s.", strings.Join(s.Tiers, ", "))
 	if len(s.MissingTiers) > 0 {
@@ -171,10 +171,15 @@ func markdownLinkSafe(s string) string {
 	return b.String()
 }
 
-// cellOutcome shows "-" where a line says nothing of a response.
+// cellOutcome shows "-" where a line says nothing of a response. Ok only
+// means that an answer came (model.OutcomeOK): a client's 504, or any
+// error status, is "answered" beside its status, never "ok".
 func cellOutcome(o *model.Observation) string {
-	if o.Outcome == model.OutcomeUnknown {
+	switch {
+	case o.Outcome == model.OutcomeUnknown:
 		return "-"
+	case o.Outcome == model.OutcomeOK && o.Status >= 400:
+		return "answered"
 	}
 	return o.Outcome.String()
 }

@@ -15,7 +15,17 @@ func (r *Report) Text(w io.Writer, st styles, width int) {
 	if width < 40 {
 		width = 40
 	}
-	fmt.Fprintf(w, "%s %s\n", st.Title.Render("idem diagnose:"), r.summaryLine())
+	const title = "idem diagnose:"
+	first, rest := r.summaryLine(), []string(nil)
+	if !r.Compact { // on a terminal, within its width; piped, one line
+		lines := wrapWords(title+" "+first, width)
+		first = strings.TrimPrefix(lines[0], title+" ")
+		rest = wrapWords(strings.Join(lines[1:], " "), width-2)
+	}
+	fmt.Fprintf(w, "%s %s\n", st.Title.Render(title), first)
+	for _, l := range rest {
+		fmt.Fprintf(w, "  %s\n", l)
+	}
 	seen := strings.Join(r.Summary.Tiers, ", ")
 	if seen == "" {
 		seen = "none"
@@ -100,7 +110,7 @@ func (r *Report) skipsText(w io.Writer, st styles) {
 		if in.Skipped == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "%s %s: %s skipped\n", st.Warning.Render("skipped lines:"), Safe(in.Path), plural(in.Skipped, "line", "lines"))
+		fmt.Fprintf(w, "%s %s: %s skipped\n", st.Warning.Render("skipped lines:"), Safe(in.Path), Count(in.Skipped, "line", "lines"))
 		for _, s := range in.SkipSamples {
 			fmt.Fprintf(w, "  %s  %s\n", st.Faint.Render(Safe(s.Source.String())), s.Reason)
 		}

@@ -214,7 +214,7 @@ func TraceText(w io.Writer, st styles, set *model.Set, key string, intents []*mo
 		for _, d := range in.Deliveries {
 			n := len(all)
 			all = append(all, d.Observations...)
-			slices.SortStableFunc(all[n:], func(a, b *model.Observation) int { return a.At().Compare(b.At()) })
+			slices.SortStableFunc(all[n:], diagnose.HappenedFirst)
 		}
 		rows := newTraceRows(st, all, 4, width) // one alignment for the whole intent
 		for i, d := range in.Deliveries {
@@ -255,7 +255,7 @@ func TraceText(w io.Writer, st styles, set *model.Set, key string, intents []*mo
 		fmt.Fprintf(w, "  %s\n", st.Faint.Render("none"))
 	}
 	for _, r := range doc.Related {
-		fmt.Fprintf(w, "  %s  %s  %d deliveries, %d effects  %s\n", r.Start, Safe(r.Key), r.Deliveries, r.Effects,
+		fmt.Fprintf(w, "  %s  %s  %s, %s  %s\n", r.Start, Safe(r.Key), Count(r.Deliveries, "delivery", "deliveries"), Count(r.Effects, "effect", "effects"),
 			st.Faint.Render("("+strings.Join(r.By, ", ")+")"))
 	}
 }

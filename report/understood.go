@@ -63,13 +63,13 @@ func FieldsText(w io.Writer, st styles, inputs []*model.Input) {
 			first = false
 		}
 		fmt.Fprintf(w, "%s %s (format %s, %s tier): %s read, %s set aside (valid lines that say nothing about a request), %d skipped\n",
-			st.Faint.Render("input:"), Safe(in.Path), Safe(in.Format), Safe(in.Tier), plural(in.Observations, "line", "lines"), plural(in.Ignored, "line", "lines"), in.Skipped)
+			st.Faint.Render("input:"), Safe(in.Path), Safe(in.Format), Safe(in.Tier), Count(in.Observations, "line", "lines"), Count(in.Ignored, "line", "lines"), in.Skipped)
 		for _, u := range in.Fields {
 			path := u.Path
 			if path == "" {
 				path = "(by position)"
 			}
-			fmt.Fprintf(w, "  %-12s ← %s  %s\n", u.Field, Safe(path), st.Faint.Render(Safe(fmt.Sprintf("%s; %s", u.By, plural(u.Lines, "line", "lines")))))
+			fmt.Fprintf(w, "  %-12s ← %s  %s\n", u.Field, Safe(path), st.Faint.Render(Safe(fmt.Sprintf("%s; %s", u.By, Count(u.Lines, "line", "lines")))))
 		}
 		b, err := json.Marshal(configSource(in))
 		if err == nil {
