@@ -124,9 +124,6 @@ func (s *IOStreams) IsStderrTTY() bool { return s.errTTY }
 // ColorEnabled reports whether standard output gets colour.
 func (s *IOStreams) ColorEnabled() bool { return s.colorOut }
 
-// colorEnabledErr reports whether standard error gets colour.
-func (s *IOStreams) colorEnabledErr() bool { return s.colorErr }
-
 // TerminalWidth is the width to lay text out for.
 func (s *IOStreams) TerminalWidth() int {
 	if s.width <= 0 {
@@ -134,9 +131,6 @@ func (s *IOStreams) TerminalWidth() int {
 	}
 	return s.width
 }
-
-// setWidth sets the layout width, for tests.
-func (s *IOStreams) setWidth(w int) { s.width = w }
 
 // TerminalActive reports the characters beyond C0 that a terminal acts on
 // or that reorder what it shows: DEL, the C1 controls (U+009B is a CSI on

@@ -149,6 +149,3 @@ func RunNginx(t testing.TB, http func(dir string, port int) string) *capture.Pro
 	dir := t.TempDir()
 	return capture.StartNginx(t, capture.NginxConfig{Dir: dir, HTTP: func(port int) string { return http(dir, port) }})
 }
-
-// FreePort is capture.FreePort, for the gateway's tests.
-func freePort(t testing.TB) int { return capture.FreePort(t) }
