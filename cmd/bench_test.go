@@ -28,7 +28,7 @@ func BenchmarkDiagnose(b *testing.B) {
 		// The generated log is a proxy's alone: rules that need the
 		// server's lines cannot look, so a whole run ends inconclusive (3).
 		switch code := Run(context.Background(), f, []string{"diagnose", "-o", "json", "--fail-on", "critical", path}); code {
-		case ExitOK, ExitFindings, ExitInconclusive:
+		case exitOK, exitFindings, exitInconclusive:
 		default:
 			b.Fatalf("exit %d", code)
 		}

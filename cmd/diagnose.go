@@ -13,8 +13,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// DiagnoseOptions are the inputs of `idem diagnose`.
-type DiagnoseOptions struct {
+// diagnoseOptions are the inputs of `idem diagnose`.
+type diagnoseOptions struct {
 	Factory *Factory
 	Paths   []string
 	Format  string
@@ -36,9 +36,9 @@ type DiagnoseOptions struct {
 	tierArgs []string
 }
 
-// NewCmdDiagnose builds `idem diagnose [FILE...]`.
-func NewCmdDiagnose(f *Factory, runF func(*DiagnoseOptions) error) *cobra.Command {
-	opts := &DiagnoseOptions{Factory: f, Rule: diagnose.DefaultOptions()}
+// newCmdDiagnose builds `idem diagnose [FILE...]`.
+func newCmdDiagnose(f *Factory, runF func(*diagnoseOptions) error) *cobra.Command {
+	opts := &diagnoseOptions{Factory: f, Rule: diagnose.DefaultOptions()}
 	cmd := &cobra.Command{
 		Use:   "diagnose [FILE...]",
 		Short: "Say what went wrong with retries and idempotency, with evidence",
@@ -107,7 +107,7 @@ a rule that decides the verdict could not look (see 'idem help exit-codes').`,
 
 // splitTiers sorts --tier's values into the filter and the inputs'
 // corrections.
-func (o *DiagnoseOptions) splitTiers() error {
+func (o *diagnoseOptions) splitTiers() error {
 	for _, v := range o.tierArgs {
 		if strings.Contains(v, "=") {
 			o.Input.TierOf = append(o.Input.TierOf, v)
@@ -121,7 +121,7 @@ func (o *DiagnoseOptions) splitTiers() error {
 	return nil
 }
 
-func (o *DiagnoseOptions) validate() error {
+func (o *diagnoseOptions) validate() error {
 	switch o.Format {
 	case "text", "markdown", "md", "json", "html":
 	default:
@@ -167,7 +167,7 @@ func parseWhen(s string, now time.Time) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("cannot read time %q: use RFC 3339 (2026-11-30T09:00:00Z) or a duration (2h)", s)
 }
 
-func runDiagnose(cmd *cobra.Command, opts *DiagnoseOptions) error {
+func runDiagnose(cmd *cobra.Command, opts *diagnoseOptions) error {
 	f := opts.Factory
 	var filter diagnose.Filter
 	var err error
@@ -197,6 +197,9 @@ func runDiagnose(cmd *cobra.Command, opts *DiagnoseOptions) error {
 	set.LookupsDone() // the rules read the built intents alone
 	full := diagnose.Run(set, opts.Rule)
 	res := full.Filter(filter)
+	// An input that could not be read is said before the report, where
+	// it is seen, not after its last finding.
+	unreadable := warnInputs(f.IO.ErrOut, set)
 	rep := &report.Report{Inputs: set.Inputs, Summary: res.Summary, Findings: res.Findings, NotEvaluated: res.NotEvaluated,
 		Compact: !f.IO.IsStdoutTTY(), Limit: opts.Limit}
 	out := f.IO.Out
@@ -214,7 +217,7 @@ func runDiagnose(cmd *cobra.Command, opts *DiagnoseOptions) error {
 	default:
 		rep.Text(out, report.NewStyles(out, f.IO.ColorEnabled()), f.IO.TerminalWidth())
 	}
-	if warnInputs(f.IO.ErrOut, set) {
+	if unreadable {
 		return &CodeError{Code: ExitError}
 	}
 	for _, k := range missing {
@@ -232,11 +235,11 @@ func runDiagnose(cmd *cobra.Command, opts *DiagnoseOptions) error {
 	failOn, _ := diagnose.ParseSeverity(opts.FailOn)
 	for _, fd := range rep.Findings {
 		if fd.Severity >= failOn && (!fd.Rule.Hygiene || opts.FailOnHygiene) {
-			return &CodeError{Code: ExitFindings}
+			return &CodeError{Code: exitFindings}
 		}
 	}
 	if res.Inconclusive() {
-		return &CodeError{Code: ExitInconclusive}
+		return &CodeError{Code: exitInconclusive}
 	}
 	return nil
 }
@@ -276,8 +279,8 @@ func filterNotes(set *model.Set, full, res *diagnose.Result, fl diagnose.Filter)
 		notes = append(notes, fmt.Sprintf("--tier %s: no input has %s lines (tiers seen: %s)", fl.Tier, fl.Tier, strings.Join(seen, ", ")))
 	}
 	if base := (diagnose.Filter{Keys: fl.Keys, Rules: fl.Rules}).Apply(full.Findings); len(base) > 0 && len(res.Findings) == 0 {
-		notes = append(notes, fmt.Sprintf("%s kept none of the %d %s; the intents they name are counted apart, not healthy",
-			strings.Join(named, " "), len(base), plural(len(base), "finding", "findings")))
+		notes = append(notes, fmt.Sprintf("%s kept none of the %s; the intents they name are counted apart, not healthy",
+			strings.Join(named, " "), report.Count(len(base), "finding", "findings")))
 	}
 	return notes
 }

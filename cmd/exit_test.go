@@ -138,8 +138,8 @@ func TestSinceUntilFilters(t *testing.T) {
 func TestNewCmdDiagnoseFlags(t *testing.T) {
 	ios, _, _, _ := iostreams.Test()
 	f := &Factory{IO: ios, Now: time.Now}
-	var got *DiagnoseOptions
-	cmd := NewCmdDiagnose(f, func(o *DiagnoseOptions) error { got = o; return nil })
+	var got *diagnoseOptions
+	cmd := newCmdDiagnose(f, func(o *diagnoseOptions) error { got = o; return nil })
 	cmd.SetArgs([]string{"-o", "markdown", "--key", "a,b", "--rule", "response-lost", "--fail-on", "critical", "--retry-budget", "9", "x.jsonl", "-"})
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
@@ -192,7 +192,7 @@ func TestProgressLine(t *testing.T) {
 // exit-codes` and the codes idem returns name the same codes, so none is
 // documented in one place only.
 func TestExitCodesDocumented(t *testing.T) {
-	want := []int{ExitOK, ExitFindings, ExitError, ExitInconclusive, ExitInterrupted}
+	want := []int{exitOK, exitFindings, ExitError, exitInconclusive, exitInterrupted}
 	readme, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)

@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// GatewayOptions are the inputs of `idem gateway`.
-type GatewayOptions struct {
+// gatewayOptions are the inputs of `idem gateway`.
+type gatewayOptions struct {
 	Factory  *Factory
 	Listen   string
 	Profile  string
@@ -37,9 +37,9 @@ type GatewayOptions struct {
 	profile gateway.Profile
 }
 
-// NewCmdGateway builds `idem gateway`.
-func NewCmdGateway(f *Factory, runF func(*GatewayOptions) error) *cobra.Command {
-	opts := &GatewayOptions{Factory: f}
+// newCmdGateway builds `idem gateway`.
+func newCmdGateway(f *Factory, runF func(*gatewayOptions) error) *cobra.Command {
+	opts := &gatewayOptions{Factory: f}
 	cmd := &cobra.Command{
 		Use:   "gateway",
 		Short: "Run a reference server for the Idempotency-Key contract (and its faults)",
@@ -135,7 +135,7 @@ without Retry-After, until an operator resolves the key.`,
 	return cmd
 }
 
-func (o *GatewayOptions) validate() error {
+func (o *gatewayOptions) validate() error {
 	profile, ok := gateway.Profiles[o.Profile]
 	if !ok {
 		return usagef("unknown --profile %q (known: %s)", o.Profile, strings.Join(gateway.ProfileNames(), ", "))
@@ -173,7 +173,7 @@ func (o *GatewayOptions) validate() error {
 	return nil
 }
 
-func runGateway(ctx context.Context, opts *GatewayOptions) error {
+func runGateway(ctx context.Context, opts *gatewayOptions) error {
 	f := opts.Factory
 	openLog := func(persistent bool) (io.Writer, func(), error) {
 		if opts.LogPath == "" {

@@ -22,30 +22,30 @@ func TestNewCmdGatewayFlags(t *testing.T) {
 		name    string
 		args    []string
 		wantErr string // a usage error containing this; "" parses
-		check   func(*GatewayOptions) bool
+		check   func(*gatewayOptions) bool
 	}{
-		{"defaults", nil, "", func(o *GatewayOptions) bool {
+		{"defaults", nil, "", func(o *gatewayOptions) bool {
 			return o.Listen == "127.0.0.1:8080" && o.profile.Name == "article" && o.TTL == 24*time.Hour && o.Lease == 30*time.Second && o.State == "" &&
 				o.MaxConns == 4096 && o.MaxConnsPerClient == 256 && o.IdleTimeout == time.Minute && o.HeaderTimeout == 5*time.Second
 		}},
-		{"fault names fold into the switches", []string{"--fault", "stuck-reservation,no-fingerprint", "--fault", "non-atomic"}, "", func(o *GatewayOptions) bool {
+		{"fault names fold into the switches", []string{"--fault", "stuck-reservation,no-fingerprint", "--fault", "non-atomic"}, "", func(o *gatewayOptions) bool {
 			return o.Faults.StuckReservation && o.Faults.NoFingerprint && o.Faults.NonAtomic && !o.Faults.NoDedup
 		}},
-		{"a SQLite state", []string{"--state", "g.db", "--profile", "ietf", "--lease", "5s", "--delay", "1s"}, "", func(o *GatewayOptions) bool {
+		{"a SQLite state", []string{"--state", "g.db", "--profile", "ietf", "--lease", "5s", "--delay", "1s"}, "", func(o *gatewayOptions) bool {
 			return o.State == "g.db" && o.profile.Conflict == 422 && o.Lease == 5*time.Second
 		}},
-		{"a PostgreSQL store", []string{"--store", "postgresql://u@127.0.0.1/idem"}, "", func(o *GatewayOptions) bool { return o.Store != "" }},
+		{"a PostgreSQL store", []string{"--store", "postgresql://u@127.0.0.1/idem"}, "", func(o *gatewayOptions) bool { return o.Store != "" }},
 		{"unknown profile", []string{"--profile", "nope"}, `unknown --profile "nope"`, nil},
 		{"unknown fault", []string{"--fault", "slow-disk"}, `--fault: unknown fault "slow-disk"`, nil},
 		{"crash without external", []string{"--crash-after-external"}, "needs --external", nil},
 		{"crash by name without external", []string{"--fault", "crash-after-external"}, "needs --external", nil},
 		{"negative ttl", []string{"--ttl", "-1s"}, "must not be negative", nil},
 		{"lease shorter than the handler", []string{"--delay", "40s"}, "--lease (30s) must be longer than --delay (40s)", nil},
-		{"an external timeout", []string{"--external", "http://127.0.0.1:9", "--external-timeout", "2s"}, "", func(o *GatewayOptions) bool {
+		{"an external timeout", []string{"--external", "http://127.0.0.1:9", "--external-timeout", "2s"}, "", func(o *gatewayOptions) bool {
 			return o.ExternalTimeout == 2*time.Second && o.Faults.External != ""
 		}},
 		{"no external timeout", []string{"--external-timeout", "0s"}, "--external-timeout must be positive", nil},
-		{"connection limits", []string{"--max-conns", "100", "--max-conns-per-client", "10", "--idle-timeout", "5s", "--header-timeout", "2s"}, "", func(o *GatewayOptions) bool {
+		{"connection limits", []string{"--max-conns", "100", "--max-conns-per-client", "10", "--idle-timeout", "5s", "--header-timeout", "2s"}, "", func(o *gatewayOptions) bool {
 			return o.MaxConns == 100 && o.MaxConnsPerClient == 10 && o.IdleTimeout == 5*time.Second && o.HeaderTimeout == 2*time.Second
 		}},
 		{"more per client than overall", []string{"--max-conns", "10", "--max-conns-per-client", "20"}, "no more than the first", nil},
@@ -58,8 +58,8 @@ func TestNewCmdGatewayFlags(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ios, _, _, _ := iostreams.Test()
-			var got *GatewayOptions
-			cmd := NewCmdGateway(&Factory{IO: ios, Now: time.Now}, func(o *GatewayOptions) error { got = o; return nil })
+			var got *gatewayOptions
+			cmd := newCmdGateway(&Factory{IO: ios, Now: time.Now}, func(o *gatewayOptions) error { got = o; return nil })
 			cmd.SetArgs(tt.args)
 			cmd.SetOut(&strings.Builder{})
 			cmd.SetErr(&strings.Builder{})
@@ -95,7 +95,7 @@ func gatewayRun(t *testing.T, args ...string) (string, func()) {
 	f := &Factory{IO: ios, Now: time.Now}
 	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := NewCmdGateway(f, nil)
+	cmd := newCmdGateway(f, nil)
 	cmd.SetArgs(append([]string{"--listen", addr}, args...))
 	cmd.SetContext(ctx)
 	done := make(chan error, 1)

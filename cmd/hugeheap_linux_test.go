@@ -1,12 +1,10 @@
 package cmd
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -20,28 +18,11 @@ import (
 // index, is one mapping with it).
 func vmaFlags(t *testing.T, lo, hi uintptr) []string {
 	t.Helper()
-	f, err := os.Open("/proc/self/smaps")
+	flags, err := pages.MappingFlags(lo, hi)
 	if err != nil {
 		t.Skip("no /proc/self/smaps:", err)
 	}
-	defer f.Close()
-	var out []string
-	inside := false
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if rng, _, ok := strings.Cut(line, " "); ok && strings.Contains(rng, "-") && !strings.HasSuffix(rng, ":") {
-			a, b, _ := strings.Cut(rng, "-")
-			start, err1 := strconv.ParseUint(a, 16, 64)
-			end, err2 := strconv.ParseUint(b, 16, 64)
-			inside = err1 == nil && err2 == nil && uintptr(start) < hi && uintptr(end) > lo
-			continue
-		}
-		if flags, ok := strings.CutPrefix(line, "VmFlags:"); ok && inside {
-			out = append(out, flags)
-		}
-	}
-	return out
+	return flags
 }
 
 func anyHas(flags []string, flag string) bool {

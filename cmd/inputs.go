@@ -189,8 +189,8 @@ func warnInputs(w io.Writer, set *model.Set) (failed bool) {
 				path, u.Source.Line, report.Safe(first))
 		}
 		if in.Repaired > 0 && len(in.RepairSamples) > 0 {
-			fmt.Fprintf(w, "idem: warning: %s: %d %s read although not valid JSON (first at line %d): %s\n", path, in.Repaired,
-				plural(in.Repaired, "line", "lines"), in.RepairSamples[0].Source.Line, in.RepairSamples[0].Reason)
+			fmt.Fprintf(w, "idem: warning: %s: %s read although not valid JSON (first at line %d): %s\n", path,
+				report.Count(in.Repaired, "line", "lines"), in.RepairSamples[0].Source.Line, in.RepairSamples[0].Reason)
 		}
 	}
 	return failed
@@ -222,19 +222,12 @@ func nothingToDiagnose(set *model.Set) error {
 	case lines == 0:
 		return fmt.Errorf("nothing to diagnose: the %d input(s) held no line", read)
 	case requests > 0:
-		return fmt.Errorf("nothing to diagnose: %d %s like HTTP requests but no format reads them: a --config to start from is above (see 'idem help formats' and docs/config.md)",
-			requests, plural(requests, "line looks", "lines look"))
+		return fmt.Errorf("nothing to diagnose: %s like HTTP requests but no format reads them: a --config to start from is above (see 'idem help formats' and docs/config.md)",
+			report.Count(requests, "line looks", "lines look"))
 	case ignored > 0:
 		return fmt.Errorf("nothing to diagnose: no line of the %d input(s) was about a request (see 'idem help formats')", read)
 	}
 	return fmt.Errorf("nothing to diagnose: no line of the %d input(s) was recognised (see 'idem help formats')", read)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 func safeError(err error) string { return report.Safe(err.Error()) }

@@ -31,7 +31,7 @@ func TestLogFormatConfig(t *testing.T) {
 	code, stdout, stderr := run(t, "", "diagnose", "--config", fx+"idem.json", fx+"apache.reordered.log", fx+"app.jsonl")
 	// Neither Apache nor the backend logs a payload: the rules that compare
 	// payloads could not look, so "no findings" is inconclusive.
-	if code != ExitInconclusive || !strings.Contains(stdout, "(0 skipped, 0 ignored), 7 deliveries (1 unkeyed), 5 intents") ||
+	if code != exitInconclusive || !strings.Contains(stdout, "(0 skipped, 0 ignored), 7 deliveries (1 unkeyed), 5 intents") ||
 		!strings.Contains(stdout, "no tier logged a payload fingerprint") {
 		t.Errorf("Apache's capture through its log_format: exit %d\n%s%s", code, stdout, stderr)
 	}

@@ -21,8 +21,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// ReplayOptions are the inputs of `idem replay`.
-type ReplayOptions struct {
+// replayOptions are the inputs of `idem replay`.
+type replayOptions struct {
 	Factory          *Factory
 	Key              string
 	RequestID        string
@@ -57,10 +57,10 @@ type ReplayOptions struct {
 	replay replay.Options
 }
 
-// NewCmdReplay builds `idem replay`. runF replaces the run function in
+// newCmdReplay builds `idem replay`. runF replaces the run function in
 // tests; the flags are validated before either runs.
-func NewCmdReplay(f *Factory, runF func(*ReplayOptions) error) *cobra.Command {
-	opts := &ReplayOptions{Factory: f}
+func newCmdReplay(f *Factory, runF func(*replayOptions) error) *cobra.Command {
+	opts := &replayOptions{Factory: f}
 	cmd := &cobra.Command{
 		Use:   "replay --key KEY --target URL [FILE...]",
 		Short: "Resend a captured request with its key and check the replay contract",
@@ -161,7 +161,7 @@ or network error, 3 inconclusive.`,
 
 // validate checks the flags and builds the replay options; it runs
 // before the run function.
-func (o *ReplayOptions) validate() error {
+func (o *replayOptions) validate() error {
 	if o.Key == "" && o.RequestID == "" {
 		return usagef("replay needs --key KEY (or --request-id ID) to find the captured request")
 	}
@@ -237,7 +237,7 @@ const maxBody = 8 << 20
 
 // readBody reads --body: @file, - for standard input, or the text itself,
 // at most maxBody bytes; a longer one is an error, never cut.
-func (o *ReplayOptions) readBody() ([]byte, bool, error) {
+func (o *replayOptions) readBody() ([]byte, bool, error) {
 	var r io.Reader
 	switch {
 	case o.Body == "-":
@@ -280,7 +280,7 @@ func readCaptures(ctx context.Context, paths []string, readOpts ingest.Options, 
 	return capture.Captured, set, nil
 }
 
-func runReplay(ctx context.Context, o *ReplayOptions) error {
+func runReplay(ctx context.Context, o *replayOptions) error {
 	f := o.Factory
 	ro := o.replay
 	body, hasBody, err := o.readBody()
@@ -407,9 +407,9 @@ func runReplay(ctx context.Context, o *ReplayOptions) error {
 	}
 	switch res.Verdict {
 	case replay.VerdictBroken:
-		return &CodeError{Code: ExitFindings}
+		return &CodeError{Code: exitFindings}
 	case replay.VerdictInconclusive:
-		return &CodeError{Code: ExitInconclusive}
+		return &CodeError{Code: exitInconclusive}
 	}
 	return nil
 }

@@ -162,7 +162,7 @@ func TestReplayInconclusive(t *testing.T) {
 			srv := statusServer(t, tt.status)
 			args := append([]string{"replay", "--key", incidentKey, "--target", srv.URL, "--yes", "--probe", "mismatch", har}, tt.extra...)
 			code, out, errOut := run(t, "", args...)
-			if code != ExitInconclusive || !strings.Contains(out, "INCONCLUSIVE") || strings.Contains(out, "FAIL") ||
+			if code != exitInconclusive || !strings.Contains(out, "INCONCLUSIVE") || strings.Contains(out, "FAIL") ||
 				!strings.Contains(out, "the replay is inconclusive (it never reached the contract)") || !strings.Contains(out, "not sent: probe mismatch") {
 				t.Errorf("exit %d\n%s%s", code, out, errOut)
 			}
@@ -178,7 +178,7 @@ func TestReplayInconclusive(t *testing.T) {
 	srv.Close()
 	for _, format := range []string{"text", "json", "markdown"} {
 		code, out, errOut := run(t, "", "replay", "--key", incidentKey, "--target", srv.URL, "--yes", "-o", format, har)
-		if code != ExitInconclusive || (format != "json" && !strings.Contains(out, "check --target")) {
+		if code != exitInconclusive || (format != "json" && !strings.Contains(out, "check --target")) {
 			t.Errorf("-o %s: exit %d\n%s%s", format, code, out, errOut)
 		}
 		if format == "json" && (!strings.Contains(out, `"verdict":"inconclusive"`) || !strings.Contains(out, `"kind":"unreachable"`)) {
@@ -212,7 +212,7 @@ func TestReplayMarkerRequirement(t *testing.T) {
 		t.Errorf("article: exit %d\n%s", code, out)
 	}
 	for _, extra := range [][]string{{"--require-marker"}, {"--profile", "stripe", "--conflict-status", "400"}} {
-		if code, out, _ := run(t, "", append(base, extra...)...); code != ExitFindings || !strings.Contains(out, "FAIL  replay marker") {
+		if code, out, _ := run(t, "", append(base, extra...)...); code != exitFindings || !strings.Contains(out, "FAIL  replay marker") {
 			t.Errorf("%v: exit %d\n%s", extra, code, out)
 		}
 	}
@@ -226,13 +226,13 @@ func TestNewCmdReplayValidatesBeforeRunning(t *testing.T) {
 	tests := []struct {
 		args  []string
 		ok    bool
-		check func(*ReplayOptions) bool
+		check func(*replayOptions) bool
 	}{
-		{[]string{"--key", "k", "--target", "http://127.0.0.1:1", "f.har"}, true, func(o *ReplayOptions) bool {
+		{[]string{"--key", "k", "--target", "http://127.0.0.1:1", "f.har"}, true, func(o *replayOptions) bool {
 			return o.replay.Target.Host == "127.0.0.1:1" && o.replay.Profile.Name == "article" && !o.replay.RequireMarker && o.Paths[0] == "f.har"
 		}},
-		{[]string{"--key", "k", "--target", "http://x", "--profile", "stripe"}, true, func(o *ReplayOptions) bool { return o.replay.RequireMarker }},
-		{[]string{"--key", "k", "--target", "http://x", "--conflict-status", "417"}, true, func(o *ReplayOptions) bool { return o.replay.Profile.Conflict == 417 }},
+		{[]string{"--key", "k", "--target", "http://x", "--profile", "stripe"}, true, func(o *replayOptions) bool { return o.replay.RequireMarker }},
+		{[]string{"--key", "k", "--target", "http://x", "--conflict-status", "417"}, true, func(o *replayOptions) bool { return o.replay.Profile.Conflict == 417 }},
 		{[]string{"--target", "http://x"}, false, nil},
 		{[]string{"--key", "k"}, false, nil},
 		{[]string{"--key", "k", "--target", "ftp://x"}, false, nil},
@@ -242,8 +242,8 @@ func TestNewCmdReplayValidatesBeforeRunning(t *testing.T) {
 	}
 	for _, tt := range tests {
 		ios, _, _, _ := iostreams.Test()
-		var got *ReplayOptions
-		cmd := NewCmdReplay(&Factory{IO: ios, Now: time.Now}, func(o *ReplayOptions) error { got = o; return nil })
+		var got *replayOptions
+		cmd := newCmdReplay(&Factory{IO: ios, Now: time.Now}, func(o *replayOptions) error { got = o; return nil })
 		cmd.SetArgs(tt.args)
 		cmd.SetOut(io.Discard)
 		cmd.SetErr(io.Discard)
@@ -272,8 +272,8 @@ func TestNewCmdRulesValidatesBeforeRunning(t *testing.T) {
 	}
 	for _, tt := range tests {
 		ios, _, _, _ := iostreams.Test()
-		var got *RulesOptions
-		cmd := NewCmdRules(&Factory{IO: ios, Now: time.Now}, func(o *RulesOptions) error { got = o; return nil })
+		var got *rulesOptions
+		cmd := newCmdRules(&Factory{IO: ios, Now: time.Now}, func(o *rulesOptions) error { got = o; return nil })
 		cmd.SetArgs(tt.args)
 		cmd.SetOut(io.Discard)
 		cmd.SetErr(io.Discard)

@@ -25,14 +25,14 @@ import (
 
 // Exit codes, documented in `idem help exit-codes`.
 const (
-	ExitOK       = 0 // no finding at or above --fail-on; every assertion held
-	ExitFindings = 1 // findings at or above --fail-on; a replay assertion failed
+	exitOK       = 0 // no finding at or above --fail-on; every assertion held
+	exitFindings = 1 // findings at or above --fail-on; a replay assertion failed
 	ExitError    = 2 // bad usage, unreadable input, network error
-	// ExitInconclusive: diagnose found nothing failing but a rule that
+	// exitInconclusive: diagnose found nothing failing but a rule that
 	// decides the verdict could not look; replay's answers reached no
 	// contract (credentials, route, rate limit, target down).
-	ExitInconclusive = 3
-	ExitInterrupted  = 130 // stopped by SIGINT
+	exitInconclusive = 3
+	exitInterrupted  = 130 // stopped by SIGINT
 )
 
 // version is set at build time with -ldflags "-X .../cmd.version=v1.2.3".
@@ -76,7 +76,7 @@ func Main() int {
 
 // Run executes one command line and returns its exit code.
 func Run(ctx context.Context, f *Factory, args []string) int {
-	root := NewCmdRoot(f)
+	root := newCmdRoot(f)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
 	for _, fn := range f.atExit {
@@ -90,7 +90,7 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 // command that ran (or failed to parse), named in the usage hint.
 func exitCode(f *Factory, cmd *cobra.Command, err error, ctx context.Context) int {
 	if err == nil {
-		return ExitOK
+		return exitOK
 	}
 	var ee *CodeError
 	if errors.As(err, &ee) {
@@ -98,7 +98,7 @@ func exitCode(f *Factory, cmd *cobra.Command, err error, ctx context.Context) in
 	}
 	if errors.Is(err, context.Canceled) || ctx.Err() != nil {
 		fmt.Fprintln(f.IO.ErrOut, "idem: interrupted")
-		return ExitInterrupted
+		return exitInterrupted
 	}
 	var ue *UsageError
 	if msg, ok := unknownCommand(err); ok {
@@ -156,9 +156,9 @@ func (f *finalEOF) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Version is the build's version: from -ldflags, else the module version
+// buildVersion is the build's version: from -ldflags, else the module version
 // Go recorded (a tag, or a pseudo-version from the checkout's commit).
-func Version() string {
+func buildVersion() string {
 	bi, _ := debug.ReadBuildInfo()
 	return moduleVersion(bi)
 }
@@ -217,8 +217,8 @@ func versionText(bi *debug.BuildInfo) string {
 // defaultMemProfileRate is the runtime's own rate, which Main turns off.
 const defaultMemProfileRate = 512 << 10
 
-// NewCmdRoot builds the command tree.
-func NewCmdRoot(f *Factory) *cobra.Command {
+// newCmdRoot builds the command tree.
+func newCmdRoot(f *Factory) *cobra.Command {
 	var color, cpuprofile, memprofile string
 	root := &cobra.Command{
 		Use:   "idem",
@@ -239,7 +239,7 @@ shares one Idempotency-Key: the retries of one action.`,
 
   # Logs on standard input, compressed or not
   zcat access.log.gz | idem diagnose -`,
-		Version:       Version(),
+		Version:       buildVersion(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
@@ -295,12 +295,12 @@ shares one Idempotency-Key: the retries of one action.`,
 	// Template actions are escaped: the text is printed as it is.
 	root.SetVersionTemplate(strings.NewReplacer("{{", "{{`{{`}}").Replace(versionText(bi)))
 
-	root.AddCommand(NewCmdDiagnose(f, nil))
-	root.AddCommand(NewCmdTrace(f, nil))
+	root.AddCommand(newCmdDiagnose(f, nil))
+	root.AddCommand(newCmdTrace(f, nil))
 	root.AddCommand(NewCmdExport(f, nil))
-	root.AddCommand(NewCmdRules(f, nil))
-	root.AddCommand(NewCmdReplay(f, nil))
-	root.AddCommand(NewCmdGateway(f, nil))
+	root.AddCommand(newCmdRules(f, nil))
+	root.AddCommand(newCmdReplay(f, nil))
+	root.AddCommand(newCmdGateway(f, nil))
 	root.AddCommand(newHelpTopic("exit-codes", "What idem's exit codes mean", exitCodesHelp))
 	root.AddCommand(newHelpTopic("formats", "The log formats idem recognises", formats.Help()))
 	registerCompletions(root)

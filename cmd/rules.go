@@ -8,17 +8,17 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// RulesOptions are the inputs of `idem rules`.
-type RulesOptions struct {
+// rulesOptions are the inputs of `idem rules`.
+type rulesOptions struct {
 	Factory *Factory
 	Format  string
 	ID      string
 }
 
-// NewCmdRules builds `idem rules [ID]`. runF replaces the run function in
+// newCmdRules builds `idem rules [ID]`. runF replaces the run function in
 // tests; the flags are validated before either runs.
-func NewCmdRules(f *Factory, runF func(*RulesOptions) error) *cobra.Command {
-	opts := &RulesOptions{Factory: f}
+func newCmdRules(f *Factory, runF func(*rulesOptions) error) *cobra.Command {
+	opts := &rulesOptions{Factory: f}
 	cmd := &cobra.Command{
 		Use:   "rules [ID]",
 		Short: "List the diagnosis rules, or explain one",
@@ -57,7 +57,7 @@ type ruleJSON struct {
 }
 
 // validate checks the format and the rule id before anything is written.
-func (o *RulesOptions) validate() error {
+func (o *rulesOptions) validate() error {
 	switch o.Format {
 	case "text", "json":
 	default:
@@ -69,7 +69,7 @@ func (o *RulesOptions) validate() error {
 	return nil
 }
 
-func runRules(opts *RulesOptions) error {
+func runRules(opts *rulesOptions) error {
 	io := opts.Factory.IO
 	rules := diagnose.Rules()
 	if opts.ID != "" {

@@ -7,8 +7,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// TraceOptions are the inputs of `idem trace`.
-type TraceOptions struct {
+// traceOptions are the inputs of `idem trace`.
+type traceOptions struct {
 	Factory *Factory
 	Key     string
 	Paths   []string
@@ -16,10 +16,10 @@ type TraceOptions struct {
 	Input   inputFlags
 }
 
-// NewCmdTrace builds `idem trace KEY [FILE...]`. runF replaces the work in
+// newCmdTrace builds `idem trace KEY [FILE...]`. runF replaces the work in
 // tests of flag parsing.
-func NewCmdTrace(f *Factory, runF func(*TraceOptions) error) *cobra.Command {
-	opts := &TraceOptions{Factory: f}
+func newCmdTrace(f *Factory, runF func(*traceOptions) error) *cobra.Command {
+	opts := &traceOptions{Factory: f}
 	cmd := &cobra.Command{
 		Use:   "trace KEY [FILE...]",
 		Short: "Show one intent's deliveries across every tier on one timeline",
@@ -69,7 +69,7 @@ With no FILE, or with -, standard input is read.`,
 	return cmd
 }
 
-func runTrace(cmd *cobra.Command, opts *TraceOptions) error {
+func runTrace(cmd *cobra.Command, opts *traceOptions) error {
 	io := opts.Factory.IO
 	set, err := readInputs(cmd.Context(), opts.Factory, &opts.Input, opts.Paths)
 	if err != nil {

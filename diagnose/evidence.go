@@ -356,13 +356,21 @@ func (e *evidence) delivery(d *model.Delivery) {
 }
 
 func (e *evidence) sorted() []*model.Observation {
-	slices.SortStableFunc(e.list, func(a, b *model.Observation) int {
-		if c := a.At().Compare(b.At()); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Tier, b.Tier)
-	})
+	slices.SortStableFunc(e.list, HappenedFirst)
 	return e.list
+}
+
+// HappenedFirst orders lines by what happened first: by time, and within
+// one millisecond by line order in one file, by tier (client first)
+// across files. Every timeline a report draws is in this order.
+func HappenedFirst(a, b *model.Observation) int {
+	if c := a.At().Compare(b.At()); c != 0 {
+		return c
+	}
+	if a.Source.File == b.Source.File {
+		return cmp.Or(cmp.Compare(a.Source.Line, b.Source.Line), cmp.Compare(a.Source.Entry, b.Source.Entry))
+	}
+	return cmp.Compare(a.Tier, b.Tier)
 }
 
 // uniqueResults lists the distinct result ids of effects.

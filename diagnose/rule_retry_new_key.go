@@ -182,7 +182,7 @@ func newKeyFinding(c *context, cluster []*model.Intent, failed *model.Delivery) 
 	first := cluster[0]
 	d0 := first.Deliveries[0]
 	n := fmt.Sprintf("Between %s and %s the same %s %s payload (fingerprint %s) arrived under %s (%s) and made %s (%s)",
-		hhmmss(first.Start()), hhmmss(cluster[len(cluster)-1].Start()), d0.Method(), d0.Route(), shortFP(d0.Fingerprint()),
+		hhmmss(first.Start()), hhmmss(cluster[len(cluster)-1].Start()), d0.Method(), d0.Route(), shortFP(clusterFingerprint(cluster)),
 		plural(len(cluster), "key", "different keys"), joinKeys(cluster), plural(effectCount(effects), "effect", "effects"), resultList(uniqueResults(effects)))
 	conf := Confidence{Level: Proven, RestsOn: []string{"one payload's fingerprint under " + plural(len(cluster), "key", "keys"), plural(effectCount(effects), "effect", "effects")}}
 	switch {
@@ -207,6 +207,20 @@ func joinKeys(list []*model.Intent) string {
 		keys = append(keys, in.Key)
 	}
 	return strings.Join(keys, ", ")
+}
+
+// clusterFingerprint is the payload's fingerprint the intents were
+// matched on: the first delivery that carries one, since the first
+// delivery of all (a 502 that never reached the server) may not.
+func clusterFingerprint(cluster []*model.Intent) string {
+	for _, in := range cluster {
+		for _, d := range in.Deliveries {
+			if fp := d.Fingerprint(); fp != "" {
+				return fp
+			}
+		}
+	}
+	return ""
 }
 
 // shortFP shortens a fingerprint for narratives.

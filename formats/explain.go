@@ -325,7 +325,7 @@ func (p *Parser) unreadRequest(s string, src model.Source) bool {
 	}
 	p.out.RequestLines++
 	if p.out.RequestPattern == "" {
-		if pat, ok := RequestPattern(s); ok {
+		if pat, ok := requestPattern(s); ok {
 			p.out.RequestFirst, p.out.RequestPattern = src, pat
 		}
 	}
@@ -393,13 +393,13 @@ func shapeFields(s string) []shapeField {
 	return out
 }
 
-// RequestPattern lays out a line that looks like an HTTP request as a
+// requestPattern lays out a line that looks like an HTTP request as a
 // config pattern's regular expression: the time, method, route, status,
 // duration (where written with its unit) and any id-shaped or named id
 // field as named groups, every other field by its kind, up to the last
 // field named. It reports false where the line holds no request line
 // and status.
-func RequestPattern(s string) (string, bool) {
+func requestPattern(s string) (string, bool) {
 	fs := shapeFields(s)
 	var b strings.Builder
 	b.WriteString("^")

@@ -302,17 +302,17 @@ func (j Join) By() string {
 	return fmt.Sprintf("joined %d of %d sampled values to %s", j.Matched, j.Sampled, j.Of)
 }
 
-// LearnJoins finds, in an input's sampled values by path, the paths whose
+// learnJoins finds, in an input's sampled values by path, the paths whose
 // values are ids the certain tiers logged: at least two of them, and at
 // least a quarter of what was sampled there. Each field may be learned at
 // several paths (an access line and an effect line name the request id
 // differently), those that joined most first. Paths named in skip are not
 // considered (the input's own reading already gives them).
-func LearnJoins(candidates map[string][]string, known *Known, skip map[string]bool) []Join {
+func learnJoins(candidates map[string][]string, known *Known, skip map[string]bool) []Join {
 	return LearnJoinsFor("", candidates, known, skip)
 }
 
-// LearnJoinsFor is LearnJoins for the input at self: only what other
+// LearnJoinsFor is learnJoins for the input at self: only what other
 // inputs named joins its values.
 func LearnJoinsFor(self string, candidates map[string][]string, known *Known, skip map[string]bool) []Join {
 	if known == nil || len(candidates) == 0 {

@@ -76,7 +76,7 @@ func TestValuesThatJoinNameTheFields(t *testing.T) {
 		p := NewParser(nil, nil)
 		p.Sample = true
 		res := readLines(t, p, "app.jsonl", app)
-		joins := LearnJoins(res.Candidates, &known, nil)
+		joins := learnJoins(res.Candidates, &known, nil)
 		got := map[string]Join{}
 		for _, j := range joins {
 			got[j.Field] = j
@@ -128,12 +128,12 @@ func TestNothingJoinsOnWhatJoinedNothing(t *testing.T) {
 		"a key joined only one": {"key\tk": {"k-1", "k-2"}},
 		"ids of lines that had their request id teach no request id": {"key\trid": {"r-1", "r-2", "r-3"}},
 	} {
-		if j := LearnJoins(c, known, nil); len(j) != 0 {
+		if j := learnJoins(c, known, nil); len(j) != 0 {
 			t.Errorf("%s: learned %+v", name, j)
 		}
 	}
 	c := map[string][]string{"request_id\ta": {"r-1", "r-2"}, "request_id\tb": {"r-1", "r-2", "r-3"}}
-	j := LearnJoins(c, known, nil)
+	j := learnJoins(c, known, nil)
 	if len(j) != 2 || j[0].Path != "b" || j[0].Matched != 3 || j[1].Path != "a" {
 		t.Errorf("every path that joined, the one that joined most first: %+v", j)
 	}
@@ -149,11 +149,11 @@ func TestNothingJoinsOnWhatJoinedNothing(t *testing.T) {
 	// A trace id joins the deliveries the proxy named after their trace.
 	tr := &Known{RequestIDs: map[string]string{"trace:4bf92f3577b34da6a3ce929d0e0e4736": "proxy request ids",
 		"trace:5bf92f3577b34da6a3ce929d0e0e4736": "proxy request ids"}}
-	j = LearnJoins(map[string][]string{"trace_id\ttid": {"4bf92f3577b34da6a3ce929d0e0e4736", "5bf92f3577b34da6a3ce929d0e0e4736"}}, tr, nil)
+	j = learnJoins(map[string][]string{"trace_id\ttid": {"4bf92f3577b34da6a3ce929d0e0e4736", "5bf92f3577b34da6a3ce929d0e0e4736"}}, tr, nil)
 	if len(j) != 1 || j[0].Field != "trace_id" {
 		t.Errorf("trace ids learned as %+v, want trace_id", j)
 	}
-	if j := LearnJoins(c, known, map[string]bool{"b": true, "a": true}); len(j) != 0 {
+	if j := learnJoins(c, known, map[string]bool{"b": true, "a": true}); len(j) != 0 {
 		t.Errorf("skipped paths learned: %+v", j)
 	}
 }

@@ -90,7 +90,7 @@ func TestNotRequestLines(t *testing.T) {
 			t.Errorf("%s\n  said to be a request line no format reads", line)
 		}
 	}
-	if _, ok := RequestPattern(`GET /x and 2026-12-07T10:00:01Z`); ok {
+	if _, ok := requestPattern(`GET /x and 2026-12-07T10:00:01Z`); ok {
 		t.Error("a pattern for a line without a status")
 	}
 }
@@ -98,7 +98,7 @@ func TestNotRequestLines(t *testing.T) {
 // TestRequestPatternHoldsNoValue: the pattern names each field by its
 // kind; nothing of the line's values (a secret among them) is in it.
 func TestRequestPatternHoldsNoValue(t *testing.T) {
-	pat, ok := RequestPattern(`2026-12-07T10:00:01Z lb sk_live_4eC39HqLyjWDarjtT1zdp7dc "GET /v1/x?token=hunter2 HTTP/1.1" 200 token=hunter2`)
+	pat, ok := requestPattern(`2026-12-07T10:00:01Z lb sk_live_4eC39HqLyjWDarjtT1zdp7dc "GET /v1/x?token=hunter2 HTTP/1.1" 200 token=hunter2`)
 	if !ok {
 		t.Fatal("no pattern")
 	}
@@ -116,7 +116,7 @@ func FuzzRequestPattern(f *testing.F) {
 	f.Add(`edge [07/Dec/2026:10:00:01 +0000] "POST /v1/pay HTTP/1.1" "a\"b" code 502 rid=req-1`)
 	f.Add(`"GET / HTTP/1.1" [ 200 "`)
 	f.Fuzz(func(t *testing.T, line string) {
-		pat, ok := RequestPattern(line)
+		pat, ok := requestPattern(line)
 		if !ok {
 			return
 		}

@@ -33,7 +33,7 @@ func BenchmarkGateway(b *testing.B) {
 					post1(url, fmt.Sprintf("seed-%06d", i))
 				}
 				for i := 0; i < b.N; i++ {
-					load(b, url, 200, 4, func(j int) string { return fmt.Sprintf("new-%d-%06d", i, j) })
+					sendLoad(b, url, 200, 4, func(j int) string { return fmt.Sprintf("new-%d-%06d", i, j) })
 				}
 			})
 		}
@@ -41,37 +41,37 @@ func BenchmarkGateway(b *testing.B) {
 	}
 	kinds := []struct {
 		name string
-		open func(b *testing.B) Store
+		open func(b *testing.B) store
 	}{
-		{"memory", func(b *testing.B) Store { return benchOpen(b, "") }},
-		{"sqlite", func(b *testing.B) Store { return benchOpen(b, filepath.Join(b.TempDir(), "state.db")) }},
-		{"postgres", func(b *testing.B) Store { return benchOpen(b, PostgresURL(b)) }},
+		{"memory", func(b *testing.B) store { return benchOpen(b, "") }},
+		{"sqlite", func(b *testing.B) store { return benchOpen(b, filepath.Join(b.TempDir(), "state.db")) }},
+		{"postgres", func(b *testing.B) store { return benchOpen(b, PostgresURL(b)) }},
 	}
 	for _, kind := range kinds {
 		for _, stored := range []int{1000, 100000} {
 			b.Run(fmt.Sprintf("%s/new/stored=%d", kind.name, stored), func(b *testing.B) {
 				url := benchServer(b, kind.open(b), stored)
 				for i := 0; i < b.N; i++ {
-					load(b, url, 2000, 8, func(j int) string { return fmt.Sprintf("new-%d-%06d", i, j) })
+					sendLoad(b, url, 2000, 8, func(j int) string { return fmt.Sprintf("new-%d-%06d", i, j) })
 				}
 			})
 		}
 		b.Run(kind.name+"/replay/stored=1000", func(b *testing.B) {
 			url := benchServer(b, kind.open(b), 1000)
 			for i := 0; i < b.N; i++ {
-				load(b, url, 2000, 8, func(j int) string { return fmt.Sprintf("seed-%06d", j%1000) })
+				sendLoad(b, url, 2000, 8, func(j int) string { return fmt.Sprintf("seed-%06d", j%1000) })
 			}
 		})
 		b.Run(kind.name+"/burst=200/stored=1000", func(b *testing.B) {
 			url := benchServer(b, kind.open(b), 1000)
 			for i := 0; i < b.N; i++ {
-				load(b, url, 200, 200, func(int) string { return fmt.Sprintf("burst-%d", i) })
+				sendLoad(b, url, 200, 200, func(int) string { return fmt.Sprintf("burst-%d", i) })
 			}
 		})
 	}
 }
 
-func benchOpen(b *testing.B, target string) Store {
+func benchOpen(b *testing.B, target string) store {
 	st, err := OpenStore(target)
 	if err != nil {
 		b.Fatal(err)
@@ -84,18 +84,18 @@ const benchBody = `{"sku":"A-1","amount":4200}`
 
 // benchServer seeds n completed keys (seed-000000…) in one transaction and
 // serves the store on loopback.
-func benchServer(b *testing.B, st Store, n int) string {
+func benchServer(b *testing.B, st store, n int) string {
 	b.Helper()
 	now := time.Now()
-	recs := make([]Record, n)
-	effects := make([]Effect, n)
+	recs := make([]record, n)
+	effects := make([]effect, n)
 	for i := range recs {
 		key := fmt.Sprintf("seed-%06d", i)
 		id := fmt.Sprintf("dr_%06d", i+1)
-		recs[i] = Record{Scope: "/v1/demo-requests", Digest: KeyDigest(key), Fingerprint: model.Fingerprint([]byte(benchBody)),
-			State: StateCompleted, Owner: "seed/" + key, Status: 201, Header: http.Header{"Content-Type": {"application/json"}},
+		recs[i] = record{Scope: "/v1/demo-requests", Digest: keyDigest(key), Fingerprint: model.Fingerprint([]byte(benchBody)),
+			State: stateCompleted, Owner: "seed/" + key, Status: 201, Header: http.Header{"Content-Type": {"application/json"}},
 			Body: []byte(`{"id":"` + id + `","status":"created"}`), ResultID: id, Created: now, Expires: now.Add(24 * time.Hour)}
-		effects[i] = Effect{ResultID: id, Route: "/v1/demo-requests", KeyHash: model.HashKey(key), Request: key, Time: now}
+		effects[i] = effect{ResultID: id, Route: "/v1/demo-requests", KeyHash: model.HashKey(key), Request: key, Time: now}
 	}
 	sq := st.(*sqlStore)
 	if err := sq.importState(context.Background(), recs, effects, int64(n)); err != nil {
@@ -134,9 +134,9 @@ func post1(url, key string) (int, error) {
 	return resp.StatusCode, nil
 }
 
-// load sends n requests from c workers and reports the rate and the
+// sendLoad sends n requests from c workers and reports the rate and the
 // latency quantiles.
-func load(b *testing.B, url string, n, c int, key func(int) string) {
+func sendLoad(b *testing.B, url string, n, c int, key func(int) string) {
 	b.Helper()
 	lat := make([]time.Duration, n)
 	statuses := make([]int, n)

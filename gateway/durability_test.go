@@ -25,7 +25,7 @@ import (
 // faultyStore fails chosen operations as a full disk would, at the
 // storage boundary, and passes everything else to a real store.
 type faultyStore struct {
-	Store
+	store
 	mu   sync.Mutex
 	fail map[string]error
 }
@@ -43,46 +43,46 @@ func (f *faultyStore) err(op string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.fail[op]; err != nil {
-		return &StorageError{Op: op, Err: err}
+		return &storageError{Op: op, Err: err}
 	}
 	return nil
 }
 
-func (f *faultyStore) Reserve(ctx context.Context, rec Record, now time.Time) (Record, bool, error) {
+func (f *faultyStore) Reserve(ctx context.Context, rec record, now time.Time) (record, bool, error) {
 	if err := f.err("reserve"); err != nil {
-		return Record{}, false, err
+		return record{}, false, err
 	}
-	return f.Store.Reserve(ctx, rec, now)
+	return f.store.Reserve(ctx, rec, now)
 }
 
-func (f *faultyStore) Complete(ctx context.Context, c Completion) (Record, error) {
+func (f *faultyStore) Complete(ctx context.Context, c completion) (record, error) {
 	if err := f.err("complete"); err != nil {
-		return Record{}, err
+		return record{}, err
 	}
-	return f.Store.Complete(ctx, c)
+	return f.store.Complete(ctx, c)
 }
 
 func (f *faultyStore) TakeOver(ctx context.Context, scope, keyHash, from, to string, lease time.Time) (bool, error) {
 	if err := f.err("take over"); err != nil {
 		return false, err
 	}
-	return f.Store.TakeOver(ctx, scope, keyHash, from, to, lease)
+	return f.store.TakeOver(ctx, scope, keyHash, from, to, lease)
 }
 
 func (f *faultyStore) Release(ctx context.Context, scope, keyHash, owner string) error {
 	if err := f.err("release"); err != nil {
 		return err
 	}
-	return f.Store.Release(ctx, scope, keyHash, owner)
+	return f.store.Release(ctx, scope, keyHash, owner)
 }
 
 // shared makes a store look shared with other processes, as PostgreSQL
 // is: a foreign owner may be alive, so only its lease decides.
-type shared struct{ Store }
+type shared struct{ store }
 
 func (shared) Exclusive() bool { return false }
 
-func serveStore(t *testing.T, st Store, opts Options) (client, *syncBuffer) {
+func serveStore(t *testing.T, st store, opts Options) (client, *syncBuffer) {
 	t.Helper()
 	var log syncBuffer
 	opts.Log = &log
@@ -119,7 +119,7 @@ func TestStorageErrorsAreNeverAcknowledged(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fs := &faultyStore{Store: mustOpen(t, filepath.Join(t.TempDir(), "state.db"))}
+			fs := &faultyStore{store: mustOpen(t, filepath.Join(t.TempDir(), "state.db"))}
 			c, log := serveStore(t, fs, Options{})
 			for _, op := range tt.fail {
 				fs.set(op, errDiskFull)
@@ -154,7 +154,7 @@ func TestStorageErrorsAreNeverAcknowledged(t *testing.T) {
 // as every storage failure does; "409 in progress" would send clients and
 // idem diagnose after the wrong cause.
 func TestStorageErrorsAreNotInProgress(t *testing.T) {
-	fs := &faultyStore{Store: mustOpen(t, filepath.Join(t.TempDir(), "state.db"))}
+	fs := &faultyStore{store: mustOpen(t, filepath.Join(t.TempDir(), "state.db"))}
 	c, _ := serveStore(t, fs, Options{})
 	// The commit and the release fail: the reservation stays, its owner gone.
 	fs.set("complete", errDiskFull)
@@ -207,7 +207,7 @@ func fillBody(key string) string {
 
 // checkAfterFull restarts on the same file and checks that every 201 was
 // kept (its replay is the same id) and that the refused key runs once.
-func checkAfterFull(t *testing.T, acked map[string]string, refused string, reopen func() Store) {
+func checkAfterFull(t *testing.T, acked map[string]string, refused string, reopen func() store) {
 	t.Helper()
 	st := reopen()
 	c, _ := serveStore(t, st, Options{})
@@ -252,7 +252,7 @@ func TestDatabaseFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
-	checkAfterFull(t, acked, refused, func() Store { return mustOpen(t, path) })
+	checkAfterFull(t, acked, refused, func() store { return mustOpen(t, path) })
 }
 
 // TestFileSystemFull fills a small tmpfs for a real ENOSPC. It needs root
@@ -299,7 +299,7 @@ func TestFileSystemFull(t *testing.T) {
 	}
 	acked[refused] = r.body["id"].(string)
 	st.Close()
-	checkAfterFull(t, acked, "", func() Store { return mustOpen(t, path) })
+	checkAfterFull(t, acked, "", func() store { return mustOpen(t, path) })
 }
 
 func TestReplaysAreByteIdenticalAcrossRestarts(t *testing.T) {
@@ -381,8 +381,8 @@ func TestReservationsOfGoneOwnersAreRecovered(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	body := `{"x":1}`
 	route := "/v1/demo-requests"
-	orphan := func(st Store, key string) {
-		rec := Record{Scope: route, Digest: KeyDigest(key), Fingerprint: model.Fingerprint([]byte(body)), State: StateInProgress,
+	orphan := func(st store, key string) {
+		rec := record{Scope: route, Digest: keyDigest(key), Fingerprint: model.Fingerprint([]byte(body)), State: stateInProgress,
 			Owner: "gw-dead/attempt-1", Lease: t0.Add(30 * time.Second), Created: t0}
 		if _, ok, err := st.Reserve(context.Background(), rec, t0); !ok || err != nil {
 			t.Fatal(ok, err)
@@ -406,7 +406,7 @@ func TestReservationsOfGoneOwnersAreRecovered(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var st Store = mustOpen(t, "")
+			var st store = mustOpen(t, "")
 			if tt.shared {
 				st = shared{st}
 			}
@@ -522,7 +522,7 @@ func TestSlowClientsAreCutOff(t *testing.T) {
 	defer cancel()
 	addrc := make(chan string, 1)
 	go Serve(ctx, "127.0.0.1:0", New(Options{}, st).Handler(),
-		Timeouts{ReadHeader: 300 * time.Millisecond, Read: 500 * time.Millisecond, Write: time.Second, Idle: 300 * time.Millisecond},
+		timeouts{ReadHeader: 300 * time.Millisecond, Read: 500 * time.Millisecond, Write: time.Second, Idle: 300 * time.Millisecond},
 		DefaultLimits, func(a string) { addrc <- a })
 	addr := <-addrc
 	partial := []string{
@@ -591,11 +591,11 @@ func TestStateDeletedUnderTheGateway(t *testing.T) {
 			if resp.StatusCode != 503 || !strings.Contains(string(b), `"ok":false`) || strings.Contains(string(b), path) {
 				t.Errorf("/healthz: %d %s", resp.StatusCode, b)
 			}
-			if second, err := OpenStore(path); !errors.Is(err, ErrStateLocked) {
+			if second, err := OpenStore(path); !errors.Is(err, errStateLocked) {
 				if second != nil {
 					second.Close()
 				}
-				t.Errorf("a second gateway on the path: %v, want %v", err, ErrStateLocked)
+				t.Errorf("a second gateway on the path: %v, want %v", err, errStateLocked)
 			}
 		})
 	}

@@ -19,7 +19,7 @@ const (
 // effects answers GET /v1/effects?after=SEQ&limit=N: the count of every
 // effect, up to N effects (100 by default, at most 1000) made after the
 // one numbered SEQ, and the next page's path while there are more.
-func (s *Server) effects(w http.ResponseWriter, r *http.Request) {
+func (s *server) effects(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	after, limit := int64(0), defaultEffectPage
 	if v := q.Get("after"); v != "" {
@@ -39,7 +39,7 @@ func (s *Server) effects(w http.ResponseWriter, r *http.Request) {
 		limit = n
 	}
 	count, err := s.store.EffectCount(r.Context())
-	var page []Effect
+	var page []effect
 	if err == nil {
 		// One more than the page: whether a next page exists.
 		page, err = s.store.Effects(r.Context(), after, limit+1)
@@ -59,7 +59,7 @@ func (s *Server) effects(w http.ResponseWriter, r *http.Request) {
 
 // effectCount answers GET /v1/effects/count: {"count":N}, read without
 // the records.
-func (s *Server) effectCount(w http.ResponseWriter, r *http.Request) {
+func (s *server) effectCount(w http.ResponseWriter, r *http.Request) {
 	count, err := s.store.EffectCount(r.Context())
 	if err != nil {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"error": "storage_unavailable", "message": "the effects could not be counted"})

@@ -20,7 +20,7 @@ func TestEffectsArePaged(t *testing.T) {
 	}
 	type page struct {
 		Count   int      `json:"count"`
-		Effects []Effect `json:"effects"`
+		Effects []effect `json:"effects"`
 		Next    string   `json:"next"`
 	}
 	get := func(path string, v any) int {

@@ -38,11 +38,11 @@ func (o outcome) String() string {
 	return [...]string{"done", "refused", "unknown"}[o]
 }
 
-// ProviderKey is the Idempotency-Key the gateway sends the provider for a
+// providerKey is the Idempotency-Key the gateway sends the provider for a
 // key in a scope (the operation). It is derived from the key's digest, so
 // the client's key never leaves the gateway, and it is the same on every
 // retry and in every replica, so the provider sees one operation.
-func ProviderKey(scope, digest string) string {
+func providerKey(scope, digest string) string {
 	sum := sha256.Sum256([]byte("idem-gateway provider key v1\x00" + scope + "\x00" + digest))
 	return "idem-" + hex.EncodeToString(sum[:16])
 }
@@ -65,7 +65,7 @@ func providerClient(c *http.Client, timeout time.Duration) *http.Client {
 // callExternal sends the delivery's body to the provider and judges what
 // it did. Under crash-after-external it sends no key: the naive
 // integration that fault demonstrates.
-func (s *Server) callExternal(d *delivery, body []byte) outcome {
+func (s *server) callExternal(d *delivery, body []byte) outcome {
 	req, err := http.NewRequest(http.MethodPost, strings.TrimRight(s.opts.Faults.External, "/")+"/v1/charges", bytes.NewReader(body))
 	if err != nil {
 		s.log.line(d.reqCtx, "external call failed", map[string]any{"error": err.Error(), "outcome": outcomeRefused.String()})
@@ -74,7 +74,7 @@ func (s *Server) callExternal(d *delivery, body []byte) outcome {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-Request-Id", d.rid)
 	if !s.opts.Faults.CrashAfterExternal {
-		req.Header.Set("Idempotency-Key", ProviderKey(d.route, d.digest))
+		req.Header.Set("Idempotency-Key", providerKey(d.route, d.digest))
 	}
 	resp, err := s.opts.Client.Do(req)
 	if err != nil {
@@ -120,8 +120,8 @@ func notSent(err error) bool {
 // key, and a late first call and a new one make one charge. Any other
 // answer (a provider that cannot be asked, or cannot be reached) is
 // unknown.
-func (s *Server) reconcile(ctx context.Context, d *delivery) (outcome, string) {
-	u := strings.TrimRight(s.opts.Faults.External, "/") + "/v1/charges/by-key/" + url.PathEscape(ProviderKey(d.route, d.digest))
+func (s *server) reconcile(ctx context.Context, d *delivery) (outcome, string) {
+	u := strings.TrimRight(s.opts.Faults.External, "/") + "/v1/charges/by-key/" + url.PathEscape(providerKey(d.route, d.digest))
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return outcomeUnknown, err.Error()

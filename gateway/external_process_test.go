@@ -1,4 +1,4 @@
-package gateway_test
+package gateway
 
 import (
 	"encoding/json"
@@ -10,8 +10,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/idem-cli/idem/gateway"
 )
 
 // hangingProvider charges, then holds its answer until let go: the call a
@@ -65,7 +63,7 @@ func (p *hangingProvider) count() int {
 // the provider where it can be asked, by an operator where it cannot,
 // and never with a second charge or a Retry-After: 1 loop.
 func TestKillNineMidProviderCall(t *testing.T) {
-	bin := gateway.IdemBinary(t)
+	bin := IdemBinary(t)
 	for _, lookup := range []bool{true, false} {
 		name := "the provider is asked by the key"
 		if !lookup {
@@ -118,8 +116,8 @@ func TestKillNineMidProviderCall(t *testing.T) {
 // next delivery there asks the provider by the key and makes no second
 // charge.
 func TestReplicaReconcilesAfterTheLease(t *testing.T) {
-	bin := gateway.IdemBinary(t)
-	url := gateway.PostgresURL(t)
+	bin := IdemBinary(t)
+	url := PostgresURL(t)
 	prov := &hangingProvider{keys: map[string]bool{}, lookup: true, called: make(chan struct{}, 4), release: make(chan struct{})}
 	ps := httptest.NewServer(prov)
 	defer ps.Close()

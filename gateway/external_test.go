@@ -117,7 +117,7 @@ func TestProviderErrorNeverChargesTwice(t *testing.T) {
 			if effects != 1 || len(keys) != 1 {
 				t.Fatalf("the provider made %d effects from %d calls (%v), want 1", effects, len(keys), paths)
 			}
-			if keys[0] != ProviderKey("/v1/demo-requests", KeyDigest("k-ext-1")) || strings.Contains(keys[0], "k-ext-1") {
+			if keys[0] != providerKey("/v1/demo-requests", keyDigest("k-ext-1")) || strings.Contains(keys[0], "k-ext-1") {
 				t.Errorf("the provider got the key %q", keys[0])
 			}
 			if n := c.effects(); n != 0 {
@@ -132,7 +132,7 @@ func TestProviderErrorNeverChargesTwice(t *testing.T) {
 // that can be asked by it settles a held key: found completes it without
 // a second call, not found calls again with the same key.
 func TestProviderKeyIsStable(t *testing.T) {
-	if a, b := ProviderKey("/v1/operations/publish", KeyDigest("k")), ProviderKey("/v1/operations/release", KeyDigest("k")); a == b {
+	if a, b := providerKey("/v1/operations/publish", keyDigest("k")), providerKey("/v1/operations/release", keyDigest("k")); a == b {
 		t.Errorf("two operations share the provider key %s", a)
 	}
 	t.Run("found: completes without a second call", func(t *testing.T) {
@@ -312,8 +312,8 @@ func TestOperatorResolves(t *testing.T) {
 	t.Run("the stuck-reservation fault ends by an operator", func(t *testing.T) {
 		t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 		st := mustOpen(t, "")
-		rec := Record{Scope: "/v1/demo-requests", Digest: KeyDigest("k-stuck"), Fingerprint: model.Fingerprint([]byte(`{"x":1}`)),
-			State: StateInProgress, Owner: "gw-dead/1/r", Lease: t0.Add(30 * time.Second), Created: t0}
+		rec := record{Scope: "/v1/demo-requests", Digest: keyDigest("k-stuck"), Fingerprint: model.Fingerprint([]byte(`{"x":1}`)),
+			State: stateInProgress, Owner: "gw-dead/1/r", Lease: t0.Add(30 * time.Second), Created: t0}
 		st.Reserve(t.Context(), rec, t0)
 		c, _ := serveStore(t, st, Options{Now: func() time.Time { return t0.Add(time.Second) }, Faults: Faults{StuckReservation: true}})
 		if r := c.post("/v1/demo-requests", "k-stuck", `{"x":1}`); r.status != 409 || r.retry != "1" {
@@ -329,7 +329,7 @@ func TestOperatorResolves(t *testing.T) {
 	t.Run("an owner that may be alive", func(t *testing.T) {
 		t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 		st := shared{mustOpen(t, "")}
-		rec := Record{Scope: "/v1/demo-requests", Digest: KeyDigest("k-live"), Fingerprint: "sha256:x", State: StateInProgress,
+		rec := record{Scope: "/v1/demo-requests", Digest: keyDigest("k-live"), Fingerprint: "sha256:x", State: stateInProgress,
 			Owner: "gw-other/1/r", Lease: t0.Add(30 * time.Second), Created: t0}
 		st.Reserve(t.Context(), rec, t0)
 		c, _ := serveStore(t, st, Options{Now: func() time.Time { return t0.Add(time.Second) }, Faults: Faults{External: "http://127.0.0.1:1"}})
@@ -345,7 +345,7 @@ func TestOperatorResolves(t *testing.T) {
 func TestProviderActedButCommitFailed(t *testing.T) {
 	prov, url := newStandIn(t, func(w http.ResponseWriter, r *http.Request) { writeJSON(w, 201, map[string]any{"id": "ch_1"}) })
 	prov.lookup = true
-	st := &faultyStore{Store: mustOpen(t, "")}
+	st := &faultyStore{store: mustOpen(t, "")}
 	c, _ := serveStore(t, st, Options{Faults: Faults{External: url}})
 	st.set("complete", errDiskFull)
 	if r := c.post("/v1/demo-requests", "k-full", `{"x":1}`); r.status != 503 {

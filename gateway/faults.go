@@ -27,8 +27,8 @@ type Faults struct {
 	StuckReservation bool
 }
 
-// ErrUnknownFault is returned by Faults.Enable for a name it does not know.
-var ErrUnknownFault = errors.New("unknown fault")
+// errUnknownFault is returned by Faults.Enable for a name it does not know.
+var errUnknownFault = errors.New("unknown fault")
 
 // switches maps each fault's name to its switch in f. External is a URL,
 // not a switch, so it has no name here.
@@ -57,7 +57,7 @@ func FaultNames() []string {
 func (f *Faults) Enable(name string) error {
 	p, ok := f.switches()[name]
 	if !ok {
-		return fmt.Errorf("%w %q", ErrUnknownFault, name)
+		return fmt.Errorf("%w %q", errUnknownFault, name)
 	}
 	*p = true
 	return nil
@@ -81,7 +81,7 @@ func (f Faults) Enabled() []string {
 
 // crashOnce reports whether the call for id is the first, the one that
 // "crashes" under crash-after-external.
-func (s *Server) crashOnce(id string) bool {
+func (s *server) crashOnce(id string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.crashed[id] {

@@ -16,7 +16,7 @@ func TestFaultsByName(t *testing.T) {
 	if len(f.Enabled()) != len(FaultNames()) {
 		t.Errorf("enabled %v, names %v", f.Enabled(), FaultNames())
 	}
-	if err := f.Enable("slow-disk"); !errors.Is(err, ErrUnknownFault) || strings.Contains(err.Error(), "--") {
+	if err := f.Enable("slow-disk"); !errors.Is(err, errUnknownFault) || strings.Contains(err.Error(), "--") {
 		t.Errorf("an unknown fault: %v", err)
 	}
 	if got := (Faults{NonAtomic: true, External: "http://p"}).Enabled(); strings.Join(got, ",") != "non-atomic,external http://p" {

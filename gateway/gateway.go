@@ -51,10 +51,10 @@ type Options struct {
 // DefaultLease is the reservation lease when Options.Lease is 0.
 const DefaultLease = 30 * time.Second
 
-// Server implements the contract over a Store.
-type Server struct {
+// server implements the contract over a Store.
+type server struct {
 	opts     Options
-	store    Store
+	store    store
 	log      *logger
 	instance string // this process's share of every owner it writes
 	// deliveries numbers this process's deliveries, for unique owners.
@@ -67,7 +67,7 @@ type Server struct {
 }
 
 // New returns a gateway over store.
-func New(opts Options, store Store) *Server {
+func New(opts Options, store store) *server {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -83,6 +83,6 @@ func New(opts Options, store Store) *Server {
 	opts.Client = providerClient(opts.Client, opts.ExternalTimeout)
 	var b [6]byte
 	_, _ = rand.Read(b[:])
-	return &Server{opts: opts, store: store, log: newLogger(opts.Log, opts.Now, "server"), instance: "gw-" + hex.EncodeToString(b[:]),
+	return &server{opts: opts, store: store, log: newLogger(opts.Log, opts.Now, "server"), instance: "gw-" + hex.EncodeToString(b[:]),
 		crashed: map[string]bool{}, live: map[string]bool{}}
 }

@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -54,7 +53,7 @@ func (c client) effects() int {
 	return m.Count
 }
 
-func start(t *testing.T, opts Options) (client, *bytes.Buffer) {
+func start(t *testing.T, opts Options) (client, *syncBuffer) {
 	t.Helper()
 	store, err := OpenStore("")
 	if err != nil {
@@ -64,18 +63,7 @@ func start(t *testing.T, opts Options) (client, *bytes.Buffer) {
 	opts.Log = &log
 	srv := httptest.NewServer(New(opts, store).Handler())
 	t.Cleanup(srv.Close)
-	return client{t: t, url: srv.URL}, &log.Buffer
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.Buffer.Write(p)
+	return client{t: t, url: srv.URL}, &log
 }
 
 func TestContractInEveryProfile(t *testing.T) {

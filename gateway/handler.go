@@ -20,7 +20,7 @@ import (
 // when, is reservation.go's.
 
 // Handler routes the gateway's endpoints.
-func (s *Server) Handler() http.Handler {
+func (s *server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/demo-requests", func(w http.ResponseWriter, r *http.Request) {
 		s.serve(w, r, "/v1/demo-requests", "dr", s.opts.Profile.Conflict, validateDemo)
@@ -43,8 +43,8 @@ func (s *Server) Handler() http.Handler {
 		// sending deliveries that can only fail.
 		if err := s.store.Health(r.Context()); err != nil {
 			msg := "the store does not answer"
-			if errors.Is(err, ErrStateGone) {
-				msg = ErrStateGone.Error()
+			if errors.Is(err, errStateGone) {
+				msg = errStateGone.Error()
 			}
 			writeJSON(w, http.StatusServiceUnavailable, map[string]any{"ok": false, "profile": s.opts.Profile.Name,
 				"error": "storage_unavailable", "message": msg})
@@ -58,14 +58,14 @@ func (s *Server) Handler() http.Handler {
 // keyState shows what the store holds for a key, in every scope, and what
 // the next delivery with it would get: the way to reconcile a stuck
 // reservation by looking rather than deleting.
-func (s *Server) keyState(w http.ResponseWriter, r *http.Request) {
+func (s *server) keyState(w http.ResponseWriter, r *http.Request) {
 	key := model.NormalizeKey(r.PathValue("key"))
 	if !keySyntax.MatchString(key) {
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "idempotency_key_invalid", "message": "the key must be 1 to 255 visible ASCII characters"})
 		return
 	}
 	hash := model.HashKey(key)
-	recs, err := s.store.Records(r.Context(), KeyDigest(key))
+	recs, err := s.store.Records(r.Context(), keyDigest(key))
 	if err != nil {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"error": "storage_unavailable", "message": "the key could not be read"})
 		return
@@ -76,7 +76,7 @@ func (s *Server) keyState(w http.ResponseWriter, r *http.Request) {
 		m := map[string]any{"scope": rec.Scope, "state": rec.State, "owner": rec.Owner, "fingerprint": rec.Fingerprint,
 			"created": rec.Created.UTC().Format(time.RFC3339Nano)}
 		switch {
-		case rec.State == StateInProgress:
+		case rec.State == stateInProgress:
 			m["lease"] = rec.Lease.UTC().Format(time.RFC3339Nano)
 			switch {
 			case s.recoverable(rec, now):
@@ -92,7 +92,7 @@ func (s *Server) keyState(w http.ResponseWriter, r *http.Request) {
 		default:
 			m["next_delivery"] = "replay"
 		}
-		if rec.State == StateCompleted {
+		if rec.State == stateCompleted {
 			m["status"], m["result_id"] = rec.Status, rec.ResultID
 		}
 		if !rec.Expires.IsZero() {
@@ -117,7 +117,7 @@ func newRequestID() string {
 }
 
 // serve runs the contract for one delivery.
-func (s *Server) serve(w http.ResponseWriter, r *http.Request, route, prefix string, conflictStatus int, validate validator) {
+func (s *server) serve(w http.ResponseWriter, r *http.Request, route, prefix string, conflictStatus int, validate validator) {
 	start := s.opts.Now()
 	rid := r.Header.Get("X-Request-Id")
 	if rid == "" || len(rid) > 200 {
@@ -160,7 +160,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, route, prefix str
 	s.sweep(work, start)
 
 	// The counter keeps owners apart when clients reuse a request id.
-	d := &delivery{reqCtx: ctx, digest: KeyDigest(key), owner: s.instance + "/" + strconv.FormatUint(s.deliveries.Add(1), 10) + "/" + rid}
+	d := &delivery{reqCtx: ctx, digest: keyDigest(key), owner: s.instance + "/" + strconv.FormatUint(s.deliveries.Add(1), 10) + "/" + rid}
 	s.setLive(d.owner, true)
 	defer s.setLive(d.owner, false)
 	if !s.opts.Faults.NoDedup {
@@ -190,7 +190,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, route, prefix str
 			// The process "dies" between the external call and the terminal
 			// write; a naive recovery deletes the stuck reservation.
 			s.release(bg, d)
-			s.log.line(ctx, "crash after external call, reservation lost", map[string]any{"state": StateInProgress})
+			s.log.line(ctx, "crash after external call, reservation lost", map[string]any{"state": stateInProgress})
 			drop(w)
 			return
 		}
@@ -201,7 +201,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, route, prefix str
 		w.Header().Set("Retry-After", "1")
 		code, msg := "storage_unavailable", "the result could not be stored; nothing was done, retry with the same key"
 		switch {
-		case errors.Is(err, ErrNotOwner):
+		case errors.Is(err, errNotOwner):
 			code, msg = "reservation_lost", "the reservation passed to another delivery before this one finished; nothing was done"
 		case s.opts.Faults.External != "" && !s.opts.Faults.CrashAfterExternal:
 			// The provider acted: releasing the key would let the retry
@@ -228,7 +228,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, route, prefix str
 // acted and the delivery commits. Only a refusal releases the key: an
 // unknown outcome keeps it, since releasing it would let a retry charge
 // again.
-func (s *Server) external(ctx context.Context, w http.ResponseWriter, d *delivery, body []byte) bool {
+func (s *server) external(ctx context.Context, w http.ResponseWriter, d *delivery, body []byte) bool {
 	o := outcomeRefused // nothing done yet
 	if d.reconcile {
 		var why string
@@ -258,14 +258,14 @@ func (s *Server) external(ctx context.Context, w http.ResponseWriter, d *deliver
 // needsReconciliation answers a key that nothing here can settle: its
 // provider call may have happened and the provider cannot be asked. No
 // Retry-After: retrying does not help until an operator resolves it.
-func (s *Server) needsReconciliation(w http.ResponseWriter, ctx reqCtx) {
+func (s *server) needsReconciliation(w http.ResponseWriter, ctx reqCtx) {
 	s.answer(w, ctx, http.StatusConflict, "failed", "idempotency_key_needs_reconciliation",
 		"the first delivery's provider call may have happened and the provider cannot say; the key is held until an operator resolves it")
 }
 
 // writeStored sends a record's answer: its status, headers and body as
 // stored, byte for byte.
-func writeStored(w http.ResponseWriter, rec Record, replayed bool) {
+func writeStored(w http.ResponseWriter, rec record, replayed bool) {
 	for name, vs := range rec.Header {
 		w.Header()[name] = vs
 	}
@@ -280,7 +280,7 @@ func writeStored(w http.ResponseWriter, rec Record, replayed bool) {
 }
 
 // answer writes an error answer and logs the decision.
-func (s *Server) answer(w http.ResponseWriter, ctx reqCtx, status int, decision, code, msg string) {
+func (s *server) answer(w http.ResponseWriter, ctx reqCtx, status int, decision, code, msg string) {
 	fields := map[string]any{"decision": decision, "status": status, "error": code}
 	if decision == "in_progress" {
 		fields["state"] = "in_progress"
@@ -289,7 +289,7 @@ func (s *Server) answer(w http.ResponseWriter, ctx reqCtx, status int, decision,
 	writeJSON(w, status, map[string]any{"error": code, "message": msg})
 }
 
-func (s *Server) reject(w http.ResponseWriter, r *http.Request, route string, status int, code, msg string) {
+func (s *server) reject(w http.ResponseWriter, r *http.Request, route string, status int, code, msg string) {
 	s.answer(w, reqCtx{rid: r.Header.Get("X-Request-Id"), route: route, method: r.Method, start: s.opts.Now()}, status, "rejected", code, msg)
 }
 

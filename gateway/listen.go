@@ -28,21 +28,21 @@ func listen(addr string) (net.Listener, error) {
 	return nil, fmt.Errorf("cannot listen on %s: %w", addr, err)
 }
 
-// Timeouts bound how long a connection may take. A slow or half-sent
+// timeouts bound how long a connection may take. A slow or half-sent
 // request must not hold a connection (and its goroutine) open.
-type Timeouts struct {
+type timeouts struct {
 	ReadHeader, Read, Write, Idle time.Duration
 }
 
 // DefaultTimeouts suits a handler that takes up to delay.
-func DefaultTimeouts(delay time.Duration) Timeouts {
-	return Timeouts{ReadHeader: 5 * time.Second, Read: 15 * time.Second, Write: 30*time.Second + 2*delay, Idle: 60 * time.Second}
+func DefaultTimeouts(delay time.Duration) timeouts {
+	return timeouts{ReadHeader: 5 * time.Second, Read: 15 * time.Second, Write: 30*time.Second + 2*delay, Idle: 60 * time.Second}
 }
 
 // Serve runs handler on addr until ctx ends, then shuts down gracefully.
 // It holds at most limits' connections. ready, when set, receives the
 // bound address.
-func Serve(ctx context.Context, addr string, handler http.Handler, t Timeouts, limits Limits, ready func(addr string)) error {
+func Serve(ctx context.Context, addr string, handler http.Handler, t timeouts, limits Limits, ready func(addr string)) error {
 	raw, err := listen(addr)
 	if err != nil {
 		return err

@@ -25,7 +25,7 @@ type jsonState struct {
 		Created     time.Time       `json:"created"`
 		Expires     time.Time       `json:"expires"`
 	} `json:"keys"`
-	Effects []Effect `json:"effects"`
+	Effects []effect `json:"effects"`
 	Seq     int64    `json:"seq"`
 }
 
@@ -42,13 +42,13 @@ func migrateJSON(ctx context.Context, path string) error {
 	if err := json.Unmarshal(b, &old); err != nil {
 		return fmt.Errorf("the state %s is neither a database nor a valid JSON state: %w", path, err)
 	}
-	var recs []Record
+	var recs []record
 	for _, k := range old.Keys {
 		// The JSON named keys by 64 bits of their digest: the records
 		// are adopted by their keys as those of a version 1 database are.
-		r := Record{Scope: k.Scope, Digest: k.KeyHash, Fingerprint: k.Fingerprint, State: k.State, Status: k.Status,
+		r := record{Scope: k.Scope, Digest: k.KeyHash, Fingerprint: k.Fingerprint, State: k.State, Status: k.Status,
 			ResultID: k.ResultID, Created: k.Created, Expires: k.Expires, Header: http.Header{}}
-		if r.State == StateCompleted {
+		if r.State == stateCompleted {
 			// The old file re-indented the stored body; the gateway wrote
 			// it compact, so compacting gives back the bytes it sent.
 			var c bytes.Buffer
@@ -61,7 +61,7 @@ func migrateJSON(ctx context.Context, path string) error {
 			r.Owner = "migrated/" + k.Owner
 		} else {
 			// Its owner was the process that wrote the file: gone.
-			r.State, r.Owner, r.Expires = StateInProgress, "migrated/"+k.Owner, time.Time{}
+			r.State, r.Owner, r.Expires = stateInProgress, "migrated/"+k.Owner, time.Time{}
 		}
 		recs = append(recs, r)
 	}

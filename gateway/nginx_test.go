@@ -1,4 +1,4 @@
-package gateway_test
+package gateway
 
 import (
 	"context"
@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/idem-cli/idem/diagnose"
-	"github.com/idem-cli/idem/gateway"
 	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/internal/kit/capture"
 	"github.com/idem-cli/idem/load"
@@ -150,7 +149,7 @@ type e2e struct {
 }
 
 // setup starts (optionally) a provider, the gateway and nginx in front.
-func setup(t *testing.T, opts gateway.Options, withProvider bool) *e2e {
+func setup(t *testing.T, opts Options, withProvider bool) *e2e {
 	e := &e2e{t: t, dir: t.TempDir()}
 	openLog := func(name string) *capture.SyncWriter {
 		p := filepath.Join(e.dir, name)
@@ -163,13 +162,13 @@ func setup(t *testing.T, opts gateway.Options, withProvider bool) *e2e {
 		return capture.NewSyncWriter(f)
 	}
 	if withProvider {
-		ps := httptest.NewServer(gateway.NewProvider(openLog("provider.jsonl"), nil).Handler())
+		ps := httptest.NewServer(NewProvider(openLog("provider.jsonl"), nil).Handler())
 		t.Cleanup(ps.Close)
 		opts.Faults.External = ps.URL
 	}
 	opts.Log = openLog("gateway.jsonl")
-	store, _ := gateway.OpenStore("")
-	gs := httptest.NewServer(gateway.New(opts, store).Handler())
+	store, _ := OpenStore("")
+	gs := httptest.NewServer(New(opts, store).Handler())
 	t.Cleanup(gs.Close)
 	base, access := startNginx(t, strings.TrimPrefix(gs.URL, "http://"))
 	e.logs = append(e.logs, access)
@@ -218,7 +217,7 @@ const demo = "/v1/demo-requests"
 
 func TestNginxEndToEnd(t *testing.T) {
 	t.Run("lost response, retry with the same key", func(t *testing.T) {
-		e := setup(t, gateway.Options{Delay: 700 * time.Millisecond}, false)
+		e := setup(t, Options{Delay: 700 * time.Millisecond}, false)
 		if s := e.client.send(demo, "e2e-lost-1", `{"amount":4200,"sku":"A"}`, 250*time.Millisecond); s != 0 {
 			t.Fatalf("the first delivery got %d, want a timeout", s)
 		}
@@ -229,7 +228,7 @@ func TestNginxEndToEnd(t *testing.T) {
 		e.expect(e.diagnose(), "response-lost/info")
 	})
 	t.Run("fail after commit, retry with the same key", func(t *testing.T) {
-		e := setup(t, gateway.Options{Faults: gateway.Faults{FailAfterCommit: true}}, false)
+		e := setup(t, Options{Faults: Faults{FailAfterCommit: true}}, false)
 		if s := e.client.send(demo, "e2e-fac-1", `{"amount":1}`, 5*time.Second); s != 502 {
 			t.Fatalf("the first delivery got %d, want nginx's 502", s)
 		}
@@ -239,7 +238,7 @@ func TestNginxEndToEnd(t *testing.T) {
 		e.expect(e.diagnose(), "response-lost/info")
 	})
 	t.Run("retry with a new key", func(t *testing.T) {
-		e := setup(t, gateway.Options{Delay: 700 * time.Millisecond}, false)
+		e := setup(t, Options{Delay: 700 * time.Millisecond}, false)
 		e.client.send(demo, "e2e-nk-1", `{"amount":900}`, 250*time.Millisecond)
 		time.Sleep(800 * time.Millisecond)
 		if s := e.client.send(demo, "e2e-nk-2", `{"amount":900}`, 5*time.Second); s != 201 {
@@ -248,7 +247,7 @@ func TestNginxEndToEnd(t *testing.T) {
 		e.expect(e.diagnose(), "retry-new-key/critical", "response-lost/warning")
 	})
 	t.Run("changed payload under one key", func(t *testing.T) {
-		e := setup(t, gateway.Options{}, false)
+		e := setup(t, Options{}, false)
 		e.client.send(demo, "e2e-pm-1", `{"amount":1200}`, 5*time.Second)
 		if s := e.client.send(demo, "e2e-pm-1", `{"amount":12000}`, 5*time.Second); s != 409 {
 			t.Fatalf("the changed payload got %d", s)
@@ -256,13 +255,13 @@ func TestNginxEndToEnd(t *testing.T) {
 		e.expect(e.diagnose(), "payload-mismatch/warning")
 	})
 	t.Run("changed payload, no fingerprint check", func(t *testing.T) {
-		e := setup(t, gateway.Options{Faults: gateway.Faults{NoFingerprint: true}}, false)
+		e := setup(t, Options{Faults: Faults{NoFingerprint: true}}, false)
 		e.client.send(demo, "e2e-pm-2", `{"amount":1200}`, 5*time.Second)
 		e.client.send(demo, "e2e-pm-2", `{"amount":12000}`, 5*time.Second)
 		e.expect(e.diagnose(), "payload-mismatch/critical")
 	})
 	t.Run("two concurrent deliveries, non-atomic reservation", func(t *testing.T) {
-		e := setup(t, gateway.Options{Faults: gateway.Faults{NonAtomic: true}, NonAtomicWindow: 300 * time.Millisecond}, false)
+		e := setup(t, Options{Faults: Faults{NonAtomic: true}, NonAtomicWindow: 300 * time.Millisecond}, false)
 		var wg sync.WaitGroup
 		for i := 0; i < 2; i++ {
 			wg.Add(1)
@@ -273,7 +272,7 @@ func TestNginxEndToEnd(t *testing.T) {
 		e.expect(e.diagnose(), "non-atomic-reservation/critical")
 	})
 	t.Run("two concurrent deliveries, atomic reservation", func(t *testing.T) {
-		e := setup(t, gateway.Options{Delay: 400 * time.Millisecond}, false)
+		e := setup(t, Options{Delay: 400 * time.Millisecond}, false)
 		var wg sync.WaitGroup
 		for i := 0; i < 2; i++ {
 			wg.Add(1)
@@ -284,7 +283,7 @@ func TestNginxEndToEnd(t *testing.T) {
 		e.expect(e.diagnose(), "in-progress-retry/warning")
 	})
 	t.Run("duplicate at the external provider", func(t *testing.T) {
-		e := setup(t, gateway.Options{Faults: gateway.Faults{CrashAfterExternal: true}}, true)
+		e := setup(t, Options{Faults: Faults{CrashAfterExternal: true}}, true)
 		if s := e.client.send(demo, "e2e-ext-1", `{"amount":5900}`, 5*time.Second); s != 502 {
 			t.Fatalf("the crashed delivery got %d", s)
 		}
@@ -294,7 +293,7 @@ func TestNginxEndToEnd(t *testing.T) {
 		e.expect(e.diagnose(), "external-duplicate/critical")
 	})
 	t.Run("expired key", func(t *testing.T) {
-		e := setup(t, gateway.Options{TTL: 300 * time.Millisecond}, false)
+		e := setup(t, Options{TTL: 300 * time.Millisecond}, false)
 		e.client.send(demo, "e2e-ttl-1", `{"slot":"10:00"}`, 5*time.Second)
 		time.Sleep(500 * time.Millisecond)
 		if s := e.client.send(demo, "e2e-ttl-1", `{"slot":"10:00"}`, 5*time.Second); s != 201 {

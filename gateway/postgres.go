@@ -43,12 +43,12 @@ CREATE TABLE idem_seq (name TEXT PRIMARY KEY, value BIGINT NOT NULL);
 INSERT INTO idem_seq (name, value) VALUES ('result', 0);
 `
 
-// OpenPostgres opens a store in the PostgreSQL database at url (a
+// openPostgres opens a store in the PostgreSQL database at url (a
 // postgres:// URL, as pgx reads it). Several gateways may share it: the
 // primary key on (scope, key_digest) makes the reservation atomic across
 // processes, and an in_progress reservation is recovered only once its
 // lease has passed, since its owner may be alive in another process.
-func OpenPostgres(ctx context.Context, url string) (Store, error) {
+func openPostgres(ctx context.Context, url string) (store, error) {
 	db, err := sql.Open("pgx", url)
 	if err != nil {
 		return nil, storageErr("open", err)
@@ -89,9 +89,9 @@ const schemaVersion = 2
 // schemaLock is the advisory lock that serialises migrations.
 const schemaLock = 7103562
 
-// ErrSchemaNewer is a store migrated by a newer idem: this one would
+// errSchemaNewer is a store migrated by a newer idem: this one would
 // misread it.
-var ErrSchemaNewer = errors.New("the store was migrated by a newer idem gateway; run that version")
+var errSchemaNewer = errors.New("the store was migrated by a newer idem gateway; run that version")
 
 // pgMigrations[v] brings a store at version v to v+1, inside one
 // transaction that also records v+1.
@@ -148,7 +148,7 @@ func migratePostgres(ctx context.Context, db *sql.DB) error {
 		return nil
 	}
 	if v > schemaVersion {
-		return fmt.Errorf("store schema version %d, this idem reads %d: %w", v, schemaVersion, ErrSchemaNewer)
+		return fmt.Errorf("store schema version %d, this idem reads %d: %w", v, schemaVersion, errSchemaNewer)
 	}
 	conn, err := db.Conn(ctx)
 	if err != nil {
@@ -165,7 +165,7 @@ func migratePostgres(ctx context.Context, db *sql.DB) error {
 			return storageErr("read the schema version", err)
 		}
 		if v > schemaVersion {
-			return fmt.Errorf("store schema version %d, this idem reads %d: %w", v, schemaVersion, ErrSchemaNewer)
+			return fmt.Errorf("store schema version %d, this idem reads %d: %w", v, schemaVersion, errSchemaNewer)
 		}
 		if v == schemaVersion {
 			return nil

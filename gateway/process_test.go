@@ -1,4 +1,4 @@
-package gateway_test
+package gateway
 
 import (
 	"bufio"
@@ -16,8 +16,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/idem-cli/idem/gateway"
 )
 
 // These tests run the built idem binary as child processes: killed with
@@ -164,7 +162,7 @@ func keyStates(t *testing.T, url, key string) []string {
 // result replays byte for byte, every interrupted key runs exactly once on
 // its retry, and no result id is reused in the log.
 func TestKillNineAndRestart(t *testing.T) {
-	bin := gateway.IdemBinary(t)
+	bin := IdemBinary(t)
 	dir := t.TempDir()
 	state, logPath := filepath.Join(dir, "state.db"), filepath.Join(dir, "gateway.jsonl")
 	body := func(key string) string { return `{"sku":"A-1","key":"` + key + `"}` }
@@ -215,7 +213,7 @@ func TestKillNineAndRestart(t *testing.T) {
 		}
 		deadline := time.Now().Add(5 * time.Second)
 		for _, key := range interrupted {
-			for strings.Join(keyStates(t, g.url, key), ",") != gateway.StateInProgress {
+			for strings.Join(keyStates(t, g.url, key), ",") != stateInProgress {
 				if time.Now().After(deadline) {
 					t.Fatalf("%s was never reserved", key)
 				}
@@ -234,7 +232,7 @@ func TestKillNineAndRestart(t *testing.T) {
 					t.Fatalf("with stuck-reservation: %d %q", a.status, a.body)
 				}
 			}
-			if got := keyStates(t, s.url, interrupted[0]); strings.Join(got, ",") != gateway.StateInProgress {
+			if got := keyStates(t, s.url, interrupted[0]); strings.Join(got, ",") != stateInProgress {
 				t.Errorf("GET /v1/keys shows %v", got)
 			}
 			s.kill()

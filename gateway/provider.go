@@ -8,12 +8,12 @@ import (
 	"time"
 )
 
-// Provider is a fake external provider (a payment processor). A call
+// provider is a fake external provider (a payment processor). A call
 // without an Idempotency-Key is a new charge every time; a call with one
 // makes at most one charge per key, and the charge a key made can be
 // looked up, the way the gateway reconciles a call whose answer it lost.
 // It logs each charge as an effect at the provider tier.
-type Provider struct {
+type provider struct {
 	mu      sync.Mutex
 	charges []string
 	byKey   map[string]string // provider key → charge id
@@ -21,16 +21,16 @@ type Provider struct {
 }
 
 // NewProvider returns a provider that logs to w.
-func NewProvider(w io.Writer, now func() time.Time) *Provider {
+func NewProvider(w io.Writer, now func() time.Time) *provider {
 	if now == nil {
 		now = time.Now
 	}
-	return &Provider{log: newLogger(w, now, "provider"), byKey: map[string]string{}}
+	return &provider{log: newLogger(w, now, "provider"), byKey: map[string]string{}}
 }
 
 // Handler serves POST /v1/charges, GET /v1/charges and GET
 // /v1/charges/by-key/{key}.
-func (p *Provider) Handler() http.Handler {
+func (p *provider) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/charges", func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, io.LimitReader(r.Body, maxBody))

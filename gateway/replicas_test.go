@@ -1,4 +1,4 @@
-package gateway_test
+package gateway
 
 import (
 	"fmt"
@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idem-cli/idem/gateway"
 	"github.com/idem-cli/idem/internal/kit/harness"
 )
 
@@ -61,7 +60,7 @@ func frontReplicas(t *testing.T, replicas []*proc) func(i int) string {
 // deliveries of each key: the correct mode makes one effect per key; the
 // non-atomic fault makes the cross-process race happen for real.
 func TestReplicasShareOneDatabase(t *testing.T) {
-	bin := gateway.IdemBinary(t)
+	bin := IdemBinary(t)
 	const replicas, deliveries = 3, 200
 	keys := []string{"replica-k1", "replica-k2"}
 	for _, mode := range []struct {
@@ -73,7 +72,7 @@ func TestReplicasShareOneDatabase(t *testing.T) {
 		{"non-atomic fault", []string{"--non-atomic"}, false},
 	} {
 		t.Run(mode.name, func(t *testing.T) {
-			url := gateway.PostgresURL(t)
+			url := PostgresURL(t)
 			var procs []*proc
 			for i := 0; i < replicas; i++ {
 				procs = append(procs, startGateway(t, bin, append([]string{"--store", url, "--delay", "300ms"}, mode.args...)...))
@@ -125,14 +124,14 @@ func TestReplicasShareOneDatabase(t *testing.T) {
 // handler: on a shared database its reservation waits out its lease (the
 // owner might be alive), then another replica recovers it, once.
 func TestReplicaKilledMidRequest(t *testing.T) {
-	bin := gateway.IdemBinary(t)
-	url := gateway.PostgresURL(t)
+	bin := IdemBinary(t)
+	url := PostgresURL(t)
 	args := []string{"--store", url, "--delay", "2s", "--lease", "3s"}
 	a, b := startGateway(t, bin, args...), startGateway(t, bin, args...)
 	body := `{"sku":"A-1"}`
 	go post(a.url, "replica-kill-1", body)
 	deadline := time.Now().Add(5 * time.Second)
-	for strings.Join(keyStates(t, b.url, "replica-kill-1"), ",") != gateway.StateInProgress {
+	for strings.Join(keyStates(t, b.url, "replica-kill-1"), ",") != stateInProgress {
 		if time.Now().After(deadline) {
 			t.Fatal("the key was never reserved")
 		}
@@ -161,8 +160,8 @@ func TestReplicaKilledMidRequest(t *testing.T) {
 // (Creating the schema in one transaction at every start once deadlocked
 // with live commits: starts failed with 40P01, and live commits got 503.)
 func TestReplicasStartUnderLoad(t *testing.T) {
-	bin := gateway.IdemBinary(t)
-	url := gateway.PostgresURL(t)
+	bin := IdemBinary(t)
+	url := PostgresURL(t)
 	live := []*proc{startGateway(t, bin, "--store", url), startGateway(t, bin, "--store", url)}
 	stop := make(chan struct{})
 	var (

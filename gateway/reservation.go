@@ -19,14 +19,14 @@ type delivery struct {
 	reqCtx
 	digest string // the key's, as the store names it
 	owner  string
-	key    Record // the reservation as written
+	key    record // the reservation as written
 	// reconcile says the reservation was taken from a dead owner whose
 	// provider call may have happened: ask the provider before calling.
 	reconcile bool
 }
 
 // setLive marks owner's delivery as running in this process, or no longer.
-func (s *Server) setLive(owner string, on bool) {
+func (s *server) setLive(owner string, on bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if on {
@@ -41,7 +41,7 @@ func (s *Server) setLive(owner string, on bool) {
 // The effect and the completed record commit in one transaction, so an
 // in_progress record means no effect was committed: recovering it cannot
 // make a second one.
-func (s *Server) recoverable(rec Record, now time.Time) bool {
+func (s *server) recoverable(rec record, now time.Time) bool {
 	// With an external call, the provider's effect is outside the
 	// transaction: a dead owner may have made it, so only reconciliation
 	// with the provider may settle the key (reconcilable).
@@ -51,14 +51,14 @@ func (s *Server) recoverable(rec Record, now time.Time) bool {
 // reconcilable reports whether an in_progress reservation's owner is gone
 // while the provider may have acted for it: the next delivery takes it
 // over to ask the provider, never to call it blindly.
-func (s *Server) reconcilable(rec Record, now time.Time) bool {
+func (s *server) reconcilable(rec record, now time.Time) bool {
 	return s.opts.Faults.External != "" && !s.opts.Faults.StuckReservation && s.ownerGone(rec, now)
 }
 
 // ownerGone reports whether an in_progress reservation's owner no longer
 // runs.
-func (s *Server) ownerGone(rec Record, now time.Time) bool {
-	if rec.State != StateInProgress {
+func (s *server) ownerGone(rec record, now time.Time) bool {
+	if rec.State != stateInProgress {
 		return false
 	}
 	instance, _, _ := strings.Cut(rec.Owner, "/")
@@ -75,7 +75,7 @@ func (s *Server) ownerGone(rec Record, now time.Time) bool {
 
 // sweep deletes expired records at most once a minute, off the hot path
 // of every other request.
-func (s *Server) sweep(ctx context.Context, now time.Time) {
+func (s *server) sweep(ctx context.Context, now time.Time) {
 	if s.opts.TTL <= 0 {
 		return
 	}
@@ -92,11 +92,11 @@ func (s *Server) sweep(ctx context.Context, now time.Time) {
 
 // reserve takes the key's reservation or answers for it (replay, conflict,
 // in progress). It reports whether the delivery was answered.
-func (s *Server) reserve(ctx context.Context, w http.ResponseWriter, d *delivery, conflictStatus int) bool {
+func (s *server) reserve(ctx context.Context, w http.ResponseWriter, d *delivery, conflictStatus int) bool {
 	now := s.opts.Now()
-	d.key = Record{Scope: d.route, Digest: d.digest, Fingerprint: d.fingerprint, State: StateInProgress, Owner: d.owner,
+	d.key = record{Scope: d.route, Digest: d.digest, Fingerprint: d.fingerprint, State: stateInProgress, Owner: d.owner,
 		Lease: now.Add(s.opts.Lease), Created: now}
-	var got Record
+	var got record
 	var reserved bool
 	var err error
 	if s.opts.Faults.NonAtomic {
@@ -117,14 +117,14 @@ func (s *Server) reserve(ctx context.Context, w http.ResponseWriter, d *delivery
 		return true
 	}
 	if reserved {
-		s.log.line(d.reqCtx, "decision", map[string]any{"decision": "new", "state": StateInProgress})
+		s.log.line(d.reqCtx, "decision", map[string]any{"decision": "new", "state": stateInProgress})
 		return false
 	}
 	if got.Fingerprint != d.fingerprint && !s.opts.Faults.NoFingerprint {
 		s.answer(w, d.reqCtx, conflictStatus, "conflict", "idempotency_key_reused", "this key was used with another payload")
 		return true
 	}
-	if got.State != StateCompleted {
+	if got.State != stateCompleted {
 		if s.reconcilable(got, now) {
 			ok, err := s.store.TakeOver(ctx, d.route, d.digest, got.Owner, d.owner, d.key.Lease)
 			if err != nil {
@@ -132,7 +132,7 @@ func (s *Server) reserve(ctx context.Context, w http.ResponseWriter, d *delivery
 				return true
 			}
 			if ok {
-				s.log.line(d.reqCtx, "decision", map[string]any{"decision": "new", "state": StateInProgress,
+				s.log.line(d.reqCtx, "decision", map[string]any{"decision": "new", "state": stateInProgress,
 					"note": "reservation taken over to reconcile: its owner is gone and its provider call may have happened"})
 				d.reconcile = true
 				return false
@@ -149,7 +149,7 @@ func (s *Server) reserve(ctx context.Context, w http.ResponseWriter, d *delivery
 				return true
 			}
 			if ok {
-				s.log.line(d.reqCtx, "decision", map[string]any{"decision": "new", "state": StateInProgress,
+				s.log.line(d.reqCtx, "decision", map[string]any{"decision": "new", "state": stateInProgress,
 					"note": "reservation recovered: its owner is gone and no effect was committed"})
 				return false
 			}
@@ -159,14 +159,14 @@ func (s *Server) reserve(ctx context.Context, w http.ResponseWriter, d *delivery
 		s.answer(w, d.reqCtx, s.opts.Profile.InProgress, "in_progress", "idempotency_key_in_use", "the first request with this key is still in progress")
 		return true
 	}
-	s.log.line(d.reqCtx, "decision", map[string]any{"decision": "replay", "state": StateCompleted, "status": got.Status, "result_id": got.ResultID})
+	s.log.line(d.reqCtx, "decision", map[string]any{"decision": "replay", "state": stateCompleted, "status": got.Status, "result_id": got.ResultID})
 	writeStored(w, got, true)
 	return true
 }
 
 // unavailable answers a delivery whose key could not be reserved: 503
 // storage_unavailable, nothing done.
-func (s *Server) unavailable(w http.ResponseWriter, d *delivery, what string, err error) {
+func (s *server) unavailable(w http.ResponseWriter, d *delivery, what string, err error) {
 	s.log.line(d.reqCtx, what+" failed", map[string]any{"error": err.Error()})
 	w.Header().Set("Retry-After", "1")
 	s.answer(w, d.reqCtx, http.StatusServiceUnavailable, "failed", "storage_unavailable", "the key could not be reserved; nothing was done, retry with the same key")
@@ -174,9 +174,9 @@ func (s *Server) unavailable(w http.ResponseWriter, d *delivery, what string, er
 
 // commit records the effect and completes the key record in one
 // transaction; it returns only once that transaction is durable.
-func (s *Server) commit(ctx context.Context, d *delivery, prefix string) (Record, error) {
+func (s *server) commit(ctx context.Context, d *delivery, prefix string) (record, error) {
 	now := s.opts.Now()
-	c := Completion{Scope: d.route, Digest: d.digest, KeyHash: d.keyHash, Owner: d.owner, Request: d.rid, Prefix: prefix, Time: now,
+	c := completion{Scope: d.route, Digest: d.digest, KeyHash: d.keyHash, Owner: d.owner, Request: d.rid, Prefix: prefix, Time: now,
 		Dedup: !s.opts.Faults.NoDedup, Blind: s.opts.Faults.NonAtomic,
 		Respond: func(resultID string) (int, http.Header, []byte) {
 			body, _ := json.Marshal(map[string]any{"id": resultID, "status": "created"})
@@ -187,10 +187,10 @@ func (s *Server) commit(ctx context.Context, d *delivery, prefix string) (Record
 	}
 	rec, err := s.store.Complete(ctx, c)
 	if err != nil {
-		return Record{}, err
+		return record{}, err
 	}
 	s.log.line(d.reqCtx, "effect", map[string]any{"event": "effect", "result_id": rec.ResultID})
-	s.log.line(d.reqCtx, "completed", map[string]any{"state": StateCompleted, "status": rec.Status, "result_id": rec.ResultID,
+	s.log.line(d.reqCtx, "completed", map[string]any{"state": stateCompleted, "status": rec.Status, "result_id": rec.ResultID,
 		"duration_ms": now.Sub(d.start).Milliseconds()})
 	return rec, nil
 }
@@ -198,7 +198,7 @@ func (s *Server) commit(ctx context.Context, d *delivery, prefix string) (Record
 // release deletes this delivery's reservation (a failed or "crashed"
 // attempt). If even that fails, the reservation stays with an owner that
 // is no longer live, and the next delivery recovers it.
-func (s *Server) release(ctx context.Context, d *delivery) {
+func (s *server) release(ctx context.Context, d *delivery) {
 	if s.opts.Faults.NoDedup {
 		return
 	}

@@ -24,7 +24,7 @@ const maxResolveBody = 4 << 10
 // resolve answers POST /v1/keys/{key}/resolve, body
 // {"outcome":"done"|"not_done","scope":"/v1/…"} (scope may be left out
 // when one scope holds the key).
-func (s *Server) resolve(w http.ResponseWriter, r *http.Request) {
+func (s *server) resolve(w http.ResponseWriter, r *http.Request) {
 	if !fromLoopback(r) {
 		writeJSON(w, http.StatusForbidden, map[string]any{"error": "admin_loopback_only", "message": "a key is resolved from this host only, not through a proxy"})
 		return
@@ -45,14 +45,14 @@ func (s *Server) resolve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	recs, err := s.store.Records(ctx, KeyDigest(key))
+	recs, err := s.store.Records(ctx, keyDigest(key))
 	if err != nil {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"error": "storage_unavailable", "message": "the key could not be read; nothing was done"})
 		return
 	}
-	var held []Record
+	var held []record
 	for _, rec := range recs {
-		if rec.State == StateInProgress && (in.Scope == "" || rec.Scope == in.Scope) {
+		if rec.State == stateInProgress && (in.Scope == "" || rec.Scope == in.Scope) {
 			held = append(held, rec)
 		}
 	}

@@ -22,17 +22,17 @@ import (
 func TestKeysSharingHashBitsAreApart(t *testing.T) {
 	ctx := context.Background()
 	t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	a := KeyDigest("order-1")
+	a := keyDigest("order-1")
 	b := a[:len(digestPrefix)+16] + strings.Repeat("0", 48)
 	for _, kind := range storeKinds {
 		t.Run(kind.name, func(t *testing.T) {
 			st := kind.open(t)
 			for i, d := range []string{a, b} {
 				owner := "o/" + d[len(d)-4:]
-				if _, ok, err := st.Reserve(ctx, Record{Scope: "/r", Digest: d, Fingerprint: "f", State: StateInProgress, Owner: owner, Created: t0}, t0); !ok || err != nil {
+				if _, ok, err := st.Reserve(ctx, record{Scope: "/r", Digest: d, Fingerprint: "f", State: stateInProgress, Owner: owner, Created: t0}, t0); !ok || err != nil {
 					t.Fatalf("key %d was not new: %v %v", i+1, ok, err)
 				}
-				done, err := st.Complete(ctx, Completion{Scope: "/r", Digest: d, Owner: owner, Prefix: "dr", Dedup: true, Respond: respond})
+				done, err := st.Complete(ctx, completion{Scope: "/r", Digest: d, Owner: owner, Prefix: "dr", Dedup: true, Respond: respond})
 				if err != nil || done.ResultID != []string{"dr_000001", "dr_000002"}[i] {
 					t.Fatalf("key %d: %+v %v", i+1, done, err)
 				}
@@ -48,7 +48,7 @@ func TestKeysSharingHashBitsAreApart(t *testing.T) {
 			if r := c.post("/v1/demo-requests", "order-9", `{"x":1}`); r.status != 201 {
 				t.Fatalf("order-9: %+v", r)
 			}
-			if got, ok, err := st.Get(ctx, "/v1/demo-requests", KeyDigest("order-9")); !ok || err != nil || got.ResultID != "dr_000003" {
+			if got, ok, err := st.Get(ctx, "/v1/demo-requests", keyDigest("order-9")); !ok || err != nil || got.ResultID != "dr_000003" {
 				t.Errorf("order-9 is not stored under its whole digest: %+v %v %v", got, ok, err)
 			}
 			if !strings.Contains(log.String(), `"key_hash":"`+model.HashKey("order-9")+`"`) {
@@ -137,7 +137,7 @@ func TestVersion1StoresAreMigrated(t *testing.T) {
 			}
 			// Claimed by its key, order-1's record is under its whole
 			// digest: another digest with the same 64 bits is another key.
-			d := KeyDigest("order-1")
+			d := keyDigest("order-1")
 			if got, ok, err := st.Get(ctx, "/v1/demo-requests", d); !ok || err != nil || got.Digest != d {
 				t.Errorf("order-1's record: %+v %v %v", got, ok, err)
 			}

@@ -47,13 +47,13 @@ CREATE TABLE IF NOT EXISTS idem_seq (name TEXT PRIMARY KEY, value INTEGER NOT NU
 INSERT INTO idem_seq (name, value) VALUES ('result', 0) ON CONFLICT (name) DO NOTHING;
 `
 
-// OpenSQLite opens (or creates) the SQLite database at path; "" keeps it
+// openSQLite opens (or creates) the SQLite database at path; "" keeps it
 // in memory. The file is locked (flock on the database file itself, so
 // the lock follows the file's identity, whatever path or link names it)
 // for as long as the store is open: a reservation held by another process
 // then always has a dead owner. An old JSON state file at path is migrated
 // once; the JSON is kept beside it as path.json-v1.
-func OpenSQLite(ctx context.Context, path string) (Store, error) {
+func openSQLite(ctx context.Context, path string) (store, error) {
 	if path == "" {
 		return openSQLiteDSN(ctx, ":memory:", nil, false)
 	}
@@ -111,7 +111,7 @@ func OpenSQLite(ctx context.Context, path string) (Store, error) {
 	st.guard = func() error {
 		// Device and inode: os.SameFile compares them.
 		if now, err := os.Stat(path); err != nil || !os.SameFile(now, opened) {
-			return storageErr("check the state file", fmt.Errorf("%s: %w", path, ErrStateGone))
+			return storageErr("check the state file", fmt.Errorf("%s: %w", path, errStateGone))
 		}
 		return nil
 	}
@@ -181,7 +181,7 @@ func migrateSQLite(ctx context.Context, db *sql.DB) error {
 		return storageErr("read the schema version", err)
 	}
 	if v > schemaVersion {
-		return fmt.Errorf("store schema version %d, this idem reads %d: %w", v, schemaVersion, ErrSchemaNewer)
+		return fmt.Errorf("store schema version %d, this idem reads %d: %w", v, schemaVersion, errSchemaNewer)
 	}
 	if v == schemaVersion {
 		return nil
@@ -212,7 +212,7 @@ func lockFile(path string) (*os.File, error) {
 	if held, err := tryLock(f); err != nil {
 		f.Close()
 		if held {
-			return nil, fmt.Errorf("%s: %w", path, ErrStateLocked)
+			return nil, fmt.Errorf("%s: %w", path, errStateLocked)
 		}
 		return nil, fmt.Errorf("cannot lock the state %s: %w", path, err)
 	}

@@ -65,7 +65,7 @@ func fromNanos(n int64) time.Time {
 	return time.Unix(0, n).UTC()
 }
 
-func recordArgs(r Record) []any {
+func recordArgs(r record) []any {
 	body := r.Body
 	if body == nil {
 		body = []byte{}
@@ -76,12 +76,12 @@ func recordArgs(r Record) []any {
 
 type scanner interface{ Scan(dest ...any) error }
 
-func scanRecord(row scanner) (Record, error) {
-	var r Record
+func scanRecord(row scanner) (record, error) {
+	var r record
 	var lease, created, expires, status int64
 	var header []byte
 	if err := row.Scan(&r.Scope, &r.Digest, &r.Fingerprint, &r.State, &r.Owner, &lease, &status, &header, &r.Body, &r.ResultID, &created, &expires); err != nil {
-		return Record{}, err
+		return record{}, err
 	}
 	r.Lease, r.Created, r.Expires, r.Status = fromNanos(lease), fromNanos(created), fromNanos(expires), int(status)
 	r.Header = decodeHeader(header)
@@ -95,7 +95,7 @@ func storageErr(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return &StorageError{Op: op, Err: err}
+	return &storageError{Op: op, Err: err}
 }
 
 const upsert = "INSERT INTO idem_keys (" + recordColumns + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) " +
@@ -121,23 +121,23 @@ func (s *sqlStore) Health(ctx context.Context) error {
 	return storageErr("ping", s.db.PingContext(ctx))
 }
 
-func (s *sqlStore) Reserve(ctx context.Context, rec Record, now time.Time) (Record, bool, error) {
+func (s *sqlStore) Reserve(ctx context.Context, rec record, now time.Time) (record, bool, error) {
 	if err := s.intact(); err != nil {
-		return Record{}, false, err
+		return record{}, false, err
 	}
 	// One statement: the primary key decides, and only an expired
 	// completed record gives way.
 	query := s.q(upsert + " WHERE idem_keys.state = 'completed' AND idem_keys.expires_ns > 0 AND idem_keys.expires_ns <= ?")
 	if err := s.adopt(ctx, rec.Scope, rec.Digest); err != nil {
-		return Record{}, false, err
+		return record{}, false, err
 	}
 	for attempt := 0; attempt < 5; attempt++ {
 		res, err := s.db.ExecContext(ctx, query, append(recordArgs(rec), now.UnixNano())...)
 		if err != nil {
-			return Record{}, false, storageErr("reserve", err)
+			return record{}, false, storageErr("reserve", err)
 		}
 		if n, err := res.RowsAffected(); err != nil {
-			return Record{}, false, storageErr("reserve", err)
+			return record{}, false, storageErr("reserve", err)
 		} else if n == 1 {
 			return rec, true, nil
 		}
@@ -147,29 +147,29 @@ func (s *sqlStore) Reserve(ctx context.Context, rec Record, now time.Time) (Reco
 		}
 		// The holder was released between the two statements: try again.
 	}
-	return Record{}, false, storageErr("reserve", errors.New("the key kept changing hands"))
+	return record{}, false, storageErr("reserve", errors.New("the key kept changing hands"))
 }
 
-func (s *sqlStore) Get(ctx context.Context, scope, digest string) (Record, bool, error) {
+func (s *sqlStore) Get(ctx context.Context, scope, digest string) (record, bool, error) {
 	if err := s.adopt(ctx, scope, digest); err != nil {
-		return Record{}, false, err
+		return record{}, false, err
 	}
 	return s.get(ctx, scope, digest)
 }
 
-func (s *sqlStore) get(ctx context.Context, scope, digest string) (Record, bool, error) {
+func (s *sqlStore) get(ctx context.Context, scope, digest string) (record, bool, error) {
 	row := s.db.QueryRowContext(ctx, s.q("SELECT "+recordColumns+" FROM idem_keys WHERE scope = ? AND key_digest = ?"), scope, digest)
 	r, err := scanRecord(row)
 	if errors.Is(err, sql.ErrNoRows) {
-		return Record{}, false, nil
+		return record{}, false, nil
 	}
 	if err != nil {
-		return Record{}, false, storageErr("read", err)
+		return record{}, false, storageErr("read", err)
 	}
 	return r, true, nil
 }
 
-func (s *sqlStore) Put(ctx context.Context, rec Record) error {
+func (s *sqlStore) Put(ctx context.Context, rec record) error {
 	if err := s.intact(); err != nil {
 		return err
 	}
@@ -190,26 +190,26 @@ func (s *sqlStore) TakeOver(ctx context.Context, scope, digest, from, to string,
 	return n == 1, storageErr("take over", err)
 }
 
-func (s *sqlStore) Complete(ctx context.Context, c Completion) (Record, error) {
+func (s *sqlStore) Complete(ctx context.Context, c completion) (record, error) {
 	if err := s.intact(); err != nil {
-		return Record{}, err
+		return record{}, err
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return Record{}, storageErr("begin", err)
+		return record{}, storageErr("begin", err)
 	}
 	defer tx.Rollback()
 	var seq int64
 	if err := tx.QueryRowContext(ctx, "UPDATE idem_seq SET value = value + 1 WHERE name = 'result' RETURNING value").Scan(&seq); err != nil {
-		return Record{}, storageErr("next id", err)
+		return record{}, storageErr("next id", err)
 	}
 	resultID := fmt.Sprintf("%s_%06d", c.Prefix, seq)
 	status, header, body := c.Respond(resultID)
 	if _, err := tx.ExecContext(ctx, s.q("INSERT INTO idem_effects (seq, result_id, route, key_hash, request_id, at_ns) VALUES (?, ?, ?, ?, ?, ?)"),
 		seq, resultID, c.Scope, c.KeyHash, c.Request, nanos(c.Time)); err != nil {
-		return Record{}, storageErr("record the effect", err)
+		return record{}, storageErr("record the effect", err)
 	}
-	rec := Record{Scope: c.Scope, Digest: c.Digest, State: StateCompleted, Owner: c.Owner, Status: status,
+	rec := record{Scope: c.Scope, Digest: c.Digest, State: stateCompleted, Owner: c.Owner, Status: status,
 		Header: whitelist(header), Body: body, ResultID: resultID, Expires: c.Expires}
 	if c.Dedup {
 		query := "UPDATE idem_keys SET state = 'completed', owner = ?, lease_ns = 0, status = ?, headers = ?, body = ?, result_id = ?, expires_ns = ? " +
@@ -221,21 +221,21 @@ func (s *sqlStore) Complete(ctx context.Context, c Completion) (Record, error) {
 		}
 		res, err := tx.ExecContext(ctx, s.q(query), args...)
 		if err != nil {
-			return Record{}, storageErr("complete the key", err)
+			return record{}, storageErr("complete the key", err)
 		}
 		if n, err := res.RowsAffected(); err != nil {
-			return Record{}, storageErr("complete the key", err)
+			return record{}, storageErr("complete the key", err)
 		} else if n != 1 && !c.Blind {
-			return Record{}, ErrNotOwner
+			return record{}, errNotOwner
 		}
 	}
 	// Once more, as late as can be: a commit into a deleted file would be
 	// acknowledged and lost.
 	if err := s.intact(); err != nil {
-		return Record{}, err
+		return record{}, err
 	}
 	if err := tx.Commit(); err != nil {
-		return Record{}, storageErr("commit", err)
+		return record{}, storageErr("commit", err)
 	}
 	return rec, nil
 }
@@ -257,7 +257,7 @@ func (s *sqlStore) Sweep(ctx context.Context, now time.Time) (int64, error) {
 	return n, storageErr("sweep", err)
 }
 
-func (s *sqlStore) Records(ctx context.Context, digest string) ([]Record, error) {
+func (s *sqlStore) Records(ctx context.Context, digest string) ([]record, error) {
 	// A record not yet adopted is shown under the bits it was written
 	// with; looking does not adopt it.
 	short := digest
@@ -269,7 +269,7 @@ func (s *sqlStore) Records(ctx context.Context, digest string) ([]Record, error)
 		return nil, storageErr("read", err)
 	}
 	defer rows.Close()
-	var out []Record
+	var out []record
 	for rows.Next() {
 		r, err := scanRecord(rows)
 		if err != nil {
@@ -280,16 +280,16 @@ func (s *sqlStore) Records(ctx context.Context, digest string) ([]Record, error)
 	return out, storageErr("read", rows.Err())
 }
 
-func (s *sqlStore) Effects(ctx context.Context, after int64, limit int) ([]Effect, error) {
+func (s *sqlStore) Effects(ctx context.Context, after int64, limit int) ([]effect, error) {
 	rows, err := s.db.QueryContext(ctx, s.q("SELECT seq, result_id, route, key_hash, request_id, at_ns FROM idem_effects WHERE seq > ? ORDER BY seq LIMIT ?"),
 		after, limit)
 	if err != nil {
 		return nil, storageErr("read", err)
 	}
 	defer rows.Close()
-	out := []Effect{}
+	out := []effect{}
 	for rows.Next() {
-		var e Effect
+		var e effect
 		var at int64
 		if err := rows.Scan(&e.Seq, &e.ResultID, &e.Route, &e.KeyHash, &e.Request, &at); err != nil {
 			return nil, storageErr("read", err)
@@ -350,7 +350,7 @@ func (s *sqlStore) Close() error {
 
 // importState writes records, effects and the id sequence into an empty
 // store in one transaction (the JSON migration).
-func (s *sqlStore) importState(ctx context.Context, recs []Record, effects []Effect, seq int64) error {
+func (s *sqlStore) importState(ctx context.Context, recs []record, effects []effect, seq int64) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return storageErr("begin", err)

@@ -14,9 +14,9 @@ import (
 	"time"
 )
 
-// Record is the durable key record: what a replay needs, never a bare
+// record is the durable key record: what a replay needs, never a bare
 // "seen" flag.
-type Record struct {
+type record struct {
 	Scope string
 	// Digest names the key in the store: KeyDigest of the key, or, in a
 	// record written before whole digests were stored, its first 64 bits.
@@ -39,17 +39,17 @@ type Record struct {
 
 // Record states.
 const (
-	StateInProgress = "in_progress"
-	StateCompleted  = "completed"
+	stateInProgress = "in_progress"
+	stateCompleted  = "completed"
 )
 
 // expired reports whether a completed record has outlived its retention.
-func (r *Record) expired(now time.Time) bool {
-	return r.State == StateCompleted && !r.Expires.IsZero() && !now.Before(r.Expires)
+func (r *record) expired(now time.Time) bool {
+	return r.State == stateCompleted && !r.Expires.IsZero() && !now.Before(r.Expires)
 }
 
-// Effect is one business change the gateway made.
-type Effect struct {
+// effect is one business change the gateway made.
+type effect struct {
 	Seq      int64     `json:"seq"` // its place in the order effects were made, from 1
 	ResultID string    `json:"result_id"`
 	Route    string    `json:"route"`
@@ -58,9 +58,9 @@ type Effect struct {
 	Time     time.Time `json:"time"`
 }
 
-// Completion is what Store.Complete commits: the effect, and (unless the
+// completion is what Store.Complete commits: the effect, and (unless the
 // key is ignored) the key record's terminal state, in one transaction.
-type Completion struct {
+type completion struct {
 	Scope, Digest string
 	KeyHash       string // the effect's: the key's hash as the log has it
 	Owner         string // must still hold the reservation
@@ -76,35 +76,35 @@ type Completion struct {
 	Respond func(resultID string) (status int, header http.Header, body []byte)
 }
 
-// Store keeps key records and effects. Every method is one transaction;
+// store keeps key records and effects. Every method is one transaction;
 // implementations must make Reserve atomic per (scope, key) and Complete
 // all-or-nothing and durable before it returns.
-type Store interface {
+type store interface {
 	// Reserve inserts rec (in_progress) unless a live record holds its
 	// (scope, key); an expired completed record is replaced. It returns
 	// the record that holds the key and whether it is rec.
-	Reserve(ctx context.Context, rec Record, now time.Time) (Record, bool, error)
+	Reserve(ctx context.Context, rec record, now time.Time) (record, bool, error)
 	// Get returns the record of (scope, key), if any.
-	Get(ctx context.Context, scope, digest string) (Record, bool, error)
+	Get(ctx context.Context, scope, digest string) (record, bool, error)
 	// Put writes rec whatever holds the key: the non-atomic fault's
 	// check-then-write, never used by the correct path.
-	Put(ctx context.Context, rec Record) error
+	Put(ctx context.Context, rec record) error
 	// TakeOver moves an in_progress reservation from one owner to another,
 	// only if from still holds it.
 	TakeOver(ctx context.Context, scope, digest, from, to string, lease time.Time) (bool, error)
 	// Complete commits the effect and the completed record together. It
 	// fails with ErrNotOwner, committing nothing, when c.Owner no longer
 	// holds the reservation.
-	Complete(ctx context.Context, c Completion) (Record, error)
+	Complete(ctx context.Context, c completion) (record, error)
 	// Release deletes an in_progress reservation held by owner.
 	Release(ctx context.Context, scope, digest, owner string) error
 	// Sweep deletes completed records expired at now.
 	Sweep(ctx context.Context, now time.Time) (int64, error)
 	// Records returns every record of a key, in every scope.
-	Records(ctx context.Context, digest string) ([]Record, error)
+	Records(ctx context.Context, digest string) ([]record, error)
 	// Effects returns up to limit effects, the first made after the one
 	// numbered after, in the order they were made.
-	Effects(ctx context.Context, after int64, limit int) ([]Effect, error)
+	Effects(ctx context.Context, after int64, limit int) ([]effect, error)
 	// EffectCount returns how many effects were made.
 	EffectCount(ctx context.Context) (int64, error)
 	// Exclusive reports whether this process is the only one using the
@@ -117,11 +117,11 @@ type Store interface {
 	Close() error
 }
 
-// KeyDigest is what the store keys a record by: the whole SHA-256 of the
+// keyDigest is what the store keys a record by: the whole SHA-256 of the
 // key. The logs' key_hash (model.HashKey) is its first 64 bits, enough to
 // find a key's lines but not to tell keys apart: two keys that share them
 // would be one record, and the second would get the first's result.
-func KeyDigest(key string) string {
+func keyDigest(key string) string {
 	sum := sha256.Sum256([]byte(key))
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
@@ -139,24 +139,24 @@ const digestPrefix = "sha256:"
 
 // Store errors.
 var (
-	// ErrStateLocked means another process holds the state file.
-	ErrStateLocked = errors.New("the state is in use by another idem gateway")
-	// ErrStateGone means the state file's path no longer names the file
+	// errStateLocked means another process holds the state file.
+	errStateLocked = errors.New("the state is in use by another idem gateway")
+	// errStateGone means the state file's path no longer names the file
 	// the gateway opened (it was deleted or replaced): the store refuses
 	// every write until it does again.
-	ErrStateGone = errors.New("the state file was deleted or replaced under the running gateway")
-	// ErrNotOwner means a reservation changed hands before its commit.
-	ErrNotOwner = errors.New("the reservation is no longer held by this delivery")
+	errStateGone = errors.New("the state file was deleted or replaced under the running gateway")
+	// errNotOwner means a reservation changed hands before its commit.
+	errNotOwner = errors.New("the reservation is no longer held by this delivery")
 )
 
-// StorageError is a failed read or write of the store.
-type StorageError struct {
+// storageError is a failed read or write of the store.
+type storageError struct {
 	Op  string
 	Err error
 }
 
-func (e *StorageError) Error() string { return "store " + e.Op + ": " + e.Err.Error() }
-func (e *StorageError) Unwrap() error { return e.Err }
+func (e *storageError) Error() string { return "store " + e.Op + ": " + e.Err.Error() }
+func (e *storageError) Unwrap() error { return e.Err }
 
 // replayHeaders are the response headers a record keeps and replays.
 var replayHeaders = []string{"Content-Type", "Location"}
@@ -228,14 +228,14 @@ func whitelist(h http.Header) http.Header {
 // (an in-memory SQLite database), a postgres:// or postgresql:// URL
 // shares a PostgreSQL database between gateways, anything else is a
 // SQLite file (an old JSON state file there is migrated once).
-func OpenStore(target string) (Store, error) {
+func OpenStore(target string) (store, error) {
 	return OpenStoreContext(context.Background(), target)
 }
 
 // OpenStoreContext is OpenStore with a context for the connection.
-func OpenStoreContext(ctx context.Context, target string) (Store, error) {
+func OpenStoreContext(ctx context.Context, target string) (store, error) {
 	if strings.HasPrefix(target, "postgres://") || strings.HasPrefix(target, "postgresql://") {
-		return OpenPostgres(ctx, target)
+		return openPostgres(ctx, target)
 	}
-	return OpenSQLite(ctx, target)
+	return openSQLite(ctx, target)
 }

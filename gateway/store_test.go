@@ -17,14 +17,14 @@ import (
 // storeKinds opens each Store implementation afresh.
 var storeKinds = []struct {
 	name string
-	open func(t *testing.T) Store
+	open func(t *testing.T) store
 }{
-	{"sqlite-memory", func(t *testing.T) Store { return mustOpen(t, "") }},
-	{"sqlite-file", func(t *testing.T) Store { return mustOpen(t, filepath.Join(t.TempDir(), "state.db")) }},
-	{"postgres", func(t *testing.T) Store { return mustOpen(t, PostgresURL(t)) }},
+	{"sqlite-memory", func(t *testing.T) store { return mustOpen(t, "") }},
+	{"sqlite-file", func(t *testing.T) store { return mustOpen(t, filepath.Join(t.TempDir(), "state.db")) }},
+	{"postgres", func(t *testing.T) store { return mustOpen(t, PostgresURL(t)) }},
 }
 
-func mustOpen(t *testing.T, target string) Store {
+func mustOpen(t *testing.T, target string) store {
 	t.Helper()
 	st, err := OpenStore(target)
 	if err != nil {
@@ -44,7 +44,7 @@ func TestStoreContract(t *testing.T) {
 	for _, kind := range storeKinds {
 		t.Run(kind.name, func(t *testing.T) {
 			st := kind.open(t)
-			rec := Record{Scope: "/r", Digest: "h1", Fingerprint: "f1", State: StateInProgress, Owner: "a/1", Lease: t0.Add(time.Minute), Created: t0}
+			rec := record{Scope: "/r", Digest: "h1", Fingerprint: "f1", State: stateInProgress, Owner: "a/1", Lease: t0.Add(time.Minute), Created: t0}
 			got, ok, err := st.Reserve(ctx, rec, t0)
 			if err != nil || !ok || got.Owner != "a/1" {
 				t.Fatalf("first reservation: %+v %v %v", got, ok, err)
@@ -55,7 +55,7 @@ func TestStoreContract(t *testing.T) {
 			if err != nil || ok || got.Owner != "a/1" || !got.Lease.Equal(rec.Lease) {
 				t.Fatalf("second reservation took the key: %+v %v %v", got, ok, err)
 			}
-			if _, err := st.Complete(ctx, Completion{Scope: "/r", Digest: "h1", Owner: "b/2", Prefix: "dr", Dedup: true, Respond: respond}); !errors.Is(err, ErrNotOwner) {
+			if _, err := st.Complete(ctx, completion{Scope: "/r", Digest: "h1", Owner: "b/2", Prefix: "dr", Dedup: true, Respond: respond}); !errors.Is(err, errNotOwner) {
 				t.Fatalf("a non-owner completed: %v", err)
 			}
 			if n, _ := st.Effects(ctx, 0, 100); len(n) != 0 {
@@ -67,13 +67,13 @@ func TestStoreContract(t *testing.T) {
 			if ok, err := st.TakeOver(ctx, "/r", "h1", "a/1", "b/2", t0.Add(time.Hour)); !ok || err != nil {
 				t.Fatalf("take-over: %v %v", ok, err)
 			}
-			done, err := st.Complete(ctx, Completion{Scope: "/r", Digest: "h1", Owner: "b/2", Request: "2", Prefix: "dr", Time: t0,
+			done, err := st.Complete(ctx, completion{Scope: "/r", Digest: "h1", Owner: "b/2", Request: "2", Prefix: "dr", Time: t0,
 				Expires: t0.Add(time.Hour), Dedup: true, Respond: respond})
 			if err != nil || done.ResultID != "dr_000001" {
 				t.Fatalf("complete: %+v %v", done, err)
 			}
 			got, _, _ = st.Get(ctx, "/r", "h1")
-			if got.State != StateCompleted || got.Status != 201 || string(got.Body) != `{"id":"dr_000001"}` ||
+			if got.State != stateCompleted || got.Status != 201 || string(got.Body) != `{"id":"dr_000001"}` ||
 				got.Header.Get("Content-Type") != "application/json" || got.Header.Get("X-Not-Kept") != "" || len(got.Header) != 1 {
 				t.Fatalf("completed record: %+v %v", got, got.Header)
 			}
@@ -98,7 +98,7 @@ func TestStoreContract(t *testing.T) {
 			}
 			// Ids never restart: the sequence lives in the store.
 			st.Reserve(ctx, rec, t0)
-			done, _ = st.Complete(ctx, Completion{Scope: "/r", Digest: "h1", Owner: "a/1", Prefix: "rcpt", Dedup: true, Expires: t0.Add(time.Minute), Respond: respond})
+			done, _ = st.Complete(ctx, completion{Scope: "/r", Digest: "h1", Owner: "a/1", Prefix: "rcpt", Dedup: true, Expires: t0.Add(time.Minute), Respond: respond})
 			if done.ResultID != "rcpt_000002" {
 				t.Errorf("second id %q", done.ResultID)
 			}
@@ -133,7 +133,7 @@ func TestReserveIsAtomic(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					_, ok, err := st.Reserve(ctx, Record{Scope: "/r", Digest: "k", Fingerprint: "f", State: StateInProgress, Owner: "o/" + string(rune('A'+i)), Created: now}, now)
+					_, ok, err := st.Reserve(ctx, record{Scope: "/r", Digest: "k", Fingerprint: "f", State: stateInProgress, Owner: "o/" + string(rune('A'+i)), Created: now}, now)
 					if err != nil {
 						t.Error(err)
 					}
@@ -167,7 +167,7 @@ func TestStateIsLockedByIdentityNotPath(t *testing.T) {
 	sub := filepath.Join(dir, "sub")
 	os.Mkdir(sub, 0o755)
 	for _, other := range []string{path, link, hard, filepath.Join(sub, "..", "state.db")} {
-		if s2, err := OpenStore(other); !errors.Is(err, ErrStateLocked) {
+		if s2, err := OpenStore(other); !errors.Is(err, errStateLocked) {
 			if s2 != nil {
 				s2.Close()
 			}
@@ -268,7 +268,7 @@ func TestPostgresSchemaVersion(t *testing.T) {
 	}
 	for i := 0; i < 2; i++ {
 		st := mustOpen(t, url)
-		done, err := st.Complete(ctx, Completion{Scope: "/r", Digest: fmt.Sprint("h", i), Owner: "a", Prefix: "dr", Respond: respond})
+		done, err := st.Complete(ctx, completion{Scope: "/r", Digest: fmt.Sprint("h", i), Owner: "a", Prefix: "dr", Respond: respond})
 		if err != nil || done.ResultID != fmt.Sprintf("dr_%06d", 42+i) {
 			t.Fatalf("open %d: %+v %v", i, done, err)
 		}
@@ -281,7 +281,7 @@ func TestPostgresSchemaVersion(t *testing.T) {
 	if _, err := db.Exec("UPDATE idem_schema SET version = version + 1"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := OpenStore(url); !errors.Is(err, ErrSchemaNewer) {
+	if _, err := OpenStore(url); !errors.Is(err, errSchemaNewer) {
 		t.Fatalf("a newer schema was opened: %v", err)
 	}
 }

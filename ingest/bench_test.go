@@ -26,7 +26,7 @@ func BenchmarkReadNginx(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		var n Counter
+		var n counter
 		_, err := Read(context.Background(), []string{"-"}, Options{Stdin: bytes.NewReader(data)}, &n)
 		if err != nil || n.N == 0 {
 			b.Fatal(err, n.N)

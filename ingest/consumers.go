@@ -41,7 +41,7 @@ func (t tee) scratch(b *model.Batch) []any {
 
 func (t tee) WantsRaw() bool {
 	for _, c := range t {
-		if rc, ok := c.(RawConsumer); ok && rc.WantsRaw() {
+		if rc, ok := c.(rawConsumer); ok && rc.WantsRaw() {
 			return true
 		}
 	}
@@ -50,16 +50,16 @@ func (t tee) WantsRaw() bool {
 
 func (t tee) Expect(bytes int64) {
 	for _, c := range t {
-		if s, ok := c.(Sizer); ok {
+		if s, ok := c.(sizer); ok {
 			s.Expect(bytes)
 		}
 	}
 }
 
-// Capturer keeps the full request of every observation that carries its
+// capturer keeps the full request of every observation that carries its
 // key (or the key's hash) or its request id, as a HAR entry or a
 // request-logging middleware line recorded it: what replay sends again.
-type Capturer struct {
+type capturer struct {
 	key, keyHash, requestID string
 	// Captured lists the requests found, in input and line order.
 	Captured []*model.Captured
@@ -67,8 +67,8 @@ type Capturer struct {
 
 // NewCapturer captures the requests that carry key or requestID (either
 // may be empty).
-func NewCapturer(key, requestID string) *Capturer {
-	c := &Capturer{key: model.NormalizeKey(key), requestID: requestID}
+func NewCapturer(key, requestID string) *capturer {
+	c := &capturer{key: model.NormalizeKey(key), requestID: requestID}
 	if c.key != "" {
 		c.keyHash = model.HashKey(c.key)
 	}
@@ -76,10 +76,10 @@ func NewCapturer(key, requestID string) *Capturer {
 }
 
 // WantsRaw says that the capturer reads each observation's record.
-func (c *Capturer) WantsRaw() bool { return true }
+func (c *capturer) WantsRaw() bool { return true }
 
 // Prepare rebuilds the batch's matching requests.
-func (c *Capturer) Prepare(b *model.Batch) {
+func (c *capturer) Prepare(b *model.Batch) {
 	var found []*model.Captured
 	for i := range b.Obs {
 		o := &b.Obs[i]
@@ -99,7 +99,7 @@ func (c *Capturer) Prepare(b *model.Batch) {
 }
 
 // Consume keeps the batch's captures in order.
-func (c *Capturer) Consume(b *model.Batch) {
+func (c *capturer) Consume(b *model.Batch) {
 	found, _ := b.Scratch.([]*model.Captured)
 	c.Captured = append(c.Captured, found...)
 	b.Scratch = nil
@@ -121,11 +121,11 @@ func (c *Collector) Consume(b *model.Batch) {
 	}
 }
 
-// Counter counts the observations it is handed.
-type Counter struct{ N int }
+// counter counts the observations it is handed.
+type counter struct{ N int }
 
 // Prepare does nothing.
-func (c *Counter) Prepare(*model.Batch) {}
+func (c *counter) Prepare(*model.Batch) {}
 
 // Consume counts the batch's observations.
-func (c *Counter) Consume(b *model.Batch) { c.N += len(b.Obs) }
+func (c *counter) Consume(b *model.Batch) { c.N += len(b.Obs) }

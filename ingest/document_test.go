@@ -199,7 +199,7 @@ func TestOneLineHAR(t *testing.T) {
 			t.Errorf("entry 7: key %q, result %q", obs[7].Key, obs[7].ResultID)
 		}
 	}
-	// Pretty-printed, each entry has its own line: line numbers say it all,
+	// pretty-printed, each entry has its own line: line numbers say it all,
 	// and the sources render as before.
 	pretty := "{\n  \"log\": {\n    \"entries\": [\n      " + harEntry(0, "POST", 201) + ",\n      " + harEntry(1, "POST", 201) + "\n    ]\n  }\n}\n"
 	obs, _ := readString(t, "pretty", pretty, Options{})
@@ -317,7 +317,7 @@ func TestLargeOneLineHARStreamsInBoundedMemory(t *testing.T) {
 			}
 		}
 	}()
-	var n2 Counter
+	var n2 counter
 	inputs, err := Read(context.Background(), []string{path}, Options{}, &n2)
 	close(done)
 	wg.Wait()
@@ -419,7 +419,7 @@ func TestKeepGoingPastAMissingInput(t *testing.T) {
 	os.WriteFile(c, []byte(goodLines(3)), 0o644)
 	paths := []string{a, filepath.Join(dir, "b.jsonl"), c}
 
-	var n Counter
+	var n counter
 	inputs, err := Read(context.Background(), paths, Options{KeepGoing: true}, &n)
 	if err != nil {
 		t.Fatal(err)
@@ -432,7 +432,7 @@ func TestKeepGoingPastAMissingInput(t *testing.T) {
 		t.Errorf("errors: %v, %v, %v", inputs[0].Err, inputs[1].Err, inputs[2].Err)
 	}
 	// Without it, reading stops at the missing input.
-	inputs, err = Read(context.Background(), paths, Options{}, &Counter{})
+	inputs, err = Read(context.Background(), paths, Options{}, &counter{})
 	var ie *InputError
 	if !errors.As(err, &ie) || len(inputs) != 1 {
 		t.Errorf("without KeepGoing: %v, %d inputs", err, len(inputs))

@@ -111,7 +111,7 @@ func FuzzTraceDocument(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		var n Counter
+		var n counter
 		inputs, err := Read(ctx, []string{"-"}, Options{Stdin: bytes.NewReader(data), MaxLineBytes: 1 << 16}, &n)
 		if err != nil && !strings.Contains(err.Error(), "ends inside a value") {
 			t.Fatalf("Read: %v", err)

@@ -18,7 +18,7 @@ func FuzzRead(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		var n Counter
+		var n counter
 		inputs, err := Read(ctx, []string{"-"}, Options{Stdin: bytes.NewReader(data), MaxLineBytes: 1 << 16}, &n)
 		if err != nil {
 			t.Fatalf("Read: %v", err)

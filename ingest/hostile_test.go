@@ -118,7 +118,7 @@ func TestFIFOIsRefused(t *testing.T) {
 	if err := syscall.Mkfifo(p, 0o600); err != nil {
 		t.Skip("no FIFOs here:", err)
 	}
-	_, err := Read(context.Background(), []string{p}, Options{}, &Counter{})
+	_, err := Read(context.Background(), []string{p}, Options{}, &counter{})
 	if err == nil || !strings.Contains(err.Error(), "named pipe") || !strings.Contains(err.Error(), p) {
 		t.Errorf("FIFO: %v", err)
 	}

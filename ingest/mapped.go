@@ -12,10 +12,10 @@ import "errors"
 // mapping costs what the kernel's copy cost, and keeps every other part of
 // the reader as it is: batches own their bytes.
 
-// ErrShrank is why reading stops when a file gets shorter while it is
+// errShrank is why reading stops when a file gets shorter while it is
 // read (a log rotated with logrotate's copytruncate, say): the bytes it
 // had are gone. Read the rotated copy instead.
-var ErrShrank = errors.New("the file got shorter while it was read (truncated, as logrotate's copytruncate does)")
+var errShrank = errors.New("the file got shorter while it was read (truncated, as logrotate's copytruncate does)")
 
 // mapMin is the smallest file read through a mapping: below it the read
 // system calls are few and short.

@@ -115,7 +115,7 @@ func copyMapped(dst, src []byte) (n int, err error) {
 			if _, fault := r.(interface{ Addr() uintptr }); !fault {
 				panic(r)
 			}
-			n, err = 0, ErrShrank
+			n, err = 0, errShrank
 		}
 	}()
 	return copy(dst, src), nil
@@ -130,7 +130,7 @@ func (m *mappedFile) shrank() error {
 		return nil
 	}
 	if st, err := m.f.Stat(); err == nil && st.Size() < m.size {
-		return ErrShrank
+		return errShrank
 	}
 	return nil
 }

@@ -145,7 +145,7 @@ func TestMappedFileShrinks(t *testing.T) {
 				n, err = m.Read(buf)
 				read += int64(n)
 			}
-			if !errors.Is(err, ErrShrank) {
+			if !errors.Is(err, errShrank) {
 				t.Fatalf("after %d bytes: %v, want ErrShrank", read, err)
 			}
 			if read != tc.stop {

@@ -35,16 +35,16 @@ type Consumer interface {
 	Consume(*model.Batch)
 }
 
-// RawConsumer is a Consumer that also needs each observation's record as
+// rawConsumer is a Consumer that also needs each observation's record as
 // read (model.Batch.Raw), such as one that rebuilds captured requests.
-type RawConsumer interface {
+type rawConsumer interface {
 	Consumer
 	WantsRaw() bool
 }
 
-// Sizer is a Consumer that can use the inputs' total size in bytes, known
+// sizer is a Consumer that can use the inputs' total size in bytes, known
 // before the first batch, to size its tables.
-type Sizer interface {
+type sizer interface {
 	Expect(bytes int64)
 }
 
@@ -113,7 +113,7 @@ func (e *OpenError) Unwrap() error { return e.Err }
 // that cannot be opened is an *InputError, the inputs before it
 // summarised, unless opts.KeepGoing says to read on.
 func Read(ctx context.Context, paths []string, opts Options, c Consumer) ([]*model.Input, error) {
-	if sz, ok := c.(Sizer); ok {
+	if sz, ok := c.(sizer); ok {
 		sz.Expect(totalSize(paths))
 	}
 	srcs := make([]Source, len(paths))
@@ -151,7 +151,7 @@ func (opts Options) withDefaults() Options {
 func readAll(ctx context.Context, srcs []Source, opts Options, c Consumer) ([]*model.Input, error) {
 	opts = opts.withDefaults()
 	keepRaw := false
-	if rc, ok := c.(RawConsumer); ok {
+	if rc, ok := c.(rawConsumer); ok {
 		keepRaw = rc.WantsRaw()
 	}
 	var inputs []*model.Input

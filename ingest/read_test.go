@@ -110,7 +110,7 @@ func TestInputErrorsNameTheFile(t *testing.T) {
 		{filepath.Join(dir, "missing.jsonl"), "no such file"},
 		{dir, "is a directory"},
 	} {
-		_, err := Read(context.Background(), []string{tt.path}, Options{}, &Counter{})
+		_, err := Read(context.Background(), []string{tt.path}, Options{}, &counter{})
 		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), tt.path) {
 			t.Errorf("Read(%s) error = %v, want it to name the file and say %q", tt.path, err, tt.want)
 		}
@@ -118,7 +118,7 @@ func TestInputErrorsNameTheFile(t *testing.T) {
 	if os.Geteuid() != 0 {
 		p := filepath.Join(dir, "secret.jsonl")
 		os.WriteFile(p, []byte("{}\n"), 0)
-		if _, err := Read(context.Background(), []string{p}, Options{}, &Counter{}); err == nil || !strings.Contains(err.Error(), "permission denied") {
+		if _, err := Read(context.Background(), []string{p}, Options{}, &counter{}); err == nil || !strings.Contains(err.Error(), "permission denied") {
 			t.Errorf("unreadable file: %v", err)
 		}
 	}

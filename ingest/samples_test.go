@@ -18,7 +18,7 @@ func TestFormatSamples(t *testing.T) {
 		}
 		n++
 		want := strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))
-		inputs, err := Read(context.Background(), []string{p}, Options{}, &Counter{})
+		inputs, err := Read(context.Background(), []string{p}, Options{}, &counter{})
 		if err != nil {
 			t.Fatal(err)
 		}

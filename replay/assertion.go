@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 )
 
-// Status is what an assertion came to. The zero value is Fail: an
+// status is what an assertion came to. The zero value is Fail: an
 // assertion passes only when it is shown to.
-type Status int
+type status int
 
 // Statuses.
 const (
-	Fail Status = iota
+	Fail status = iota
 	Pass
 	// Skip is an expectation that is not known (the original status or
 	// result id is in neither the capture nor the logs).
@@ -26,7 +26,7 @@ const (
 
 // String is the status's word in reports: PASS, FAIL, SKIP, INFO or
 // INCONCLUSIVE.
-func (s Status) String() string {
+func (s status) String() string {
 	switch s {
 	case Pass:
 		return "PASS"
@@ -41,7 +41,7 @@ func (s Status) String() string {
 }
 
 // passIf is Pass when ok, else Fail.
-func passIf(ok bool) Status {
+func passIf(ok bool) status {
 	if ok {
 		return Pass
 	}
@@ -52,13 +52,13 @@ func passIf(ok bool) Status {
 type Assertion struct {
 	Probe    string // "" for the replay itself
 	Name     string
-	Status   Status
+	Status   status
 	Expected string
 	Actual   string
 }
 
-// Outcome is the assertion's word in reports.
-func (a Assertion) Outcome() string { return a.Status.String() }
+// outcome is the assertion's word in reports.
+func (a Assertion) outcome() string { return a.Status.String() }
 
 // assertionJSON is an assertion as idem.replay/v1 writes it: "pass"
 // always, and a flag for a status that is neither a pass nor a failure.

@@ -1,4 +1,4 @@
-package replay_test
+package replay
 
 import (
 	"bytes"
@@ -13,7 +13,6 @@ import (
 
 	"github.com/idem-cli/idem/contract"
 	"github.com/idem-cli/idem/model"
-	"github.com/idem-cli/idem/replay"
 )
 
 // withHeaders is the captured request with more headers.
@@ -39,7 +38,7 @@ func TestRoutingHeadersAreWithheldUnlessKept(t *testing.T) {
 		{"none kept", nil, nil},
 		{"one kept by name, in any case", []string{"x-forwarded-for"}, []string{"X-Forwarded-For"}},
 	} {
-		req, err := replay.Build(c, "k", replay.Options{Target: target, KeepHeaders: tt.keep})
+		req, err := build(c, "k", Options{Target: target, KeepHeaders: tt.keep})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,7 +85,7 @@ func TestContentEncodingOnlyOverAnEncodedBody(t *testing.T) {
 	} {
 		c := withHeaders(model.Header{Name: "Content-Encoding", Value: tt.ce})
 		c.Body = tt.body
-		req, err := replay.Build(c, "k", replay.Options{Target: target})
+		req, err := build(c, "k", Options{Target: target})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,9 +100,9 @@ func TestContentEncodingOnlyOverAnEncodedBody(t *testing.T) {
 // one they were captured for is said so.
 func TestDescribeSaysWhereAndWhatEffects(t *testing.T) {
 	target, _ := url.Parse("http://127.0.0.1:8080")
-	opts := replay.Options{Target: target, Profile: contract.Profiles["article"], Concurrency: 3,
-		Probes: []string{replay.ProbeMismatch, replay.ProbeConcurrent, replay.ProbeLostResponse, replay.ProbeInProgress}}
-	p, err := replay.NewPlan(withHeaders(model.Header{Name: "X-Forwarded-For", Value: "203.0.113.7"}), "k", replay.Original{Status: 201}, opts)
+	opts := Options{Target: target, Profile: contract.Profiles["article"], Concurrency: 3,
+		Probes: []string{probeMismatch, probeConcurrent, probeLostResponse, probeInProgress}}
+	p, err := NewPlan(withHeaders(model.Header{Name: "X-Forwarded-For", Value: "203.0.113.7"}), "k", Original{Status: 201}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,13 +128,13 @@ func TestDescribeSaysWhereAndWhatEffects(t *testing.T) {
 	}
 
 	opts.KeepAuth = true
-	p, _ = replay.NewPlan(captured("k"), "k", replay.Original{Status: 201}, opts)
+	p, _ = NewPlan(captured("k"), "k", Original{Status: 201}, opts)
 	if got := strings.Join(p.Describe(), "\n"); !strings.Contains(got, "captured credentials resent (--keep-auth): Authorization, Cookie, to 127.0.0.1:8080, a host other than shop.example.com, where they were captured") {
 		t.Errorf("credentials going elsewhere not said:\n%s", got)
 	}
 	same, _ := url.Parse("https://shop.example.com")
 	opts.Target = same
-	p, _ = replay.NewPlan(captured("k"), "k", replay.Original{Status: 201}, opts)
+	p, _ = NewPlan(captured("k"), "k", Original{Status: 201}, opts)
 	if got := strings.Join(p.Describe(), "\n"); !strings.Contains(got, "to shop.example.com, the host they were captured for") {
 		t.Errorf("credentials going home not said:\n%s", got)
 	}
@@ -143,16 +142,16 @@ func TestDescribeSaysWhereAndWhatEffects(t *testing.T) {
 	c := captured("k")
 	c.URL = "/v1/demo-requests"
 	opts.Target = target
-	p, _ = replay.NewPlan(c, "k", replay.Original{Status: 201}, opts)
+	p, _ = NewPlan(c, "k", Original{Status: 201}, opts)
 	if got := strings.Join(p.Describe(), "\n"); !strings.Contains(got, "a host other than shop.example.com") {
 		t.Errorf("the Host header not taken for the captured host:\n%s", got)
 	}
 	c.Headers = slices.DeleteFunc(c.Headers, func(h model.Header) bool { return h.Name == "Host" })
-	p, _ = replay.NewPlan(c, "k", replay.Original{Status: 201}, opts)
+	p, _ = NewPlan(c, "k", Original{Status: 201}, opts)
 	if got := strings.Join(p.Describe(), "\n"); !strings.Contains(got, "the capture names no host") {
 		t.Errorf("a capture without a host:\n%s", got)
 	}
-	if got := p.NotAsked(); !slices.Equal(got, []string{replay.ProbeMissingKey}) {
+	if got := p.NotAsked(); !slices.Equal(got, []string{probeMissingKey}) {
 		t.Errorf("not asked %v, want missing-key", got)
 	}
 }
@@ -166,12 +165,12 @@ func TestRedirectLocationIsRedacted(t *testing.T) {
 	}))
 	defer srv.Close()
 	target, _ := url.Parse(srv.URL)
-	p, _ := replay.NewPlan(captured("k"), "k", replay.Original{Status: 201}, replay.Options{Target: target, Profile: contract.Profiles["article"]})
+	p, _ := NewPlan(captured("k"), "k", Original{Status: 201}, Options{Target: target, Profile: contract.Profiles["article"]})
 	res, err := p.Execute(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Reason == nil || res.Reason.Kind != replay.ReasonRedirect || strings.Contains(res.Reason.Location, "sekrit") || strings.Contains(res.Assertions[0].Actual, "sekrit") ||
+	if res.Reason == nil || res.Reason.Kind != reasonRedirect || strings.Contains(res.Reason.Location, "sekrit") || strings.Contains(res.Assertions[0].Actual, "sekrit") ||
 		!strings.Contains(res.Reason.Location, "login.example.com/cb") {
 		t.Errorf("reason %+v, assertion %+v: want the location named, its token redacted", res.Reason, res.Assertions[0])
 	}

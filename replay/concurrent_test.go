@@ -39,9 +39,9 @@ func TestClassifyConcurrent(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := &runner{opts: Options{Profile: contract.Profiles[tt.profile]}}
-			reqs := make([]*Request, len(tt.resps))
+			reqs := make([]*request, len(tt.resps))
 			for i := range reqs {
-				reqs[i] = &Request{URL: "http://x/v1/orders", Header: http.Header{}}
+				reqs[i] = &request{URL: "http://x/v1/orders", Header: http.Header{}}
 			}
 			c := classifyConcurrent(tt.resps, reqs, r)
 			if c.fresh != tt.fresh || c.waited != tt.waited || c.replayed != tt.replayed || c.other != tt.other || len(c.ids) != tt.ids {

@@ -20,7 +20,7 @@ import (
 // \x00), so a body with one goes to curl's standard input from printf.
 // Only a sendable request (Sendable) is printed: its method and headers
 // hold no NUL.
-func (r *Request) Curl() string {
+func (r *request) Curl() string {
 	var b strings.Builder
 	var body string
 	if len(r.Body) > 0 {
@@ -28,23 +28,23 @@ func (r *Request) Curl() string {
 	}
 	stdin := strings.IndexByte(body, 0) >= 0
 	if stdin {
-		fmt.Fprintf(&b, "printf %%b %s | ", ShellQuote(printfEscape(body)))
+		fmt.Fprintf(&b, "printf %%b %s | ", shellQuote(printfEscape(body)))
 	}
 	method := r.Method
 	if strings.Trim(method, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" || method == "" {
-		method = ShellQuote(method)
+		method = shellQuote(method)
 	}
-	fmt.Fprintf(&b, "curl -sS -X %s %s", method, ShellQuote(ShowURL(r.URL)))
+	fmt.Fprintf(&b, "curl -sS -X %s %s", method, shellQuote(ShowURL(r.URL)))
 	for _, name := range sortedNames(r.Header) {
 		for _, v := range r.Header[name] {
-			fmt.Fprintf(&b, " \\\n  -H %s", ShellQuote(name+": "+ShowHeader(name, v)))
+			fmt.Fprintf(&b, " \\\n  -H %s", shellQuote(name+": "+ShowHeader(name, v)))
 		}
 	}
 	switch {
 	case stdin:
 		fmt.Fprintf(&b, " \\\n  --data-binary @-")
 	case body != "":
-		fmt.Fprintf(&b, " \\\n  --data-binary %s", ShellQuote(body))
+		fmt.Fprintf(&b, " \\\n  --data-binary %s", shellQuote(body))
 	}
 	return b.String()
 }
@@ -107,9 +107,9 @@ func sortedNames(h http.Header) []string {
 	return names
 }
 
-// ShellQuote quotes s as one shell word: in single quotes when every
+// shellQuote quotes s as one shell word: in single quotes when every
 // character prints as itself, else in ANSI-C quotes with escapes.
-func ShellQuote(s string) string {
+func shellQuote(s string) string {
 	if printable(s) {
 		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 	}

@@ -1,7 +1,8 @@
-package replay_test
+package replay
 
 import (
 	"context"
+	"maps"
 	"net/url"
 	"os"
 	"os/exec"
@@ -13,7 +14,6 @@ import (
 
 	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/redact"
-	"github.com/idem-cli/idem/replay"
 )
 
 func TestBuildDropsCredentials(t *testing.T) {
@@ -27,7 +27,7 @@ func TestBuildDropsCredentials(t *testing.T) {
 		c.Headers = append(c.Headers, model.Header{Name: name, Value: v})
 	}
 	c.Headers = append(c.Headers, model.Header{Name: "Accept", Value: "application/json"}, model.Header{Name: "X-Correlation-Id", Value: "corr-1"})
-	r, err := replay.Build(c, "k", replay.Options{Target: target})
+	r, err := build(c, "k", Options{Target: target})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,12 +50,12 @@ func TestBuildDropsCredentials(t *testing.T) {
 	if r.Header.Get("Accept") == "" || r.Header.Get("X-Correlation-Id") != "corr-1" || r.Header.Get("Idempotency-Key") != "k" {
 		t.Errorf("headers %v", r.Header)
 	}
-	r, _ = replay.Build(c, "k", replay.Options{Target: target, KeepAuth: true})
+	r, _ = build(c, "k", Options{Target: target, KeepAuth: true})
 	if !strings.Contains(r.URL, "api_key=AK1") || r.Header.Get("X-Hub-Signature-256") == "" || len(r.Dropped) != 0 {
 		t.Errorf("--keep-auth: %s %v", r.URL, r.Dropped)
 	}
 	// A credential given on the command line is sent and not reported as dropped.
-	r, _ = replay.Build(c, "k", replay.Options{Target: target, Headers: []model.Header{{Name: "X-Auth", Value: "fresh"}}})
+	r, _ = build(c, "k", Options{Target: target, Headers: []model.Header{{Name: "X-Auth", Value: "fresh"}}})
 	if r.Header.Get("X-Auth") != "fresh" || slices.Contains(r.Dropped, "X-Auth") {
 		t.Errorf("--header X-Auth: %v %v", r.Header, r.Dropped)
 	}
@@ -75,11 +75,11 @@ func bashPath(t testing.TB) string {
 
 // curlWords is what a shell must pass for r's curl command: the printf
 // that feeds a body with a NUL, if any, and curl's arguments.
-func curlWords(r *replay.Request) (printfArg string, args []string) {
-	args = []string{"-sS", "-X", r.Method, replay.ShowURL(r.URL)}
-	for _, name := range sortedKeys(r.Header) {
+func curlWords(r *request) (printfArg string, args []string) {
+	args = []string{"-sS", "-X", r.Method, ShowURL(r.URL)}
+	for _, name := range slices.Sorted(maps.Keys(r.Header)) {
 		for _, v := range r.Header[name] {
-			args = append(args, "-H", name+": "+replay.ShowHeader(name, v))
+			args = append(args, "-H", name+": "+ShowHeader(name, v))
 		}
 	}
 	body := redact.String(string(r.Body))
@@ -95,7 +95,7 @@ func curlWords(r *replay.Request) (printfArg string, args []string) {
 
 // checkCurl parses r's curl command in process and checks that it passes
 // exactly curlWords, and that every line prints as it is.
-func checkCurl(t testing.TB, r *replay.Request) string {
+func checkCurl(t testing.TB, r *request) string {
 	t.Helper()
 	cmd := r.Curl()
 	for _, line := range strings.Split(cmd, "\n") {
@@ -139,9 +139,9 @@ var curlCases = []struct {
 	{"a body with NULs and backslashes", nil, "a\x00b\\0\x001\\\\x00\n", "http://127.0.0.1/v1/x"},
 }
 
-func curlRequest(tc int) *replay.Request {
+func curlRequest(tc int) *request {
 	tt := curlCases[tc]
-	r := &replay.Request{Method: "POST", URL: tt.url, Header: map[string][]string{}, Body: []byte(tt.body)}
+	r := &request{Method: "POST", URL: tt.url, Header: map[string][]string{}, Body: []byte(tt.body)}
 	for k, v := range tt.header {
 		r.Header.Set(k, v)
 	}
@@ -181,15 +181,6 @@ func TestCurlRoundTripsThroughBash(t *testing.T) {
 	}
 }
 
-func sortedKeys(h map[string][]string) []string {
-	var names []string
-	for n := range h {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
-
 func printableLine(s string) bool {
 	for _, r := range s {
 		if r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0xfffd {
@@ -210,11 +201,11 @@ func FuzzCurl(f *testing.F) {
 	f.Add("PUT", "Cookie", "a=b; token=c", "\x00\xff", "/%27")
 	f.Add("patch", "X-Name", "a\u202eb\u2028", "\\0\x001\x1b[31m", "/v1/x?state=abc&ok=1")
 	f.Fuzz(func(t *testing.T, method, name, value, body, path string) {
-		r := &replay.Request{Method: method, URL: "http://127.0.0.1:8080" + path, Header: map[string][]string{}, Body: []byte(body)}
+		r := &request{Method: method, URL: "http://127.0.0.1:8080" + path, Header: map[string][]string{}, Body: []byte(body)}
 		if name != "" {
 			r.Header[name] = []string{value}
 		}
-		if r.Sendable() != nil {
+		if r.sendable() != nil {
 			t.Skip()
 		}
 		checkCurl(t, r)

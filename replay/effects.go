@@ -27,7 +27,7 @@ func (r *runner) effects(ctx context.Context) (n int, ok bool, err error) {
 	}
 	resp, err := r.client.Do(req)
 	if err != nil {
-		return 0, true, &EffectsError{Err: &NetworkError{Err: err}}
+		return 0, true, &EffectsError{Err: &networkError{Err: err}}
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
@@ -47,19 +47,19 @@ func (r *runner) effects(ctx context.Context) (n int, ok bool, err error) {
 	case v.IsArray() && paged(body):
 		// The list's length is one page's, not the count.
 		return 0, true, &EffectsError{Err: fmt.Errorf("%w: the answer of %s is one page of a list; give --effects-url a count (idem gateway's is /v1/effects/count) or --effects-path",
-			ErrPagedEffects, redact.String(r.opts.EffectsURL))}
+			errPagedEffects, redact.String(r.opts.EffectsURL))}
 	case v.IsArray():
 		return len(v.Array()), true, nil
 	}
-	return 0, true, &EffectsError{Err: fmt.Errorf("%w at %q in the answer of %s", ErrNoEffectCount, r.opts.EffectsPath, redact.String(r.opts.EffectsURL))}
+	return 0, true, &EffectsError{Err: fmt.Errorf("%w at %q in the answer of %s", errNoEffectCount, r.opts.EffectsPath, redact.String(r.opts.EffectsURL))}
 }
 
-// ErrNoEffectCount is an effects answer without a count or a list.
-var ErrNoEffectCount = errors.New("no count")
+// errNoEffectCount is an effects answer without a count or a list.
+var errNoEffectCount = errors.New("no count")
 
-// ErrPagedEffects is an effects answer that holds one page of a list and
+// errPagedEffects is an effects answer that holds one page of a list and
 // no count.
-var ErrPagedEffects = errors.New("a page is not a count")
+var errPagedEffects = errors.New("a page is not a count")
 
 // paged reports whether an answer says it holds one page of a longer
 // list: a link to the next page, or Stripe's has_more.

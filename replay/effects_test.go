@@ -1,4 +1,4 @@
-package replay_test
+package replay
 
 import (
 	"errors"
@@ -10,7 +10,6 @@ import (
 
 	"github.com/idem-cli/idem/contract"
 	"github.com/idem-cli/idem/gateway"
-	"github.com/idem-cli/idem/replay"
 )
 
 // TestEffectsCount: --effects-url is read as a count, a list, or a page
@@ -25,9 +24,9 @@ func TestEffectsCount(t *testing.T) {
 		{"a count", `{"count":1}`, nil},
 		{"a list", `{"effects":[{"id":1}]}`, nil},
 		{"a page with the count", `{"count":1,"effects":[{"id":1}],"next":"/v1/effects?after=1"}`, nil},
-		{"a page without a count", `{"effects":[{"id":1}],"next":"/v1/effects?after=1&limit=1"}`, replay.ErrPagedEffects},
-		{"a Stripe list with more", `{"data":[{"id":1}],"has_more":true}`, replay.ErrPagedEffects},
-		{"no count", `{"ok":true}`, replay.ErrNoEffectCount},
+		{"a page without a count", `{"effects":[{"id":1}],"next":"/v1/effects?after=1&limit=1"}`, errPagedEffects},
+		{"a Stripe list with more", `{"data":[{"id":1}],"has_more":true}`, errPagedEffects},
+		{"no count", `{"ok":true}`, errNoEffectCount},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			effects := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -40,13 +39,13 @@ func TestEffectsCount(t *testing.T) {
 			if tt.name == "a Stripe list with more" {
 				path = "data"
 			}
-			p, err := replay.NewPlan(captured("k"), "k", orig, replay.Options{Target: target, Profile: contract.Profiles["article"],
+			p, err := NewPlan(captured("k"), "k", orig, Options{Target: target, Profile: contract.Profiles["article"],
 				EffectsURL: effects.URL, EffectsPath: path, Timeout: 5 * time.Second, Settle: 10 * time.Millisecond})
 			if err != nil {
 				t.Fatal(err)
 			}
 			res, err := p.Execute(t.Context(), nil)
-			var ee *replay.EffectsError
+			var ee *EffectsError
 			switch {
 			case tt.wantErr == nil && err != nil:
 				t.Fatalf("error %v", err)
@@ -60,7 +59,7 @@ func TestEffectsCount(t *testing.T) {
 	// The gateway's own: its count, and its first page with the count.
 	for _, path := range []string{"/v1/effects/count", "/v1/effects"} {
 		target, _ := url.Parse(gw.URL)
-		p, _ := replay.NewPlan(captured("k"), "k", orig, replay.Options{Target: target, Profile: contract.Profiles["article"],
+		p, _ := NewPlan(captured("k"), "k", orig, Options{Target: target, Profile: contract.Profiles["article"],
 			EffectsURL: gw.URL + path, Timeout: 5 * time.Second, Settle: 10 * time.Millisecond})
 		if res, err := p.Execute(t.Context(), nil); err != nil || !hasOutcome(res, "PASS", "/effects unchanged") {
 			t.Errorf("%s: %v %v", path, err, outcomes(res))

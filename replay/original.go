@@ -22,15 +22,15 @@ type Original struct {
 	Body []byte `json:"-"`
 }
 
-// ErrNoCapture is returned by PickCapture when no input captured the
+// errNoCapture is returned by PickCapture when no input captured the
 // request with its method and route.
-var ErrNoCapture = errors.New("no HAR entry or log line with its method and route carried it")
+var errNoCapture = errors.New("no HAR entry or log line with its method and route carried it")
 
 // PickCapture chooses the request to replay: the one with the asked
 // request id, else the most complete capture (a body, an absolute URL).
 func PickCapture(list []*model.Captured, requestID string) (*model.Captured, error) {
 	if len(list) == 0 {
-		return nil, ErrNoCapture
+		return nil, errNoCapture
 	}
 	if requestID != "" {
 		for _, c := range list {
@@ -70,7 +70,7 @@ func OriginalOf(set *model.Set, key string, captures []*model.Captured) Original
 			continue
 		}
 		o := Original{Status: c.Status, Source: c.Source.String(), Body: c.ResponseBody}
-		o.ResultPath, o.ResultID = ResultIDIn(c.ResponseBody, c.URL, key, c.RequestID)
+		o.ResultPath, o.ResultID = resultIDIn(c.ResponseBody, c.URL, key, c.RequestID)
 		if o.ResultID == "" && logged.ResultID != "" {
 			if p := resultPathIn(c.ResponseBody, logged.ResultID); p != "" || len(c.ResponseBody) == 0 {
 				o.ResultPath, o.ResultID = p, logged.ResultID

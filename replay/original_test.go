@@ -1,11 +1,10 @@
-package replay_test
+package replay
 
 import (
 	"errors"
 	"testing"
 
 	"github.com/idem-cli/idem/model"
-	"github.com/idem-cli/idem/replay"
 	"github.com/tidwall/gjson"
 )
 
@@ -31,7 +30,7 @@ func TestResultIDIn(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			path, id := replay.ResultIDIn([]byte(tt.body), tt.url, "k-1", "req-51")
+			path, id := resultIDIn([]byte(tt.body), tt.url, "k-1", "req-51")
 			if path != tt.path || id != tt.id {
 				t.Errorf("ResultIDIn(%s) = %q %q, want %q %q", tt.body, path, id, tt.path, tt.id)
 			}
@@ -40,20 +39,20 @@ func TestResultIDIn(t *testing.T) {
 }
 
 func TestPickCapture(t *testing.T) {
-	if _, err := replay.PickCapture(nil, ""); !errors.Is(err, replay.ErrNoCapture) {
+	if _, err := PickCapture(nil, ""); !errors.Is(err, errNoCapture) {
 		t.Errorf("no capture: %v", err)
 	}
 	path := &model.Captured{URL: "/v1/orders", RequestID: "a"}
 	har := &model.Captured{URL: "https://x/v1/orders", RequestID: "b"}
 	withBody := &model.Captured{URL: "/v1/orders", RequestID: "c", HasBody: true}
 	list := []*model.Captured{path, har, withBody}
-	if c, _ := replay.PickCapture(list, ""); c != withBody {
+	if c, _ := PickCapture(list, ""); c != withBody {
 		t.Errorf("picked %+v, want the one with a body", c)
 	}
-	if c, _ := replay.PickCapture(list, "b"); c != har {
+	if c, _ := PickCapture(list, "b"); c != har {
 		t.Errorf("picked %+v, want request id b", c)
 	}
-	if _, err := replay.PickCapture(list, "zz"); err == nil {
+	if _, err := PickCapture(list, "zz"); err == nil {
 		t.Error("an unknown request id was found")
 	}
 }
@@ -63,15 +62,15 @@ func TestOriginalOf(t *testing.T) {
 	ok := &model.Captured{URL: "https://x/v1/orders", Status: 201, ResponseBody: []byte(`{"requestId":"demo-request-1"}`),
 		Source: model.Source{File: "client.har", Line: 2}}
 	conflict := &model.Captured{URL: "https://x/v1/orders", Status: 409, Source: model.Source{File: "client.har", Line: 3}}
-	o := replay.OriginalOf(nil, "k", []*model.Captured{lost, conflict, ok})
+	o := OriginalOf(nil, "k", []*model.Captured{lost, conflict, ok})
 	if o.Status != 201 || o.ResultID != "demo-request-1" || o.Source != "client.har:2" || o.ResultPath != "requestId" {
 		t.Errorf("original %+v, want the captured 2xx response", o)
 	}
-	o = replay.OriginalOf(nil, "k", []*model.Captured{lost, conflict})
+	o = OriginalOf(nil, "k", []*model.Captured{lost, conflict})
 	if o.Status != 409 || o.Source != "client.har:3" {
 		t.Errorf("without a 2xx: %+v", o)
 	}
-	if o := replay.OriginalOf(nil, "k", []*model.Captured{lost}); o.Status != 0 {
+	if o := OriginalOf(nil, "k", []*model.Captured{lost}); o.Status != 0 {
 		t.Errorf("nothing answered: %+v", o)
 	}
 }
@@ -83,7 +82,7 @@ func FuzzResultIDIn(f *testing.F) {
 	f.Add([]byte(`{"data":{"order_id":7}}`), "/v1/orders")
 	f.Add([]byte(`{"a.b_id":"x","*Id":"y"}`), "/%zz")
 	f.Fuzz(func(t *testing.T, body []byte, rawURL string) {
-		path, id := replay.ResultIDIn(body, rawURL, "k")
+		path, id := resultIDIn(body, rawURL, "k")
 		if (path == "") != (id == "") {
 			t.Fatalf("path %q, id %q", path, id)
 		}

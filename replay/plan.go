@@ -12,23 +12,23 @@ import (
 	"github.com/idem-cli/idem/model"
 )
 
-// Step is one part of the plan: the replay, or one probe.
-type Step struct {
+// step is one part of the plan: the replay, or one probe.
+type step struct {
 	Probe    string     // "" for the replay
 	Note     string     // what it does, said before sending
-	Requests []*Request // what it sends
+	Requests []*request // what it sends
 	// Effects is how many new effects the step makes on a server that
 	// keeps the contract (the probes under fresh keys make one by
 	// design), MaxEffects how many at most on one that breaks it.
 	Effects, MaxEffects int
-	run                 func(ctx context.Context, r *runner, s *Step) ([]Assertion, error)
+	run                 func(ctx context.Context, r *runner, s *step) ([]Assertion, error)
 }
 
 // Plan is everything a replay would send.
 type Plan struct {
-	Base     *Request
+	Base     *request
 	Original Original
-	Steps    []*Step
+	Steps    []*step
 	Captured *model.Captured
 	opts     Options
 	// resultPath is where the result id is read from responses.
@@ -49,7 +49,7 @@ func NewPlan(c *model.Captured, key string, orig Original, opts Options) (*Plan,
 	if opts.Settle <= 0 {
 		opts.Settle = 500 * time.Millisecond
 	}
-	base, err := Build(c, key, opts)
+	base, err := build(c, key, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -73,17 +73,17 @@ func NewPlan(c *model.Captured, key string, orig Original, opts Options) (*Plan,
 		return fmt.Sprintf("%s-idem-%s-%s", key, probe, id()[:8])
 	}
 	for _, name := range opts.Probes {
-		var s *Step
+		var s *step
 		switch name {
-		case ProbeMismatch:
+		case probeMismatch:
 			s = mismatchStep(base, opts, key)
-		case ProbeConcurrent:
+		case probeConcurrent:
 			s = concurrentStep(base, opts, fresh("concurrent"))
-		case ProbeLostResponse:
+		case probeLostResponse:
 			s = lostResponseStep(base, opts, fresh("lost"))
-		case ProbeMissingKey:
+		case probeMissingKey:
 			s = missingKeyStep(base, opts)
-		case ProbeInProgress:
+		case probeInProgress:
 			s = inProgressStep(base, opts, fresh("inprogress"))
 		default:
 			return nil, fmt.Errorf("unknown probe %q (known: %s)", name, strings.Join(ProbeNames(), ", "))
@@ -95,7 +95,7 @@ func NewPlan(c *model.Captured, key string, orig Original, opts Options) (*Plan,
 	}
 	for _, s := range p.Steps {
 		for _, r := range s.Requests {
-			if err := r.Sendable(); err != nil {
+			if err := r.sendable(); err != nil {
 				return nil, err
 			}
 		}
@@ -107,7 +107,7 @@ func NewPlan(c *model.Captured, key string, orig Original, opts Options) (*Plan,
 // the contract, and how many at most on one that breaks it.
 func stepEffects(probe string, requests int) (makes, most int) {
 	switch probe {
-	case ProbeConcurrent, ProbeLostResponse, ProbeInProgress:
+	case probeConcurrent, probeLostResponse, probeInProgress:
 		// A fresh key: one run, or one per delivery on a broken server.
 		return 1, requests
 	}
@@ -156,7 +156,7 @@ func (p *Plan) Describe() []string {
 		}
 		effects := fmt.Sprintf("no new effect (%d on a server that breaks the contract)", s.MaxEffects)
 		if s.Effects > 0 {
-			effects = fmt.Sprintf("makes %d new effect (up to %d on a server that breaks the contract)", s.Effects, s.MaxEffects)
+			effects = fmt.Sprintf("makes %s (up to %d on a server that breaks the contract)", plural(s.Effects, "new effect"), s.MaxEffects)
 		}
 		out = append(out, fmt.Sprintf("%s: %s %s on %s, %s: %s", stepName(s.Probe), s.Requests[0].Method, path, host, plural(len(s.Requests), "request"), effects),
 			"    "+s.Note)
@@ -190,6 +190,8 @@ func (p *Plan) Describe() []string {
 	return out
 }
 
+// plural is report.Count for the plan's own lines: replay sits below
+// report and cannot import it.
 func plural(n int, what string) string {
 	if n == 1 {
 		return "1 " + what
@@ -206,10 +208,10 @@ func (p *Plan) Count() int {
 	return n
 }
 
-// Info describes the base request for reports: its URL and headers as
+// info describes the base request for reports: its URL and headers as
 // they may be printed (credentials masked, by name or by value; they are
 // redacted again where they are rendered).
-func (p *Plan) Info() RequestInfo {
+func (p *Plan) info() RequestInfo {
 	h := map[string]string{}
 	for name, vs := range p.Base.Header {
 		h[name] = ShowHeader(name, strings.Join(vs, ", "))
@@ -230,7 +232,7 @@ var errStop = errors.New("stop")
 func (p *Plan) Execute(ctx context.Context, notify func(string)) (*Result, error) {
 	r := newRunner(p.opts, p.resultPath)
 	start := time.Now()
-	res := &Result{Schema: "idem.replay/v1", Target: p.opts.Target.String(), Profile: p.opts.Profile.Name, Request: p.Info(), Original: p.Original}
+	res := &Result{Schema: "idem.replay/v1", Target: p.opts.Target.String(), Profile: p.opts.Profile.Name, Request: p.info(), Original: p.Original}
 	r.plan = p
 	for i, s := range p.Steps {
 		if notify != nil {

@@ -20,16 +20,16 @@ import (
 
 // Probe names, in the order they run.
 const (
-	ProbeMismatch     = "mismatch"
-	ProbeConcurrent   = "concurrent"
-	ProbeLostResponse = "lost-response"
-	ProbeMissingKey   = "missing-key"
-	ProbeInProgress   = "in-progress"
+	probeMismatch     = "mismatch"
+	probeConcurrent   = "concurrent"
+	probeLostResponse = "lost-response"
+	probeMissingKey   = "missing-key"
+	probeInProgress   = "in-progress"
 )
 
 // ProbeNames lists the probes in their order.
 func ProbeNames() []string {
-	return []string{ProbeMismatch, ProbeConcurrent, ProbeLostResponse, ProbeMissingKey, ProbeInProgress}
+	return []string{probeMismatch, probeConcurrent, probeLostResponse, probeMissingKey, probeInProgress}
 }
 
 // Options configure a replay.

@@ -1,4 +1,4 @@
-package replay_test
+package replay
 
 import (
 	"context"
@@ -13,13 +13,12 @@ import (
 	"github.com/idem-cli/idem/contract"
 	"github.com/idem-cli/idem/gateway"
 	"github.com/idem-cli/idem/model"
-	"github.com/idem-cli/idem/replay"
 )
 
 const body = `{"sku":"A-1","amount":4200}`
 
 // startGateway runs a gateway and makes the original delivery of key k.
-func startGateway(t *testing.T, opts gateway.Options, k string) (*httptest.Server, replay.Original) {
+func startGateway(t *testing.T, opts gateway.Options, k string) (*httptest.Server, Original) {
 	t.Helper()
 	store, _ := gateway.OpenStore("")
 	srv := httptest.NewServer(gateway.New(opts, store).Handler())
@@ -32,7 +31,7 @@ func startGateway(t *testing.T, opts gateway.Options, k string) (*httptest.Serve
 	}
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	return srv, replay.Original{Status: resp.StatusCode, ResultID: strings.Split(strings.Split(string(b), `"id":"`)[1], `"`)[0]}
+	return srv, Original{Status: resp.StatusCode, ResultID: strings.Split(strings.Split(string(b), `"id":"`)[1], `"`)[0]}
 }
 
 func captured(k string) *model.Captured {
@@ -42,10 +41,10 @@ func captured(k string) *model.Captured {
 		ResponseBody: []byte(`{"id":"dr_000001","status":"created"}`)}
 }
 
-func run(t *testing.T, srv *httptest.Server, orig replay.Original, profile string, k string, probes ...string) *replay.Result {
+func run(t *testing.T, srv *httptest.Server, orig Original, profile string, k string, probes ...string) *Result {
 	t.Helper()
 	target, _ := url.Parse(srv.URL)
-	p, err := replay.NewPlan(captured(k), k, orig, replay.Options{Target: target, Profile: contract.Profiles[profile], Probes: probes,
+	p, err := NewPlan(captured(k), k, orig, Options{Target: target, Profile: contract.Profiles[profile], Probes: probes,
 		EffectsURL: srv.URL + "/v1/effects/count", Timeout: 5 * time.Second, Settle: 300 * time.Millisecond, Concurrency: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -57,10 +56,10 @@ func run(t *testing.T, srv *httptest.Server, orig replay.Original, profile strin
 	return res
 }
 
-func failed(res *replay.Result) []string {
+func failed(res *Result) []string {
 	var out []string
 	for _, a := range res.Assertions {
-		if a.Status != replay.Pass && a.Status != replay.Skip {
+		if a.Status != Pass && a.Status != Skip {
 			out = append(out, a.Probe+"/"+a.Name+": expected "+a.Expected+", got "+a.Actual)
 		}
 	}
@@ -68,7 +67,7 @@ func failed(res *replay.Result) []string {
 }
 
 func TestCorrectGatewayPassesEveryProbe(t *testing.T) {
-	all := replay.ProbeNames()
+	all := ProbeNames()
 	for _, profile := range contract.Names() {
 		t.Run(profile, func(t *testing.T) {
 			t.Parallel()
@@ -92,8 +91,8 @@ func TestBrokenGatewaysFailTheirProbe(t *testing.T) {
 		fails  string // an assertion that must fail
 	}{
 		{"no-dedup fails the replay", gateway.Faults{NoDedup: true}, "", "/effects unchanged"},
-		{"non-atomic fails concurrent", gateway.Faults{NonAtomic: true}, replay.ProbeConcurrent, "concurrent/exactly one effect"},
-		{"no-fingerprint fails mismatch", gateway.Faults{NoFingerprint: true}, replay.ProbeMismatch, "mismatch/conflict status"},
+		{"non-atomic fails concurrent", gateway.Faults{NonAtomic: true}, probeConcurrent, "concurrent/exactly one effect"},
+		{"no-fingerprint fails mismatch", gateway.Faults{NoFingerprint: true}, probeMismatch, "mismatch/conflict status"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -119,10 +118,10 @@ func TestFailAfterCommitPassesLostResponse(t *testing.T) {
 	store, _ := gateway.OpenStore("")
 	srv := httptest.NewServer(gateway.New(gateway.Options{Faults: gateway.Faults{FailAfterCommit: true}}, store).Handler())
 	defer srv.Close()
-	res := run(t, srv, replay.Original{}, "article", "k", replay.ProbeLostResponse)
-	var lost []replay.Assertion
+	res := run(t, srv, Original{}, "article", "k", probeLostResponse)
+	var lost []Assertion
 	for _, a := range res.Assertions {
-		if a.Probe == replay.ProbeLostResponse {
+		if a.Probe == probeLostResponse {
 			lost = append(lost, a)
 		}
 	}
@@ -130,7 +129,7 @@ func TestFailAfterCommitPassesLostResponse(t *testing.T) {
 		t.Fatal("no lost-response assertions")
 	}
 	for _, a := range lost {
-		if a.Status != replay.Pass {
+		if a.Status != Pass {
 			t.Errorf("lost-response: %+v", a)
 		}
 	}
@@ -139,8 +138,8 @@ func TestFailAfterCommitPassesLostResponse(t *testing.T) {
 func TestBuild(t *testing.T) {
 	target, _ := url.Parse("http://127.0.0.1:8080")
 	ids := 0
-	opts := replay.Options{Target: target, NewID: func() string { ids++; return "fixed" }, Headers: []model.Header{{Name: "X-Extra", Value: "1"}}}
-	r, err := replay.Build(captured("k-1"), "k-1", opts)
+	opts := Options{Target: target, NewID: func() string { ids++; return "fixed" }, Headers: []model.Header{{Name: "X-Extra", Value: "1"}}}
+	r, err := build(captured("k-1"), "k-1", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +158,7 @@ func TestBuild(t *testing.T) {
 		}
 	}
 	opts.KeepAuth = true
-	r, _ = replay.Build(captured("k-1"), "k-1", opts)
+	r, _ = build(captured("k-1"), "k-1", opts)
 	if r.Header.Get("Authorization") == "" {
 		t.Error("--keep-auth dropped Authorization")
 	}
@@ -169,7 +168,7 @@ func TestBuild(t *testing.T) {
 	}
 	for _, bad := range []string{"", "ftp://x", "http://"} {
 		u, _ := url.Parse(bad)
-		if _, err := replay.Build(captured("k"), "k", replay.Options{Target: u}); err == nil {
+		if _, err := build(captured("k"), "k", Options{Target: u}); err == nil {
 			t.Errorf("target %q accepted", bad)
 		}
 	}
@@ -197,8 +196,8 @@ func TestRedirectsAreInconclusiveAndNotFollowed(t *testing.T) {
 			w.WriteHeader(c.status)
 		}))
 		target, _ := url.Parse(srv.URL)
-		p, err := replay.NewPlan(captured("k"), "k", replay.Original{Status: 201}, replay.Options{Target: target, Profile: contract.Profiles["article"],
-			Probes: replay.ProbeNames()})
+		p, err := NewPlan(captured("k"), "k", Original{Status: 201}, Options{Target: target, Profile: contract.Profiles["article"],
+			Probes: ProbeNames()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -208,9 +207,9 @@ func TestRedirectsAreInconclusiveAndNotFollowed(t *testing.T) {
 			t.Fatal(err)
 		}
 		a := res.Assertions[0]
-		if hits != 0 || sent != 1 || res.Verdict != replay.VerdictInconclusive || a.Status != replay.Inconclusive ||
-			!strings.Contains(a.Actual, c.location) || res.Reason == nil || res.Reason.Kind != replay.ReasonRedirect || res.Reason.Location != c.location ||
-			len(res.NotRun) != len(replay.ProbeNames()) {
+		if hits != 0 || sent != 1 || res.Verdict != VerdictInconclusive || a.Status != Inconclusive ||
+			!strings.Contains(a.Actual, c.location) || res.Reason == nil || res.Reason.Kind != reasonRedirect || res.Reason.Location != c.location ||
+			len(res.NotRun) != len(ProbeNames()) {
 			t.Errorf("%d to %s: hits elsewhere %d, sent %d, verdict %s, %+v, reason %+v, not run %v; want inconclusive naming the location, one request",
 				c.status, c.location, hits, sent, res.Verdict, a, res.Reason, res.NotRun)
 		}

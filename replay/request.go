@@ -15,8 +15,8 @@ import (
 	"github.com/idem-cli/idem/redact"
 )
 
-// Request is one request to send.
-type Request struct {
+// request is one request to send.
+type request struct {
 	Method string
 	URL    string
 	Header http.Header
@@ -85,10 +85,10 @@ func encodedAs(body []byte, ce string) bool {
 	}
 }
 
-// Build rebuilds a captured request for the target: scheme, host and port
+// build rebuilds a captured request for the target: scheme, host and port
 // replaced, path and query kept, the same key and body, a new request id,
 // no credentials unless KeepAuth, then the user's headers.
-func Build(c *model.Captured, key string, opts Options) (*Request, error) {
+func build(c *model.Captured, key string, opts Options) (*request, error) {
 	if opts.Target == nil || opts.Target.Host == "" || (opts.Target.Scheme != "http" && opts.Target.Scheme != "https") {
 		return nil, ErrTarget
 	}
@@ -172,7 +172,7 @@ func Build(c *model.Captured, key string, opts Options) (*Request, error) {
 			capturedHost = hd.Value
 		}
 	}
-	return &Request{Method: method, URL: out.String(), Header: h, Body: c.Body, Key: key, Dropped: dropped,
+	return &request{Method: method, URL: out.String(), Header: h, Body: c.Body, Key: key, Dropped: dropped,
 		Resent: resent, Withheld: withheld, CapturedHost: capturedHost}, nil
 }
 
@@ -226,8 +226,8 @@ func stripQuery(raw string) (string, []string) {
 }
 
 // clone copies a request with a new request id, another key, or no key.
-func (r *Request) clone(opts Options, key string, body []byte) *Request {
-	c := &Request{Method: r.Method, URL: r.URL, Header: r.Header.Clone(), Body: body, Key: key}
+func (r *request) clone(opts Options, key string, body []byte) *request {
+	c := &request{Method: r.Method, URL: r.URL, Header: r.Header.Clone(), Body: body, Key: key}
 	if key == "" {
 		c.Header.Del("Idempotency-Key")
 	} else {

@@ -37,7 +37,7 @@ const (
 	ReasonRateLimited = "rate-limited" // 429
 	ReasonUnavailable = "unavailable"  // 502, 503, 504 before any contract answer
 	ReasonUnreachable = "unreachable"  // connection refused, no such host
-	ReasonRedirect    = "redirect"     // 3xx: the edge sends the request elsewhere
+	reasonRedirect    = "redirect"     // 3xx: the edge sends the request elsewhere
 )
 
 // Reason says why a step was inconclusive.
@@ -98,5 +98,5 @@ var reasonText = map[string]string{
 	ReasonRateLimited: "rate-limited before the idempotency layer",
 	ReasonUnavailable: "the target's upstream is unavailable",
 	ReasonUnreachable: "the target cannot be reached",
-	ReasonRedirect:    "the target redirects",
+	reasonRedirect:    "the target redirects",
 }

@@ -13,13 +13,13 @@ import (
 // Where a response body holds its result id, and how two bodies compare
 // when it holds none.
 
-// ResultIDIn finds the result id in a response body, in the shapes real
+// resultIDIn finds the result id in a response body, in the shapes real
 // APIs use: id, data.id, the route's own <resource>_id or <resource>Id,
 // then any *_id or *Id field (requestId, orderId…), at the top level or
 // under data. Values that are the Idempotency-Key or the delivery's
 // request id (an echo, not a result) are skipped. It returns the gjson
 // path and the id, or "" when the body holds none.
-func ResultIDIn(body []byte, rawURL string, exclude ...string) (string, string) {
+func resultIDIn(body []byte, rawURL string, exclude ...string) (string, string) {
 	if !gjson.ValidBytes(body) {
 		return "", ""
 	}
@@ -169,6 +169,6 @@ func resultID(body []byte, path, rawURL string, exclude ...string) string {
 	if path != "" {
 		return gjson.GetBytes(body, path).String()
 	}
-	_, id := ResultIDIn(body, rawURL, exclude...)
+	_, id := resultIDIn(body, rawURL, exclude...)
 	return id
 }

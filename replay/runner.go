@@ -78,7 +78,7 @@ func (resp response) statusText() string {
 }
 
 // send sends req once and reads up to 1 MiB of its answer.
-func (r *runner) send(ctx context.Context, req *Request) response {
+func (r *runner) send(ctx context.Context, req *request) response {
 	hr, err := http.NewRequestWithContext(ctx, req.Method, req.URL, bytes.NewReader(req.Body))
 	if err != nil {
 		return response{err: err}
@@ -94,11 +94,11 @@ func (r *runner) send(ctx context.Context, req *Request) response {
 	return response{status: resp.StatusCode, header: resp.Header, body: body, err: err}
 }
 
-// NetworkError is a request that got no answer at all; it exits 2.
-type NetworkError struct{ Err error }
+// networkError is a request that got no answer at all; it exits 2.
+type networkError struct{ Err error }
 
-func (e *NetworkError) Error() string { return "network error: " + e.Err.Error() }
-func (e *NetworkError) Unwrap() error { return e.Err }
+func (e *networkError) Error() string { return "network error: " + e.Err.Error() }
+func (e *networkError) Unwrap() error { return e.Err }
 
 // testsNothing says why an answer came from before the idempotency layer
 // (nil when it did not): the target refused the connection, or answered
@@ -117,7 +117,7 @@ func (r *runner) testsNothing(resp response, want int) *Reason {
 	if resp.status >= 300 && resp.status < 400 {
 		// An edge's http→https or trailing-slash redirect: the request
 		// never reached the idempotency layer, and is not followed.
-		return &Reason{Kind: ReasonRedirect, Status: resp.status, Location: redact.String(resp.header.Get("Location"))}
+		return &Reason{Kind: reasonRedirect, Status: resp.status, Location: redact.String(resp.header.Get("Location"))}
 	}
 	switch resp.status {
 	case http.StatusUnauthorized, http.StatusForbidden, http.StatusProxyAuthRequired:
@@ -143,7 +143,7 @@ func (r *runner) check(probe string, resp response, want int) (Assertion, bool) 
 			r.reason = why
 		}
 		text := reasonText[why.Kind]
-		if why.Kind == ReasonRedirect {
+		if why.Kind == reasonRedirect {
 			text += " to " + orNone(why.Location) + ", not followed: point --target where it redirects"
 		}
 		return Assertion{Name: "reached the contract", Status: Inconclusive, Expected: "an answer from the idempotency layer",
@@ -182,7 +182,7 @@ func statusAssert(name string, want int, resp response) Assertion {
 
 // idOf reads a response's result id, skipping echoes of the key and of
 // the request id it was sent with.
-func (r *runner) idOf(resp response, req *Request) string {
+func (r *runner) idOf(resp response, req *request) string {
 	return resultID(resp.body, r.resultPath, req.URL, req.Key, req.Header.Get(r.ridHeader()))
 }
 
@@ -202,7 +202,7 @@ func clip(s string, n int) string {
 
 // refused sends a request the contract says must be refused: it checks
 // the refusal's status and that no effect was made.
-func (r *runner) refused(ctx context.Context, s *Step, name string, status int) ([]Assertion, error) {
+func (r *runner) refused(ctx context.Context, s *step, name string, status int) ([]Assertion, error) {
 	effects, err := r.effectCheck(ctx)
 	if err != nil {
 		return nil, err

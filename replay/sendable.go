@@ -16,15 +16,15 @@ import (
 // got "no response" and read the server as broken. The plan is checked
 // before anything is sent, and such a request is an input error.
 
-// RequestError is a request the plan cannot send as it was captured.
-type RequestError struct {
+// requestError is a request the plan cannot send as it was captured.
+type requestError struct {
 	URL     error  // set when the URL is at fault
 	Method  string // set when the method is at fault
 	Header  string // else the header at fault
 	Problem string // what is wrong with the header
 }
 
-func (e *RequestError) Error() string {
+func (e *requestError) Error() string {
 	switch {
 	case e.URL != nil:
 		return fmt.Sprintf("the captured URL cannot be sent (%v), and nothing was sent", e.URL)
@@ -38,23 +38,23 @@ func (e *RequestError) Error() string {
 // ErrUnsendable matches every RequestError.
 var ErrUnsendable = errors.New("the request cannot be sent")
 
-func (e *RequestError) Is(target error) bool { return target == ErrUnsendable }
+func (e *requestError) Is(target error) bool { return target == ErrUnsendable }
 
-// Sendable says why Go's HTTP client would refuse to send r (nil when it
+// sendable says why Go's HTTP client would refuse to send r (nil when it
 // would send it): a *RequestError.
-func (r *Request) Sendable() error {
+func (r *request) sendable() error {
 	if !isToken(r.Method) {
-		return &RequestError{Method: r.Method}
+		return &requestError{Method: r.Method}
 	}
 	if _, err := url.Parse(r.URL); err != nil {
-		return &RequestError{URL: errors.New(redact.String(err.Error()))}
+		return &requestError{URL: errors.New(redact.String(err.Error()))}
 	}
 	if strings.IndexFunc(r.URL, isCTL) >= 0 {
-		return &RequestError{URL: errors.New("it holds a control character")}
+		return &requestError{URL: errors.New("it holds a control character")}
 	}
 	for _, name := range sortedNames(r.Header) {
 		if !isToken(name) {
-			return &RequestError{Header: name, Problem: "is not a valid header name"}
+			return &requestError{Header: name, Problem: "is not a valid header name"}
 		}
 		for _, v := range r.Header[name] {
 			if i := strings.IndexFunc(v, func(c rune) bool { return c != '\t' && isCTL(c) }); i >= 0 {
@@ -62,7 +62,7 @@ func (r *Request) Sendable() error {
 				if v[i] == '\r' || v[i] == '\n' {
 					what = "holds a line break"
 				}
-				return &RequestError{Header: name, Problem: what}
+				return &requestError{Header: name, Problem: what}
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package replay_test
+package replay
 
 import (
 	"errors"
@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/idem-cli/idem/model"
-	"github.com/idem-cli/idem/replay"
 )
 
 // TestUnsendableRequests: what Go's HTTP client would refuse is found
@@ -54,13 +53,13 @@ func TestUnsendableRequests(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := &model.Captured{Method: tt.method, URL: "https://shop.example.com/v1/orders", Key: tt.key, HasBody: true, Body: []byte(`{}`),
 				Headers: []model.Header{tt.header}}
-			_, err := replay.NewPlan(c, tt.key, replay.Original{}, replay.Options{Target: target, Probes: []string{replay.ProbeMismatch}})
-			var re *replay.RequestError
+			_, err := NewPlan(c, tt.key, Original{}, Options{Target: target, Probes: []string{probeMismatch}})
+			var re *requestError
 			switch {
 			case tt.fault == "" && err != nil:
 				t.Fatalf("refused: %v", err)
 			case tt.fault == "":
-			case !errors.As(err, &re) || !errors.Is(err, replay.ErrUnsendable):
+			case !errors.As(err, &re) || !errors.Is(err, ErrUnsendable):
 				t.Fatalf("error %v, want a RequestError", err)
 			case tt.fault == "-" && re.Method != tt.method:
 				t.Errorf("%+v", re)

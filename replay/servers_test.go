@@ -1,4 +1,4 @@
-package replay_test
+package replay
 
 import (
 	"bufio"
@@ -16,7 +16,6 @@ import (
 
 	"github.com/idem-cli/idem/contract"
 	"github.com/idem-cli/idem/model"
-	"github.com/idem-cli/idem/replay"
 )
 
 // The third-party servers are Node programs from npm (express with
@@ -104,10 +103,10 @@ func harEntry(k string, status int, respBody []byte) *model.Captured {
 			{Name: "Idempotency-Key", Value: k}, {Name: "X-Request-Id", Value: "req-51"}}}
 }
 
-func replayAgainst(t *testing.T, base string, c *model.Captured, profile contract.Profile, probes ...string) *replay.Result {
+func replayAgainst(t *testing.T, base string, c *model.Captured, profile contract.Profile, probes ...string) *Result {
 	t.Helper()
 	target, _ := url.Parse(base)
-	p, err := replay.NewPlan(c, c.Key, replay.OriginalOf(nil, c.Key, []*model.Captured{c}), replay.Options{Target: target, Profile: profile,
+	p, err := NewPlan(c, c.Key, OriginalOf(nil, c.Key, []*model.Captured{c}), Options{Target: target, Profile: profile,
 		Probes: probes, EffectsURL: base + "/v1/effects", Timeout: 5 * time.Second, Settle: 300 * time.Millisecond, Concurrency: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -125,17 +124,17 @@ func withCodes(name string, conflict int) contract.Profile {
 	return p
 }
 
-func outcomes(res *replay.Result) []string {
+func outcomes(res *Result) []string {
 	var out []string
 	for _, a := range res.Assertions {
-		out = append(out, a.Outcome()+" "+a.Probe+"/"+a.Name+": expected "+a.Expected+", got "+a.Actual)
+		out = append(out, a.outcome()+" "+a.Probe+"/"+a.Name+": expected "+a.Expected+", got "+a.Actual)
 	}
 	return out
 }
 
-func hasOutcome(res *replay.Result, outcome, name string) bool {
+func hasOutcome(res *Result, outcome, name string) bool {
 	for _, a := range res.Assertions {
-		if a.Outcome() == outcome && a.Probe+"/"+a.Name == name {
+		if a.outcome() == outcome && a.Probe+"/"+a.Name == name {
 			return true
 		}
 	}
@@ -143,7 +142,7 @@ func hasOutcome(res *replay.Result, outcome, name string) bool {
 }
 
 func TestThirdPartyServers(t *testing.T) {
-	all := []string{replay.ProbeMismatch, replay.ProbeConcurrent, replay.ProbeLostResponse, replay.ProbeInProgress}
+	all := []string{probeMismatch, probeConcurrent, probeLostResponse, probeInProgress}
 	tests := []struct {
 		name    string
 		mode    string
@@ -154,21 +153,21 @@ func TestThirdPartyServers(t *testing.T) {
 		delay   string   // the handler's, longer than the in-progress probe's 150 ms
 	}{
 		{"express-idempotency as its README sets it up holds the contract", "express-idempotency", withCodes("article", 417), all,
-			replay.VerdictHeld, []string{"PASS /result id", "INFO /replay marker Idempotent-Replayed", "PASS /effects unchanged",
+			VerdictHeld, []string{"PASS /result id", "INFO /replay marker Idempotent-Replayed", "PASS /effects unchanged",
 				"PASS mismatch/conflict status", "PASS concurrent/one fresh success", "PASS concurrent/exactly one effect",
 				"PASS lost-response/exactly one effect", "PASS in-progress/in-progress status", "INFO in-progress/Retry-After"}, "400"},
 		{"express-idempotency without isHit in the route makes an effect per replay", "express-idempotency-no-hit-check", withCodes("article", 417), nil,
-			replay.VerdictBroken, []string{"PASS /result id", "FAIL /effects unchanged"}, "100"},
+			VerdictBroken, []string{"PASS /result id", "FAIL /effects unchanged"}, "100"},
 		{"express-idempotency mounted before the body parser misses a changed payload", "express-idempotency-before-body-parser", withCodes("article", 417),
-			[]string{replay.ProbeMismatch}, replay.VerdictBroken, []string{"FAIL mismatch/conflict status"}, "0"},
+			[]string{probeMismatch}, VerdictBroken, []string{"FAIL mismatch/conflict status"}, "0"},
 		{"express-idempotency reading another header ignores the key", "express-idempotency-wrong-header", withCodes("article", 417), nil,
-			replay.VerdictBroken, []string{"FAIL /result id", "FAIL /effects unchanged"}, "0"},
-		{"@node-idempotency/core in express holds the contract", "node-idempotency", withCodes("article", 422), append(all, replay.ProbeMissingKey),
-			replay.VerdictHeld, []string{"PASS /result id", "PASS /replay marker Idempotent-Replayed", "PASS mismatch/conflict status",
+			VerdictBroken, []string{"FAIL /result id", "FAIL /effects unchanged"}, "0"},
+		{"@node-idempotency/core in express holds the contract", "node-idempotency", withCodes("article", 422), append(all, probeMissingKey),
+			VerdictHeld, []string{"PASS /result id", "PASS /replay marker Idempotent-Replayed", "PASS mismatch/conflict status",
 				"PASS concurrent/one fresh success", "PASS lost-response/exactly one effect", "PASS in-progress/Retry-After",
 				"PASS missing-key/missing-key status"}, "400"},
 		{"@node-idempotency/core under the IETF profile", "node-idempotency", contract.Profiles["ietf"], all,
-			replay.VerdictHeld, []string{"PASS /result id", "PASS mismatch/conflict status", "PASS concurrent/one fresh success"}, "400"},
+			VerdictHeld, []string{"PASS /result id", "PASS mismatch/conflict status", "PASS concurrent/one fresh success"}, "400"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -195,11 +194,11 @@ func TestUnauthorizedServerIsInconclusive(t *testing.T) {
 	base := nodeServer(t, "unauthorized")
 	// The capture comes from production, where the proxy let it through.
 	c := harEntry("order-42", 201, []byte(`{"requestId":"demo-request-42","state":"accepted"}`))
-	res := replayAgainst(t, base, c, contract.Profiles["article"], replay.ProbeMismatch, replay.ProbeConcurrent)
-	if res.Verdict != replay.VerdictInconclusive || res.Failed != 0 || res.Inconclusive != 1 {
+	res := replayAgainst(t, base, c, contract.Profiles["article"], probeMismatch, probeConcurrent)
+	if res.Verdict != VerdictInconclusive || res.Failed != 0 || res.Inconclusive != 1 {
 		t.Fatalf("verdict %s: %v", res.Verdict, outcomes(res))
 	}
-	if res.Reason == nil || res.Reason.Kind != replay.ReasonCredentials || res.Reason.Status != 401 || !slices.Contains(res.Reason.Dropped, "Authorization") {
+	if res.Reason == nil || res.Reason.Kind != ReasonCredentials || res.Reason.Status != 401 || !slices.Contains(res.Reason.Dropped, "Authorization") {
 		t.Errorf("reason %+v", res.Reason)
 	}
 	if !slices.Equal(res.NotRun, []string{"probe mismatch", "probe concurrent"}) {

@@ -16,12 +16,12 @@ const MaxConcurrency = 16
 var ErrConcurrency = errors.New("too many concurrent deliveries")
 
 // concurrentStep sends opts.Concurrency deliveries under the fresh key k.
-func concurrentStep(base *Request, opts Options, k string) *Step {
-	var reqs []*Request
+func concurrentStep(base *request, opts Options, k string) *step {
+	var reqs []*request
 	for i := 0; i < opts.Concurrency; i++ {
 		reqs = append(reqs, base.clone(opts, k, base.Body))
 	}
-	return &Step{Probe: ProbeConcurrent, Requests: reqs, run: runConcurrent,
+	return &step{Probe: probeConcurrent, Requests: reqs, run: runConcurrent,
 		Note: fmt.Sprintf("%d simultaneous deliveries under the fresh key %s (derived from the captured key): expect exactly one effect", opts.Concurrency, k)}
 }
 
@@ -30,7 +30,7 @@ func concurrentStep(base *Request, opts Options, k string) *Step {
 // ran) and answers the others "in progress" or with the replay of that
 // one. Fresh result ids among the answers, or more than one fresh
 // success, is broken whether or not effects can be counted.
-func runConcurrent(ctx context.Context, r *runner, s *Step) ([]Assertion, error) {
+func runConcurrent(ctx context.Context, r *runner, s *step) ([]Assertion, error) {
 	effects, err := r.effectCheck(ctx)
 	if err != nil {
 		return nil, err
@@ -40,7 +40,7 @@ func runConcurrent(ctx context.Context, r *runner, s *Step) ([]Assertion, error)
 	startGate := make(chan struct{})
 	for i, req := range s.Requests {
 		wg.Add(1)
-		go func(i int, req *Request) {
+		go func(i int, req *request) {
 			defer wg.Done()
 			<-startGate
 			resps[i] = r.send(ctx, req)
@@ -78,7 +78,7 @@ type concurrentAnswers struct {
 // lost on the way may be the one that ran: when every 2xx replays one
 // result, a lost answer is taken as its run; otherwise it counts as a run
 // of its own.
-func classifyConcurrent(resps []response, reqs []*Request, r *runner) concurrentAnswers {
+func classifyConcurrent(resps []response, reqs []*request, r *runner) concurrentAnswers {
 	var c concurrentAnswers
 	h := r.opts.Profile.Replayed
 	marks := false

@@ -8,14 +8,14 @@ import (
 
 // inProgressStep sends two deliveries under the fresh key k, the second
 // while the first runs.
-func inProgressStep(base *Request, opts Options, k string) *Step {
-	return &Step{Probe: ProbeInProgress, Requests: []*Request{base.clone(opts, k, base.Body), base.clone(opts, k, base.Body)}, run: runInProgress,
+func inProgressStep(base *request, opts Options, k string) *step {
+	return &step{Probe: probeInProgress, Requests: []*request{base.clone(opts, k, base.Body), base.clone(opts, k, base.Body)}, run: runInProgress,
 		Note: fmt.Sprintf("a second delivery under the fresh key %s while the first runs: expect %d", k, opts.Profile.InProgress)}
 }
 
 // runInProgress sends the second delivery 150ms into the first: a
 // correct server answers it "in progress".
-func runInProgress(ctx context.Context, r *runner, s *Step) ([]Assertion, error) {
+func runInProgress(ctx context.Context, r *runner, s *step) ([]Assertion, error) {
 	first := make(chan response, 1)
 	go func() { first <- r.send(ctx, s.Requests[0]) }()
 	select {

@@ -14,15 +14,15 @@ import (
 
 // lostResponseStep sends under the fresh key k, drops the answer, then
 // sends again.
-func lostResponseStep(base *Request, opts Options, k string) *Step {
-	return &Step{Probe: ProbeLostResponse, Requests: []*Request{base.clone(opts, k, base.Body), base.clone(opts, k, base.Body)}, run: runLostResponse,
+func lostResponseStep(base *request, opts Options, k string) *step {
+	return &step{Probe: probeLostResponse, Requests: []*request{base.clone(opts, k, base.Body), base.clone(opts, k, base.Body)}, run: runLostResponse,
 		Note: fmt.Sprintf("send under the fresh key %s and drop the connection before the response, then replay: expect the stored result and one effect", k)}
 }
 
 // runLostResponse drops the first answer, then asks again while the
 // answer is "in progress": a correct server returns what it stored, and
 // made one effect.
-func runLostResponse(ctx context.Context, r *runner, s *Step) ([]Assertion, error) {
+func runLostResponse(ctx context.Context, r *runner, s *step) ([]Assertion, error) {
 	effects, err := r.effectCheck(ctx)
 	if err != nil {
 		return nil, err
@@ -32,7 +32,7 @@ func runLostResponse(ctx context.Context, r *runner, s *Step) ([]Assertion, erro
 			a, _ := r.check(s.Probe, response{err: err}, 0)
 			return []Assertion{a}, nil
 		}
-		return nil, &NetworkError{Err: err}
+		return nil, &networkError{Err: err}
 	}
 	select {
 	case <-time.After(r.opts.Settle):
@@ -78,7 +78,7 @@ func runLostResponse(ctx context.Context, r *runner, s *Step) ([]Assertion, erro
 
 // sendAndDrop writes the request on its own connection and closes it
 // without reading a byte of the response: a response lost on the way back.
-func (r *runner) sendAndDrop(ctx context.Context, req *Request) error {
+func (r *runner) sendAndDrop(ctx context.Context, req *request) error {
 	u, err := url.Parse(req.URL)
 	if err != nil {
 		return err

@@ -10,14 +10,14 @@ import (
 )
 
 // mismatchStep sends the key again with a changed payload.
-func mismatchStep(base *Request, opts Options, key string) *Step {
+func mismatchStep(base *request, opts Options, key string) *step {
 	body, what := mutate(base.Body)
-	return &Step{Probe: ProbeMismatch, Note: "the same key with " + what + " changed: expect a conflict and no new effect",
-		Requests: []*Request{base.clone(opts, key, body)}, run: runMismatch}
+	return &step{Probe: probeMismatch, Note: "the same key with " + what + " changed: expect a conflict and no new effect",
+		Requests: []*request{base.clone(opts, key, body)}, run: runMismatch}
 }
 
 // runMismatch expects the profile's conflict status and no new effect.
-func runMismatch(ctx context.Context, r *runner, s *Step) ([]Assertion, error) {
+func runMismatch(ctx context.Context, r *runner, s *step) ([]Assertion, error) {
 	return r.refused(ctx, s, "conflict status", r.opts.Profile.Conflict)
 }
 

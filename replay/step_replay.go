@@ -3,15 +3,15 @@ package replay
 import "context"
 
 // replayStep resends the captured request under its key.
-func replayStep(base *Request) *Step {
-	return &Step{Note: "replay the captured request with the same key and a new request id",
-		Requests: []*Request{base}, run: runReplay}
+func replayStep(base *request) *step {
+	return &step{Note: "replay the captured request with the same key and a new request id",
+		Requests: []*request{base}, run: runReplay}
 }
 
 // runReplay checks the replay against the original answer: its status,
 // its result id (or, with none, its body), the replay marker and no new
 // effect. An answer that tests nothing stops the plan.
-func runReplay(ctx context.Context, r *runner, s *Step) ([]Assertion, error) {
+func runReplay(ctx context.Context, r *runner, s *step) ([]Assertion, error) {
 	effects, err := r.effectCheck(ctx)
 	if err != nil {
 		return nil, err

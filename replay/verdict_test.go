@@ -1,4 +1,4 @@
-package replay_test
+package replay
 
 import (
 	"context"
@@ -15,7 +15,6 @@ import (
 	"github.com/idem-cli/idem/contract"
 	"github.com/idem-cli/idem/gateway"
 	"github.com/idem-cli/idem/model"
-	"github.com/idem-cli/idem/replay"
 )
 
 // answering is a server that answers every request with status, body
@@ -35,7 +34,7 @@ func answering(t *testing.T, status int, body string, header ...string) (*httpte
 	return srv, &n
 }
 
-func execute(t *testing.T, target string, c *model.Captured, orig replay.Original, opts replay.Options) *replay.Result {
+func execute(t *testing.T, target string, c *model.Captured, orig Original, opts Options) *Result {
 	t.Helper()
 	u, _ := url.Parse(target)
 	opts.Target = u
@@ -45,7 +44,7 @@ func execute(t *testing.T, target string, c *model.Captured, orig replay.Origina
 	if opts.Timeout == 0 {
 		opts.Timeout = 3 * time.Second
 	}
-	p, err := replay.NewPlan(c, c.Key, orig, opts)
+	p, err := NewPlan(c, c.Key, orig, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,17 +60,17 @@ func TestAnswersThatTestNothingAreInconclusive(t *testing.T) {
 		status int
 		kind   string
 	}{
-		{401, replay.ReasonCredentials}, {403, replay.ReasonCredentials}, {407, replay.ReasonCredentials},
-		{404, replay.ReasonRoute}, {405, replay.ReasonRoute}, {421, replay.ReasonRoute},
-		{429, replay.ReasonRateLimited},
-		{502, replay.ReasonUnavailable}, {503, replay.ReasonUnavailable}, {504, replay.ReasonUnavailable},
+		{401, ReasonCredentials}, {403, ReasonCredentials}, {407, ReasonCredentials},
+		{404, ReasonRoute}, {405, ReasonRoute}, {421, ReasonRoute},
+		{429, ReasonRateLimited},
+		{502, ReasonUnavailable}, {503, ReasonUnavailable}, {504, ReasonUnavailable},
 	}
 	for _, tt := range tests {
 		t.Run(http.StatusText(tt.status), func(t *testing.T) {
 			srv, hits := answering(t, tt.status, `{"error":"no"}`)
-			res := execute(t, srv.URL, captured("k"), replay.Original{Status: 201, ResultID: "dr_000001"},
-				replay.Options{Probes: []string{replay.ProbeMismatch, replay.ProbeConcurrent}, Concurrency: 2})
-			if res.Verdict != replay.VerdictInconclusive || res.Failed != 0 || res.Inconclusive != 1 {
+			res := execute(t, srv.URL, captured("k"), Original{Status: 201, ResultID: "dr_000001"},
+				Options{Probes: []string{probeMismatch, probeConcurrent}, Concurrency: 2})
+			if res.Verdict != VerdictInconclusive || res.Failed != 0 || res.Inconclusive != 1 {
 				t.Fatalf("verdict %s: %v", res.Verdict, outcomes(res))
 			}
 			if res.Reason == nil || res.Reason.Kind != tt.kind || res.Reason.Status != tt.status {
@@ -80,7 +79,7 @@ func TestAnswersThatTestNothingAreInconclusive(t *testing.T) {
 			if hits.Load() != 1 || len(res.NotRun) != 2 {
 				t.Errorf("%d requests sent, not run %v: the probes must not be sent after an inconclusive replay", hits.Load(), res.NotRun)
 			}
-			if tt.kind == replay.ReasonCredentials && !slices.Equal(res.Reason.Dropped, []string{"Authorization", "Cookie"}) {
+			if tt.kind == ReasonCredentials && !slices.Equal(res.Reason.Dropped, []string{"Authorization", "Cookie"}) {
 				t.Errorf("dropped %v", res.Reason.Dropped)
 			}
 		})
@@ -94,8 +93,8 @@ func TestRefusedConnectionIsInconclusive(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	res := execute(t, "http://"+addr, captured("k"), replay.Original{Status: 201}, replay.Options{})
-	if res.Verdict != replay.VerdictInconclusive || res.Reason == nil || res.Reason.Kind != replay.ReasonUnreachable {
+	res := execute(t, "http://"+addr, captured("k"), Original{Status: 201}, Options{})
+	if res.Verdict != VerdictInconclusive || res.Reason == nil || res.Reason.Kind != ReasonUnreachable {
 		t.Fatalf("verdict %s, reason %+v", res.Verdict, res.Reason)
 	}
 }
@@ -112,29 +111,29 @@ func TestUnavailableAfterAContractAnswerFails(t *testing.T) {
 		w.WriteHeader(503)
 	}))
 	defer srv.Close()
-	res := execute(t, srv.URL, captured("k"), replay.Original{Status: 201, ResultID: "dr_000001"}, replay.Options{Probes: []string{replay.ProbeMismatch}})
-	if res.Verdict != replay.VerdictBroken || !hasOutcome(res, "FAIL", "mismatch/conflict status") {
+	res := execute(t, srv.URL, captured("k"), Original{Status: 201, ResultID: "dr_000001"}, Options{Probes: []string{probeMismatch}})
+	if res.Verdict != VerdictBroken || !hasOutcome(res, "FAIL", "mismatch/conflict status") {
 		t.Fatalf("verdict %s: %v", res.Verdict, outcomes(res))
 	}
 }
 
 func TestReplayMarkerIsOptionalUnlessRequired(t *testing.T) {
 	srv, _ := answering(t, 201, `{"id":"dr_000001"}`)
-	orig := replay.Original{Status: 201, ResultID: "dr_000001"}
-	res := execute(t, srv.URL, captured("k"), orig, replay.Options{})
-	if res.Verdict != replay.VerdictHeld || !hasOutcome(res, "INFO", "/replay marker Idempotent-Replayed") || res.Info != 1 {
+	orig := Original{Status: 201, ResultID: "dr_000001"}
+	res := execute(t, srv.URL, captured("k"), orig, Options{})
+	if res.Verdict != VerdictHeld || !hasOutcome(res, "INFO", "/replay marker Idempotent-Replayed") || res.Info != 1 {
 		t.Errorf("optional marker: %s %v", res.Verdict, outcomes(res))
 	}
-	res = execute(t, srv.URL, captured("k"), orig, replay.Options{RequireMarker: true})
-	if res.Verdict != replay.VerdictBroken || !hasOutcome(res, "FAIL", "/replay marker Idempotent-Replayed") {
+	res = execute(t, srv.URL, captured("k"), orig, Options{RequireMarker: true})
+	if res.Verdict != VerdictBroken || !hasOutcome(res, "FAIL", "/replay marker Idempotent-Replayed") {
 		t.Errorf("required marker: %s %v", res.Verdict, outcomes(res))
 	}
 	marked, _ := answering(t, 201, `{"id":"dr_000001"}`, "Idempotent-Replayed", "true")
-	res = execute(t, marked.URL, captured("k"), orig, replay.Options{RequireMarker: true})
-	if res.Verdict != replay.VerdictHeld || !hasOutcome(res, "PASS", "/replay marker Idempotent-Replayed") {
+	res = execute(t, marked.URL, captured("k"), orig, Options{RequireMarker: true})
+	if res.Verdict != VerdictHeld || !hasOutcome(res, "PASS", "/replay marker Idempotent-Replayed") {
 		t.Errorf("marked: %s %v", res.Verdict, outcomes(res))
 	}
-	res = execute(t, srv.URL, captured("k"), orig, replay.Options{Profile: contract.Profiles["ietf"]})
+	res = execute(t, srv.URL, captured("k"), orig, Options{Profile: contract.Profiles["ietf"]})
 	for _, a := range res.Assertions {
 		if strings.HasPrefix(a.Name, "replay marker") {
 			t.Errorf("the ietf profile has no marker: %+v", a)
@@ -158,7 +157,7 @@ func TestOriginalFromTheCapturedResponse(t *testing.T) {
 			srv, _ := answering(t, 201, tt.replayed)
 			c := captured("k")
 			c.Status, c.ResponseBody = 201, []byte(tt.captured)
-			res := execute(t, srv.URL, c, replay.OriginalOf(nil, "k", []*model.Captured{c}), replay.Options{})
+			res := execute(t, srv.URL, c, OriginalOf(nil, "k", []*model.Captured{c}), Options{})
 			if !hasOutcome(res, tt.outcome, tt.assertion) {
 				t.Errorf("no %s %s: %v", tt.outcome, tt.assertion, outcomes(res))
 			}
@@ -183,11 +182,11 @@ func TestConcurrentProbeWithoutEffectsURL(t *testing.T) {
 		verdict string
 	}{
 		// Every delivery ran and every answer was lost: four effects for one key.
-		{"fail-after-commit and non-atomic, ietf", gateway.Faults{FailAfterCommit: true, NonAtomic: true}, "ietf", replay.VerdictBroken},
-		{"fail-after-commit and non-atomic, article", gateway.Faults{FailAfterCommit: true, NonAtomic: true}, "article", replay.VerdictBroken},
-		{"non-atomic, ietf", gateway.Faults{NonAtomic: true}, "ietf", replay.VerdictBroken},
-		{"fail-after-commit alone, ietf", gateway.Faults{FailAfterCommit: true}, "ietf", replay.VerdictHeld},
-		{"correct, ietf", gateway.Faults{}, "ietf", replay.VerdictHeld},
+		{"fail-after-commit and non-atomic, ietf", gateway.Faults{FailAfterCommit: true, NonAtomic: true}, "ietf", VerdictBroken},
+		{"fail-after-commit and non-atomic, article", gateway.Faults{FailAfterCommit: true, NonAtomic: true}, "article", VerdictBroken},
+		{"non-atomic, ietf", gateway.Faults{NonAtomic: true}, "ietf", VerdictBroken},
+		{"fail-after-commit alone, ietf", gateway.Faults{FailAfterCommit: true}, "ietf", VerdictHeld},
+		{"correct, ietf", gateway.Faults{}, "ietf", VerdictHeld},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -196,18 +195,18 @@ func TestConcurrentProbeWithoutEffectsURL(t *testing.T) {
 			srv := startFaultyGateway(t, gateway.Options{Profile: p, Faults: tt.faults, NonAtomicWindow: 200 * time.Millisecond})
 			c := captured("k")
 			c.URL = "https://shop.example.com/v1/demo-requests"
-			res := execute(t, srv.URL, c, replay.Original{}, replay.Options{Profile: p, Probes: []string{replay.ProbeConcurrent}, Concurrency: 3})
-			var concurrent []replay.Assertion
+			res := execute(t, srv.URL, c, Original{}, Options{Profile: p, Probes: []string{probeConcurrent}, Concurrency: 3})
+			var concurrent []Assertion
 			for _, a := range res.Assertions {
-				if a.Probe == replay.ProbeConcurrent {
+				if a.Probe == probeConcurrent {
 					concurrent = append(concurrent, a)
 				}
 			}
 			broken := false
 			for _, a := range concurrent {
-				broken = broken || a.Outcome() == "FAIL"
+				broken = broken || a.outcome() == "FAIL"
 			}
-			if want := tt.verdict == replay.VerdictBroken; broken != want {
+			if want := tt.verdict == VerdictBroken; broken != want {
 				t.Errorf("concurrent broken = %v, want %v: %v", broken, want, outcomes(res))
 			}
 			if len(concurrent) == 0 || !strings.Contains(concurrent[0].Actual, "#1 ") {
@@ -234,7 +233,7 @@ func TestCrashAfterExternalFailsLostResponse(t *testing.T) {
 	srv := startFaultyGateway(t, gateway.Options{Faults: gateway.Faults{External: provider.URL, CrashAfterExternal: true}})
 	c := captured("k")
 	c.URL = "https://shop.example.com/v1/demo-requests"
-	res := execute(t, srv.URL, c, replay.Original{}, replay.Options{Probes: []string{replay.ProbeLostResponse}, EffectsURL: provider.URL + "/count",
+	res := execute(t, srv.URL, c, Original{}, Options{Probes: []string{probeLostResponse}, EffectsURL: provider.URL + "/count",
 		Settle: 200 * time.Millisecond})
 	if !hasOutcome(res, "FAIL", "lost-response/exactly one effect") {
 		t.Errorf("the provider's second charge passed: %v", outcomes(res))

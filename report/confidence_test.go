@@ -1,4 +1,4 @@
-package report_test
+package report
 
 import (
 	"bytes"
@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/idem-cli/idem/diagnose"
-	"github.com/idem-cli/idem/report"
 )
 
 // TestConfidenceInEveryOutput reads the real nginx capture, where no tier
@@ -26,7 +25,7 @@ func TestConfidenceInEveryOutput(t *testing.T) {
 		t.Fatal("no inferred finding on a capture that logs no payload")
 	}
 	var text, md, html, js bytes.Buffer
-	r.Text(&text, report.NewStyles(&text, false), 200)
+	r.Text(&text, NewStyles(&text, false), 200)
 	r.Markdown(&md)
 	if err := r.HTML(&html); err != nil {
 		t.Fatal(err)
@@ -78,7 +77,7 @@ func TestConfidenceIsEscaped(t *testing.T) {
 	r.Findings[0].Confidence = diagnose.Confidence{Level: diagnose.Inferred,
 		RestsOn: []string{"same client \x1b[2J<script>alert(1)</script> | Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.abc.def"}, Lacks: []string{"the payloads"}}
 	var text, md, html, js bytes.Buffer
-	r.Text(&text, report.NewStyles(&text, false), 200)
+	r.Text(&text, NewStyles(&text, false), 200)
 	r.Markdown(&md)
 	if err := r.HTML(&html); err != nil {
 		t.Fatal(err)

@@ -65,12 +65,12 @@ func needsEscape(r rune, size int) bool {
 	return iostreams.TerminalActive(r)
 }
 
-// MD makes log content safe inside Markdown, including table cells: it is
+// md makes log content safe inside Markdown, including table cells: it is
 // first made terminal-safe, then every character that Markdown or HTML
 // would interpret is escaped, so a log line cannot add a row, a link, a
 // heading or markup to the report, and no bare URL or address becomes a
 // link (markdownLinkSafe).
-func MD(s string) string {
+func md(s string) string {
 	s = Safe(s)
 	var b strings.Builder
 	for _, r := range s {
@@ -96,10 +96,10 @@ func MD(s string) string {
 	return markdownLinkSafe(b.String())
 }
 
-// Mermaid makes log content safe inside a Mermaid sequence-diagram message
+// mermaid makes log content safe inside a Mermaid sequence-diagram message
 // or note: no line breaks, no characters that end a message or start a
 // directive.
-func Mermaid(s string) string {
+func mermaid(s string) string {
 	s = Safe(s)
 	r := strings.NewReplacer(";", ",", "#", "", ":", " ", "\\", "/", "<", "", ">", "", "%", "", "`", "'", "\"", "'", "{", "(", "}", ")")
 	return r.Replace(s)

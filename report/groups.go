@@ -158,7 +158,7 @@ func groupTime(t time.Time, oneDay bool) string {
 	if oneDay {
 		return t.UTC().Format("15:04:05.000")
 	}
-	return FormatTime(t)
+	return formatTime(t)
 }
 
 // sameDay reports the one UTC day every group's times fall on, if any.

@@ -198,7 +198,7 @@ func timelineOf(intents []*model.Intent) *htmlTimeline {
 		span = time.Millisecond
 	}
 	pos := func(t time.Time) float64 { return float64(t.Sub(t0)) / float64(span) * 100 }
-	tl := &htmlTimeline{Start: FormatTime(t0), End: FormatTime(t1), Span: span.Round(time.Millisecond).String(), Omitted: omitted}
+	tl := &htmlTimeline{Start: formatTime(t0), End: formatTime(t1), Span: span.Round(time.Millisecond).String(), Omitted: omitted}
 	for _, tier := range htmlLanes {
 		lane := htmlLane{Tier: tier.String()}
 		for n, d := range deliveries {
@@ -242,7 +242,7 @@ func timelineOf(intents []*model.Intent) *htmlTimeline {
 				}
 				if o.Effect {
 					lane.Marks = append(lane.Marks, htmlMark{Style: markStyle(pos(o.Time)), Class: "effect",
-						Title: Safe(fmt.Sprintf("effect %s at %s (%s)", o.ResultID, FormatTime(o.Time), o.Source))})
+						Title: Safe(fmt.Sprintf("effect %s at %s (%s)", o.ResultID, formatTime(o.Time), o.Source))})
 				}
 			}
 			left := pos(start)
@@ -261,12 +261,12 @@ func timelineOf(intents []*model.Intent) *htmlTimeline {
 			if len(spans) > 0 {
 				title += ", spans " + strings.Join(spans, ", ")
 			}
-			title += fmt.Sprintf("; %s to %s (%s)", FormatTime(start), FormatTime(end), obs[0].Source)
+			title += fmt.Sprintf("; %s to %s (%s)", formatTime(start), formatTime(end), obs[0].Source)
 			lane.Bars = append(lane.Bars, htmlBar{Style: template.CSS(fmt.Sprintf("left:%.2f%%;width:%.2f%%", left, width)),
 				Class: class, Label: fmt.Sprint(n + 1), Title: Safe(title)})
 			if lost != nil {
 				lane.Marks = append(lane.Marks, htmlMark{Style: markStyle(pos(endOf(lost))), Class: "failure",
-					Title: Safe(fmt.Sprintf("%s: %s at %s (%s)", tier, lostLabel(lost), FormatTime(endOf(lost)), lost.Source))})
+					Title: Safe(fmt.Sprintf("%s: %s at %s (%s)", tier, lostLabel(lost), formatTime(endOf(lost)), lost.Source))})
 			}
 		}
 		if len(lane.Bars) > 0 {

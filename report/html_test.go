@@ -1,4 +1,4 @@
-package report_test
+package report
 
 import (
 	"bytes"
@@ -11,11 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/idem-cli/idem/report"
 )
 
-func htmlOf(t *testing.T, r *report.Report) string {
+func htmlOf(t *testing.T, r *Report) string {
 	t.Helper()
 	var b bytes.Buffer
 	if err := r.HTML(&b); err != nil {
@@ -154,7 +152,7 @@ func TestHTMLInChromium(t *testing.T) {
 	out := artifacts(t)
 	cases := []struct {
 		name     string
-		r        *report.Report
+		r        *Report
 		findings int
 		lanes    []string
 	}{

@@ -22,7 +22,7 @@ func tierWord(in *model.Input) string {
 // lines were taken for (what --tier FILE=TIER or the config corrects),
 // and how many lines were read and skipped, before any finding rests on
 // them.
-func inputsText(w io.Writer, st Styles, inputs []*model.Input, width int) {
+func inputsText(w io.Writer, st styles, inputs []*model.Input, width int) {
 	if len(inputs) == 0 {
 		return
 	}
@@ -30,7 +30,7 @@ func inputsText(w io.Writer, st Styles, inputs []*model.Input, width int) {
 	var wide [4]int
 	for i, in := range inputs {
 		rows[i] = [4]string{Safe(in.Path), Safe(cmpOr(in.Format, "-")), tierWord(in),
-			fmt.Sprintf("%s, %d skipped", plural(in.Lines, "line", "lines"), in.Skipped)}
+			fmt.Sprintf("%s, %d skipped", Count(in.Lines, "line", "lines"), in.Skipped)}
 		for c, s := range rows[i] {
 			wide[c] = max(wide[c], utf8.RuneCountInString(s))
 		}

@@ -15,35 +15,35 @@ import (
 // The idem.report/v1 document and its writer. A compact report's findings
 // are written by the encoder in jsonenc.go, in the same bytes.
 
-// ReportJSON is the idem.report/v1 document (docs/report-json.md).
-type ReportJSON struct {
+// reportJSON is the idem.report/v1 document (docs/report-json.md).
+type reportJSON struct {
 	Schema   string           `json:"schema"`
-	Inputs   []InputJSON      `json:"inputs"`
+	Inputs   []inputJSON      `json:"inputs"`
 	Summary  diagnose.Summary `json:"summary"`
-	Findings []FindingJSON    `json:"findings"`
+	Findings []jsonFinding    `json:"findings"`
 	// NotEvaluated names the rules that could not look, why, and what to
 	// log to make them decidable.
-	NotEvaluated []NotEvaluatedJSON `json:"not_evaluated"`
+	NotEvaluated []jsonNotEvaluated `json:"not_evaluated"`
 }
 
-// NotEvaluatedJSON is a rule that could not look at these logs.
-type NotEvaluatedJSON struct {
+// jsonNotEvaluated is a rule that could not look at these logs.
+type jsonNotEvaluated struct {
 	Rule    string `json:"rule"`
 	Decides bool   `json:"decides"`
 	Why     string `json:"why"`
 	ToLog   string `json:"log"`
 }
 
-func notEvaluatedJSON(list []diagnose.NotEvaluated) []NotEvaluatedJSON {
-	out := []NotEvaluatedJSON{}
+func notEvaluatedJSON(list []diagnose.NotEvaluated) []jsonNotEvaluated {
+	out := []jsonNotEvaluated{}
 	for _, ne := range list {
-		out = append(out, NotEvaluatedJSON{Rule: ne.Rule.ID, Decides: ne.Rule.Decides(), Why: ne.Why, ToLog: ne.Log})
+		out = append(out, jsonNotEvaluated{Rule: ne.Rule.ID, Decides: ne.Rule.Decides(), Why: ne.Why, ToLog: ne.Log})
 	}
 	return out
 }
 
-// InputJSON summarises one input.
-type InputJSON struct {
+// inputJSON summarises one input.
+type inputJSON struct {
 	Path        string         `json:"path"`
 	Format      string         `json:"format"`
 	Tier        string         `json:"tier"`
@@ -51,7 +51,7 @@ type InputJSON struct {
 	Compression string         `json:"compression,omitempty"`
 	Lines       int            `json:"lines"`
 	Skipped     int            `json:"skipped"`
-	SkipSamples []SkipJSON     `json:"skip_samples"`
+	SkipSamples []skipJSON     `json:"skip_samples"`
 	Formats     map[string]int `json:"formats"`
 	Error       string         `json:"error,omitempty"`
 	// Fields and Config say what idem understood of the input, with
@@ -63,25 +63,25 @@ type InputJSON struct {
 	Joined []model.FieldUse `json:"joined,omitempty"`
 	// RequestLines are the lines that look like HTTP requests and that no
 	// format read, with a config to start from.
-	RequestLines *RequestLinesJSON `json:"request_lines,omitempty"`
+	RequestLines *requestLinesJSON `json:"request_lines,omitempty"`
 }
 
-// RequestLinesJSON is an input's lines that look like requests and that
+// requestLinesJSON is an input's lines that look like requests and that
 // no format read.
-type RequestLinesJSON struct {
+type requestLinesJSON struct {
 	Lines  int            `json:"lines"`
 	First  string         `json:"first,omitempty"`
 	Config map[string]any `json:"config,omitempty"`
 }
 
-// SkipJSON is a skipped line.
-type SkipJSON struct {
+// skipJSON is a skipped line.
+type skipJSON struct {
 	Source string `json:"source"`
 	Reason string `json:"reason"`
 }
 
-// FindingJSON is one finding.
-type FindingJSON struct {
+// jsonFinding is one finding.
+type jsonFinding struct {
 	Rule       string         `json:"rule"`
 	Severity   string         `json:"severity"`
 	Intent     string         `json:"intent"`
@@ -94,23 +94,23 @@ type FindingJSON struct {
 	Narrative  string         `json:"narrative"`
 	Input      string         `json:"input,omitempty"`
 	Counts     map[string]int `json:"counts,omitempty"`
-	Evidence   []EvidenceJSON `json:"evidence"`
+	Evidence   []jsonEvidence `json:"evidence"`
 	// Retries says who sent each retry of the finding's intents.
-	Retries []RetryJSON `json:"retries,omitempty"`
+	Retries []jsonRetry `json:"retries,omitempty"`
 	// Confidence says whether the logs show the finding or it is
 	// inferred, from what, and what they lack.
-	Confidence ConfidenceJSON `json:"confidence"`
+	Confidence confidenceJSON `json:"confidence"`
 }
 
-// ConfidenceJSON is how sure a finding is (diagnose.Confidence).
-type ConfidenceJSON struct {
+// confidenceJSON is how sure a finding is (diagnose.Confidence).
+type confidenceJSON struct {
 	Level   string   `json:"level"`
 	RestsOn []string `json:"rests_on"`
 	Lacks   []string `json:"lacks"`
 }
 
-// RetryJSON is one retry and the layer that sent it (diagnose.Retry).
-type RetryJSON struct {
+// jsonRetry is one retry and the layer that sent it (diagnose.Retry).
+type jsonRetry struct {
 	RequestID string  `json:"request_id"`
 	Layer     string  `json:"layer"`
 	Why       string  `json:"why"`
@@ -118,13 +118,13 @@ type RetryJSON struct {
 	Duplicate bool    `json:"duplicate,omitempty"`
 }
 
-func retryJSON(rt diagnose.Retry) RetryJSON {
-	return RetryJSON{RequestID: redact.String(rt.Delivery.RequestID), Layer: string(rt.Layer), Why: redact.String(rt.Why),
+func retryJSON(rt diagnose.Retry) jsonRetry {
+	return jsonRetry{RequestID: redact.String(rt.Delivery.RequestID), Layer: string(rt.Layer), Why: redact.String(rt.Why),
 		AfterMS: float64(rt.After.Microseconds()) / 1000, Duplicate: rt.Duplicate}
 }
 
-// EvidenceJSON is one observation behind a finding.
-type EvidenceJSON struct {
+// jsonEvidence is one observation behind a finding.
+type jsonEvidence struct {
 	Source    string `json:"source"`
 	Tier      string `json:"tier"`
 	RequestID string `json:"request_id"`
@@ -137,13 +137,13 @@ type EvidenceJSON struct {
 	Detail    string `json:"detail,omitempty"`
 }
 
-func inputsJSON(inputs []*model.Input) []InputJSON {
-	out := []InputJSON{}
+func inputsJSON(inputs []*model.Input) []inputJSON {
+	out := []inputJSON{}
 	for _, in := range inputs {
-		j := InputJSON{Path: redact.String(in.Path), Format: in.Format, Tier: in.Tier, TierAssumed: in.TierAssumed, Compression: in.Compression,
-			Lines: in.Lines, Skipped: in.Skipped, SkipSamples: []SkipJSON{}, Formats: in.Formats}
+		j := inputJSON{Path: redact.String(in.Path), Format: in.Format, Tier: in.Tier, TierAssumed: in.TierAssumed, Compression: in.Compression,
+			Lines: in.Lines, Skipped: in.Skipped, SkipSamples: []skipJSON{}, Formats: in.Formats}
 		for _, s := range in.SkipSamples {
-			j.SkipSamples = append(j.SkipSamples, SkipJSON{Source: redact.String(s.Source.String()), Reason: s.Reason})
+			j.SkipSamples = append(j.SkipSamples, skipJSON{Source: redact.String(s.Source.String()), Reason: s.Reason})
 		}
 		if in.Err != nil {
 			j.Error = redact.String(in.Err.Error())
@@ -152,11 +152,11 @@ func inputsJSON(inputs []*model.Input) []InputJSON {
 			j.Formats = map[string]int{}
 		}
 		if len(in.Fields) > 0 {
-			j.Fields, j.Config, j.Ignored = in.Fields, ConfigSource(in), in.Ignored
+			j.Fields, j.Config, j.Ignored = in.Fields, configSource(in), in.Ignored
 		}
 		j.Joined = in.Joined
 		if rl := in.RequestLines; rl != nil {
-			j.RequestLines = &RequestLinesJSON{Lines: rl.Lines}
+			j.RequestLines = &requestLinesJSON{Lines: rl.Lines}
 			if rl.Pattern != "" {
 				j.RequestLines.First, j.RequestLines.Config = redact.String(rl.First.String()), ConfigPattern(in)
 			}
@@ -166,24 +166,24 @@ func inputsJSON(inputs []*model.Input) []InputJSON {
 	return out
 }
 
-func evidenceJSON(o *model.Observation) EvidenceJSON {
-	return EvidenceJSON{Source: redact.String(o.Source.String()), Tier: o.Tier.String(), RequestID: redact.String(o.RequestID),
-		Time: FormatTime(o.Time), Status: o.Status, Outcome: o.Outcome.String(), Decision: redact.String(o.Decision),
+func evidenceJSON(o *model.Observation) jsonEvidence {
+	return jsonEvidence{Source: redact.String(o.Source.String()), Tier: o.Tier.String(), RequestID: redact.String(o.RequestID),
+		Time: formatTime(o.Time), Status: o.Status, Outcome: o.Outcome.String(), Decision: redact.String(o.Decision),
 		ResultID: redact.String(o.ResultID), Effect: o.Effect, Detail: redact.String(o.Detail)}
 }
 
 // findingJSON is what the report says of f.
-func findingJSON(f *diagnose.Finding) FindingJSON {
-	fj := FindingJSON{Rule: f.Rule.ID, Severity: f.Severity.String(), Intent: redact.String(intentID(f)), Keys: redactAll(f.Keys),
+func findingJSON(f *diagnose.Finding) jsonFinding {
+	fj := jsonFinding{Rule: f.Rule.ID, Severity: f.Severity.String(), Intent: redact.String(intentID(f)), Keys: redactAll(f.Keys),
 		Title: f.Rule.Title, Symptom: f.Rule.Symptom, Hypothesis: f.Rule.Hypothesis, Check: f.Rule.Check, Action: f.Rule.Action,
-		Narrative: redact.String(f.Narrative), Input: redact.String(f.Input), Counts: f.Counts, Evidence: make([]EvidenceJSON, 0, len(f.Evidence))}
+		Narrative: redact.String(f.Narrative), Input: redact.String(f.Input), Counts: f.Counts, Evidence: make([]jsonEvidence, 0, len(f.Evidence))}
 	for _, o := range f.Evidence {
 		fj.Evidence = append(fj.Evidence, evidenceJSON(o))
 	}
 	for _, rt := range f.Retries {
 		fj.Retries = append(fj.Retries, retryJSON(rt))
 	}
-	fj.Confidence = ConfidenceJSON{Level: f.Confidence.Level, RestsOn: redactAll(f.Confidence.RestsOn), Lacks: redactAll(f.Confidence.Lacks)}
+	fj.Confidence = confidenceJSON{Level: f.Confidence.Level, RestsOn: redactAll(f.Confidence.RestsOn), Lacks: redactAll(f.Confidence.Lacks)}
 	if fj.Confidence.Level == "" {
 		fj.Confidence.Level = diagnose.Proven
 	}
@@ -215,7 +215,7 @@ func (r *Report) JSON(w io.Writer) error {
 	if r.Compact {
 		nl, in1, in2, sep = "", "", "", ":"
 	}
-	head := ReportJSON{Schema: "idem.report/v1", Inputs: inputsJSON(r.Inputs), Summary: r.Summary}
+	head := reportJSON{Schema: "idem.report/v1", Inputs: inputsJSON(r.Inputs), Summary: r.Summary}
 	bw.WriteString("{" + nl)
 	for _, part := range []struct {
 		name string

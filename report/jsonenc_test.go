@@ -128,9 +128,9 @@ func FuzzAppendTime(f *testing.F) {
 		tm := time.Unix(sec, nsec).In(time.FixedZone("z", offset%(24*3600)))
 		want := "-"
 		if !tm.IsZero() {
-			want = tm.UTC().Format(TimeLayout)
+			want = tm.UTC().Format(timeLayout)
 		}
-		if got := FormatTime(tm); got != want {
+		if got := formatTime(tm); got != want {
 			t.Fatalf("FormatTime(%v) = %s, want %s", tm, got, want)
 		}
 	})

@@ -86,7 +86,7 @@ func (g *grid) widths(indent, width int) ([]int, bool) {
 }
 
 // write lays the grid out at indent for width columns.
-func (g *grid) write(out io.Writer, st Styles, indent, width int) {
+func (g *grid) write(out io.Writer, st styles, indent, width int) {
 	w, fits := g.widths(indent, width)
 	if !fits {
 		g.stacked(out, st, indent, width)
@@ -96,7 +96,7 @@ func (g *grid) write(out io.Writer, st Styles, indent, width int) {
 }
 
 // writeWidths writes the grid as a table of columns w wide.
-func (g *grid) writeWidths(out io.Writer, st Styles, indent int, w []int) {
+func (g *grid) writeWidths(out io.Writer, st styles, indent int, w []int) {
 	pad := strings.Repeat(" ", indent)
 	line := func(cells []cell) {
 		cols := make([][]string, len(cells))
@@ -155,7 +155,7 @@ func (g *grid) writeWidths(out io.Writer, st Styles, indent int, w []int) {
 
 // stacked writes each row as a block of "name: value" lines; a value too
 // long for the rest of its line goes whole on the next line, further in.
-func (g *grid) stacked(out io.Writer, st Styles, indent, width int) {
+func (g *grid) stacked(out io.Writer, st styles, indent, width int) {
 	pad := strings.Repeat(" ", indent)
 	keyWidth := 0
 	for _, n := range g.names {

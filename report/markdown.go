@@ -21,11 +21,11 @@ func (r *Report) Markdown(w io.Writer) {
 		s.Unkeyed, s.Intents, s.WithFindings, s.Healthy, s.Critical, s.Warning, s.Info)
 	if s.FilteredOut > 0 {
 		fmt.Fprintf(w, "Filtered out: %s with findings that the filters set aside, counted neither with findings nor without.\n\n",
-			plural(s.FilteredOut, "intent", "intents"))
+			Count(s.FilteredOut, "intent", "intents"))
 	}
 	if s.OwnTraffic > 0 {
 		fmt.Fprintf(w, "%s of idem replay's own traffic (request ids idem-replay-…, probe keys) were set apart, not diagnosed.\n\n",
-			plural(s.OwnTraffic, "delivery", "deliveries"))
+			Count(s.OwnTraffic, "delivery", "deliveries"))
 	}
 	fmt.Fprintf(w, "Tiers seen: %s.", strings.Join(s.Tiers, ", "))
 	if len(s.MissingTiers) > 0 {
@@ -33,21 +33,21 @@ func (r *Report) Markdown(w io.Writer) {
 	}
 	fmt.Fprintf(w, "\n\n")
 	if line := r.retriesLine(); line != "" {
-		fmt.Fprintf(w, "%s.\n\n", MD(strings.ToUpper(line[:1])+line[1:]))
+		fmt.Fprintf(w, "%s.\n\n", md(strings.ToUpper(line[:1])+line[1:]))
 	}
 	if note := r.idlessNote(); note != "" {
-		fmt.Fprintf(w, "**%s**\n\n", MD(note))
+		fmt.Fprintf(w, "**%s**\n\n", md(note))
 	}
 	fmt.Fprintf(w, "| input | format | tier | lines | skipped |\n|---|---|---|---:|---:|\n")
 	for _, in := range r.Inputs {
-		fmt.Fprintf(w, "| %s | %s | %s | %d | %d |\n", MD(in.Path), MD(in.Format), tierWord(in), in.Lines, in.Skipped)
+		fmt.Fprintf(w, "| %s | %s | %s | %d | %d |\n", md(in.Path), md(in.Format), tierWord(in), in.Lines, in.Skipped)
 	}
 	for _, in := range r.Inputs {
 		for _, sk := range in.SkipSamples {
-			fmt.Fprintf(w, "\n- skipped %s: %s", MD(sk.Source.String()), MD(sk.Reason))
+			fmt.Fprintf(w, "\n- skipped %s: %s", md(sk.Source.String()), md(sk.Reason))
 		}
 		if in.RequestLines != nil {
-			fmt.Fprintf(w, "\n- %s: %s", MD(in.Path), MD(RequestLinesNote(in)))
+			fmt.Fprintf(w, "\n- %s: %s", md(in.Path), md(RequestLinesNote(in)))
 			if in.RequestLines.Pattern != "" {
 				// A code span shows the pattern as it is; it holds no backtick.
 				fmt.Fprintf(w, "; a `--config` to start from: `%s`", strings.ReplaceAll(Safe(ConfigJSON(ConfigPattern(in))), "`", "'"))
@@ -56,13 +56,13 @@ func (r *Report) Markdown(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	if len(r.NotEvaluated) > 0 {
-		fmt.Fprintf(w, "\n### Not evaluated\n\n%s:\n\n| rule | why | what to log |\n|---|---|---|\n", MD(strings.TrimPrefix(r.notEvaluatedHead(), "not evaluated: ")))
+		fmt.Fprintf(w, "\n### Not evaluated\n\n%s:\n\n| rule | why | what to log |\n|---|---|---|\n", md(strings.TrimPrefix(r.notEvaluatedHead(), "not evaluated: ")))
 		for _, g := range r.notEvaluatedGroups() {
-			fmt.Fprintf(w, "| `%s` | %s | %s |\n", strings.Join(g.Rules, "`, `"), MD(g.Why), MD(g.Log))
+			fmt.Fprintf(w, "| `%s` | %s | %s |\n", strings.Join(g.Rules, "`, `"), md(g.Why), md(g.Log))
 		}
 	}
 	if len(r.Findings) == 0 {
-		fmt.Fprintf(w, "\n%s\n", MD(r.verdictLine()))
+		fmt.Fprintf(w, "\n%s\n", md(r.verdictLine()))
 		return
 	}
 	r.findingsMarkdown(w)
@@ -84,12 +84,12 @@ func (r *Report) findingsMarkdown(w io.Writer) {
 	fmt.Fprintf(w, "\n### Findings by rule\n\n| rule | severity | findings | intents | first | last | worst example |\n|---|---|---:|---:|---|---|---|\n")
 	for _, g := range groups {
 		fmt.Fprintf(w, "| `%s` | %s | %d | %d | %s | %s | %s |\n", g.Rule.ID, g.Severity, len(g.Findings), g.Intents,
-			FormatTime(g.First), FormatTime(g.Last), MD(subject(g.Worst)))
+			formatTime(g.First), formatTime(g.Last), md(subject(g.Worst)))
 	}
 	for _, g := range groups {
 		fmt.Fprintf(w, "\n### %s: `%s` (%s), %s\n\n", g.Severity, g.Rule.ID, g.Rule.Title, count(len(g.Findings), "finding", "findings"))
 		fmt.Fprintf(w, "| symptom | hypothesis | check | bounded action |\n|---|---|---|---|\n")
-		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", MD(g.Rule.Symptom), MD(g.Rule.Hypothesis), MD(g.Rule.Check), MD(g.Rule.Action))
+		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", md(g.Rule.Symptom), md(g.Rule.Hypothesis), md(g.Rule.Check), md(g.Rule.Action))
 		n := shown(len(g.Findings), r.Limit)
 		findingRows(w, g.Findings[:n], 0)
 		if rest := g.Findings[n:]; len(rest) > 0 {
@@ -122,16 +122,16 @@ func findingRows(w io.Writer, findings []*diagnose.Finding, from int) {
 	fmt.Fprintf(w, "\n| # | about | started | what happened |\n|---:|---|---|---|\n")
 	for i, f := range findings {
 		first, _ := findingSpan(f)
-		fmt.Fprintf(w, "| %d | %s | %s | %s |\n", from+i+1, MD(subject(f)), FormatTime(first), MD(f.Narrative))
+		fmt.Fprintf(w, "| %d | %s | %s | %s |\n", from+i+1, md(subject(f)), formatTime(first), md(f.Narrative))
 	}
 }
 
 // findingPicture is the evidence table and sequence diagram of a finding.
 func findingPicture(w io.Writer, f *diagnose.Finding) {
-	fmt.Fprintf(w, "\n#### %s\n\n**What happened.** %s\n", MD(subject(f)), MD(f.Narrative))
-	fmt.Fprintf(w, "\n**Confidence.** %s\n", MD(f.Confidence.Summary()))
+	fmt.Fprintf(w, "\n#### %s\n\n**What happened.** %s\n", md(subject(f)), md(f.Narrative))
+	fmt.Fprintf(w, "\n**Confidence.** %s\n", md(f.Confidence.Summary()))
 	for _, rt := range f.Retries {
-		fmt.Fprintf(w, "\n- %s", MD(retryText(rt)))
+		fmt.Fprintf(w, "\n- %s", md(retryText(rt)))
 	}
 	if len(f.Retries) > 0 {
 		fmt.Fprintln(w)
@@ -139,16 +139,16 @@ func findingPicture(w io.Writer, f *diagnose.Finding) {
 	if len(f.Evidence) > 0 {
 		fmt.Fprintf(w, "\n**Evidence**\n\n| time | tier | request id | status | outcome | decision | result | source |\n|---|---|---|---:|---|---|---|---|\n")
 		for _, o := range f.Evidence {
-			result := MD(o.ResultID)
+			result := md(o.ResultID)
 			if o.Effect {
 				result += " (effect)"
 			}
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", FormatTime(o.At()), o.Tier, MD(o.RequestID), statusOrDash(o.Status),
-				cellOutcome(o), MD(o.Decision), result, MD(o.Source.String()))
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", formatTime(o.At()), o.Tier, md(o.RequestID), statusOrDash(o.Status),
+				cellOutcome(o), md(o.Decision), result, md(o.Source.String()))
 		}
 	}
 	if len(f.Intents) > 0 {
-		fmt.Fprintf(w, "\n```mermaid\n%s```\n", SequenceDiagram(f.Intents))
+		fmt.Fprintf(w, "\n```mermaid\n%s```\n", sequenceDiagram(f.Intents))
 	}
 }
 
@@ -178,10 +178,15 @@ func markdownLinkSafe(s string) string {
 	return b.String()
 }
 
-// cellOutcome shows "-" where a line says nothing of a response.
+// cellOutcome shows "-" where a line says nothing of a response. Ok only
+// means that an answer came (model.OutcomeOK): a client's 504, or any
+// error status, is "answered" beside its status, never "ok".
 func cellOutcome(o *model.Observation) string {
-	if o.Outcome == model.OutcomeUnknown {
+	switch {
+	case o.Outcome == model.OutcomeUnknown:
 		return "-"
+	case o.Outcome == model.OutcomeOK && o.Status >= 400:
+		return "answered"
 	}
 	return o.Outcome.String()
 }

@@ -1,4 +1,4 @@
-package report_test
+package report
 
 import (
 	"bytes"
@@ -11,13 +11,12 @@ import (
 
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/model"
-	"github.com/idem-cli/idem/report"
 	"github.com/idem-cli/idem/trace"
 )
 
 // hostileReport is a diagnosis whose log content tries to break out of
 // Markdown tables and Mermaid messages.
-func hostileReport() *report.Report {
+func hostileReport() *Report {
 	nasty := "x|y`z`\n## injected | row\r\n<script>alert(1)</script> ->> S: fake; Note over C: pwned %% \x1b[31m" +
 		" https://evil.example/login www.evil.example ops@evil.example"
 	c := trace.NewCorrelator(nil)
@@ -29,7 +28,7 @@ func hostileReport() *report.Report {
 		Outcome: model.OutcomeOK, Effect: true, ResultID: "ord|" + nasty, Message: nasty, Source: model.Source{File: "app.jsonl", Line: 2}})
 	set := c.Set([]*model.Input{{Path: "c|lient.har", Format: "har", Tier: "client", Lines: 1, Formats: map[string]int{}}})
 	res := diagnose.Run(set, diagnose.DefaultOptions())
-	return &report.Report{Inputs: set.Inputs, Summary: res.Summary, Findings: res.Findings}
+	return &Report{Inputs: set.Inputs, Summary: res.Summary, Findings: res.Findings}
 }
 
 func TestHostileMarkdownKeepsItsStructure(t *testing.T) {
@@ -55,7 +54,7 @@ func TestHostileMarkdownKeepsItsStructure(t *testing.T) {
 		}
 	}
 	var text bytes.Buffer
-	r.Text(&text, report.NewStyles(&text, false), 100)
+	r.Text(&text, NewStyles(&text, false), 100)
 	if bytes.Contains(text.Bytes(), []byte("\x1b")) || bytes.Contains(text.Bytes(), []byte("\r")) {
 		t.Errorf("control characters reached the text report")
 	}
@@ -75,7 +74,7 @@ func TestMarkdownRenders(t *testing.T) {
 	}
 	dir := t.TempDir()
 	var files []string
-	write := func(name string, r *report.Report) {
+	write := func(name string, r *Report) {
 		var b bytes.Buffer
 		r.Markdown(&b)
 		p := filepath.Join(dir, name+".md")

@@ -55,9 +55,9 @@ func replayVerdict(res *replay.Result) string {
 	return "the replay contract held"
 }
 
-// ReplayHint says what to do about an inconclusive replay, naming the
+// replayHint says what to do about an inconclusive replay, naming the
 // flags that change it ("" when there is nothing to say).
-func ReplayHint(res *replay.Result) string {
+func replayHint(res *replay.Result) string {
 	why := res.Reason
 	if why == nil {
 		return ""
@@ -102,7 +102,7 @@ func replaySummary(res *replay.Result) string {
 }
 
 // ReplayText writes the assertions like hurl: PASS or FAIL, expected and got.
-func ReplayText(w io.Writer, st Styles, res *replay.Result) {
+func ReplayText(w io.Writer, st styles, res *replay.Result) {
 	fmt.Fprintf(w, "%s %s (profile %s)\n", st.Title.Render("idem replay →"), Safe(res.Target), res.Profile)
 	rq := res.Request
 	fmt.Fprintf(w, "request   %s %s  key %s  request id %s  %s\n", rq.Method, Safe(rq.URL), st.Code.Render(Safe(rq.Key)), Safe(rq.RequestID), st.Faint.Render("from "+Safe(rq.Source)))
@@ -147,7 +147,7 @@ func ReplayText(w io.Writer, st Styles, res *replay.Result) {
 		summary = st.OK.Render(summary)
 	}
 	fmt.Fprintf(w, "\n%s\n", summary)
-	if hint := ReplayHint(res); hint != "" {
+	if hint := replayHint(res); hint != "" {
 		fmt.Fprintf(w, "%s\n", Safe(hint))
 	}
 }
@@ -158,10 +158,10 @@ func ReplayMarkdown(w io.Writer, res *replay.Result) {
 	fmt.Fprintf(w, "## idem replay: %s\n\n", replayVerdict(res))
 	rq := res.Request
 	fmt.Fprintf(w, "| target | profile | method | URL | key | request id | from |\n|---|---|---|---|---|---|---|\n")
-	fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n\n", MD(res.Target), res.Profile, rq.Method, MD(rq.URL), MD(rq.Key), MD(rq.RequestID), MD(rq.Source))
-	fmt.Fprintf(w, "Original answer: %s %s", statusOrDash(res.Original.Status), MD(res.Original.ResultID))
+	fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n\n", md(res.Target), res.Profile, rq.Method, md(rq.URL), md(rq.Key), md(rq.RequestID), md(rq.Source))
+	fmt.Fprintf(w, "Original answer: %s %s", statusOrDash(res.Original.Status), md(res.Original.ResultID))
 	if res.Original.Source != "" {
-		fmt.Fprintf(w, " (%s)", MD(res.Original.Source))
+		fmt.Fprintf(w, " (%s)", md(res.Original.Source))
 	}
 	fmt.Fprintf(w, ".\n\n")
 	fmt.Fprintf(w, "| step | assertion | result | expected | got |\n|---|---|---|---|---|\n")
@@ -170,14 +170,14 @@ func ReplayMarkdown(w io.Writer, res *replay.Result) {
 		if a.Status == replay.Fail || a.Status == replay.Inconclusive {
 			r = "**" + r + "**"
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", stepName(a.Probe), MD(a.Name), r, MD(a.Expected), MD(a.Actual))
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", stepName(a.Probe), md(a.Name), r, md(a.Expected), md(a.Actual))
 	}
 	fmt.Fprintf(w, "\n%s.\n", replaySummary(res))
 	if len(res.NotRun) > 0 {
-		fmt.Fprintf(w, "\nNot sent: %s.\n", MD(strings.Join(res.NotRun, ", ")))
+		fmt.Fprintf(w, "\nNot sent: %s.\n", md(strings.Join(res.NotRun, ", ")))
 	}
-	if hint := ReplayHint(res); hint != "" {
-		fmt.Fprintf(w, "\n%s.\n", MD(hint))
+	if hint := replayHint(res); hint != "" {
+		fmt.Fprintf(w, "\n%s.\n", md(hint))
 	}
 }
 
@@ -241,7 +241,7 @@ func ReplayJUnit(w io.Writer, res *replay.Result) error {
 // lines are printed as Curl wrote them: it redacts before quoting and
 // escapes every character a terminal would interpret, and redacting the
 // quoted text again could eat a closing quote.
-func ReplayPlan(w io.Writer, st Styles, p *replay.Plan, target string) {
+func ReplayPlan(w io.Writer, st styles, p *replay.Plan, target string) {
 	fmt.Fprintf(w, "%s %d request(s) to %s would be sent:\n", st.Title.Render("idem replay --dry-run:"), p.Count(), Safe(target))
 	if d := p.Base.Dropped; len(d) > 0 {
 		fmt.Fprintf(w, "not resent from the capture: %s (add --keep-auth to resend them)\n", Safe(strings.Join(d, ", ")))

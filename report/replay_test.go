@@ -1,4 +1,4 @@
-package report_test
+package report
 
 import (
 	"bytes"
@@ -11,7 +11,6 @@ import (
 	"github.com/idem-cli/idem/contract"
 	"github.com/idem-cli/idem/model"
 	"github.com/idem-cli/idem/replay"
-	"github.com/idem-cli/idem/report"
 )
 
 func inconclusiveResult() *replay.Result {
@@ -27,9 +26,9 @@ func inconclusiveResult() *replay.Result {
 func TestReplayReportsSayInconclusive(t *testing.T) {
 	res := inconclusiveResult()
 	var text, md, junit bytes.Buffer
-	report.ReplayText(&text, report.NewStyles(&text, false), res)
-	report.ReplayMarkdown(&md, res)
-	if err := report.ReplayJUnit(&junit, res); err != nil {
+	ReplayText(&text, NewStyles(&text, false), res)
+	ReplayMarkdown(&md, res)
+	if err := ReplayJUnit(&junit, res); err != nil {
 		t.Fatal(err)
 	}
 	for name, out := range map[string]string{"text": text.String(), "markdown": md.String()} {
@@ -59,7 +58,7 @@ func TestReplayReportsSayInconclusive(t *testing.T) {
 		t.Errorf("junit %v:\n%s", err, junit.String())
 	}
 	var js bytes.Buffer
-	if err := report.ReplayJSON(&js, res, false); err != nil {
+	if err := ReplayJSON(&js, res, false); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{`"verdict":"inconclusive"`, `"reason":{"kind":"credentials","status":401,"dropped":["Authorization","?api_key"]}`, `"not_run":["probe mismatch"]`, `"inconclusive":1`} {
@@ -74,8 +73,8 @@ func TestReplayInfoIsNotAFailure(t *testing.T) {
 		Assertions: []replay.Assertion{{Name: "status", Status: replay.Pass, Expected: "201", Actual: "201"},
 			{Name: "replay marker Idempotent-Replayed", Status: replay.Info, Expected: "true (optional: the profile does not require it)", Actual: "(none)"}}}
 	var text, md bytes.Buffer
-	report.ReplayText(&text, report.NewStyles(&text, false), res)
-	report.ReplayMarkdown(&md, res)
+	ReplayText(&text, NewStyles(&text, false), res)
+	ReplayMarkdown(&md, res)
 	if !strings.Contains(text.String(), "INFO  replay marker") || !strings.Contains(text.String(), "1 passed, 0 failed, 0 skipped, 1 info: the replay contract held") {
 		t.Errorf("text:\n%s", text.String())
 	}
@@ -100,7 +99,7 @@ func TestReplayPlanCurlIsValidShell(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	report.ReplayPlan(&out, report.NewStyles(&out, false), p, target.String())
+	ReplayPlan(&out, NewStyles(&out, false), p, target.String())
 	var cmd []string
 	in := false
 	for _, line := range strings.Split(out.String(), "\n") {

@@ -18,7 +18,9 @@ type Report struct {
 	Findings []*diagnose.Finding
 	// NotEvaluated lists the rules that could not look at these logs.
 	NotEvaluated []diagnose.NotEvaluated
-	// Compact writes JSON on one line (for pipes) instead of indented.
+	// Compact is set for a pipe: JSON on one line instead of indented,
+	// the text's summary line on one line rather than wrapped at the
+	// terminal's width, for scripts that read it.
 	Compact bool
 	// Limit is how many findings of each rule text, Markdown and HTML show
 	// in full (0: all; DefaultLimit is what idem diagnose uses). JSON
@@ -42,11 +44,11 @@ func (r *Report) summaryLine() string {
 		aside += fmt.Sprintf(", %d not placed in the window", s.Unplaced)
 	}
 	line := fmt.Sprintf("%s, %s (%d skipped, %d ignored), %s (%d unkeyed), %s (%d with findings, %d without%s); %s",
-		plural(s.Inputs, "input", "inputs"), plural(s.Lines, "line", "lines"), s.Skipped, s.Ignored,
-		plural(s.Deliveries, "delivery", "deliveries"), s.Unkeyed, plural(s.Intents, "intent", "intents"), s.WithFindings, s.Healthy,
+		Count(s.Inputs, "input", "inputs"), Count(s.Lines, "line", "lines"), s.Skipped, s.Ignored,
+		Count(s.Deliveries, "delivery", "deliveries"), s.Unkeyed, Count(s.Intents, "intent", "intents"), s.WithFindings, s.Healthy,
 		aside, r.findingCounts())
 	if s.OwnTraffic > 0 {
-		line += fmt.Sprintf("; %s of idem replay's own traffic set apart", plural(s.OwnTraffic, "delivery", "deliveries"))
+		line += fmt.Sprintf("; %s of idem replay's own traffic set apart", Count(s.OwnTraffic, "delivery", "deliveries"))
 	}
 	return line
 }
@@ -57,7 +59,7 @@ func (r *Report) idlessNote() string {
 	var parts []string
 	for _, t := range []string{"client", "proxy", "server"} {
 		if n := r.Summary.Idless[t]; n > 0 {
-			parts = append(parts, plural(n, t+" line", t+" lines"))
+			parts = append(parts, Count(n, t+" line", t+" lines"))
 		}
 	}
 	if len(parts) == 0 {
@@ -76,7 +78,7 @@ func (r *Report) verdictLine() string {
 	}
 	s := "No findings"
 	if aside > 0 {
-		s += fmt.Sprintf(" in what the filters kept (%s with findings filtered out)", plural(aside, "intent", "intents"))
+		s += fmt.Sprintf(" in what the filters kept (%s with findings filtered out)", Count(aside, "intent", "intents"))
 	}
 	if n == 0 {
 		return s + "."
@@ -87,7 +89,7 @@ func (r *Report) verdictLine() string {
 			decides++
 		}
 	}
-	s += fmt.Sprintf(" from the rules that could look; %s could not (see \"not evaluated\")", plural(n, "rule", "rules"))
+	s += fmt.Sprintf(" from the rules that could look; %s could not (see \"not evaluated\")", Count(n, "rule", "rules"))
 	if decides > 0 {
 		return s + ": inconclusive."
 	}
@@ -120,7 +122,7 @@ func (r *Report) notEvaluatedGroups() []notEvaluatedGroup {
 
 // notEvaluatedHead introduces the rules that could not look.
 func (r *Report) notEvaluatedHead() string {
-	return fmt.Sprintf("not evaluated: %s could not look at these logs", plural(len(r.NotEvaluated), "rule", "rules"))
+	return fmt.Sprintf("not evaluated: %s could not look at these logs", Count(len(r.NotEvaluated), "rule", "rules"))
 }
 
 // findingCounts says how many findings there are, by severity; "no
@@ -131,7 +133,7 @@ func (r *Report) findingCounts() string {
 		return "no findings in what the filters kept"
 	}
 	if s.Findings == 0 && len(r.NotEvaluated) > 0 {
-		return fmt.Sprintf("no findings from the rules that could look (%s could not)", plural(len(r.NotEvaluated), "rule", "rules"))
+		return fmt.Sprintf("no findings from the rules that could look (%s could not)", Count(len(r.NotEvaluated), "rule", "rules"))
 	}
 	if s.Findings == 0 {
 		return "no findings"
@@ -145,10 +147,12 @@ func (r *Report) findingCounts() string {
 			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.name))
 		}
 	}
-	return plural(s.Findings, "finding", "findings") + ": " + strings.Join(parts, ", ")
+	return Count(s.Findings, "finding", "findings") + ": " + strings.Join(parts, ", ")
 }
 
-func plural(n int, one, many string) string {
+// Count writes n with its noun, one or many: "1 finding", "2 findings".
+// Every count a report or a command prints is said this way.
+func Count(n int, one, many string) string {
 	if n == 1 {
 		return fmt.Sprintf("%d %s", n, one)
 	}

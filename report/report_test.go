@@ -1,4 +1,4 @@
-package report_test
+package report
 
 import (
 	"bytes"
@@ -17,7 +17,6 @@ import (
 	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/load"
 	"github.com/idem-cli/idem/model"
-	"github.com/idem-cli/idem/report"
 	"github.com/idem-cli/idem/trace"
 )
 
@@ -33,12 +32,12 @@ func loadSet(t *testing.T, paths []string) *model.Set {
 	return set
 }
 
-func build(t *testing.T, glob string) *report.Report {
+func build(t *testing.T, glob string) *Report {
 	t.Helper()
 	paths, _ := filepath.Glob(glob)
 	set := loadSet(t, paths)
 	res := diagnose.Run(set, diagnose.DefaultOptions())
-	return &report.Report{Inputs: set.Inputs, Summary: res.Summary, Findings: res.Findings, NotEvaluated: res.NotEvaluated}
+	return &Report{Inputs: set.Inputs, Summary: res.Summary, Findings: res.Findings, NotEvaluated: res.NotEvaluated}
 }
 
 func golden(t *testing.T, name string, got []byte) {
@@ -69,7 +68,7 @@ func TestGoldenReports(t *testing.T) {
 		r := build(t, tc.glob)
 		for _, width := range []int{60, 80, 120} {
 			var text bytes.Buffer
-			r.Text(&text, report.NewStyles(&text, false), width)
+			r.Text(&text, NewStyles(&text, false), width)
 			golden(t, fmt.Sprintf("%s.w%d.txt", tc.name, width), text.Bytes())
 			if bytes.Contains(text.Bytes(), []byte("\x1b[")) {
 				t.Errorf("%s: escape sequences in plain text", tc.name)
@@ -111,7 +110,7 @@ func TestNotEvaluatedInEveryOutput(t *testing.T) {
 		t.Fatal("the backend's log alone let every rule look")
 	}
 	var text, md, html, js bytes.Buffer
-	r.Text(&text, report.NewStyles(&text, false), 100)
+	r.Text(&text, NewStyles(&text, false), 100)
 	r.Markdown(&md)
 	if err := r.HTML(&html); err != nil {
 		t.Fatal(err)
@@ -153,7 +152,7 @@ func TestGoldenTrace(t *testing.T) {
 	key := "0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41"
 	for _, width := range []int{60, 80, 120} {
 		var b bytes.Buffer
-		report.TraceText(&b, report.NewStyles(&b, false), set, key, set.FindIntent(key), width)
+		TraceText(&b, NewStyles(&b, false), set, key, set.FindIntent(key), width)
 		golden(t, fmt.Sprintf("trace.w%d.txt", width), b.Bytes())
 		assertFits(t, "trace", b.String(), width)
 	}
@@ -170,7 +169,7 @@ func TestTraceShowsTheMessage(t *testing.T) {
 		Message: "charging card via provider\x1b[2J", Source: model.Source{File: "app.jsonl", Line: 7}})
 	set := c.Set(nil)
 	var b bytes.Buffer
-	report.TraceText(&b, report.NewStyles(&b, false), set, "k1", set.FindIntent("k1"), 120)
+	TraceText(&b, NewStyles(&b, false), set, "k1", set.FindIntent("k1"), 120)
 	want := []string{
 		"    09:00:00.000Z  proxy   201  30ms                             access.log:1",
 		`    09:00:00.001Z  server  -    charging card via provider\e[2J  app.jsonl:7`,
@@ -185,7 +184,7 @@ func TestTraceShowsTheMessage(t *testing.T) {
 func TestColorOnlyWhenEnabled(t *testing.T) {
 	r := build(t, "../fixtures/scenarios/retry-new-key/*")
 	var b bytes.Buffer
-	r.Text(&b, report.NewStyles(&b, true), 100)
+	r.Text(&b, NewStyles(&b, true), 100)
 	if !bytes.Contains(b.Bytes(), []byte("\x1b[")) {
 		t.Errorf("colour was asked for and none came")
 	}
@@ -247,14 +246,14 @@ func TestSafeEscapesControlSequences(t *testing.T) {
 		{"bad \xff utf8", `bad \xff utf8`},
 	}
 	for _, tt := range tests {
-		if got := report.Safe(tt.in); got != tt.want {
+		if got := Safe(tt.in); got != tt.want {
 			t.Errorf("Safe(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
 
 func TestMarkdownCannotBeRestructured(t *testing.T) {
-	got := report.MD("a | b\n| c | `code` <img src=x onerror=alert(1)> [link](http://x) **bold**")
+	got := md("a | b\n| c | `code` <img src=x onerror=alert(1)> [link](http://x) **bold**")
 	for _, bad := range []string{"\n", " | ", "`code`", "<img", "[link](", "**bold**"} {
 		if strings.Contains(got, bad) {
 			t.Errorf("MD left %q in %q", bad, got)
@@ -272,7 +271,7 @@ func TestMarkdownNeutralisesAutolinks(t *testing.T) {
 		{"mail ops@evil.example", `mail ops\@evil.example`},
 		{"plain ord_1 at 09:14:02.105Z", `plain ord\_1 at 09:14:02.105Z`},
 	} {
-		if got := report.MD(tc.in); got != tc.want {
+		if got := md(tc.in); got != tc.want {
 			t.Errorf("MD(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
@@ -287,14 +286,14 @@ func TestSecretsAreRedacted(t *testing.T) {
 		"key sk_live_51HxAbCdEfGhIjKlMnOpQr",
 		"aws AKIAIOSFODNN7EXAMPLE",
 	} {
-		got := report.Safe(s)
+		got := Safe(s)
 		for _, secret := range []string{"eyJhbGciOiJIUzI1NiJ9", "9f8e7d6c5b4a", "s3cr3tvalue", "hunter2", "sk_live_51Hx", "AKIAIOSFODNN7EXAMPLE"} {
 			if strings.Contains(got, secret) {
 				t.Errorf("Safe(%q) = %q still holds %q", s, got, secret)
 			}
 		}
 	}
-	if got := report.Safe("GET /v1/x?page=2"); got != "GET /v1/x?page=2" {
+	if got := Safe("GET /v1/x?page=2"); got != "GET /v1/x?page=2" {
 		t.Errorf("harmless text changed: %q", got)
 	}
 }
@@ -303,14 +302,14 @@ func FuzzSafe(f *testing.F) {
 	f.Add("\x1b[31mred")
 	f.Add("a|b`c`\n<d>")
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, out := range []string{report.Safe(s), report.MD(s), report.Mermaid(s)} {
+		for _, out := range []string{Safe(s), md(s), mermaid(s)} {
 			for _, r := range out {
 				if r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) {
 					t.Fatalf("control character %U in %q", r, out)
 				}
 			}
 		}
-		md := report.MD(s)
+		md := md(s)
 		if strings.ContainsAny(md, "|`<>\n") && strings.Contains(md, "|") && !strings.Contains(md, `\|`) {
 			t.Fatalf("unescaped pipe in %q", md)
 		}
@@ -359,10 +358,10 @@ func FuzzRenderers(f *testing.F) {
 			t.Fatal(err)
 		}
 		res := diagnose.Run(set, diagnose.DefaultOptions())
-		r := &report.Report{Inputs: set.Inputs, Summary: res.Summary, Findings: res.Findings}
+		r := &Report{Inputs: set.Inputs, Summary: res.Summary, Findings: res.Findings}
 		var text, narrow, md, js, page bytes.Buffer
-		r.Text(&text, report.NewStyles(&text, false), 80)
-		r.Text(&narrow, report.NewStyles(&narrow, false), 40)
+		r.Text(&text, NewStyles(&text, false), 80)
+		r.Text(&narrow, NewStyles(&narrow, false), 40)
 		r.Markdown(&md)
 		if err := r.JSON(&js); err != nil || !json.Valid(js.Bytes()) {
 			t.Fatalf("invalid JSON report: %v\n%s", err, js.Bytes())
@@ -391,10 +390,10 @@ func TestServerAnswerStandsAtItsEnd(t *testing.T) {
 	set := loadSet(t, paths)
 	const key = "c0ffee00-1111-4222-8333-444455556666"
 	var trace bytes.Buffer
-	report.TraceText(&trace, report.NewStyles(&trace, false), set, key, set.FindIntent(key), 160)
+	TraceText(&trace, NewStyles(&trace, false), set, key, set.FindIntent(key), 160)
 	r := build(t, "../fixtures/scenarios/retry-new-key/*")
 	var text bytes.Buffer
-	r.Text(&text, report.NewStyles(&text, false), 160)
+	r.Text(&text, NewStyles(&text, false), 160)
 	for name, out := range map[string]string{"trace": trace.String(), "text": text.String()} {
 		effect := strings.Index(out, "14:02:17.450Z  server  -")
 		answer := strings.Index(out, "14:02:17.500Z  server  201")

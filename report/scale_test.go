@@ -1,4 +1,4 @@
-package report_test
+package report
 
 import (
 	"bytes"
@@ -9,13 +9,12 @@ import (
 
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/model"
-	"github.com/idem-cli/idem/report"
 )
 
 // manyFindings is a report of n findings of each named rule, one intent
 // each; the intent of finding i has i%7+1 deliveries, so the worst is
 // known.
-func manyFindings(n int, rules ...string) *report.Report {
+func manyFindings(n int, rules ...string) *Report {
 	t0 := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 	var findings []*diagnose.Finding
 	for _, id := range rules {
@@ -33,7 +32,7 @@ func manyFindings(n int, rules ...string) *report.Report {
 				Narrative: "what happened to " + key, Evidence: in.Deliveries[0].Observations})
 		}
 	}
-	return &report.Report{Findings: findings, Summary: diagnose.Summary{Findings: len(findings)}}
+	return &Report{Findings: findings, Summary: diagnose.Summary{Findings: len(findings)}}
 }
 
 func TestTextLimitsFindingsPerRule(t *testing.T) {
@@ -44,7 +43,7 @@ func TestTextLimitsFindingsPerRule(t *testing.T) {
 		more   []string
 		noMore bool
 	}{
-		{"default limit", report.DefaultLimit, 2 * report.DefaultLimit,
+		{"default limit", DefaultLimit, 2 * DefaultLimit,
 			[]string{"… and 9,995 more (use --limit 0 or -o json)", "10 of 20,000 findings shown in full (--limit 5 per rule)."}, false},
 		{"limit 1", 1, 2, []string{"… and 9,999 more"}, false},
 		{"no limit", 0, 20000, nil, true},
@@ -53,7 +52,7 @@ func TestTextLimitsFindingsPerRule(t *testing.T) {
 			r := manyFindings(10000, "retry-storm", "unkeyed-retry")
 			r.Limit = tc.limit
 			var b bytes.Buffer
-			r.Text(&b, report.NewStyles(&b, false), 80)
+			r.Text(&b, NewStyles(&b, false), 80)
 			out := b.String()
 			if got := strings.Count(out, "● key"); got != tc.full {
 				t.Errorf("%d findings in full, want %d", got, tc.full)
@@ -81,7 +80,7 @@ func TestSummaryLeadsWithEachRule(t *testing.T) {
 	r := manyFindings(30, "unkeyed-retry", "retry-storm")
 	r.Limit = 2
 	var b bytes.Buffer
-	r.Text(&b, report.NewStyles(&b, false), 120)
+	r.Text(&b, NewStyles(&b, false), 120)
 	out := b.String()
 	summary, _, _ := strings.Cut(out, "\nCRITICAL")
 	for _, want := range []string{
@@ -113,7 +112,7 @@ func TestNarrowEvidenceNeverSplitsIDs(t *testing.T) {
 	}
 	for _, width := range []int{40, 60, 80, 100, 120, 200} {
 		var b bytes.Buffer
-		r.Text(&b, report.NewStyles(&b, false), width)
+		r.Text(&b, NewStyles(&b, false), width)
 		out := b.String()
 		for _, id := range []string{long, path + ":1"} {
 			if !strings.Contains(out, id) {
@@ -125,7 +124,7 @@ func TestNarrowEvidenceNeverSplitsIDs(t *testing.T) {
 
 func TestMarkdownAtScale(t *testing.T) {
 	r := manyFindings(10000, "retry-storm", "unkeyed-retry", "request-id-reused")
-	r.Limit = report.DefaultLimit
+	r.Limit = DefaultLimit
 	var b bytes.Buffer
 	r.Markdown(&b)
 	out := b.String()
@@ -146,7 +145,7 @@ func TestMarkdownAtScale(t *testing.T) {
 	if got := strings.Count(out, "```mermaid"); got != 3 {
 		t.Errorf("%d diagrams, want 3 (the worst of each rule)", got)
 	}
-	if got := strings.Count(out, "\n| "); got > 3*(2+report.DefaultLimit+2+200+2)+20 {
+	if got := strings.Count(out, "\n| "); got > 3*(2+DefaultLimit+2+200+2)+20 {
 		t.Errorf("%d table rows for 30,000 findings", got)
 	}
 	if len(out) > 1<<20 {

@@ -9,10 +9,10 @@ import (
 	"github.com/idem-cli/idem/model"
 )
 
-// SequenceDiagram draws the deliveries of intents as a Mermaid
+// sequenceDiagram draws the deliveries of intents as a Mermaid
 // sequenceDiagram: client → proxy → server → provider, with notes where a
 // response went missing, a conflict or an in-progress answer came back.
-func SequenceDiagram(intents []*model.Intent) string {
+func sequenceDiagram(intents []*model.Intent) string {
 	var b strings.Builder
 	b.WriteString("sequenceDiagram\n")
 	used := map[model.Tier]bool{}
@@ -85,7 +85,7 @@ func deliveryEvents(d *model.Delivery, names map[model.Tier]string, tiers []mode
 	add := func(at time.Time, format string, a ...any) {
 		events = append(events, event{at, fmt.Sprintf("    "+format+"\n", a...)})
 	}
-	label := Mermaid(fmt.Sprintf("%s %s key %s req %s", d.Method(), d.Route(), shorten(d.Key, 24), shorten(d.RequestID, 13)))
+	label := mermaid(fmt.Sprintf("%s %s key %s req %s", d.Method(), d.Route(), shorten(d.Key, 24), shorten(d.RequestID, 13)))
 	if len(path) == 1 {
 		add(present[path[0]].Time, "Note over %s: %s", names[path[0]], label)
 	}
@@ -101,11 +101,11 @@ func deliveryEvents(d *model.Delivery, names map[model.Tier]string, tiers []mode
 	var witnessed *model.Observation
 	for i := len(path) - 1; i > 0; i-- {
 		inner, outer := present[path[i]], present[path[i-1]]
-		msg := Mermaid(responseLabel(d, inner))
+		msg := mermaid(responseLabel(d, inner))
 		if witness := lostLeg(inner, outer); witness != nil {
 			at := endOf(witness)
 			add(at, "%s--x%s: %s", names[path[i]], names[path[i-1]], msg)
-			add(at, "Note over %s: %s", names[witness.Tier], Mermaid(lostLabel(witness)))
+			add(at, "Note over %s: %s", names[witness.Tier], mermaid(lostLabel(witness)))
 			witnessed = witness
 			break
 		}
@@ -114,11 +114,11 @@ func deliveryEvents(d *model.Delivery, names map[model.Tier]string, tiers []mode
 	// The first tier's caller giving up is a moment of its own, before or
 	// after the effect, whoever else witnessed the loss.
 	if c := present[path[0]]; c.Outcome.Lost() && c != witnessed {
-		add(endOf(c), "Note over %s: %s", names[c.Tier], Mermaid(lostLabel(c)))
+		add(endOf(c), "Note over %s: %s", names[c.Tier], mermaid(lostLabel(c)))
 	}
 	for _, o := range d.Observations {
 		if o.Effect {
-			add(o.Time, "Note over %s: effect %s", names[o.Tier], Mermaid(o.ResultID))
+			add(o.Time, "Note over %s: effect %s", names[o.Tier], mermaid(o.ResultID))
 		}
 	}
 	if skew != "" {
@@ -126,7 +126,7 @@ func deliveryEvents(d *model.Delivery, names map[model.Tier]string, tiers []mode
 		if len(tiers) > 1 {
 			over += "," + names[tiers[len(tiers)-1]]
 		}
-		return append([]event{{line: fmt.Sprintf("    Note over %s: clocks disagree (%s), drawn in path order\n", over, Mermaid(skew))}}, events...)
+		return append([]event{{line: fmt.Sprintf("    Note over %s: clocks disagree (%s), drawn in path order\n", over, mermaid(skew))}}, events...)
 	}
 	// An event without a time keeps its place after the one before it.
 	for i := range events {

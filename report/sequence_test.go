@@ -1,4 +1,4 @@
-package report_test
+package report
 
 import (
 	"strings"
@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/idem-cli/idem/model"
-	"github.com/idem-cli/idem/report"
 )
 
 func at(ms int) time.Time {
@@ -87,7 +86,7 @@ func TestSequenceIsInTimeOrder(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			diagram := report.SequenceDiagram(intentOf(tc.obs...))
+			diagram := sequenceDiagram(intentOf(tc.obs...))
 			pos := order(t, diagram, tc.first...)
 			for i := 1; i < len(pos); i++ {
 				if pos[i] < pos[i-1] {

@@ -1,4 +1,4 @@
-package report_test
+package report
 
 import (
 	"bytes"
@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/idem-cli/idem/diagnose"
-	"github.com/idem-cli/idem/report"
 )
 
 // TestSpansAreNamed: idem trace names each span beside its tier, and the
@@ -18,7 +17,7 @@ func TestSpansAreNamed(t *testing.T) {
 	set := loadSet(t, []string{filepath.Join(dir, "traces.jsonl"), filepath.Join(dir, "app.jsonl")})
 	key := "key-go-otelhttp-1"
 	var b bytes.Buffer
-	report.TraceText(&b, report.NewStyles(&b, false), set, key, set.FindIntent(key), 160)
+	TraceText(&b, NewStyles(&b, false), set, key, set.FindIntent(key), 160)
 	text := b.String()
 	for _, want := range []string{`client  timeout  span "HTTP POST" `, `server  201      span "POST" `, `span "order created" result=ord_go_2 EFFECT`} {
 		if !strings.Contains(text, want) {
@@ -31,7 +30,7 @@ func TestSpansAreNamed(t *testing.T) {
 		}
 	}
 	res := diagnose.Run(set, diagnose.DefaultOptions())
-	page := htmlOf(t, &report.Report{Inputs: set.Inputs, Summary: res.Summary, Findings: res.Findings})
+	page := htmlOf(t, &Report{Inputs: set.Inputs, Summary: res.Summary, Findings: res.Findings})
 	if !strings.Contains(page, "spans HTTP POST") || !strings.Contains(page, "spans POST, order created") {
 		t.Errorf("the timeline's bars do not name their spans")
 	}

@@ -13,9 +13,9 @@ import (
 	"github.com/muesli/termenv"
 )
 
-// Styles are the few semantic styles every text renderer uses. ANSI-16
+// styles are the few semantic styles every text renderer uses. ANSI-16
 // colours follow the user's terminal theme.
-type Styles struct {
+type styles struct {
 	Title    lipgloss.Style
 	Heading  lipgloss.Style
 	Critical lipgloss.Style
@@ -29,7 +29,7 @@ type Styles struct {
 
 // NewStyles builds styles for w; colour is decided by the caller (--color,
 // NO_COLOR, TTY) and forced here so every stream behaves the same.
-func NewStyles(w io.Writer, color bool) Styles {
+func NewStyles(w io.Writer, color bool) styles {
 	r := lipgloss.NewRenderer(w)
 	if color {
 		r.SetColorProfile(termenv.ANSI)
@@ -37,7 +37,7 @@ func NewStyles(w io.Writer, color bool) Styles {
 		r.SetColorProfile(termenv.Ascii)
 	}
 	s := r.NewStyle
-	return Styles{
+	return styles{
 		Title:    s().Bold(true),
 		Heading:  s().Bold(true).Underline(true),
 		Critical: s().Foreground(lipgloss.Color("1")).Bold(true),

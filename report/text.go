@@ -11,11 +11,21 @@ import (
 )
 
 // Text writes the report for a terminal (styled) or a pipe (plain).
-func (r *Report) Text(w io.Writer, st Styles, width int) {
+func (r *Report) Text(w io.Writer, st styles, width int) {
 	if width < 40 {
 		width = 40
 	}
-	fmt.Fprintf(w, "%s %s\n", st.Title.Render("idem diagnose:"), r.summaryLine())
+	const title = "idem diagnose:"
+	first, rest := r.summaryLine(), []string(nil)
+	if !r.Compact { // on a terminal, within its width; piped, one line
+		lines := wrapWords(title+" "+first, width)
+		first = strings.TrimPrefix(lines[0], title+" ")
+		rest = wrapWords(strings.Join(lines[1:], " "), width-2)
+	}
+	fmt.Fprintf(w, "%s %s\n", st.Title.Render(title), first)
+	for _, l := range rest {
+		fmt.Fprintf(w, "  %s\n", l)
+	}
 	seen := strings.Join(r.Summary.Tiers, ", ")
 	if seen == "" {
 		seen = "none"
@@ -66,7 +76,7 @@ func explained(inputs []*model.Input) bool {
 
 // notEvaluatedText names each rule that could not look, why, and what to
 // log so that it can.
-func (r *Report) notEvaluatedText(w io.Writer, st Styles, width int) {
+func (r *Report) notEvaluatedText(w io.Writer, st styles, width int) {
 	if len(r.NotEvaluated) == 0 {
 		return
 	}
@@ -84,7 +94,7 @@ func (r *Report) notEvaluatedText(w io.Writer, st Styles, width int) {
 	}
 }
 
-func (r *Report) skipsText(w io.Writer, st Styles) {
+func (r *Report) skipsText(w io.Writer, st styles) {
 	for _, in := range r.Inputs {
 		if len(in.Formats) > 1 {
 			var parts []string
@@ -106,7 +116,7 @@ func (r *Report) skipsText(w io.Writer, st Styles) {
 		if in.Skipped == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "%s %s: %s skipped\n", st.Warning.Render("skipped lines:"), Safe(in.Path), plural(in.Skipped, "line", "lines"))
+		fmt.Fprintf(w, "%s %s: %s skipped\n", st.Warning.Render("skipped lines:"), Safe(in.Path), Count(in.Skipped, "line", "lines"))
 		for _, s := range in.SkipSamples {
 			fmt.Fprintf(w, "  %s  %s\n", st.Faint.Render(Safe(s.Source.String())), s.Reason)
 		}
@@ -116,7 +126,7 @@ func (r *Report) skipsText(w io.Writer, st Styles) {
 	}
 }
 
-func sevStyle(st Styles, s diagnose.Severity) interface{ Render(...string) string } {
+func sevStyle(st styles, s diagnose.Severity) interface{ Render(...string) string } {
 	switch s {
 	case diagnose.Critical:
 		return st.Critical
@@ -129,7 +139,7 @@ func sevStyle(st Styles, s diagnose.Severity) interface{ Render(...string) strin
 // findingsText writes the per-rule summary, then one section per rule:
 // its four columns once, then its findings, the first r.Limit in full and
 // the rest counted.
-func (r *Report) findingsText(w io.Writer, st Styles, width int) {
+func (r *Report) findingsText(w io.Writer, st styles, width int) {
 	groups := groupByRule(r.Findings)
 	fmt.Fprintln(w)
 	summaryText(w, st, groups, width)
@@ -169,7 +179,7 @@ func (r *Report) findingsText(w io.Writer, st Styles, width int) {
 
 // summaryText is the overview a reader starts from: per rule, how many
 // findings and intents, when, and the one to look at first.
-func summaryText(w io.Writer, st Styles, groups []*ruleGroup, width int) {
+func summaryText(w io.Writer, st styles, groups []*ruleGroup, width int) {
 	day, oneDay := sameDay(groups)
 	full := newGrid("rule", "severity", "findings", "intents", "first", "last", "worst example")
 	full.header = true
@@ -224,7 +234,7 @@ func summaryText(w io.Writer, st Styles, groups []*ruleGroup, width int) {
 
 // findingText writes one finding: what it is about, what happened, and the
 // evidence lines.
-func findingText(w io.Writer, st Styles, f *diagnose.Finding, width int) {
+func findingText(w io.Writer, st styles, f *diagnose.Finding, width int) {
 	fmt.Fprintln(w)
 	lead := sevStyle(st, f.Severity).Render("●") + " "
 	for i, line := range wrapWords(Safe(subject(f)), max(20, width-4)) {
@@ -261,7 +271,7 @@ func findingText(w io.Writer, st Styles, f *diagnose.Finding, width int) {
 // and request id on one line and what it says with its source on the
 // next; or one "name: value" block per observation. Within one day, the
 // day is said once and each line has the clock time.
-func evidenceText(w io.Writer, st Styles, label string, obs []*model.Observation, indent, width int) {
+func evidenceText(w io.Writer, st styles, label string, obs []*model.Observation, indent, width int) {
 	day, oneDay := obsDay(obs)
 	if oneDay {
 		label += " (" + day + ")"
@@ -319,7 +329,7 @@ func rowTime(o *model.Observation, oneDay bool) string {
 	if oneDay && !o.At().IsZero() {
 		return o.At().UTC().Format("15:04:05.000Z")
 	}
-	return FormatTime(o.At())
+	return formatTime(o.At())
 }
 
 // obsDay is the one UTC day all the observations' times fall on, if any.
@@ -338,7 +348,7 @@ func obsDay(obs []*model.Observation) (string, bool) {
 	return day, day != ""
 }
 
-func statusStyle(st Styles, o *model.Observation) render {
+func statusStyle(st styles, o *model.Observation) render {
 	switch {
 	case o.Outcome.Lost():
 		return st.Critical.Render

@@ -14,12 +14,12 @@ import (
 	"github.com/idem-cli/idem/redact"
 )
 
-// TimeLayout is how times are written in every output: RFC 3339 in UTC
+// timeLayout is how times are written in every output: RFC 3339 in UTC
 // with milliseconds, sortable and unambiguous when pasted elsewhere.
-const TimeLayout = "2006-01-02T15:04:05.000Z07:00"
+const timeLayout = "2006-01-02T15:04:05.000Z07:00"
 
-// FormatTime writes t in TimeLayout, or "-" when unknown.
-func FormatTime(t time.Time) string {
+// formatTime writes t in TimeLayout, or "-" when unknown.
+func formatTime(t time.Time) string {
 	var b [32]byte
 	return string(appendTime(b[:0], t))
 }
@@ -33,7 +33,7 @@ func appendTime(b []byte, t time.Time) []byte {
 	t = t.UTC()
 	year, month, day := t.Date()
 	if year < 0 || year > 9999 {
-		return t.AppendFormat(b, TimeLayout)
+		return t.AppendFormat(b, timeLayout)
 	}
 	hour, minute, sec := t.Clock()
 	ms := t.Nanosecond() / 1e6 // truncated, as .000 does
@@ -43,29 +43,29 @@ func appendTime(b []byte, t time.Time) []byte {
 		byte('0'+sec/10), byte('0'+sec%10), '.', byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10), 'Z')
 }
 
-// TraceJSON is the idem.trace/v1 document.
-type TraceJSON struct {
+// traceJSON is the idem.trace/v1 document.
+type traceJSON struct {
 	Schema     string         `json:"schema"`
 	Key        string         `json:"key"`
-	Deliveries []DeliveryJSON `json:"deliveries"`
-	Effects    []EffectJSON   `json:"effects"`
-	Related    []RelatedJSON  `json:"related"`
+	Deliveries []deliveryJSON `json:"deliveries"`
+	Effects    []effectJSON   `json:"effects"`
+	Related    []relatedJSON  `json:"related"`
 	Inputs     []*model.Input `json:"inputs"`
 }
 
-// DeliveryJSON is one delivery of a traced intent.
-type DeliveryJSON struct {
+// deliveryJSON is one delivery of a traced intent.
+type deliveryJSON struct {
 	RequestID    string            `json:"request_id"`
 	Synthetic    bool              `json:"synthetic,omitempty"`
 	Scope        string            `json:"scope,omitempty"`
-	Observations []ObservationJSON `json:"observations"`
+	Observations []observationJSON `json:"observations"`
 	// Retries says who sent this delivery again (a later delivery of the
 	// intent) or twice (a proxy's own retry).
-	Retries []RetryJSON `json:"retries,omitempty"`
+	Retries []jsonRetry `json:"retries,omitempty"`
 }
 
-// ObservationJSON is one tier's view of a delivery.
-type ObservationJSON struct {
+// observationJSON is one tier's view of a delivery.
+type observationJSON struct {
 	Tier        string  `json:"tier"`
 	Format      string  `json:"format"`
 	Time        string  `json:"time"`
@@ -87,8 +87,8 @@ type ObservationJSON struct {
 	Source      string  `json:"source"`
 }
 
-// EffectJSON is one business effect.
-type EffectJSON struct {
+// effectJSON is one business effect.
+type effectJSON struct {
 	ResultID  string `json:"result_id"`
 	RequestID string `json:"request_id"`
 	Tier      string `json:"tier"`
@@ -96,9 +96,9 @@ type EffectJSON struct {
 	Source    string `json:"source"`
 }
 
-// RelatedJSON is an intent under another key tied to the one traced, as
+// relatedJSON is an intent under another key tied to the one traced, as
 // idem diagnose ties them (diagnose.Result.Related).
-type RelatedJSON struct {
+type relatedJSON struct {
 	Key        string   `json:"key"`
 	Deliveries int      `json:"deliveries"`
 	Effects    int      `json:"effects"`
@@ -106,10 +106,10 @@ type RelatedJSON struct {
 	By         []string `json:"by"`
 }
 
-// ObservationToJSON converts an observation for JSON output, redacted.
-func ObservationToJSON(o *model.Observation) ObservationJSON {
-	return ObservationJSON{
-		Tier: o.Tier.String(), Format: o.Format, Time: FormatTime(o.Time),
+// observationToJSON converts an observation for JSON output, redacted.
+func observationToJSON(o *model.Observation) observationJSON {
+	return observationJSON{
+		Tier: o.Tier.String(), Format: o.Format, Time: formatTime(o.Time),
 		DurationMS: float64(o.Duration.Microseconds()) / 1000,
 		Method:     redact.String(o.Method), Route: redact.String(o.Route), Status: o.Status,
 		Outcome: o.Outcome.String(), Detail: redact.String(o.Detail), Decision: redact.String(o.Decision),
@@ -120,9 +120,9 @@ func ObservationToJSON(o *model.Observation) ObservationJSON {
 }
 
 // NewTraceJSON builds the trace document for key from its intents.
-func NewTraceJSON(set *model.Set, key string, intents []*model.Intent) TraceJSON {
-	doc := TraceJSON{Schema: "idem.trace/v1", Key: redact.String(key), Deliveries: []DeliveryJSON{},
-		Effects: []EffectJSON{}, Related: []RelatedJSON{}, Inputs: set.Inputs}
+func NewTraceJSON(set *model.Set, key string, intents []*model.Intent) traceJSON {
+	doc := traceJSON{Schema: "idem.trace/v1", Key: redact.String(key), Deliveries: []deliveryJSON{},
+		Effects: []effectJSON{}, Related: []relatedJSON{}, Inputs: set.Inputs}
 	seen := map[string]bool{}
 	for _, in := range intents {
 		seen[in.ID] = true
@@ -147,15 +147,15 @@ func NewTraceJSON(set *model.Set, key string, intents []*model.Intent) TraceJSON
 			retries[tripKey(rt.Delivery)] = append(retries[tripKey(rt.Delivery)], rt)
 		}
 		for _, d := range in.Deliveries {
-			dj := DeliveryJSON{RequestID: redact.String(d.RequestID), Synthetic: d.Synthetic, Scope: redact.String(in.Scope)}
+			dj := deliveryJSON{RequestID: redact.String(d.RequestID), Synthetic: d.Synthetic, Scope: redact.String(in.Scope)}
 			for _, rt := range retries[tripKey(d)] {
 				dj.Retries = append(dj.Retries, retryJSON(rt))
 			}
 			for _, o := range d.Observations {
-				dj.Observations = append(dj.Observations, ObservationToJSON(o))
+				dj.Observations = append(dj.Observations, observationToJSON(o))
 				if effectOf[o] {
-					doc.Effects = append(doc.Effects, EffectJSON{ResultID: redact.String(o.ResultID), RequestID: redact.String(d.RequestID),
-						Tier: o.Tier.String(), Time: FormatTime(o.Time), Source: o.Source.String()})
+					doc.Effects = append(doc.Effects, effectJSON{ResultID: redact.String(o.ResultID), RequestID: redact.String(d.RequestID),
+						Tier: o.Tier.String(), Time: formatTime(o.Time), Source: o.Source.String()})
 				}
 			}
 			doc.Deliveries = append(doc.Deliveries, dj)
@@ -166,8 +166,8 @@ func NewTraceJSON(set *model.Set, key string, intents []*model.Intent) TraceJSON
 				continue
 			}
 			seen[r.ID] = true
-			doc.Related = append(doc.Related, RelatedJSON{Key: redact.String(r.Key), Deliveries: len(r.Deliveries),
-				Effects: len(diagnose.Effects(set, r)), Start: FormatTime(r.Start()), By: rel.By})
+			doc.Related = append(doc.Related, relatedJSON{Key: redact.String(r.Key), Deliveries: len(r.Deliveries),
+				Effects: len(diagnose.Effects(set, r)), Start: formatTime(r.Start()), By: rel.By})
 		}
 	}
 	return doc
@@ -192,7 +192,7 @@ func WriteJSON(w io.Writer, v any, indent bool) error {
 
 // TraceText writes the timeline of the intents for key, laid out for
 // width columns.
-func TraceText(w io.Writer, st Styles, set *model.Set, key string, intents []*model.Intent, width int) {
+func TraceText(w io.Writer, st styles, set *model.Set, key string, intents []*model.Intent, width int) {
 	width = max(width, 40)
 	doc := NewTraceJSON(set, key, intents)
 	delivered := doc.Deliveries // the deliveries of each intent in turn
@@ -202,7 +202,7 @@ func TraceText(w io.Writer, st Styles, set *model.Set, key string, intents []*mo
 		if in.Scope != "" {
 			fmt.Fprintf(w, "  scope      %s\n", Safe(in.Scope))
 		}
-		fmt.Fprintf(w, "  started    %s\n", FormatTime(in.Start()))
+		fmt.Fprintf(w, "  started    %s\n", formatTime(in.Start()))
 		total := in.Count()
 		fmt.Fprintf(w, "  deliveries %d, effects %d\n", total, len(effects))
 		if total > len(in.Deliveries) {
@@ -214,7 +214,7 @@ func TraceText(w io.Writer, st Styles, set *model.Set, key string, intents []*mo
 		for _, d := range in.Deliveries {
 			n := len(all)
 			all = append(all, d.Observations...)
-			slices.SortStableFunc(all[n:], func(a, b *model.Observation) int { return a.At().Compare(b.At()) })
+			slices.SortStableFunc(all[n:], diagnose.HappenedFirst)
 		}
 		rows := newTraceRows(st, all, 4, width) // one alignment for the whole intent
 		for i, d := range in.Deliveries {
@@ -255,7 +255,7 @@ func TraceText(w io.Writer, st Styles, set *model.Set, key string, intents []*mo
 		fmt.Fprintf(w, "  %s\n", st.Faint.Render("none"))
 	}
 	for _, r := range doc.Related {
-		fmt.Fprintf(w, "  %s  %s  %d deliveries, %d effects  %s\n", r.Start, Safe(r.Key), r.Deliveries, r.Effects,
+		fmt.Fprintf(w, "  %s  %s  %s, %s  %s\n", r.Start, Safe(r.Key), Count(r.Deliveries, "delivery", "deliveries"), Count(r.Effects, "effect", "effects"),
 			st.Faint.Render("("+strings.Join(r.By, ", ")+")"))
 	}
 }
@@ -274,7 +274,7 @@ type traceRows struct {
 	next          int
 }
 
-func newTraceRows(st Styles, obs []*model.Observation, indent, width int) *traceRows {
+func newTraceRows(st styles, obs []*model.Observation, indent, width int) *traceRows {
 	g := newGrid("time", "tier", "status", "detail", "source")
 	g.flex = 3
 	head := newGrid(g.names[:3]...)
@@ -297,7 +297,7 @@ func newTraceRows(st Styles, obs []*model.Observation, indent, width int) *trace
 }
 
 // write writes the next n rows.
-func (r *traceRows) write(w io.Writer, st Styles, n int) {
+func (r *traceRows) write(w io.Writer, st styles, n int) {
 	pad := strings.Repeat(" ", r.indent)
 	for i := r.next; i < min(r.next+n, len(r.obs)); i++ {
 		if r.fits {
@@ -336,7 +336,7 @@ func statusOrDash(n int) string {
 	return fmt.Sprint(n)
 }
 
-func observationExtras(st Styles, o *model.Observation) string {
+func observationExtras(st styles, o *model.Observation) string {
 	var parts []string
 	if model.IsSpan(o) && o.Message != "" {
 		parts = append(parts, `span "`+Safe(shorten(o.Message, 80))+`"`)
@@ -377,7 +377,7 @@ func observationExtras(st Styles, o *model.Observation) string {
 
 // retryJSONText is a retry of a trace in words, as retryText says a
 // finding's.
-func retryJSONText(rt RetryJSON) string {
+func retryJSONText(rt jsonRetry) string {
 	s := "sent again by " + diagnose.Layer(rt.Layer).Words()
 	if rt.AfterMS > 0 {
 		s += ", " + (time.Duration(rt.AfterMS*1000) * time.Microsecond).Round(time.Millisecond).String() + " after the first"

@@ -41,9 +41,9 @@ func configFields(in *model.Input) map[string]string {
 	return out
 }
 
-// ConfigSource is the config's "sources" entry that says what idem
+// configSource is the config's "sources" entry that says what idem
 // understood of in.
-func ConfigSource(in *model.Input) map[string]any {
+func configSource(in *model.Input) map[string]any {
 	src := map[string]any{"path": "*" + filepath.Base(in.Path), "tier": in.Tier}
 	if f := configFields(in); len(f) > 0 {
 		src["fields"] = f
@@ -53,7 +53,7 @@ func ConfigSource(in *model.Input) map[string]any {
 
 // FieldsText writes, for each input explained, the fields taken from its
 // lines and the lines set aside, then the config entry.
-func FieldsText(w io.Writer, st Styles, inputs []*model.Input) {
+func FieldsText(w io.Writer, st styles, inputs []*model.Input) {
 	first := true
 	for _, in := range inputs {
 		if len(in.Fields) == 0 && in.Ignored == 0 {
@@ -64,21 +64,21 @@ func FieldsText(w io.Writer, st Styles, inputs []*model.Input) {
 			first = false
 		}
 		fmt.Fprintf(w, "%s %s (format %s, %s tier): %s read, %s set aside (valid lines that say nothing about a request), %d skipped\n",
-			st.Faint.Render("input:"), Safe(in.Path), Safe(in.Format), Safe(tierWord(in)), plural(in.Observations, "line", "lines"), plural(in.Ignored, "line", "lines"), in.Skipped)
+			st.Faint.Render("input:"), Safe(in.Path), Safe(in.Format), Safe(tierWord(in)), Count(in.Observations, "line", "lines"), Count(in.Ignored, "line", "lines"), in.Skipped)
 		for _, u := range in.Fields {
 			path := u.Path
 			if path == "" {
 				path = "(by position)"
 			}
-			fmt.Fprintf(w, "  %-12s ← %s  %s\n", u.Field, Safe(path), st.Faint.Render(Safe(fmt.Sprintf("%s; %s", u.By, plural(u.Lines, "line", "lines")))))
+			fmt.Fprintf(w, "  %-12s ← %s  %s\n", u.Field, Safe(path), st.Faint.Render(Safe(fmt.Sprintf("%s; %s", u.By, Count(u.Lines, "line", "lines")))))
 		}
-		fmt.Fprintf(w, "  %s %s\n", st.Faint.Render("as --config:"), Safe(ConfigJSON(ConfigSource(in))))
+		fmt.Fprintf(w, "  %s %s\n", st.Faint.Render("as --config:"), Safe(ConfigJSON(configSource(in))))
 	}
 }
 
 // JoinsText says, for each input, the fields learned from the values
 // they joined: no name said what they were, another tier's ids did.
-func JoinsText(w io.Writer, st Styles, inputs []*model.Input) {
+func JoinsText(w io.Writer, st styles, inputs []*model.Input) {
 	for _, in := range inputs {
 		for _, u := range in.Joined {
 			fmt.Fprintf(w, "%s %s: %s ← %s %s\n", st.Faint.Render("learned:"), Safe(in.Path), u.Field, Safe(u.Path), st.Faint.Render("("+Safe(u.By)+")"))
@@ -116,5 +116,5 @@ func RequestLinesNote(in *model.Input) string {
 	if rl.Pattern != "" {
 		first = "; the first at " + rl.First.String()
 	}
-	return fmt.Sprintf("%s %s like HTTP requests (a method, a path and a status found%s) but no format reads them", plural(rl.Lines, "line", "lines"), verb, first)
+	return fmt.Sprintf("%s %s like HTTP requests (a method, a path and a status found%s) but no format reads them", Count(rl.Lines, "line", "lines"), verb, first)
 }

@@ -27,14 +27,14 @@ type IOStreams struct {
 	getenv                func(string) string
 }
 
-// ColorMode is the user's --color choice.
-type ColorMode string
+// colorMode is the user's --color choice.
+type colorMode string
 
 // Colour modes.
 const (
-	ColorAuto   ColorMode = "auto"
-	ColorAlways ColorMode = "always"
-	ColorNever  ColorMode = "never"
+	colorAuto   colorMode = "auto"
+	colorAlways colorMode = "always"
+	colorNever  colorMode = "never"
 )
 
 // System returns the process's real streams.
@@ -51,7 +51,7 @@ func System() *IOStreams {
 	} else if c, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && c > 0 {
 		s.width = c
 	}
-	s.SetColorMode(ColorAuto)
+	s.SetColorMode(colorAuto)
 	return s
 }
 
@@ -76,12 +76,12 @@ func (s *IOStreams) SetEnv(getenv func(string) string) { s.getenv = getenv }
 // SetColorMode decides colour once for both output streams: --color wins,
 // then NO_COLOR, CLICOLOR_FORCE and TERM=dumb, then whether the stream is a
 // terminal.
-func (s *IOStreams) SetColorMode(m ColorMode) {
+func (s *IOStreams) SetColorMode(m colorMode) {
 	decide := func(tty bool) bool {
 		switch m {
-		case ColorAlways:
+		case colorAlways:
 			return true
-		case ColorNever:
+		case colorNever:
 			return false
 		}
 		env := s.getenv
@@ -104,10 +104,10 @@ func (s *IOStreams) SetColorMode(m ColorMode) {
 }
 
 // ParseColorMode validates a --color value.
-func ParseColorMode(v string) (ColorMode, error) {
-	switch ColorMode(v) {
-	case ColorAuto, ColorAlways, ColorNever:
-		return ColorMode(v), nil
+func ParseColorMode(v string) (colorMode, error) {
+	switch colorMode(v) {
+	case colorAuto, colorAlways, colorNever:
+		return colorMode(v), nil
 	}
 	return "", fmt.Errorf("invalid --color %q: want auto, always or never", v)
 }
@@ -124,9 +124,6 @@ func (s *IOStreams) IsStderrTTY() bool { return s.errTTY }
 // ColorEnabled reports whether standard output gets colour.
 func (s *IOStreams) ColorEnabled() bool { return s.colorOut }
 
-// ColorEnabledErr reports whether standard error gets colour.
-func (s *IOStreams) ColorEnabledErr() bool { return s.colorErr }
-
 // TerminalWidth is the width to lay text out for.
 func (s *IOStreams) TerminalWidth() int {
 	if s.width <= 0 {
@@ -134,9 +131,6 @@ func (s *IOStreams) TerminalWidth() int {
 	}
 	return s.width
 }
-
-// SetWidth sets the layout width, for tests.
-func (s *IOStreams) SetWidth(w int) { s.width = w }
 
 // TerminalActive reports the characters beyond C0 that a terminal acts on
 // or that reorder what it shows: DEL, the C1 controls (U+009B is a CSI on

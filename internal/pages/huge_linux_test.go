@@ -1,10 +1,7 @@
 package pages
 
 import (
-	"bufio"
-	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -14,29 +11,14 @@ import (
 // flagsAt returns the VmFlags of the mapping that holds addr.
 func flagsAt(t *testing.T, addr uintptr) []string {
 	t.Helper()
-	f, err := os.Open("/proc/self/smaps")
+	flags, err := MappingFlags(addr, addr+1)
 	if err != nil {
 		t.Skip(err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	in := false
-	for sc.Scan() {
-		line := sc.Text()
-		if lo, hi, ok := strings.Cut(strings.Fields(line)[0], "-"); ok && !strings.HasSuffix(line, ":") {
-			a, err1 := strconv.ParseUint(lo, 16, 64)
-			b, err2 := strconv.ParseUint(hi, 16, 64)
-			if err1 == nil && err2 == nil {
-				in = uintptr(a) <= addr && addr < uintptr(b)
-				continue
-			}
-		}
-		if in && strings.HasPrefix(line, "VmFlags:") {
-			return strings.Fields(line)[1:]
-		}
+	if len(flags) == 0 {
+		t.Fatalf("no mapping holds %#x", addr)
 	}
-	t.Fatalf("no mapping holds %#x", addr)
-	return nil
+	return strings.Fields(flags[0])
 }
 
 // TestHugeAdvisesTheMiddle: Huge marks the mapping of a big slice for

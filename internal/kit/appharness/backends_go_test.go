@@ -56,9 +56,9 @@ func openLog(t *testing.T, path string) *os.File {
 	return f
 }
 
-func newOrders(t *testing.T, prefix, ledger string) *Orders {
+func newOrders(t *testing.T, prefix, ledger string) *orders {
 	t.Helper()
-	o, err := NewOrders(prefix, ledger)
+	o, err := openOrders(prefix, ledger)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func withRequestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get("X-Request-Id")
 		if id == "" {
-			id = NewRequestID()
+			id = newRequestID()
 		}
 		w.Header().Set("X-Request-Id", id)
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ridKey{}, id)))
@@ -86,20 +86,20 @@ func requestID(r *http.Request) string { s, _ := r.Context().Value(ridKey{}).(st
 func accessLog(next http.Handler, logf func(r *http.Request, status int, d time.Duration)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		rec := &StatusRecorder{ResponseWriter: w}
+		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
 		logf(r, rec.Status, time.Since(start))
 	})
 }
 
-func ordersHandler(t *testing.T, o *Orders, rid func(*http.Request) string, logEffect func(r *http.Request, p Placed)) http.Handler {
+func ordersHandler(t *testing.T, o *orders, rid func(*http.Request) string, logEffect func(r *http.Request, p placed)) http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST "+Route, func(w http.ResponseWriter, r *http.Request) {
-		p, err := o.Place(r, rid(r), func(p Placed) { logEffect(r, p) })
+	mux.HandleFunc("POST "+route, func(w http.ResponseWriter, r *http.Request) {
+		p, err := o.place(r, rid(r), func(p placed) { logEffect(r, p) })
 		if err != nil {
 			t.Errorf("ledger: %v", err)
 		}
-		Respond(w, p)
+		respond(w, p)
 	})
 	return mux
 }
@@ -110,7 +110,7 @@ func slogBackend(t *testing.T, logPath, ledger string) (string, func()) {
 	f := openLog(t, logPath)
 	logger := slog.New(slog.NewJSONHandler(f, nil))
 	o := newOrders(t, "ord_slog", ledger)
-	h := ordersHandler(t, o, requestID, func(r *http.Request, p Placed) {
+	h := ordersHandler(t, o, requestID, func(r *http.Request, p placed) {
 		l := logger.With("request_id", requestID(r), "idempotency_key", p.Key)
 		if p.Created {
 			l.Info("order created", "order_id", p.OrderID)
@@ -133,7 +133,7 @@ func zapBackend(t *testing.T, logPath, ledger string) (string, func()) {
 		t.Fatal(err)
 	}
 	o := newOrders(t, "ord_zap", ledger)
-	h := ordersHandler(t, o, requestID, func(r *http.Request, p Placed) {
+	h := ordersHandler(t, o, requestID, func(r *http.Request, p placed) {
 		l := logger.With(zap.String("request_id", requestID(r)), zap.String("idempotency_key", p.Key))
 		if p.Created {
 			l.Info("order created", zap.String("order_id", p.OrderID))
@@ -159,7 +159,7 @@ func zerologBackend(t *testing.T, logPath, ledger string) (string, func()) {
 		id, _ := hlog.IDFromRequest(r)
 		return id.String()
 	}
-	var h http.Handler = ordersHandler(t, o, rid, func(r *http.Request, p Placed) {
+	var h http.Handler = ordersHandler(t, o, rid, func(r *http.Request, p placed) {
 		l := hlog.FromRequest(r)
 		if p.Created {
 			l.Info().Str("idempotency_key", p.Key).Str("order_id", p.OrderID).Msg("order created")
@@ -191,7 +191,7 @@ func logrusServe(t *testing.T, name string, formatter logrus.Formatter, logPath,
 	logger.SetFormatter(formatter)
 	logger.SetOutput(f)
 	o := newOrders(t, "ord_"+strings.ReplaceAll(name, "-", "_"), ledger)
-	h := ordersHandler(t, o, requestID, func(r *http.Request, p Placed) {
+	h := ordersHandler(t, o, requestID, func(r *http.Request, p placed) {
 		l := logger.WithFields(logrus.Fields{"request_id": requestID(r), "idempotency_key": p.Key, "order_id": p.OrderID})
 		if p.Created {
 			l.Info("order created")
@@ -217,9 +217,9 @@ func echoBackend(t *testing.T, logPath, ledger string) (string, func()) {
 	//lint:ignore SA1019 the deprecated Logger middleware is what echo services run, and its JSON is the format under test
 	e.Use(middleware.LoggerWithConfig(middleware.LoggerConfig{Output: f}))
 	o := newOrders(t, "ord_echo", ledger)
-	e.POST(Route, func(c echo.Context) error {
+	e.POST(route, func(c echo.Context) error {
 		rid := c.Response().Header().Get(echo.HeaderXRequestID)
-		p, err := o.Place(c.Request(), rid, func(p Placed) {
+		p, err := o.place(c.Request(), rid, func(p placed) {
 			j := echolog.JSON{"message": "order created", "request_id": rid, "idempotency_key": p.Key, "order_id": p.OrderID}
 			if !p.Created {
 				j["message"], j["decision"] = "order replayed", "replay"
@@ -229,7 +229,7 @@ func echoBackend(t *testing.T, logPath, ledger string) (string, func()) {
 		if err != nil {
 			return err
 		}
-		Respond(c.Response(), p)
+		respond(c.Response(), p)
 		return nil
 	})
 	return serveGo(t, e, o.Close, f.Close)

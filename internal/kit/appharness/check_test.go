@@ -67,7 +67,7 @@ const (
 // route, status, start and duration; the request id joining the access
 // and effect lines into one delivery; the effect and its result id; and
 // the intents and unkeyed deliveries the steps make.
-func checkHTTP(t testing.TB, c *Capture) {
+func checkHTTP(t testing.TB, c *captureRecord) {
 	t.Helper()
 	prof, ok := profiles[c.Library]
 	if !ok {
@@ -120,7 +120,7 @@ func checkHTTP(t testing.TB, c *Capture) {
 		f.Check("tier", o.Tier == model.TierServer, "tier %s, want server; %s", o.Tier, where)
 		f.Check("format", o.Format == c.Format, "format %q, want %q; %s", o.Format, c.Format, where)
 		f.Check("method", o.Method == "POST", "method %q, want POST; %s", o.Method, where)
-		f.Check("route", o.Route == Route, "route %q, want %s; %s", o.Route, Route, where)
+		f.Check("route", o.Route == route, "route %q, want %s; %s", o.Route, route, where)
 		f.Check("request-id", o.RequestID == rid, "request id %q, want %q; %s", o.RequestID, rid, where)
 
 		// How it ended, and how long it took. The bounds hold however slow

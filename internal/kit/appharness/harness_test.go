@@ -22,17 +22,17 @@ const AppLog = "app.jsonl"
 // runBackend drives one backend through the scenario and returns its
 // capture, checked with check, kept under fixtures/real/<library>/ with
 // -update.
-func runBackend(t *testing.T, b backend, check func(testing.TB, *Capture)) {
+func runBackend(t *testing.T, b backend, check func(testing.TB, *captureRecord)) {
 	t.Helper()
 	dir := t.TempDir()
 	logPath, ledger := filepath.Join(dir, AppLog), filepath.Join(dir, "ledger.jsonl")
 	base, stop := b.start(t, logPath, ledger)
 	stop = sync.OnceFunc(stop)
 	defer stop()
-	c := &Capture{Library: b.library, Format: b.format, AbortLogged: b.abortLogged}
-	c.Sent, c.Done = drive(t, base, Scenario(b.library), ledger, stop)
+	c := &captureRecord{Library: b.library, Format: b.format, AbortLogged: b.abortLogged}
+	c.Sent, c.Done = drive(t, base, scenario(b.library), ledger, stop)
 	checkSent(t, c)
-	folder := capture.Folder{Logs: map[string]string{AppLog: logPath}, RecordName: CaptureFile, Record: c}
+	folder := capture.Folder{Logs: map[string]string{AppLog: logPath}, RecordName: captureFile, Record: c}
 	folder.Keep(t, filepath.Join(fixturesDir, b.library), *update, func(t *testing.T, dir string) {
 		check(t, loadCapture(t, dir))
 	})
@@ -41,11 +41,11 @@ func runBackend(t *testing.T, b backend, check func(testing.TB, *Capture)) {
 // drive sends the steps to base, waits until the backend's ledger
 // records every one, stops the backend (so that its log is whole) and
 // returns what was sent and the ledger.
-func drive(t *testing.T, base string, steps []Step, ledger string, stop func()) ([]capture.Sent, []capture.Effect) {
+func drive(t *testing.T, base string, steps []step, ledger string, stop func()) ([]capture.Sent, []capture.Effect) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	sent, err := Drive(ctx, base, steps, ledger)
+	sent, err := driveSteps(ctx, base, steps, ledger)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,9 +63,9 @@ func drive(t *testing.T, base string, steps []Step, ledger string, stop func()) 
 }
 
 // loadCapture reads a capture folder's harness.json and its AppLog.
-func loadCapture(t testing.TB, dir string) *Capture {
+func loadCapture(t testing.TB, dir string) *captureRecord {
 	t.Helper()
-	c, err := LoadCapture(dir, AppLog)
+	c, err := readCapture(dir, AppLog)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func loadCapture(t testing.TB, dir string) *Capture {
 // checkSent makes sure the harness did what the scenario says before
 // anything is asked of idem: the lost response was lost, the rest
 // answered, the retry found the first order.
-func checkSent(t *testing.T, c *Capture) {
+func checkSent(t *testing.T, c *captureRecord) {
 	t.Helper()
 	done := map[string]capture.Effect{}
 	for _, d := range c.Done {
@@ -118,7 +118,7 @@ func TestFixtures(t *testing.T) {
 	for _, b := range append(append([]backend{}, goBackends...), extBackends...) {
 		t.Run(b.library, func(t *testing.T) {
 			dir := filepath.Join(fixturesDir, b.library)
-			capture.Recorded(t, dir, CaptureFile, "go test ./internal/kit/appharness -run TestBackends -update")
+			capture.Recorded(t, dir, captureFile, "go test ./internal/kit/appharness -run TestBackends -update")
 			checkHTTP(t, loadCapture(t, dir))
 		})
 	}
@@ -128,7 +128,7 @@ func TestFixtures(t *testing.T) {
 // together, as an export of every pod's log holds them: each trip stays
 // its own delivery, though both processes numbered theirs 1, 2, ...
 func TestCountersAcrossProcesses(t *testing.T) {
-	var caps []*Capture
+	var caps []*captureRecord
 	var logs []string
 	for _, lib := range []string{"pino-http", "pino-http-restart"} {
 		c := loadCapture(t, filepath.Join(fixturesDir, lib))

@@ -157,7 +157,7 @@ func sendAll(t *testing.T, base string, reqs []capture.Request, ledger string) [
 	defer cancel()
 	var out []capture.Sent
 	for _, r := range reqs {
-		r.Base, r.Path = base, Route
+		r.Base, r.Path = base, route
 		s := capture.Send(ctx, r)
 		if s.Ended != capture.EndedResponse && s.Ended != capture.EndedTimeout {
 			t.Fatalf("step %s: %s", r.Step, s.Error)
@@ -185,7 +185,7 @@ func TestUnknownLoggers(t *testing.T) {
 			n := startNginx(t, upstream)
 			stop := sync.OnceFunc(func() { n.Stop(); stopBackend() })
 			defer stop()
-			c := &Capture{Library: b.library, Format: b.format}
+			c := &captureRecord{Library: b.library, Format: b.format}
 			c.Sent = sendAll(t, n.URL, meaningScenario(b.library), ledger)
 			stop()
 			done, err := capture.ReadLedger(ledger)
@@ -193,7 +193,7 @@ func TestUnknownLoggers(t *testing.T) {
 				t.Fatal(err)
 			}
 			c.Done = done
-			folder := capture.Folder{Logs: map[string]string{AppLog: logPath, NginxLog: n.Log(NginxLog)}, RecordName: CaptureFile, Record: c}
+			folder := capture.Folder{Logs: map[string]string{AppLog: logPath, NginxLog: n.Log(NginxLog)}, RecordName: captureFile, Record: c}
 			folder.Keep(t, filepath.Join(fixturesDir, "nginx-"+b.library), *update, func(t *testing.T, dir string) {
 				checkUnknown(t, loadCapture(t, dir), filepath.Join(dir, NginxLog))
 			})
@@ -209,7 +209,7 @@ func TestUnknownLoggersFixtures(t *testing.T) {
 	for _, b := range unknownLoggers {
 		t.Run(b.library, func(t *testing.T) {
 			dir := filepath.Join(fixturesDir, "nginx-"+b.library)
-			capture.Recorded(t, dir, CaptureFile, "go test ./internal/kit/appharness -run TestUnknownLoggers -update")
+			capture.Recorded(t, dir, captureFile, "go test ./internal/kit/appharness -run TestUnknownLoggers -update")
 			checkUnknown(t, loadCapture(t, dir), filepath.Join(dir, NginxLog))
 		})
 	}
@@ -220,7 +220,7 @@ func TestUnknownLoggersFixtures(t *testing.T) {
 // request line gives the method, route, status and key sent; each key's
 // deliveries are its intent; and the rules the traffic calls for fire,
 // and no other.
-func checkUnknown(t *testing.T, c *Capture, proxyLog string) {
+func checkUnknown(t *testing.T, c *captureRecord, proxyLog string) {
 	t.Helper()
 	f := knownGaps.Facts(t, "nginx-"+c.Library)
 	r := capture.MustRead(t, proxyLog, c.Log)
@@ -248,7 +248,7 @@ func checkUnknown(t *testing.T, c *Capture, proxyLog string) {
 		}
 		where := fmt.Sprintf("step %s, %s", s.Step, access.Source)
 		f.Check("format", access.Format == c.Format, "format %q, want %q; %s", access.Format, c.Format, where)
-		f.Check("request", access.Method == "POST" && access.Route == Route, "%s %s, want POST %s; %s", access.Method, access.Route, Route, where)
+		f.Check("request", access.Method == "POST" && access.Route == route, "%s %s, want POST %s; %s", access.Method, access.Route, route, where)
 		f.Check("key", access.Key == s.Key, "key %q, want %q; %s", access.Key, s.Key, where)
 		if s.Ended == capture.EndedTimeout {
 			// The service answered after the client had gone (201 once

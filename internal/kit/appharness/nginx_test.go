@@ -65,9 +65,9 @@ func TestBehindNginx(t *testing.T) {
 			n := startNginx(t, upstream)
 			stop := sync.OnceFunc(func() { n.Stop(); stopBackend() })
 			defer stop()
-			c := &Capture{Library: b.library, Format: b.format}
-			c.Sent, c.Done = drive(t, n.URL, Scenario("nginx-"+b.library), ledger, stop)
-			folder := capture.Folder{Logs: map[string]string{AppLog: logPath, NginxLog: n.Log(NginxLog)}, RecordName: CaptureFile, Record: c}
+			c := &captureRecord{Library: b.library, Format: b.format}
+			c.Sent, c.Done = drive(t, n.URL, scenario("nginx-"+b.library), ledger, stop)
+			folder := capture.Folder{Logs: map[string]string{AppLog: logPath, NginxLog: n.Log(NginxLog)}, RecordName: captureFile, Record: c}
 			folder.Keep(t, filepath.Join(fixturesDir, "nginx-"+b.library), *update, func(t *testing.T, dir string) {
 				checkProxied(t, loadCapture(t, dir), filepath.Join(dir, NginxLog))
 			})
@@ -83,7 +83,7 @@ func TestBehindNginxFixtures(t *testing.T) {
 	for _, b := range proxied {
 		t.Run(b.library, func(t *testing.T) {
 			dir := filepath.Join(fixturesDir, "nginx-"+b.library)
-			capture.Recorded(t, dir, CaptureFile, "go test ./internal/kit/appharness -run TestBehindNginx -update")
+			capture.Recorded(t, dir, captureFile, "go test ./internal/kit/appharness -run TestBehindNginx -update")
 			checkProxied(t, loadCapture(t, dir), filepath.Join(dir, NginxLog))
 		})
 	}
@@ -92,7 +92,7 @@ func TestBehindNginxFixtures(t *testing.T) {
 // checkProxied asserts that idem reads each trip through nginx as one
 // delivery: nginx's line (tier, status, upstream status, the client's
 // going away) with the server's access and effect lines.
-func checkProxied(t testing.TB, c *Capture, proxyLog string) {
+func checkProxied(t testing.TB, c *captureRecord, proxyLog string) {
 	t.Helper()
 	prof := profiles[c.Library]
 	f := knownGaps.Facts(t, "nginx-"+c.Library)

@@ -13,11 +13,11 @@ import (
 	"github.com/idem-cli/idem/internal/kit/capture"
 )
 
-// Orders is the order service the Go backends share: POST /v1/orders
+// orders is the order service the Go backends share: POST /v1/orders
 // creates an order, or, for an Idempotency-Key it has seen, replays the
 // key's order. Each backend logs with its own library around it; Orders
 // only decides and keeps the ledger of what it did.
-type Orders struct {
+type orders struct {
 	prefix string
 	mu     sync.Mutex
 	n      int
@@ -25,30 +25,30 @@ type Orders struct {
 	ledger *capture.Ledger
 }
 
-// NewOrders opens the ledger at path; order ids are prefix_1, prefix_2...
-func NewOrders(prefix, ledger string) (*Orders, error) {
+// openOrders opens the ledger at path; order ids are prefix_1, prefix_2...
+func openOrders(prefix, ledger string) (*orders, error) {
 	l, err := capture.OpenLedger(ledger)
 	if err != nil {
 		return nil, err
 	}
-	return &Orders{prefix: prefix, byKey: map[string]string{}, ledger: l}, nil
+	return &orders{prefix: prefix, byKey: map[string]string{}, ledger: l}, nil
 }
 
 // Close closes the ledger.
-func (o *Orders) Close() error { return o.ledger.Close() }
+func (o *orders) Close() error { return o.ledger.Close() }
 
-// Placed is what Place did for one request.
-type Placed struct {
+// placed is what Place did for one request.
+type placed struct {
 	OrderID string
 	Key     string
 	Created bool
 	Status  int
 }
 
-// Place works for the delay the request asks for, then creates or replays
+// place works for the delay the request asks for, then creates or replays
 // the order. logEffect writes the backend's own line about it, before the
 // ledger records it, so a recorded step is always in the log too.
-func (o *Orders) Place(r *http.Request, requestID string, logEffect func(Placed)) (Placed, error) {
+func (o *orders) place(r *http.Request, requestID string, logEffect func(placed)) (placed, error) {
 	if ms, err := strconv.Atoi(r.Header.Get(capture.HeaderDelay)); err == nil && ms > 0 {
 		// Not cut short when the client goes: the lost-response case is
 		// a server that finishes its work after the client gave up.
@@ -56,7 +56,7 @@ func (o *Orders) Place(r *http.Request, requestID string, logEffect func(Placed)
 	}
 	key := r.Header.Get("Idempotency-Key")
 	o.mu.Lock()
-	p := Placed{Key: key, Status: http.StatusCreated}
+	p := placed{Key: key, Status: http.StatusCreated}
 	if id, ok := o.byKey[key]; ok && key != "" {
 		p.OrderID = id
 	} else {
@@ -73,9 +73,9 @@ func (o *Orders) Place(r *http.Request, requestID string, logEffect func(Placed)
 		Created: p.Created, Status: p.Status})
 }
 
-// Respond writes p as the JSON answer, with the replay marker when the
+// respond writes p as the JSON answer, with the replay marker when the
 // order was not made by this request.
-func Respond(w http.ResponseWriter, p Placed) {
+func respond(w http.ResponseWriter, p placed) {
 	w.Header().Set("Content-Type", "application/json")
 	if !p.Created {
 		w.Header().Set("Idempotent-Replayed", "true")
@@ -84,23 +84,23 @@ func Respond(w http.ResponseWriter, p Placed) {
 	_ = json.NewEncoder(w).Encode(map[string]string{"order_id": p.OrderID})
 }
 
-// NewRequestID makes an id the way a hand-written middleware does when the
+// newRequestID makes an id the way a hand-written middleware does when the
 // request came without X-Request-Id.
-func NewRequestID() string {
+func newRequestID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
 }
 
-// StatusRecorder remembers the status a handler wrote, for the access
+// statusRecorder remembers the status a handler wrote, for the access
 // line a hand-written middleware logs after it.
-type StatusRecorder struct {
+type statusRecorder struct {
 	http.ResponseWriter
 	Status int
 }
 
 // WriteHeader records the status and passes it on.
-func (s *StatusRecorder) WriteHeader(code int) {
+func (s *statusRecorder) WriteHeader(code int) {
 	if s.Status == 0 {
 		s.Status = code
 	}
@@ -108,7 +108,7 @@ func (s *StatusRecorder) WriteHeader(code int) {
 }
 
 // Write records the implicit 200 of a handler that writes without a header.
-func (s *StatusRecorder) Write(b []byte) (int, error) {
+func (s *statusRecorder) Write(b []byte) (int, error) {
 	if s.Status == 0 {
 		s.Status = http.StatusOK
 	}

@@ -16,20 +16,20 @@ func TestChecksCatchWrongFacts(t *testing.T) {
 	tests := []struct {
 		name   string
 		lib    string
-		tamper func(c *Capture)
+		tamper func(c *captureRecord)
 		want   string // the fact that must fail
 	}{
-		{"another order id", "slog", func(c *Capture) { c.Done[0].OrderID = "ord_other" }, "slog/result-id"},
-		{"another status", "slog", func(c *Capture) { c.Done[0].Status = 200 }, "slog/status"},
-		{"a longer delay", "slog", func(c *Capture) { c.Sent[0].Delay *= 4 }, "slog/duration"},
+		{"another order id", "slog", func(c *captureRecord) { c.Done[0].OrderID = "ord_other" }, "slog/result-id"},
+		{"another status", "slog", func(c *captureRecord) { c.Done[0].Status = 200 }, "slog/status"},
+		{"a longer delay", "slog", func(c *captureRecord) { c.Sent[0].Delay *= 4 }, "slog/duration"},
 		// slog's start is a known gap: the check is shown on a library idem reads right.
-		{"sent later", "pino-http-header", func(c *Capture) {
+		{"sent later", "pino-http-header", func(c *captureRecord) {
 			c.Sent[0].Start, c.Sent[0].End = c.Sent[0].Start.Add(time.Second), c.Sent[0].End.Add(time.Second)
 		}, "pino-http-header/start"},
-		{"another key", "slog", func(c *Capture) { c.Sent[0].Key = "key-other" }, "slog/key"},
-		{"a replay that made an order", "slog", func(c *Capture) { c.Done[2].Created = true }, "slog/effect"},
-		{"another format", "slog", func(c *Capture) { c.Format = "zap" }, "slog/format"},
-		{"one step less", "slog", func(c *Capture) { c.Sent = c.Sent[1:] }, "slog/deliveries"},
+		{"another key", "slog", func(c *captureRecord) { c.Sent[0].Key = "key-other" }, "slog/key"},
+		{"a replay that made an order", "slog", func(c *captureRecord) { c.Done[2].Created = true }, "slog/effect"},
+		{"another format", "slog", func(c *captureRecord) { c.Format = "zap" }, "slog/format"},
+		{"one step less", "slog", func(c *captureRecord) { c.Sent = c.Sent[1:] }, "slog/deliveries"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -210,7 +210,7 @@ func runTemporal(t *testing.T) *TemporalCapture {
 // worker log.
 func TestTemporal(t *testing.T) {
 	c := runTemporal(t)
-	folder := capture.Folder{Logs: map[string]string{temporalLog: c.Log}, RecordName: CaptureFile, Record: c}
+	folder := capture.Folder{Logs: map[string]string{temporalLog: c.Log}, RecordName: captureFile, Record: c}
 	folder.Keep(t, filepath.Join(fixturesDir, "temporal"), *update, func(t *testing.T, dir string) {
 		checkTemporal(t, loadTemporalFrom(t, dir))
 	})
@@ -228,7 +228,7 @@ func TestTemporalFixture(t *testing.T) {
 func loadTemporal(t *testing.T) *TemporalCapture {
 	t.Helper()
 	dir := filepath.Join(fixturesDir, "temporal")
-	capture.Recorded(t, dir, CaptureFile, "go test ./internal/kit/appharness -run TestTemporal -update")
+	capture.Recorded(t, dir, captureFile, "go test ./internal/kit/appharness -run TestTemporal -update")
 	return loadTemporalFrom(t, dir)
 }
 
@@ -236,7 +236,7 @@ func loadTemporal(t *testing.T) *TemporalCapture {
 func loadTemporalFrom(t *testing.T, dir string) *TemporalCapture {
 	t.Helper()
 	var c TemporalCapture
-	capture.ReadJSON(t, filepath.Join(dir, CaptureFile), &c)
+	capture.ReadJSON(t, filepath.Join(dir, captureFile), &c)
 	c.Log = filepath.Join(dir, temporalLog)
 	return &c
 }

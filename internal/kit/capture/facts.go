@@ -54,7 +54,7 @@ func (g Gaps) Covers(id string) bool {
 // capture/fact, or that does not say why.
 func (g Gaps) Lint(t testing.TB) { g.lint(t) }
 
-func (g Gaps) lint(t Reporter) {
+func (g Gaps) lint(t reporter) {
 	t.Helper()
 	for k, why := range g {
 		if _, err := path.Match(k, ""); err != nil {
@@ -69,8 +69,8 @@ func (g Gaps) lint(t Reporter) {
 	}
 }
 
-// Reporter is the part of testing.TB that Facts reports through.
-type Reporter interface {
+// reporter is the part of testing.TB that Facts reports through.
+type reporter interface {
 	Helper()
 	Logf(format string, args ...any)
 	Errorf(format string, args ...any)
@@ -80,7 +80,7 @@ type Reporter interface {
 // Facts checks what idem read from one capture against what its harness
 // sent, consulting the gaps.
 type Facts struct {
-	t       Reporter
+	t       reporter
 	capture string
 	gaps    Gaps
 
@@ -91,7 +91,7 @@ type Facts struct {
 
 // Facts returns the checker of capture's facts; when the test ends it
 // fails on every gap its checks named that did not show.
-func (g Gaps) Facts(t Reporter, capture string) *Facts {
+func (g Gaps) Facts(t reporter, capture string) *Facts {
 	f := &Facts{t: t, capture: capture, gaps: g, consulted: map[string]bool{}, fired: map[string]bool{}}
 	t.Cleanup(f.done)
 	return f

@@ -57,8 +57,8 @@ func WriteFile(t testing.TB, dir, name, content string) string {
 	return p
 }
 
-// CopyFile copies from to to, making to's directory.
-func CopyFile(t testing.TB, from, to string) {
+// copyFile copies from to to, making to's directory.
+func copyFile(t testing.TB, from, to string) {
 	t.Helper()
 	b, err := os.ReadFile(from)
 	if err != nil {

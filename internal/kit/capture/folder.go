@@ -29,7 +29,7 @@ func (f Folder) Save(t testing.TB, dir string) {
 		t.Fatal(err)
 	}
 	for name, src := range f.Logs {
-		CopyFile(t, src, filepath.Join(dir, name))
+		copyFile(t, src, filepath.Join(dir, name))
 	}
 	for name, text := range f.Texts {
 		WriteFile(t, dir, name, text)

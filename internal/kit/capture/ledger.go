@@ -84,8 +84,8 @@ func ReadLedger(path string) ([]Effect, error) {
 	return out, sc.Err()
 }
 
-// ErrLedgerWait is a service that did not record a step in time.
-var ErrLedgerWait = errors.New("capture: the service did not record the step")
+// errLedgerWait is a service that did not record a step in time.
+var errLedgerWait = errors.New("capture: the service did not record the step")
 
 // WaitLedger polls the ledger until it records step and returns what it
 // holds; it gives up after 10 seconds.
@@ -102,7 +102,7 @@ func WaitLedger(ctx context.Context, path, step string) ([]Effect, error) {
 			}
 		}
 		if time.Now().After(deadline) {
-			return done, fmt.Errorf("%w: %s", ErrLedgerWait, step)
+			return done, fmt.Errorf("%w: %s", errLedgerWait, step)
 		}
 		select {
 		case <-ctx.Done():
@@ -119,15 +119,15 @@ func AttachEffects(sent []Sent, path string) error {
 	if err != nil {
 		return err
 	}
-	effects := Effects(done)
+	effects := effects(done)
 	for i := range sent {
 		sent[i].Effect = effects[sent[i].RequestID]
 	}
 	return nil
 }
 
-// Effects maps each request id of a ledger to the order made for it.
-func Effects(done []Effect) map[string]string {
+// effects maps each request id of a ledger to the order made for it.
+func effects(done []Effect) map[string]string {
 	out := map[string]string{}
 	for _, e := range done {
 		if e.Created {

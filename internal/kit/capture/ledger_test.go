@@ -34,7 +34,7 @@ func TestLedger(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(done, []Effect{made, replayed}) {
 		t.Fatalf("read %+v, %v", done, err)
 	}
-	if got := Effects(done); !reflect.DeepEqual(got, map[string]string{"r1": "ord_1"}) {
+	if got := effects(done); !reflect.DeepEqual(got, map[string]string{"r1": "ord_1"}) {
 		t.Fatalf("effects %v: only the order made counts", got)
 	}
 

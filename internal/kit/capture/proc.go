@@ -16,8 +16,8 @@ import (
 	"time"
 )
 
-// ErrNotReady is a process that did not start listening in time.
-var ErrNotReady = errors.New("capture: process did not start listening")
+// errNotReady is a process that did not start listening in time.
+var errNotReady = errors.New("capture: process did not start listening")
 
 // FreePort returns a loopback port nothing listens on right now.
 func FreePort(t testing.TB) int {
@@ -184,7 +184,7 @@ func waitListening(addr string, timeout time.Duration, exited <-chan struct{}) e
 	for time.Now().Before(deadline) {
 		select {
 		case <-exited:
-			return fmt.Errorf("%w: it exited", ErrNotReady)
+			return fmt.Errorf("%w: it exited", errNotReady)
 		default:
 		}
 		if c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond); err == nil {
@@ -193,7 +193,7 @@ func waitListening(addr string, timeout time.Duration, exited <-chan struct{}) e
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	return fmt.Errorf("%w within %s", ErrNotReady, timeout)
+	return fmt.Errorf("%w within %s", errNotReady, timeout)
 }
 
 // lockedBuffer keeps what a process writes, for messages.

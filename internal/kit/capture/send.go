@@ -76,7 +76,7 @@ func Send(ctx context.Context, r Request) Sent {
 	}
 	req, err := http.NewRequestWithContext(ctx, method, r.Base+r.Path, strings.NewReader(s.Body))
 	if err != nil {
-		s.Ended, s.Error = EndedError, err.Error()
+		s.Ended, s.Error = endedError, err.Error()
 		return s
 	}
 	req.Header.Set("Content-Type", "application/json")
@@ -173,7 +173,7 @@ func errorKind(err error) string {
 	case errors.Is(err, context.Canceled):
 		return string(EndedAborted)
 	case strings.Contains(err.Error(), "connection refused"):
-		return string(EndedRefused)
+		return string(endedRefused)
 	}
 	return err.Error()
 }

@@ -80,7 +80,7 @@ func TestSendRecords(t *testing.T) {
 	closed := httptest.NewServer(http.NotFoundHandler())
 	base := closed.URL
 	closed.Close()
-	if s = Send(ctx, Request{Step: "refused", Base: base, Path: "/"}); s.Ended != EndedRefused {
+	if s = Send(ctx, Request{Step: "refused", Base: base, Path: "/"}); s.Ended != endedRefused {
 		t.Errorf("nothing listening: ended %s, error %q", s.Ended, s.Error)
 	}
 }

@@ -39,7 +39,7 @@ type Sent struct {
 
 	Start time.Time `json:"start"` // when the client sent it
 	End   time.Time `json:"end"`   // when it got the answer or gave up
-	Ended Ended     `json:"ended"`
+	Ended ended     `json:"ended"`
 	// Status is the response's, 0 when none arrived; Error the client's
 	// error when none did.
 	Status            int    `json:"status,omitempty"`
@@ -58,16 +58,16 @@ type Sent struct {
 	ProviderCalls int `json:"provider_calls,omitempty"`
 }
 
-// Ended is how a request ended for the client.
-type Ended string
+// ended is how a request ended for the client.
+type ended string
 
 // The ways a request ends for the client.
 const (
-	EndedResponse Ended = "response" // a response arrived (any status)
-	EndedTimeout  Ended = "timeout"  // the client gave up waiting
-	EndedAborted  Ended = "aborted"  // the client closed the connection
-	EndedRefused  Ended = "refused"  // nothing listened where it was sent
-	EndedError    Ended = "error"    // another error: the capture is broken
+	EndedResponse ended = "response" // a response arrived (any status)
+	EndedTimeout  ended = "timeout"  // the client gave up waiting
+	EndedAborted  ended = "aborted"  // the client closed the connection
+	endedRefused  ended = "refused"  // nothing listened where it was sent
+	endedError    ended = "error"    // another error: the capture is broken
 )
 
 // HTTPMethod is the request's method: POST unless set.
@@ -167,18 +167,18 @@ func (s *Sent) UnmarshalJSON(b []byte) error {
 // client's error: the kinds Send records (timeout, aborted, refused), or
 // the DOMException a browser's fetch throws (TimeoutError for
 // AbortSignal.timeout, AbortError for an abort).
-func EndedOf(status int, err string) Ended {
+func EndedOf(status int, err string) ended {
 	switch {
 	case err == string(EndedTimeout) || strings.HasPrefix(err, "TimeoutError"):
 		return EndedTimeout
 	case err == string(EndedAborted) || strings.HasPrefix(err, "AbortError"):
 		return EndedAborted
-	case err == string(EndedRefused):
-		return EndedRefused
+	case err == string(endedRefused):
+		return endedRefused
 	case err != "":
-		return EndedError
+		return endedError
 	case status > 0:
 		return EndedResponse
 	}
-	return EndedError
+	return endedError
 }

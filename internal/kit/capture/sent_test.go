@@ -102,7 +102,7 @@ func TestEndedOf(t *testing.T) {
 	tests := []struct {
 		status int
 		err    string
-		want   Ended
+		want   ended
 	}{
 		{201, "", EndedResponse},
 		{502, "", EndedResponse},
@@ -110,10 +110,10 @@ func TestEndedOf(t *testing.T) {
 		{0, "TimeoutError: signal timed out", EndedTimeout},
 		{0, "aborted", EndedAborted},
 		{0, "AbortError: signal is aborted without reason", EndedAborted},
-		{0, "refused", EndedRefused},
-		{0, "TypeError: Failed to fetch", EndedError},
-		{200, "unexpected EOF", EndedError},
-		{0, "", EndedError},
+		{0, "refused", endedRefused},
+		{0, "TypeError: Failed to fetch", endedError},
+		{200, "unexpected EOF", endedError},
+		{0, "", endedError},
 	}
 	for _, tt := range tests {
 		if got := EndedOf(tt.status, tt.err); got != tt.want {

@@ -49,7 +49,7 @@ func StartTomcat(t testing.TB, c TomcatConfig) *Proxy {
 			t.Fatal(err)
 		}
 	}
-	CopyFile(t, filepath.Join(tomcatHome, "etc", "web.xml"), filepath.Join(dir, "conf", "web.xml"))
+	copyFile(t, filepath.Join(tomcatHome, "etc", "web.xml"), filepath.Join(dir, "conf", "web.xml"))
 	var valves string
 	for _, l := range c.Logs {
 		if l.Format.Proxy != "tomcat" {

@@ -1,4 +1,4 @@
-package grammarharness_test
+package grammarharness
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/idem-cli/idem/internal/kit/capture"
-	"github.com/idem-cli/idem/internal/kit/grammarharness"
 	"github.com/idem-cli/idem/internal/kit/harness"
 )
 
@@ -62,32 +61,32 @@ func drive(t *testing.T, base string, b *harness.Backend, steps []harness.Step) 
 
 // keep saves a run with its logs, the proxy's config and idem's, checks
 // it, and with -update records it as fixtures/real/name.
-func keep(t *testing.T, name string, run grammarharness.Run, logs map[string]string, texts map[string]string) {
+func keep(t *testing.T, name string, run run, logs map[string]string, texts map[string]string) {
 	t.Helper()
-	f := capture.Folder{Logs: logs, Texts: texts, RecordName: grammarharness.RecordName, Record: run}
+	f := capture.Folder{Logs: logs, Texts: texts, RecordName: recordName, Record: run}
 	f.Keep(t, filepath.Join(realDir, name), *update, func(t *testing.T, dir string) { verifyRun(t, dir, run) })
 }
 
 func TestApache(t *testing.T) {
 	b := harness.StartBackend(t)
-	p := grammarharness.StartApache(t, b.Addr, harness.Down(t))
+	p := startApache(t, b.Addr, harness.Down(t))
 	sent := drive(t, p.URL, b, plan())
-	capture.WaitLogged(t, sent, p.Log(grammarharness.ApacheReorderedLog), p.Log(grammarharness.ApacheIdemLog))
+	capture.WaitLogged(t, sent, p.Log(apacheReorderedLog), p.Log(apacheIdemLog))
 	p.Stop()
-	run := grammarharness.Run{Software: p.Software(), BackendLog: "app.jsonl", Sent: sent, Logs: []grammarharness.Log{
-		{File: grammarharness.ApacheReorderedLog, Capture: "apache-reordered", Format: "apache log_format", Config: "idem.json", Proxy: "apache",
+	run := run{Software: p.Software(), BackendLog: "app.jsonl", Sent: sent, Logs: []log{
+		{File: apacheReorderedLog, Capture: "apache-reordered", Format: "apache log_format", Config: "idem.json", Proxy: "apache",
 			// Apache wrote the late 201 into the closed connection without an
 			// error: %X says "-", as for any answered request.
 			NoAbort: true},
-		{File: grammarharness.ApacheIdemLog, Capture: "apache-idem", Format: "apache", Proxy: "apache", SecondsOnly: true, NoAbort: true},
+		{File: apacheIdemLog, Capture: "apache-idem", Format: "apache", Proxy: "apache", SecondsOnly: true, NoAbort: true},
 	}}
 	logs := p.Logs()
 	logs["app.jsonl"] = b.LogPath
-	keep(t, "apache", run, logs, map[string]string{p.ConfigName(): p.Config(), "idem.json": grammarharness.IdemConfig(capture.ApacheReordered)})
+	keep(t, "apache", run, logs, map[string]string{p.ConfigName(): p.Config(), "idem.json": idemConfig(capture.ApacheReordered)})
 }
 
 func TestTomcat(t *testing.T) {
-	p := grammarharness.StartTomcat(t)
+	p := startTomcat(t)
 	var steps []harness.Step
 	for _, s := range plan() {
 		if s.End == harness.EndCreated {
@@ -95,48 +94,48 @@ func TestTomcat(t *testing.T) {
 		}
 	}
 	sent := drive(t, p.URL, nil, steps)
-	capture.WaitLogged(t, sent, p.Log(grammarharness.TomcatEpochLog), p.Log(grammarharness.TomcatStockLog))
+	capture.WaitLogged(t, sent, p.Log(tomcatEpochLog), p.Log(tomcatStockLog))
 	p.Stop()
-	run := grammarharness.Run{Software: p.Software(), Sent: sent, Logs: []grammarharness.Log{
-		{File: grammarharness.TomcatEpochLog, Capture: "tomcat-epoch", Format: "tomcat log_format", Config: "idem.json", Proxy: "tomcat"},
-		{File: grammarharness.TomcatStockLog, Capture: "tomcat-stock", Format: "tomcat", Proxy: "tomcat", SecondsOnly: true},
+	run := run{Software: p.Software(), Sent: sent, Logs: []log{
+		{File: tomcatEpochLog, Capture: "tomcat-epoch", Format: "tomcat log_format", Config: "idem.json", Proxy: "tomcat"},
+		{File: tomcatStockLog, Capture: "tomcat-stock", Format: "tomcat", Proxy: "tomcat", SecondsOnly: true},
 	}}
-	keep(t, "tomcat", run, p.Logs(), map[string]string{"server.xml": p.Config(), "idem.json": grammarharness.IdemConfig(capture.TomcatEpoch)})
+	keep(t, "tomcat", run, p.Logs(), map[string]string{"server.xml": p.Config(), "idem.json": idemConfig(capture.TomcatEpoch)})
 }
 
 func TestLighttpd(t *testing.T) {
 	b := harness.StartBackend(t)
-	p := grammarharness.StartLighttpd(t, b.Addr, harness.Down(t))
+	p := startLighttpd(t, b.Addr, harness.Down(t))
 	sent := drive(t, p.URL, b, plan())
-	capture.WaitLogged(t, sent, p.Log(grammarharness.LighttpdLog))
+	capture.WaitLogged(t, sent, p.Log(lighttpdLog))
 	p.Stop()
-	run := grammarharness.Run{Software: p.Software(), BackendLog: "app.jsonl", Sent: sent, Logs: []grammarharness.Log{
-		{File: grammarharness.LighttpdLog, Capture: "lighttpd", Format: "lighttpd log_format", Config: "idem.json", Proxy: "lighttpd", NoAbort: true},
+	run := run{Software: p.Software(), BackendLog: "app.jsonl", Sent: sent, Logs: []log{
+		{File: lighttpdLog, Capture: "lighttpd", Format: "lighttpd log_format", Config: "idem.json", Proxy: "lighttpd", NoAbort: true},
 	}}
 	logs := p.Logs()
 	logs["app.jsonl"] = b.LogPath
-	keep(t, "lighttpd", run, logs, map[string]string{p.ConfigName(): p.Config(), "idem.json": grammarharness.IdemConfig(capture.LighttpdBoth)})
+	keep(t, "lighttpd", run, logs, map[string]string{p.ConfigName(): p.Config(), "idem.json": idemConfig(capture.LighttpdBoth)})
 }
 
 func TestVarnish(t *testing.T) {
 	b := harness.StartBackend(t)
-	p := grammarharness.StartVarnish(t, b.Addr, harness.Down(t))
+	p := startVarnish(t, b.Addr, harness.Down(t))
 	sent := drive(t, p.URL, b, plan())
-	capture.WaitLogged(t, sent, p.Log(grammarharness.VarnishLog))
+	capture.WaitLogged(t, sent, p.Log(varnishLog))
 	p.Stop()
-	run := grammarharness.Run{Software: p.Software(), BackendLog: "app.jsonl", Sent: sent, Logs: []grammarharness.Log{
-		{File: grammarharness.VarnishLog, Capture: "varnish", Format: "varnish log_format", Config: "idem.json", Proxy: "varnish", NoAbort: true},
+	run := run{Software: p.Software(), BackendLog: "app.jsonl", Sent: sent, Logs: []log{
+		{File: varnishLog, Capture: "varnish", Format: "varnish log_format", Config: "idem.json", Proxy: "varnish", NoAbort: true},
 	}}
 	logs := p.Logs()
 	logs["app.jsonl"] = b.LogPath
-	keep(t, "varnish", run, logs, map[string]string{p.ConfigName(): p.Config(), "idem.json": grammarharness.IdemConfig(capture.VarnishISO)})
+	keep(t, "varnish", run, logs, map[string]string{p.ConfigName(): p.Config(), "idem.json": idemConfig(capture.VarnishISO)})
 }
 
 func TestNginxUnusual(t *testing.T) {
 	b := harness.StartBackend(t)
-	p := grammarharness.StartNginx(t, b.Addr, harness.Down(t))
+	p := startNginx(t, b.Addr, harness.Down(t))
 	sent := drive(t, p.URL, b, plan())
-	capture.WaitLogged(t, sent, p.Log(grammarharness.NginxPipedLog), p.Log(grammarharness.NginxNestedLog))
+	capture.WaitLogged(t, sent, p.Log(nginxPipedLog), p.Log(nginxNestedLog))
 	p.Stop()
 	cfg := `{
   "sources": [
@@ -145,9 +144,9 @@ func TestNginxUnusual(t *testing.T) {
   ]
 }
 `
-	run := grammarharness.Run{Software: p.Software(), BackendLog: "app.jsonl", Sent: sent, Logs: []grammarharness.Log{
-		{File: grammarharness.NginxPipedLog, Capture: "nginx-piped", Format: "nginx log_format", Config: "idem.json", Proxy: "nginx", SecondsOnly: true},
-		{File: grammarharness.NginxNestedLog, Capture: "nginx-nested", Format: "nginx log_format", Config: "idem.json", Proxy: "nginx"},
+	run := run{Software: p.Software(), BackendLog: "app.jsonl", Sent: sent, Logs: []log{
+		{File: nginxPipedLog, Capture: "nginx-piped", Format: "nginx log_format", Config: "idem.json", Proxy: "nginx", SecondsOnly: true},
+		{File: nginxNestedLog, Capture: "nginx-nested", Format: "nginx log_format", Config: "idem.json", Proxy: "nginx"},
 	}}
 	logs := p.Logs()
 	logs["app.jsonl"] = b.LogPath
@@ -156,36 +155,36 @@ func TestNginxUnusual(t *testing.T) {
 
 func TestHAProxyUnusual(t *testing.T) {
 	b := harness.StartBackend(t)
-	p := grammarharness.StartHAProxy(t, b.Addr, harness.Down(t))
+	p := startHAProxy(t, b.Addr, harness.Down(t))
 	sent := drive(t, p.URL, b, plan())
-	capture.WaitLogged(t, sent, p.Log(grammarharness.HAProxyLog))
-	run := grammarharness.Run{Software: p.Software(), BackendLog: "app.jsonl", Sent: sent, Logs: []grammarharness.Log{
-		{File: grammarharness.HAProxyLog, Capture: "haproxy-log-format", Format: "haproxy log_format", Config: "idem.json", Proxy: "haproxy"},
+	capture.WaitLogged(t, sent, p.Log(haProxyLog))
+	run := run{Software: p.Software(), BackendLog: "app.jsonl", Sent: sent, Logs: []log{
+		{File: haProxyLog, Capture: "haproxy-log-format", Format: "haproxy log_format", Config: "idem.json", Proxy: "haproxy"},
 	}}
 	logs := p.Logs()
 	logs["app.jsonl"] = b.LogPath
 	keep(t, "haproxy-log-format", run, logs, map[string]string{p.ConfigName(): p.Config(),
-		"idem.json": grammarharness.IdemConfig(capture.HAProxyCaptured, grammarharness.HAProxyCaptures...)})
+		"idem.json": idemConfig(capture.HAProxyCaptured, haProxyCaptures...)})
 }
 
 func TestSquid(t *testing.T) {
 	b := harness.StartBackend(t)
-	p := grammarharness.StartSquid(t, b.Addr, harness.Down(t))
+	p := startSquid(t, b.Addr, harness.Down(t))
 	sent := drive(t, p.URL, b, plan())
-	capture.WaitLogged(t, sent, p.Log(grammarharness.SquidIdemLog))
+	capture.WaitLogged(t, sent, p.Log(squidIdemLog))
 	p.Stop()
-	run := grammarharness.Run{Software: p.Software(), BackendLog: "app.jsonl", Sent: sent, Logs: []grammarharness.Log{
-		{File: grammarharness.SquidIdemLog, Capture: "squid-idem", Format: "squid log_format", Config: "idem.json", Proxy: "squid", Undelivered: true},
-		{File: grammarharness.SquidNativeLog, Capture: "squid-native", Format: "squid", Proxy: "squid", Twin: grammarharness.SquidIdemLog,
+	run := run{Software: p.Software(), BackendLog: "app.jsonl", Sent: sent, Logs: []log{
+		{File: squidIdemLog, Capture: "squid-idem", Format: "squid log_format", Config: "idem.json", Proxy: "squid", Undelivered: true},
+		{File: squidNativeLog, Capture: "squid-native", Format: "squid", Proxy: "squid", Twin: squidIdemLog,
 			Undelivered: true},
 		// %tl is the end, to the second, and the format has no duration:
 		// the start is read as the end.
-		{File: grammarharness.SquidCombinedLog, Capture: "squid-combined", Format: "squid", Proxy: "squid", Twin: grammarharness.SquidIdemLog,
+		{File: squidCombinedLog, Capture: "squid-combined", Format: "squid", Proxy: "squid", Twin: squidIdemLog,
 			SecondsOnly: true, Undelivered: true},
 	}}
 	logs := p.Logs()
 	logs["app.jsonl"] = b.LogPath
-	keep(t, "squid", run, logs, map[string]string{p.ConfigName(): p.Config(), "idem.json": grammarharness.IdemConfig(capture.SquidIdem)})
+	keep(t, "squid", run, logs, map[string]string{p.ConfigName(): p.Config(), "idem.json": idemConfig(capture.SquidIdem)})
 }
 
 // TestRecordedCaptures checks the captures recorded under fixtures/real
@@ -195,8 +194,8 @@ func TestRecordedCaptures(t *testing.T) {
 	for _, name := range []string{"apache", "tomcat", "lighttpd", "varnish", "nginx-log-format", "haproxy-log-format", "squid"} {
 		t.Run(name, func(t *testing.T) {
 			dir := filepath.Join(realDir, name)
-			capture.Recorded(t, dir, grammarharness.RecordName, "go test ./internal/kit/grammarharness -update")
-			run, err := grammarharness.LoadRun(dir)
+			capture.Recorded(t, dir, recordName, "go test ./internal/kit/grammarharness -update")
+			run, err := loadRun(dir)
 			if err != nil {
 				t.Fatal(err)
 			}

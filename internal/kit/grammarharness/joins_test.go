@@ -1,4 +1,4 @@
-package grammarharness_test
+package grammarharness
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/idem-cli/idem/internal/kit/capture"
-	"github.com/idem-cli/idem/internal/kit/grammarharness"
 	"github.com/idem-cli/idem/model"
 )
 
@@ -23,7 +22,7 @@ import (
 // and the server's; the facts are the harness's own record.
 func TestApacheLearnsFromTheServer(t *testing.T) {
 	src := filepath.Join(realDir, "apache")
-	run, err := grammarharness.LoadRun(src)
+	run, err := loadRun(src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +52,7 @@ func TestApacheLearnsFromTheServer(t *testing.T) {
 		}
 		return p
 	}
-	access, app := copyRenamed(grammarharness.ApacheIdemLog), copyRenamed(run.BackendLog)
+	access, app := copyRenamed(apacheIdemLog), copyRenamed(run.BackendLog)
 
 	alone, err := capture.Read(context.Background(), access)
 	if err != nil {

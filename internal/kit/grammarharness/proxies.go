@@ -13,18 +13,18 @@ import (
 
 // The logs each proxy writes.
 const (
-	ApacheReorderedLog = "apache.reordered.log" // capture.ApacheReordered
-	ApacheIdemLog      = "apache.idem.log"      // capture.ApacheIdem
-	TomcatEpochLog     = "tomcat.epoch.log"     // capture.TomcatEpoch
-	TomcatStockLog     = "tomcat.stock.log"     // capture.TomcatStock
-	LighttpdLog        = "lighttpd.both.log"    // capture.LighttpdBoth
-	VarnishLog         = "varnish.iso.log"      // capture.VarnishISO
-	NginxPipedLog      = "nginx.piped.log"      // capture.NginxPiped
-	NginxNestedLog     = "nginx.nested.log"     // capture.NginxNestedJSON
-	HAProxyLog         = "haproxy.captured.log" // capture.HAProxyCaptured
-	SquidNativeLog     = "squid.native.log"     // capture.SquidNative
-	SquidIdemLog       = "squid.idem.log"       // capture.SquidIdem
-	SquidCombinedLog   = "squid.combined.log"   // capture.SquidCombined
+	apacheReorderedLog = "apache.reordered.log" // capture.ApacheReordered
+	apacheIdemLog      = "apache.idem.log"      // capture.ApacheIdem
+	tomcatEpochLog     = "tomcat.epoch.log"     // capture.TomcatEpoch
+	tomcatStockLog     = "tomcat.stock.log"     // capture.TomcatStock
+	lighttpdLog        = "lighttpd.both.log"    // capture.LighttpdBoth
+	varnishLog         = "varnish.iso.log"      // capture.VarnishISO
+	nginxPipedLog      = "nginx.piped.log"      // capture.NginxPiped
+	nginxNestedLog     = "nginx.nested.log"     // capture.NginxNestedJSON
+	haProxyLog         = "haproxy.captured.log" // capture.HAProxyCaptured
+	squidNativeLog     = "squid.native.log"     // capture.SquidNative
+	squidIdemLog       = "squid.idem.log"       // capture.SquidIdem
+	squidCombinedLog   = "squid.combined.log"   // capture.SquidCombined
 )
 
 // apacheRoutes put mod_proxy_balancer in front of the backend, pass on
@@ -39,25 +39,25 @@ ProxyPass / balancer://app/
 </Proxy>
 `
 
-// StartApache runs Apache httpd writing both its logs.
-func StartApache(t testing.TB, upstream, down string) *capture.Proxy {
+// startApache runs Apache httpd writing both its logs.
+func startApache(t testing.TB, upstream, down string) *capture.Proxy {
 	t.Helper()
 	return capture.StartApache(t, capture.ApacheConfig{
 		Logs: []capture.AccessLog{
-			{File: ApacheReorderedLog, Format: capture.ApacheReordered},
-			{File: ApacheIdemLog, Format: capture.ApacheIdem},
+			{File: apacheReorderedLog, Format: capture.ApacheReordered},
+			{File: apacheIdemLog, Format: capture.ApacheIdem},
 		},
 		Routes: func(int) string { return fmt.Sprintf(apacheRoutes, upstream, down) },
 	})
 }
 
-// StartTomcat runs Tomcat writing both its logs; it serves the requests
+// startTomcat runs Tomcat writing both its logs; it serves the requests
 // itself (a 404: no application is deployed).
-func StartTomcat(t testing.TB) *capture.Proxy {
+func startTomcat(t testing.TB) *capture.Proxy {
 	t.Helper()
 	return capture.StartTomcat(t, capture.TomcatConfig{Logs: []capture.AccessLog{
-		{File: TomcatEpochLog, Format: capture.TomcatEpoch},
-		{File: TomcatStockLog, Format: capture.TomcatStock},
+		{File: tomcatEpochLog, Format: capture.TomcatEpoch},
+		{File: tomcatStockLog, Format: capture.TomcatStock},
 	}})
 }
 
@@ -68,11 +68,11 @@ $HTTP["url"] =~ "^/v1/down/" {
 }
 `
 
-// StartLighttpd runs lighttpd in front of upstream.
-func StartLighttpd(t testing.TB, upstream, down string) *capture.Proxy {
+// startLighttpd runs lighttpd in front of upstream.
+func startLighttpd(t testing.TB, upstream, down string) *capture.Proxy {
 	t.Helper()
 	return capture.StartLighttpd(t, capture.LighttpdConfig{
-		Log:    capture.AccessLog{File: LighttpdLog, Format: capture.LighttpdBoth},
+		Log:    capture.AccessLog{File: lighttpdLog, Format: capture.LighttpdBoth},
 		Routes: fmt.Sprintf(lighttpdRoutes, port(upstream), port(down)),
 	})
 }
@@ -88,11 +88,11 @@ sub vcl_recv {
 }
 `
 
-// StartVarnish runs Varnish in front of upstream with varnishncsa logging.
-func StartVarnish(t testing.TB, upstream, down string) *capture.Proxy {
+// startVarnish runs Varnish in front of upstream with varnishncsa logging.
+func startVarnish(t testing.TB, upstream, down string) *capture.Proxy {
 	t.Helper()
 	return capture.StartVarnish(t, capture.VarnishConfig{
-		Log: capture.AccessLog{File: VarnishLog, Format: capture.VarnishISO},
+		Log: capture.AccessLog{File: varnishLog, Format: capture.VarnishISO},
 		VCL: fmt.Sprintf(varnishVCL, port(upstream), port(down)),
 	})
 }
@@ -108,17 +108,17 @@ const nginxHTTP = `  proxy_http_version 1.1;
   }
 `
 
-// StartNginx runs nginx writing its two unusual logs.
-func StartNginx(t testing.TB, upstream, down string) *capture.Proxy {
+// startNginx runs nginx writing its two unusual logs.
+func startNginx(t testing.TB, upstream, down string) *capture.Proxy {
 	t.Helper()
 	return capture.StartNginx(t, capture.NginxConfig{
-		Logs: []capture.AccessLog{{File: NginxPipedLog, Format: capture.NginxPiped}, {File: NginxNestedLog, Format: capture.NginxNestedJSON}},
+		Logs: []capture.AccessLog{{File: nginxPipedLog, Format: capture.NginxPiped}, {File: nginxNestedLog, Format: capture.NginxNestedJSON}},
 		HTTP: func(p int) string { return fmt.Sprintf(nginxHTTP, p, upstream, down) },
 	})
 }
 
-// HAProxyCaptures are the request headers StartHAProxy captures, in order.
-var HAProxyCaptures = []string{"X-Request-Id", "Idempotency-Key"}
+// haProxyCaptures are the request headers StartHAProxy captures, in order.
+var haProxyCaptures = []string{"X-Request-Id", "Idempotency-Key"}
 
 // haproxyRoutes are StartHAProxy's frontend rules and backends.
 const haproxyRoutes = `  use_backend down if { path_beg /v1/down/ }
@@ -131,12 +131,12 @@ backend down
   server gone %[2]s
 `
 
-// StartHAProxy runs HAProxy with its unusual log-format.
-func StartHAProxy(t testing.TB, upstream, down string) *capture.Proxy {
+// startHAProxy runs HAProxy with its unusual log-format.
+func startHAProxy(t testing.TB, upstream, down string) *capture.Proxy {
 	t.Helper()
 	return capture.StartHAProxy(t, capture.HAProxyConfig{
-		Log:      capture.AccessLog{File: HAProxyLog, Format: capture.HAProxyCaptured},
-		Captures: HAProxyCaptures,
+		Log:      capture.AccessLog{File: haProxyLog, Format: capture.HAProxyCaptured},
+		Captures: haProxyCaptures,
 		Routes:   fmt.Sprintf(haproxyRoutes, upstream, down),
 	})
 }
@@ -152,13 +152,13 @@ cache_peer_access app deny down
 cache_peer_access app allow all
 `
 
-// StartSquid runs squid as a reverse proxy writing its native log, its
+// startSquid runs squid as a reverse proxy writing its native log, its
 // combined log and one with the ids.
-func StartSquid(t testing.TB, upstream, down string) *capture.Proxy {
+func startSquid(t testing.TB, upstream, down string) *capture.Proxy {
 	t.Helper()
 	return capture.StartSquid(t, capture.SquidConfig{
-		Logs: []capture.AccessLog{{File: SquidNativeLog, Format: capture.SquidNative}, {File: SquidIdemLog, Format: capture.SquidIdem},
-			{File: SquidCombinedLog, Format: capture.SquidCombined}},
+		Logs: []capture.AccessLog{{File: squidNativeLog, Format: capture.SquidNative}, {File: squidIdemLog, Format: capture.SquidIdem},
+			{File: squidCombinedLog, Format: capture.SquidCombined}},
 		Routes: fmt.Sprintf(squidRoutes, host(upstream), port(upstream), host(down), port(down)),
 	})
 }

@@ -11,22 +11,22 @@ import (
 	"github.com/idem-cli/idem/internal/kit/capture"
 )
 
-// RecordName is the record a capture keeps beside its logs.
-const RecordName = "grammar.json"
+// recordName is the record a capture keeps beside its logs.
+const recordName = "grammar.json"
 
-// Run is one capture: the logs one proxy wrote of the harness's traffic,
+// run is one capture: the logs one proxy wrote of the harness's traffic,
 // how idem is to read each, and what was sent.
-type Run struct {
+type run struct {
 	Software string `json:"software"`
-	Logs     []Log  `json:"logs"`
+	Logs     []log  `json:"logs"`
 	// BackendLog is the backend's log of the same traffic, when the proxy
 	// had one behind it.
 	BackendLog string         `json:"backend_log,omitempty"`
 	Sent       []capture.Sent `json:"sent"`
 }
 
-// Log is one log file of a run.
-type Log struct {
+// log is one log file of a run.
+type log struct {
 	File    string `json:"file"`
 	Capture string `json:"capture"` // names it in test output and the gaps
 	// Format is the format idem must read it as ("apache log_format").
@@ -52,10 +52,10 @@ type Log struct {
 	Twin string `json:"twin,omitempty"`
 }
 
-// IdemConfig is a --config file whose one source reads every input with
+// idemConfig is a --config file whose one source reads every input with
 // f's definition as its log_format, and the HAProxy captures where f uses
 // them.
-func IdemConfig(f capture.LogFormat, captures ...string) string {
+func idemConfig(f capture.LogFormat, captures ...string) string {
 	src := map[string]any{"path": "*" + f.Name + "*", "tier": "proxy", "log_format": f.Def}
 	if f.Syntax != "" {
 		src["log_format_syntax"] = f.Syntax
@@ -74,17 +74,17 @@ func IdemConfig(f capture.LogFormat, captures ...string) string {
 }
 
 // LoadConfig reads a run's --config file.
-func LoadConfig(path string) (*formats.Config, error) { return formats.LoadConfig(path) }
+func loadConfig(path string) (*formats.Config, error) { return formats.LoadConfig(path) }
 
-// LoadRun reads dir's record.
-func LoadRun(dir string) (Run, error) {
-	var r Run
-	b, err := os.ReadFile(filepath.Join(dir, RecordName))
+// loadRun reads dir's record.
+func loadRun(dir string) (run, error) {
+	var r run
+	b, err := os.ReadFile(filepath.Join(dir, recordName))
 	if err != nil {
 		return r, err
 	}
 	if err := json.Unmarshal(b, &r); err != nil {
-		return r, fmt.Errorf("grammarharness: %s: %w", filepath.Join(dir, RecordName), err)
+		return r, fmt.Errorf("grammarharness: %s: %w", filepath.Join(dir, recordName), err)
 	}
 	return r, nil
 }

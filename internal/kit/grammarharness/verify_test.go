@@ -1,4 +1,4 @@
-package grammarharness_test
+package grammarharness
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 
 	"github.com/idem-cli/idem/formats"
 	"github.com/idem-cli/idem/internal/kit/capture"
-	"github.com/idem-cli/idem/internal/kit/grammarharness"
 	"github.com/idem-cli/idem/internal/kit/harness"
 	"github.com/idem-cli/idem/model"
 )
@@ -22,20 +21,20 @@ func TestKnownGapsAreWellFormed(t *testing.T) { knownGaps.Lint(t) }
 
 // verifyRun checks each log of run (saved in dir), alone and joined with
 // the backend's log, against what the harness sent.
-func verifyRun(t *testing.T, dir string, run grammarharness.Run) {
+func verifyRun(t *testing.T, dir string, run run) {
 	t.Helper()
 	for _, l := range run.Logs {
 		t.Run(l.Capture, func(t *testing.T) { verifyLog(t, dir, run, l) })
 	}
 }
 
-func verifyLog(t *testing.T, dir string, run grammarharness.Run, l grammarharness.Log) {
+func verifyLog(t *testing.T, dir string, run run, l log) {
 	file := filepath.Join(dir, l.File)
 	read := func(paths ...string) *capture.Reading {
 		t.Helper()
 		var cfg *formats.Config
 		if l.Config != "" {
-			c, err := grammarharness.LoadConfig(filepath.Join(dir, l.Config))
+			c, err := loadConfig(filepath.Join(dir, l.Config))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -121,7 +120,7 @@ func verifyLog(t *testing.T, dir string, run grammarharness.Run, l grammarharnes
 
 // verifyObservation checks one request's line: the ids, the request, the
 // status the client got, when it started and how long it took.
-func verifyObservation(c *capture.Facts, l grammarharness.Log, s capture.Sent, o *model.Observation, raw string) {
+func verifyObservation(c *capture.Facts, l log, s capture.Sent, o *model.Observation, raw string) {
 	at := func(fact string) string { return s.Step + "/" + fact }
 	c.Check(at("format"), o.Format == l.Format, "format %q, want %q: %s", o.Format, l.Format, raw)
 	c.Check(at("tier"), o.Tier == model.TierProxy, "tier %s, want proxy: %s", o.Tier, raw)

@@ -38,7 +38,7 @@ import (
 type Backend struct {
 	Addr    string
 	LogPath string
-	Config  BackendConfig
+	Config  backendConfig
 
 	srv *http.Server
 	log *slog.Logger
@@ -46,12 +46,12 @@ type Backend struct {
 	mu     sync.Mutex
 	n      int
 	byKey  map[string]string
-	hits   []Hit
+	hits   []hit
 	orders []string
 }
 
-// Hit is a request the backend received.
-type Hit struct {
+// hit is a request the backend received.
+type hit struct {
 	RequestID string `json:"request_id"`
 	Key       string `json:"key"`
 	Method    string `json:"method"`
@@ -61,14 +61,14 @@ type Hit struct {
 	BodyBytes int `json:"body_bytes"`
 }
 
-// Page is what the backend serves at / for the browser: a blank page on
+// page is what the backend serves at / for the browser: a blank page on
 // the proxy's origin from which the fetches are made (an empty favicon,
 // so that the browser asks for nothing the harness did not).
-const Page = `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>idem harness</title></head><body>harness</body></html>`
+const page = `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>idem harness</title></head><body>harness</body></html>`
 
-// BackendConfig is what a capture asks of the backend beyond its
+// backendConfig is what a capture asks of the backend beyond its
 // defaults; the zero value is the backend every proxy capture ran.
-type BackendConfig struct {
+type backendConfig struct {
 	// HashBodies logs body_hash, "sha256:" and the hex SHA-256 of the
 	// request body as received, on every line of a write: what an
 	// idempotency layer stores to tell a retry from another payload.
@@ -94,10 +94,10 @@ type BackendConfig struct {
 }
 
 // StartBackend listens on a free loopback port until the test ends.
-func StartBackend(t testing.TB) *Backend { return StartBackendWith(t, BackendConfig{}) }
+func StartBackend(t testing.TB) *Backend { return startBackendWith(t, backendConfig{}) }
 
-// StartBackendWith is StartBackend with a config.
-func StartBackendWith(t testing.TB, cfg BackendConfig) *Backend {
+// startBackendWith is StartBackend with a config.
+func startBackendWith(t testing.TB, cfg backendConfig) *Backend {
 	t.Helper()
 	dir := t.TempDir()
 	b := &Backend{LogPath: filepath.Join(dir, "app.jsonl"), Config: cfg, byKey: map[string]string{}, n: max(cfg.FirstOrder-1, 0)}
@@ -118,15 +118,15 @@ func StartBackendWith(t testing.TB, cfg BackendConfig) *Backend {
 }
 
 // Hits are the requests received so far, in arrival order.
-func (b *Backend) Hits() []Hit {
+func (b *Backend) Hits() []hit {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return append([]Hit(nil), b.hits...)
+	return append([]hit(nil), b.hits...)
 }
 
 // Orders are the ids of the orders it created, in order: its own store,
 // which another instance does not share.
-func (b *Backend) Orders() []string {
+func (b *Backend) createdOrders() []string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return append([]string(nil), b.orders...)
@@ -152,14 +152,14 @@ func (b *Backend) serve(w http.ResponseWriter, r *http.Request) {
 	if seen == "" {
 		seen = trace
 	}
-	b.hits = append(b.hits, Hit{RequestID: seen, Key: key, Method: r.Method, Path: r.URL.Path, BodyBytes: len(body)})
+	b.hits = append(b.hits, hit{RequestID: seen, Key: key, Method: r.Method, Path: r.URL.Path, BodyBytes: len(body)})
 	b.mu.Unlock()
 	if r.Method == http.MethodGet && r.URL.Path == "/" {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		if c := b.Config.SessionCookie; c != "" {
 			http.SetCookie(w, &http.Cookie{Name: "session", Value: c, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 		}
-		_, _ = io.WriteString(w, Page)
+		_, _ = io.WriteString(w, page)
 		return
 	}
 	if d, err := time.ParseDuration(r.URL.Query().Get("delay")); err == nil {

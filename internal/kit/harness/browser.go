@@ -15,8 +15,8 @@ import (
 	"github.com/idem-cli/idem/internal/kit/capture"
 )
 
-// Fetch is one fetch() the page makes.
-type Fetch struct {
+// fetch is one fetch() the page makes.
+type fetch struct {
 	Step
 	// AbortAfter aborts the fetch (AbortController) after that long.
 	AbortAfter time.Duration
@@ -30,7 +30,7 @@ type Fetch struct {
 
 // fetchBody is the body har.mjs sends: Body, else {"item":NAME}; none
 // with a GET.
-func (f Fetch) fetchBody() string {
+func (f fetch) fetchBody() string {
 	switch {
 	case f.Method == "GET":
 		return ""
@@ -64,19 +64,19 @@ type planFetch struct {
 	Together bool              `json:"together,omitempty"`
 }
 
-// Chromium is Debian's Chromium and the playwright-core that drives it.
-type Chromium struct {
+// chromium is Debian's Chromium and the playwright-core that drives it.
+type chromium struct {
 	Executable string
 	Node       string
 	Script     string
 }
 
-// FindChromium finds chromium, node and playwright-core (npm ci in
+// findChromium finds chromium, node and playwright-core (npm ci in
 // internal/kit/harness/playwright), skipping the test when one is missing
 // (failing under CI=true).
-func FindChromium(t testing.TB) *Chromium {
+func findChromium(t testing.TB) *chromium {
 	t.Helper()
-	c := &Chromium{
+	c := &chromium{
 		Executable: capture.Tool(t, "apt-get install chromium", "chromium"),
 		Node:       capture.Tool(t, "apt-get install nodejs", "node"),
 	}
@@ -87,10 +87,10 @@ func FindChromium(t testing.TB) *Chromium {
 	return c
 }
 
-// Record opens page in Chromium, makes the fetches from it and writes
+// record opens page in Chromium, makes the fetches from it and writes
 // the HAR Chromium recorded to har. It returns each fetch as sent and
 // as the page saw it end.
-func (c *Chromium) Record(t testing.TB, page, har string, fetches []Fetch, onPause func(string)) []capture.Sent {
+func (c *chromium) record(t testing.TB, page, har string, fetches []fetch, onPause func(string)) []capture.Sent {
 	t.Helper()
 	plan := fetchPlan{Executable: c.Executable, Page: page, HAR: har}
 	sent := make([]capture.Sent, len(fetches))

@@ -1,4 +1,4 @@
-package harness_test
+package harness
 
 import (
 	"context"
@@ -12,24 +12,23 @@ import (
 	"time"
 
 	"github.com/idem-cli/idem/internal/kit/capture"
-	"github.com/idem-cli/idem/internal/kit/harness"
 	"github.com/idem-cli/idem/model"
 )
 
 // browserFetches is what the page does: keyed fetches that end each way a
 // browser sees, the last one after the proxy has stopped.
-func browserFetches() []harness.Fetch {
+func browserFetches() []fetch {
 	k1, k2, k3, k4, k5 := capture.NewID(), capture.NewID(), capture.NewID(), capture.NewID(), capture.NewID()
-	return []harness.Fetch{
-		{Step: harness.Step{Name: "created", Key: k1, Path: "/v1/orders", End: harness.EndCreated}},
+	return []fetch{
+		{Step: Step{Name: "created", Key: k1, Path: "/v1/orders", End: EndCreated}},
 		// A read of what was created: its body carries the id too, but a
 		// GET makes no effect.
-		{Step: harness.Step{Name: "read-back", Method: "GET", Path: "/v1/orders/ord_1", End: harness.EndRead}},
-		{Step: harness.Step{Name: "retry-1-timeout", Key: k2, Path: "/v1/orders?delay=1200ms", Timeout: 400 * time.Millisecond, End: harness.EndClientTimeout}},
-		{Step: harness.Step{Name: "retry-2-replayed", Key: k2, Path: "/v1/orders", End: harness.EndCreated}},
-		{Step: harness.Step{Name: "abort", Key: k3, Path: "/v1/orders?delay=1000ms", Abort: true, End: harness.EndClientAbort}, AbortAfter: 300 * time.Millisecond},
-		{Step: harness.Step{Name: "server-error", Key: k4, Path: "/v1/orders?fail=500", End: harness.EndServerError}},
-		{Step: harness.Step{Name: "refused", Key: k5, Path: "/v1/orders", End: harness.EndRefused}, Pause: "stop-proxy"},
+		{Step: Step{Name: "read-back", Method: "GET", Path: "/v1/orders/ord_1", End: endRead}},
+		{Step: Step{Name: "retry-1-timeout", Key: k2, Path: "/v1/orders?delay=1200ms", Timeout: 400 * time.Millisecond, End: EndClientTimeout}},
+		{Step: Step{Name: "retry-2-replayed", Key: k2, Path: "/v1/orders", End: EndCreated}},
+		{Step: Step{Name: "abort", Key: k3, Path: "/v1/orders?delay=1000ms", Abort: true, End: endClientAbort}, AbortAfter: 300 * time.Millisecond},
+		{Step: Step{Name: "server-error", Key: k4, Path: "/v1/orders?fail=500", End: EndServerError}},
+		{Step: Step{Name: "refused", Key: k5, Path: "/v1/orders", End: EndRefused}, Pause: "stop-proxy"},
 	}
 }
 
@@ -37,7 +36,7 @@ func browserFetches() []harness.Fetch {
 // received, says which fetches reached it, and makes sure each ended the
 // way the harness meant it to: otherwise the expectations derived from
 // them would be wrong, whatever idem reads.
-func checkFetches(t *testing.T, b *harness.Backend, sent []capture.Sent) {
+func checkFetches(t *testing.T, b *Backend, sent []capture.Sent) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
@@ -56,18 +55,18 @@ func checkFetches(t *testing.T, b *harness.Backend, sent []capture.Sent) {
 		t.Logf("fetch %-17s %s %-26s -> status %d %s (%s) backend=%v", s.Step, s.RequestID, s.Path, s.Status, s.Error,
 			s.Elapsed(), s.Reached)
 		ok := true
-		switch harness.EndOf(*s) {
-		case harness.EndCreated:
+		switch EndOf(*s) {
+		case EndCreated:
 			ok = s.Status == 201 && s.ResultID != "" && s.Reached
-		case harness.EndServerError:
+		case EndServerError:
 			ok = s.Status == 500 && s.Reached
-		case harness.EndRead:
+		case endRead:
 			ok = s.Status == 200 && s.Reached
-		case harness.EndClientTimeout:
+		case EndClientTimeout:
 			ok = strings.HasPrefix(s.Error, "TimeoutError") && s.Reached
-		case harness.EndClientAbort:
+		case endClientAbort:
 			ok = strings.HasPrefix(s.Error, "AbortError") && s.Reached
-		case harness.EndRefused:
+		case EndRefused:
 			ok = strings.HasPrefix(s.Error, "TypeError") && !s.Reached
 		}
 		if !ok {
@@ -77,23 +76,23 @@ func checkFetches(t *testing.T, b *harness.Backend, sent []capture.Sent) {
 }
 
 func TestChromium(t *testing.T) {
-	ch := harness.FindChromium(t)
-	b := harness.StartBackend(t)
-	n := harness.StartNginx(t, b.Addr, harness.Down(t))
+	ch := findChromium(t)
+	b := StartBackend(t)
+	n := startNginx(t, b.Addr, Down(t))
 	har := filepath.Join(t.TempDir(), "chromium.har")
-	sent := ch.Record(t, n.URL+"/", har, browserFetches(), func(what string) {
+	sent := ch.record(t, n.URL+"/", har, browserFetches(), func(what string) {
 		if what != "stop-proxy" {
 			t.Fatalf("har.mjs asked for %q", what)
 		}
 		n.Stop() // graceful: nginx logs what it was serving first
 	})
 	checkFetches(t, b, sent)
-	run := harness.Run{
+	run := run{
 		Software: capture.Version("chromium", ch.Executable, "--version") + ", playwright-core " + playwrightVersion(t, ch),
-		Logs:     []harness.RunLog{{File: "chromium.har", Capture: "chromium", Format: "har"}},
-		Also:     []string{harness.NginxJSONLog}, BackendLog: "app.jsonl", Sent: sent,
+		Logs:     []runLog{{File: "chromium.har", Capture: "chromium", Format: "har"}},
+		Also:     []string{nginxJSONLog}, BackendLog: "app.jsonl", Sent: sent,
 	}
-	logs := map[string]string{"chromium.har": har, harness.NginxJSONLog: n.Log(harness.NginxJSONLog), "app.jsonl": b.LogPath}
+	logs := map[string]string{"chromium.har": har, nginxJSONLog: n.Log(nginxJSONLog), "app.jsonl": b.LogPath}
 	keep(t, "chromium", run, logs, "", "", verifyBrowserRun)
 }
 
@@ -102,15 +101,15 @@ func TestChromium(t *testing.T) {
 // fetched a large response embeds it. The keyed POST after it must still
 // be read. The capture is not recorded: it is large.
 func TestChromiumLargeHAR(t *testing.T) {
-	ch := harness.FindChromium(t)
-	b := harness.StartBackend(t)
-	n := harness.StartNginx(t, b.Addr, harness.Down(t))
+	ch := findChromium(t)
+	b := StartBackend(t)
+	n := startNginx(t, b.Addr, Down(t))
 	har := filepath.Join(t.TempDir(), "large.har")
-	fetches := []harness.Fetch{
-		{Step: harness.Step{Name: "large-read", Method: "GET", Path: "/v1/blob?bytes=17000000", End: harness.EndRead}},
-		{Step: harness.Step{Name: "created", Key: capture.NewID(), Path: "/v1/orders", End: harness.EndCreated}},
+	fetches := []fetch{
+		{Step: Step{Name: "large-read", Method: "GET", Path: "/v1/blob?bytes=17000000", End: endRead}},
+		{Step: Step{Name: "created", Key: capture.NewID(), Path: "/v1/orders", End: EndCreated}},
 	}
-	sent := ch.Record(t, n.URL+"/", har, fetches, func(string) {})
+	sent := ch.record(t, n.URL+"/", har, fetches, func(string) {})
 	for i := range sent {
 		sent[i].Reached = b.Received(sent[i].RequestID)
 	}
@@ -130,13 +129,13 @@ func TestChromiumLargeHAR(t *testing.T) {
 	for i := range sent {
 		sent[i].Reached = false
 	}
-	run := harness.Run{Software: "chromium", Logs: []harness.RunLog{{File: "large.har", Capture: "chromium-large", Format: "har"}}, Sent: sent}
+	run := run{Software: "chromium", Logs: []runLog{{File: "large.har", Capture: "chromium-large", Format: "har"}}, Sent: sent}
 	dir := t.TempDir()
-	run.Folder(map[string]string{"large.har": har}).Save(t, dir)
+	run.folder(map[string]string{"large.har": har}).Save(t, dir)
 	verifyBrowserRun(t, dir, run)
 }
 
-func playwrightVersion(t *testing.T, ch *harness.Chromium) string {
+func playwrightVersion(t *testing.T, ch *chromium) string {
 	b, err := os.ReadFile(filepath.Join(filepath.Dir(ch.Script), "node_modules", "playwright-core", "package.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -181,15 +180,15 @@ func readHAR(t *testing.T, path string) []harEntry {
 // What the page saw, in idem's model: a fetch the page gave up on is
 // aborted at the network level whatever the page's reason (Chromium
 // records a timeout of AbortSignal.timeout as net::ERR_ABORTED).
-func wantBrowserOutcomes(e harness.End) []model.Outcome {
+func wantBrowserOutcomes(e end) []model.Outcome {
 	switch e {
-	case harness.EndCreated, harness.EndServerError, harness.EndRead:
+	case EndCreated, EndServerError, endRead:
 		return []model.Outcome{model.OutcomeOK}
-	case harness.EndClientTimeout:
+	case EndClientTimeout:
 		return []model.Outcome{model.OutcomeTimeout, model.OutcomeAborted}
-	case harness.EndClientAbort:
+	case endClientAbort:
 		return []model.Outcome{model.OutcomeAborted}
-	case harness.EndRefused:
+	case EndRefused:
 		return []model.Outcome{model.OutcomeNotDelivered}
 	}
 	return nil
@@ -197,7 +196,7 @@ func wantBrowserOutcomes(e harness.End) []model.Outcome {
 
 // verifyBrowserRun checks what idem reads from the browser's HAR, alone
 // and joined with the proxy's and backend's logs of the same fetches.
-func verifyBrowserRun(t *testing.T, dir string, run harness.Run) {
+func verifyBrowserRun(t *testing.T, dir string, run run) {
 	for _, l := range run.Logs {
 		t.Run(l.Capture, func(t *testing.T) {
 			file := filepath.Join(dir, l.File)
@@ -225,7 +224,7 @@ func verifyBrowserRun(t *testing.T, dir string, run harness.Run) {
 				}
 				o := obs[i]
 				at := func(fact string) string { return s.Step + "/" + fact }
-				end := harness.EndOf(s)
+				end := EndOf(s)
 				raw := "entries[" + itoa(i) + "]"
 				c.Check(at("tier"), o.Tier == model.TierClient, "tier %s, want client: %s", o.Tier, raw)
 				c.Check(at("request_id"), o.RequestID == s.RequestID, "request id %q, want %q: %s", o.RequestID, s.RequestID, raw)
@@ -234,17 +233,17 @@ func verifyBrowserRun(t *testing.T, dir string, run harness.Run) {
 				c.Check(at("route"), o.Route == s.Route(), "route %q, want %q: %s", o.Route, s.Route(), raw)
 				ws := 0
 				switch end {
-				case harness.EndCreated:
+				case EndCreated:
 					ws = 201
-				case harness.EndServerError:
+				case EndServerError:
 					ws = 500
-				case harness.EndRead:
+				case endRead:
 					ws = 200
 				}
 				c.Check(at("status"), o.Status == ws, "status %d, want %d (%s): %s", o.Status, ws, end, raw)
 				wo := wantBrowserOutcomes(end)
 				c.Check(at("outcome"), slices.Contains(wo, o.Outcome), "outcome %s (detail %q), want %v (%s): %s", o.Outcome, o.Detail, wo, end, raw)
-				if end == harness.EndRefused {
+				if end == EndRefused {
 					c.Check(at("detail"), strings.Contains(o.Detail, "ERR_CONNECTION_REFUSED"), "detail %q, want net::ERR_CONNECTION_REFUSED: %s", o.Detail, raw)
 				}
 				// Only a write's response names the effect it made.
@@ -271,7 +270,7 @@ func verifyBrowserRun(t *testing.T, dir string, run harness.Run) {
 // logs: each key is one intent holding exactly its fetches, and each
 // fetch one delivery holding the page's entry, the proxy's line unless
 // the connection was refused, and the backend's lines when it got there.
-func verifyBrowserJoins(c *capture.Facts, dir string, run harness.Run, har string) {
+func verifyBrowserJoins(c *capture.Facts, dir string, run run, har string) {
 	paths := []string{har}
 	for _, a := range run.Also {
 		paths = append(paths, filepath.Join(dir, a))
@@ -286,7 +285,7 @@ func verifyBrowserJoins(c *capture.Facts, dir string, run harness.Run, har strin
 	}
 	verifyJoins(c, r, run.Sent, func(s capture.Sent) map[model.Tier]bool {
 		// A run without the proxy's log has none to join.
-		proxied := harness.EndOf(s) != harness.EndRefused && len(run.Also) > 0
+		proxied := EndOf(s) != EndRefused && len(run.Also) > 0
 		return map[model.Tier]bool{model.TierClient: true, model.TierProxy: proxied, model.TierServer: s.Reached}
 	})
 }

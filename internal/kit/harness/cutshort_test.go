@@ -1,4 +1,4 @@
-package harness_test
+package harness
 
 import (
 	"fmt"
@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/idem-cli/idem/internal/kit/capture"
-	"github.com/idem-cli/idem/internal/kit/harness"
 )
 
 // The cut-short capture: connections no HTTP client makes, sent by hand
@@ -77,7 +76,7 @@ func cutShortTraffic(t *testing.T, p *capture.Proxy, file string, only ...string
 }
 
 func TestCutShort(t *testing.T) {
-	b := harness.StartBackend(t)
+	b := StartBackend(t)
 	n := capture.StartNginx(t, capture.NginxConfig{
 		Logs: []capture.AccessLog{{File: "nginx.log", Format: capture.NginxMain}},
 		HTTP: func(port int) string {

@@ -8,28 +8,28 @@ import (
 	"github.com/idem-cli/idem/internal/kit/capture"
 )
 
-// End is how the harness makes a request end (recorded as its
+// end is how the harness makes a request end (recorded as its
 // capture.Sent's Meant): what the tests' expectations are derived from.
-type End string
+type end string
 
 // The ways the harness makes a request end.
 const (
-	EndCreated         End = "created"          // the backend answered 201
-	EndServerError     End = "server_error"     // the backend answered a 5xx
-	EndClientTimeout   End = "client_timeout"   // the client gave up before the backend answered
-	EndClientAbort     End = "client_abort"     // the client closed the connection right after sending
-	EndUpstreamDrop    End = "upstream_drop"    // the backend closed the connection without answering
-	EndUpstreamTimeout End = "upstream_timeout" // the proxy gave up on a slow backend
-	EndRefused         End = "refused"          // nothing listened where the request was sent
-	EndRead            End = "read"             // the backend answered 200 to a read
-	EndReplay200       End = "replay_200"       // the backend replayed the order, answering 200 for its 201 (?replay=200)
+	EndCreated         end = "created"          // the backend answered 201
+	EndServerError     end = "server_error"     // the backend answered a 5xx
+	EndClientTimeout   end = "client_timeout"   // the client gave up before the backend answered
+	endClientAbort     end = "client_abort"     // the client closed the connection right after sending
+	EndUpstreamDrop    end = "upstream_drop"    // the backend closed the connection without answering
+	endUpstreamTimeout end = "upstream_timeout" // the proxy gave up on a slow backend
+	EndRefused         end = "refused"          // nothing listened where the request was sent
+	endRead            end = "read"             // the backend answered 200 to a read
+	endReplay200       end = "replay_200"       // the backend replayed the order, answering 200 for its 201 (?replay=200)
 )
 
 // EndOf is how the harness made s end.
-func EndOf(s capture.Sent) End { return End(s.Meant) }
+func EndOf(s capture.Sent) end { return end(s.Meant) }
 
-// UserAgent is what the harness's client sends as its User-Agent.
-const UserAgent = "idem-harness/1"
+// userAgent is what the harness's client sends as its User-Agent.
+const userAgent = "idem-harness/1"
 
 // Step is one request of a traffic plan.
 type Step struct {
@@ -59,23 +59,23 @@ type Step struct {
 	// again, as a client does that makes its id once per session.
 	SameIDAs string
 	// End is how the harness makes this request end.
-	End End
+	End end
 }
 
-// DefaultPayload is the body of a step that names none.
-func DefaultPayload(name string) string { return fmt.Sprintf(`{"item":%q,"quantity":1}`, name) }
+// defaultPayload is the body of a step that names none.
+func defaultPayload(name string) string { return fmt.Sprintf(`{"item":%q,"quantity":1}`, name) }
 
-// Payload is the body the step sends.
-func (s Step) Payload() string {
+// payload is the body the step sends.
+func (s Step) payload() string {
 	if s.Body != "" {
 		return s.Body
 	}
-	return DefaultPayload(s.Name)
+	return defaultPayload(s.Name)
 }
 
-// Plan is the traffic every proxy test sends: each way a request can end,
+// trafficPlan is the traffic every proxy test sends: each way a request can end,
 // keyed and unkeyed, and a retry under the same key.
-func Plan() []Step {
+func trafficPlan() []Step {
 	id := capture.NewID
 	k1, k2, k3, k4, k5, k6, k7 := id(), id(), id(), id(), id(), id(), id()
 	return []Step{
@@ -83,10 +83,10 @@ func Plan() []Step {
 		{Name: "unkeyed", Path: "/v1/orders", End: EndCreated},
 		{Name: "retry-1-timeout", Key: k2, Path: "/v1/orders?delay=1200ms", Timeout: 400 * time.Millisecond, End: EndClientTimeout},
 		{Name: "retry-2-replayed", Key: k2, Path: "/v1/orders", End: EndCreated},
-		{Name: "abort", Key: k3, Path: "/v1/orders?delay=1000ms", Abort: true, End: EndClientAbort},
+		{Name: "abort", Key: k3, Path: "/v1/orders?delay=1000ms", Abort: true, End: endClientAbort},
 		{Name: "server-error", Key: k4, Path: "/v1/orders?fail=500", End: EndServerError},
 		{Name: "upstream-drop", Key: k5, Path: "/v1/orders?fail=drop", End: EndUpstreamDrop},
-		{Name: "upstream-timeout", Key: k6, Path: "/v1/slow/orders?delay=1500ms", End: EndUpstreamTimeout},
+		{Name: "upstream-timeout", Key: k6, Path: "/v1/slow/orders?delay=1500ms", End: endUpstreamTimeout},
 		{Name: "upstream-refused", Key: k7, Path: "/v1/down/orders", End: EndRefused},
 	}
 }
@@ -102,18 +102,18 @@ func Drive(ctx context.Context, base string, steps []Step) []capture.Sent {
 		if rid == "" {
 			rid = capture.NewID()
 		}
-		s := Send(ctx, base, st, rid)
+		s := send(ctx, base, st, rid)
 		ids[st.Name] = s.RequestID
 		out = append(out, s)
 	}
 	return out
 }
 
-// Send sends one step as a JSON request with the X-Request-Id rid, or,
+// send sends one step as a JSON request with the X-Request-Id rid, or,
 // for a Trace step, a new traceparent, whose trace id it is known by.
-func Send(ctx context.Context, base string, st Step, rid string) capture.Sent {
+func send(ctx context.Context, base string, st Step, rid string) capture.Sent {
 	r := capture.Request{Step: st.Name, Method: st.Method, Base: base, Path: st.Path, Key: st.Key, RequestID: rid,
-		Body: st.Payload(), Headers: st.Headers, UserAgent: UserAgent, Timeout: st.Timeout, Abort: st.Abort, Meant: string(st.End)}
+		Body: st.payload(), Headers: st.Headers, UserAgent: userAgent, Timeout: st.Timeout, Abort: st.Abort, Meant: string(st.End)}
 	traceID := ""
 	if st.Trace {
 		traceID, r.TraceParent = capture.NewTraceParent()

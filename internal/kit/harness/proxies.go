@@ -35,29 +35,29 @@ const nginxHTTP = `  proxy_http_version 1.1;
 
 // The access logs StartNginx writes side by side for the same traffic.
 const (
-	NginxJSONLog     = "access.json.log"     // capture.NginxJSON
-	NginxCombinedLog = "access.combined.log" // capture.NginxCombined
-	NginxIngressLog  = "access.ingress.log"  // capture.NginxIngress: ingress-nginx's default, which writes no key
-	NginxVHostLog    = "access.vhost.log"    // capture.NginxVHost
+	nginxJSONLog     = "access.json.log"     // capture.NginxJSON
+	nginxCombinedLog = "access.combined.log" // capture.NginxCombined
+	nginxIngressLog  = "access.ingress.log"  // capture.NginxIngress: ingress-nginx's default, which writes no key
+	nginxVHostLog    = "access.vhost.log"    // capture.NginxVHost
 )
 
-// StartNginx runs nginx in front of upstream, with down as an upstream
+// startNginx runs nginx in front of upstream, with down as an upstream
 // nothing listens on, writing its four access logs.
-func StartNginx(t testing.TB, upstream, down string) *capture.Proxy {
+func startNginx(t testing.TB, upstream, down string) *capture.Proxy {
 	t.Helper()
 	return capture.StartNginx(t, capture.NginxConfig{
 		Logs: []capture.AccessLog{
-			{File: NginxJSONLog, Format: capture.NginxJSON},
-			{File: NginxCombinedLog, Format: capture.NginxCombined},
-			{File: NginxIngressLog, Format: capture.NginxIngress},
-			{File: NginxVHostLog, Format: capture.NginxVHost},
+			{File: nginxJSONLog, Format: capture.NginxJSON},
+			{File: nginxCombinedLog, Format: capture.NginxCombined},
+			{File: nginxIngressLog, Format: capture.NginxIngress},
+			{File: nginxVHostLog, Format: capture.NginxVHost},
 		},
 		HTTP: func(port int) string { return fmt.Sprintf(nginxHTTP, port, upstream, down) },
 	})
 }
 
-// EgressLog is the access log of StartEgress.
-const EgressLog = "egress.json.log"
+// egressLog is the access log of StartEgress.
+const egressLog = "egress.json.log"
 
 // egressHTTP is the http block of StartEgress's config.
 const egressHTTP = `  proxy_http_version 1.1;
@@ -70,18 +70,18 @@ const egressHTTP = `  proxy_http_version 1.1;
   }
 `
 
-// StartEgress runs nginx as the egress proxy in front of a provider at
+// startEgress runs nginx as the egress proxy in front of a provider at
 // upstream, logging each call as the provider's side (capture.NginxProvider).
-func StartEgress(t testing.TB, upstream string) *capture.Proxy {
+func startEgress(t testing.TB, upstream string) *capture.Proxy {
 	t.Helper()
 	return capture.StartNginx(t, capture.NginxConfig{
-		Logs: []capture.AccessLog{{File: EgressLog, Format: capture.NginxProvider}},
+		Logs: []capture.AccessLog{{File: egressLog, Format: capture.NginxProvider}},
 		HTTP: func(port int) string { return fmt.Sprintf(egressHTTP, port, upstream) },
 	})
 }
 
-// HAProxyLog is the access log of StartHAProxy.
-const HAProxyLog = "haproxy.log"
+// haProxyLog is the access log of StartHAProxy.
+const haProxyLog = "haproxy.log"
 
 // haproxyRoutes are StartHAProxy's frontend rules and backends.
 const haproxyRoutes = `  use_backend slow if { path_beg /v1/slow/ }
@@ -99,19 +99,19 @@ backend down
   server gone %[2]s
 `
 
-// StartHAProxy runs HAProxy with option httplog in front of upstream,
+// startHAProxy runs HAProxy with option httplog in front of upstream,
 // capturing the named request headers in that order.
-func StartHAProxy(t testing.TB, upstream, down string, captures ...string) *capture.Proxy {
+func startHAProxy(t testing.TB, upstream, down string, captures ...string) *capture.Proxy {
 	t.Helper()
 	return capture.StartHAProxy(t, capture.HAProxyConfig{
-		Log:      capture.AccessLog{File: HAProxyLog, Format: capture.HAProxyHTTPLog},
+		Log:      capture.AccessLog{File: haProxyLog, Format: capture.HAProxyHTTPLog},
 		Captures: captures,
 		Routes:   fmt.Sprintf(haproxyRoutes, upstream, down),
 	})
 }
 
-// CaddyLog is the access log of StartCaddy.
-const CaddyLog = "access.json"
+// caddyLog is the access log of StartCaddy.
+const caddyLog = "access.json"
 
 // caddyRoutes are StartCaddy's handlers.
 const caddyRoutes = `	handle /v1/slow/* {
@@ -129,11 +129,11 @@ const caddyRoutes = `	handle /v1/slow/* {
 	}
 `
 
-// StartCaddy runs Caddy with its JSON access log in front of upstream.
-func StartCaddy(t testing.TB, upstream, down string) *capture.Proxy {
+// startCaddy runs Caddy with its JSON access log in front of upstream.
+func startCaddy(t testing.TB, upstream, down string) *capture.Proxy {
 	t.Helper()
 	return capture.StartCaddy(t, capture.CaddyConfig{
-		Log:    capture.AccessLog{File: CaddyLog, Format: capture.CaddyJSON},
+		Log:    capture.AccessLog{File: caddyLog, Format: capture.CaddyJSON},
 		Routes: fmt.Sprintf(caddyRoutes, upstream, down),
 	})
 }
@@ -149,6 +149,3 @@ func RunNginx(t testing.TB, http func(dir string, port int) string) *capture.Pro
 	dir := t.TempDir()
 	return capture.StartNginx(t, capture.NginxConfig{Dir: dir, HTTP: func(port int) string { return http(dir, port) }})
 }
-
-// FreePort is capture.FreePort, for the gateway's tests.
-func FreePort(t testing.TB) int { return capture.FreePort(t) }

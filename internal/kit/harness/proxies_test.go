@@ -1,4 +1,4 @@
-package harness_test
+package harness
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/idem-cli/idem/internal/kit/capture"
-	"github.com/idem-cli/idem/internal/kit/harness"
 )
 
 var update = flag.Bool("update", false, "rewrite the recorded captures under fixtures/real from this run")
@@ -20,11 +19,11 @@ var realDir = filepath.Join("..", "..", "..", "fixtures", "real")
 // drive sends the plan through base, waits until the backend has finished
 // with every request it received (the slow ones end after the client has
 // gone) and says which reached it.
-func drive(t *testing.T, base string, b *harness.Backend, plan []harness.Step) []capture.Sent {
+func drive(t *testing.T, base string, b *Backend, plan []Step) []capture.Sent {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	sent := harness.Drive(ctx, base, plan)
+	sent := Drive(ctx, base, plan)
 	var received []string
 	for _, h := range b.Hits() {
 		received = append(received, h.RequestID)
@@ -48,22 +47,22 @@ func checkHarness(t *testing.T, sent []capture.Sent) {
 	t.Helper()
 	for _, s := range sent {
 		ok := true
-		switch harness.EndOf(s) {
-		case harness.EndCreated:
+		switch EndOf(s) {
+		case EndCreated:
 			ok = s.Status == 201 && s.ResultID != "" && s.Reached
-		case harness.EndReplay200:
+		case endReplay200:
 			ok = s.Status == 200 && s.ResultID != "" && s.Reached
-		case harness.EndServerError:
+		case EndServerError:
 			ok = s.Status == 500 && s.Reached
-		case harness.EndClientTimeout:
+		case EndClientTimeout:
 			ok = s.Ended == capture.EndedTimeout && s.Reached
-		case harness.EndClientAbort:
+		case endClientAbort:
 			ok = s.Ended == capture.EndedAborted && s.Reached
-		case harness.EndUpstreamDrop:
+		case EndUpstreamDrop:
 			ok = s.Status == 502 && s.Reached
-		case harness.EndUpstreamTimeout:
+		case endUpstreamTimeout:
 			ok = s.Status == 504 && s.Reached
-		case harness.EndRefused:
+		case EndRefused:
 			ok = s.Status >= 502 && s.Status <= 503 && !s.Reached
 		}
 		if !ok {
@@ -75,10 +74,10 @@ func checkHarness(t *testing.T, sent []capture.Sent) {
 // keep saves the run with its logs (name in the folder → where the
 // software wrote it) and the config it ran (as configName, unless empty),
 // checks it with verify, and with -update records it as fixtures/real/name.
-func keep(t *testing.T, name string, run harness.Run, logs map[string]string, config, configName string,
-	verify func(*testing.T, string, harness.Run)) {
+func keep(t *testing.T, name string, run run, logs map[string]string, config, configName string,
+	verify func(*testing.T, string, run)) {
 	t.Helper()
-	f := run.Folder(logs)
+	f := run.folder(logs)
 	if configName != "" {
 		f.Texts = map[string]string{configName: config}
 	}
@@ -86,25 +85,25 @@ func keep(t *testing.T, name string, run harness.Run, logs map[string]string, co
 }
 
 // keepProxyRun is keep with the proxy checks.
-func keepProxyRun(t *testing.T, name string, run harness.Run, logs map[string]string, p *capture.Proxy) {
+func keepProxyRun(t *testing.T, name string, run run, logs map[string]string, p *capture.Proxy) {
 	t.Helper()
 	keep(t, name, run, logs, p.Config(), p.ConfigName(), verifyProxyRun)
 }
 
 func TestNginx(t *testing.T) {
-	b := harness.StartBackend(t)
-	n := harness.StartNginx(t, b.Addr, harness.Down(t))
-	sent := drive(t, n.URL, b, harness.Plan())
+	b := StartBackend(t)
+	n := startNginx(t, b.Addr, Down(t))
+	sent := drive(t, n.URL, b, trafficPlan())
 	logs := n.Logs()
-	capture.WaitLogged(t, sent, logs[harness.NginxJSONLog], logs[harness.NginxCombinedLog], logs[harness.NginxIngressLog], logs[harness.NginxVHostLog])
+	capture.WaitLogged(t, sent, logs[nginxJSONLog], logs[nginxCombinedLog], logs[nginxIngressLog], logs[nginxVHostLog])
 	n.Stop()
-	run := harness.Run{
+	run := run{
 		Software: n.Software(), BackendLog: "app.jsonl", Sent: sent,
-		Logs: []harness.RunLog{
-			{File: harness.NginxJSONLog, Capture: "nginx-json", Format: "nginx", Proxy: "nginx"},
-			{File: harness.NginxCombinedLog, Capture: "nginx-combined", Format: "combined", Proxy: "nginx"},
-			{File: harness.NginxIngressLog, Capture: "ingress-nginx", Proxy: "nginx", NoKey: true},
-			{File: harness.NginxVHostLog, Capture: "nginx-vhost", Proxy: "nginx"},
+		Logs: []runLog{
+			{File: nginxJSONLog, Capture: "nginx-json", Format: "nginx", Proxy: "nginx"},
+			{File: nginxCombinedLog, Capture: "nginx-combined", Format: "combined", Proxy: "nginx"},
+			{File: nginxIngressLog, Capture: "ingress-nginx", Proxy: "nginx", NoKey: true},
+			{File: nginxVHostLog, Capture: "nginx-vhost", Proxy: "nginx"},
 		},
 	}
 	logs["app.jsonl"] = b.LogPath
@@ -122,60 +121,60 @@ func TestHAProxy(t *testing.T) {
 		{"host-first", []string{"Host", "User-Agent", "X-Request-Id", "Idempotency-Key"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := harness.StartBackend(t)
-			h := harness.StartHAProxy(t, b.Addr, harness.Down(t), tc.captures...)
-			sent := drive(t, h.URL, b, harness.Plan())
-			capture.WaitLogged(t, sent, h.Log(harness.HAProxyLog))
-			run := harness.Run{
+			b := StartBackend(t)
+			h := startHAProxy(t, b.Addr, Down(t), tc.captures...)
+			sent := drive(t, h.URL, b, trafficPlan())
+			capture.WaitLogged(t, sent, h.Log(haProxyLog))
+			run := run{
 				Software: h.Software(), BackendLog: "app.jsonl", Sent: sent,
-				Logs: []harness.RunLog{{File: harness.HAProxyLog, Capture: "haproxy-" + tc.name, Format: "haproxy", Proxy: "haproxy"}},
+				Logs: []runLog{{File: haProxyLog, Capture: "haproxy-" + tc.name, Format: "haproxy", Proxy: "haproxy"}},
 			}
-			keepProxyRun(t, filepath.Join("haproxy", tc.name), run, map[string]string{harness.HAProxyLog: h.Log(harness.HAProxyLog), "app.jsonl": b.LogPath}, h)
+			keepProxyRun(t, filepath.Join("haproxy", tc.name), run, map[string]string{haProxyLog: h.Log(haProxyLog), "app.jsonl": b.LogPath}, h)
 		})
 	}
 }
 
 func TestCaddy(t *testing.T) {
-	b := harness.StartBackend(t)
-	c := harness.StartCaddy(t, b.Addr, harness.Down(t))
-	sent := drive(t, c.URL, b, harness.Plan())
-	capture.WaitLogged(t, sent, c.Log(harness.CaddyLog))
-	run := harness.Run{
+	b := StartBackend(t)
+	c := startCaddy(t, b.Addr, Down(t))
+	sent := drive(t, c.URL, b, trafficPlan())
+	capture.WaitLogged(t, sent, c.Log(caddyLog))
+	run := run{
 		Software: c.Software(), BackendLog: "app.jsonl", Sent: sent,
-		Logs: []harness.RunLog{{File: harness.CaddyLog, Capture: "caddy", Format: "caddy", Proxy: "caddy"}},
+		Logs: []runLog{{File: caddyLog, Capture: "caddy", Format: "caddy", Proxy: "caddy"}},
 	}
-	keepProxyRun(t, "caddy", run, map[string]string{harness.CaddyLog: c.Log(harness.CaddyLog), "app.jsonl": b.LogPath}, c)
+	keepProxyRun(t, "caddy", run, map[string]string{caddyLog: c.Log(caddyLog), "app.jsonl": b.LogPath}, c)
 }
 
 // TestChain puts Caddy in front of HAProxy in front of nginx in front of
 // the backend: a request crosses three proxies, each logging it, and a
 // client that gives up at the edge is seen going away at every hop.
 func TestChain(t *testing.T) {
-	b := harness.StartBackend(t)
-	n := harness.StartNginx(t, b.Addr, harness.Down(t))
-	h := harness.StartHAProxy(t, n.Addr, harness.Down(t), "X-Request-Id", "Idempotency-Key")
-	c := harness.StartCaddy(t, h.Addr, harness.Down(t))
-	var plan []harness.Step
-	for _, s := range harness.Plan() {
+	b := StartBackend(t)
+	n := startNginx(t, b.Addr, Down(t))
+	h := startHAProxy(t, n.Addr, Down(t), "X-Request-Id", "Idempotency-Key")
+	c := startCaddy(t, h.Addr, Down(t))
+	var plan []Step
+	for _, s := range trafficPlan() {
 		switch s.End {
-		case harness.EndCreated, harness.EndClientTimeout, harness.EndClientAbort, harness.EndServerError, harness.EndUpstreamDrop:
+		case EndCreated, EndClientTimeout, endClientAbort, EndServerError, EndUpstreamDrop:
 			plan = append(plan, s) // what every hop sees the same way
 		}
 	}
 	sent := drive(t, c.URL, b, plan)
-	capture.WaitLogged(t, sent, c.Log(harness.CaddyLog), h.Log(harness.HAProxyLog), n.Log(harness.NginxJSONLog))
+	capture.WaitLogged(t, sent, c.Log(caddyLog), h.Log(haProxyLog), n.Log(nginxJSONLog))
 	n.Stop()
-	run := harness.Run{
+	run := run{
 		Software: strings.Join([]string{c.Software(), h.Software(), n.Software()}, " -> "),
 		Chain:    true, BackendLog: "app.jsonl", Sent: sent,
-		Logs: []harness.RunLog{
+		Logs: []runLog{
 			{File: "caddy.json", Capture: "chain-caddy", Format: "caddy", Proxy: "caddy"},
 			{File: "haproxy.log", Capture: "chain-haproxy", Format: "haproxy", Proxy: "haproxy"},
 			{File: "nginx.json.log", Capture: "chain-nginx", Format: "nginx", Proxy: "nginx"},
 		},
 	}
-	logs := map[string]string{"caddy.json": c.Log(harness.CaddyLog), "haproxy.log": h.Log(harness.HAProxyLog),
-		"nginx.json.log": n.Log(harness.NginxJSONLog), "app.jsonl": b.LogPath}
+	logs := map[string]string{"caddy.json": c.Log(caddyLog), "haproxy.log": h.Log(haProxyLog),
+		"nginx.json.log": n.Log(nginxJSONLog), "app.jsonl": b.LogPath}
 	configs := "# Caddyfile\n" + c.Config() + "\n# haproxy.cfg\n" + h.Config() + "\n# nginx.conf\n" + n.Config()
 	keep(t, "chain", run, logs, configs, "configs.txt", verifyProxyRun)
 }
@@ -185,20 +184,20 @@ func TestChain(t *testing.T) {
 // the backend logs the trace id as OpenTelemetry does. The trace id is
 // all that joins the proxy's line to the backend's.
 func TestCaddyTraceparent(t *testing.T) {
-	b := harness.StartBackend(t)
-	c := harness.StartCaddy(t, b.Addr, harness.Down(t))
+	b := StartBackend(t)
+	c := startCaddy(t, b.Addr, Down(t))
 	k1, k2 := capture.NewID(), capture.NewID()
-	plan := []harness.Step{
-		{Name: "created", Key: k1, Path: "/v1/orders", Trace: true, End: harness.EndCreated},
-		{Name: "unkeyed", Path: "/v1/orders", Trace: true, End: harness.EndCreated},
-		{Name: "retry-1-timeout", Key: k2, Path: "/v1/orders?delay=1200ms", Timeout: 400 * time.Millisecond, Trace: true, End: harness.EndClientTimeout},
-		{Name: "retry-2-replayed", Key: k2, Path: "/v1/orders", Trace: true, End: harness.EndCreated},
+	plan := []Step{
+		{Name: "created", Key: k1, Path: "/v1/orders", Trace: true, End: EndCreated},
+		{Name: "unkeyed", Path: "/v1/orders", Trace: true, End: EndCreated},
+		{Name: "retry-1-timeout", Key: k2, Path: "/v1/orders?delay=1200ms", Timeout: 400 * time.Millisecond, Trace: true, End: EndClientTimeout},
+		{Name: "retry-2-replayed", Key: k2, Path: "/v1/orders", Trace: true, End: EndCreated},
 	}
 	sent := drive(t, c.URL, b, plan)
-	capture.WaitLogged(t, sent, c.Log(harness.CaddyLog))
-	run := harness.Run{
+	capture.WaitLogged(t, sent, c.Log(caddyLog))
+	run := run{
 		Software: c.Software(), JoinBy: "traceparent", BackendLog: "app.jsonl", Sent: sent,
-		Logs: []harness.RunLog{{File: harness.CaddyLog, Capture: "caddy-traceparent", Format: "caddy", Proxy: "caddy"}},
+		Logs: []runLog{{File: caddyLog, Capture: "caddy-traceparent", Format: "caddy", Proxy: "caddy"}},
 	}
-	keep(t, "caddy-traceparent", run, map[string]string{harness.CaddyLog: c.Log(harness.CaddyLog), "app.jsonl": b.LogPath}, "", "", verifyTraceRun)
+	keep(t, "caddy-traceparent", run, map[string]string{caddyLog: c.Log(caddyLog), "app.jsonl": b.LogPath}, "", "", verifyTraceRun)
 }

@@ -1,4 +1,4 @@
-package harness_test
+package harness
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/idem-cli/idem/internal/kit/capture"
-	"github.com/idem-cli/idem/internal/kit/harness"
 )
 
 // Caddy's own retry, as nginx's in proxyretry_test.go: reverse_proxy over
@@ -63,12 +62,12 @@ const caddyRetryBody = `{"amount":4200,"currency":"EUR","customer":"cus_42"}`
 
 // caddyRetry runs one POST through Caddy with the retry policy and
 // returns what was sent, the two instances and Caddy, stopped.
-func caddyRetry(t *testing.T, policy string) (capture.Sent, *harness.Backend, *harness.Backend, *capture.Proxy) {
+func caddyRetry(t *testing.T, policy string) (capture.Sent, *Backend, *Backend, *capture.Proxy) {
 	t.Helper()
-	first := harness.StartBackendWith(t, harness.BackendConfig{Stall: 1500 * time.Millisecond})
-	second := harness.StartBackendWith(t, harness.BackendConfig{FirstOrder: 101})
+	first := startBackendWith(t, backendConfig{Stall: 1500 * time.Millisecond})
+	second := startBackendWith(t, backendConfig{FirstOrder: 101})
 	p := capture.StartCaddy(t, capture.CaddyConfig{
-		Log:    capture.AccessLog{File: harness.CaddyLog, Format: capture.CaddyJSON},
+		Log:    capture.AccessLog{File: caddyLog, Format: capture.CaddyJSON},
 		Routes: fmt.Sprintf(caddyRetryRoutes, first.Addr, second.Addr, policy),
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -78,7 +77,7 @@ func caddyRetry(t *testing.T, policy string) (capture.Sent, *harness.Backend, *h
 	if err := waitStallAnswered(ctx, first); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := capture.WaitFor(ctx, p.Log(harness.CaddyLog), sent.Key); err != nil {
+	if _, err := capture.WaitFor(ctx, p.Log(caddyLog), sent.Key); err != nil {
 		t.Fatal(err)
 	}
 	p.Stop()
@@ -108,7 +107,7 @@ func TestProxyRetryCaddy(t *testing.T) {
 		t.Fatalf("the first instance read %d bytes of a %d-byte body", h1[0].BodyBytes, len(caddyRetryBody))
 	}
 	checkBothInstances(t, "Caddy", status, sent, first, second)
-	keepProxyRetry(t, "proxy-retry-caddy", "Caddy", false, p, harness.CaddyLog, sent, first, second)
+	keepProxyRetry(t, "proxy-retry-caddy", "Caddy", false, p, caddyLog, sent, first, second)
 }
 
 // Without lb_retry_match Caddy does not resend a POST it wrote to an
@@ -116,5 +115,5 @@ func TestProxyRetryCaddy(t *testing.T) {
 func TestProxyRetryCaddyNotForPOST(t *testing.T) {
 	sent, first, second, p := caddyRetry(t, "")
 	checkFirstOnly(t, "Caddy", sent, first, second)
-	keepProxyRetry(t, "proxy-retry-caddy-not-for-post", "Caddy", false, p, harness.CaddyLog, sent, first, second)
+	keepProxyRetry(t, "proxy-retry-caddy-not-for-post", "Caddy", false, p, caddyLog, sent, first, second)
 }

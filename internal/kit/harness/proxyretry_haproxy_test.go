@@ -1,4 +1,4 @@
-package harness_test
+package harness
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/idem-cli/idem/internal/kit/capture"
-	"github.com/idem-cli/idem/internal/kit/harness"
 )
 
 // HAProxy's own retry, as nginx's in proxyretry_test.go: two instances of
@@ -52,18 +51,18 @@ backend app
 
 // haproxyRetry runs one POST through HAProxy with the retry policy and
 // returns what was sent, the two instances and HAProxy, stopped.
-func haproxyRetry(t *testing.T, policy string) (capture.Sent, *harness.Backend, *harness.Backend, *capture.Proxy) {
+func haproxyRetry(t *testing.T, policy string) (capture.Sent, *Backend, *Backend, *capture.Proxy) {
 	t.Helper()
 	return haproxyRetryBody(t, policy, `{"amount":4200,"currency":"EUR","customer":"cus_42"}`)
 }
 
 // haproxyRetryBody is haproxyRetry with the POST's body.
-func haproxyRetryBody(t *testing.T, policy, body string) (capture.Sent, *harness.Backend, *harness.Backend, *capture.Proxy) {
+func haproxyRetryBody(t *testing.T, policy, body string) (capture.Sent, *Backend, *Backend, *capture.Proxy) {
 	t.Helper()
-	first := harness.StartBackendWith(t, harness.BackendConfig{Stall: 1500 * time.Millisecond})
-	second := harness.StartBackendWith(t, harness.BackendConfig{FirstOrder: 101})
+	first := startBackendWith(t, backendConfig{Stall: 1500 * time.Millisecond})
+	second := startBackendWith(t, backendConfig{FirstOrder: 101})
 	p := capture.StartHAProxy(t, capture.HAProxyConfig{
-		Log:    capture.AccessLog{File: harness.HAProxyLog, Format: capture.HAProxyHTTPLog},
+		Log:    capture.AccessLog{File: haProxyLog, Format: capture.HAProxyHTTPLog},
 		Routes: fmt.Sprintf(haproxyRetryRoutes, first.Addr, second.Addr, policy),
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -75,7 +74,7 @@ func haproxyRetryBody(t *testing.T, policy, body string) (capture.Sent, *harness
 	if err := waitStallAnswered(ctx, first); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := capture.WaitFor(ctx, p.Log(harness.HAProxyLog), sent.Key); err != nil {
+	if _, err := capture.WaitFor(ctx, p.Log(haProxyLog), sent.Key); err != nil {
 		t.Fatal(err)
 	}
 	p.Stop()
@@ -85,7 +84,7 @@ func haproxyRetryBody(t *testing.T, policy, body string) (capture.Sent, *harness
 // waitStallAnswered waits until b logged the answer it stalled: its line
 // is part of what happened, and comes after the proxy gave up on it (a
 // replay of the key, answered at once, may come before).
-func waitStallAnswered(ctx context.Context, b *harness.Backend) error {
+func waitStallAnswered(ctx context.Context, b *Backend) error {
 	for {
 		lines, err := capture.ReadLines(b.LogPath)
 		for _, l := range lines {
@@ -109,14 +108,14 @@ func waitStallAnswered(ctx context.Context, b *harness.Backend) error {
 // request to both instances, under one request id and its key, each
 // making an order, and the client got status (the second instance's
 // order where it is a 201).
-func checkBothInstances(t *testing.T, proxy string, status int, sent capture.Sent, first, second *harness.Backend) {
+func checkBothInstances(t *testing.T, proxy string, status int, sent capture.Sent, first, second *Backend) {
 	t.Helper()
 	h1, h2 := first.Hits(), second.Hits()
 	if len(h1) != 1 || len(h2) != 1 || h1[0].RequestID == "" || h1[0].RequestID != h2[0].RequestID || h1[0].Key != sent.Key ||
 		h2[0].Key != sent.Key {
 		t.Fatalf("%s did not send the one request to both instances under one id and key: %+v, %+v", proxy, h1, h2)
 	}
-	o1, o2 := first.Orders(), second.Orders()
+	o1, o2 := first.createdOrders(), second.createdOrders()
 	if len(o1) != 1 || len(o2) != 1 || sent.Status != status || (status == http.StatusCreated && sent.ResultID != o2[0]) {
 		t.Fatalf("the traffic did not end as meant (orders %v, %v): %+v", o1, o2, sent)
 	}
@@ -124,9 +123,9 @@ func checkBothInstances(t *testing.T, proxy string, status int, sent capture.Sen
 
 // checkFirstOnly fails t unless the proxy stopped at the first instance:
 // one hit, one order, the client got the 504.
-func checkFirstOnly(t *testing.T, proxy string, sent capture.Sent, first, second *harness.Backend) {
+func checkFirstOnly(t *testing.T, proxy string, sent capture.Sent, first, second *Backend) {
 	t.Helper()
-	if len(first.Hits()) != 1 || len(second.Hits()) != 0 || len(first.Orders()) != 1 || sent.Status != http.StatusGatewayTimeout {
+	if len(first.Hits()) != 1 || len(second.Hits()) != 0 || len(first.createdOrders()) != 1 || sent.Status != http.StatusGatewayTimeout {
 		t.Fatalf("%s did not stop at the first instance: hits %+v, %+v; %+v", proxy, first.Hits(), second.Hits(), sent)
 	}
 }
@@ -136,7 +135,7 @@ func checkFirstOnly(t *testing.T, proxy string, sent capture.Sent, first, second
 func TestProxyRetryHAProxy(t *testing.T) {
 	sent, first, second, p := haproxyRetry(t, "  retries 1\n  option redispatch\n  retry-on all-retryable-errors")
 	checkBothInstances(t, "HAProxy", http.StatusCreated, sent, first, second)
-	keepProxyRetry(t, "proxy-retry-haproxy", "HAProxy", true, p, harness.HAProxyLog, sent, first, second)
+	keepProxyRetry(t, "proxy-retry-haproxy", "HAProxy", true, p, haProxyLog, sent, first, second)
 }
 
 // retry-on conn-failure (HAProxy's default) retries only a connection
@@ -144,7 +143,7 @@ func TestProxyRetryHAProxy(t *testing.T) {
 func TestProxyRetryHAProxyConnFailureOnly(t *testing.T) {
 	sent, first, second, p := haproxyRetry(t, "  retries 1\n  option redispatch\n  retry-on conn-failure")
 	checkFirstOnly(t, "HAProxy", sent, first, second)
-	keepProxyRetry(t, "proxy-retry-haproxy-conn-failure", "HAProxy", true, p, harness.HAProxyLog, sent, first, second)
+	keepProxyRetry(t, "proxy-retry-haproxy-conn-failure", "HAProxy", true, p, haProxyLog, sent, first, second)
 }
 
 // Without option redispatch HAProxy retries on the same instance, whose
@@ -157,10 +156,10 @@ func TestProxyRetryHAProxySameServer(t *testing.T) {
 	if len(h1) != 2 || len(second.Hits()) != 0 || h1[0].RequestID == "" || h1[0] != h1[1] || h1[0].Key != sent.Key {
 		t.Fatalf("HAProxy did not resend the one request to the first instance: %+v, %+v", h1, second.Hits())
 	}
-	if o := first.Orders(); len(o) != 1 || sent.Status != http.StatusCreated || sent.ResultID != o[0] || !sent.Replayed {
+	if o := first.createdOrders(); len(o) != 1 || sent.Status != http.StatusCreated || sent.ResultID != o[0] || !sent.Replayed {
 		t.Fatalf("the traffic did not end as meant (orders %v): %+v", o, sent)
 	}
-	keepProxyRetry(t, "proxy-retry-haproxy-same-server", "HAProxy", true, p, harness.HAProxyLog, sent, first, second)
+	keepProxyRetry(t, "proxy-retry-haproxy-same-server", "HAProxy", true, p, haProxyLog, sent, first, second)
 }
 
 // A body larger than HAProxy's buffer is not kept for a retry: with the
@@ -176,7 +175,7 @@ func TestProxyRetryHAProxyNotForLargeBody(t *testing.T) {
 			if h := first.Hits(); h[0].BodyBytes != len(body) {
 				t.Fatalf("the first instance read %d bytes of a %d-byte body", h[0].BodyBytes, len(body))
 			}
-			for _, f := range diagnoseFiles(t, []string{p.Log(harness.HAProxyLog), first.LogPath, second.LogPath}).Findings {
+			for _, f := range diagnoseFiles(t, []string{p.Log(haProxyLog), first.LogPath, second.LogPath}).Findings {
 				if f.Rule.ID == "proxy-retry" {
 					t.Errorf("proxy-retry fired where HAProxy tried one upstream: %s", f.Narrative)
 				}

@@ -1,4 +1,4 @@
-package harness_test
+package harness
 
 import (
 	"encoding/json"
@@ -12,7 +12,6 @@ import (
 
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/internal/kit/capture"
-	"github.com/idem-cli/idem/internal/kit/harness"
 	"github.com/idem-cli/idem/model"
 )
 
@@ -41,22 +40,22 @@ type proxyRetryRun struct {
 // proxyRetryInstance is what one instance of the order service received
 // and the orders its own store made.
 type proxyRetryInstance struct {
-	Log    string        `json:"log"`
-	Hits   []harness.Hit `json:"hits"`
-	Orders []string      `json:"orders"`
+	Log    string   `json:"log"`
+	Hits   []hit    `json:"hits"`
+	Orders []string `json:"orders"`
 }
 
 // keepProxyRetry records the capture of p (stopped) in front of the
 // instances, checks it with verifyProxyRetry, and with -update writes it
 // as fixtures/real/name. It returns the diagnosis.
 func keepProxyRetry(t *testing.T, name, proxy string, logsTries bool, p *capture.Proxy, log string, sent capture.Sent,
-	instances ...*harness.Backend) *diagnose.Result {
+	instances ...*Backend) *diagnose.Result {
 	t.Helper()
 	run := proxyRetryRun{Software: p.Software(), Proxy: proxy, Log: log, LogsTries: logsTries, Sent: sent}
 	logs := map[string]string{log: p.Log(log)}
 	for i, b := range instances {
 		file := fmt.Sprintf("app%d.jsonl", i+1)
-		run.Instances = append(run.Instances, proxyRetryInstance{Log: file, Hits: b.Hits(), Orders: b.Orders()})
+		run.Instances = append(run.Instances, proxyRetryInstance{Log: file, Hits: b.Hits(), Orders: b.createdOrders()})
 		logs[file] = b.LogPath
 	}
 	for _, path := range logs {
@@ -105,7 +104,7 @@ func TestRecordedProxyRetry(t *testing.T) {
 // received; where it does not, none.
 func verifyProxyRetry(t *testing.T, dir string, run proxyRetryRun) *diagnose.Result {
 	t.Helper()
-	var hits []harness.Hit
+	var hits []hit
 	var orders []string
 	paths := []string{filepath.Join(dir, run.Log)}
 	for _, in := range run.Instances {
@@ -213,12 +212,12 @@ func TestProxyRetryNotForRefusedConnections(t *testing.T) {
 	for _, r := range runs {
 		dir := filepath.Dir(r)
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			run, err := harness.LoadRun(dir)
+			run, err := loadRun(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var paths []string
-			for _, f := range run.Files() {
+			for _, f := range run.files() {
 				paths = append(paths, filepath.Join(dir, f))
 			}
 			refused := map[string]bool{}

@@ -1,4 +1,4 @@
-package harness_test
+package harness
 
 import (
 	"context"
@@ -12,7 +12,6 @@ import (
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/internal/kit/capture"
-	"github.com/idem-cli/idem/internal/kit/harness"
 	"github.com/idem-cli/idem/load"
 )
 
@@ -34,10 +33,10 @@ const retryLog = `log_format idem escape=json '{"msec":"$msec","request_time":"$
 // proxyRetry runs one POST through nginx with nextUpstream over the two
 // instances (the second a backup, so that the first is always tried
 // first), and returns what was sent, the logs to read and nginx, stopped.
-func proxyRetry(t *testing.T, nextUpstream string) (capture.Sent, *harness.Backend, *harness.Backend, []string, *capture.Proxy) {
+func proxyRetry(t *testing.T, nextUpstream string) (capture.Sent, *Backend, *Backend, []string, *capture.Proxy) {
 	t.Helper()
-	first := harness.StartBackendWith(t, harness.BackendConfig{Stall: 1500 * time.Millisecond})
-	second := harness.StartBackendWith(t, harness.BackendConfig{FirstOrder: 101})
+	first := startBackendWith(t, backendConfig{Stall: 1500 * time.Millisecond})
+	second := startBackendWith(t, backendConfig{FirstOrder: 101})
 	p := capture.StartNginx(t, capture.NginxConfig{
 		Logs: []capture.AccessLog{{File: recipeLog, Format: capture.LogFormat{Proxy: "nginx", Name: "idem", Def: retryLog}}},
 		HTTP: func(port int) string {
@@ -97,7 +96,7 @@ func TestProxyRetryNginx(t *testing.T) {
 		h2[0].Key != sent.Key {
 		t.Fatalf("nginx did not send the one request to both instances under one id and key: %+v, %+v", h1, h2)
 	}
-	o1, o2 := first.Orders(), second.Orders()
+	o1, o2 := first.createdOrders(), second.createdOrders()
 	if len(o1) != 1 || len(o2) != 1 || sent.Status != 201 || sent.ResultID != o2[0] {
 		t.Fatalf("the traffic did not end as meant (orders %v, %v): %+v", o1, o2, sent)
 	}
@@ -128,7 +127,7 @@ func TestProxyRetryNginx(t *testing.T) {
 // upstream: the client gets the 504 and the one instance's order.
 func TestProxyRetryNginxNotForPOST(t *testing.T) {
 	sent, first, second, paths, p := proxyRetry(t, "error timeout")
-	if len(first.Hits()) != 1 || len(second.Hits()) != 0 || len(first.Orders()) != 1 || sent.Status != 504 {
+	if len(first.Hits()) != 1 || len(second.Hits()) != 0 || len(first.createdOrders()) != 1 || sent.Status != 504 {
 		t.Fatalf("nginx did not stop at the first instance: hits %+v, %+v; %+v", first.Hits(), second.Hits(), sent)
 	}
 	for _, f := range diagnoseFiles(t, paths).Findings {

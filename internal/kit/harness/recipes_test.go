@@ -1,4 +1,4 @@
-package harness_test
+package harness
 
 import (
 	"context"
@@ -14,7 +14,6 @@ import (
 	"github.com/idem-cli/idem/formats"
 	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/internal/kit/capture"
-	"github.com/idem-cli/idem/internal/kit/harness"
 	"github.com/idem-cli/idem/load"
 	"github.com/idem-cli/idem/model"
 )
@@ -115,7 +114,7 @@ func TestSetupRecipes(t *testing.T) {
 	for _, name := range []string{"nginx", "combined", "haproxy", "caddy", "apache"} {
 		t.Run(name, func(t *testing.T) {
 			r := recipes[name]
-			b := harness.StartBackend(t)
+			b := StartBackend(t)
 			p := r.start(t, recipeSpans(t, name), b.Addr)
 			sent := doubleCharge(t, p.URL, b, nil)
 			p.Stop()
@@ -184,7 +183,7 @@ func checkUnseenLoss(t *testing.T, set *model.Set, sent []capture.Sent) {
 // second id is the one the server logged: one trip each, not a proxy-only
 // and a server-only half, and nothing blamed on the server.
 func TestSetupRecipeClientRequestID(t *testing.T) {
-	b := harness.StartBackend(t)
+	b := StartBackend(t)
 	p := nginxRecipe(t, recipeSpans(t, "nginx"), b.Addr)
 	sent := doubleCharge(t, p.URL, b, capture.NewID)
 	p.Stop()
@@ -209,7 +208,7 @@ func TestSetupRecipeClientRequestID(t *testing.T) {
 // doubleCharge sends the lesson's traffic through base, with no
 // X-Request-Id but where clientID gives one, and waits until the backend
 // has logged every request it received.
-func doubleCharge(t *testing.T, base string, b *harness.Backend, clientID func() string) []capture.Sent {
+func doubleCharge(t *testing.T, base string, b *Backend, clientID func() string) []capture.Sent {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

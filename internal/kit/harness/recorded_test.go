@@ -1,11 +1,9 @@
-package harness_test
+package harness
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/idem-cli/idem/internal/kit/harness"
 )
 
 // TestRecordedCaptures checks the captures recorded under fixtures/real
@@ -29,7 +27,7 @@ func TestRecordedCaptures(t *testing.T) {
 	for _, dir := range dirs {
 		rel, _ := filepath.Rel(realDir, dir)
 		t.Run(filepath.ToSlash(rel), func(t *testing.T) {
-			run, err := harness.LoadRun(dir)
+			run, err := loadRun(dir)
 			if err != nil {
 				t.Fatal(err)
 			}

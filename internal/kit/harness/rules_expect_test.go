@@ -1,4 +1,4 @@
-package harness_test
+package harness
 
 import (
 	"fmt"
@@ -9,7 +9,6 @@ import (
 
 	"github.com/idem-cli/idem/diagnose"
 	"github.com/idem-cli/idem/internal/kit/capture"
-	"github.com/idem-cli/idem/internal/kit/harness"
 )
 
 // The expectations below come from what the harness sent and how each
@@ -28,9 +27,9 @@ type want struct {
 }
 
 // lost is an end where no answer reached the client.
-func lost(e harness.End) bool {
+func lost(e end) bool {
 	switch e {
-	case harness.EndClientTimeout, harness.EndClientAbort, harness.EndUpstreamDrop, harness.EndUpstreamTimeout, harness.EndRefused:
+	case EndClientTimeout, endClientAbort, EndUpstreamDrop, endUpstreamTimeout, EndRefused:
 		return true
 	}
 	return false
@@ -43,8 +42,8 @@ func madeEffect(s capture.Sent, before []capture.Sent) bool {
 	if !s.Reached || s.HTTPMethod() != "POST" {
 		return false
 	}
-	switch harness.EndOf(s) {
-	case harness.EndCreated, harness.EndClientTimeout, harness.EndClientAbort, harness.EndUpstreamTimeout:
+	switch EndOf(s) {
+	case EndCreated, EndClientTimeout, endClientAbort, endUpstreamTimeout:
 	default:
 		return false
 	}
@@ -67,7 +66,7 @@ func sortedSet(xs []string) []string {
 
 // expectRules derives, for each rule of the run, the findings it must
 // make; every other finding of these rules is one it must not make.
-func expectRules(run harness.Run) []want {
+func expectRules(run run) []want {
 	opts := diagnose.DefaultOptions()
 	var out []want
 	for _, rule := range run.Rules {
@@ -146,7 +145,7 @@ func expectRules(run harness.Run) []want {
 // retry window are a retry under a new key when an earlier one's answer
 // was lost or a 5xx, and a possible duplicate submission when every
 // earlier answer was a success that reached the client.
-func expectNewKeys(run harness.Run, rule string) []want {
+func expectNewKeys(run run, rule string) []want {
 	opts := diagnose.DefaultOptions()
 	var effects []capture.Sent
 	for i, s := range run.Sent {
@@ -167,7 +166,7 @@ func expectNewKeys(run harness.Run, rule string) []want {
 			keys = append(keys, s.Key)
 		}
 		for _, s := range run.Sent {
-			if slices.Contains(keys[:len(keys)-1], s.Key) && (lost(harness.EndOf(s)) || s.Status >= 500) {
+			if slices.Contains(keys[:len(keys)-1], s.Key) && (lost(EndOf(s)) || s.Status >= 500) {
 				failed = true
 			}
 		}
@@ -185,7 +184,7 @@ func expectNewKeys(run harness.Run, rule string) []want {
 // got the first success) and the later ones answered from it: a replay
 // whose status or order id differs from the original's, as the client
 // saw them, is a replay divergence.
-func expectReplays(run harness.Run) []want {
+func expectReplays(run run) []want {
 	var out []want
 	done := map[string]bool{}
 	for i, orig := range run.Sent {
@@ -210,7 +209,7 @@ func expectReplays(run harness.Run) []want {
 // expectUnkeyed groups writes without a key by route and payload: a
 // group within the retry window where an earlier request's answer was
 // lost and two or more made orders is an unkeyed retry.
-func expectUnkeyed(run harness.Run, opts diagnose.Options) []want {
+func expectUnkeyed(run run, opts diagnose.Options) []want {
 	posts := slices.DeleteFunc(slices.Clone(run.Sent), func(s capture.Sent) bool { return s.Key != "" || s.HTTPMethod() != "POST" })
 	order, groups := capture.ByKey(posts, func(s capture.Sent) string { return s.Route() + " " + s.Fingerprint() })
 	var out []want
@@ -223,7 +222,7 @@ func expectUnkeyed(run harness.Run, opts diagnose.Options) []want {
 			if madeEffect(s, nil) {
 				effects++
 			}
-			if i < len(list)-1 && lost(harness.EndOf(s)) {
+			if i < len(list)-1 && lost(EndOf(s)) {
 				failed = true
 			}
 		}

@@ -1,4 +1,4 @@
-package harness_test
+package harness
 
 import (
 	"context"
@@ -15,7 +15,6 @@ import (
 	"github.com/idem-cli/idem/ingest"
 	"github.com/idem-cli/idem/internal/iostreams"
 	"github.com/idem-cli/idem/internal/kit/capture"
-	"github.com/idem-cli/idem/internal/kit/harness"
 	"github.com/idem-cli/idem/load"
 )
 
@@ -23,10 +22,10 @@ import (
 // and checks that each rule of the run makes exactly the findings the
 // traffic calls for: each wanted one (must fire), and no other (must not).
 // A rule the traffic calls for no finding of is checked to stay quiet.
-func verifyRules(t *testing.T, dir string, run harness.Run) {
+func verifyRules(t *testing.T, dir string, run run) {
 	t.Helper()
 	var paths []string
-	for _, f := range run.Files() {
+	for _, f := range run.files() {
 		paths = append(paths, filepath.Join(dir, f))
 	}
 	set, err := load.Files(context.Background(), paths, load.Options{Read: ingest.Options{}, Build: diagnose.DefaultOptions().Build()})
@@ -82,7 +81,7 @@ func verifyRules(t *testing.T, dir string, run harness.Run) {
 // verifyNoRetryClaims checks what response-lost says of a lost response:
 // that no retry followed is true only if the harness sent none under the
 // key afterwards.
-func verifyNoRetryClaims(t *testing.T, run harness.Run, res *diagnose.Result) {
+func verifyNoRetryClaims(t *testing.T, run run, res *diagnose.Result) {
 	t.Helper()
 	c := knownGaps.Facts(t, run.Logs[0].Capture)
 	for _, f := range res.Findings {
@@ -109,7 +108,7 @@ func verifyNoRetryClaims(t *testing.T, run harness.Run, res *diagnose.Result) {
 // verifySecrets checks that secret-in-logs names the HAR, which holds
 // the Authorization header and the cookies the page sent, and only it,
 // and that no output of idem shows any of their values.
-func verifySecrets(t *testing.T, dir string, run harness.Run, res *diagnose.Result) {
+func verifySecrets(t *testing.T, dir string, run run, res *diagnose.Result) {
 	t.Helper()
 	if len(run.Secrets) == 0 {
 		t.Fatal("run.json names no secret the traffic carried")
@@ -163,7 +162,7 @@ func verifySecrets(t *testing.T, dir string, run harness.Run, res *diagnose.Resu
 		t.Errorf("must fire: secret-in-logs on %s (Authorization on %d fetches, a session cookie); fired on %v", run.Logs[0].File, auth, fired)
 	}
 	var paths []string
-	for _, f := range run.Files() {
+	for _, f := range run.files() {
 		paths = append(paths, filepath.Join(dir, f))
 	}
 	var keys []string
@@ -207,7 +206,7 @@ func idem(args ...string) (code int, stdout, stderr string) {
 
 // uniqueIDs reports whether every request carried its own request id: the
 // per-line checks find a request's line by its id.
-func uniqueIDs(run harness.Run) bool {
+func uniqueIDs(run run) bool {
 	seen := map[string]bool{}
 	for _, s := range run.Sent {
 		if seen[s.RequestID] {
@@ -220,7 +219,7 @@ func uniqueIDs(run harness.Run) bool {
 
 // verifyRecorded checks a saved run: what idem reads from each log, then
 // the findings its traffic calls for.
-func verifyRecorded(t *testing.T, dir string, run harness.Run) {
+func verifyRecorded(t *testing.T, dir string, run run) {
 	t.Helper()
 	switch {
 	case run.JoinBy == "traceparent":
@@ -236,63 +235,63 @@ func verifyRecorded(t *testing.T, dir string, run harness.Run) {
 }
 
 // record is keep checked with verifyRecorded (the rules a run sets off).
-func record(t *testing.T, name string, run harness.Run, logs map[string]string, config, configName string) {
+func record(t *testing.T, name string, run run, logs map[string]string, config, configName string) {
 	t.Helper()
 	keep(t, name, run, logs, config, configName, verifyRecorded)
 }
 
 // recordNginx sends plan through nginx to a backend that logs each body's
 // hash, and records nginx's JSON log as capture name, checked for rules.
-func recordNginx(t *testing.T, name string, plan []harness.Step, rules ...string) {
+func recordNginx(t *testing.T, name string, plan []Step, rules ...string) {
 	t.Helper()
-	b := harness.StartBackendWith(t, harness.BackendConfig{HashBodies: true})
-	n := harness.StartNginx(t, b.Addr, harness.Down(t))
+	b := startBackendWith(t, backendConfig{HashBodies: true})
+	n := startNginx(t, b.Addr, Down(t))
 	sent := drive(t, n.URL, b, plan)
-	capture.WaitLogged(t, sent, n.Log(harness.NginxJSONLog))
+	capture.WaitLogged(t, sent, n.Log(nginxJSONLog))
 	n.Stop()
-	run := harness.Run{
+	run := run{
 		Software: n.Software(), BackendLog: "app.jsonl", Sent: sent, Rules: rules,
-		Logs: []harness.RunLog{{File: harness.NginxJSONLog, Capture: name, Format: "nginx", Proxy: "nginx"}},
+		Logs: []runLog{{File: nginxJSONLog, Capture: name, Format: "nginx", Proxy: "nginx"}},
 	}
-	record(t, name, run, map[string]string{harness.NginxJSONLog: n.Log(harness.NginxJSONLog), "app.jsonl": b.LogPath}, n.Config(), n.ConfigName())
+	record(t, name, run, map[string]string{nginxJSONLog: n.Log(nginxJSONLog), "app.jsonl": b.LogPath}, n.Config(), n.ConfigName())
 }
 
 // retriesPlan is a client retrying without a key and retrying one key
 // past its budget, through nginx. Each group of unkeyed writes shares a
 // payload of its own; the backend logs each body's hash.
-func retriesPlan() []harness.Step {
+func retriesPlan() []Step {
 	body := func(item string) string { return fmt.Sprintf(`{"item":%q,"quantity":1}`, item) }
 	storm, nearMiss := capture.NewID(), capture.NewID()
-	plan := []harness.Step{
+	plan := []Step{
 		// Must fire: the client gives up after 400 ms and sends it again;
 		// the backend made the first order anyway.
-		{Name: "unkeyed-timeout", Path: "/v1/orders?delay=1200ms", Body: body("lamp"), Timeout: 400 * time.Millisecond, End: harness.EndClientTimeout},
-		{Name: "unkeyed-timeout-retry", Path: "/v1/orders", Body: body("lamp"), End: harness.EndCreated},
+		{Name: "unkeyed-timeout", Path: "/v1/orders?delay=1200ms", Body: body("lamp"), Timeout: 400 * time.Millisecond, End: EndClientTimeout},
+		{Name: "unkeyed-timeout-retry", Path: "/v1/orders", Body: body("lamp"), End: EndCreated},
 		// Must fire: nginx's 504 after 500 ms, the backend's order after 1.5 s.
-		{Name: "unkeyed-504", Path: "/v1/slow/orders?delay=1500ms", Body: body("desk"), End: harness.EndUpstreamTimeout},
-		{Name: "unkeyed-504-retry", Path: "/v1/slow/orders", Body: body("desk"), End: harness.EndCreated},
+		{Name: "unkeyed-504", Path: "/v1/slow/orders?delay=1500ms", Body: body("desk"), End: endUpstreamTimeout},
+		{Name: "unkeyed-504-retry", Path: "/v1/slow/orders", Body: body("desk"), End: EndCreated},
 		// Must not fire: a 502 for a dropped connection made no order, so
 		// its retry made the only one.
-		{Name: "unkeyed-502", Path: "/v1/orders?fail=drop", Body: body("chair"), End: harness.EndUpstreamDrop},
-		{Name: "unkeyed-502-retry", Path: "/v1/orders", Body: body("chair"), End: harness.EndCreated},
+		{Name: "unkeyed-502", Path: "/v1/orders?fail=drop", Body: body("chair"), End: EndUpstreamDrop},
+		{Name: "unkeyed-502-retry", Path: "/v1/orders", Body: body("chair"), End: EndCreated},
 		// Must not fire: two successes, no failure before the second.
-		{Name: "unkeyed-twice-1", Path: "/v1/orders", Body: body("pen"), End: harness.EndCreated},
-		{Name: "unkeyed-twice-2", Path: "/v1/orders", Body: body("pen"), End: harness.EndCreated},
+		{Name: "unkeyed-twice-1", Path: "/v1/orders", Body: body("pen"), End: EndCreated},
+		{Name: "unkeyed-twice-2", Path: "/v1/orders", Body: body("pen"), End: EndCreated},
 	}
 	budget := diagnose.DefaultOptions().RetryBudget
 	// Must fire: one key sent budget+1 times, answered 500 until the last.
 	for i := 1; i <= budget+1; i++ {
-		st := harness.Step{Name: fmt.Sprintf("storm-%d", i), Key: storm, Path: "/v1/orders?fail=500", Body: body("sofa"), End: harness.EndServerError}
+		st := Step{Name: fmt.Sprintf("storm-%d", i), Key: storm, Path: "/v1/orders?fail=500", Body: body("sofa"), End: EndServerError}
 		if i == budget+1 {
-			st.Path, st.End = "/v1/orders", harness.EndCreated
+			st.Path, st.End = "/v1/orders", EndCreated
 		}
 		plan = append(plan, st)
 	}
 	// Must not fire: exactly the budget.
 	for i := 1; i <= budget; i++ {
-		st := harness.Step{Name: fmt.Sprintf("budget-%d", i), Key: nearMiss, Path: "/v1/orders?fail=500", Body: body("rug"), End: harness.EndServerError}
+		st := Step{Name: fmt.Sprintf("budget-%d", i), Key: nearMiss, Path: "/v1/orders?fail=500", Body: body("rug"), End: EndServerError}
 		if i == budget {
-			st.Path, st.End = "/v1/orders", harness.EndCreated
+			st.Path, st.End = "/v1/orders", EndCreated
 		}
 		plan = append(plan, st)
 	}
@@ -306,14 +305,14 @@ func TestNginxRetries(t *testing.T) {
 // reusedIDPlan is a client that makes its X-Request-Id once and sends it
 // with two different orders; and, as a near miss, one that sends its id
 // again only with the retry of the same key.
-func reusedIDPlan() []harness.Step {
+func reusedIDPlan() []Step {
 	k1, k2, k3, k4 := capture.NewID(), capture.NewID(), capture.NewID(), capture.NewID()
-	return []harness.Step{
-		{Name: "first-order", Key: k1, Path: "/v1/orders", End: harness.EndCreated},
-		{Name: "second-order", Key: k2, Path: "/v1/orders", SameIDAs: "first-order", End: harness.EndCreated},
-		{Name: "retry-1-timeout", Key: k3, Path: "/v1/orders?delay=1200ms", Body: `{"item":"retried","quantity":1}`, Timeout: 400 * time.Millisecond, End: harness.EndClientTimeout},
-		{Name: "retry-2-same-id", Key: k3, Path: "/v1/orders", Body: `{"item":"retried","quantity":1}`, SameIDAs: "retry-1-timeout", End: harness.EndCreated},
-		{Name: "own-id", Key: k4, Path: "/v1/orders", End: harness.EndCreated},
+	return []Step{
+		{Name: "first-order", Key: k1, Path: "/v1/orders", End: EndCreated},
+		{Name: "second-order", Key: k2, Path: "/v1/orders", SameIDAs: "first-order", End: EndCreated},
+		{Name: "retry-1-timeout", Key: k3, Path: "/v1/orders?delay=1200ms", Body: `{"item":"retried","quantity":1}`, Timeout: 400 * time.Millisecond, End: EndClientTimeout},
+		{Name: "retry-2-same-id", Key: k3, Path: "/v1/orders", Body: `{"item":"retried","quantity":1}`, SameIDAs: "retry-1-timeout", End: EndCreated},
+		{Name: "own-id", Key: k4, Path: "/v1/orders", End: EndCreated},
 	}
 }
 
@@ -328,16 +327,16 @@ func TestNginxRequestIDReused(t *testing.T) {
 func TestNginxReplay(t *testing.T) {
 	k1, k2, k3 := capture.NewID(), capture.NewID(), capture.NewID()
 	body := func(item string) string { return fmt.Sprintf(`{"item":%q,"quantity":1}`, item) }
-	plan := []harness.Step{
+	plan := []Step{
 		// Must fire: 201 ord_N, then its replay answered 200.
-		{Name: "order", Key: k1, Path: "/v1/orders", Body: body("lamp"), End: harness.EndCreated},
-		{Name: "replay-200", Key: k1, Path: "/v1/orders?replay=200", Body: body("lamp"), End: harness.EndReplay200},
+		{Name: "order", Key: k1, Path: "/v1/orders", Body: body("lamp"), End: EndCreated},
+		{Name: "replay-200", Key: k1, Path: "/v1/orders?replay=200", Body: body("lamp"), End: endReplay200},
 		// Must not fire: the replay is the original's 201 and order id.
-		{Name: "order-2", Key: k2, Path: "/v1/orders", Body: body("desk"), End: harness.EndCreated},
-		{Name: "replay-201", Key: k2, Path: "/v1/orders", Body: body("desk"), End: harness.EndCreated},
+		{Name: "order-2", Key: k2, Path: "/v1/orders", Body: body("desk"), End: EndCreated},
+		{Name: "replay-201", Key: k2, Path: "/v1/orders", Body: body("desk"), End: EndCreated},
 		// Must not fire: the 500 made nothing; the 201 after it is the original.
-		{Name: "failed-first", Key: k3, Path: "/v1/orders?fail=500", Body: body("chair"), End: harness.EndServerError},
-		{Name: "after-failure", Key: k3, Path: "/v1/orders", Body: body("chair"), End: harness.EndCreated},
+		{Name: "failed-first", Key: k3, Path: "/v1/orders?fail=500", Body: body("chair"), End: EndServerError},
+		{Name: "after-failure", Key: k3, Path: "/v1/orders", Body: body("chair"), End: EndCreated},
 	}
 	recordNginx(t, "nginx-replay", plan, "replay-divergence", "payload-mismatch")
 }
@@ -348,22 +347,22 @@ func TestNginxReplay(t *testing.T) {
 // calls the provider before it records a charge and passes no key of its
 // own: a crash between the two makes the retry charge again.
 func TestNginxProvider(t *testing.T) {
-	provider := harness.StartBackend(t)
-	egress := harness.StartEgress(t, provider.Addr)
-	b := harness.StartBackendWith(t, harness.BackendConfig{HashBodies: true, Provider: egress.URL})
-	n := harness.StartNginx(t, b.Addr, harness.Down(t))
+	provider := StartBackend(t)
+	egress := startEgress(t, provider.Addr)
+	b := startBackendWith(t, backendConfig{HashBodies: true, Provider: egress.URL})
+	n := startNginx(t, b.Addr, Down(t))
 	k1, k2 := capture.NewID(), capture.NewID()
 	c1, c2 := `{"amount":1200,"currency":"eur"}`, `{"amount":4500,"currency":"eur"}`
-	plan := []harness.Step{
+	plan := []Step{
 		// Must fire: the provider charged twice, the backend recorded once.
-		{Name: "charge-crash", Key: k1, Path: "/v1/charges?fail=after-call", Body: c1, End: harness.EndServerError},
-		{Name: "charge-retry", Key: k1, Path: "/v1/charges", Body: c1, End: harness.EndCreated},
+		{Name: "charge-crash", Key: k1, Path: "/v1/charges?fail=after-call", Body: c1, End: EndServerError},
+		{Name: "charge-retry", Key: k1, Path: "/v1/charges", Body: c1, End: EndCreated},
 		// Must not fire: one call; the retry is replayed from the record.
-		{Name: "charge-ok", Key: k2, Path: "/v1/charges", Body: c2, End: harness.EndCreated},
-		{Name: "charge-replayed", Key: k2, Path: "/v1/charges", Body: c2, End: harness.EndCreated},
+		{Name: "charge-ok", Key: k2, Path: "/v1/charges", Body: c2, End: EndCreated},
+		{Name: "charge-replayed", Key: k2, Path: "/v1/charges", Body: c2, End: EndCreated},
 	}
 	sent := drive(t, n.URL, b, plan)
-	capture.WaitLogged(t, sent, n.Log(harness.NginxJSONLog))
+	capture.WaitLogged(t, sent, n.Log(nginxJSONLog))
 	for i := range sent {
 		for _, h := range provider.Hits() {
 			if h.RequestID == sent[i].RequestID {
@@ -374,16 +373,16 @@ func TestNginxProvider(t *testing.T) {
 	if sent[0].ProviderCalls != 1 || sent[1].ProviderCalls != 1 || sent[2].ProviderCalls != 1 || sent[3].ProviderCalls != 0 {
 		t.Fatalf("the provider got other calls than planned: %+v", sent)
 	}
-	capture.WaitLogged(t, sent[:3], egress.Log(harness.EgressLog))
+	capture.WaitLogged(t, sent[:3], egress.Log(egressLog))
 	n.Stop()
 	egress.Stop()
-	run := harness.Run{
+	run := run{
 		Software: n.Software() + " (ingress and egress)", BackendLog: "app.jsonl", Sent: sent,
 		Rules: []string{"external-duplicate", "payload-mismatch"},
-		Logs:  []harness.RunLog{{File: harness.NginxJSONLog, Capture: "nginx-egress-provider", Format: "nginx", Proxy: "nginx"}},
-		Also:  []string{harness.EgressLog},
+		Logs:  []runLog{{File: nginxJSONLog, Capture: "nginx-egress-provider", Format: "nginx", Proxy: "nginx"}},
+		Also:  []string{egressLog},
 	}
-	record(t, "nginx-egress-provider", run, map[string]string{harness.NginxJSONLog: n.Log(harness.NginxJSONLog), harness.EgressLog: egress.Log(harness.EgressLog), "app.jsonl": b.LogPath},
+	record(t, "nginx-egress-provider", run, map[string]string{nginxJSONLog: n.Log(nginxJSONLog), egressLog: egress.Log(egressLog), "app.jsonl": b.LogPath},
 		"# ingress nginx.conf\n"+n.Config()+"\n# egress nginx.conf\n"+egress.Config(), "configs.txt")
 }
 
@@ -394,42 +393,42 @@ func TestNginxProvider(t *testing.T) {
 // before the first is answered however fast the machine). Beside it, one
 // order alone, and an order whose fetch times out and is sent again under
 // a new key.
-func rulesFetches(token string) []harness.Fetch {
+func rulesFetches(token string) []fetch {
 	auth := map[string]string{"Authorization": "Bearer " + token}
 	k1, k2, k3, k4, k5 := capture.NewID(), capture.NewID(), capture.NewID(), capture.NewID(), capture.NewID()
 	basket := `{"item":"basket-42","quantity":2}`
 	retried := `{"item":"basket-77","quantity":1}`
-	return []harness.Fetch{
-		{Step: harness.Step{Name: "double-click-1", Key: k1, Path: "/v1/orders?delay=150ms", Body: basket, Headers: auth, End: harness.EndCreated}, Together: true},
-		{Step: harness.Step{Name: "double-click-2", Key: k2, Path: "/v1/orders?delay=150ms", Body: basket, Headers: auth, End: harness.EndCreated}},
-		{Step: harness.Step{Name: "single", Key: k3, Path: "/v1/orders", Body: `{"item":"gift-card","quantity":1}`, Headers: auth, End: harness.EndCreated}},
-		{Step: harness.Step{Name: "timeout", Key: k4, Path: "/v1/orders?delay=1200ms", Body: retried, Headers: auth,
-			Timeout: 400 * time.Millisecond, End: harness.EndClientTimeout}},
-		{Step: harness.Step{Name: "timeout-new-key", Key: k5, Path: "/v1/orders", Body: retried, Headers: auth, End: harness.EndCreated}},
+	return []fetch{
+		{Step: Step{Name: "double-click-1", Key: k1, Path: "/v1/orders?delay=150ms", Body: basket, Headers: auth, End: EndCreated}, Together: true},
+		{Step: Step{Name: "double-click-2", Key: k2, Path: "/v1/orders?delay=150ms", Body: basket, Headers: auth, End: EndCreated}},
+		{Step: Step{Name: "single", Key: k3, Path: "/v1/orders", Body: `{"item":"gift-card","quantity":1}`, Headers: auth, End: EndCreated}},
+		{Step: Step{Name: "timeout", Key: k4, Path: "/v1/orders?delay=1200ms", Body: retried, Headers: auth,
+			Timeout: 400 * time.Millisecond, End: EndClientTimeout}},
+		{Step: Step{Name: "timeout-new-key", Key: k5, Path: "/v1/orders", Body: retried, Headers: auth, End: EndCreated}},
 	}
 }
 
 func TestChromiumRules(t *testing.T) {
-	ch := harness.FindChromium(t)
+	ch := findChromium(t)
 	// Made for this run, valid nowhere.
 	token, session := "tok_"+strings.ReplaceAll(capture.NewID(), "-", ""), strings.ReplaceAll(capture.NewID(), "-", "")
-	b := harness.StartBackendWith(t, harness.BackendConfig{SessionCookie: session})
-	n := harness.StartNginx(t, b.Addr, harness.Down(t))
+	b := startBackendWith(t, backendConfig{SessionCookie: session})
+	n := startNginx(t, b.Addr, Down(t))
 	har := filepath.Join(t.TempDir(), "chromium.har")
-	sent := ch.Record(t, n.URL+"/", har, rulesFetches(token), func(what string) { t.Fatalf("har.mjs asked for %q", what) })
-	capture.WaitLogged(t, sent, n.Log(harness.NginxJSONLog))
+	sent := ch.record(t, n.URL+"/", har, rulesFetches(token), func(what string) { t.Fatalf("har.mjs asked for %q", what) })
+	capture.WaitLogged(t, sent, n.Log(nginxJSONLog))
 	n.Stop()
 	checkFetches(t, b, sent)
 	// A double click: the second fetch left before the first was answered.
 	if d1, d2 := sent[0], sent[1]; !d2.Start.Before(d1.End) {
 		t.Fatalf("the double click's fetches did not overlap: %s–%s, then %s", d1.Start, d1.End, d2.Start)
 	}
-	run := harness.Run{
+	run := run{
 		Software: capture.Version("chromium", ch.Executable, "--version") + ", playwright-core " + playwrightVersion(t, ch),
-		Logs:     []harness.RunLog{{File: "chromium.har", Capture: "chromium-rules", Format: "har"}},
-		Also:     []string{harness.NginxJSONLog}, BackendLog: "app.jsonl", Sent: sent,
+		Logs:     []runLog{{File: "chromium.har", Capture: "chromium-rules", Format: "har"}},
+		Also:     []string{nginxJSONLog}, BackendLog: "app.jsonl", Sent: sent,
 		Rules:   []string{"secret-in-logs", "duplicate-submission", "retry-new-key", "payload-mismatch"},
 		Secrets: []string{token, session},
 	}
-	record(t, "chromium-rules", run, map[string]string{"chromium.har": har, harness.NginxJSONLog: n.Log(harness.NginxJSONLog), "app.jsonl": b.LogPath}, n.Config(), n.ConfigName())
+	record(t, "chromium-rules", run, map[string]string{"chromium.har": har, nginxJSONLog: n.Log(nginxJSONLog), "app.jsonl": b.LogPath}, n.Config(), n.ConfigName())
 }

@@ -10,15 +10,15 @@ import (
 	"github.com/idem-cli/idem/internal/kit/capture"
 )
 
-// Run is one capture: what the harness sent through one piece of real
+// run is one capture: what the harness sent through one piece of real
 // software and the logs that software and the backend wrote. It is saved
 // beside the logs (run.json) so that a recorded capture is checked again
 // without the software installed.
-type Run struct {
+type run struct {
 	Software string `json:"software"` // "nginx 1.22.1", as its -v says
 	// Logs are the proxy's or browser's logs of this traffic (nginx writes
 	// three side by side).
-	Logs []RunLog `json:"logs"`
+	Logs []runLog `json:"logs"`
 	// Also are other logs of the same traffic (the proxy in front of a
 	// browser), read with each log for the joins.
 	Also []string `json:"also,omitempty"`
@@ -39,9 +39,9 @@ type Run struct {
 	Sent    []capture.Sent `json:"sent"`
 }
 
-// Files are the run's logs, the other logs of the same traffic and the
+// files are the run's logs, the other logs of the same traffic and the
 // backend's log, relative to its directory: what a person would give idem.
-func (r Run) Files() []string {
+func (r run) files() []string {
 	var out []string
 	for _, l := range r.Logs {
 		out = append(out, l.File)
@@ -53,8 +53,8 @@ func (r Run) Files() []string {
 	return out
 }
 
-// RunLog is one log file of a run.
-type RunLog struct {
+// runLog is one log file of a run.
+type runLog struct {
 	File string `json:"file"` // relative to the run's directory
 	// Capture names this log in test output and in the known gaps.
 	Capture string `json:"capture"`
@@ -70,13 +70,13 @@ type RunLog struct {
 // Folder is the run as a capture folder: run.json and the logs, each
 // copied from where the software wrote it (logs: name in the folder →
 // path).
-func (r Run) Folder(logs map[string]string) capture.Folder {
+func (r run) folder(logs map[string]string) capture.Folder {
 	return capture.Folder{Logs: logs, RecordName: "run.json", Record: r}
 }
 
-// LoadRun reads dir/run.json.
-func LoadRun(dir string) (Run, error) {
-	var r Run
+// loadRun reads dir/run.json.
+func loadRun(dir string) (run, error) {
+	var r run
 	b, err := os.ReadFile(filepath.Join(dir, "run.json"))
 	if err != nil {
 		return r, err
@@ -87,7 +87,7 @@ func LoadRun(dir string) (Run, error) {
 	for i, s := range r.Sent {
 		// An older run.json leaves a step's default payload out.
 		if s.Body == "" && s.HTTPMethod() != http.MethodGet {
-			r.Sent[i].Body = DefaultPayload(s.Step)
+			r.Sent[i].Body = defaultPayload(s.Step)
 		}
 	}
 	return r, nil

@@ -1,4 +1,4 @@
-package harness_test
+package harness
 
 import (
 	"path/filepath"
@@ -8,26 +8,25 @@ import (
 	"time"
 
 	"github.com/idem-cli/idem/internal/kit/capture"
-	"github.com/idem-cli/idem/internal/kit/harness"
 	"github.com/idem-cli/idem/model"
 )
 
 // What a proxy answers for each way the harness makes a request end, and
 // what that means in idem's model. The statuses are the proxies'
 // documented answers; 0 is "no response was sent" (the client had gone).
-func wantStatus(proxy string, e harness.End) int {
+func wantStatus(proxy string, e end) int {
 	switch e {
-	case harness.EndCreated:
+	case EndCreated:
 		return 201
-	case harness.EndReplay200:
+	case endReplay200:
 		return 200
-	case harness.EndServerError:
+	case EndServerError:
 		return 500
-	case harness.EndUpstreamDrop:
+	case EndUpstreamDrop:
 		return 502
-	case harness.EndUpstreamTimeout:
+	case endUpstreamTimeout:
 		return 504
-	case harness.EndRefused:
+	case EndRefused:
 		if proxy == "haproxy" {
 			return 503
 		}
@@ -39,17 +38,17 @@ func wantStatus(proxy string, e harness.End) int {
 // wantOutcomes are the outcomes that are right for a step: more than one
 // only where the log itself cannot tell them apart (nginx and Caddy log a
 // refused upstream as a 502, as they log a reset one).
-func wantOutcomes(proxy string, e harness.End) []model.Outcome {
+func wantOutcomes(proxy string, e end) []model.Outcome {
 	switch e {
-	case harness.EndCreated, harness.EndServerError, harness.EndReplay200:
+	case EndCreated, EndServerError, endReplay200:
 		return []model.Outcome{model.OutcomeOK}
-	case harness.EndClientTimeout, harness.EndClientAbort:
+	case EndClientTimeout, endClientAbort:
 		return []model.Outcome{model.OutcomeClientClosed}
-	case harness.EndUpstreamDrop:
+	case EndUpstreamDrop:
 		return []model.Outcome{model.OutcomeUpstreamReset}
-	case harness.EndUpstreamTimeout:
+	case endUpstreamTimeout:
 		return []model.Outcome{model.OutcomeUpstreamTimeout}
-	case harness.EndRefused:
+	case EndRefused:
 		if proxy == "haproxy" {
 			return []model.Outcome{model.OutcomeNotDelivered}
 		}
@@ -60,24 +59,24 @@ func wantOutcomes(proxy string, e harness.End) []model.Outcome {
 
 // wantUpstream is what the backend answered the proxy, where the harness
 // knows it; -1 when the backend never answered (any 2xx is then wrong).
-func wantUpstream(e harness.End) int {
+func wantUpstream(e end) int {
 	switch e {
-	case harness.EndCreated:
+	case EndCreated:
 		return 201
-	case harness.EndReplay200:
+	case endReplay200:
 		return 200
-	case harness.EndServerError:
+	case EndServerError:
 		return 500
-	case harness.EndUpstreamDrop, harness.EndRefused:
+	case EndUpstreamDrop, EndRefused:
 		return 502
-	case harness.EndUpstreamTimeout:
+	case endUpstreamTimeout:
 		return 504
 	}
 	return -1
 }
 
 // hasUpstream is whether the log format writes $upstream_status.
-func hasUpstream(l harness.RunLog) bool { return l.Proxy == "nginx" }
+func hasUpstream(l runLog) bool { return l.Proxy == "nginx" }
 
 // timeSlack is how far a log's start time may be from when the harness
 // sent the request: the combined and ingress formats write whole seconds.
@@ -86,7 +85,7 @@ const timeSlack = 1100 * time.Millisecond
 // verifyProxyRun checks what idem reads from each proxy log of run
 // (saved in dir), alone and joined with the backend's log, against what
 // the harness sent.
-func verifyProxyRun(t *testing.T, dir string, run harness.Run) {
+func verifyProxyRun(t *testing.T, dir string, run run) {
 	t.Helper()
 	for _, l := range run.Logs {
 		t.Run(l.Capture, func(t *testing.T) {
@@ -101,7 +100,7 @@ func verifyProxyRun(t *testing.T, dir string, run harness.Run) {
 // verifyChain reads every hop's log with the backend's: each request is
 // one delivery holding one line of each hop (and the backend's lines when
 // it got there), each key one intent.
-func verifyChain(t *testing.T, dir string, run harness.Run) {
+func verifyChain(t *testing.T, dir string, run run) {
 	t.Helper()
 	paths := []string{}
 	for _, l := range run.Logs {
@@ -142,7 +141,7 @@ func verifyChain(t *testing.T, dir string, run harness.Run) {
 	}
 }
 
-func verifyProxyLog(t *testing.T, dir string, run harness.Run, l harness.RunLog) {
+func verifyProxyLog(t *testing.T, dir string, run run, l runLog) {
 	file := filepath.Join(dir, l.File)
 	r := capture.MustRead(t, file)
 	lines := r.Lines(file)
@@ -184,7 +183,7 @@ func verifyProxyLog(t *testing.T, dir string, run harness.Run, l harness.RunLog)
 	verifyCorrelation(c, run, l, r, joined)
 }
 
-func verifyObservation(c *capture.Facts, l harness.RunLog, s capture.Sent, o *model.Observation, raw string) {
+func verifyObservation(c *capture.Facts, l runLog, s capture.Sent, o *model.Observation, raw string) {
 	at := func(fact string) string { return s.Step + "/" + fact }
 	c.Check(at("tier"), o.Tier == model.TierProxy, "tier %s, want proxy: %s", o.Tier, raw)
 	c.Check(at("request_id"), o.RequestID == s.RequestID, "request id %q, want %q: %s", o.RequestID, s.RequestID, raw)
@@ -195,7 +194,7 @@ func verifyObservation(c *capture.Facts, l harness.RunLog, s capture.Sent, o *mo
 	c.Check(at("key"), model.NormalizeKey(o.Key) == wk, "key %q, want %q: %s", o.Key, wk, raw)
 	c.Check(at("method"), o.Method == s.HTTPMethod(), "method %q, want %s: %s", o.Method, s.HTTPMethod(), raw)
 	c.Check(at("route"), o.Route == s.Route(), "route %q, want %q: %s", o.Route, s.Route(), raw)
-	end := harness.EndOf(s)
+	end := EndOf(s)
 	ws := wantStatus(l.Proxy, end)
 	c.Check(at("status"), o.Status == ws, "status %d, want %d (%s): %s", o.Status, ws, end, raw)
 	wo := wantOutcomes(l.Proxy, end)
@@ -211,7 +210,7 @@ func verifyObservation(c *capture.Facts, l harness.RunLog, s capture.Sent, o *mo
 	d := o.Time.Sub(s.Start)
 	c.Check(at("time"), d > -timeSlack && d < timeSlack, "start %s, sent at %s (%s apart): %s",
 		o.Time.UTC().Format(time.RFC3339Nano), s.Start.UTC().Format(time.RFC3339Nano), d, raw)
-	if end != harness.EndClientAbort {
+	if end != endClientAbort {
 		// The proxy's interval lies inside the client's.
 		elapsed := s.Elapsed()
 		c.Check(at("duration"), o.Duration >= 0 && o.Duration <= elapsed+250*time.Millisecond,
@@ -224,7 +223,7 @@ func verifyObservation(c *capture.Facts, l harness.RunLog, s capture.Sent, o *mo
 // backend's log: one intent per key holding exactly its retries, each
 // delivery holding the proxy's line and, when the backend received it,
 // the backend's.
-func verifyCorrelation(c *capture.Facts, run harness.Run, l harness.RunLog, alone, joined *capture.Reading) {
+func verifyCorrelation(c *capture.Facts, run run, l runLog, alone, joined *capture.Reading) {
 	var known []capture.Sent
 	keysAlone, unkeyedAlone := map[string]bool{}, 0
 	for _, s := range run.Sent {
@@ -290,7 +289,7 @@ func verifyJoins(c *capture.Facts, r *capture.Reading, sent []capture.Sent, cros
 }
 
 // sentIn reports whether a log line names a request the harness sent.
-func sentIn(run harness.Run, line string) bool {
+func sentIn(run run, line string) bool {
 	for _, s := range run.Sent {
 		if strings.Contains(line, s.RequestID) {
 			return true
@@ -302,7 +301,7 @@ func sentIn(run harness.Run, line string) bool {
 // verifyTraceRun checks the joins of a run whose requests carried only a
 // traceparent: each request one delivery holding the proxy's line and the
 // backend's, each key one intent holding exactly its requests.
-func verifyTraceRun(t *testing.T, dir string, run harness.Run) {
+func verifyTraceRun(t *testing.T, dir string, run run) {
 	for _, l := range run.Logs {
 		t.Run(l.Capture, func(t *testing.T) {
 			file, backend := filepath.Join(dir, l.File), filepath.Join(dir, run.BackendLog)

@@ -37,16 +37,16 @@ const (
 
 // check reads each span file of a capture on its own, and beside the
 // service's log where it kept one, and checks what idem makes of it.
-func check(t *testing.T, c *Capture) {
+func check(t *testing.T, c *captureRecord) {
 	t.Helper()
 	for _, format := range []string{"otlp-traces", "zipkin", "jaeger"} {
-		path := c.Path(format)
+		path := c.path(format)
 		if path == "" {
 			continue
 		}
 		t.Run(format, func(t *testing.T) {
 			checkRead(t, c, format, format, path)
-			if log := filepath.Join(c.Dir, AppLog); fileExists(log) {
+			if log := filepath.Join(c.Dir, appLog); fileExists(log) {
 				checkRead(t, c, format+"+app", format, path, log)
 			}
 		})
@@ -59,7 +59,7 @@ func check(t *testing.T, c *Capture) {
 // times; the effect the service recorded; the log's lines of the request
 // where a log is read; then the intents the keys make, and the findings
 // the traffic calls for.
-func checkRead(t *testing.T, c *Capture, name, format string, paths ...string) {
+func checkRead(t *testing.T, c *captureRecord, name, format string, paths ...string) {
 	t.Helper()
 	f := knownGaps.Facts(t, c.Library+"/"+name)
 	r := capture.MustRead(t, paths...)
@@ -76,7 +76,7 @@ func checkRead(t *testing.T, c *Capture, name, format string, paths ...string) {
 	keys, byKey := capture.ByKey(c.Sent, func(s capture.Sent) string { return s.Key })
 	dels := r.Deliveries(keys)
 	for _, s := range c.Sent {
-		want := DeliveryName(c.Sent, s)
+		want := deliveryName(c.Sent, s)
 		d := dels[want]
 		where := fmt.Sprintf("step %s (%s)", s.Step, s.TraceParent)
 		if !f.Check("delivery", d != nil, "no delivery %s; deliveries: %v; %s", want, capture.IDs(dels), where) {
@@ -103,7 +103,7 @@ func checkRead(t *testing.T, c *Capture, name, format string, paths ...string) {
 		var want []string
 		created := ""
 		for _, s := range byKey[k] {
-			want = append(want, DeliveryName(c.Sent, s))
+			want = append(want, deliveryName(c.Sent, s))
 			if done[s.Step].Created {
 				created = done[s.Step].OrderID
 			}
@@ -198,7 +198,7 @@ func uniqueEffects(obs []*model.Observation) []*model.Observation {
 // with an order: two orders, critical (spans carry no payload to
 // fingerprint, only the same client, method and route). The
 // clean step's key no finding may name.
-func expectations(c *Capture) ([]capture.Expectation, []capture.Clean) {
+func expectations(c *captureRecord) ([]capture.Expectation, []capture.Clean) {
 	var must []capture.Expectation
 	var clean []capture.Clean
 	done := map[string]capture.Effect{}

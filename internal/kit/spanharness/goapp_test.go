@@ -132,7 +132,7 @@ func (k *keyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // runGo runs the Go client and service through the steps, exporting to c,
 // the service logging to appLog, and returns what was sent.
-func runGo(t *testing.T, c *collector, ledgerPath, appLog string, steps []Step) []capture.Sent {
+func runGo(t *testing.T, c *collector, ledgerPath, appLog string, steps []step) []capture.Sent {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -170,7 +170,7 @@ func runGo(t *testing.T, c *collector, ledgerPath, appLog string, steps []Step) 
 			}
 			actionCtx, action = tracer.Start(ctx, st.Action)
 		}
-		s := capture.Send(actionCtx, capture.Request{Step: st.Name, Base: "http://" + ln.Addr().String(), Path: Route, Key: st.Key,
+		s := capture.Send(actionCtx, capture.Request{Step: st.Name, Base: "http://" + ln.Addr().String(), Path: route, Key: st.Key,
 			RequestID: fmt.Sprintf("req-go-%d", i+1), Body: st.Body, Delay: st.Delay, Timeout: st.Timeout, Client: client})
 		if s.Ended != capture.EndedResponse && s.Ended != capture.EndedTimeout {
 			t.Fatalf("step %s: %s", st.Name, s.Error)

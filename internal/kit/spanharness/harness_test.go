@@ -27,7 +27,7 @@ type run struct {
 	library string
 	// drive runs the client and service through the steps against the
 	// collector, and returns what was sent and the software that ran.
-	drive func(t *testing.T, c *collector, dir string, steps []Step) ([]capture.Sent, []string)
+	drive func(t *testing.T, c *collector, dir string, steps []step) ([]capture.Sent, []string)
 	// logs are the files besides the span files it keeps, by name.
 	logs []string
 }
@@ -37,10 +37,10 @@ type run struct {
 func (r run) capture(t *testing.T, folder string) {
 	dir := t.TempDir()
 	jg := startJaeger(t, dir)
-	paths := map[string]string{TracesFile: filepath.Join(dir, TracesFile), ZipkinFile: filepath.Join(dir, ZipkinFile),
-		JaegerFile: filepath.Join(dir, JaegerFile)}
-	col := startCollector(t, paths[TracesFile], paths[ZipkinFile], jg.OTLP)
-	sent, software := r.drive(t, col, dir, Scenario(r.library))
+	paths := map[string]string{tracesFile: filepath.Join(dir, tracesFile), zipkinFile: filepath.Join(dir, zipkinFile),
+		jaegerFile: filepath.Join(dir, jaegerFile)}
+	col := startCollector(t, paths[tracesFile], paths[zipkinFile], jg.OTLP)
+	sent, software := r.drive(t, col, dir, scenario(r.library))
 	if err := col.Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -65,19 +65,19 @@ func (r run) capture(t *testing.T, folder string) {
 		}
 		answers.WriteByte('\n')
 	}
-	jaegerJSON := capture.WriteFile(t, t.TempDir(), JaegerFile, answers.String())
+	jaegerJSON := capture.WriteFile(t, t.TempDir(), jaegerFile, answers.String())
 
-	c := &Capture{Library: r.library, Software: append(software, "jaeger "+JaegerVersion+" (memory store, /api/traces/{id})"),
-		Sent: sent, Done: done, Files: map[string]string{"otlp-traces": TracesFile, "jaeger": JaegerFile}}
-	logs := map[string]string{TracesFile: paths[TracesFile], JaegerFile: jaegerJSON}
-	if fileExists(paths[ZipkinFile]) {
-		c.Files["zipkin"] = ZipkinFile
-		logs[ZipkinFile] = paths[ZipkinFile]
+	c := &captureRecord{Library: r.library, Software: append(software, "jaeger "+JaegerVersion+" (memory store, /api/traces/{id})"),
+		Sent: sent, Done: done, Files: map[string]string{"otlp-traces": tracesFile, "jaeger": jaegerFile}}
+	logs := map[string]string{tracesFile: paths[tracesFile], jaegerFile: jaegerJSON}
+	if fileExists(paths[zipkinFile]) {
+		c.Files["zipkin"] = zipkinFile
+		logs[zipkinFile] = paths[zipkinFile]
 	}
 	for _, name := range r.logs {
 		logs[name] = filepath.Join(dir, name)
 	}
-	folder2 := capture.Folder{Logs: logs, RecordName: CaptureFile, Record: c}
+	folder2 := capture.Folder{Logs: logs, RecordName: captureFile, Record: c}
 	folder2.Keep(t, filepath.Join(fixturesDir, folder), *update, func(t *testing.T, dir string) {
 		check(t, loadCapture(t, dir))
 	})
@@ -87,7 +87,7 @@ func (r run) capture(t *testing.T, folder string) {
 func traces(sent []capture.Sent) []string {
 	var out []string
 	for _, s := range sent {
-		if tr, _, ok := TraceSpan(s.TraceParent); ok && !slices.Contains(out, tr) {
+		if tr, _, ok := traceSpan(s.TraceParent); ok && !slices.Contains(out, tr) {
 			out = append(out, tr)
 		}
 	}
@@ -125,9 +125,9 @@ func checkSent(t *testing.T, sent []capture.Sent, done []capture.Effect) {
 	}
 }
 
-func loadCapture(t testing.TB, dir string) *Capture {
+func loadCapture(t testing.TB, dir string) *captureRecord {
 	t.Helper()
-	c, err := LoadCapture(dir)
+	c, err := readCapture(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,11 +136,11 @@ func loadCapture(t testing.TB, dir string) *Capture {
 
 // TestGo captures the Go client and service's spans.
 func TestGo(t *testing.T) {
-	run{library: "go-otelhttp", drive: driveGo, logs: []string{AppLog}}.capture(t, "spans-go-otelhttp")
+	run{library: "go-otelhttp", drive: driveGo, logs: []string{appLog}}.capture(t, "spans-go-otelhttp")
 }
 
-func driveGo(t *testing.T, c *collector, dir string, steps []Step) ([]capture.Sent, []string) {
-	return runGo(t, c, filepath.Join(dir, "ledger.jsonl"), filepath.Join(dir, AppLog), steps), goSoftware(t)
+func driveGo(t *testing.T, c *collector, dir string, steps []step) ([]capture.Sent, []string) {
+	return runGo(t, c, filepath.Join(dir, "ledger.jsonl"), filepath.Join(dir, appLog), steps), goSoftware(t)
 }
 
 // TestFixtures checks the committed captures the same way, so that what
@@ -152,7 +152,7 @@ func TestFixtures(t *testing.T) {
 	for _, name := range captures {
 		t.Run(name, func(t *testing.T) {
 			dir := filepath.Join(fixturesDir, name)
-			capture.Recorded(t, dir, CaptureFile, "go test ./internal/kit/spanharness -update")
+			capture.Recorded(t, dir, captureFile, "go test ./internal/kit/spanharness -update")
 			check(t, loadCapture(t, dir))
 		})
 	}

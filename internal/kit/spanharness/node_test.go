@@ -27,7 +27,7 @@ func TestNode(t *testing.T) {
 // driveNode runs the Node service, then the Node client through the
 // steps, both exporting to c; it stops the service (which flushes its
 // spans) and returns what the client says it sent.
-func driveNode(t *testing.T, c *collector, dir string, steps []Step) ([]capture.Sent, []string) {
+func driveNode(t *testing.T, c *collector, dir string, steps []step) ([]capture.Sent, []string) {
 	t.Helper()
 	node := capture.Tool(t, "apt-get install nodejs", "node")
 	capture.NodeModules(t, nodeDir, nodeModules...)

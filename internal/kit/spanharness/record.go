@@ -11,11 +11,11 @@ import (
 	"github.com/idem-cli/idem/internal/kit/capture"
 )
 
-// Route is the one endpoint the order service serves.
-const Route = "/v1/orders"
+// route is the one endpoint the order service serves.
+const route = "/v1/orders"
 
-// Step is one request the client sends.
-type Step struct {
+// step is one request the client sends.
+type step struct {
 	Name string `json:"name"`
 	Key  string `json:"key"`
 	Body string `json:"body"`
@@ -27,15 +27,15 @@ type Step struct {
 	Timeout time.Duration `json:"timeout"` // the client's patience
 }
 
-// Scenario is what every client goes through: a clean keyed request, in
+// scenario is what every client goes through: a clean keyed request, in
 // an action of its own; then one action of three attempts: a request
 // whose response is lost (the client gives up while the service finishes
 // and commits), a retry with the same key, and a retry of the same
 // payload under a new key, which makes a second order.
-func Scenario(library string) []Step {
+func scenario(library string) []step {
 	const ok, work, patience, lost = 100 * time.Millisecond, 1200 * time.Millisecond, 10 * time.Second, 400 * time.Millisecond
 	key := func(n string) string { return fmt.Sprintf("key-%s-%s", library, n) }
-	return []Step{
+	return []step{
 		{Name: "clean", Key: key("clean"), Body: `{"sku":"A-1","qty":1}`, Action: "first", Delay: ok, Timeout: patience},
 		{Name: "lost", Key: key("1"), Body: `{"sku":"B-2","qty":2}`, Action: "checkout", Delay: work, Timeout: lost},
 		{Name: "same-key-retry", Key: key("1"), Body: `{"sku":"B-2","qty":2}`, Action: "checkout", Delay: ok, Timeout: patience},
@@ -45,26 +45,26 @@ func Scenario(library string) []Step {
 
 // The files a capture keeps, by what wrote them.
 const (
-	// TracesFile is the Collector's file exporter's format: an OTLP/JSON
+	// tracesFile is the Collector's file exporter's format: an OTLP/JSON
 	// batch a line.
-	TracesFile = "traces.jsonl"
-	// AppLog is the Go service's own log (slog's JSON lines), the logs a
+	tracesFile = "traces.jsonl"
+	// appLog is the Go service's own log (slog's JSON lines), the logs a
 	// trace is read beside.
-	AppLog = "app.jsonl"
-	// ZipkinFile holds what OpenTelemetry's Zipkin exporter POSTed, a
+	appLog = "app.jsonl"
+	// zipkinFile holds what OpenTelemetry's Zipkin exporter POSTed, a
 	// JSON array of spans a line.
-	ZipkinFile = "zipkin.json"
-	// JaegerFile holds Jaeger's query API's answer for each trace, a line
+	zipkinFile = "zipkin.json"
+	// jaegerFile holds Jaeger's query API's answer for each trace, a line
 	// each.
-	JaegerFile = "jaeger.json"
-	// CaptureFile is the harness's record.
-	CaptureFile = "harness.json"
+	jaegerFile = "jaeger.json"
+	// captureFile is the harness's record.
+	captureFile = "harness.json"
 )
 
-// Capture is one run: the software that ran, what the client sent (each
+// captureRecord is one run: the software that ran, what the client sent (each
 // with the traceparent it sent), what the service recorded, and the span
 // files kept beside it.
-type Capture struct {
+type captureRecord struct {
 	Library  string           `json:"library"`  // "go-otelhttp", "node-http"
 	Software []string         `json:"software"` // the libraries and versions that wrote the spans
 	Sent     []capture.Sent   `json:"sent"`
@@ -75,31 +75,31 @@ type Capture struct {
 	Dir   string            `json:"-"`
 }
 
-// Path is where the capture keeps a format's file, or "" when it has none.
-func (c *Capture) Path(format string) string {
+// path is where the capture keeps a format's file, or "" when it has none.
+func (c *captureRecord) path(format string) string {
 	if c.Files[format] == "" {
 		return ""
 	}
 	return filepath.Join(c.Dir, c.Files[format])
 }
 
-// LoadCapture reads dir's harness.json.
-func LoadCapture(dir string) (*Capture, error) {
-	b, err := os.ReadFile(filepath.Join(dir, CaptureFile))
+// readCapture reads dir's harness.json.
+func readCapture(dir string) (*captureRecord, error) {
+	b, err := os.ReadFile(filepath.Join(dir, captureFile))
 	if err != nil {
 		return nil, err
 	}
-	var c Capture
+	var c captureRecord
 	if err := json.Unmarshal(b, &c); err != nil {
-		return nil, fmt.Errorf("%s/%s: %w", dir, CaptureFile, err)
+		return nil, fmt.Errorf("%s/%s: %w", dir, captureFile, err)
 	}
 	c.Dir = dir
 	return &c, nil
 }
 
-// TraceSpan reads the trace id and the client's span id from a W3C
+// traceSpan reads the trace id and the client's span id from a W3C
 // traceparent, 00-<trace>-<span>-<flags>.
-func TraceSpan(traceparent string) (trace, span string, ok bool) {
+func traceSpan(traceparent string) (trace, span string, ok bool) {
 	parts := strings.Split(traceparent, "-")
 	if len(parts) != 4 || len(parts[1]) != 32 || len(parts[2]) != 16 {
 		return "", "", false
@@ -107,22 +107,22 @@ func TraceSpan(traceparent string) (trace, span string, ok bool) {
 	return strings.ToLower(parts[1]), strings.ToLower(parts[2]), true
 }
 
-// DeliveryName is the request id idem names a step's delivery by, as
+// deliveryName is the request id idem names a step's delivery by, as
 // docs/formats.md says: the X-Request-Id the client sent, which the
 // service's span records; else the trace, "trace:<id>", when the trace
 // holds that one client call; "trace:<id>/<client span id>" when the
 // client made several calls in one trace.
-func DeliveryName(sent []capture.Sent, s capture.Sent) string {
+func deliveryName(sent []capture.Sent, s capture.Sent) string {
 	if s.RequestID != "" {
 		return s.RequestID
 	}
-	trace, span, ok := TraceSpan(s.TraceParent)
+	trace, span, ok := traceSpan(s.TraceParent)
 	if !ok {
 		return ""
 	}
 	calls := 0
 	for _, o := range sent {
-		if t, _, ok := TraceSpan(o.TraceParent); ok && t == trace {
+		if t, _, ok := traceSpan(o.TraceParent); ok && t == trace {
 			calls++
 		}
 	}

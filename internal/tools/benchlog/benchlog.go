@@ -8,14 +8,14 @@ import (
 	"testing"
 )
 
-// Env names the benchmark log.
-const Env = "IDEM_BENCH_INPUT"
+// env names the benchmark log.
+const env = "IDEM_BENCH_INPUT"
 
 // Path returns the benchmark log's path, or skips b when none is named.
 func Path(b testing.TB) string {
-	path := os.Getenv(Env)
+	path := os.Getenv(env)
 	if path == "" {
-		b.Skip("set " + Env + " to a log file (go run ./internal/tools/loggen -o FILE)")
+		b.Skip("set " + env + " to a log file (go run ./internal/tools/loggen -o FILE)")
 	}
 	return path
 }

@@ -1,27 +1,34 @@
 #!/usr/bin/env bash
 # Reproduces the figures in docs/performance.md: generates the workloads
-# with loggen, then times idem, DuckDB, jq, gojq and the member walk
-# (internal/tools/floor: reading and extracting alone) side by side on the same
-# files, with peak memory and CPU time from /usr/bin/time (gojq 0.12.17:
-# 0.12.20 needs a module version the proxy does not serve; DuckDB from the
-# lock file in duckdb/, with npm ci). Run from the repository root:
+# with loggen, then times idem, DuckDB, jq, gojq, the member walk
+# (internal/tools/floor: reading and extracting alone), a literal search
+# for the key's name (grep -c: the floor, a pass over the bytes) and
+# reading the file (cat) side by side on the same files, with peak memory
+# and CPU time from /usr/bin/time (gojq 0.12.17: 0.12.20 needs a module
+# version the proxy does not serve; DuckDB from the lock file in duckdb/,
+# with npm ci). Run from the repository root:
 #   bash internal/tools/loggen/bench.sh [DIR]
+# or, for one small workload of N intents and its one table (minutes, not
+# an hour):
+#   INTENTS=N bash internal/tools/loggen/bench.sh [DIR]
 set -euo pipefail
 dir=${1:-/tmp/idem-bench}
 mkdir -p "$dir"
 go build -o "$dir/idem" ./cmd/idem
 go build -o "$dir/loggen" ./internal/tools/loggen
 go build -o "$dir/floor" ./internal/tools/floor
-GOBIN="$dir" go install github.com/itchyny/gojq/cmd/gojq@v0.12.17
 here=$(dirname "$0")
 [ -d "$here/duckdb/node_modules/@duckdb/node-api" ] || npm ci --prefix "$here/duckdb" --no-audit --no-fund --loglevel=error
 
 gen() { [ -s "$dir/$2" ] || "$dir/loggen" -intents "$1" -seed 1 ${3:+-compress $3} -o "$dir/$2"; }
-gen 100000 nginx-100k.jsonl
-gen 500000 nginx-500k.jsonl
-gen 1000000 nginx-1m.jsonl
-gen 1000000 nginx-1m.jsonl.gz gzip
-gen 1000000 nginx-1m.jsonl.zst zstd
+if [ -z "${INTENTS:-}" ]; then
+  GOBIN="$dir" go install github.com/itchyny/gojq/cmd/gojq@v0.12.17
+  gen 100000 nginx-100k.jsonl
+  gen 500000 nginx-500k.jsonl
+  gen 1000000 nginx-1m.jsonl
+  gen 1000000 nginx-1m.jsonl.gz gzip
+  gen 1000000 nginx-1m.jsonl.zst zstd
+fi
 
 # median prints the middle of its arguments, as numbers.
 median() { printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }
@@ -82,7 +89,8 @@ workload() { # file, label, prefix, [gojq]
   lines=$(wc -l < "$file")
   echo "| **$label: $size MB, $lines lines** | | | | |"
   local names=("${prefix}idem diagnose -o json" "${prefix}DuckDB: keys that repeat, min/max status (2 threads)"
-    "${prefix}member walk (ten fields extracted, both cores)" "${prefix}jq -r '.http_idempotency_key'")
+    "${prefix}member walk (ten fields extracted, both cores)" "${prefix}jq -r '.http_idempotency_key'"
+    "${prefix}grep -c '\"http_idempotency_key\"' (the floor: a literal search)" "${prefix}cat > /dev/null (reading the bytes)")
   [ "${4:-}" = gojq ] && names+=("${prefix}gojq -r '.http_idempotency_key'")
   : > "$dir/runs.txt"
   for ((i = 0; i < ${RUNS:-3}; i++)); do
@@ -90,14 +98,21 @@ workload() { # file, label, prefix, [gojq]
     once "${names[1]}" node "$here/duckdb/groupby.mjs" "$file" 2
     once "${names[2]}" "$dir/floor" "$file"
     once "${names[3]}" jq -r '.http_idempotency_key' "$file"
+    once "${names[4]}" grep -c '"http_idempotency_key"' "$file"
+    once "${names[5]}" cat "$file"
     if [ "${4:-}" = gojq ]; then
-      once "${names[4]}" "$dir/gojq" -r '.http_idempotency_key' "$file"
+      once "${names[6]}" "$dir/gojq" -r '.http_idempotency_key' "$file"
     fi
   done
   for n in "${names[@]}"; do
     row "$n"
   done
 }
+if [ -n "${INTENTS:-}" ]; then # one small workload, its table alone
+  gen "$INTENTS" "nginx-$INTENTS.jsonl"
+  workload "$dir/nginx-$INTENTS.jsonl" "nginx-$INTENTS.jsonl" ""
+  exit 0
+fi
 for f in nginx-100k nginx-500k nginx-1m; do
   workload "$dir/$f.jsonl" "$f.jsonl" "" gojq
 done
