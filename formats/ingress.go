@@ -119,18 +119,3 @@ func validTimeLocal(s string) bool {
 	_, ok := timeLocal(s)
 	return ok
 }
-
-// listFields splits at spaces, keeping nginx's lists ("10.0.0.1:80,
-// 10.0.0.2:80" or "502, 201", also joined by " : " across upstream
-// groups) as one field.
-func listFields(s string) []string {
-	var out []string
-	for _, f := range strings.Fields(s) {
-		if n := len(out); n > 0 && (strings.HasSuffix(out[n-1], ",") || f == ":" || strings.HasSuffix(out[n-1], " :")) {
-			out[n-1] += " " + f
-			continue
-		}
-		out = append(out, f)
-	}
-	return out
-}
