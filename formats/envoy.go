@@ -1,10 +1,10 @@
 package formats
 
 import (
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/idem-cli/idem/formats/grammar"
 	"github.com/idem-cli/idem/model"
 )
 
@@ -88,20 +88,17 @@ func envoyOutcome(status int, flags string) model.Outcome {
 	return proxyOutcome(status)
 }
 
-// envoyTextFormat is Envoy's default text access log, which most Istio
-// users have (Istio's default adds the response code details, connection
-// termination details and the upstream transport failure reason after the
-// flags, and the upstream cluster and addresses at the end):
-//
-//	[%START_TIME%] "%REQ(:METHOD)% %REQ(X-ENVOY-ORIGINAL-PATH?:PATH)% %PROTOCOL%"
-//	%RESPONSE_CODE% %RESPONSE_FLAGS% [details…] %BYTES_RECEIVED% %BYTES_SENT%
-//	%DURATION% %RESP(X-ENVOY-UPSTREAM-SERVICE-TIME)% "%REQ(X-FORWARDED-FOR)%"
-//	"%REQ(USER-AGENT)%" "%REQ(X-REQUEST-ID)%" "%REQ(:AUTHORITY)%" "%UPSTREAM_HOST%" …
-//
-// Its flags map to outcomes as in the JSON access log.
+// envoyTextFormat is Envoy's default text access log, and Istio's, which
+// most Istio users have (it adds the response code details, the
+// connection termination details and the upstream transport failure
+// reason after the flags, and the upstream cluster and addresses at the
+// end). Its lines are read by those format strings compiled by the
+// grammar (envoyTextLayouts): what each operator means is the grammar's
+// (grammar/envoy.go: %START_TIME% the start, %DURATION% milliseconds,
+// the flags' outcomes as in the JSON access log).
 var envoyTextFormat = &Format{
 	Name: "envoy-text", Aliases: []string{"istio-text"}, Kind: KindText, Tier: model.TierProxy,
-	Doc:   "Envoy / Istio default text access logs",
+	Doc:   "Envoy / Istio default text access logs, read by their stock formats",
 	Setup: "Envoy logs %REQ(X-REQUEST-ID)% by default; add \"%REQ(IDEMPOTENCY-KEY)%\" at the end of the format to log the key.",
 	text:  readEnvoyText,
 	Samples: []Sample{{
@@ -117,7 +114,7 @@ var envoyTextFormat = &Format{
 			`"84961386-6d84-929d-98bd-c5aee93b5c88" "httpbin:8000" "127.0.0.1:80" inbound|8000|| 127.0.0.1:41854 10.44.1.27:80 10.44.1.23:37652 ` +
 			`outbound_.8000_._.httpbin.default.svc.cluster.local default`,
 		Want: model.Observation{Tier: model.TierProxy, Format: "envoy-text", Method: "GET", Route: "/status/418", Status: 418,
-			Outcome: model.OutcomeOK, RequestID: "84961386-6d84-929d-98bd-c5aee93b5c88", Detail: "via_upstream",
+			Outcome: model.OutcomeOK, RequestID: "84961386-6d84-929d-98bd-c5aee93b5c88", Detail: "via_upstream", Client: "10.44.1.23",
 			Time: mustTime("2020-11-25T21:26:18.409Z"), Duration: 4 * time.Millisecond},
 	}, {
 		Origin: "Envoy's default access line sent through its application log (the [time][thread][level][access] prefix Envoy's logger writes)",
@@ -143,6 +140,37 @@ var envoyTextFormat = &Format{
 	}},
 }
 
+// envoyDefault is Envoy's default format string (configuration, access
+// logging, "Default format string"); istioDefault is Istio's
+// (meshConfig.accessLogFormat's default, %UPSTREAM_CLUSTER_RAW% since
+// Istio 1.22, %UPSTREAM_CLUSTER% before).
+const (
+	envoyDefault = `[%START_TIME%] "%REQ(:METHOD)% %REQ(X-ENVOY-ORIGINAL-PATH?:PATH)% %PROTOCOL%" %RESPONSE_CODE% %RESPONSE_FLAGS% ` +
+		`%BYTES_RECEIVED% %BYTES_SENT% %DURATION% %RESP(X-ENVOY-UPSTREAM-SERVICE-TIME)% "%REQ(X-FORWARDED-FOR)%" "%REQ(USER-AGENT)%" ` +
+		`"%REQ(X-REQUEST-ID)%" "%REQ(:AUTHORITY)%" "%UPSTREAM_HOST%"`
+	istioDefault = `[%START_TIME%] "%REQ(:METHOD)% %REQ(X-ENVOY-ORIGINAL-PATH?:PATH)% %PROTOCOL%" %RESPONSE_CODE% %RESPONSE_FLAGS% ` +
+		`%RESPONSE_CODE_DETAILS% %CONNECTION_TERMINATION_DETAILS% "%UPSTREAM_TRANSPORT_FAILURE_REASON%" %BYTES_RECEIVED% %BYTES_SENT% ` +
+		`%DURATION% %RESP(X-ENVOY-UPSTREAM-SERVICE-TIME)% "%REQ(X-FORWARDED-FOR)%" "%REQ(USER-AGENT)%" "%REQ(X-REQUEST-ID)%" ` +
+		`"%REQ(:AUTHORITY)%" "%UPSTREAM_HOST%" %UPSTREAM_CLUSTER_RAW% %UPSTREAM_LOCAL_ADDRESS% %DOWNSTREAM_LOCAL_ADDRESS% ` +
+		`%DOWNSTREAM_REMOTE_ADDRESS% %REQUESTED_SERVER_NAME% %ROUTE_NAME%`
+	// envoyKey is the Setup's key appended, quoted; appended bare, it is
+	// the rest of the line, so that a line with more appended is still
+	// read (its key only where that rest is one generated id).
+	envoyKeyQuoted = ` "%REQ(IDEMPOTENCY-KEY)%"`
+	envoyKeyBare   = ` %REQ(IDEMPOTENCY-KEY)%`
+)
+
+// envoyTextLayouts are Istio's format and Envoy's, each with the key
+// appended and without, compiled: Istio's first, as it has more fields.
+var envoyTextLayouts = compileLayouts(grammar.Envoy, []stockLayout{
+	{format: istioDefault + envoyKeyQuoted, detect: true},
+	{format: istioDefault, detect: true},
+	{format: istioDefault + envoyKeyBare, detect: true},
+	{format: envoyDefault + envoyKeyQuoted, detect: true},
+	{format: envoyDefault, detect: true},
+	{format: envoyDefault + envoyKeyBare, detect: true},
+})
+
 func readEnvoyText(p *Parser, s string, src model.Source) bool {
 	if rest, ok := envoyWrapped(s); ok {
 		// An access line inside Envoy's own log line, or behind
@@ -150,73 +178,35 @@ func readEnvoyText(p *Parser, s string, src model.Source) bool {
 		p.unwrapLine([]byte(rest), nil, src)
 		return true
 	}
-	if !strings.HasPrefix(s, "[") {
+	if len(s) < 3 || s[0] != '[' || !strings.Contains(s, `] "`) {
 		return false
 	}
-	end := strings.IndexByte(s, ']')
-	if end < 0 || end+3 > len(s) || s[end+1] != ' ' || s[end+2] != '"' {
-		return false
-	}
-	start, ok := model.ParseTime(s[1:end])
-	if !ok {
-		return false
-	}
-	f := albFields(s[end+2:])
-	if len(f) < 10 {
-		return false
-	}
-	method, path := splitRequestLine(f[0])
-	code, err := strconv.Atoi(f[1])
-	if method == "" || err != nil {
-		return false
-	}
-	// Three numbers in a row are the bytes received, bytes sent and the
-	// duration; what stands between the flags and them are details.
-	d := -1
-	for i := 3; i+2 < len(f); i++ {
-		if isUint(f[i]) && isUint(f[i+1]) && isUint(f[i+2]) {
-			d = i
+	v := &p.values
+	read := false
+	for _, l := range envoyTextLayouts.all {
+		if l.prog.Could(s) && l.prog.Read(s, v) == nil {
+			read = true
 			break
 		}
 	}
-	if d < 0 || d+7 >= len(f) {
+	// Envoy writes every bare operator ("-" for one it does not have):
+	// a line with one left empty is not its.
+	if !read || v.Unwritten() > 0 {
+		return false
+	}
+	if _, ok := valuesTime(v, grammar.Start, grammar.StartFrac); !ok {
 		return false
 	}
 	var o model.Observation
 	o.Source, o.Format, o.Tier = src, "envoy-text", model.TierProxy
-	o.Time, o.Method, o.Route, o.Status = start, method, path, code
-	o.Duration, _ = model.ParseDuration(f[d+2], model.Milliseconds)
-	if xff := f[d+4]; xff != "-" {
-		o.Client = strings.TrimSpace(strings.Split(xff, ",")[0])
+	p.observeValues(&o, v, grammar.Envoy)
+	if o.Method == "" {
+		return false
 	}
-	if rid := f[d+6]; rid != "-" {
-		o.RequestID = rid
-	}
-	flags := f[2]
-	details := []string{}
-	if flags != "-" {
-		details = append(details, flags)
-	}
-	for _, x := range f[3:d] {
-		if x != "-" && x != "" {
-			details = append(details, x)
-		}
-	}
-	o.Detail = strings.Join(details, " ")
-	if flags == "-" {
-		flags = ""
-	}
-	o.Outcome = envoyOutcome(o.Status, flags)
-	// A key appended to the format ("%REQ(IDEMPOTENCY-KEY)%") follows the
-	// upstream host or the fields Istio adds after it.
-	for _, x := range f[min(d+9, len(f)):] {
-		if k := strings.Trim(x, `"`); generatedID(k) {
-			o.Key = model.NormalizeKey(k)
-			break
-		}
-	}
-	if o.Status == 0 {
-		o.Outcome = envoyOutcome(0, flags)
+	// The key is appended to the stock format: it is one only where it
+	// is shaped like a generated id.
+	if k, _ := v.Get(grammar.Key); !generatedID(k) {
+		o.Key = ""
 	}
 	p.textDone(&o)
 	return true

@@ -55,11 +55,13 @@ func TestTextFormats(t *testing.T) {
 				Time: time.Date(2016, 4, 15, 20, 17, 0, 310000000, time.UTC)},
 		},
 		{
-			// The example of Istio's docs (its default format).
+			// The example of Istio's docs (its default format): without a
+			// forwarded-for, the client is the downstream address, its
+			// port (the connection's) left out.
 			name: "istio default text access log",
 			line: `[2020-11-25T21:26:18.409Z] "GET /status/418 HTTP/1.1" 418 - via_upstream - "-" 0 135 4 4 "-" "curl/7.73.0-DEV" "84961386-6d84-929d-98bd-c5aee93b5c88" "httpbin:8000" "127.0.0.1:80" inbound|8000|| 127.0.0.1:41854 10.44.1.27:80 10.44.1.23:37652 outbound_.8000_._.httpbin.default.svc.cluster.local default`,
 			want: model.Observation{Format: "envoy-text", Tier: model.TierProxy, Method: "GET", Route: "/status/418", Status: 418, Outcome: model.OutcomeOK,
-				RequestID: "84961386-6d84-929d-98bd-c5aee93b5c88", Detail: "via_upstream", Duration: 4 * time.Millisecond,
+				RequestID: "84961386-6d84-929d-98bd-c5aee93b5c88", Detail: "via_upstream", Duration: 4 * time.Millisecond, Client: "10.44.1.23",
 				Time: time.Date(2020, 11, 25, 21, 26, 18, 409000000, time.UTC)},
 		},
 		{

@@ -27,7 +27,7 @@ import (
 // envoyNone are Envoy's operators of no use to idem.
 var envoyNone = map[string]bool{
 	"PROTOCOL": true, "UPSTREAM_PROTOCOL": true, "BYTES_RECEIVED": true, "BYTES_SENT": true, "UPSTREAM_HOST": true,
-	"UPSTREAM_CLUSTER": true, "UPSTREAM_LOCAL_ADDRESS": true, "UPSTREAM_REMOTE_ADDRESS": true, "DOWNSTREAM_LOCAL_ADDRESS": true,
+	"UPSTREAM_CLUSTER": true, "UPSTREAM_CLUSTER_RAW": true, "UPSTREAM_LOCAL_ADDRESS": true, "UPSTREAM_REMOTE_ADDRESS": true, "DOWNSTREAM_LOCAL_ADDRESS": true,
 	"DOWNSTREAM_LOCAL_ADDRESS_WITHOUT_PORT": true, "DOWNSTREAM_LOCAL_PORT": true, "DOWNSTREAM_REMOTE_PORT": true,
 	"ROUTE_NAME": true, "VIRTUAL_CLUSTER_NAME": true, "REQUESTED_SERVER_NAME": true, "HOSTNAME": true, "CONNECTION_ID": true,
 	"STREAM_ID": true, "REQUEST_DURATION": true, "REQUEST_TX_DURATION": true, "RESPONSE_DURATION": true,
@@ -58,9 +58,18 @@ func envoyOperator(written, name, args string) *variable {
 		v := known(written, Attempts, 1)
 		v.kind = kindInt
 		return v
-	case "DOWNSTREAM_REMOTE_ADDRESS", "DOWNSTREAM_REMOTE_ADDRESS_WITHOUT_PORT",
-		"DOWNSTREAM_DIRECT_REMOTE_ADDRESS", "DOWNSTREAM_DIRECT_REMOTE_ADDRESS_WITHOUT_PORT":
+	case "DOWNSTREAM_REMOTE_ADDRESS_WITHOUT_PORT", "DOWNSTREAM_DIRECT_REMOTE_ADDRESS_WITHOUT_PORT":
 		return known(written, Client, 1)
+	case "DOWNSTREAM_REMOTE_ADDRESS", "DOWNSTREAM_DIRECT_REMOTE_ADDRESS":
+		// The port names the connection, not the client: a retry on a
+		// new connection is the same client.
+		v := known(written, Client, 1)
+		v.split = func(value string, vs *Values) { vs.set(&v.m, withoutPort(value)) }
+		return v
+	case "BYTES_RECEIVED", "BYTES_SENT":
+		v := known(written, None, 0)
+		v.kind = kindInt
+		return v
 	case "REQ":
 		return envoyHeader(written, args, requestHeader)
 	case "RESP":
@@ -86,7 +95,9 @@ func envoyHeader(written, args string, header func(string, string) *variable) *v
 			return known(written, Path, 1)
 		case "X-ENVOY-ORIGINAL-PATH":
 			return known(written, Path, 2)
-		case ":AUTHORITY", ":SCHEME", ":PROTOCOL":
+		case ":AUTHORITY", ":SCHEME", ":PROTOCOL", "X-ENVOY-UPSTREAM-SERVICE-TIME":
+			// Envoy's default format logs the upstream's own time: of
+			// no use beside %DURATION%.
 			return known(written, None, 0)
 		}
 		if v := header(written, h); !v.unknown || alt == "" {
@@ -112,6 +123,22 @@ func envoyStart(written, format string) *variable {
 	}
 	v.m.Layout, v.spaces = layout, spaces
 	return v
+}
+
+// withoutPort is an address without its port: "10.0.0.7:40112" and
+// "[2001:db8::1]:443" are 10.0.0.7 and 2001:db8::1; a bare IPv6 address
+// is kept whole.
+func withoutPort(addr string) string {
+	if strings.HasPrefix(addr, "[") {
+		if i := strings.Index(addr, "]:"); i > 0 {
+			return addr[1:i]
+		}
+		return addr
+	}
+	if i := strings.LastIndexByte(addr, ':'); i > 0 && strings.IndexByte(addr[:i], ':') < 0 {
+		return addr[:i]
+	}
+	return addr
 }
 
 // envoyLooking reports whether s holds an Envoy operator: an upper-case

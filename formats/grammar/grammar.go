@@ -320,6 +320,11 @@ func (v *Values) set(m *Meaning, value string) {
 		return
 	}
 	if prev := v.meaning[m.Field]; prev != nil && prev.Rank >= m.Rank {
+		if m.Field == Reason && prev.Rank == m.Rank {
+			// Envoy's details, termination details and transport
+			// failure reason each say part of why: all are kept.
+			v.vals[Reason] += " " + value
+		}
 		return
 	}
 	v.vals[m.Field], v.meaning[m.Field] = value, m

@@ -167,8 +167,24 @@ func TestRead(t *testing.T) {
 		line: `[2016-04-15T20:17:00.310Z] "POST /api/v1/locations HTTP/2" 204 - 154 0 226 100 "10.0.35.28" "nsq2http" ` +
 			`"cc21d9b0-cf5c-432b-8c7e-98aeb7988cd2" "locations" "tcp://10.0.2.1:80"`,
 		want: want{fields: map[Field]string{RequestID: "cc21d9b0-cf5c-432b-8c7e-98aeb7988cd2", Method: "POST", Path: "/api/v1/locations",
-			Status: "204", Client: "10.0.35.28", Start: "2016-04-15T20:17:00.310Z", Duration: "226"},
-			details: map[string]string{"%RESP(X-ENVOY-UPSTREAM-SERVICE-TIME)%": "100"}},
+			Status: "204", Client: "10.0.35.28", Start: "2016-04-15T20:17:00.310Z", Duration: "226"}},
+	}, {
+		// The upstream's service time is Envoy's own header, of no use;
+		// every reason is kept, in order; the remote address is the
+		// client without the port that names its connection.
+		name:   "envoy: Istio's default format",
+		syntax: Envoy,
+		format: `[%START_TIME%] "%REQ(:METHOD)% %REQ(X-ENVOY-ORIGINAL-PATH?:PATH)% %PROTOCOL%" %RESPONSE_CODE% %RESPONSE_FLAGS% ` +
+			`%RESPONSE_CODE_DETAILS% %CONNECTION_TERMINATION_DETAILS% "%UPSTREAM_TRANSPORT_FAILURE_REASON%" %BYTES_RECEIVED% %BYTES_SENT% ` +
+			`%DURATION% %RESP(X-ENVOY-UPSTREAM-SERVICE-TIME)% "%REQ(X-FORWARDED-FOR)%" "%REQ(USER-AGENT)%" "%REQ(X-REQUEST-ID)%" ` +
+			`"%REQ(:AUTHORITY)%" "%UPSTREAM_HOST%" %UPSTREAM_CLUSTER_RAW% %UPSTREAM_LOCAL_ADDRESS% %DOWNSTREAM_LOCAL_ADDRESS% ` +
+			`%DOWNSTREAM_REMOTE_ADDRESS% %REQUESTED_SERVER_NAME% %ROUTE_NAME%`,
+		line: `[2026-11-30T09:14:02.114Z] "POST /v1/orders HTTP/1.1" 503 UF upstream_reset_before_response_started{connection_failure} - ` +
+			`"delayed_connect_error:_111" 312 91 3 - "-" "okhttp/4.12.0" "r-1" "shop.example.com" "10.44.1.27:8080" outbound|8080||api ` +
+			`- 10.44.1.27:8080 [2001:db8::7]:51544 - default`,
+		want: want{fields: map[Field]string{RequestID: "r-1", Method: "POST", Path: "/v1/orders", Status: "503", Flags: "UF",
+			Reason: "upstream_reset_before_response_started{connection_failure} delayed_connect_error:_111", Client: "2001:db8::7",
+			Start: "2026-11-30T09:14:02.114Z", Duration: "3"}},
 	}, {
 		name:   "envoy: json_format read by member name, whatever the order, typed values too",
 		syntax: Envoy,
