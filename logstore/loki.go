@@ -816,7 +816,15 @@ func (k *lokiStore) Insert(ctx context.Context, body io.Reader) error {
 			Streams []*stream `json:"streams"`
 		}{}
 		for _, id := range order {
-			push.Streams = append(push.Streams, streams[id])
+			// In time order: Loki refuses a line more than an hour
+			// (max_chunk_age/2) older than its stream's newest.
+			st := streams[id]
+			sort.SliceStable(st.Values, func(i, j int) bool {
+				a, _ := strconv.ParseInt(st.Values[i][0], 10, 64)
+				b, _ := strconv.ParseInt(st.Values[j][0], 10, 64)
+				return a < b
+			})
+			push.Streams = append(push.Streams, st)
 		}
 		b, err := json.Marshal(push)
 		if err != nil {
