@@ -15,7 +15,6 @@ import (
 // it gives the files' findings, file:line for file:line, each line
 // fetched once.
 func TestLokiRoundTrip(t *testing.T) {
-	lokitest.Live(t)
 	l := lokitest.Start(t)
 	i := 0
 	for name, files := range storeCases(t) {
@@ -70,17 +69,17 @@ func TestLokiWorkload(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("the generated workload runs without -short and -race (.ci/loki.sh)")
 	}
-	lokitest.Live(t)
 	l := lokitest.Start(t)
+	addr := l.URL() + "?tenant=workload"
 	file := generate(t, intents, "1")
 	start := time.Now()
-	if code, out, errOut := runEnv(t, nil, "export", "--to", l.URL(), "--timeout", "300s", file); code != 0 {
+	if code, out, errOut := runEnv(t, nil, "export", "--to", addr, "--timeout", "300s", file); code != 0 {
 		t.Fatalf("export: exit %d\n%s%s", code, out, errOut)
 	}
 	exported := time.Since(start)
 	_, want, _ := runEnv(t, nil, "diagnose", "-q", "-o", "json", file)
 	start = time.Now()
-	code, got, errOut := runEnv(t, nil, "diagnose", "-o", "json", "--from", l.URL(), "--since", "2026-11-01T00:00:00Z", "--timeout", "300s")
+	code, got, errOut := runEnv(t, nil, "diagnose", "-o", "json", "--from", addr, "--since", "2026-11-01T00:00:00Z", "--timeout", "300s")
 	t.Logf("export %s, diagnose --from %s: %s", exported.Round(time.Millisecond), time.Since(start).Round(time.Millisecond), strings.TrimSpace(errOut))
 	if code == ExitError {
 		t.Fatalf("diagnose --from: exit 2\n%s", errOut)

@@ -44,7 +44,6 @@ func waitCount(t *testing.T, r Reader, f Filter, want int64) {
 // fixture case exported to a tenant of its own, and lines a shipper
 // loaded (known by count, not by file and line).
 func TestLokiAgrees(t *testing.T) {
-	lokitest.Live(t)
 	l := lokitest.Start(t)
 	i := 0
 	for name, files := range fixtureCases(t) {
@@ -128,7 +127,7 @@ func TestLokiAgrees(t *testing.T) {
 		}
 	})
 	t.Run("hung", func(t *testing.T) {
-		st, err := Open(l.URL(), Options{Timeout: 2 * time.Second})
+		st, err := Open(l.URL()+"?tenant=hung", Options{Timeout: 2 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -146,7 +145,6 @@ func TestLokiAgrees(t *testing.T) {
 // the whole: more groups than max_query_series, a window longer than
 // max_query_length; and a Loki that is not there.
 func TestLokiLimits(t *testing.T) {
-	lokitest.Live(t)
 	l := lokitest.Start(t, "max_query_series: 3", "max_query_length: 48h")
 	recs, _, _ := partitionedRecords()
 	k := lokiLoad(t, l, "limits", func(st Store) {

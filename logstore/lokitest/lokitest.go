@@ -1,7 +1,8 @@
 // Package lokitest starts Grafana Loki for tests: the single binary (every
 // role in one process) on 127.0.0.1 with free ports, filesystem storage
-// in a temporary directory, no authentication (auth_enabled: false), an
-// in-memory ring and the tsdb store with schema v13. The binary is the one
+// in a temporary directory, a tenant per X-Scope-OrgID (auth_enabled:
+// true, so each case's lines stay apart), an in-memory ring and the tsdb
+// store with schema v13. The binary is the one
 // .ci/loki.sh builds; without it the tests skip, except under CI=true
 // where they fail.
 package lokitest
@@ -65,23 +66,16 @@ func (l *Loki) Resume() { _ = l.cmd.Process.Signal(syscall.SIGCONT) }
 // Stop kills Loki (a store that went away).
 func (l *Loki) Stop() { _ = l.cmd.Process.Kill(); _, _ = l.cmd.Process.Wait() }
 
-// Live skips a test that needs the real Loki's answers until they are
-// known to match. Against v3.7.8 as Start configures it, pushes of the
-// fixtures' lines (dated weeks before now) are accepted, but a count
-// over them stays 0 for the ten seconds after (single tenant or one per
-// case, query_ingesters_within 0 or 87600h); in one run, lines pushed
-// earlier turned up some twenty seconds later. With one tenant the
-// cases' lines mix, so the tests run one tenant each (auth_enabled:
-// true). Until what Loki needs is found, IDEM_LOKI_LIVE=1 runs them.
-func Live(t testing.TB) {
-	t.Helper()
-	if os.Getenv("IDEM_LOKI_LIVE") != "1" {
-		t.Skip("the live Loki tests wait for the store's setup to answer about old lines (IDEM_LOKI_LIVE=1 runs them)")
-	}
-}
-
 // Start runs Loki and waits until /ready answers 200 (about 40 s on a
-// busy machine, for the ring); it is stopped when the test ends. limits
+// busy machine, for the ring); it is stopped when the test ends.
+//
+// The ingesters hold every line of a test (nothing is flushed in its
+// time), but the single binary on a filesystem store asks them only
+// about the last few hours (ingester.query_store_max_look_back_period,
+// whose 0 means max_chunk_age and some; set, it overrides the querier's
+// query_ingesters_within): lines weeks old, accepted with 204, were not
+// found until their chunks were flushed. -1 asks the ingesters about
+// every time. limits
 // are limits_config lines ("name: value") over the ones Start writes,
 // which let the fixtures' old dates in and lift the rates a test loads at.
 func Start(t testing.TB, limits ...string) *Loki {
@@ -93,23 +87,25 @@ func Start(t testing.TB, limits ...string) *Loki {
 	_, grpcPort, _ := net.SplitHostPort(grpcAddr)
 	lim := map[string]string{
 		// The fixtures are dated weeks before now: Loki rejects lines
-		// older than a week, and asks its ingesters (which hold every
-		// line of a test, nothing being flushed) about the last 3 h only.
-		"reject_old_samples":            "false",
-		"max_query_length":              "0",
-		"allow_structured_metadata":     "true",
-		"ingestion_rate_mb":             "256",
-		"ingestion_burst_size_mb":       "512",
-		"per_stream_rate_limit":         "256MB",
-		"per_stream_rate_limit_burst":   "512MB",
-		"max_query_series":              "100000",
-		"split_queries_by_interval":     "0",
-		"max_entries_limit_per_query":   "5000",
-		"max_line_size":                 "0",
-		"max_global_streams_per_user":   "0",
-		"max_streams_per_user":          "0",
-		"unordered_writes":              "true",
-		"increment_duplicate_timestamp": "false",
+		// older than a week.
+		"reject_old_samples":          "false",
+		"max_query_length":            "0",
+		"allow_structured_metadata":   "true",
+		"ingestion_rate_mb":           "256",
+		"ingestion_burst_size_mb":     "512",
+		"per_stream_rate_limit":       "256MB",
+		"per_stream_rate_limit_burst": "512MB",
+		"max_query_series":            "100000",
+		// Unsplit: a window of weeks would be some 500 queries of an
+		// hour each, every one asking the ingesters (minutes on 2 cores).
+		"split_queries_by_interval":                "0",
+		"split_instant_metric_queries_by_interval": "0",
+		"max_entries_limit_per_query":              "5000",
+		"max_line_size":                            "0",
+		"max_global_streams_per_user":              "0",
+		"max_streams_per_user":                     "0",
+		"unordered_writes":                         "true",
+		"increment_duplicate_timestamp":            "false",
 	}
 	for _, l := range limits {
 		k, v, _ := strings.Cut(l, ":")
@@ -119,7 +115,7 @@ func Start(t testing.TB, limits ...string) *Loki {
 	for k, v := range lim {
 		fmt.Fprintf(&lb, "  %s: %s\n", k, v)
 	}
-	cfg := fmt.Sprintf(`auth_enabled: false
+	cfg := fmt.Sprintf(`auth_enabled: true
 server:
   http_listen_address: 127.0.0.1
   http_listen_port: %s
@@ -148,12 +144,11 @@ schema_config:
       index:
         prefix: index_
         period: 24h
-querier:
-  query_ingesters_within: 0
 ingester:
   lifecycler:
     min_ready_duration: 0s
     final_sleep: 0s
+  query_store_max_look_back_period: -1
 query_range:
   results_cache:
     cache:
