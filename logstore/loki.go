@@ -636,7 +636,8 @@ func (k *lokiStore) linesQuery(l *logql, q Lines, f Filter) (string, bool) {
 
 // record reads a line back: the record idem export wrote (a JSON object
 // with idem.file), or a shipper's line with the fields the parser found
-// in it, its text in _msg. Its time is the store's.
+// in it, its text in _msg unless it names its own (as VictoriaLogs and
+// the memory store read it). Its time is the store's.
 func (k *lokiStore) record(l *logql, e *entry, only []string) Record {
 	r := Record{}
 	if strings.HasPrefix(e.line, "{") {
@@ -653,7 +654,9 @@ func (k *lokiStore) record(l *logql, e *entry, only []string) Record {
 				r[f] = v
 			}
 		}
-		r["_msg"] = e.line
+		if _, ok := r["_msg"]; !ok {
+			r["_msg"] = e.line // a line that names no message is its own
+		}
 		r[lokiLine] = e.line
 		r["_stream"] = streamOf(e.stream, l)
 	}
