@@ -74,10 +74,12 @@ func (l *Loki) Stop() { _ = l.cmd.Process.Kill(); _, _ = l.cmd.Process.Wait() }
 // about the last few hours (ingester.query_store_max_look_back_period,
 // whose 0 means max_chunk_age and some; set, it overrides the querier's
 // query_ingesters_within): lines weeks old, accepted with 204, were not
-// found until their chunks were flushed. -1 asks the ingesters about
-// every time. limits
-// are limits_config lines ("name: value") over the ones Start writes,
-// which let the fixtures' old dates in and lift the rates a test loads at.
+// found, the parts of a query past those hours asking no ingester. -1
+// asks the ingesters about every time.
+//
+// limits are limits_config lines ("name: value") over the ones Start
+// writes, which let the fixtures' old dates in and lift the rates a test
+// loads at.
 func Start(t testing.TB, limits ...string) *Loki {
 	t.Helper()
 	bin := Binary(t)
