@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/idem-cli/idem/ingest"
@@ -37,7 +38,9 @@ that is about a request into a log store, with the fields that
 written (in _msg) and where it came from, so that a diagnosis from the store
 reads the same lines and cites the same file:line as one from the files.
 
-STORE is victorialogs://HOST:PORT (see docs/logstore.md). After loading,
+STORE is victorialogs://HOST:PORT or loki://HOST:PORT (see docs/logstore.md);
+Loki gets the labels tier, format and service, the key and the request id
+staying in the line. After loading,
 idem counts what the store kept: a store that drops lines without saying so
 (older than its retention, or too far in the future) is an error, exit 2.
 For a cluster, --to names the insert node and --check the select node.
@@ -45,11 +48,12 @@ For a cluster, --to names the insert node and --check the select node.
 Credentials come from the environment: IDEM_LOGSTORE_TOKEN (bearer), or
 IDEM_LOGSTORE_USER and IDEM_LOGSTORE_PASSWORD (basic).`,
 		Example: `  idem export --to victorialogs://127.0.0.1:9428 fixtures/incident/*
+  idem export --to loki://127.0.0.1:3100 fixtures/incident/*
   idem export --to victorialogs://127.0.0.1:9481 --check victorialogs://127.0.0.1:9471 access.log.gz`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args
 			if opts.To == "" {
-				return usagef("export needs --to STORE (victorialogs://HOST:PORT)")
+				return usagef("export needs --to STORE (victorialogs://HOST:PORT or loki://HOST:PORT)")
 			}
 			if len(args) == 0 {
 				return usagef("export needs the files to load (idem export --to STORE FILE...)")
@@ -66,7 +70,7 @@ IDEM_LOGSTORE_USER and IDEM_LOGSTORE_PASSWORD (basic).`,
 			return runExport(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.To, "to", "", "the store to load: victorialogs://HOST:PORT")
+	cmd.Flags().StringVar(&opts.To, "to", "", "the store to load: victorialogs://HOST:PORT or loki://HOST:PORT")
 	cmd.Flags().StringVar(&opts.Check, "check", "", "where to count what the store kept, when --to cannot be queried (a cluster's select node)")
 	cmd.Flags().DurationVar(&opts.Timeout, "timeout", 60*time.Second, "how long each request to the store may take, and how long to wait for the lines to be searchable")
 	opts.Input.register(cmd)
@@ -146,13 +150,14 @@ type ExportLossError struct {
 }
 
 func (e *ExportLossError) Error() string {
-	return fmt.Sprintf("%s kept %d of the %d lines sent: a store drops lines older than its retention (VictoriaLogs: -retentionPeriod, 7d by default) or too far in the future (-futureRetention) while answering 200", e.Store, e.Kept, e.Sent)
+	return fmt.Sprintf("%s kept %d of the %d lines sent: a store drops lines older than its retention (VictoriaLogs: -retentionPeriod, 7d by default) or too far in the future (-futureRetention) while answering 200; Loki counts only what its queriers reach (query_ingesters_within, 3h by default, for lines still in its ingesters)", e.Store, e.Kept, e.Sent)
 }
 
 // storeFlags are the flags of a command that can read from a log store.
 type storeFlags struct {
 	From         string
 	Query        string
+	Selector     string
 	Timeout      time.Duration
 	Since, Until string // for commands without their own (trace)
 }
@@ -181,8 +186,9 @@ func (sf *storeFlags) parseWindow(now time.Time, w *logstore.Window) error {
 
 func (sf *storeFlags) register(cmd *cobra.Command) {
 	fs := cmd.Flags()
-	fs.StringVar(&sf.From, "from", "", "read from a log store instead of files: victorialogs://HOST:PORT (docs/logstore.md)")
-	fs.StringVar(&sf.Query, "query", "", "with --from: a LogsQL filter every query starts with, e.g. '{app=\"api\"}'")
+	fs.StringVar(&sf.From, "from", "", "read from a log store instead of files: victorialogs://HOST:PORT or loki://HOST:PORT (docs/logstore.md)")
+	fs.StringVar(&sf.Query, "query", "", "with --from victorialogs://: a LogsQL filter every query starts with, e.g. '{app=\"api\"}'")
+	fs.StringVar(&sf.Selector, "selector", "", "with --from loki://: the LogQL stream selector every query starts with, e.g. '{app=\"payments\"}' (default: the lines idem export loaded)")
 	fs.DurationVar(&sf.Timeout, "timeout", 5*time.Minute, "with --from: how long the whole conversation with the store may take")
 }
 
@@ -192,7 +198,17 @@ func (sf *storeFlags) validate(paths []string) error {
 		if sf.Query != "" {
 			return usagef("--query needs --from")
 		}
+		if sf.Selector != "" {
+			return usagef("--selector needs --from loki://")
+		}
 		return nil
+	}
+	loki := strings.HasPrefix(sf.From, "loki:") || strings.HasPrefix(sf.From, "loki+")
+	if sf.Selector != "" && !loki {
+		return usagef("--selector is a Loki stream selector: it goes with --from loki://")
+	}
+	if sf.Query != "" && loki {
+		return usagef("--query is LogsQL, for VictoriaLogs: with --from loki:// use --selector")
 	}
 	if len(paths) > 0 {
 		return usagef("--from reads from the store: name no files with it")
@@ -205,7 +221,7 @@ func (sf *storeFlags) validate(paths []string) error {
 
 // loadStore reads and correlates the lines a store gives for the window.
 func loadStore(ctx context.Context, f *Factory, fl *inputFlags, sf *storeFlags, w logstore.Window) (*model.Set, error) {
-	st, err := logstore.Open(sf.From, logstore.Options{Getenv: f.Getenv, Timeout: sf.Timeout, Query: sf.Query})
+	st, err := logstore.Open(sf.From, logstore.Options{Getenv: f.Getenv, Timeout: sf.Timeout, Query: sf.Query, Selector: sf.Selector})
 	if err != nil {
 		return nil, &UsageError{Err: err}
 	}

@@ -46,8 +46,8 @@ func TestEndlessFieldNamesAreCut(t *testing.T) {
 	start := time.Now()
 	_, err = st.Fields(context.Background(), Window{})
 	var ie *IncompleteError
-	if !errors.As(err, &ie) || !errors.Is(err, ErrAnswerTooLarge) || !strings.Contains(err.Error(), fmt.Sprint(MaxFieldNamesBytes)) {
-		t.Fatalf("err %v, want an incomplete result past %d bytes", err, MaxFieldNamesBytes)
+	if !errors.As(err, &ie) || !errors.Is(err, errAnswerTooLarge) || !strings.Contains(err.Error(), fmt.Sprint(maxFieldNamesBytes)) {
+		t.Fatalf("err %v, want an incomplete result past %d bytes", err, maxFieldNamesBytes)
 	}
 	if d := time.Since(start); d > 20*time.Second {
 		t.Errorf("took %v", d)
@@ -58,8 +58,8 @@ func TestEndlessFieldNamesAreCut(t *testing.T) {
 		t.Fatal("the answer is still being read")
 	}
 	// What the socket buffers held past the bound, not more.
-	if n := sent.Load(); n > 2*MaxFieldNamesBytes {
-		t.Errorf("the stand-in sent %d bytes before idem stopped, bound %d", n, MaxFieldNamesBytes)
+	if n := sent.Load(); n > 2*maxFieldNamesBytes {
+		t.Errorf("the stand-in sent %d bytes before idem stopped, bound %d", n, maxFieldNamesBytes)
 	}
 }
 
@@ -72,7 +72,7 @@ func TestEndlessQueryAnswerIsCut(t *testing.T) {
 	}
 	n := 0
 	err = st.Run(context.Background(), Lines{Filter: All{}}, Window{}, func(Record) error { n++; return nil })
-	if !errors.Is(err, ErrAnswerTooLarge) || !strings.Contains(err.Error(), "1048576 bytes") || !strings.Contains(err.Error(), "max_answer_bytes") {
+	if !errors.Is(err, errAnswerTooLarge) || !strings.Contains(err.Error(), "1048576 bytes") || !strings.Contains(err.Error(), "max_answer_bytes") {
 		t.Fatalf("err %v after %d records, want an incomplete result past 1048576 bytes naming max_answer_bytes", err, n)
 	}
 	select {
@@ -111,7 +111,7 @@ func TestAnswerRecordsAndBytesBound(t *testing.T) {
 		switch {
 		case c.wantErr == "" && (err != nil || n != c.lines):
 			t.Errorf("%s: %d records, err %v; want %d, no error", c.name, n, err, c.lines)
-		case c.wantErr != "" && (!errors.Is(err, ErrAnswerTooLarge) || !strings.Contains(err.Error(), c.wantErr) || !strings.Contains(err.Error(), "incomplete result")):
+		case c.wantErr != "" && (!errors.Is(err, errAnswerTooLarge) || !strings.Contains(err.Error(), c.wantErr) || !strings.Contains(err.Error(), "incomplete result")):
 			t.Errorf("%s: err %v, want an incomplete result: %s", c.name, err, c.wantErr)
 		}
 		srv.Close()
@@ -130,7 +130,7 @@ func TestAnswerBoundsInTheAddress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := st.(*VictoriaLogs); v.MaxAnswerBytes != DefaultMaxAnswerBytes || v.MaxAnswerRecords != DefaultMaxAnswerRecords {
+	if v := st.(*victoriaLogs); v.MaxAnswerBytes != defaultMaxAnswerBytes || v.MaxAnswerRecords != defaultMaxAnswerRecords {
 		t.Errorf("bounds %d bytes, %d records; want the defaults", v.MaxAnswerBytes, v.MaxAnswerRecords)
 	}
 }

@@ -203,12 +203,15 @@ type Options struct {
 	// Timeout bounds each request to the store (0: no bound but ctx's).
 	Timeout time.Duration
 	// Query is a filter in the store's language that every query starts
-	// with (which service, which environment).
+	// with (which service, which environment): VictoriaLogs'.
 	Query string
+	// Selector is the LogQL stream selector every Loki query starts with,
+	// such as {app="payments"} (none: the lines idem export loaded).
+	Selector string
 	// MaxAnswerBytes and MaxAnswerRecords bound one answer of the store
-	// (0: DefaultMaxAnswerBytes, DefaultMaxAnswerRecords); the address's
+	// (0: defaultMaxAnswerBytes, defaultMaxAnswerRecords); the address's
 	// max_answer_bytes and max_answer_records set them too. An answer
-	// past either is an *IncompleteError (ErrAnswerTooLarge), never a
+	// past either is an *IncompleteError (errAnswerTooLarge), never a
 	// part of it read as the whole.
 	MaxAnswerBytes   int64
 	MaxAnswerRecords int64
@@ -218,26 +221,26 @@ type Options struct {
 // could stream without end. A phase 2 fetch asks for the lines of a batch
 // of keys, far below both; a field list is a few hundred names.
 const (
-	DefaultMaxAnswerBytes   = 1 << 30
-	DefaultMaxAnswerRecords = 10_000_000
-	// MaxFieldNamesBytes and MaxFieldNames bound the list of a store's
+	defaultMaxAnswerBytes   = 1 << 30
+	defaultMaxAnswerRecords = 10_000_000
+	// maxFieldNamesBytes and maxFieldNames bound the list of a store's
 	// fields: decoded whole, it costs about three times its size.
-	MaxFieldNamesBytes = 16 << 20
-	MaxFieldNames      = 100_000
+	maxFieldNamesBytes = 16 << 20
+	maxFieldNames      = 100_000
 )
 
-// ErrAnswerTooLarge is the cause of an IncompleteError when an answer
+// errAnswerTooLarge is the cause of an IncompleteError when an answer
 // passed its bound in bytes or records.
-var ErrAnswerTooLarge = errors.New("the answer passed its bound")
+var errAnswerTooLarge = errors.New("the answer passed its bound")
 
-// AnswerLimitError says which bound an answer passed.
-type AnswerLimitError struct {
+// answerLimitError says which bound an answer passed.
+type answerLimitError struct {
 	What  string // "bytes", "records", "field names"
 	Limit int64
 	Set   string // what sets the bound, for the message
 }
 
-func (e *AnswerLimitError) Error() string {
+func (e *answerLimitError) Error() string {
 	msg := fmt.Sprintf("the answer passed %d %s", e.Limit, e.What)
 	if e.Set != "" {
 		msg += " (" + e.Set + ")"
@@ -245,12 +248,14 @@ func (e *AnswerLimitError) Error() string {
 	return msg
 }
 
-func (e *AnswerLimitError) Unwrap() error { return ErrAnswerTooLarge }
+func (e *answerLimitError) Unwrap() error { return errAnswerTooLarge }
 
 // Open parses a store address and returns its client.
 //
 //	victorialogs://HOST:PORT[?account=ID&project=ID&tls=1&msg_field=F&time_field=F&max_answer_bytes=N&max_answer_records=N]
 //	victorialogs+https://HOST:PORT  (the same as tls=1)
+//	loki://HOST:PORT[?tenant=ID&tls=1&parser=json|logfmt&max_entries=N&lookback=D&max_answer_bytes=N&max_answer_records=N]
+//	loki+https://HOST:PORT
 func Open(addr string, opts Options) (Store, error) {
 	u, err := url.Parse(addr)
 	if err != nil {
@@ -262,10 +267,12 @@ func Open(addr string, opts Options) (Store, error) {
 	switch u.Scheme {
 	case "victorialogs", "victorialogs+http", "victorialogs+https":
 		return newVictoriaLogs(u, opts)
+	case "loki", "loki+http", "loki+https":
+		return newLoki(u, opts)
 	case "":
-		return nil, &AddressError{Addr: redactAddr(addr), Err: errors.New("no scheme: write victorialogs://HOST:PORT")}
+		return nil, &AddressError{Addr: redactAddr(addr), Err: errors.New("no scheme: write victorialogs://HOST:PORT or loki://HOST:PORT")}
 	}
-	return nil, &AddressError{Addr: redactAddr(addr), Err: fmt.Errorf("unknown store %q (known: victorialogs)", u.Scheme)}
+	return nil, &AddressError{Addr: redactAddr(addr), Err: fmt.Errorf("unknown store %q (known: victorialogs, loki)", u.Scheme)}
 }
 
 // AddressError is a store address that cannot be used.

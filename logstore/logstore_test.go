@@ -16,7 +16,15 @@ func TestOpen(t *testing.T) {
 		{addr: "victorialogs://127.0.0.1:9428?tls=1&account=3&project=4", want: "https://127.0.0.1:9428"},
 		{addr: "victorialogs://u:pw@127.0.0.1:9428", err: "credentials do not belong"},
 		{addr: "victorialogs://127.0.0.1:9428?account=-1", err: "account and project are numbers"},
-		{addr: "loki://127.0.0.1:3100", err: "unknown store"},
+		{addr: "elasticsearch://127.0.0.1:9200", err: "unknown store"},
+		{addr: "loki://127.0.0.1:3100", want: "http://127.0.0.1:3100"},
+		{addr: "loki+https://logs.example:443/loki?tenant=a", want: "https://logs.example:443/loki"},
+		{addr: "loki://127.0.0.1:3100?tls=1", want: "https://127.0.0.1:3100"},
+		{addr: "loki://u:pw@127.0.0.1:3100", err: "credentials do not belong"},
+		{addr: "loki://127.0.0.1:3100?parser=xml", err: "parser is json or logfmt"},
+		{addr: "loki://127.0.0.1:3100?max_entries=1", err: "max_entries is a number"},
+		{addr: "loki://127.0.0.1:3100?lookback=week", err: "lookback is a duration"},
+		{addr: "loki://", err: "no HOST:PORT"},
 		{addr: "127.0.0.1:9428", err: "store address"},
 		{addr: "victorialogs://", err: "no HOST:PORT"},
 	}
@@ -32,7 +40,14 @@ func TestOpen(t *testing.T) {
 			t.Errorf("%s: %v", tt.addr, err)
 			continue
 		}
-		if got := st.(*VictoriaLogs).base.String(); got != tt.want {
+		var base string
+		switch st := st.(type) {
+		case *victoriaLogs:
+			base = st.base.String()
+		case *lokiStore:
+			base = st.base.String()
+		}
+		if got := base; got != tt.want {
 			t.Errorf("%s: base %s, want %s", tt.addr, got, tt.want)
 		}
 	}
@@ -63,7 +78,7 @@ func TestSourcesKeepLineNumbers(t *testing.T) {
 // What a store says is not trusted: absurd line numbers, names and times
 // cost bounded memory and crash nothing.
 func TestHostileRecords(t *testing.T) {
-	c := &collector{seen: map[string]bool{}, files: map[string]*file{}, shipped: (&VictoriaLogs{}).Rebuild}
+	c := &collector{seen: map[string]bool{}, files: map[string]*file{}, shipped: (&victoriaLogs{}).Rebuild}
 	for _, r := range []Record{
 		{"_msg": "x", FieldFile: "a.log", FieldLine: "999999999999"},
 		{"_msg": "y", FieldFile: "a.log", FieldLine: "-5"},

@@ -13,7 +13,7 @@ import (
 )
 
 // load inserts records into a fresh single node and returns its client.
-func load(t *testing.T, recs []map[string]string) *VictoriaLogs {
+func load(t *testing.T, recs []map[string]string) *victoriaLogs {
 	t.Helper()
 	n := vltest.Single(t)
 	st, err := Open(n.URL(), Options{Timeout: 20 * time.Second})
@@ -25,7 +25,7 @@ func load(t *testing.T, recs []map[string]string) *VictoriaLogs {
 		t.Fatal(err)
 	}
 	st.Flush(ctx)
-	v := st.(*VictoriaLogs)
+	v := st.(*victoriaLogs)
 	for deadline := time.Now().Add(10 * time.Second); ; {
 		if n, err := v.Count(ctx, All{}, Window{}); err == nil && n == int64(len(recs)) {
 			return v

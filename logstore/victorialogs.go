@@ -16,13 +16,13 @@ import (
 	"time"
 )
 
-// VictoriaLogs is the dialect of VictoriaLogs' HTTP API, a Store:
+// victoriaLogs is the dialect of VictoriaLogs' HTTP API, a Store:
 // /select/logsql/query asks the plan's questions in LogsQL
 // (victorialogs_logsql.go) and streams the answers back as JSON lines;
 // /insert/jsonline loads. A cluster is queried through its vlselect
 // frontend and loaded through vlinsert; the storage nodes are never asked
 // directly, since one key's lines are spread over them.
-type VictoriaLogs struct {
+type victoriaLogs struct {
 	base      *url.URL
 	name      string
 	account   string
@@ -34,7 +34,7 @@ type VictoriaLogs struct {
 	timeout   time.Duration
 	// MaxQueryBytes bounds one query's length: VictoriaLogs refuses longer
 	// ones (-search.maxQueryLen, 16 KiB by default) with HTTP 400.
-	MaxQueryBytes int
+	maxQueryBytes int
 	// GroupLines is how many lines of the window one phase 1 grouping
 	// query may cover; a larger window is asked in partitions, one after
 	// another, each well inside the store's -search.maxQueryDuration
@@ -46,9 +46,9 @@ type VictoriaLogs struct {
 	filter                           string // --query
 }
 
-var _ Store = (*VictoriaLogs)(nil)
+var _ Store = (*victoriaLogs)(nil)
 
-func newVictoriaLogs(u *url.URL, opts Options) (*VictoriaLogs, error) {
+func newVictoriaLogs(u *url.URL, opts Options) (*victoriaLogs, error) {
 	q := u.Query()
 	scheme := "http"
 	if u.Scheme == "victorialogs+https" || q.Get("tls") == "1" || q.Get("tls") == "true" {
@@ -58,8 +58,8 @@ func newVictoriaLogs(u *url.URL, opts Options) (*VictoriaLogs, error) {
 		return nil, &AddressError{Addr: redactAddr(u.String()), Err: errors.New("no HOST:PORT")}
 	}
 	base := &url.URL{Scheme: scheme, Host: u.Host, Path: strings.TrimSuffix(u.Path, "/")}
-	v := &VictoriaLogs{base: base, name: "victorialogs://" + u.Host + base.Path, account: q.Get("account"), project: q.Get("project"),
-		msgField: q.Get("msg_field"), timeField: q.Get("time_field"), timeout: opts.Timeout, MaxQueryBytes: 12 << 10,
+	v := &victoriaLogs{base: base, name: "victorialogs://" + u.Host + base.Path, account: q.Get("account"), project: q.Get("project"),
+		msgField: q.Get("msg_field"), timeField: q.Get("time_field"), timeout: opts.Timeout, maxQueryBytes: 12 << 10,
 		GroupLines: defaultGroupLines,
 		filter:     strings.TrimSpace(opts.Query)}
 	v.MaxAnswerBytes, v.MaxAnswerRecords = opts.MaxAnswerBytes, opts.MaxAnswerRecords
@@ -76,10 +76,10 @@ func newVictoriaLogs(u *url.URL, opts Options) (*VictoriaLogs, error) {
 		}
 	}
 	if v.MaxAnswerBytes <= 0 {
-		v.MaxAnswerBytes = DefaultMaxAnswerBytes
+		v.MaxAnswerBytes = defaultMaxAnswerBytes
 	}
 	if v.MaxAnswerRecords <= 0 {
-		v.MaxAnswerRecords = DefaultMaxAnswerRecords
+		v.MaxAnswerRecords = defaultMaxAnswerRecords
 	}
 	for _, id := range []string{v.account, v.project} {
 		if id != "" {
@@ -116,25 +116,25 @@ func newVictoriaLogs(u *url.URL, opts Options) (*VictoriaLogs, error) {
 const defaultGroupLines = 2_500_000
 
 // Name is the store's address, without credentials.
-func (v *VictoriaLogs) Name() string { return v.name }
+func (v *victoriaLogs) Name() string { return v.name }
 
 // Limits are MaxQueryBytes and GroupLines; --query's filter is repeated
 // in each subquery.
-func (v *VictoriaLogs) Limits() Limits {
-	return Limits{QueryBytes: v.MaxQueryBytes, ScopeBytes: len(v.filter), GroupLines: v.GroupLines}
+func (v *victoriaLogs) Limits() Limits {
+	return Limits{QueryBytes: v.maxQueryBytes, ScopeBytes: len(v.filter), GroupLines: v.GroupLines}
 }
 
 // Run asks a Group or a Lines in LogsQL.
-func (v *VictoriaLogs) Run(ctx context.Context, q Query, w Window, each func(Record) error) error {
+func (v *victoriaLogs) Run(ctx context.Context, q Query, w Window, each func(Record) error) error {
 	return v.query(ctx, v.sql().query(q), w, each)
 }
 
 // Show writes q in LogsQL, as sent but for --query's filter in front.
-func (v *VictoriaLogs) Show(q Query) string { return v.sql().query(q) }
+func (v *victoriaLogs) Show(q Query) string { return v.sql().query(q) }
 
 // do sends one request and returns the response when it is a 200; any
 // other answer, or none in time, is an *IncompleteError.
-func (v *VictoriaLogs) do(ctx context.Context, method, path string, form url.Values, body io.Reader, contentType string) (*http.Response, context.CancelFunc, error) {
+func (v *victoriaLogs) do(ctx context.Context, method, path string, form url.Values, body io.Reader, contentType string) (*http.Response, context.CancelFunc, error) {
 	cancel := context.CancelFunc(func() {})
 	if v.timeout > 0 {
 		ctx, cancel = context.WithTimeout(ctx, v.timeout)
@@ -179,7 +179,7 @@ func (v *VictoriaLogs) do(ctx context.Context, method, path string, form url.Val
 
 // incomplete makes the error for a failed exchange, telling a timeout
 // from other failures.
-func (v *VictoriaLogs) incomplete(ctx context.Context, status int, answer string, err error) error {
+func (v *victoriaLogs) incomplete(ctx context.Context, status int, answer string, err error) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
 		err = fmt.Errorf("%w (%s)", ErrTimeout, v.timeout)
 	} else if errors.Is(ctx.Err(), context.Canceled) {
@@ -195,7 +195,7 @@ func (v *VictoriaLogs) incomplete(ctx context.Context, status int, answer string
 // than idem's timeout. The bound is what is left of this request's time
 // and of the whole conversation's, less a margin of a tenth and at least
 // a second: the store's answer still has to cross a loaded machine.
-func (v *VictoriaLogs) limit(ctx context.Context, form url.Values) {
+func (v *victoriaLogs) limit(ctx context.Context, form url.Values) {
 	left := v.timeout
 	if dl, ok := ctx.Deadline(); ok {
 		if d := time.Until(dl); left <= 0 || d < left {
@@ -230,7 +230,7 @@ func firstLine(b []byte) string {
 }
 
 // sql writes the plan's questions in LogsQL under --query's scope.
-func (v *VictoriaLogs) sql() logsql {
+func (v *victoriaLogs) sql() logsql {
 	if v.filter == "" {
 		return logsql{}
 	}
@@ -240,7 +240,7 @@ func (v *VictoriaLogs) sql() logsql {
 // query runs one LogsQL query and hands each result line to each. Partial
 // responses are refused explicitly, whatever the server's default, and an
 // answer cut short or not JSON is an *IncompleteError.
-func (v *VictoriaLogs) query(ctx context.Context, q string, w Window, each func(Record) error) error {
+func (v *victoriaLogs) query(ctx context.Context, q string, w Window, each func(Record) error) error {
 	if v.filter != "" {
 		q = "(" + v.filter + ") " + q
 	}
@@ -267,13 +267,13 @@ func (v *VictoriaLogs) query(ctx context.Context, q string, w Window, each func(
 			continue
 		}
 		if records++; records > v.MaxAnswerRecords {
-			return v.tooLarge(&AnswerLimitError{What: "records", Limit: v.MaxAnswerRecords, Set: "max_answer_records in the store's address raises it"})
+			return v.tooLarge(&answerLimitError{What: "records", Limit: v.MaxAnswerRecords, Set: "max_answer_records in the store's address raises it"})
 		}
 		rec := Record{}
 		if err := json.Unmarshal(line, &rec); err != nil {
 			// The bound may cut the last line: the scanner hands its
 			// start over before its error.
-			if le := (*AnswerLimitError)(nil); errors.As(sc.Err(), &le) {
+			if le := (*answerLimitError)(nil); errors.As(sc.Err(), &le) {
 				return v.tooLarge(le)
 			}
 			// VictoriaLogs reports an error met while streaming (a query
@@ -293,11 +293,11 @@ func (v *VictoriaLogs) query(ctx context.Context, q string, w Window, each func(
 		}
 	}
 	if err := sc.Err(); err != nil {
-		if le := (*AnswerLimitError)(nil); errors.As(err, &le) {
+		if le := (*answerLimitError)(nil); errors.As(err, &le) {
 			return v.tooLarge(le)
 		}
 		if errors.Is(err, bufio.ErrTooLong) {
-			return v.tooLarge(&AnswerLimitError{What: "bytes in one line", Limit: 64 << 20})
+			return v.tooLarge(&answerLimitError{What: "bytes in one line", Limit: 64 << 20})
 		}
 		// VictoriaLogs drops the connection of an answer under way when
 		// the query reaches -search.maxQueryDuration or a node fails,
@@ -308,7 +308,7 @@ func (v *VictoriaLogs) query(ctx context.Context, q string, w Window, each func(
 }
 
 // Count reports how many records f selects within w.
-func (v *VictoriaLogs) Count(ctx context.Context, f Filter, w Window) (int64, error) {
+func (v *victoriaLogs) Count(ctx context.Context, f Filter, w Window) (int64, error) {
 	var n int64
 	err := v.query(ctx, v.sql().count(f), w, func(r Record) error {
 		n, _ = strconv.ParseInt(r["n"], 10, 64)
@@ -320,7 +320,7 @@ func (v *VictoriaLogs) Count(ctx context.Context, f Filter, w Window) (int64, er
 // Insert loads JSON lines. The content type matters: without
 // application/stream+json VictoriaLogs answers 200 and keeps nothing, or
 // part of the lines.
-func (v *VictoriaLogs) Insert(ctx context.Context, body io.Reader) error {
+func (v *victoriaLogs) Insert(ctx context.Context, body io.Reader) error {
 	form := url.Values{"_msg_field": {"_msg"}, "_time_field": {"_time"}, "_stream_fields": {FieldFile}}
 	resp, cancel, err := v.do(ctx, http.MethodPost, "/insert/jsonline", form, body, "application/stream+json")
 	if err != nil {
@@ -336,7 +336,7 @@ func (v *VictoriaLogs) Insert(ctx context.Context, body io.Reader) error {
 // Flush asks a single node to make what it was sent searchable now; a
 // cluster's insert node has no such endpoint, and its lines turn up
 // within a few seconds.
-func (v *VictoriaLogs) Flush(ctx context.Context) {
+func (v *victoriaLogs) Flush(ctx context.Context) {
 	if resp, cancel, err := v.do(ctx, http.MethodGet, "/internal/force_flush", nil, nil, ""); err == nil {
 		resp.Body.Close()
 		cancel()
@@ -344,7 +344,7 @@ func (v *VictoriaLogs) Flush(ctx context.Context) {
 }
 
 // Fields reads which fields the store has within w.
-func (v *VictoriaLogs) Fields(ctx context.Context, w Window) (map[string]bool, error) {
+func (v *victoriaLogs) Fields(ctx context.Context, w Window) (map[string]bool, error) {
 	form := url.Values{"query": {"*"}}
 	if v.filter != "" {
 		form.Set("query", v.filter)
@@ -367,14 +367,14 @@ func (v *VictoriaLogs) Fields(ctx context.Context, w Window) (map[string]bool, e
 			Value string `json:"value"`
 		} `json:"values"`
 	}
-	if err := json.NewDecoder(v.bounded(resp.Body, MaxFieldNamesBytes, "bytes of field names", "")).Decode(&ans); err != nil {
-		if le := (*AnswerLimitError)(nil); errors.As(err, &le) {
+	if err := json.NewDecoder(v.bounded(resp.Body, maxFieldNamesBytes, "bytes of field names", "")).Decode(&ans); err != nil {
+		if le := (*answerLimitError)(nil); errors.As(err, &le) {
 			return nil, v.tooLarge(le)
 		}
 		return nil, &IncompleteError{Store: v.name, Status: resp.StatusCode, Err: fmt.Errorf("field names: %w", err)}
 	}
-	if len(ans.Values) > MaxFieldNames {
-		return nil, v.tooLarge(&AnswerLimitError{What: "field names", Limit: MaxFieldNames})
+	if len(ans.Values) > maxFieldNames {
+		return nil, v.tooLarge(&answerLimitError{What: "field names", Limit: maxFieldNames})
 	}
 	out := map[string]bool{}
 	for _, f := range ans.Values {
@@ -384,9 +384,9 @@ func (v *VictoriaLogs) Fields(ctx context.Context, w Window) (map[string]bool, e
 }
 
 // bounded reads at most max bytes of an answer: a byte more is an
-// *AnswerLimitError, so that an answer of exactly max bytes is whole.
-func (v *VictoriaLogs) bounded(r io.Reader, max int64, what, set string) io.Reader {
-	return &boundedReader{r: r, left: max, err: &AnswerLimitError{What: what, Limit: max, Set: set}}
+// *answerLimitError, so that an answer of exactly max bytes is whole.
+func (v *victoriaLogs) bounded(r io.Reader, max int64, what, set string) io.Reader {
+	return &boundedReader{r: r, left: max, err: &answerLimitError{What: what, Limit: max, Set: set}}
 }
 
 type boundedReader struct {
@@ -411,7 +411,7 @@ func (b *boundedReader) Read(p []byte) (int, error) {
 
 // tooLarge is the incomplete result of an answer past its bound, read no
 // further: the connection is dropped rather than drained.
-func (v *VictoriaLogs) tooLarge(le *AnswerLimitError) error {
+func (v *victoriaLogs) tooLarge(le *answerLimitError) error {
 	return &IncompleteError{Store: v.name, Err: le}
 }
 

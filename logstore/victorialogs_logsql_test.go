@@ -26,7 +26,7 @@ type canned struct {
 // cannedStore answers like VictoriaLogs from canned answers (the first
 // that matches; none is an empty answer), and writes down every request:
 // what the plan compiles to, as sent.
-func cannedStore(t *testing.T, addr string, opts Options, fields []string, answers []canned) (*VictoriaLogs, *strings.Builder) {
+func cannedStore(t *testing.T, addr string, opts Options, fields []string, answers []canned) (*victoriaLogs, *strings.Builder) {
 	t.Helper()
 	var log strings.Builder
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -65,7 +65,7 @@ func cannedStore(t *testing.T, addr string, opts Options, fields []string, answe
 	if err != nil {
 		t.Fatal(err)
 	}
-	return st.(*VictoriaLogs), &log
+	return st.(*victoriaLogs), &log
 }
 
 // goldenFile compares got with testdata/NAME.golden, or rewrites it with
@@ -165,7 +165,7 @@ func TestLogsQLGolden(t *testing.T) {
 	})
 	t.Run("batches", func(t *testing.T) {
 		v, log := cannedStore(t, "", Options{Query: "env:prod"}, nil, nil)
-		v.MaxQueryBytes = 600
+		v.maxQueryBytes = 600
 		p := newPlanner(v)
 		p.rawKeys, p.methods = []string{"idempotency_key"}, []string{"method"}
 		sel := Selection{Values: map[string][]string{}, At: map[string]time.Time{}, Last: map[string]time.Time{}, Have: map[string][]Held{}, Widen: time.Minute}
@@ -208,7 +208,7 @@ func TestLogsQLGolden(t *testing.T) {
 		// Failures' clients a run at a time, leaving out the keys whose
 		// lines came whole, the run cut where those make it too long.
 		fmt.Fprintf(log, "# timed keys and failures' clients under a larger limit\n\n")
-		v.MaxQueryBytes = 1400
+		v.maxQueryBytes = 1400
 		near := sel.Near[:0:0]
 		for i := range 40 {
 			near = append(near, Near{Field: "client", Value: fmt.Sprintf("10.1.0.%d", i%7), Time: t9.Add(time.Duration(i) * 50 * time.Second),

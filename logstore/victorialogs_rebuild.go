@@ -11,7 +11,7 @@ import (
 // _msg) is its _msg; a line VictoriaLogs split into fields is a JSON
 // object of them again, with what _msg_field and _time_field moved into
 // _msg and _time put back under their names.
-func (v *VictoriaLogs) Rebuild(r Record) (source, line string) {
+func (v *victoriaLogs) Rebuild(r Record) (source, line string) {
 	source = "victorialogs:" + r["_stream"]
 	msg := r["_msg"]
 	if strings.HasPrefix(msg, missingMsg) {

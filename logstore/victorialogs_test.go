@@ -16,7 +16,7 @@ import (
 
 // fakeStore answers /select/logsql/query like VictoriaLogs, refusing
 // queries longer than its limit as VictoriaLogs does (HTTP 400).
-func fakeStore(t *testing.T, limit int, answer func(q string) string) (*VictoriaLogs, *[]string, *[]http.Header) {
+func fakeStore(t *testing.T, limit int, answer func(q string) string) (*victoriaLogs, *[]string, *[]http.Header) {
 	var queries []string
 	var headers []http.Header
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -39,8 +39,8 @@ func fakeStore(t *testing.T, limit int, answer func(q string) string) (*Victoria
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := st.(*VictoriaLogs)
-	v.MaxQueryBytes = limit
+	v := st.(*victoriaLogs)
+	v.maxQueryBytes = limit
 	return v, &queries, &headers
 }
 
@@ -139,7 +139,7 @@ func TestStoreGivesUpFirst(t *testing.T) {
 		if tc.conversation > 0 {
 			ctx, cancel = context.WithTimeout(ctx, tc.conversation)
 		}
-		v := st.(*VictoriaLogs)
+		v := st.(*victoriaLogs)
 		_, errCount := v.Count(ctx, All{}, Window{})
 		_, errFields := v.Fields(ctx, Window{})
 		cancel()
@@ -184,7 +184,7 @@ func TestRebuild(t *testing.T) {
 			file: "victorialogs:", wantFields: map[string]any{"req": map[string]any{"id": "r1", "method": "POST"}}},
 	}
 	for _, tt := range tests {
-		c := &collector{shipped: (&VictoriaLogs{msgField: tt.msg, timeField: tt.tfld}).Rebuild}
+		c := &collector{shipped: (&victoriaLogs{msgField: tt.msg, timeField: tt.tfld}).Rebuild}
 		file, line, text := c.rebuild(tt.rec)
 		if file != tt.file || line != tt.line {
 			t.Errorf("%s: at %s:%d, want %s:%d", tt.name, file, line, tt.file, tt.line)
