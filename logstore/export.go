@@ -34,8 +34,8 @@ const (
 	// request, where more than one: a proxy's own retry, which the
 	// proxy-retry rule must see though every status says 201.
 	FieldRetried = "idem.upstream_tries"
-	// FieldTier is the tier the line's format logs (a label in Loki).
-	FieldTier = "idem.tier"
+	// fieldTier is the tier the line's format logs (a label in Loki).
+	fieldTier = "idem.tier"
 )
 
 // Exporter is an ingest consumer that turns what the reader recognised
@@ -141,7 +141,7 @@ func (e *Exporter) write(o *model.Observation, raw string) {
 		FieldLine:   strconv.Itoa(o.Source.Line),
 		FieldFormat: o.Format,
 		FieldRun:    e.Run,
-		FieldTier:   o.Tier.String(),
+		fieldTier:   o.Tier.String(),
 	}
 	if !o.Time.IsZero() {
 		rec["_time"] = o.Time.UTC().Format(time.RFC3339Nano)

@@ -432,7 +432,7 @@ func (k *lokiStore) Fields(ctx context.Context, w Window) (map[string]bool, erro
 	all := formats.AllFields()
 	for _, list := range [][]string{all.Key, all.KeyHash, all.RequestID, all.Status, all.Outcome, all.Decision, all.State,
 		all.Client, all.Fingerprint, all.Method, all.Route, all.Body,
-		{FieldFile, FieldLine, FieldFormat, FieldRun, FieldActivity, FieldSecret, FieldRetried, FieldTier}} {
+		{FieldFile, FieldLine, FieldFormat, FieldRun, FieldActivity, FieldSecret, FieldRetried, fieldTier}} {
 		for _, f := range list {
 			if !contains(names, f) {
 				names = append(names, f)
@@ -847,7 +847,7 @@ func (k *lokiStore) Insert(ctx context.Context, body io.Reader) error {
 		if err != nil {
 			t = k.now()
 		}
-		labels := map[string]string{"format": or(text(FieldFormat), "unknown"), "tier": or(text(FieldTier), "unknown"), "service": or(service(text(FieldFile)), "unknown")}
+		labels := map[string]string{"format": or(text(FieldFormat), "unknown"), "tier": or(text(fieldTier), "unknown"), "service": or(service(text(FieldFile)), "unknown")}
 		id := labels["format"] + "\x00" + labels["tier"] + "\x00" + labels["service"]
 		st := streams[id]
 		if st == nil {

@@ -20,11 +20,11 @@ import (
 	"time"
 )
 
-// Version is the Loki release the tests run against.
-const Version = "v3.7.8"
+// version is the Loki release the tests run against.
+const version = "v3.7.8"
 
-// Binary finds loki: $IDEM_LOKI, the CI cache, or PATH.
-func Binary(t testing.TB) string {
+// binary finds loki: $IDEM_LOKI, the CI cache, or PATH.
+func binary(t testing.TB) string {
 	t.Helper()
 	if p := os.Getenv("IDEM_LOKI"); p != "" {
 		return p
@@ -34,7 +34,7 @@ func Binary(t testing.TB) string {
 		home, _ := os.UserHomeDir()
 		cache = filepath.Join(home, ".cache")
 	}
-	p := filepath.Join(cache, "idem-ci", "loki-"+Version, "loki")
+	p := filepath.Join(cache, "idem-ci", "loki-"+version, "loki")
 	if _, err := os.Stat(p); err == nil {
 		return p
 	}
@@ -82,7 +82,7 @@ func (l *Loki) Stop() { _ = l.cmd.Process.Kill(); _, _ = l.cmd.Process.Wait() }
 // loads at.
 func Start(t testing.TB, limits ...string) *Loki {
 	t.Helper()
-	bin := Binary(t)
+	bin := binary(t)
 	dir := t.TempDir()
 	httpAddr, grpcAddr := freeAddr(t), freeAddr(t)
 	_, httpPort, _ := net.SplitHostPort(httpAddr)
