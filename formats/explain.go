@@ -289,22 +289,6 @@ func gjsonName(k string) string {
 	return b.String()
 }
 
-// FieldUseText is a use as a line of text: "request_id ← meta.req.headers.x-request-id (vocabulary (loggers); 12 lines)".
-func FieldUseText(u model.FieldUse) string {
-	path := u.Path
-	if path == "" {
-		path = "(not a named field)"
-	}
-	return u.Field + " ← " + path + " (" + u.By + "; " + strconv.Itoa(u.Lines) + " " + plural(u.Lines, "line", "lines") + ")"
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
 // Lines no format read that look like HTTP requests: a method, a
 // request target and a three-digit status on one line. Such a file must
 // not be passed off as saying nothing about a request: they are counted

@@ -133,7 +133,7 @@ func extractHAREntry(p *Parser, r *record, o *model.Observation) bool {
 	}
 	// Only the answer to a write names what it created: a GET's body id is
 	// the id of what was read.
-	if isWriteMethod(o.Method) && !o.Outcome.Lost() {
+	if model.IsWrite(o.Method) && !o.Outcome.Lost() {
 		o.ResultID = resultOf(res.Get("content"))
 	}
 	return o.Method != ""
@@ -163,15 +163,6 @@ func resultOf(content gjson.Result) string {
 		}
 	}
 	return ""
-}
-
-// isWriteMethod reports whether a method may create something.
-func isWriteMethod(m string) bool {
-	switch m {
-	case "POST", "PUT", "PATCH", "DELETE":
-		return true
-	}
-	return false
 }
 
 // harOutcome classifies a HAR entry: Chrome writes status 0 and an _error

@@ -47,7 +47,7 @@ var known = map[string][]string{
 	},
 	"formats": {
 		"All", "ConfigError", "Continued", "DefaultMaxCRILine", "EffectConfig",
-		"FieldUseText", "Format", "Format.Names", "Kind", "KindEnvelope",
+		"Format", "Format.Names", "Kind", "KindEnvelope",
 		"KindJSON", "KindText", "KindTrace", "MappableFields", "PatternConfig",
 		"Sample", "TraceID", "UnknownFormatError",
 	},
