@@ -136,7 +136,7 @@ func (c *Correlator) Expect(size int64) {
 // "scope"); "route" and "method" among them add the route and method to
 // each intent's scope.
 func NewCorrelator(scope []string) *Correlator {
-	c := &Correlator{texts: pairTable{limit: maxTexts}, methods: pairTable{limit: 1 << 8}, Build: DefaultBuild()}
+	c := &Correlator{texts: pairTable{limit: maxTexts}, methods: pairTable{limit: 1 << 8}, Build: defaultBuild()}
 	c.mem = &regions{}
 	c.obs.mem, c.deliveries.mem, c.rids.mem, c.alts.mem, c.extras.mem, c.fpSeen.mem = c.mem, c.mem, c.mem, c.mem, c.mem, c.mem
 	// A correlator dropped without its Set's release (a failed read, a

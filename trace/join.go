@@ -7,10 +7,10 @@ import (
 	"github.com/idem-cli/idem/model"
 )
 
-// KeyJoinWindow is how far apart a browser's entry or a proxy's line and
+// keyJoinWindow is how far apart a browser's entry or a proxy's line and
 // a delivery of one key, method and route may start and still be one
 // trip: clocks of a laptop and a server disagree by a second or two.
-const KeyJoinWindow = 5 * time.Second
+const keyJoinWindow = 5 * time.Second
 
 // joinByKey joins the lines that carry the Idempotency-Key but no request
 // id, a proxy's (its log_format wrote none, or the client sent none to
@@ -58,7 +58,7 @@ func joinTierByKey(in *model.Intent, t model.Tier) int {
 				continue
 			}
 			gap := tr.Start().Sub(e.Start()).Abs()
-			if gap <= KeyJoinWindow && (best == nil || gap < bestGap) {
+			if gap <= keyJoinWindow && (best == nil || gap < bestGap) {
 				best, bestGap = tr, gap
 			}
 		}
@@ -81,7 +81,7 @@ func joinTierByKey(in *model.Intent, t model.Tier) int {
 // stays apart: two sends are never made one by a guess.
 func joinUnique(in *model.Intent, entries, trips []*model.Delivery) int {
 	fits := func(e, tr *model.Delivery) bool {
-		return tr.Method() == e.Method() && tr.Route() == e.Route() && tr.Start().Sub(e.Start()).Abs() <= KeyJoinWindow &&
+		return tr.Method() == e.Method() && tr.Route() == e.Route() && tr.Start().Sub(e.Start()).Abs() <= keyJoinWindow &&
 			sameAnswer(tr, e.Edge())
 	}
 	count := func(list []*model.Delivery, match func(*model.Delivery) bool) (n int, one *model.Delivery) {

@@ -72,12 +72,6 @@ var known = map[string][]string{
 	"logstore/vltest": {
 		"Binary", "Cluster", "Node", "Retention", "Version",
 	},
-	"model": {
-		"CanonicalJSON", "NewKeyQuery", "SpanRefPrefix", "Store",
-	},
-	"trace": {
-		"DefaultBuild", "DefaultFollowUp", "KeyJoinWindow", "SameStart",
-	},
 }
 
 // TestEveryExportHasAUser holds the module to exporting only what another
