@@ -40,10 +40,14 @@ var known = map[string][]string{
 		"CodeError", "ExitError", "ExportLossError", "ExportOptions",
 		"NewCmdExport", "UsageError",
 	},
+	// docs/rules.md is written from the catalog by diagnose's own test,
+	// which reads through load (an importer of diagnose) and so is an
+	// external test: the layers (one set of values, two of them read by
+	// other packages' tests), what each rests on, and what a rule reads
+	// are its words.
 	"diagnose": {
 		"Layer.Evidence", "LayerBrowser", "LayerClient", "LayerServer",
-		"LayerWorkflowEngine", "Relation", "Rule.Reads", "SamePayload",
-		"Summarise",
+		"LayerWorkflowEngine", "Rule.Reads",
 	},
 	"formats": {
 		"All", "ConfigError", "Continued", "DefaultMaxCRILine", "EffectConfig",
