@@ -52,12 +52,6 @@ var known = map[string][]string{
 	// Config.Patterns is a list of it: a caller building a Config (the
 	// formats' own external test does) names it.
 	"formats": {"PatternConfig"},
-	"formats/grammar": {
-		"AmbiguousError", "Detail", "HAProxy", "Lighttpd", "Meaning",
-		"MismatchError", "None", "Program.Has", "Program.Meanings",
-		"Secret", "SyntaxError", "Syntaxes", "Tomcat9", "Values.Reset",
-		"Varnish",
-	},
 	"logstore": {
 		"Above", "AddressError", "Agg", "AggCount", "AggCountIf", "AggDistinct",
 		"AggFirst", "AggLast", "AggOp", "All", "And", "AnswerLimitError",
