@@ -17,7 +17,7 @@ type relation struct {
 	By []string
 }
 
-// bySamePayload is Relation.By for two intents whose payloads had the same
+// bySamePayload is relation.By for two intents whose payloads had the same
 // fingerprint at the same tier.
 const bySamePayload = "same payload fingerprint"
 

@@ -41,7 +41,7 @@ type Correlator struct {
 	// scope (see formats.Config.Scope).
 	ScopeRoute, ScopeMethod bool
 	// Build says what Set builds besides what is worth a look on its own;
-	// NewCorrelator sets DefaultBuild.
+	// NewCorrelator sets defaultBuild.
 	Build Build
 	// Released, when not nil, is called once the Set has let go of the
 	// store (see model.Set.LookupsDone): most of the heap is garbage
@@ -131,7 +131,7 @@ func (c *Correlator) Expect(size int64) {
 	}
 }
 
-// NewCorrelator makes an empty correlator that builds what DefaultBuild
+// NewCorrelator makes an empty correlator that builds what defaultBuild
 // says. scope lists the fields that scope a key (see the config's
 // "scope"); "route" and "method" among them add the route and method to
 // each intent's scope.

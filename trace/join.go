@@ -16,7 +16,7 @@ const keyJoinWindow = 5 * time.Second
 // id, a proxy's (its log_format wrote none, or the client sent none to
 // log) and then a browser's HAR entries (the proxy made the request id
 // and passed it on), to the delivery of the same key, method and route
-// whose start is nearest within KeyJoinWindow and that has no line of
+// whose start is nearest within keyJoinWindow and that has no line of
 // that tier yet; then a server's id-less lines to a trip an outer tier
 // logged and no server line did; then the notes (see joinNotes). It
 // returns how many it joined. This runs only on built intents: a line
@@ -76,7 +76,7 @@ func joinTierByKey(in *model.Intent, t model.Tier) int {
 // joinUnique joins each of a server's id-less lines to the one trip it
 // can be, and only where the match is one each way: the same method and
 // route, a status the trip's outer tier logged for its upstream (or none
-// either side), starting within KeyJoinWindow, and no other line it
+// either side), starting within keyJoinWindow, and no other line it
 // could be. A line with two trips it could be, or a trip with two lines,
 // stays apart: two sends are never made one by a guess.
 func joinUnique(in *model.Intent, entries, trips []*model.Delivery) int {

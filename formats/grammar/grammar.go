@@ -18,7 +18,7 @@
 // backtracking: each variable's value runs to the next literal of the
 // format (past the spaces its grammar says it holds, and past escaped
 // quotes). A line the format did not write is a *MismatchError naming
-// the column; a format string that does not parse is a *SyntaxError
+// the column; a format string that does not parse is a *syntaxError
 // naming the column and what was expected.
 package grammar
 
@@ -169,7 +169,7 @@ func (e *syntaxError) Error() string {
 	return fmt.Sprintf("%s log_format, column %d: expected %s, found %s", e.Syntax, e.Column, e.Want, found)
 }
 
-// syntaxErrorAt is a SyntaxError at s[i:].
+// syntaxErrorAt is a syntaxError at s[i:].
 func syntaxErrorAt(syn Syntax, s string, i int, want string) *syntaxError {
 	found := ""
 	if i < len(s) {

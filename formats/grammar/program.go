@@ -404,7 +404,7 @@ func (b *builder) variable(v *variable) {
 	b.ops = append(b.ops, op{lit: lit, v: v})
 }
 
-// program is the Program built, or a SyntaxError when it has no
+// program is the Program built, or a syntaxError when it has no
 // variable at all (a format string that logs nothing of the request).
 func (b *builder) program(format string) (*Program, error) {
 	if len(b.ops) == 0 {
