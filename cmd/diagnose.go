@@ -131,7 +131,7 @@ func (o *diagnoseOptions) validate() error {
 		return usagef("--limit must be 0 (all) or more")
 	}
 	if _, err := diagnose.ParseSeverity(o.FailOn); err != nil {
-		return &UsageError{Err: fmt.Errorf("--fail-on: %w", err)}
+		return &usageError{Err: fmt.Errorf("--fail-on: %w", err)}
 	}
 	for _, r := range o.Rules {
 		if diagnose.RuleByID(r) == nil {
@@ -144,7 +144,7 @@ func (o *diagnoseOptions) validate() error {
 	}
 	if o.Tier != "" {
 		if _, err := model.ParseTier(o.Tier); err != nil {
-			return &UsageError{Err: fmt.Errorf("--tier: %w", err)}
+			return &usageError{Err: fmt.Errorf("--tier: %w", err)}
 		}
 	}
 	if o.Rule.RetryBudget < 1 || o.Rule.RetryWindow <= 0 || o.Rule.Deadline <= 0 {
@@ -172,10 +172,10 @@ func runDiagnose(cmd *cobra.Command, opts *diagnoseOptions) error {
 	var filter diagnose.Filter
 	var err error
 	if filter.Since, err = parseWhen(opts.Since, f.Now()); err != nil {
-		return &UsageError{Err: fmt.Errorf("--since: %w", err)}
+		return &usageError{Err: fmt.Errorf("--since: %w", err)}
 	}
 	if filter.Until, err = parseWhen(opts.Until, f.Now()); err != nil {
-		return &UsageError{Err: fmt.Errorf("--until: %w", err)}
+		return &usageError{Err: fmt.Errorf("--until: %w", err)}
 	}
 	if opts.Tier != "" {
 		filter.Tier, _ = model.ParseTier(opts.Tier)
@@ -218,13 +218,13 @@ func runDiagnose(cmd *cobra.Command, opts *diagnoseOptions) error {
 		rep.Text(out, report.NewStyles(out, f.IO.ColorEnabled()), f.IO.TerminalWidth())
 	}
 	if unreadable {
-		return &CodeError{Code: ExitError}
+		return &codeError{Code: exitError}
 	}
 	for _, k := range missing {
 		fmt.Fprintf(f.IO.ErrOut, "idem: no intent has key %s (as a raw key or its hash)\n", report.Safe(k))
 	}
 	if len(missing) > 0 && len(missing) == len(opts.Keys) {
-		return &CodeError{Code: ExitError}
+		return &codeError{Code: exitError}
 	}
 	for _, note := range filterNotes(set, full, res, filter) {
 		fmt.Fprintf(f.IO.ErrOut, "idem: %s\n", note)
@@ -235,11 +235,11 @@ func runDiagnose(cmd *cobra.Command, opts *diagnoseOptions) error {
 	failOn, _ := diagnose.ParseSeverity(opts.FailOn)
 	for _, fd := range rep.Findings {
 		if fd.Severity >= failOn && (!fd.Rule.Hygiene || opts.FailOnHygiene) {
-			return &CodeError{Code: exitFindings}
+			return &codeError{Code: exitFindings}
 		}
 	}
 	if res.Inconclusive() {
-		return &CodeError{Code: exitInconclusive}
+		return &codeError{Code: exitInconclusive}
 	}
 	return nil
 }

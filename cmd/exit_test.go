@@ -192,7 +192,7 @@ func TestProgressLine(t *testing.T) {
 // exit-codes` and the codes idem returns name the same codes, so none is
 // documented in one place only.
 func TestExitCodesDocumented(t *testing.T) {
-	want := []int{exitOK, exitFindings, ExitError, exitInconclusive, exitInterrupted}
+	want := []int{exitOK, exitFindings, exitError, exitInconclusive, exitInterrupted}
 	readme, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)

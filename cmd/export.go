@@ -16,8 +16,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// ExportOptions are the inputs of `idem export`.
-type ExportOptions struct {
+// exportOptions are the inputs of `idem export`.
+type exportOptions struct {
 	Factory *Factory
 	To      string
 	Check   string
@@ -26,9 +26,9 @@ type ExportOptions struct {
 	Input   inputFlags
 }
 
-// NewCmdExport builds `idem export --to STORE FILE...`.
-func NewCmdExport(f *Factory, runF func(*ExportOptions) error) *cobra.Command {
-	opts := &ExportOptions{Factory: f}
+// newCmdExport builds `idem export --to STORE FILE...`.
+func newCmdExport(f *Factory, runF func(*exportOptions) error) *cobra.Command {
+	opts := &exportOptions{Factory: f}
 	cmd := &cobra.Command{
 		Use:   "export --to STORE FILE...",
 		Short: "Load log files into a log store, ready for 'diagnose --from'",
@@ -77,16 +77,16 @@ IDEM_LOGSTORE_USER and IDEM_LOGSTORE_PASSWORD (basic).`,
 	return cmd
 }
 
-func runExport(ctx context.Context, opts *ExportOptions) error {
+func runExport(ctx context.Context, opts *exportOptions) error {
 	f := opts.Factory
 	st, err := logstore.Open(opts.To, logstore.Options{Getenv: f.Getenv, Timeout: opts.Timeout})
 	if err != nil {
-		return &UsageError{Err: err}
+		return &usageError{Err: err}
 	}
 	var check logstore.Reader = st
 	if opts.Check != "" {
 		if check, err = logstore.Open(opts.Check, logstore.Options{Getenv: f.Getenv, Timeout: opts.Timeout}); err != nil {
-			return &UsageError{Err: err}
+			return &usageError{Err: err}
 		}
 	}
 	read, err := opts.Input.options(f)
@@ -103,7 +103,7 @@ func runExport(ctx context.Context, opts *ExportOptions) error {
 		return err
 	}
 	if warnInputs(f.IO.ErrOut, &model.Set{Inputs: inputs}) {
-		return &CodeError{Code: ExitError}
+		return &codeError{Code: exitError}
 	}
 	// The store answers 200 even for lines it drops: count what it kept.
 	st.Flush(ctx)
@@ -112,7 +112,7 @@ func runExport(ctx context.Context, opts *ExportOptions) error {
 		return err
 	}
 	if kept != ex.Sent {
-		return &ExportLossError{Store: st.Name(), Sent: ex.Sent, Kept: kept}
+		return &exportLossError{Store: st.Name(), Sent: ex.Sent, Kept: kept}
 	}
 	fmt.Fprintf(f.IO.Out, "exported %d lines (%d bytes) from %d file(s) to %s, run %s\n", ex.Sent, ex.Bytes, len(inputs), st.Name(), run)
 	return nil
@@ -143,13 +143,13 @@ func waitKept(ctx context.Context, st logstore.Reader, run string, want int64, t
 	}
 }
 
-// ExportLossError is a store that accepted lines and did not keep them.
-type ExportLossError struct {
+// exportLossError is a store that accepted lines and did not keep them.
+type exportLossError struct {
 	Store      string
 	Sent, Kept int64
 }
 
-func (e *ExportLossError) Error() string {
+func (e *exportLossError) Error() string {
 	return fmt.Sprintf("%s kept %d of the %d lines sent: a store drops lines older than its retention (VictoriaLogs: -retentionPeriod, 7d by default) or too far in the future (-futureRetention) while answering 200; Loki counts only what its queriers reach (query_ingesters_within, 3h by default, for lines still in its ingesters)", e.Store, e.Kept, e.Sent)
 }
 
@@ -173,10 +173,10 @@ func (sf *storeFlags) registerWindow(cmd *cobra.Command) {
 func (sf *storeFlags) parseWindow(now time.Time, w *logstore.Window) error {
 	var err error
 	if w.Start, err = parseWhen(sf.Since, now); err != nil {
-		return &UsageError{Err: fmt.Errorf("--since: %w", err)}
+		return &usageError{Err: fmt.Errorf("--since: %w", err)}
 	}
 	if w.End, err = parseWhen(sf.Until, now); err != nil {
-		return &UsageError{Err: fmt.Errorf("--until: %w", err)}
+		return &usageError{Err: fmt.Errorf("--until: %w", err)}
 	}
 	if (sf.Since != "" || sf.Until != "") && sf.From == "" {
 		return usagef("--since and --until need --from (they bound the store's window)")
@@ -223,7 +223,7 @@ func (sf *storeFlags) validate(paths []string) error {
 func loadStore(ctx context.Context, f *Factory, fl *inputFlags, sf *storeFlags, w logstore.Window) (*model.Set, error) {
 	st, err := logstore.Open(sf.From, logstore.Options{Getenv: f.Getenv, Timeout: sf.Timeout, Query: sf.Query, Selector: sf.Selector})
 	if err != nil {
-		return nil, &UsageError{Err: err}
+		return nil, &usageError{Err: err}
 	}
 	opts, err := fl.options(f)
 	if err != nil {

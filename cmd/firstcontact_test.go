@@ -24,8 +24,8 @@ func TestUnreadableInputIsSaidBeforeTheFindings(t *testing.T) {
 	}
 	missing := filepath.Join(t.TempDir(), "gone.jsonl")
 	code := Run(context.Background(), f, append([]string{"diagnose", missing}, paths...))
-	if code != ExitError {
-		t.Errorf("exit %d, want %d", code, ExitError)
+	if code != exitError {
+		t.Errorf("exit %d, want %d", code, exitError)
 	}
 	screen := out.String()
 	warn, finding := strings.Index(screen, "idem: cannot read input"), strings.Index(screen, "CRITICAL")

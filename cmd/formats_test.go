@@ -46,11 +46,11 @@ func TestEveryAdvertisedFormatNameIsAccepted(t *testing.T) {
 	for n := range names {
 		// A format the line is not in has nothing to diagnose (exit 2 too):
 		// the name was accepted all the same.
-		if code, _, stderr := run(t, line, "diagnose", "--input-format", n, "-"); code == ExitError && !strings.Contains(stderr, "nothing to diagnose") || strings.Contains(stderr, "unknown") {
+		if code, _, stderr := run(t, line, "diagnose", "--input-format", n, "-"); code == exitError && !strings.Contains(stderr, "nothing to diagnose") || strings.Contains(stderr, "unknown") {
 			t.Errorf("--input-format %s: exit %d: %s", n, code, stderr)
 		}
 	}
-	if code, _, stderr := run(t, line, "diagnose", "--input-format", "nope", "-"); code != ExitError || !strings.Contains(stderr, "alb") {
+	if code, _, stderr := run(t, line, "diagnose", "--input-format", "nope", "-"); code != exitError || !strings.Contains(stderr, "alb") {
 		t.Errorf("an unknown format: exit %d, %q; want a usage error that lists the names", code, stderr)
 	}
 }

@@ -68,7 +68,7 @@ func TestNewCmdGatewayFlags(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error %v, want %q", err, tt.wantErr)
 				}
-				var ue *UsageError
+				var ue *usageError
 				if tt.name != "arguments" && !errors.As(err, &ue) {
 					t.Errorf("%v is not a usage error", err)
 				}

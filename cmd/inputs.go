@@ -71,7 +71,7 @@ func (fl *inputFlags) options(f *Factory) (ingest.Options, error) {
 	if fl.Tier != "" {
 		t, err := model.ParseTier(fl.Tier)
 		if err != nil {
-			return opts, &UsageError{Err: err}
+			return opts, &usageError{Err: err}
 		}
 		opts.Tier = t
 	}
@@ -218,7 +218,7 @@ func nothingToDiagnose(set *model.Set) error {
 	}
 	switch {
 	case read == 0:
-		return &CodeError{Code: ExitError}
+		return &codeError{Code: exitError}
 	case lines == 0:
 		return fmt.Errorf("nothing to diagnose: the %d input(s) held no line", read)
 	case requests > 0:
@@ -242,7 +242,7 @@ func (fl *inputFlags) validateTiers(paths []string) error {
 			return usagef("--tier %q: want FILE=TIER, e.g. --tier client.log=client", v)
 		}
 		if _, err := model.ParseTier(tier); err != nil {
-			return &UsageError{Err: fmt.Errorf("--tier %s: %w", file, err)}
+			return &usageError{Err: fmt.Errorf("--tier %s: %w", file, err)}
 		}
 		var named []string
 		for _, p := range paths {

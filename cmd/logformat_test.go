@@ -16,14 +16,14 @@ func TestLogFormatConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, stderr := run(t, "", "diagnose", "--config", bad, "../fixtures/incident/app.jsonl")
-	if code != ExitError || !strings.Contains(stderr, "sources[0]: nginx log_format, column 28: expected '}' closing ${") {
+	if code != exitError || !strings.Contains(stderr, "sources[0]: nginx log_format, column 28: expected '}' closing ${") {
 		t.Errorf("a bad log_format: exit %d, %q", code, stderr)
 	}
 	ambiguous := filepath.Join(dir, "ambiguous.json")
 	if err := os.WriteFile(ambiguous, []byte(`{"sources":[{"path":"*","log_format":"%h %t \"%r\" %>s %D"}]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr := run(t, "", "diagnose", "--config", ambiguous, "../fixtures/incident/app.jsonl"); code != ExitError ||
+	if code, _, stderr := run(t, "", "diagnose", "--config", ambiguous, "../fixtures/incident/app.jsonl"); code != exitError ||
 		!strings.Contains(stderr, "log_format_syntax") {
 		t.Errorf("an Apache-family log_format without its syntax: exit %d, %q", code, stderr)
 	}

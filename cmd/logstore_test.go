@@ -119,7 +119,7 @@ func TestLogStoreIncompleteCluster(t *testing.T) {
 		start := time.Now()
 		code, out, errOut := runEnv(t, nil, "diagnose", "--from", c.Select.URL(), "--timeout", "4s")
 		took := time.Since(start)
-		if code != ExitError {
+		if code != exitError {
 			t.Errorf("exit %d, want 2\nstdout: %s\nstderr: %s", code, out, errOut)
 		}
 		if strings.Contains(out, "No findings") || out != "" {
@@ -161,7 +161,7 @@ func TestExportCountsWhatTheStoreKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errOut := runEnv(t, nil, "export", "--to", n.URL(), "--timeout", "3s", old)
-	if code != ExitError || !strings.Contains(errOut, "kept 1 of the 4 lines") || !strings.Contains(errOut, "retention") {
+	if code != exitError || !strings.Contains(errOut, "kept 1 of the 4 lines") || !strings.Contains(errOut, "retention") {
 		t.Errorf("exit %d, want 2 naming the lines the store dropped\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
 }
@@ -178,7 +178,7 @@ func TestLogStoreCredentialsNeverShown(t *testing.T) {
 	}
 	_, out2, errOut2 := runEnv(t, env, "diagnose", "--from", n.URL())
 	code3, out3, errOut3 := runEnv(t, env, "diagnose", "--from", "victorialogs://127.0.0.1:1", "--timeout", "2s")
-	if code3 != ExitError {
+	if code3 != exitError {
 		t.Errorf("unreachable store: exit %d, want 2", code3)
 	}
 	for _, s := range []string{out, errOut, out2, errOut2, out3, errOut3} {
@@ -187,7 +187,7 @@ func TestLogStoreCredentialsNeverShown(t *testing.T) {
 		}
 	}
 	code, _, errOut = runEnv(t, nil, "diagnose", "--from", "victorialogs://ops:hunter2@127.0.0.1:1")
-	if code != ExitError || strings.Contains(errOut, "hunter2") || !strings.Contains(errOut, "IDEM_LOGSTORE_USER") {
+	if code != exitError || strings.Contains(errOut, "hunter2") || !strings.Contains(errOut, "IDEM_LOGSTORE_USER") {
 		t.Errorf("credentials in the address: exit %d\n%s", code, errOut)
 	}
 }
@@ -212,7 +212,7 @@ func TestLogStoreFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		code, _, errOut := runEnv(t, nil, tt.args...)
-		if code != ExitError || !strings.Contains(errOut, tt.want) {
+		if code != exitError || !strings.Contains(errOut, tt.want) {
 			t.Errorf("%v: exit %d, want 2 with %q\n%s", tt.args, code, tt.want, errOut)
 		}
 	}
@@ -276,7 +276,7 @@ func TestLogStoreShippedLines(t *testing.T) {
 		_, want, _ := runEnv(t, nil, "diagnose", "-q", "-o", "json", file)
 		addr := n.URL() + "?account=" + account + "&msg_field=request_uri&time_field=msec"
 		code, got, errOut := runEnv(t, nil, "diagnose", "-o", "json", "--from", addr)
-		if code == ExitError {
+		if code == exitError {
 			t.Fatalf("%s: exit 2: %s", file, errOut)
 		}
 		if sourceless(t, got) != sourceless(t, want) {
@@ -391,7 +391,7 @@ func TestLogStoreWorkload(t *testing.T) {
 			start = time.Now()
 			code, got, errOut := runEnv(t, nil, "diagnose", "-o", "json", "--from", tt.from, "--timeout", "300s")
 			t.Logf("export %s, diagnose --from %s: %s", exported.Round(time.Millisecond), time.Since(start).Round(time.Millisecond), strings.TrimSpace(errOut))
-			if code == ExitError {
+			if code == exitError {
 				t.Fatalf("diagnose --from: exit 2\n%s", errOut)
 			}
 			if findings(t, got) != findings(t, want) {
@@ -428,7 +428,7 @@ func TestLogStoreWorkload(t *testing.T) {
 	t.Run("query over the store's time limit", func(t *testing.T) {
 		sel := vltest.Start(t, "-storageNode="+cluster.Storage[0].Addr+","+cluster.Storage[1].Addr, "-insert.disable", "-search.maxQueryDuration=1ms")
 		code, out, errOut := runEnv(t, nil, "diagnose", "--from", sel.URL(), "--timeout", "60s")
-		if code != ExitError || out != "" || !strings.Contains(errOut, "incomplete result from "+sel.URL()) || !strings.Contains(errOut, "maxQueryDuration") {
+		if code != exitError || out != "" || !strings.Contains(errOut, "incomplete result from "+sel.URL()) || !strings.Contains(errOut, "maxQueryDuration") {
 			t.Errorf("exit %d, want 2 naming the store's time limit\nstdout: %s\nstderr: %s", code, out, errOut)
 		}
 	})
@@ -444,7 +444,7 @@ func TestLogStoreQueryNarrows(t *testing.T) {
 	}
 	_, want, _ := runEnv(t, nil, append([]string{"diagnose", "-q", "-o", "json"}, cases["response-lost"]...)...)
 	code, got, errOut := runEnv(t, nil, "diagnose", "-q", "-o", "json", "--from", n.URL(), "--query", `"idem.file":~"response-lost"`)
-	if code == ExitError || findings(t, got) != findings(t, want) {
+	if code == exitError || findings(t, got) != findings(t, want) {
 		t.Errorf("exit %d\n%s\nstore:\n%s\nfiles:\n%s", code, errOut, findings(t, got), findings(t, want))
 	}
 	_, all, _ := runEnv(t, nil, "diagnose", "-q", "-o", "json", "--from", n.URL())

@@ -27,7 +27,7 @@ func TestLokiRoundTrip(t *testing.T) {
 			}
 			_, want, _ := runEnv(t, nil, append([]string{"diagnose", "-q", "-o", "json"}, files...)...)
 			code, got, errOut := runEnv(t, nil, "diagnose", "-o", "json", "--from", addr, "--since", "2026-11-01T00:00:00Z")
-			if code == ExitError {
+			if code == exitError {
 				t.Fatalf("diagnose --from: exit 2\n%s", errOut)
 			}
 			if findings(t, got) != findings(t, want) {
@@ -55,7 +55,7 @@ func TestLokiRoundTrip(t *testing.T) {
 		}
 		sel := `{service=~"` + strings.Join(services, "|") + `"}`
 		code, got, errOut := runEnv(t, nil, "diagnose", "-q", "-o", "json", "--from", addr, "--selector", sel, "--since", "2026-11-01T00:00:00Z")
-		if code == ExitError || findings(t, got) != findings(t, want) {
+		if code == exitError || findings(t, got) != findings(t, want) {
 			t.Errorf("exit %d\n%s\nloki:\n%s\nfiles:\n%s", code, errOut, findings(t, got), findings(t, want))
 		}
 	})
@@ -81,7 +81,7 @@ func TestLokiWorkload(t *testing.T) {
 	start = time.Now()
 	code, got, errOut := runEnv(t, nil, "diagnose", "-o", "json", "--from", addr, "--since", "2026-11-01T00:00:00Z", "--timeout", "300s")
 	t.Logf("export %s, diagnose --from %s: %s", exported.Round(time.Millisecond), time.Since(start).Round(time.Millisecond), strings.TrimSpace(errOut))
-	if code == ExitError {
+	if code == exitError {
 		t.Fatalf("diagnose --from: exit 2\n%s", errOut)
 	}
 	if findings(t, got) != findings(t, want) {

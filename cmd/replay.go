@@ -179,7 +179,7 @@ func (o *replayOptions) validate() error {
 	}
 	p, err := contract.Lookup(o.Profile)
 	if err != nil {
-		return &UsageError{Err: fmt.Errorf("--profile: %w", err)}
+		return &usageError{Err: fmt.Errorf("--profile: %w", err)}
 	}
 	for _, c := range []struct {
 		v   int
@@ -259,7 +259,7 @@ func (o *replayOptions) readBody() ([]byte, bool, error) {
 		return nil, false, fmt.Errorf("--body: %w", err)
 	}
 	if len(body) > maxBody {
-		return nil, false, &UsageError{Err: fmt.Errorf("--body: longer than %d MiB: a replay resends one request's body", maxBody>>20)}
+		return nil, false, &usageError{Err: fmt.Errorf("--body: longer than %d MiB: a replay resends one request's body", maxBody>>20)}
 	}
 	return body, true, nil
 }
@@ -326,15 +326,15 @@ func runReplay(ctx context.Context, o *replayOptions) error {
 	plan, err := replay.NewPlan(c, key, replay.OriginalOf(set, key, captured), ro)
 	if err != nil {
 		if errors.Is(err, replay.ErrConcurrency) {
-			return &UsageError{Err: fmt.Errorf("--concurrency: %w", err)}
+			return &usageError{Err: fmt.Errorf("--concurrency: %w", err)}
 		}
 		if errors.Is(err, replay.ErrTarget) {
-			return &UsageError{Err: fmt.Errorf("--target: %w", err)}
+			return &usageError{Err: fmt.Errorf("--target: %w", err)}
 		}
 		if errors.Is(err, replay.ErrUnsendable) {
 			return err // the input's fault, not the flags': exit 2 without the usage hint
 		}
-		return &UsageError{Err: err}
+		return &usageError{Err: err}
 	}
 	errOut := f.IO.ErrOut
 	if o.DryRun {
@@ -407,9 +407,9 @@ func runReplay(ctx context.Context, o *replayOptions) error {
 	}
 	switch res.Verdict {
 	case replay.VerdictBroken:
-		return &CodeError{Code: exitFindings}
+		return &codeError{Code: exitFindings}
 	case replay.VerdictInconclusive:
-		return &CodeError{Code: exitInconclusive}
+		return &codeError{Code: exitInconclusive}
 	}
 	return nil
 }

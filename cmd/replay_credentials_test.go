@@ -316,7 +316,7 @@ func TestReplayUnsendableRequestIsAnInputError(t *testing.T) {
 		{"--yes"}, {"--yes", "-o", "json"}, {"--dry-run"},
 	} {
 		code, out, errOut := runTTY(t, "", false, append([]string{"replay", "--key", "cred-key-1", "--target", srv.URL, har}, args...)...)
-		if code != ExitError || !strings.Contains(errOut, "X-Trace") || !strings.Contains(errOut, "line break") ||
+		if code != exitError || !strings.Contains(errOut, "X-Trace") || !strings.Contains(errOut, "line break") ||
 			strings.Contains(out+errOut, "broken") || strings.Contains(out, "FAIL") {
 			t.Errorf("%v: exit %d\n%s%s", args, code, out, errOut)
 		}

@@ -216,7 +216,7 @@ func TestReplayMarkerRequirement(t *testing.T) {
 			t.Errorf("%v: exit %d\n%s", extra, code, out)
 		}
 	}
-	if code, _, errOut := run(t, "", append(base, "--profile", "ietf", "--require-marker")...); code != ExitError || !strings.Contains(errOut, "no replay marker") {
+	if code, _, errOut := run(t, "", append(base, "--profile", "ietf", "--require-marker")...); code != exitError || !strings.Contains(errOut, "no replay marker") {
 		t.Errorf("ietf --require-marker: exit %d %s", code, errOut)
 	}
 }
@@ -321,7 +321,7 @@ func TestReplayEffectsURLErrorsNameTheFlag(t *testing.T) {
 	dead.Close()
 	for _, effects := range []string{srv.URL + "/v1/effects", dead.URL} {
 		code, _, errOut := run(t, "", "replay", "--key", incidentKey, "--target", srv.URL, "--yes", "--effects-url", effects, "../fixtures/incident/client.har")
-		if code != ExitError || !strings.Contains(errOut, "--effects-url: counting effects") {
+		if code != exitError || !strings.Contains(errOut, "--effects-url: counting effects") {
 			t.Errorf("%s: exit %d %s", effects, code, errOut)
 		}
 	}

@@ -27,7 +27,7 @@ import (
 const (
 	exitOK       = 0 // no finding at or above --fail-on; every assertion held
 	exitFindings = 1 // findings at or above --fail-on; a replay assertion failed
-	ExitError    = 2 // bad usage, unreadable input, network error
+	exitError    = 2 // bad usage, unreadable input, network error
 	// exitInconclusive: diagnose found nothing failing but a rule that
 	// decides the verdict could not look; replay's answers reached no
 	// contract (credentials, route, rate limit, target down).
@@ -48,19 +48,19 @@ type Factory struct {
 	atExit []func()
 }
 
-// UsageError is a mistake in the command line; it exits 2 and shows usage.
-type UsageError struct{ Err error }
+// usageError is a mistake in the command line; it exits 2 and shows usage.
+type usageError struct{ Err error }
 
-func (e *UsageError) Error() string { return e.Err.Error() }
-func (e *UsageError) Unwrap() error { return e.Err }
+func (e *usageError) Error() string { return e.Err.Error() }
+func (e *usageError) Unwrap() error { return e.Err }
 
-func usagef(format string, a ...any) error { return &UsageError{Err: fmt.Errorf(format, a...)} }
+func usagef(format string, a ...any) error { return &usageError{Err: fmt.Errorf(format, a...)} }
 
-// CodeError carries an exit code out of a command whose output is already
+// codeError carries an exit code out of a command whose output is already
 // written (findings found, an assertion failed).
-type CodeError struct{ Code int }
+type codeError struct{ Code int }
 
-func (e *CodeError) Error() string { return fmt.Sprintf("exit %d", e.Code) }
+func (e *codeError) Error() string { return fmt.Sprintf("exit %d", e.Code) }
 
 // Main runs idem with the process's arguments and streams.
 func Main() int {
@@ -92,7 +92,7 @@ func exitCode(f *Factory, cmd *cobra.Command, err error, ctx context.Context) in
 	if err == nil {
 		return exitOK
 	}
-	var ee *CodeError
+	var ee *codeError
 	if errors.As(err, &ee) {
 		return ee.Code
 	}
@@ -100,10 +100,10 @@ func exitCode(f *Factory, cmd *cobra.Command, err error, ctx context.Context) in
 		fmt.Fprintln(f.IO.ErrOut, "idem: interrupted")
 		return exitInterrupted
 	}
-	var ue *UsageError
+	var ue *usageError
 	if msg, ok := unknownCommand(err); ok {
 		fmt.Fprintf(f.IO.ErrOut, "idem: %s\n", msg)
-		ue = &UsageError{Err: err}
+		ue = &usageError{Err: err}
 	} else {
 		fmt.Fprintf(f.IO.ErrOut, "idem: %s\n", safeError(err))
 	}
@@ -114,7 +114,7 @@ func exitCode(f *Factory, cmd *cobra.Command, err error, ctx context.Context) in
 		}
 		fmt.Fprintf(f.IO.ErrOut, "Run '%s --help' for usage.\n", path)
 	}
-	return ExitError
+	return exitError
 }
 
 // unknownCommand lays out cobra's "unknown command" error, whose lines
@@ -245,7 +245,7 @@ shares one Idempotency-Key: the retries of one action.`,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			m, err := iostreams.ParseColorMode(color)
 			if err != nil {
-				return &UsageError{Err: err}
+				return &usageError{Err: err}
 			}
 			if f.Getenv != nil {
 				f.IO.SetEnv(f.Getenv)
@@ -290,14 +290,14 @@ shares one Idempotency-Key: the retries of one action.`,
 	root.PersistentFlags().MarkHidden("cpuprofile")
 	root.PersistentFlags().StringVar(&memprofile, "memprofile", "", "write a heap profile to this file on exit (for docs/performance.md)")
 	root.PersistentFlags().MarkHidden("memprofile")
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &UsageError{Err: err} })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{Err: err} })
 	bi, _ := debug.ReadBuildInfo()
 	// Template actions are escaped: the text is printed as it is.
 	root.SetVersionTemplate(strings.NewReplacer("{{", "{{`{{`}}").Replace(versionText(bi)))
 
 	root.AddCommand(newCmdDiagnose(f, nil))
 	root.AddCommand(newCmdTrace(f, nil))
-	root.AddCommand(NewCmdExport(f, nil))
+	root.AddCommand(newCmdExport(f, nil))
 	root.AddCommand(newCmdRules(f, nil))
 	root.AddCommand(newCmdReplay(f, nil))
 	root.AddCommand(newCmdGateway(f, nil))

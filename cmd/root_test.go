@@ -16,15 +16,15 @@ func TestUsageMistakes(t *testing.T) {
 	}{
 		{"mistyped subcommand", []string{"diagnos"},
 			[]string{"idem: unknown command \"diagnos\" for \"idem\"\n\nDid you mean this?\n  diagnose\nRun 'idem --help' for usage.\n"},
-			[]string{`\n`, `\t`}, ExitError},
+			[]string{`\n`, `\t`}, exitError},
 		{"hostile mistyped subcommand", []string{"\x1b[31mdiagnose"},
-			[]string{`unknown command "\x1b[31mdiagnose"`}, []string{"\x1b"}, ExitError},
+			[]string{`unknown command "\x1b[31mdiagnose"`}, []string{"\x1b"}, exitError},
 		{"flag error names the subcommand", []string{"diagnose", "--frobnicate"},
-			[]string{"idem: unknown flag: --frobnicate\nRun 'idem diagnose --help' for usage.\n"}, nil, ExitError},
+			[]string{"idem: unknown flag: --frobnicate\nRun 'idem diagnose --help' for usage.\n"}, nil, exitError},
 		{"argument error names the subcommand", []string{"trace"},
-			[]string{"Run 'idem trace --help' for usage."}, nil, ExitError},
+			[]string{"Run 'idem trace --help' for usage."}, nil, exitError},
 		{"root flag error", []string{"--frobnicate"},
-			[]string{"Run 'idem --help' for usage."}, nil, ExitError},
+			[]string{"Run 'idem --help' for usage."}, nil, exitError},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := run(t, "", tc.args...)

@@ -99,7 +99,7 @@ func runTrace(cmd *cobra.Command, opts *traceOptions) error {
 		}
 	}
 	if failed {
-		return &CodeError{Code: ExitError}
+		return &codeError{Code: exitError}
 	}
 	return nil
 }

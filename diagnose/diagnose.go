@@ -212,7 +212,7 @@ func (r *Result) Filter(fl Filter) *Result {
 	out := &Result{Findings: kept, NotEvaluated: ne, Summary: r.Summary, set: r.set, retries: r.retries}
 	windowed := !fl.Since.IsZero() || !fl.Until.IsZero()
 	if r.set != nil && (len(kept) != len(r.Findings) || windowed) {
-		out.Summary = Summarise(r.set, kept)
+		out.Summary = summarise(r.set, kept)
 		out.Summary.OwnTraffic = r.Summary.OwnTraffic
 		// Who retried is counted over the logs, as the intents are.
 		out.Summary.RetriesByLayer, out.Summary.DuplicatesByLayer = r.Summary.RetriesByLayer, r.Summary.DuplicatesByLayer
@@ -436,7 +436,7 @@ func Run(set *model.Set, opts Options) *Result {
 	// on the other core (the sort reads none of what they write).
 	var sum Summary
 	var summarised sync.WaitGroup
-	summarised.Go(func() { sum = Summarise(whole, findings) })
+	summarised.Go(func() { sum = summarise(whole, findings) })
 	summarised.Go(func() { attachRetries(findings, retries) })
 	slices.SortStableFunc(all, func(a, b sortable) int {
 		if a.f.Severity != b.f.Severity {
@@ -562,11 +562,11 @@ func effectIndex(set *model.Set) (map[string]bool, map[resultAt]*model.Delivery)
 	return inputs, effect
 }
 
-// Summarise counts what was read and what was found, so that the counts
+// summarise counts what was read and what was found, so that the counts
 // add up: every finding is counted once by severity and once by rule, and
 // every intent is either with findings (named by one, at any severity) or
 // without.
-func Summarise(set *model.Set, findings []*Finding) Summary {
+func summarise(set *model.Set, findings []*Finding) Summary {
 	s := Summary{Inputs: len(set.Inputs), Intents: set.IntentCount(), Unkeyed: set.UnkeyedCount(), Findings: len(findings),
 		Deliveries: set.DeliveryCount(), ByRule: map[string]int{}}
 	for _, in := range set.Inputs {

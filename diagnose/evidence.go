@@ -10,15 +10,6 @@ import (
 	"github.com/idem-cli/idem/model"
 )
 
-// isWrite reports whether a method changes state and needs a key.
-func isWrite(method string) bool {
-	switch method {
-	case "POST", "PATCH", "PUT", "DELETE":
-		return true
-	}
-	return false
-}
-
 // effectsLogged reports whether any input logged an effect line.
 func (c *context) effectsLogged() bool { return len(c.effectInputs) > 0 }
 
@@ -47,7 +38,7 @@ func (c *context) effects(d *model.Delivery) []*model.Observation {
 		return nil
 	}
 	for _, o := range d.Observations {
-		if o.Tier == model.TierServer && o.Status >= 200 && o.Status < 300 && isWrite(d.Method()) &&
+		if o.Tier == model.TierServer && o.Status >= 200 && o.Status < 300 && model.IsWrite(d.Method()) &&
 			(o.Decision == "" || o.Decision == "new") &&
 			(!c.effectsLogged() || o.ResultID != "" && !c.effectInputs[o.Source.File]) {
 			if c.seenBefore(d, o) {

@@ -6,10 +6,10 @@ import (
 	"github.com/idem-cli/idem/model"
 )
 
-// Relation is another intent tied to one, and what ties them. It is the
+// relation is another intent tied to one, and what ties them. It is the
 // one notion of "related" that idem diagnose and idem trace share: a
 // trace lists every key a finding ties to the one traced.
-type Relation struct {
+type relation struct {
 	Intent *model.Intent
 	// By names what ties them, in the order found: the ID of each rule
 	// whose finding names both (retry-new-key, duplicate-submission...),
@@ -17,14 +17,14 @@ type Relation struct {
 	By []string
 }
 
-// SamePayload is Relation.By for two intents whose payloads had the same
+// bySamePayload is relation.By for two intents whose payloads had the same
 // fingerprint at the same tier.
-const SamePayload = "same payload fingerprint"
+const bySamePayload = "same payload fingerprint"
 
 // Related lists the intents tied to in: those a finding names with it,
 // then those whose payload had the same fingerprint.
-func (r *Result) Related(in *model.Intent) []Relation {
-	var out []Relation
+func (r *Result) Related(in *model.Intent) []relation {
+	var out []relation
 	at := map[string]int{}
 	tie := func(other *model.Intent, by string) {
 		if other.ID == in.ID {
@@ -34,7 +34,7 @@ func (r *Result) Related(in *model.Intent) []Relation {
 		if !ok {
 			i = len(out)
 			at[other.ID] = i
-			out = append(out, Relation{Intent: other})
+			out = append(out, relation{Intent: other})
 		}
 		if !slices.Contains(out[i].By, by) {
 			out[i].By = append(out[i].By, by)
@@ -52,7 +52,7 @@ func (r *Result) Related(in *model.Intent) []Relation {
 	}
 	if r.set != nil {
 		for _, other := range fingerprintKin(r.set, in) {
-			tie(other, SamePayload)
+			tie(other, bySamePayload)
 		}
 	}
 	return out

@@ -59,7 +59,7 @@ func TestRelatedBySamePayload(t *testing.T) {
 	for _, r := range res.Related(set.FindIntent("k-1")[0]) {
 		got[r.Intent.Key] = r.By
 	}
-	if len(got) != 1 || !slices.Equal(got["k-2"], []string{diagnose.SamePayload}) {
-		t.Errorf("related(k-1) = %v, want k-2 by %q alone", got, diagnose.SamePayload)
+	if len(got) != 1 || !slices.Equal(got["k-2"], []string{"same payload fingerprint"}) {
+		t.Errorf("related(k-1) = %v, want k-2 by the same payload fingerprint alone", got)
 	}
 }

@@ -141,29 +141,9 @@ func stripAttempt(key string) string {
 	if strings.IndexByte(key, 't') < 0 && strings.IndexByte(key, 'T') < 0 {
 		return key
 	}
-	if !containsFold(key, "att") && !containsFold(key, "try") {
+	// Lower-casing allocates only for a key with an upper-case letter.
+	if lower := strings.ToLower(key); !strings.Contains(lower, "att") && !strings.Contains(lower, "try") {
 		return key
 	}
 	return attemptSuffix.ReplaceAllString(key, "${1}")
-}
-
-// containsFold reports whether s contains the lower-case ASCII word w,
-// ignoring case, without allocating.
-func containsFold(s, w string) bool {
-	for i := 0; i+len(w) <= len(s); i++ {
-		j := 0
-		for ; j < len(w); j++ {
-			c := s[i+j]
-			if c >= 'A' && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			if c != w[j] {
-				break
-			}
-		}
-		if j == len(w) {
-			return true
-		}
-	}
-	return false
 }

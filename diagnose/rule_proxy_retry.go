@@ -40,7 +40,7 @@ const retrySlack = time.Second
 // side logged more than one send: a client that reuses its request id is
 // request-id-reused's.
 func proxyRetried(c *context, d *model.Delivery) (*model.Observation, int) {
-	if d.Synthetic || !isWrite(d.Method()) {
+	if d.Synthetic || !model.IsWrite(d.Method()) {
 		return nil, 0
 	}
 	var p *model.Observation

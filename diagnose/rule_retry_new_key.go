@@ -308,7 +308,7 @@ func likelyNewKey(c *context, reported map[string]bool) []*Finding {
 			// A failure the caller saw (a timeout, a reset, a 502 or
 			// 504 at the proxy, the server's write error) after the
 			// server answered or made its effect.
-			if d.Lost() != nil && (serverSuccess(d) != nil || len(c.effects(d)) > 0) && isWrite(d.Method()) {
+			if d.Lost() != nil && (serverSuccess(d) != nil || len(c.effects(d)) > 0) && model.IsWrite(d.Method()) {
 				lost = append(lost, origin{in: in, d: d, when: d.Start(), first: ch.first})
 				break
 			}

@@ -25,12 +25,12 @@ import (
 // the target (or the client) closed the connection before a response: the
 // status codes then say who. The X-Amzn-Trace-Id ("Root=1-…") is the
 // request id the ALB adds and passes on to the target.
-var albFormat = &Format{
-	Name: "alb", Aliases: []string{"aws-alb"}, Kind: KindText, Tier: model.TierProxy,
+var albFormat = &format{
+	Name: "alb", Aliases: []string{"aws-alb"}, Kind: kindText, Tier: model.TierProxy,
 	Doc:   "AWS Application Load Balancer access logs (X-Amzn-Trace-Id as the request id)",
 	Setup: "The ALB logs the X-Amzn-Trace-Id it adds (trace_id); the application must log the same header to be joined.",
 	text:  readALB,
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "AWS documentation, Access logs for your Application Load Balancer (HTTP entry example)",
 		Line: `http 2018-07-02T22:23:00.186641Z app/my-loadbalancer/50dc6c495c0c9188 192.168.131.39:2817 10.0.0.1:80 0.000 0.001 0.000 200 200 34 366 ` +
 			`"GET http://www.example.com:80/ HTTP/1.1" "curl/7.46.0" - - arn:aws:elasticloadbalancing:us-east-2:123456789012:targetgroup/my-targets/73e2d6bc24d8a067 ` +

@@ -16,15 +16,15 @@ import (
 // reads what follows the combined fields by what its layout names, never
 // by the value's shape. A LogFormat of the user's own is the config's
 // log_format.
-var apacheFormat = &Format{
-	Name: "apache", Aliases: []string{"httpd", "apache2"}, Kind: KindText, Tier: model.TierProxy,
+var apacheFormat = &format{
+	Name: "apache", Aliases: []string{"httpd", "apache2"}, Kind: kindText, Tier: model.TierProxy,
 	Doc: "Apache httpd access logs: the stock common/combined/vhost_combined LogFormats, with %D, %{UNIQUE_ID}e or the ids appended",
 	Setup: "`LogFormat \"%h %l %u %t \\\"%r\\\" %>s %b \\\"%{Referer}i\\\" \\\"%{User-Agent}i\\\" %D \\\"%{X-Request-Id}i\\\" \\\"%{Idempotency-Key}i\\\"\" idem` " +
 		"and, where it proxies, `RequestHeader setifempty X-Request-Id %{UNIQUE_ID}e` (mod_unique_id and mod_headers) so the server logs the id Apache logs; " +
 		"any other LogFormat is a config source's log_format",
 	text: readApache,
 	// %t is the arrival, to the second; %D the microseconds to the end.
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "fixtures/real/apache: Apache httpd 2.4 behind the capture harness, idem's LogFormat (a 201)",
 		Line: `127.0.0.1 - - [02/Dec/2026:04:09:52 +0000] "POST /v1/orders HTTP/1.1" 201 15 "-" "idem-harness/1" 10145 ` +
 			`"eb9a192f-ae29-4040-8898-56191c8e4f77" "0a8ee47a-6a6c-48a9-8a8c-e8e34b933ec0"`,

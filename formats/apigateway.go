@@ -16,14 +16,14 @@ import (
 // milliseconds from then to the response, integrationLatency the
 // backend's share of them. A REST API logs resourcePath (the route's
 // template, "/pets/{petId}"), an HTTP API routeKey ("GET /pets").
-var apiGatewayFormat = &Format{
-	Name: "apigateway", Aliases: []string{"api-gateway", "aws-apigateway"}, Kind: KindJSON, Tier: model.TierProxy,
+var apiGatewayFormat = &format{
+	Name: "apigateway", Aliases: []string{"api-gateway", "aws-apigateway"}, Kind: kindJSON, Tier: model.TierProxy,
 	Doc: "AWS API Gateway access logs (the CloudWatch JSON template: requestId, requestTime, httpMethod, status)",
 	match: func(r *record) bool {
 		return r.has("requestId") && r.has("status") && r.hasAny("httpMethod", "routeKey") && r.hasAny("requestTime", "requestTimeEpoch")
 	},
 	extract: extractAPIGateway,
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "elastic/integrations packages/aws/data_stream/apigateway_logs/_dev/test/pipeline/test-apigateway-rest.log (a REST API)",
 		Line: `{"requestId":"48752d0f-c99d-4cfa-a5a7-f3c6834d19e5","ip":"1.128.0.0","caller":"-","user":"-","requestTime":"10/Jun/2023:15:36:28 +0000",` +
 			`"httpMethod":"GET","resourcePath":"/pets","status":"200","protocol":"HTTP/1.1","responseLength":"184"}`,

@@ -11,8 +11,8 @@ import (
 // over: the cost of a text line that matches, per format (the order of
 // the registry makes later formats pay for the earlier ones' tries).
 func BenchmarkParseText(b *testing.B) {
-	for _, f := range All() {
-		if f.Kind != KindText {
+	for _, f := range all() {
+		if f.Kind != kindText {
 			continue
 		}
 		var lines [][]byte

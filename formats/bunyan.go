@@ -13,16 +13,16 @@ import (
 // answered, its req and res serialized and latency in milliseconds.
 // Everything else a line says is read by the vocabulary: bunyan's own
 // names (req_id, req, res) are no pino-http's, which it resembles.
-var bunyanFormat = &Format{
+var bunyanFormat = &format{
 	vocabulary: true,
-	Name:       "bunyan", Kind: KindJSON, Tier: model.TierServer,
+	Name:       "bunyan", Kind: kindJSON, Tier: model.TierServer,
 	Doc: "bunyan JSON logs (Node.js, restify's audit logger): name, hostname, pid, req_id, latency (ms)",
 	match: func(r *record) bool {
 		return r.has("v") && r.has("name") && r.has("hostname") && r.has("pid") && r.has("msg") && r.has("time")
 	},
 	extract:   extractApp,
 	durations: model.Milliseconds,
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "restify 11 with bunyan 1.8 (restify.plugins.auditLogger), captured on this machine",
 		Line: `{"name":"audit","hostname":"vm","pid":7950,"req_id":"66cb3dbb-83fb-4979-9920-a90c0b72c658","audit":true,"component":"after","level":30,` +
 			`"remoteAddress":"127.0.0.1","remotePort":47684,"req":{"method":"POST","url":"/v1/orders","headers":{"host":"127.0.0.1:33687",` +

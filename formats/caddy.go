@@ -8,8 +8,8 @@ import (
 )
 
 // Caddy's JSON access logs (the http.log.access logger).
-var caddyFormat = &Format{
-	Name: "caddy", Kind: KindJSON, Tier: model.TierProxy,
+var caddyFormat = &format{
+	Name: "caddy", Kind: kindJSON, Tier: model.TierProxy,
 	Doc: "Caddy JSON access logs",
 	// The recipe's config is in backquotes: a capture runs exactly that
 	// (internal/kit/harness's TestSetupRecipes).
@@ -19,7 +19,7 @@ var caddyFormat = &Format{
 	},
 	extract: extractCaddy,
 	// ts is when the request was done, duration float seconds.
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "Caddy documentation, Logging (structured access log example)",
 		Line: `{"level":"info","ts":1646861401.5241024,"logger":"http.log.access","msg":"handled request","request":{"remote_ip":"127.0.0.1","remote_port":"41342",` +
 			`"client_ip":"127.0.0.1","proto":"HTTP/2.0","method":"GET","host":"localhost","uri":"/","headers":{"User-Agent":["curl/7.82.0"],"Accept":["*/*"],` +

@@ -7,8 +7,8 @@ import (
 
 // AWS CloudWatch Logs: aws logs filter-log-events answers (events[]) or
 // one event per line.
-var cloudwatchFormat = &Format{
-	Name: "cloudwatch", Kind: KindEnvelope,
+var cloudwatchFormat = &format{
+	Name: "cloudwatch", Kind: kindEnvelope,
 	Doc:   "AWS CloudWatch Logs (filter-log-events answers, events per line)",
 	match: func(r *record) bool { return isEventsPage(r) || r.has("message") && r.has("logStreamName") },
 	expand: func(p *Parser, r *record, src model.Source) bool {
@@ -19,7 +19,7 @@ var cloudwatchFormat = &Format{
 		}
 		return true
 	},
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "fixtures/exports/cloudwatch.json, a filter-log-events answer cut to two events",
 		Line: `{"events":[{"logStreamName":"orders-api/orders-api-7d9f6b8c5-qm2lz","timestamp":1796030042118,"message":"{\"time\":\"2026-11-30T09:14:02.118Z\",` +
 			`\"level\":\"INFO\",\"msg\":\"idempotency reservation\",\"request_id\":\"c9b2decb-ebc7-4a9b-99d6-69712772ef41\",\"route\":\"/v1/orders\",` +

@@ -12,8 +12,8 @@ import (
 // nginx's and Apache's combined text access log, with the fields
 // nginx setups append after it (request time, upstream status, request id,
 // key), by name or by shape.
-var combinedFormat = &Format{
-	Name: "combined", Aliases: []string{"clf", "nginx-text"}, Kind: KindText, Tier: model.TierProxy,
+var combinedFormat = &format{
+	Name: "combined", Aliases: []string{"clf", "nginx-text"}, Kind: kindText, Tier: model.TierProxy,
 	Doc: "nginx/Apache combined text access logs, with appended fields",
 	// $request_id, not $http_x_request_id: most clients send no
 	// X-Request-Id, and nginx's own id, passed on, is the one the server
@@ -23,7 +23,7 @@ var combinedFormat = &Format{
 	text:  readCombined,
 	// nginx's $time_local is when the log is written (start = it -
 	// $request_time); Apache's %t is when the request arrived.
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "Apache HTTP Server documentation, Log Files (Combined Log Format example)",
 		Line:   `127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] "GET /apache_pb.gif HTTP/1.0" 200 2326 "http://www.example.com/start.html" "Mozilla/4.08 [en] (Win98; I ;Nav)"`,
 		Want: model.Observation{Tier: model.TierProxy, Format: "combined", Method: "GET", Route: "/apache_pb.gif", Status: 200,

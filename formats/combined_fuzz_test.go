@@ -139,7 +139,7 @@ func combinedSeeds(tb testing.TB) []string {
 			lines = append(lines, s)
 		}
 	}
-	for _, f := range All() {
+	for _, f := range all() {
 		for _, s := range f.Samples {
 			add(s.Line)
 		}

@@ -16,11 +16,11 @@ import (
 //
 // The prefix is removed with its colour codes and the service is kept as
 // a label (which names the tier when it names one: caddy, api, worker…).
-var composeFormat = &Format{
-	Name: "compose", Aliases: []string{"docker-compose"}, Kind: KindEnvelope,
+var composeFormat = &format{
+	Name: "compose", Aliases: []string{"docker-compose"}, Kind: kindEnvelope,
 	Doc:  "docker compose logs lines (service | line), unwrapped",
 	text: readCompose,
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "docker compose logs of a Caddy service, colour codes as on a terminal",
 		Line: "\x1b[36mcaddy-1  | \x1b[0m" + `{"level":"info","ts":1796030044.25,"logger":"http.log.access.log0","msg":"handled request","request":` +
 			`{"remote_ip":"172.18.0.1","client_ip":"172.18.0.1","proto":"HTTP/1.1","method":"POST","host":"localhost","uri":"/v1/orders",` +

@@ -23,7 +23,7 @@ type Config struct {
 	// name the request's method and route.
 	Scope []string `json:"scope"`
 	// Effect marks lines as business effects in every source.
-	Effect *EffectConfig `json:"effect"`
+	Effect *effectConfig `json:"effect"`
 	// Tiers maps a label value of a log aggregator's export (a service,
 	// app or container name) to the tier that wrote the line.
 	Tiers map[string]string `json:"tiers"`
@@ -58,7 +58,7 @@ type SourceConfig struct {
 	Tier   string            `json:"tier"`
 	Format string            `json:"format"`
 	Fields map[string]string `json:"fields"`
-	Effect *EffectConfig     `json:"effect"`
+	Effect *effectConfig     `json:"effect"`
 	// Captures names HAProxy's captured request headers in the order the
 	// config captures them ("Host", "X-Request-Id", "Idempotency-Key").
 	Captures []string `json:"captures"`
@@ -71,10 +71,10 @@ type SourceConfig struct {
 	LogFormatSyntax string `json:"log_format_syntax"`
 }
 
-// EffectConfig recognises effect lines: a regular expression on the
+// effectConfig recognises effect lines: a regular expression on the
 // message, and optionally a field (gjson path) that must be present and
 // becomes the result id.
-type EffectConfig struct {
+type effectConfig struct {
 	Message string `json:"message"`
 	Field   string `json:"field"`
 }
@@ -88,7 +88,7 @@ type SourceRule struct {
 	glob    string
 	tier    model.Tier
 	tierSet bool
-	format  *Format
+	format  *format
 	fields  map[string]string
 	effect  *effectRule
 	// captures names HAProxy's request header captures, lower-cased.
@@ -97,34 +97,34 @@ type SourceRule struct {
 	logFormat *logFormat
 }
 
-// ConfigError is a problem in the configuration file or flags.
-type ConfigError struct {
+// configError is a problem in the configuration file or flags.
+type configError struct {
 	Path string
 	Err  error
 }
 
-func (e *ConfigError) Error() string {
+func (e *configError) Error() string {
 	if e.Path == "" {
 		return e.Err.Error()
 	}
 	return fmt.Sprintf("config %s: %v", e.Path, e.Err)
 }
-func (e *ConfigError) Unwrap() error { return e.Err }
+func (e *configError) Unwrap() error { return e.Err }
 
 // LoadConfig reads a configuration file.
 func LoadConfig(path string) (*Config, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, &ConfigError{Path: path, Err: err}
+		return nil, &configError{Path: path, Err: err}
 	}
 	var c Config
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
-		return nil, &ConfigError{Path: path, Err: fmt.Errorf("invalid JSON: %w", err)}
+		return nil, &configError{Path: path, Err: fmt.Errorf("invalid JSON: %w", err)}
 	}
 	if err := c.Compile(); err != nil {
-		return nil, &ConfigError{Path: path, Err: err}
+		return nil, &configError{Path: path, Err: err}
 	}
 	return &c, nil
 }
@@ -180,8 +180,8 @@ var mappable = map[string]func(o *model.Observation, v string){
 	},
 }
 
-// MappableFields lists the names a config's "fields" may use.
-func MappableFields() []string {
+// mappableFields lists the names a config's "fields" may use.
+func mappableFields() []string {
 	var out []string
 	for k := range mappable {
 		out = append(out, k)
@@ -293,12 +293,12 @@ func (c *Config) Compile() error {
 }
 
 func sortedFields() []string {
-	f := MappableFields()
+	f := mappableFields()
 	sort.Strings(f)
 	return f
 }
 
-func compileEffect(e *EffectConfig) (*effectRule, error) {
+func compileEffect(e *effectConfig) (*effectRule, error) {
 	if e.Message == "" && e.Field == "" {
 		return nil, errors.New("effect: give a message pattern, a field, or both")
 	}
@@ -356,7 +356,7 @@ func (c *Config) RuleFor(path string, tier model.Tier, formatName string) (*Sour
 	if formatName != "" {
 		f, err := lookup(formatName)
 		if err != nil {
-			return nil, &ConfigError{Err: err}
+			return nil, &configError{Err: err}
 		}
 		merge(&SourceRule{format: f})
 	}

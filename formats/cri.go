@@ -19,11 +19,11 @@ import (
 // the time the runtime read it, the stream, and a tag: F ends a line, P
 // is a part of one the runtime split, joined with what follows until the
 // F. The line is read as if it stood alone, cited by its first part.
-var criFormat = &Format{
-	Name: "cri", Aliases: []string{"containerd", "cri-o"}, Kind: KindEnvelope,
+var criFormat = &format{
+	Name: "cri", Aliases: []string{"containerd", "cri-o"}, Kind: kindEnvelope,
 	Doc:  "Kubernetes container log files (the CRI format containerd and CRI-O write: time, stream, P/F, the line), unwrapped",
 	text: readCRI,
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "the CRI logging format (kubernetes/cri-api, containerd's pkg/cri/io): an nginx combined line as containerd writes it",
 		Line: `2026-12-01T09:00:00.123456789Z stdout F 10.244.0.1 - - [01/Dec/2026:09:00:00 +0000] "POST /v1/orders HTTP/1.1" 201 57 "-" "okhttp/4.12.0" ` +
 			`0.120 "201" "c9b2decb-ebc7-4a9b-99d6-69712772ef41" "0b5d3c1e-5b7a-4d1e-9a63-2f1f3c9b8e41"`,
@@ -72,9 +72,9 @@ func (r *criRun) add(payload []byte, src model.Source, max int) {
 	}
 }
 
-// DefaultMaxCRILine bounds a joined line where the reader sets no bound
+// defaultMaxCRILine bounds a joined line where the reader sets no bound
 // (ingest's default line bound).
-const DefaultMaxCRILine = 16 << 20
+const defaultMaxCRILine = 16 << 20
 
 // criStreams are the streams a runtime writes, a run each.
 const criStreams = 2
@@ -119,7 +119,7 @@ func readCRI(p *Parser, s string, src model.Source) bool {
 	}
 	max := p.criMax
 	if max <= 0 {
-		max = DefaultMaxCRILine
+		max = defaultMaxCRILine
 	}
 	if len(s) != p.lineLen {
 		// Within another format's line (an export, a prefix): the reader
@@ -181,7 +181,7 @@ type CRIRuns struct {
 // NewCRIRuns follows runs whose joined lines are bounded by max bytes.
 func NewCRIRuns(max int) *CRIRuns {
 	if max <= 0 {
-		max = DefaultMaxCRILine
+		max = defaultMaxCRILine
 	}
 	return &CRIRuns{max: max}
 }
@@ -306,9 +306,9 @@ func (p *Parser) Flush() {
 	}
 }
 
-// Continued reports whether line is a part of a longer line that a
+// continued reports whether line is a part of a longer line that a
 // container runtime split (CRI's P tag).
-func Continued(line []byte) bool {
+func continued(line []byte) bool {
 	_, part, _, ok := criLine(bytesToString(bytes.TrimSpace(line)))
 	return ok && part
 }

@@ -9,8 +9,8 @@ import (
 
 // Datadog's log exports: the Logs API's answer (data[]) or one log per
 // line.
-var datadogFormat = &Format{
-	Name: "datadog", Kind: KindEnvelope,
+var datadogFormat = &format{
+	Name: "datadog", Kind: kindEnvelope,
 	Doc:   "Datadog log exports (Logs API answers, logs per line)",
 	match: func(r *record) bool { return isDatadogLog(r) || isDatadogPage(r) },
 	expand: func(p *Parser, r *record, src model.Source) bool {
@@ -21,7 +21,7 @@ var datadogFormat = &Format{
 		}
 		return true
 	},
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "fixtures/exports/datadog.json, a Logs API (v2) answer cut to two logs",
 		Line: `{"data":[{"attributes":{"attributes":{"time":"2026-11-30T09:14:02.118Z","level":"INFO","msg":"idempotency reservation",` +
 			`"request_id":"c9b2decb-ebc7-4a9b-99d6-69712772ef41","route":"/v1/orders","method":"POST","key_hash":"sha256:64a007e7bb1a1169","decision":"new",` +

@@ -3,15 +3,15 @@ package formats
 import "github.com/idem-cli/idem/model"
 
 // Docker's json-file logging driver: {"log": …, "stream": …, "time": …}.
-var dockerFormat = &Format{
-	Name: "docker", Kind: KindEnvelope,
+var dockerFormat = &format{
+	Name: "docker", Kind: kindEnvelope,
 	Doc:   "Docker json-file driver lines",
 	match: func(r *record) bool { return r.has("log") && r.has("stream") && r.has("time") && len(r.keys) <= 5 },
 	expand: func(p *Parser, r *record, src model.Source) bool {
 		expandDocker(p, r, src)
 		return true
 	},
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "fixtures/exports/docker.jsonl, the json-file driver",
 		Line: `{"log":"{\"time_iso8601\":\"2026-11-30T09:14:04+00:00\",\"msec\":\"1796030044.512\",\"remote_addr\":\"198.51.100.23\",` +
 			`\"request_id\":\"14fe277217966d99b9a47cbebced2b9c\",\"http_x_request_id\":\"c9b2decb-ebc7-4a9b-99d6-69712772ef41\",` +

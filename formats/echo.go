@@ -17,9 +17,9 @@ import (
 // id is the request's X-Request-ID (echo's RequestID middleware sets it);
 // time is when the line was written, at the end of the request; latency
 // is in nanoseconds.
-var echoFormat = &Format{
+var echoFormat = &format{
 	vocabulary: true,
-	Name:       "echo", Kind: KindJSON, Tier: model.TierServer,
+	Name:       "echo", Kind: kindJSON, Tier: model.TierServer,
 	Doc: "echo's Logger middleware (Go): id, remote_ip, uri, status, latency (ns)",
 	match: func(r *record) bool {
 		// The Logger middleware's lines, and its context logger's (gommon:
@@ -28,7 +28,7 @@ var echoFormat = &Format{
 			r.has("prefix") && r.has("file") && r.has("line") && r.has("level")
 	},
 	extract: extractEcho,
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "echo's Logger middleware, its default JSON format, for a POST with X-Request-ID",
 		Line: `{"time":"2026-11-30T09:14:04.5Z","id":"c9b2decb-ebc7-4a9b-99d6-69712772ef41","remote_ip":"10.0.0.7","host":"api:8080",` +
 			`"method":"POST","uri":"/v1/orders","user_agent":"curl/8.5.0","status":201,"error":"","latency":1500000000,` +

@@ -9,8 +9,8 @@ import (
 
 // Elasticsearch and OpenSearch: a search API's answer (hits.hits[]) or an
 // NDJSON export of hits; ECS documents on their own.
-var elasticsearchFormat = &Format{
-	Name: "elasticsearch", Aliases: []string{"opensearch"}, Kind: KindEnvelope,
+var elasticsearchFormat = &format{
+	Name: "elasticsearch", Aliases: []string{"opensearch"}, Kind: kindEnvelope,
 	Doc:   "Elasticsearch/OpenSearch search answers and exported hits",
 	match: func(r *record) bool { return isSearchPage(r) || r.has("_source") && r.hasAny("_index", "_id") },
 	expand: func(p *Parser, r *record, src model.Source) bool {
@@ -21,7 +21,7 @@ var elasticsearchFormat = &Format{
 		}
 		return true
 	},
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "fixtures/exports/elasticsearch-search.json, a _search answer cut to two hits",
 		Line: `{"took":12,"timed_out":false,"_shards":{"total":2,"successful":2,"skipped":0,"failed":0},"hits":{"total":{"value":14,"relation":"eq"},` +
 			`"max_score":null,"hits":[{"_index":".ds-logs-orders-api-default-2026.11.30-000001","_id":"b11cf7157e0a83ff14f3","_score":null,` +
@@ -63,8 +63,8 @@ var elasticsearchFormat = &Format{
 
 // ecsFormat is an Elastic Common Schema document on its own (Filebeat's
 // or an ECS logger's output).
-var ecsFormat = &Format{
-	Name: "ecs", Kind: KindEnvelope,
+var ecsFormat = &format{
+	Name: "ecs", Kind: kindEnvelope,
 	Doc: "Elastic Common Schema documents (Filebeat, ECS loggers)",
 	match: func(r *record) bool {
 		return r.has("@timestamp") && r.has("message") && r.hasAny("ecs", "service", "host", "log", "event")
@@ -73,7 +73,7 @@ var ecsFormat = &Format{
 		whole(func(p *Parser, doc gjson.Result, src model.Source) { p.unwrapECS(doc, nil, src, "ecs") })(p, r, src)
 		return true
 	},
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "fixtures/exports/elasticsearch.ndjson, an ECS document whose message is the slog line",
 		Line: `{"@timestamp":"2026-11-30T09:14:02.118Z","message":"{\"time\":\"2026-11-30T09:14:02.118Z\",\"level\":\"INFO\",\"msg\":\"idempotency reservation\",` +
 			`\"request_id\":\"c9b2decb-ebc7-4a9b-99d6-69712772ef41\",\"route\":\"/v1/orders\",\"method\":\"POST\",\"key_hash\":\"sha256:64a007e7bb1a1169\",` +

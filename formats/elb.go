@@ -24,12 +24,12 @@ import (
 // for the request: a connection, not an HTTP request, it is read and
 // set aside. Under the name elb, an ALB line is read too (as alb): the
 // name stands for both.
-var elbFormat = &Format{
-	Name: "elb", Aliases: []string{"aws-elb", "elb-classic", "clb"}, Kind: KindText, Tier: model.TierProxy,
+var elbFormat = &format{
+	Name: "elb", Aliases: []string{"aws-elb", "elb-classic", "clb"}, Kind: kindText, Tier: model.TierProxy,
 	Doc:   "AWS Classic Load Balancer access logs (no request id: joined by key, method, route and time); ALB lines too under this name",
 	Setup: "A Classic Load Balancer logs no request id and no header: the application must log the key, method and route for its lines to be joined.",
 	text:  readELB,
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "AWS documentation, Access logs for your Classic Load Balancer (HTTP entry example)",
 		Line: `2015-05-13T23:39:43.945958Z my-loadbalancer 192.168.131.39:2817 10.0.0.1:80 0.000073 0.001048 0.000057 200 200 0 29 ` +
 			`"GET http://www.example.com:80/ HTTP/1.1" "curl/7.38.0" - -`,

@@ -9,8 +9,8 @@ import (
 )
 
 // Envoy's and Istio's JSON access logs.
-var envoyFormat = &Format{
-	Name: "envoy", Aliases: []string{"istio"}, Kind: KindJSON, Tier: model.TierProxy,
+var envoyFormat = &format{
+	Name: "envoy", Aliases: []string{"istio"}, Kind: kindJSON, Tier: model.TierProxy,
 	Doc:   "Envoy / Istio JSON access logs (response_flags)",
 	Setup: "json_format with \"request_id\": \"%REQ(X-REQUEST-ID)%\", \"idempotency_key\": \"%REQ(IDEMPOTENCY-KEY)%\", \"response_flags\": \"%RESPONSE_FLAGS%\", \"start_time\": \"%START_TIME%\", \"duration\": \"%DURATION%\" beside the method, path and code.",
 	match: func(r *record) bool {
@@ -19,7 +19,7 @@ var envoyFormat = &Format{
 	extract: extractEnvoy,
 	// start_time is when the request started, duration is milliseconds;
 	// code 0 with DC: the client went away before any response.
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "an Istio sidecar's JSON access log in a public blog on access log cases (ssup2.github.io), as in fixtures/formats/envoy.jsonl",
 		Line: `{"start_time":"2025-12-14T15:31:56.209Z","method":"GET","path":"/delay/10000","protocol":"HTTP/1.1","response_code":"0","response_flags":"DC",` +
 			`"response_code_details":"downstream_remote_disconnect","connection_termination_details":"-","upstream_transport_failure_reason":"-",` +
@@ -96,12 +96,12 @@ func envoyOutcome(status int, flags string) model.Outcome {
 // grammar (envoyTextLayouts): what each operator means is the grammar's
 // (grammar/envoy.go: %START_TIME% the start, %DURATION% milliseconds,
 // the flags' outcomes as in the JSON access log).
-var envoyTextFormat = &Format{
-	Name: "envoy-text", Aliases: []string{"istio-text"}, Kind: KindText, Tier: model.TierProxy,
+var envoyTextFormat = &format{
+	Name: "envoy-text", Aliases: []string{"istio-text"}, Kind: kindText, Tier: model.TierProxy,
 	Doc:   "Envoy / Istio default text access logs, read by their stock formats",
 	Setup: "Envoy logs %REQ(X-REQUEST-ID)% by default; add \"%REQ(IDEMPOTENCY-KEY)%\" at the end of the format to log the key.",
 	text:  readEnvoyText,
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "Envoy documentation, Access logging: the default format's example",
 		Line: `[2016-04-15T20:17:00.310Z] "POST /api/v1/locations HTTP/2" 204 - 154 0 226 100 "10.0.35.28" "nsq2http" ` +
 			`"cc21d9b0-cf5c-432b-8c7e-98aeb7988cd2" "locations" "tcp://10.0.2.1:80"`,

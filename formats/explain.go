@@ -80,7 +80,7 @@ func observedFields(o *model.Observation) []string {
 }
 
 // explainRecord says where each field of o came from in r, read by f.
-func (p *Parser) explainRecord(r *record, o *model.Observation, f *Format) {
+func (p *Parser) explainRecord(r *record, o *model.Observation, f *format) {
 	if !p.Explain || o.Source.Line > maxExplained {
 		return
 	}
@@ -151,7 +151,7 @@ func (p *Parser) explainRecord(r *record, o *model.Observation, f *Format) {
 
 // explainFingerprint says whether the fingerprint was logged or made from
 // a logged body.
-func (p *Parser) explainFingerprint(r *record, o *model.Observation, f *Format, leaves []leaf, mapped map[string]string) {
+func (p *Parser) explainFingerprint(r *record, o *model.Observation, f *format, leaves []leaf, mapped map[string]string) {
 	if path, ok := mapped["fingerprint"]; ok {
 		p.use("fingerprint", path, "config")
 		return
@@ -179,7 +179,7 @@ func (p *Parser) explainFingerprint(r *record, o *model.Observation, f *Format, 
 }
 
 // explainNamed names the first value whose name means m.
-func (p *Parser) explainNamed(leaves []leaf, m meaning, field string, f *Format) {
+func (p *Parser) explainNamed(leaves []leaf, m meaning, field string, f *format) {
 	for _, l := range leaves {
 		if ti, ok := matchTerm(l.names, nil); ok && vocabulary[ti].means == m {
 			by := whose(l.names, f)
@@ -209,7 +209,7 @@ func unitName(u model.Unit) string {
 
 // whose says what gives a path its meaning: a term of the vocabulary, or
 // the format's own names.
-func whose(names []string, f *Format) string {
+func whose(names []string, f *format) string {
 	if !isAppFormat(f) {
 		return "format " + f.Name
 	}
@@ -225,7 +225,7 @@ func whose(names []string, f *Format) string {
 }
 
 // isAppFormat reports whether f reads its lines by the vocabulary.
-func isAppFormat(f *Format) bool { return f.vocabulary }
+func isAppFormat(f *format) bool { return f.vocabulary }
 
 // recordLeaves lists r's values at their gjson paths, bounded.
 func recordLeaves(r *record) []leaf {
@@ -287,22 +287,6 @@ func gjsonName(k string) string {
 		b.WriteByte(k[i])
 	}
 	return b.String()
-}
-
-// FieldUseText is a use as a line of text: "request_id ← meta.req.headers.x-request-id (vocabulary (loggers); 12 lines)".
-func FieldUseText(u model.FieldUse) string {
-	path := u.Path
-	if path == "" {
-		path = "(not a named field)"
-	}
-	return u.Field + " ← " + path + " (" + u.By + "; " + strconv.Itoa(u.Lines) + " " + plural(u.Lines, "line", "lines") + ")"
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // Lines no format read that look like HTTP requests: a method, a

@@ -13,7 +13,7 @@ type Fields struct {
 }
 
 // Fields reports the JSON fields f reads; see Fields.
-func (f *Format) Fields() Fields {
+func (f *format) Fields() Fields {
 	switch {
 	case f == nginxFormat:
 		return Fields{Key: pNginxKey.paths, RequestID: pNginxRID.paths, Status: pNginxStatus.paths,

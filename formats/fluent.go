@@ -3,15 +3,15 @@ package formats
 import "github.com/idem-cli/idem/model"
 
 // Fluent Bit, Fluentd and Vector records with Kubernetes metadata.
-var fluentFormat = &Format{
-	Name: "fluent", Aliases: []string{"fluentbit", "fluentd", "vector"}, Kind: KindEnvelope,
+var fluentFormat = &format{
+	Name: "fluent", Aliases: []string{"fluentbit", "fluentd", "vector"}, Kind: kindEnvelope,
 	Doc:   "Fluent Bit / Fluentd / Vector records with Kubernetes metadata",
 	match: func(r *record) bool { return r.hasAny("log", "message") && r.has("kubernetes") },
 	expand: func(p *Parser, r *record, src model.Source) bool {
 		expandFluent(p, r, src)
 		return true
 	},
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "fixtures/exports/fluentbit.jsonl, Fluent Bit's kubernetes filter",
 		Line: `{"date":1796030044.512,"log":"{\"time_iso8601\":\"2026-11-30T09:14:04+00:00\",\"msec\":\"1796030044.512\",\"remote_addr\":\"198.51.100.23\",` +
 			`\"request_id\":\"14fe277217966d99b9a47cbebced2b9c\",\"http_x_request_id\":\"c9b2decb-ebc7-4a9b-99d6-69712772ef41\",` +

@@ -20,38 +20,38 @@ import (
 	"github.com/idem-cli/idem/model"
 )
 
-// Kind says how a format's lines are read.
-type Kind uint8
+// kind says how a format's lines are read.
+type kind uint8
 
 // The kinds of format.
 const (
-	KindJSON     Kind = iota + 1 // one JSON object per record
-	KindText                     // a text line
-	KindEnvelope                 // an export's wrapper around lines of other formats
-	KindTrace                    // a trace's spans, each its own observation, its tier from its kind
+	kindJSON     kind = iota + 1 // one JSON object per record
+	kindText                     // a text line
+	kindEnvelope                 // an export's wrapper around lines of other formats
+	kindTrace                    // a trace's spans, each its own observation, its tier from its kind
 )
 
-func (k Kind) String() string {
+func (k kind) String() string {
 	switch k {
-	case KindJSON:
+	case kindJSON:
 		return "JSON"
-	case KindText:
+	case kindText:
 		return "text"
-	case KindEnvelope:
+	case kindEnvelope:
 		return "envelope"
-	case KindTrace:
+	case kindTrace:
 		return "trace"
 	}
 	return "unknown"
 }
 
-// Format is one family of log lines mapped onto the model.
-type Format struct {
+// format is one family of log lines mapped onto the model.
+type format struct {
 	// Name is how the format is named in flags, the config and reports.
 	Name string
 	// Aliases are other names a user may give it.
 	Aliases []string
-	Kind    Kind
+	Kind    kind
 	// Tier is the tier its lines come from unless they say otherwise;
 	// unknown for envelopes, whose lines say it.
 	Tier model.Tier
@@ -62,7 +62,7 @@ type Format struct {
 	Setup string
 	// Samples are real lines of the format with the fields they must
 	// yield; a test reads each.
-	Samples []Sample
+	Samples []sample
 
 	// match recognises a JSON record by its key set (so its answer can be
 	// cached per key set).
@@ -86,10 +86,10 @@ type Format struct {
 	vocabulary bool
 }
 
-// Sample is a line of a format and the observation it must yield: every
+// sample is a line of a format and the observation it must yield: every
 // field set in Want must be read as it is; Count, when set, is how many
 // observations the line gives (envelopes and batches give several).
-type Sample struct {
+type sample struct {
 	Line   string
 	Want   model.Observation
 	Count  int
@@ -100,17 +100,17 @@ type Sample struct {
 	Known string
 }
 
-// Names reports every name the format answers to.
-func (f *Format) Names() []string { return append([]string{f.Name}, f.Aliases...) }
+// names reports every name the format answers to.
+func (f *format) names() []string { return append([]string{f.Name}, f.Aliases...) }
 
-// All returns every format, in the order they are tried.
-func All() []*Format { return slices.Clone(registry) }
+// all returns every format, in the order they are tried.
+func all() []*format { return slices.Clone(registry) }
 
 // ByName finds a format by its name or an alias, or returns nil.
-func ByName(name string) *Format {
+func ByName(name string) *format {
 	name = strings.ToLower(strings.TrimSpace(name))
 	for _, f := range registry {
-		if slices.Contains(f.Names(), name) {
+		if slices.Contains(f.names(), name) {
 			return f
 		}
 	}
@@ -121,24 +121,24 @@ func ByName(name string) *Format {
 func Names() []string {
 	var out []string
 	for _, f := range registry {
-		out = append(out, f.Names()...)
+		out = append(out, f.names()...)
 	}
 	return out
 }
 
-// UnknownFormatError is a format name that no format answers to.
-type UnknownFormatError struct{ Name string }
+// unknownFormatError is a format name that no format answers to.
+type unknownFormatError struct{ Name string }
 
-func (e *UnknownFormatError) Error() string {
+func (e *unknownFormatError) Error() string {
 	return fmt.Sprintf("unknown format %q (known: %s)", e.Name, strings.Join(Names(), ", "))
 }
 
 // lookup is ByName with an error for an unknown name.
-func lookup(name string) (*Format, error) {
+func lookup(name string) (*format, error) {
 	if f := ByName(name); f != nil {
 		return f, nil
 	}
-	return nil, &UnknownFormatError{Name: name}
+	return nil, &unknownFormatError{Name: name}
 }
 
 // mustTime reads a sample's time.

@@ -38,7 +38,7 @@ func FuzzLinesWithState(f *testing.F) {
 			}
 		}
 		p.Context(HeaderLine(data))
-		_ = Continued(data)
+		_ = continued(data)
 	})
 }
 

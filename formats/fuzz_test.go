@@ -34,7 +34,7 @@ func seedLines(f *testing.F) {
 // it keeps must have a source and no field longer than the cap.
 func FuzzParseLine(f *testing.F) {
 	seedLines(f)
-	for _, format := range All() {
+	for _, format := range all() {
 		for _, s := range format.Samples {
 			f.Add([]byte(s.Line))
 		}

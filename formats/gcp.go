@@ -9,8 +9,8 @@ import (
 
 // Google Cloud Logging entries (gcloud logging read --format json, or a
 // sink's export): jsonPayload, textPayload or httpRequest.
-var gcpFormat = &Format{
-	Name: "gcp", Aliases: []string{"gcloud", "stackdriver"}, Kind: KindEnvelope,
+var gcpFormat = &format{
+	Name: "gcp", Aliases: []string{"gcloud", "stackdriver"}, Kind: kindEnvelope,
 	Doc: "Google Cloud Logging entries (jsonPayload, textPayload, httpRequest)",
 	match: func(r *record) bool {
 		return r.hasAny("jsonPayload", "textPayload", "httpRequest", "protoPayload") && r.hasAny("timestamp", "receiveTimestamp", "insertId")
@@ -19,7 +19,7 @@ var gcpFormat = &Format{
 		expandGCP(p, r, src)
 		return true
 	},
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "fixtures/exports/gcloud.json, one entry of gcloud logging read --format json",
 		Line: `{"insertId":"b11cf7157e0a83","jsonPayload":{"time":"2026-11-30T09:14:02.118Z","level":"INFO","msg":"idempotency reservation",` +
 			`"request_id":"c9b2decb-ebc7-4a9b-99d6-69712772ef41","route":"/v1/orders","method":"POST","key_hash":"sha256:64a007e7bb1a1169","decision":"new",` +

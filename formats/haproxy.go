@@ -11,8 +11,8 @@ import (
 )
 
 // HAProxy's option httplog line, with or without its syslog header.
-var haproxyFormat = &Format{
-	Name: "haproxy", Kind: KindText, Tier: model.TierProxy,
+var haproxyFormat = &format{
+	Name: "haproxy", Kind: kindText, Tier: model.TierProxy,
 	Doc: "HAProxy option httplog text lines",
 	// The recipe's config is in backquotes: a capture runs exactly that
 	// (internal/kit/harness's TestSetupRecipes).
@@ -30,7 +30,7 @@ var haproxyFormat = &Format{
 	},
 	// %tr is when the request was received (local time, no zone), Ta the
 	// total in milliseconds; the termination state says who ended it.
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "lnav test/logfile_haproxy.0 (a capture of the User-Agent header in the braces)",
 		Line: `Feb 25 16:19:49 192.168.4.2 haproxy[7]: 92.193.212.151:59841 [25/Feb/2019:16:19:49.851] prod_http_in~ bk_ktest_kt/nginx_sonst 0/0/0/62/62 200 306 - - ` +
 			`---- 3/2/0/0/0 0/0 {Mozilla/5.0 (Macintosh; Intel Mac OS X 10_13_6) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/72.0.3626.109 Safari/537.36} {} ` +

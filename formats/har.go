@@ -12,8 +12,8 @@ import (
 // HAR 1.2 as browsers and proxies export it: a document whose entries are
 // streamed one at a time by the reader, or a whole document on one line,
 // or entries on their own.
-var harFormat = &Format{
-	Name: "har", Kind: KindJSON, Tier: model.TierClient,
+var harFormat = &format{
+	Name: "har", Kind: kindJSON, Tier: model.TierClient,
 	Doc:   "browser HAR 1.2 (Chrome, Firefox): one entry per delivery",
 	match: func(r *record) bool { return r.has("log") && len(r.keys) <= 2 || isHAREntry(r) },
 	expand: func(p *Parser, r *record, src model.Source) bool {
@@ -27,7 +27,7 @@ var harFormat = &Format{
 	// Chrome writes status 0 and an _error for a request that got no
 	// answer; the fingerprint is that of the canonical JSON body
 	// {"amount":25000,"currency":"USD","memo":"invoice 2026-114","to":"acct_991"}.
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "fixtures/scenarios/retry-new-key/client.har, Chrome's first entry (a timeout)",
 		Line: `{"startedDateTime":"2026-11-30T14:02:11.300Z","time":5001,"request":{"method":"POST","url":"https://shop.example.com/v1/transfers",` +
 			`"httpVersion":"HTTP/1.1","cookies":[],"headers":[{"name":"Content-Type","value":"application/json"},{"name":"Accept","value":"application/json"},` +
@@ -133,7 +133,7 @@ func extractHAREntry(p *Parser, r *record, o *model.Observation) bool {
 	}
 	// Only the answer to a write names what it created: a GET's body id is
 	// the id of what was read.
-	if isWriteMethod(o.Method) && !o.Outcome.Lost() {
+	if model.IsWrite(o.Method) && !o.Outcome.Lost() {
 		o.ResultID = resultOf(res.Get("content"))
 	}
 	return o.Method != ""
@@ -163,15 +163,6 @@ func resultOf(content gjson.Result) string {
 		}
 	}
 	return ""
-}
-
-// isWriteMethod reports whether a method may create something.
-func isWriteMethod(m string) bool {
-	switch m {
-	case "POST", "PUT", "PATCH", "DELETE":
-		return true
-	}
-	return false
 }
 
 // harOutcome classifies a HAR entry: Chrome writes status 0 and an _error

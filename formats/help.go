@@ -11,18 +11,18 @@ import (
 // it is tried in (see registry.go for that).
 var groups = []struct {
 	title string
-	in    func(*Format) bool
+	in    func(*format) bool
 }{
-	{"Request logs (browsers, proxies, load balancers)", func(f *Format) bool {
-		return (f.Kind == KindJSON || f.Kind == KindText) && (f.Tier == model.TierClient || f.Tier == model.TierProxy)
+	{"Request logs (browsers, proxies, load balancers)", func(f *format) bool {
+		return (f.Kind == kindJSON || f.Kind == kindText) && (f.Tier == model.TierClient || f.Tier == model.TierProxy)
 	}},
-	{"Application and worker logs", func(f *Format) bool { return (f.Kind == KindJSON || f.Kind == KindText) && f.Tier >= model.TierServer }},
-	{"Request lines of any tier, read by the HTTP grammar inside them (the tier from what each line says)", func(f *Format) bool {
-		return (f.Kind == KindJSON || f.Kind == KindText) && f.Tier == model.TierUnknown
+	{"Application and worker logs", func(f *format) bool { return (f.Kind == kindJSON || f.Kind == kindText) && f.Tier >= model.TierServer }},
+	{"Request lines of any tier, read by the HTTP grammar inside them (the tier from what each line says)", func(f *format) bool {
+		return (f.Kind == kindJSON || f.Kind == kindText) && f.Tier == model.TierUnknown
 	}},
-	{"Traces (each span is an observation, its tier from its kind: client, proxy or server)", func(f *Format) bool { return f.Kind == KindTrace }},
-	{"Exports and prefixes (unwrapped; their labels set the tier where they name one)", func(f *Format) bool {
-		return f.Kind == KindEnvelope
+	{"Traces (each span is an observation, its tier from its kind: client, proxy or server)", func(f *format) bool { return f.Kind == kindTrace }},
+	{"Exports and prefixes (unwrapped; their labels set the tier where they name one)", func(f *format) bool {
+		return f.Kind == kindEnvelope
 	}},
 }
 
@@ -88,9 +88,9 @@ func Markdown() string {
 	for i, f := range registry {
 		tier := f.Tier.String()
 		switch f.Kind {
-		case KindEnvelope:
+		case kindEnvelope:
 			tier = "from the line"
-		case KindTrace:
+		case kindTrace:
 			tier = "from the span's kind"
 		}
 		var aliases []string

@@ -20,12 +20,12 @@ import (
 // recognised by its two bracketed upstream names. When nginx tried several
 // upstreams, the upstream fields are lists ("502, 201"). $req_id is the
 // X-Request-ID the request came with, else one nginx made.
-var ingressNginxFormat = &Format{
-	Name: "ingress-nginx", Aliases: []string{"ingress"}, Kind: KindText, Tier: model.TierProxy,
+var ingressNginxFormat = &format{
+	Name: "ingress-nginx", Aliases: []string{"ingress"}, Kind: kindText, Tier: model.TierProxy,
 	Doc:   "ingress-nginx's default access log (log-format-upstream), read by its stock format",
 	Setup: "ingress-nginx logs $req_id, the request's X-Request-ID; add \"$http_idempotency_key\" at the end of log-format-upstream to log the key.",
 	text:  readIngressNginx,
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "ingress-nginx's default log-format-upstream, a line quoted in a public README",
 		Line: `192.168.0.139 - - [27/Nov/2020:10:04:38 +0000] "GET /api/v2.0/projects?page=1&page_size=15 HTTP/2.0" 200 760 ` +
 			`"https://harbor.iisquare.com/harbor/projects" "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/86.0.4240.75 ` +

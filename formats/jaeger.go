@@ -15,8 +15,8 @@ import (
 // span's status is the otel.status_code and otel.status_description tags,
 // its events are logs whose "event" field is their name, and a string
 // array attribute is JSON text. What a span means is span.go's.
-var jaegerFormat = &Format{
-	Name: "jaeger", Kind: KindTrace, Tier: model.TierServer,
+var jaegerFormat = &format{
+	Name: "jaeger", Kind: kindTrace, Tier: model.TierServer,
 	Doc: "Jaeger JSON: the query API's answer and the UI's Download JSON, or spans with their process",
 	match: func(r *record) bool {
 		return r.has("data") && r.hasAny("total", "limit", "errors") || r.has("traceID") && (r.has("spans") || r.has("spanID") && r.has("operationName"))
@@ -25,7 +25,7 @@ var jaegerFormat = &Format{
 		expandJaeger(p, r.raw(), src, r.loaded != nil)
 		return true
 	},
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "jaegertracing/jaeger's model/converter/json/fixtures/ui_01.json: the trace's processes and five spans, none of them HTTP (linking only)",
 		Line: `{"traceID":"0000000000000001","spans":[{"traceID":"0000000000000001","spanID":"2","operationName":"test-general-conversion",` +
 			`"references":[],"startTime":1485467191639875,"duration":5,"tags":[],"logs":[{"timestamp":1485467191639875,"fields":[{"key":"event",` +

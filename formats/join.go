@@ -3,6 +3,7 @@ package formats
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -196,22 +197,13 @@ func (p *Parser) candidate(need, path, s string) {
 	if !ok && len(p.out.Candidates) >= maxCandidatePaths {
 		return
 	}
-	if len(vals) >= maxCandidateValues || containsString(vals, s) {
+	if len(vals) >= maxCandidateValues || slices.Contains(vals, s) {
 		return
 	}
 	if !ok {
 		k = strings.Clone(k)
 	}
 	p.out.Candidates[k] = append(vals, strings.Clone(s))
-}
-
-func containsString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Known are the ids the inputs' lines named, each with what logged it

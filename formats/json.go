@@ -6,9 +6,9 @@ import (
 
 // Any other JSON object: the application aliases are tried on it. It
 // comes last and takes every object.
-var jsonFormat = &Format{
+var jsonFormat = &format{
 	vocabulary: true,
-	Name:       "json", Kind: KindJSON, Tier: model.TierServer,
+	Name:       "json", Kind: kindJSON, Tier: model.TierServer,
 	Doc:     "any other JSON object, read with the application aliases",
 	match:   func(r *record) bool { return true },
 	extract: extractApp,
@@ -17,7 +17,7 @@ var jsonFormat = &Format{
 
 // jsonSamples are lines of loggers idem has no format for, read by the
 // vocabulary alone.
-var jsonSamples = []Sample{{
+var jsonSamples = []sample{{
 	Origin: "winston 3 with express-winston 4 (meta: true, requestWhitelist with body), captured on this machine",
 	Line: `{"level":"info","message":"HTTP POST /v1/orders","meta":{"req":{"url":"/v1/orders","headers":{"host":"127.0.0.1:8080",` +
 		`"x-request-id":"w-1","idempotency-key":"k-w-1","authorization":"Bearer t0k","content-type":"application/json"},"method":"POST",` +

@@ -9,8 +9,8 @@ import (
 // kubectl logs --prefix ("[pod/name/container] ") and --timestamps
 // prefixes before a line of any format: the prefix is removed, its pod and
 // container kept as labels.
-var kubectlFormat = &Format{
-	Name: "kubectl", Kind: KindEnvelope, Tier: model.TierUnknown,
+var kubectlFormat = &format{
+	Name: "kubectl", Kind: kindEnvelope, Tier: model.TierUnknown,
 	Doc: "kubectl logs --prefix/--timestamps lines, unwrapped",
 	text: func(p *Parser, s string, src model.Source) bool {
 		rest, labels := stripPrefix(s)
@@ -36,7 +36,7 @@ var kubectlFormat = &Format{
 		}
 		return true
 	},
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "fixtures/exports/kubectl.log, kubectl logs --prefix --timestamps",
 		Line: `[pod/ingress-nginx-controller-5d8b7c9f4-x2k8p/controller] 2026-11-30T09:14:04.512000000Z {"time_iso8601":"2026-11-30T09:14:04+00:00",` +
 			`"msec":"1796030044.512","remote_addr":"198.51.100.23","request_id":"14fe277217966d99b9a47cbebced2b9c",` +

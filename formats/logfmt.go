@@ -13,12 +13,12 @@ import (
 // same names JSON loggers use, so the line is laid out as the JSON object
 // it says and read through the shared vocabulary: `method=GET path=/
 // status=503 request_id=…` is a request, by meaning, like its JSON twin.
-var logfmtFormat = &Format{
-	Name: "logfmt", Aliases: []string{"kv", "key-value"}, Kind: KindText, Tier: model.TierServer,
+var logfmtFormat = &format{
+	Name: "logfmt", Aliases: []string{"kv", "key-value"}, Kind: kindText, Tier: model.TierServer,
 	Doc:        "key=value lines (logfmt: Heroku's router, Go kit, logrus' and slog's text handlers), and a message's key=value pairs after a logging library's default prefix (Python's logging, logback, Spring Boot, Ruby's Logger, Go's log), read by the shared vocabulary",
 	vocabulary: true,
 	extract:    extractApp,
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "slog's TextHandler (log/slog documentation), with the request's attributes a handler logs",
 		Line:   `time=2026-11-30T09:14:04.501Z level=INFO msg="order created" method=POST path=/v1/orders status=201 request_id=c9b2decb-ebc7-4a9b-99d6-69712772ef41 idempotency_key=k-1 duration_ms=2383`,
 		Want: model.Observation{Tier: model.TierServer, Format: "logfmt", Method: "POST", Route: "/v1/orders", Status: 201,

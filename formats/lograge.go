@@ -12,16 +12,16 @@ import (
 // db, the times in milliseconds (Rails' "Completed 201 Created in
 // 12ms"), plus what the application's custom_options add. The line is
 // written when the request is done.
-var logrageFormat = &Format{
+var logrageFormat = &format{
 	vocabulary: true,
-	Name:       "lograge", Kind: KindJSON, Tier: model.TierServer,
+	Name:       "lograge", Kind: kindJSON, Tier: model.TierServer,
 	Doc: "lograge's Rails request lines (Ruby): method, path, controller, action, status, duration (ms)",
 	match: func(r *record) bool {
 		return r.has("controller") && r.has("action") && r.has("status") && r.hasAny("method", "path")
 	},
 	extract:   extractApp,
 	durations: model.Milliseconds,
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "Datadog documentation, Ruby on Rails log collection (lograge's JSON line, on one line)",
 		Line: `{"timestamp":"2016-01-12T19:15:19.118829+01:00","level":"INFO","logger":"Rails","method":"GET","path":"/jobs/833552.json","format":"json",` +
 			`"controller":"jobs","action":"show","status":200,"duration":58.33,"view":40.43,"db":15.26}`,
@@ -37,11 +37,11 @@ var logrageFormat = &Format{
 // "I, [2026-12-02T04:14:33.247636 #123]  INFO -- : " prefix, and the
 // tags of config.log_tags in brackets ("[req-…] ", the request id first
 // where it is tagged).
-var logrageTextFormat = &Format{
-	Name: "lograge-kv", Kind: KindText, Tier: model.TierServer,
+var logrageTextFormat = &format{
+	Name: "lograge-kv", Kind: kindText, Tier: model.TierServer,
 	Doc:  "lograge's key=value Rails request lines (Ruby), after Rails' logger prefix and log tags",
 	text: readLogrageKV,
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "lograge's README (its KeyValue example line), behind Rails' default logger prefix and a request_id log tag",
 		Line: `I, [2026-12-02T04:14:33.247636 #4242]  INFO -- : [5f8a2c1e-0b7d-4d8e-9a61-3c2b1d0e9f87] method=GET path=/jobs/833552.json ` +
 			`format=json controller=JobsController action=show status=200 duration=58.33 view=40.43 db=15.26`,

@@ -5,15 +5,15 @@ import "github.com/idem-cli/idem/model"
 // logrus's JSONFormatter (Go) writes level, msg and time, with the
 // fields in alphabetical order: a key set slog also writes, but slog
 // leads with time. Its lines are read like every application logger's.
-var logrusFormat = &Format{
+var logrusFormat = &format{
 	vocabulary: true,
-	Name:       "logrus", Kind: KindJSON, Tier: model.TierServer,
+	Name:       "logrus", Kind: kindJSON, Tier: model.TierServer,
 	Doc: "logrus JSONFormatter logs (Go): level, msg, time in key order",
 	match: func(r *record) bool {
 		return r.has("time") && r.has("level") && r.has("msg") && len(r.keys) > 0 && r.keys[0] != "time" && sortedKeys(r.keys)
 	},
 	extract: extractApp,
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "a petstore orchestrator's logrus output quoted in a public repository's README",
 		Line: `{"level":"info","method":"POST","msg":"request received","path":"/rpc/listPets","query":"","time":"2026-02-21T21:17:04.585656683Z",` +
 			`"trace_id":"cf20050ba8e173690e878d1acb9fba49","traceparent":"00-cf20050ba8e173690e878d1acb9fba49-4eed18446c0c6ef4-01",` +

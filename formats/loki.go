@@ -4,8 +4,8 @@ import "github.com/idem-cli/idem/model"
 
 // Grafana Loki's exports: logcli --output jsonl and Grafana's "download
 // logs" (an array of {line, timestamp, date, fields}).
-var lokiFormat = &Format{
-	Name: "loki", Kind: KindEnvelope,
+var lokiFormat = &format{
+	Name: "loki", Kind: kindEnvelope,
 	Doc: "Grafana Loki exports (logcli jsonl, Grafana downloads)",
 	match: func(r *record) bool {
 		return r.has("line") && r.hasAny("labels", "stream", "timestamp", "fields", "tsNs")
@@ -16,7 +16,7 @@ var lokiFormat = &Format{
 	},
 	// The nginx line inside is read on its own; the labels come from the
 	// envelope and say the ingress wrote it.
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "fixtures/exports/loki.jsonl, logcli --output jsonl",
 		Line: `{"labels":{"app":"ingress-nginx","namespace":"ingress-nginx","pod":"ingress-nginx-controller-5d8b7c9f4-x2k8p","container":"controller",` +
 			`"job":"ingress-nginx/ingress-nginx"},"line":"{\"time_iso8601\":\"2026-11-30T09:14:04+00:00\",\"msec\":\"1796030044.512\",` +

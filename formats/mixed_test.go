@@ -26,7 +26,7 @@ var unreadLines = []string{
 // sample, the others lines no format reads: every sample is read as when
 // it is alone, and nothing else is.
 func TestRequestLinesAmongUnreadOnes(t *testing.T) {
-	for _, f := range All() {
+	for _, f := range all() {
 		if f.text == nil {
 			continue
 		}

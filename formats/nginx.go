@@ -9,8 +9,8 @@ import (
 
 // nginx's JSON access logs: a log_format with escape=json whose keys are
 // nginx's own variable names.
-var nginxFormat = &Format{
-	Name: "nginx", Kind: KindJSON, Tier: model.TierProxy,
+var nginxFormat = &format{
+	Name: "nginx", Kind: kindJSON, Tier: model.TierProxy,
 	Doc: "nginx JSON access logs keyed by nginx variable names (log_format escape=json)",
 	// The recipe's config is in backquotes: a capture runs exactly that
 	// (internal/kit/harness's TestSetupRecipes).
@@ -23,7 +23,7 @@ var nginxFormat = &Format{
 	extract: extractNginx,
 	// msec is taken when the log is written, at the end of the request:
 	// the start is msec - request_time. A 499 sent no response.
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "Grafana Loki documentation, Query (the nginx JSON line of Grafana's play site)",
 		Line: `{"msec": "1733828027.704", "connection": "81290341", "connection_requests": "1", "pid": "24", "request_id": "7a98025445386b1feef1402bb13362e5", ` +
 			`"request_length": "559", "remote_addr": "52.167.144.255", "remote_user": "", "remote_port": "", "time_local": "10/Dec/2024:10:53:47 +0000", ` +

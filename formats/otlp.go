@@ -10,15 +10,15 @@ import (
 // OpenTelemetry logs as JSON: the Collector's file exporter writes one
 // OTLP batch per line (resourceLogs[].scopeLogs[].logRecords[]); other
 // pipelines write one flat log record per line.
-var otlpFormat = &Format{
-	Name: "otlp", Kind: KindEnvelope, Tier: model.TierServer,
+var otlpFormat = &format{
+	Name: "otlp", Kind: kindEnvelope, Tier: model.TierServer,
 	Doc:   "OpenTelemetry OTLP/JSON batches (the Collector's file exporter), flattened",
 	match: func(r *record) bool { return r.has("resourceLogs") },
 	expand: func(p *Parser, r *record, src model.Source) bool {
 		expandOTLP(p, r, src)
 		return true
 	},
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "fixtures/formats/otlp.jsonl: opentelemetry-proto's examples/logs.json with HTTP attributes",
 		Line: `{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"orders"}}]},"scopeLogs":[{"scope":{"name":"http",` +
 			`"version":"1.0.0"},"logRecords":[{"timeUnixNano":"1544712660300000000","observedTimeUnixNano":"1544712660300000000","severityText":"Information",` +
@@ -33,14 +33,14 @@ var otlpFormat = &Format{
 	}},
 }
 
-var otelFormat = &Format{
-	Name: "otel", Kind: KindJSON, Tier: model.TierServer,
+var otelFormat = &format{
+	Name: "otel", Kind: kindJSON, Tier: model.TierServer,
 	Doc: "OpenTelemetry log records, one flat record per line",
 	match: func(r *record) bool {
 		return r.hasAny("timeUnixNano", "observedTimeUnixNano") && r.has("attributes")
 	},
 	extract: extractOTelRecord,
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "the log record of fixtures/formats/otlp.jsonl on its own line",
 		Line: `{"timeUnixNano":"1544712660300000000","observedTimeUnixNano":"1544712660300000000","severityText":"Information",` +
 			`"traceId":"5B8EFFF798038103D269B633813FC60C","spanId":"EEE19B7EC3C1B174","body":{"stringValue":"request"},"attributes":[{"key":"http.request.method",` +

@@ -13,8 +13,8 @@ import (
 // pretty-printed, which the reader streams a ResourceSpans at a time
 // (Tempo's older answers call the list "batches", and its scopes
 // "instrumentationLibrarySpans"). What a span means is span.go's.
-var otlpTracesFormat = &Format{
-	Name: "otlp-traces", Aliases: []string{"otlp-spans", "tempo"}, Kind: KindTrace, Tier: model.TierServer,
+var otlpTracesFormat = &format{
+	Name: "otlp-traces", Aliases: []string{"otlp-spans", "tempo"}, Kind: kindTrace, Tier: model.TierServer,
 	Doc: "OpenTelemetry traces as OTLP/JSON: the Collector's file exporter, Tempo's and Jaeger's OTLP downloads",
 	match: func(r *record) bool {
 		return r.has("resourceSpans") || r.has("scopeSpans") || r.has("instrumentationLibrarySpans") || len(r.keys) == 1 && r.has("batches")
@@ -23,7 +23,7 @@ var otlpTracesFormat = &Format{
 		expandOTLPTraces(p, r.raw(), src, r.loaded != nil)
 		return true
 	},
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "opentelemetry-proto's examples/trace.json, on one line: a server span of my.service with no HTTP attribute (linking only)",
 		Line: `{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"my.service"}}]},"scopeSpans":[{"scope":` +
 			`{"name":"my.library","version":"1.0.0","attributes":[{"key":"my.scope.attribute","value":{"stringValue":"some scope attribute"}}]},` +

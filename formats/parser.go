@@ -102,11 +102,11 @@ type Parser struct {
 	absent, absentIn string
 	// as, when set, is the format the next record is read as, whatever
 	// its shape says (an envelope reading its own document's fields).
-	as *Format
+	as *format
 	// depth counts the envelopes being unwrapped around the record.
 	depth int
 	// cur is the format reading the record.
-	cur *Format
+	cur *format
 	// vocab is the scratch of the reading by vocabulary.
 	vocab vocabReader
 	// values are what the source's log_format last read (reused).
@@ -572,7 +572,7 @@ func (p *Parser) unwrapLine(line []byte, labels map[string]string, src model.Sou
 }
 
 // forced is the format the input's config or flags name, if any.
-func (p *Parser) forced() *Format {
+func (p *Parser) forced() *format {
 	if p.src == nil {
 		return nil
 	}

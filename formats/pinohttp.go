@@ -8,15 +8,15 @@ import (
 )
 
 // pino-http's request logs (Node.js).
-var pinoHTTPFormat = &Format{
-	Name: "pino-http", Kind: KindJSON, Tier: model.TierServer,
+var pinoHTTPFormat = &format{
+	Name: "pino-http", Kind: kindJSON, Tier: model.TierServer,
 	Doc: "pino-http request logs (Node.js)",
 	match: func(r *record) bool {
 		return r.has("req") && (r.has("res") || r.has("responseTime"))
 	},
 	extract: extractPinoHTTP,
 	// time is when the response finished (ms), responseTime milliseconds.
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "fixtures/formats/pino-http.jsonl, after pino-http's README example",
 		Line: `{"level":30,"time":1531171074631,"pid":657,"hostname":"box","req":{"id":1,"method":"POST","url":"/v1/orders","headers":{"host":"localhost:3000",` +
 			`"idempotency-key":"k-pino-1","x-request-id":"p-1"},"remoteAddress":"::1","remotePort":64386},"res":{"statusCode":201,` +

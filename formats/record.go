@@ -49,7 +49,7 @@ type record struct {
 // shape is what is known about a key set: its format, where each member
 // is, and which members may carry secrets. Computed once per key set.
 type shape struct {
-	format  *Format
+	format  *format
 	keys    []string // the member names, in order
 	index   map[string]int
 	secrets []int // members named like credentials

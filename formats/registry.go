@@ -9,10 +9,10 @@ package formats
 //
 // Adding a format: write its file (see nginx.go or alb.go), add it here
 // where its shape is more specific than what follows, and add a fixture.
-var registry []*Format
+var registry []*format
 
 func init() {
-	registry = []*Format{
+	registry = []*format{
 		// Exports of log aggregators (JSON envelopes).
 		lokiFormat, elasticsearchFormat, cloudwatchFormat, gcpFormat, datadogFormat, fluentFormat, dockerFormat, ecsFormat,
 		// Browsers, OpenTelemetry logs and traces (OTLP, Jaeger, Zipkin), and proxies (JSON).
@@ -39,4 +39,4 @@ func init() {
 
 // jsonFormats and textFormats are the registry's JSON and text formats,
 // each in registry order.
-var jsonFormats, textFormats []*Format
+var jsonFormats, textFormats []*format

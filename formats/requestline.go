@@ -48,11 +48,11 @@ import (
 // requestLineName is the format's name, as its lines carry it.
 const requestLineName = "requestline"
 
-var requestLineFormat = &Format{
-	Name: "requestline", Aliases: []string{"request-line", "text-request"}, Kind: KindText, Tier: model.TierUnknown,
+var requestLineFormat = &format{
+	Name: "requestline", Aliases: []string{"request-line", "text-request"}, Kind: kindText, Tier: model.TierUnknown,
 	Doc:  "any text line holding an HTTP request line and its status (gin, chi, uvicorn, urllib3, OkHttp, curl -v), read by its grammar; header dumps and retry lines joined",
 	text: readRequestLine,
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "gin's default logger (LoggerWithConfig, defaultLogFormatter) without colours",
 		Line:   `[GIN] 2026/12/07 - 10:00:01 | 201 |    1.234ms |        10.1.2.3 | POST     "/v1/orders"`,
 		Want: model.Observation{Tier: model.TierServer, Format: "requestline", Method: "POST", Route: "/v1/orders", Status: 201,

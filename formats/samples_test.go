@@ -17,7 +17,7 @@ import (
 // are logged, and it fails once it reads right, so that the mark is
 // removed with the fix.
 func TestSamplesYieldTheirFields(t *testing.T) {
-	for _, f := range All() {
+	for _, f := range all() {
 		if len(f.Samples) == 0 {
 			t.Errorf("%s: no sample lines", f.Name)
 		}
@@ -41,7 +41,7 @@ func TestSamplesYieldTheirFields(t *testing.T) {
 
 // sampleProblems reads one sample and says how what is read differs from
 // what the sample wants.
-func sampleProblems(f *Format, i int, s Sample) []string {
+func sampleProblems(f *format, i int, s sample) []string {
 	p := NewParser(nil, nil)
 	var res Result
 	p.Into(&res)
@@ -59,7 +59,7 @@ func sampleProblems(f *Format, i int, s Sample) []string {
 		return []string{fmt.Sprintf("%d observations, want %d", len(res.Obs), want)}
 	}
 	var out []string
-	if _, ok := res.FormatCounts()[f.Name]; !ok && f.Kind != KindEnvelope {
+	if _, ok := res.FormatCounts()[f.Name]; !ok && f.Kind != kindEnvelope {
 		out = append(out, fmt.Sprintf("read as %v", res.FormatCounts()))
 	}
 	return append(out, wantFields(s.Want, res.Obs[0])...)

@@ -3,14 +3,14 @@ package formats
 import "github.com/idem-cli/idem/model"
 
 // Go's log/slog JSONHandler: time, level, msg first.
-var slogFormat = &Format{
+var slogFormat = &format{
 	vocabulary: true,
-	Name:       "slog", Kind: KindJSON, Tier: model.TierServer,
+	Name:       "slog", Kind: kindJSON, Tier: model.TierServer,
 	Doc:     "log/slog's JSONHandler (Go): time, level, msg",
 	match:   func(r *record) bool { return r.has("time") && r.has("level") && r.has("msg") },
 	extract: extractApp,
 	// A time.Duration attribute is integer nanoseconds.
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "fixtures/formats/slog.jsonl",
 		Line: `{"time":"2022-11-08T15:28:26.5-05:00","level":"INFO","msg":"request completed","request_id":"s-1","method":"POST","route":"/v1/orders","status":201,` +
 			`"duration":153000000,"idempotency_key":"k-slog-1"}`,

@@ -13,7 +13,7 @@ import (
 // keeps names its place in its trace with a SpanRef the correlator reads
 // back, has no field past the cap, and is cited by a line of the record.
 func FuzzSpans(f *testing.F) {
-	for _, format := range []*Format{otlpTracesFormat, jaegerFormat, zipkinFormat} {
+	for _, format := range []*format{otlpTracesFormat, jaegerFormat, zipkinFormat} {
 		for _, s := range format.Samples {
 			f.Add([]byte(s.Line))
 		}

@@ -203,8 +203,8 @@ func TestJaegerAndZipkinLayouts(t *testing.T) {
 // TestSpanFormatsAreSpans: the formats of kind trace are those whose
 // observations the model (and so every report) takes for spans.
 func TestSpanFormatsAreSpans(t *testing.T) {
-	for _, f := range All() {
-		if got := model.IsSpan(&model.Observation{Format: f.Name}); got != (f.Kind == KindTrace) {
+	for _, f := range all() {
+		if got := model.IsSpan(&model.Observation{Format: f.Name}); got != (f.Kind == kindTrace) {
 			t.Errorf("%s (kind %s): model.IsSpan says %v", f.Name, f.Kind, got)
 		}
 	}

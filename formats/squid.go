@@ -20,14 +20,14 @@ import (
 // these formats logs a request id or a key: a logformat of the user's own with %{X-Request-Id}>h and
 // %{Idempotency-Key}>h is the config's log_format (log_format_syntax
 // squid).
-var squidFormat = &Format{
-	Name: "squid", Kind: KindText, Tier: model.TierProxy,
+var squidFormat = &format{
+	Name: "squid", Kind: kindText, Tier: model.TierProxy,
 	Doc: "Squid access logs: its native squid format (its default), and its common and combined logformats",
 	Setup: "`logformat idem %{X-Request-Id}>h %tS %tr %>a \"%rm %ru HTTP/%rv\" %Ss/%03>Hs %<st \"%{Idempotency-Key}>h\"` and " +
 		"`access_log stdio:/var/log/squid/idem.log idem`, read through a config source's log_format (log_format_syntax squid)",
 	text: readSquid,
 	// %ts.%03tu is the end, %tr the milliseconds before it.
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "fixtures/real/squid: Squid 5.7 from Debian as a reverse proxy, its default log (a 201)",
 		Line:   `1796692027.134      3 127.0.0.1 TCP_MISS/201 261 POST http://127.0.0.1:46201/v1/orders - FIRSTUP_PARENT/127.0.0.1 application/json`,
 		Want: model.Observation{Tier: model.TierProxy, Format: "squid", Method: "POST", Route: "/v1/orders", Status: 201, Outcome: model.OutcomeOK,

@@ -3,13 +3,13 @@ package formats
 import "github.com/idem-cli/idem/model"
 
 // structlog's JSONRenderer with TimeStamper: event, timestamp.
-var structlogFormat = &Format{
+var structlogFormat = &format{
 	vocabulary: true,
-	Name:       "structlog", Kind: KindJSON, Tier: model.TierServer,
+	Name:       "structlog", Kind: kindJSON, Tier: model.TierServer,
 	Doc:     "structlog JSON logs (Python): event, timestamp",
 	match:   func(r *record) bool { return r.has("event") && r.has("timestamp") },
 	extract: extractApp,
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "fixtures/formats/structlog.jsonl",
 		Line:   `{"event":"ticket created","timestamp":"2024-03-01T10:00:00.123456Z","level":"info","request_id":"st-1","idempotency_key":"k-st","ticket_id":"t_1"}`,
 		Want: model.Observation{Tier: model.TierServer, Format: "structlog", RequestID: "st-1", Key: "k-st", ResultID: "t_1",

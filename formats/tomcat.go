@@ -17,8 +17,8 @@ import (
 // where the input is said to be (--input-format tomcat, a config
 // source's format), and a pattern of the user's own is the config's
 // log_format.
-var tomcatFormat = &Format{
-	Name: "tomcat", Aliases: []string{"tomcat10", "catalina"}, Kind: KindText, Tier: model.TierProxy,
+var tomcatFormat = &format{
+	Name: "tomcat", Aliases: []string{"tomcat10", "catalina"}, Kind: kindText, Tier: model.TierProxy,
 	Doc: "Tomcat AccessLogValve logs: the common/combined patterns, with %D, %F or the ids appended",
 	Setup: "`<Valve className=\"org.apache.catalina.valves.AccessLogValve\" pattern=\"%h %l %u %t &quot;%r&quot; %s %b &quot;%{Referer}i&quot; " +
 		"&quot;%{User-Agent}i&quot; %D %F &quot;%{X-Request-Id}i&quot; &quot;%{Idempotency-Key}i&quot;\"/>` in the Host (%F: when the response was committed); " +
@@ -26,7 +26,7 @@ var tomcatFormat = &Format{
 	text: readTomcat,
 	// %t is when the request started, %D microseconds, %F milliseconds to
 	// commit the response (not read).
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "fixtures/real/tomcat: Tomcat 10.1 answering a POST itself (no application: 404), its stock pattern with %D %F and the ids",
 		Line: `127.0.0.1 - - [02/Dec/2026:04:09:59 +0000] "POST /v1/orders HTTP/1.1" 404 692 "-" "idem-harness/1" 7114 1 ` +
 			`"f3e00f78-52de-4ba9-ae7f-685b9be0e7dd" "15e135b3-1696-4664-b0b4-56779f89f0f3"`,

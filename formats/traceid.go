@@ -71,7 +71,3 @@ func traceFromRecord(r *record, o *model.Observation) {
 	}
 	o.RequestID = traceDelivery(r.strs(pTraceAliases))
 }
-
-// TraceID is traceID for other packages (the log store reads trace ids
-// the way the formats do).
-func TraceID(s string) string { return traceID(s) }

@@ -7,8 +7,8 @@ import (
 )
 
 // Traefik's JSON access logs.
-var traefikFormat = &Format{
-	Name: "traefik", Kind: KindJSON, Tier: model.TierProxy,
+var traefikFormat = &format{
+	Name: "traefik", Kind: kindJSON, Tier: model.TierProxy,
 	Doc:   "Traefik JSON access logs (headers kept with accessLog.fields.headers)",
 	Setup: "accessLog.format=json, accessLog.fields.headers.names.X-Request-Id=keep and accessLog.fields.headers.names.Idempotency-Key=keep (headers are dropped by default).",
 	match: func(r *record) bool {
@@ -16,7 +16,7 @@ var traefikFormat = &Format{
 	},
 	extract: extractTraefik,
 	// StartUTC is the start, Duration nanoseconds.
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "goaccess-for-nginxproxymanager issue #108, addresses and user agent replaced (fixtures/formats/traefik.jsonl)",
 		Line: `{"ClientAddr":"192.0.2.10:63261","ClientHost":"192.0.2.10","ClientPort":"63261","ClientUsername":"-","DownstreamContentSize":287,` +
 			`"DownstreamStatus":207,"Duration":8184335,"OriginContentSize":287,"OriginDuration":7349966,"OriginStatus":207,"Overhead":834369,` +

@@ -19,11 +19,11 @@ import (
 // time-taken (milliseconds for IIS, seconds for CloudFront),
 // x-edge-request-id (CloudFront's id of the request), and request
 // headers logged as cs(Name) or, in IIS's custom fields, by their name.
-var w3cFormat = &Format{
-	Name: "w3c", Aliases: []string{"iis", "cloudfront"}, Kind: KindText, Tier: model.TierProxy,
+var w3cFormat = &format{
+	Name: "w3c", Aliases: []string{"iis", "cloudfront"}, Kind: kindText, Tier: model.TierProxy,
 	Doc:  "W3C extended logs (IIS, CloudFront standard logs), read by their #Fields header",
 	text: readW3C,
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "lnav test/logfile_w3c_big.0, an IIS 8.5 log: its #Fields header is in force for the line after it",
 		Line: "#Fields: date time s-ip cs-method cs-uri-stem cs-uri-query s-port cs-username c-ip cs(User-Agent) cs(Referer) sc-status sc-substatus sc-win32-status sc-bytes cs-bytes time-taken\n" +
 			"2015-01-13 00:32:17 100.79.192.81 GET /robots.txt - 80 - 157.55.39.146 Mozilla/5.0+(compatible;+bingbot/2.0;++http://www.bing.com/bingbot.htm) - 404 0 2 1405 242 283",

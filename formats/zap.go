@@ -3,15 +3,15 @@ package formats
 import "github.com/idem-cli/idem/model"
 
 // zap's production encoder: ts (float seconds), level, msg.
-var zapFormat = &Format{
+var zapFormat = &format{
 	vocabulary: true,
-	Name:       "zap", Kind: KindJSON, Tier: model.TierServer,
+	Name:       "zap", Kind: kindJSON, Tier: model.TierServer,
 	Doc:     "zap JSON logs (Go): ts, level, msg",
 	match:   func(r *record) bool { return r.has("ts") && r.has("msg") && r.has("level") },
 	extract: extractApp,
 	// ts is epoch seconds (a float, e-notation in older zap); a
 	// zap.Duration is float seconds.
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "fixtures/formats/zap.jsonl: the production encoder",
 		Line: `{"level":"info","ts":1700000000.123456,"caller":"pkg/file.go:42","msg":"order created","request_id":"z-1","idempotency_key":"k-zap-1",` +
 			`"order_id":"ord_9","duration":0.25}`,

@@ -3,9 +3,9 @@ package formats
 import "github.com/idem-cli/idem/model"
 
 // zerolog's default field names: time, level, message.
-var zerologFormat = &Format{
+var zerologFormat = &format{
 	vocabulary: true,
-	Name:       "zerolog", Kind: KindJSON, Tier: model.TierServer,
+	Name:       "zerolog", Kind: kindJSON, Tier: model.TierServer,
 	Doc: "zerolog JSON logs (Go): time, level, message",
 	match: func(r *record) bool {
 		return r.has("message") && r.has("level") && r.has("time") || r.has("level") && r.has("time") && !r.hasAny("msg", "message", "event", "tier")
@@ -14,7 +14,7 @@ var zerologFormat = &Format{
 	// zerolog's Dur fields and hlog.AccessHandler's duration are
 	// milliseconds unless zerolog.DurationFieldUnit says otherwise.
 	durations: model.Milliseconds,
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "fixtures/formats/zerolog.jsonl",
 		Line:   `{"level":"info","time":"2023-07-18T13:44:17Z","message":"charge captured","requestId":"zl-1","chargeId":"ch_1","Idempotency-Key":"k-zl"}`,
 		Want: model.Observation{Tier: model.TierServer, Format: "zerolog", RequestID: "zl-1", Key: "k-zl", ResultID: "ch_1",

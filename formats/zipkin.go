@@ -18,8 +18,8 @@ import (
 // A span marked "shared" is the server's half of the client's own span id
 // (B3's single-host spans, as Brave writes them). What a span means is
 // span.go's.
-var zipkinFormat = &Format{
-	Name: "zipkin", Kind: KindTrace, Tier: model.TierServer,
+var zipkinFormat = &format{
+	Name: "zipkin", Kind: kindTrace, Tier: model.TierServer,
 	Doc: "Zipkin v2 JSON spans: an array, as Zipkin's API answers and exporters send",
 	match: func(r *record) bool {
 		return r.has("traceId") && r.has("id") && r.hasAny("localEndpoint", "timestamp", "kind", "shared", "remoteEndpoint")
@@ -28,7 +28,7 @@ var zipkinFormat = &Format{
 		readZipkin(p, gjson.Parse(r.raw()), src)
 		return true
 	},
-	Samples: []Sample{{
+	Samples: []sample{{
 		Origin: "openzipkin/zipkin's zipkin-lens/testdata/skew.json: servicea's client span, whose id serviceb's server shares",
 		Line: `{"traceId":"1e223ff1f80f1c69","parentId":"bf396325699c84bf","id":"74280ae0c10d8062","kind":"CLIENT","name":"post",` +
 			`"timestamp":1470150004074202,"duration":94539,"localEndpoint":{"serviceName":"servicea","ipv4":"127.0.0.0"}}`,

@@ -41,8 +41,8 @@ func hashHex(b []byte) string {
 // levels are hashed as written.
 const maxDepth = 64
 
-// CanonicalJSON writes v with sorted object keys and no whitespace.
-func CanonicalJSON(v gjson.Result) []byte {
+// canonicalJSON writes v with sorted object keys and no whitespace.
+func canonicalJSON(v gjson.Result) []byte {
 	var b bytes.Buffer
 	canonical(&b, v, 0)
 	return b.Bytes()

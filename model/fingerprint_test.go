@@ -16,7 +16,7 @@ func TestFingerprintIsCanonical(t *testing.T) {
 	if a == c {
 		t.Errorf("array order did not change the fingerprint")
 	}
-	if got := string(CanonicalJSON(gjson.Parse(`{"z":"<&>","a":1.50}`))); got != `{"a":1.50,"z":"<&>"}` {
+	if got := string(canonicalJSON(gjson.Parse(`{"z":"<&>","a":1.50}`))); got != `{"a":1.50,"z":"<&>"}` {
 		t.Errorf("canonical form %s", got)
 	}
 }

@@ -37,8 +37,8 @@ type KeyQuery struct {
 	ByHash bool
 }
 
-// NewKeyQuery makes the query for key.
-func NewKeyQuery(key string) *KeyQuery {
+// newKeyQuery makes the query for key.
+func newKeyQuery(key string) *KeyQuery {
 	key = NormalizeKey(key)
 	hashed := HashKey(key)
 	return &KeyQuery{Key: key, Forms: [4]string{key, "hash:" + key, hashed, "hash:" + hashed},

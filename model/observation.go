@@ -157,3 +157,13 @@ func UsualMethod(m string) bool {
 	}
 	return false
 }
+
+// IsWrite reports whether a method may change state, and so may make an
+// effect and needs a key: every tier asks this the same way.
+func IsWrite(method string) bool {
+	switch method {
+	case "POST", "PUT", "PATCH", "DELETE":
+		return true
+	}
+	return false
+}

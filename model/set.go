@@ -34,14 +34,14 @@ type Set struct {
 	// Supplies says which fields each input's lines carried at each tier,
 	// in the order first seen: what the rules could read.
 	Supplies []Supply
-	// Store reaches what was counted but not built; nil when Built and
+	// Store reaches what was counted but not built (trace fills it); nil when Built and
 	// Unkeyed are everything (a set made by hand).
-	Store Store
+	Store store
 }
 
-// Store is what a set keeps of the correlator that made it: the intents
+// store is what a set keeps of the correlator that made it: the intents
 // it only counted, which it builds when they are looked up.
-type Store interface {
+type store interface {
 	// Counts says how many intents, unkeyed deliveries and deliveries the
 	// inputs hold, built or not.
 	Counts() Counts
@@ -53,7 +53,7 @@ type Store interface {
 	Release()
 }
 
-// Counts are what a Store counted.
+// Counts are what a store counted.
 type Counts struct {
 	Intents, Unkeyed, Deliveries int
 }
@@ -100,7 +100,7 @@ func (s *Set) DeliveryCount() int {
 // hash form), built or only counted, in order of their start; nil for
 // none.
 func (s *Set) FindIntent(key string) []*Intent {
-	q := NewKeyQuery(key)
+	q := newKeyQuery(key)
 	var out []*Intent
 	for _, in := range s.Built {
 		if q.Match(in.Key) {

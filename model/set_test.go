@@ -25,8 +25,8 @@ func TestKeyQueryMatch(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := NewKeyQuery(c.given).Match(c.stored); got != c.want {
-				t.Errorf("NewKeyQuery(%q).Match(%q) = %v, want %v", c.given, c.stored, got, c.want)
+			if got := newKeyQuery(c.given).Match(c.stored); got != c.want {
+				t.Errorf("newKeyQuery(%q).Match(%q) = %v, want %v", c.given, c.stored, got, c.want)
 			}
 		})
 	}

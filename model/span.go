@@ -11,8 +11,8 @@ import "strings"
 // the span sits in its trace; the correlator resolves every SpanRef once
 // reading is over and names each delivery then.
 
-// SpanRefPrefix starts every provisional request id SpanRef writes.
-const SpanRefPrefix = "span:"
+// spanRefPrefix starts every provisional request id SpanRef writes.
+const spanRefPrefix = "span:"
 
 // SpanJoin says how a span or a line joins its trace's deliveries.
 type SpanJoin byte
@@ -53,13 +53,13 @@ func (r SpanRef) String() string {
 	if r.Quiet {
 		join += "q"
 	}
-	return SpanRefPrefix + r.Trace + "/" + r.Span + "/" + r.Parent + "/" + join + "/" + r.RequestID
+	return spanRefPrefix + r.Trace + "/" + r.Span + "/" + r.Parent + "/" + join + "/" + r.RequestID
 }
 
 // IsSpanRef reports whether a request id is a SpanRef's: one test, for
 // the correlator's every line.
 func IsSpanRef(id string) bool {
-	return len(id) > len(SpanRefPrefix) && id[:len(SpanRefPrefix)] == SpanRefPrefix
+	return len(id) > len(spanRefPrefix) && id[:len(spanRefPrefix)] == spanRefPrefix
 }
 
 // ParseSpanRef reads what String wrote; false for any other id.
@@ -67,7 +67,7 @@ func ParseSpanRef(id string) (SpanRef, bool) {
 	if !IsSpanRef(id) {
 		return SpanRef{}, false
 	}
-	parts := strings.SplitN(id[len(SpanRefPrefix):], "/", 5)
+	parts := strings.SplitN(id[len(spanRefPrefix):], "/", 5)
 	if len(parts) != 5 || parts[0] == "" || parts[3] == "" || len(parts[3]) > 2 {
 		return SpanRef{}, false
 	}

@@ -51,7 +51,7 @@ func TestBrowserLinesKeptCompact(t *testing.T) {
 				t.Errorf("kept whole = %v, want %v", whole, tc.whole)
 			}
 			sameFacts(t, correlated(t, Build{All: true}, o), o)
-			sameFacts(t, correlated(t, DefaultBuild(), o), o)
+			sameFacts(t, correlated(t, defaultBuild(), o), o)
 		})
 	}
 }
@@ -87,7 +87,7 @@ func TestSharedPayloadsAreBuilt(t *testing.T) {
 		}
 		return keys, len(s.Unkeyed)
 	}
-	keys, nu := built(DefaultBuild())
+	keys, nu := built(defaultBuild())
 	want := map[string]bool{obs[10].Key: true, obs[500].Key: true, keyed.Key: true}
 	if len(keys) != len(want) || nu != 3 {
 		t.Fatalf("built %d intents (%v) and %d unkeyed deliveries, want %d and 3", len(keys), keys, nu, len(want))

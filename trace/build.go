@@ -45,12 +45,12 @@ type Build struct {
 	KeyBytes string
 }
 
-// DefaultFollowUp is the follow-up window NewCorrelator starts with: the
+// defaultFollowUp is the follow-up window NewCorrelator starts with: the
 // default retry window of the rules that compare follow-ups.
-const DefaultFollowUp = 10 * time.Minute
+const defaultFollowUp = 10 * time.Minute
 
-// DefaultBuild is what NewCorrelator builds unless told otherwise.
-func DefaultBuild() Build { return Build{FollowUp: DefaultFollowUp} }
+// defaultBuild is what NewCorrelator builds unless told otherwise.
+func defaultBuild() Build { return Build{FollowUp: defaultFollowUp} }
 
 // MaxDeliveriesBuilt and MaxObservationsBuilt bound what one intent or
 // delivery keeps in full: the first and last halves are kept, the rest

@@ -112,7 +112,7 @@ func TestBuildFollowUpOfALossByTheServer(t *testing.T) {
 		Route: "/v1/orders", Outcome: model.OutcomeReset, Time: buildT0}
 	next := &model.Observation{Tier: model.TierServer, RequestID: "r-next", Key: "k-next", Client: "203.0.113.5", Method: "POST",
 		Route: "/v1/orders", Status: 201, Time: buildT0.Add(time.Second)}
-	if got := builtKeys(DefaultBuild(), loss, next); !slices.Equal(got, []string{"k-lost", "k-next"}) {
+	if got := builtKeys(defaultBuild(), loss, next); !slices.Equal(got, []string{"k-lost", "k-next"}) {
 		t.Errorf("built %v", got)
 	}
 }
@@ -172,7 +172,7 @@ func TestBuildAll(t *testing.T) {
 }
 
 func TestNewCorrelatorBuildsTheDefault(t *testing.T) {
-	if b := NewCorrelator(nil).Build; b.All || b.FollowUp != DefaultFollowUp || b.Key != nil {
+	if b := NewCorrelator(nil).Build; b.All || b.FollowUp != defaultFollowUp || b.Key != nil {
 		t.Errorf("NewCorrelator builds %+v", b)
 	}
 }

@@ -41,7 +41,7 @@ type Correlator struct {
 	// scope (see formats.Config.Scope).
 	ScopeRoute, ScopeMethod bool
 	// Build says what Set builds besides what is worth a look on its own;
-	// NewCorrelator sets DefaultBuild.
+	// NewCorrelator sets defaultBuild.
 	Build Build
 	// Released, when not nil, is called once the Set has let go of the
 	// store (see model.Set.LookupsDone): most of the heap is garbage
@@ -131,12 +131,12 @@ func (c *Correlator) Expect(size int64) {
 	}
 }
 
-// NewCorrelator makes an empty correlator that builds what DefaultBuild
+// NewCorrelator makes an empty correlator that builds what defaultBuild
 // says. scope lists the fields that scope a key (see the config's
 // "scope"); "route" and "method" among them add the route and method to
 // each intent's scope.
 func NewCorrelator(scope []string) *Correlator {
-	c := &Correlator{texts: pairTable{limit: maxTexts}, methods: pairTable{limit: 1 << 8}, Build: DefaultBuild()}
+	c := &Correlator{texts: pairTable{limit: maxTexts}, methods: pairTable{limit: 1 << 8}, Build: defaultBuild()}
 	c.mem = &regions{}
 	c.obs.mem, c.deliveries.mem, c.rids.mem, c.alts.mem, c.extras.mem, c.fpSeen.mem = c.mem, c.mem, c.mem, c.mem, c.mem, c.mem
 	// A correlator dropped without its Set's release (a failed read, a

@@ -7,16 +7,16 @@ import (
 	"github.com/idem-cli/idem/model"
 )
 
-// KeyJoinWindow is how far apart a browser's entry or a proxy's line and
+// keyJoinWindow is how far apart a browser's entry or a proxy's line and
 // a delivery of one key, method and route may start and still be one
 // trip: clocks of a laptop and a server disagree by a second or two.
-const KeyJoinWindow = 5 * time.Second
+const keyJoinWindow = 5 * time.Second
 
 // joinByKey joins the lines that carry the Idempotency-Key but no request
 // id, a proxy's (its log_format wrote none, or the client sent none to
 // log) and then a browser's HAR entries (the proxy made the request id
 // and passed it on), to the delivery of the same key, method and route
-// whose start is nearest within KeyJoinWindow and that has no line of
+// whose start is nearest within keyJoinWindow and that has no line of
 // that tier yet; then a server's id-less lines to a trip an outer tier
 // logged and no server line did; then the notes (see joinNotes). It
 // returns how many it joined. This runs only on built intents: a line
@@ -58,7 +58,7 @@ func joinTierByKey(in *model.Intent, t model.Tier) int {
 				continue
 			}
 			gap := tr.Start().Sub(e.Start()).Abs()
-			if gap <= KeyJoinWindow && (best == nil || gap < bestGap) {
+			if gap <= keyJoinWindow && (best == nil || gap < bestGap) {
 				best, bestGap = tr, gap
 			}
 		}
@@ -76,12 +76,12 @@ func joinTierByKey(in *model.Intent, t model.Tier) int {
 // joinUnique joins each of a server's id-less lines to the one trip it
 // can be, and only where the match is one each way: the same method and
 // route, a status the trip's outer tier logged for its upstream (or none
-// either side), starting within KeyJoinWindow, and no other line it
+// either side), starting within keyJoinWindow, and no other line it
 // could be. A line with two trips it could be, or a trip with two lines,
 // stays apart: two sends are never made one by a guess.
 func joinUnique(in *model.Intent, entries, trips []*model.Delivery) int {
 	fits := func(e, tr *model.Delivery) bool {
-		return tr.Method() == e.Method() && tr.Route() == e.Route() && tr.Start().Sub(e.Start()).Abs() <= KeyJoinWindow &&
+		return tr.Method() == e.Method() && tr.Route() == e.Route() && tr.Start().Sub(e.Start()).Abs() <= keyJoinWindow &&
 			sameAnswer(tr, e.Edge())
 	}
 	count := func(list []*model.Delivery, match func(*model.Delivery) bool) (n int, one *model.Delivery) {

@@ -116,10 +116,10 @@ func (c *Correlator) sameProcess(j int32, o *model.Observation, source uint16, s
 	return o.Labels == "" && (sourceOK && co.source == source || c.sources.list[co.source][1] == processFile(o))
 }
 
-// SameStart is how close two inputs' lines of one id and tier must start
+// sameStart is how close two inputs' lines of one id and tier must start
 // to be one trip written to two files: a retry, even a client's
 // immediate one, comes after the first send's answer or failure.
-const SameStart = 50 * time.Millisecond
+const sameStart = 50 * time.Millisecond
 
 // rejoinProcesses joins, once everything is read, the trips of one id
 // that ownProcess kept apart and that are one after all: an outer tier's
@@ -199,5 +199,5 @@ func (c *Correlator) oneTrip(a, b *cdelivery) bool {
 		return !ta.has(tb.edge)
 	}
 	gap := time.Duration(ta.start - tb.start).Abs()
-	return gap <= SameStart && ta.method == tb.method && ta.route == tb.route
+	return gap <= sameStart && ta.method == tb.method && ta.route == tb.route
 }

@@ -102,7 +102,7 @@ func TestNoRepresentationChangesAFact(t *testing.T) {
 			tt.set(o)
 			want := *o
 			// Built in full, and built on demand (a plain intent is not).
-			for _, b := range []Build{{All: true}, DefaultBuild()} {
+			for _, b := range []Build{{All: true}, defaultBuild()} {
 				sameFacts(t, correlated(t, b, o), &want)
 			}
 		})

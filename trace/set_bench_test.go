@@ -14,8 +14,9 @@ import (
 )
 
 // BenchmarkSet times grouping a read log into intents and building the
-// ones worth a look: what runs on both cores after the last line is read.
-func BenchmarkSet(b *testing.B) { benchmarkSet(b, trace.DefaultBuild()) }
+// ones worth a look (what a correlator builds unless told): what runs on
+// both cores after the last line is read.
+func BenchmarkSet(b *testing.B) { benchmarkSet(b, trace.NewCorrelator(nil).Build) }
 
 // BenchmarkSetDiagnose is BenchmarkSet with what idem diagnose asks to
 // build besides: the follow-ups of losses and the keys some rules read.

@@ -83,7 +83,7 @@ func apacheVariable(syn Syntax, d directive) *variable {
 			return environment(d.text, d.arg)
 		}
 	case "x":
-		if syn == Varnish && d.hasArg {
+		if syn == varnish && d.hasArg {
 			return unknownVar(d.text)
 		}
 	}
@@ -100,9 +100,9 @@ func percentShared(d directive) *variable {
 		case "o":
 			return responseHeader(d.text, d.arg)
 		case "C", "c":
-			return known(d.text, Secret, 0) // a cookie: counted, never kept
+			return known(d.text, secret, 0) // a cookie: counted, never kept
 		case "p":
-			return known(d.text, None, 0)
+			return known(d.text, none, 0)
 		}
 		return unknownVar(d.text)
 	}
@@ -121,11 +121,11 @@ func percentShared(d directive) *variable {
 		return typed(known(d.text, ConnStatus, 1), kindToken)
 	case "b", "B", "O", "I", "S", "k", "P", "F":
 		// Byte counts, keep-alive counts, a pid, Tomcat's commit time.
-		return typed(known(d.text, None, 0), kindInt)
+		return typed(known(d.text, none, 0), kindInt)
 	case "l", "u", "H", "p", "v", "V", "A", "L":
-		return typed(known(d.text, None, 0), kindToken)
+		return typed(known(d.text, none, 0), kindToken)
 	case "q", "R", "f":
-		return known(d.text, None, 0)
+		return known(d.text, none, 0)
 	}
 	return unknownVar(d.text)
 }
@@ -154,7 +154,7 @@ func percentDuration(name string, u time.Duration) *variable {
 // epoch unit, a fraction, or a layout of the syntax's own (layoutOf).
 func percentTime(syn Syntax, d directive, layoutOf func(string) (string, int, bool)) *variable {
 	at, frac := Start, StartFrac
-	if syn == Lighttpd {
+	if syn == lighttpd {
 		at, frac = End, EndFrac
 	}
 	arg := d.arg
@@ -279,7 +279,7 @@ func compilePercent(syn Syntax, format string, src source, meaning func(directiv
 		if i < len(s) && s[i] == '{' {
 			end := strings.IndexByte(s[i:], '}')
 			if end < 0 {
-				return nil, syntaxError(syn, format, src.at(i), "'}' closing %{")
+				return nil, syntaxErrorAt(syn, format, src.at(i), "'}' closing %{")
 			}
 			d.arg, d.hasArg = s[i+1:i+end], true
 			i += end + 1
@@ -292,7 +292,7 @@ func compilePercent(syn Syntax, format string, src source, meaning func(directiv
 			d.letter = s[i : i+1]
 			i++
 		default:
-			return nil, syntaxError(syn, format, src.at(i), "a directive letter after '%'")
+			return nil, syntaxErrorAt(syn, format, src.at(i), "a directive letter after '%'")
 		}
 		d.text = s[start:i]
 		v := meaning(d)

@@ -67,7 +67,7 @@ func envoyOperator(written, name, args string) *variable {
 		v.split = func(value string, vs *Values) { vs.set(&v.m, withoutPort(value)) }
 		return v
 	case "BYTES_RECEIVED", "BYTES_SENT":
-		v := known(written, None, 0)
+		v := known(written, none, 0)
 		v.kind = kindInt
 		return v
 	case "REQ":
@@ -76,7 +76,7 @@ func envoyOperator(written, name, args string) *variable {
 		return envoyHeader(written, args, responseHeader)
 	}
 	if envoyNone[name] {
-		return known(written, None, 0)
+		return known(written, none, 0)
 	}
 	return unknownVar(written)
 }
@@ -98,7 +98,7 @@ func envoyHeader(written, args string, header func(string, string) *variable) *v
 		case ":AUTHORITY", ":SCHEME", ":PROTOCOL", "X-ENVOY-UPSTREAM-SERVICE-TIME":
 			// Envoy's default format logs the upstream's own time: of
 			// no use beside %DURATION%.
-			return known(written, None, 0)
+			return known(written, none, 0)
 		}
 		if v := header(written, h); !v.unknown || alt == "" {
 			return v
@@ -185,7 +185,7 @@ func compileEnvoyText(format string, src source) (*Program, error) {
 			k++
 		}
 		if k == i {
-			return nil, syntaxError(Envoy, format, src.at(i), "an operator name (%START_TIME%, %REQ(X)%) after '%'")
+			return nil, syntaxErrorAt(Envoy, format, src.at(i), "an operator name (%START_TIME%, %REQ(X)%) after '%'")
 		}
 		name := s[i:k]
 		i = k
@@ -193,7 +193,7 @@ func compileEnvoyText(format string, src source) (*Program, error) {
 		if i < len(s) && s[i] == '(' {
 			end := strings.IndexByte(s[i:], ')')
 			if end < 0 {
-				return nil, syntaxError(Envoy, format, src.at(i), "')' closing "+name+"(")
+				return nil, syntaxErrorAt(Envoy, format, src.at(i), "')' closing "+name+"(")
 			}
 			args = s[i+1 : i+end]
 			i += end + 1
@@ -204,12 +204,12 @@ func compileEnvoyText(format string, src source) (*Program, error) {
 				k++
 			}
 			if k == i+1 {
-				return nil, syntaxError(Envoy, format, src.at(k), "a length after ':'")
+				return nil, syntaxErrorAt(Envoy, format, src.at(k), "a length after ':'")
 			}
 			i = k
 		}
 		if i >= len(s) || s[i] != '%' {
-			return nil, syntaxError(Envoy, format, src.at(i), "'%' closing %"+name)
+			return nil, syntaxErrorAt(Envoy, format, src.at(i), "'%' closing %"+name)
 		}
 		i++
 		b.variable(envoyOperator(s[start:i], name, args))
@@ -230,13 +230,13 @@ type jsonMember struct {
 	sub  *jsonProgram
 }
 
-func (j *jsonProgram) meanings() []Meaning {
-	var out []Meaning
+func (j *jsonProgram) meanings() []meaning {
+	var out []meaning
 	for _, m := range j.order {
 		if m.sub != nil {
 			out = append(out, m.sub.meanings()...)
 		} else {
-			out = append(out, m.prog.Meanings()...)
+			out = append(out, m.prog.meanings()...)
 		}
 	}
 	return out
@@ -252,11 +252,11 @@ func compileEnvoyJSON(format string, at int) (*jsonProgram, error) {
 		if err := json.Unmarshal([]byte(text), &v); errors.As(err, &se) {
 			col = at + int(se.Offset) - 1
 		}
-		return nil, syntaxError(Envoy, format, col, "a JSON object (json_format)")
+		return nil, syntaxErrorAt(Envoy, format, col, "a JSON object (json_format)")
 	}
 	obj := gjson.Parse(text)
 	if !obj.IsObject() {
-		return nil, syntaxError(Envoy, format, at, "a JSON object (json_format)")
+		return nil, syntaxErrorAt(Envoy, format, at, "a JSON object (json_format)")
 	}
 	return compileJSONObject(format, at, obj)
 }
@@ -276,7 +276,7 @@ func compileJSONObject(format string, at int, obj gjson.Result) (*jsonProgram, e
 				orig[i] = at + v.Index + 1 + i
 			}
 			m.prog, err = compileEnvoyText(format, source{text: v.Str, orig: orig})
-			var se *SyntaxError
+			var se *syntaxError
 			if errors.As(err, &se) && se.Want == "a variable somewhere in the format" {
 				m.prog, err = nil, nil // a constant member
 			}
@@ -294,7 +294,7 @@ func compileJSONObject(format string, at int, obj gjson.Result) (*jsonProgram, e
 		return nil, err
 	}
 	if len(j.order) == 0 {
-		return nil, &SyntaxError{Syntax: Envoy, Column: at + 1, Want: "a format string among the object's values"}
+		return nil, &syntaxError{Syntax: Envoy, Column: at + 1, Want: "a format string among the object's values"}
 	}
 	return j, nil
 }
@@ -334,7 +334,7 @@ func (j *jsonProgram) readObject(line string, obj gjson.Result, v *Values) error
 			s = val.Raw
 		}
 		if e := m.prog.readText(s, v); e != nil {
-			var me *MismatchError
+			var me *mismatchError
 			if errors.As(e, &me) {
 				me.Column += val.Index
 				me.Want = "member " + strconv.Quote(m.key) + ": " + me.Want

@@ -20,8 +20,8 @@ func fuzzSyntax(f *testing.F, syns []Syntax, seeds [][2]string) {
 		syn := syns[int(which)%len(syns)]
 		p, err := Compile(syn, format, Options{Captures: []string{"X-Request-Id", "Idempotency-Key"}})
 		if err != nil {
-			var se *SyntaxError
-			var ae *AmbiguousError
+			var se *syntaxError
+			var ae *ambiguousError
 			if errors.As(err, &se) {
 				if se.Column < 1 || se.Column > len(format)+1 {
 					t.Fatalf("%q: column %d outside the format", format, se.Column)
@@ -33,7 +33,7 @@ func fuzzSyntax(f *testing.F, syns []Syntax, seeds [][2]string) {
 		}
 		var v Values
 		if err := p.Read(line, &v); err != nil {
-			var me *MismatchError
+			var me *mismatchError
 			if !errors.As(err, &me) {
 				t.Fatalf("%q on %q: %v, want a MismatchError", format, line, err)
 			}
@@ -70,7 +70,7 @@ func FuzzNginx(f *testing.F) {
 }
 
 func FuzzApache(f *testing.F) {
-	fuzzSyntax(f, []Syntax{Apache, Lighttpd, Varnish}, [][2]string{
+	fuzzSyntax(f, []Syntax{Apache, lighttpd, varnish}, [][2]string{
 		{`LogFormat "%h %l %u %t \"%r\" %>s %b \"%{Referer}i\" %D %{UNIQUE_ID}e" x`,
 			`1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5 "-" 123 Zk3b`},
 		{`[%{%d/%b/%Y %T}t.%{msec_frac}t %{%z}t] %400,501{User-agent}i %{ms}T %{Varnish:hitmiss}x`, `[10/Oct/2000 13:55:36.042 -0700] - 17 miss`},
@@ -81,7 +81,7 @@ func FuzzApache(f *testing.F) {
 }
 
 func FuzzTomcat(f *testing.F) {
-	fuzzSyntax(f, []Syntax{Tomcat, Tomcat9}, [][2]string{
+	fuzzSyntax(f, []Syntax{Tomcat, tomcat9}, [][2]string{
 		{`%h %l %u %t &quot;%r&quot; %s %b %D %{X-Request-Id}r %I`, `1.2.3.4 - - [18/Sep/2011:19:18:28 -0400] "GET / HTTP/1.1" 200 5 12 r x`},
 		{`%{end:yyyy-MM-dd'T'HH:mm:ss.SSSZ}t %{msec_frac}t %{us}T`, `2011-09-18T19:18:28.123-0400 123 99`},
 		{"common", `1.2.3.4 - - [18/Sep/2011:19:18:28 -0400] "GET / HTTP/1.1" 200 -`},
@@ -89,7 +89,7 @@ func FuzzTomcat(f *testing.F) {
 }
 
 func FuzzHAProxy(f *testing.F) {
-	fuzzSyntax(f, []Syntax{HAProxy}, [][2]string{
+	fuzzSyntax(f, []Syntax{haproxy}, [][2]string{
 		{`%ci:%cp [%tr] %ft %b/%s %TR/%Tw/%Tc/%Tr/%Ta %ST %B %CC %CS %tsc %ac/%fc/%bc/%sc/%rc %sq/%bq %hr %hs %{+Q}r`,
 			`10.0.1.2:33317 [06/Feb/2009:12:14:14.655] http-in static/srv1 10/0/30/69/109 200 2750 - - ---- 1/1/1/1/0 0/0 {r|k} {} "GET / HTTP/1.1"`},
 		{`log-format "%{+Q,+E}o %[req.hdr(x-request-id)] %[capture.req.hdr(1)] %ID %%"`, `"r\"1" "k" "id" %`},

@@ -18,7 +18,7 @@
 // backtracking: each variable's value runs to the next literal of the
 // format (past the spaces its grammar says it holds, and past escaped
 // quotes). A line the format did not write is a *MismatchError naming
-// the column; a format string that does not parse is a *SyntaxError
+// the column; a format string that does not parse is a *syntaxError
 // naming the column and what was expected.
 package grammar
 
@@ -36,29 +36,29 @@ const (
 	Nginx    Syntax = "nginx"    // log_format: $variable, ${variable}
 	Apache   Syntax = "apache"   // LogFormat: %h %t %>s %D %{Header}i
 	Tomcat   Syntax = "tomcat"   // AccessLogValve pattern (Tomcat 10 and later: %D in microseconds)
-	Tomcat9  Syntax = "tomcat9"  // AccessLogValve pattern of Tomcat 9 and earlier (%D in milliseconds)
-	Lighttpd Syntax = "lighttpd" // accesslog.format: Apache's directives, %t the end of the request
-	Varnish  Syntax = "varnish"  // varnishncsa -F: Apache's directives and %{…}x
-	HAProxy  Syntax = "haproxy"  // log-format: %ci %tr %ST %{+Q}r %[sample]
+	tomcat9  Syntax = "tomcat9"  // AccessLogValve pattern of Tomcat 9 and earlier (%D in milliseconds)
+	lighttpd Syntax = "lighttpd" // accesslog.format: Apache's directives, %t the end of the request
+	varnish  Syntax = "varnish"  // varnishncsa -F: Apache's directives and %{…}x
+	haproxy  Syntax = "haproxy"  // log-format: %ci %tr %ST %{+Q}r %[sample]
 	Envoy    Syntax = "envoy"    // %REQ(X-REQUEST-ID)% %START_TIME%, and json_format objects
 	Squid    Syntax = "squid"    // logformat: %ts.%03tu %6tr %>a %Ss/%03>Hs %{Idempotency-Key}>h
 )
 
-// Syntaxes lists every syntax, for messages and documentation.
-func Syntaxes() []Syntax {
-	return []Syntax{Nginx, Apache, Tomcat, Tomcat9, Lighttpd, Varnish, HAProxy, Envoy, Squid}
+// syntaxes lists every syntax, for messages and documentation.
+func syntaxes() []Syntax {
+	return []Syntax{Nginx, Apache, Tomcat, tomcat9, lighttpd, varnish, haproxy, Envoy, Squid}
 }
 
 // ParseSyntax reads a syntax's name.
 func ParseSyntax(s string) (Syntax, error) {
 	name := Syntax(strings.ToLower(strings.TrimSpace(s)))
-	for _, k := range Syntaxes() {
+	for _, k := range syntaxes() {
 		if k == name {
 			return k, nil
 		}
 	}
 	names := make([]string, 0, 9)
-	for _, k := range Syntaxes() {
+	for _, k := range syntaxes() {
 		names = append(names, string(k))
 	}
 	return "", fmt.Errorf("unknown log_format_syntax %q (known: %s)", s, strings.Join(names, ", "))
@@ -78,7 +78,7 @@ func Detect(format string) (Syntax, error) {
 	case strings.HasPrefix(s, "log_format"):
 		return Nginx, nil
 	case strings.HasPrefix(s, "log-format"):
-		return HAProxy, nil
+		return haproxy, nil
 	case strings.HasPrefix(s, "LogFormat"), strings.HasPrefix(s, "CustomLog"):
 		return Apache, nil
 	case strings.HasPrefix(s, "logformat "):
@@ -95,18 +95,18 @@ func Detect(format string) (Syntax, error) {
 		return Squid, nil
 	}
 	if haproxyLooking(s) {
-		return HAProxy, nil
+		return haproxy, nil
 	}
 	if dollar {
 		return Nginx, nil
 	}
-	return "", &AmbiguousError{}
+	return "", &ambiguousError{}
 }
 
-// AmbiguousError is a format string whose syntax cannot be told from it.
-type AmbiguousError struct{}
+// ambiguousError is a format string whose syntax cannot be told from it.
+type ambiguousError struct{}
 
-func (e *AmbiguousError) Error() string {
+func (e *ambiguousError) Error() string {
 	return "log_format: its syntax cannot be told from the string (Apache, Tomcat, lighttpd and Varnish share one " +
 		"language whose meanings differ): name it in log_format_syntax (nginx, apache, tomcat, tomcat9, lighttpd, varnish, haproxy, envoy, squid)"
 }
@@ -128,11 +128,11 @@ func Compile(syntax Syntax, format string, opt Options) (*Program, error) {
 	switch syntax {
 	case Nginx:
 		p, err = compileNginx(format)
-	case Apache, Lighttpd, Varnish:
+	case Apache, lighttpd, varnish:
 		p, err = compileApache(syntax, format)
-	case Tomcat, Tomcat9:
+	case Tomcat, tomcat9:
 		p, err = compileTomcat(syntax, format)
-	case HAProxy:
+	case haproxy:
 		p, err = compileHAProxy(format, opt)
 	case Envoy:
 		p, err = compileEnvoy(format)
@@ -153,15 +153,15 @@ func Compile(syntax Syntax, format string, opt Options) (*Program, error) {
 	return p, nil
 }
 
-// SyntaxError is a format string that does not parse.
-type SyntaxError struct {
+// syntaxError is a format string that does not parse.
+type syntaxError struct {
 	Syntax Syntax
 	Column int // 1-based, in the string as given
 	Want   string
 	Found  string
 }
 
-func (e *SyntaxError) Error() string {
+func (e *syntaxError) Error() string {
 	found := "the end of the string"
 	if e.Found != "" {
 		found = fmt.Sprintf("%q", e.Found)
@@ -169,23 +169,23 @@ func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("%s log_format, column %d: expected %s, found %s", e.Syntax, e.Column, e.Want, found)
 }
 
-// syntaxError is a SyntaxError at s[i:].
-func syntaxError(syn Syntax, s string, i int, want string) *SyntaxError {
+// syntaxErrorAt is a syntaxError at s[i:].
+func syntaxErrorAt(syn Syntax, s string, i int, want string) *syntaxError {
 	found := ""
 	if i < len(s) {
 		found = s[i:min(len(s), i+12)]
 	}
-	return &SyntaxError{Syntax: syn, Column: i + 1, Want: want, Found: found}
+	return &syntaxError{Syntax: syn, Column: i + 1, Want: want, Found: found}
 }
 
-// MismatchError is a line the compiled format did not write.
-type MismatchError struct {
+// mismatchError is a line the compiled format did not write.
+type mismatchError struct {
 	Column int    // 1-based, in the line
 	Want   string // what the format has there
 	Found  string // what the line has there (cut short)
 }
 
-func (e *MismatchError) Error() string {
+func (e *mismatchError) Error() string {
 	found := "the end of the line"
 	if e.Found != "" {
 		found = fmt.Sprintf("%q", e.Found)
@@ -193,12 +193,12 @@ func (e *MismatchError) Error() string {
 	return fmt.Sprintf("does not match the log_format: column %d: expected %s, found %s", e.Column, e.Want, found)
 }
 
-func mismatch(line string, i int, want string) *MismatchError {
+func mismatch(line string, i int, want string) *mismatchError {
 	found := ""
 	if i < len(line) {
 		found = line[i:min(len(line), i+16)]
 	}
-	return &MismatchError{Column: i + 1, Want: want, Found: found}
+	return &mismatchError{Column: i + 1, Want: want, Found: found}
 }
 
 // Field is what a variable's value means in idem's model.
@@ -206,7 +206,7 @@ type Field uint8
 
 // The fields a variable may give.
 const (
-	None           Field = iota // known, but nothing idem reads (a user agent, a byte count)
+	none           Field = iota // known, but nothing idem reads (a user agent, a byte count)
 	RequestID                   // the id of one delivery
 	Key                         // the Idempotency-Key
 	TraceParent                 // a W3C traceparent or trace id
@@ -235,7 +235,7 @@ const (
 	RetryAfter                  // the response's Retry-After header
 	ResultID                    // the response's X-Result-Id header
 	RetryMark                   // a client library's number of this send (x-stainless-retry-count, amz-sdk-request)
-	Secret                      // a credential (Authorization, a cookie, a token header): counted, never kept
+	secret                      // a credential (Authorization, a cookie, a token header): counted, never kept
 	numFields
 )
 
@@ -250,8 +250,8 @@ func (f Field) String() string {
 	return fmt.Sprintf("field(%d)", f)
 }
 
-// Meaning is what one variable of a format says.
-type Meaning struct {
+// meaning is what one variable of a format says.
+type meaning struct {
 	Field Field
 	// Unit is the unit of a number: a Duration's, an epoch time's (Start
 	// or End written as a number), a fraction's; 0 for a date.
@@ -271,8 +271,8 @@ type Meaning struct {
 	Header string
 }
 
-// Detail is a variable idem does not know, with its value in a line.
-type Detail struct {
+// detail is a variable idem does not know, with its value in a line.
+type detail struct {
 	Name, Value string
 }
 
@@ -282,8 +282,8 @@ type Detail struct {
 // output can show them.
 type Values struct {
 	vals    [numFields]string
-	meaning [numFields]*Meaning
-	Details []Detail
+	meaning [numFields]*meaning
+	Details []detail
 	Secrets []string
 	// unwritten counts the bare values (no quote or bracket around them)
 	// the line left empty.
@@ -295,27 +295,27 @@ type Values struct {
 // so a line of its stock format has none.
 func (v *Values) Unwritten() int { return v.unwritten }
 
-// Reset empties v, keeping its buffers.
-func (v *Values) Reset() {
+// reset empties v, keeping its buffers.
+func (v *Values) reset() {
 	*v = Values{Details: v.Details[:0], Secrets: v.Secrets[:0]}
 }
 
 // Get returns the value of f and the variable that gave it; "" and nil
 // when the line does not say.
-func (v *Values) Get(f Field) (string, *Meaning) {
+func (v *Values) Get(f Field) (string, *meaning) {
 	return v.vals[f], v.meaning[f]
 }
 
 // set keeps value under m's field unless a variable of its rank or
 // higher gave one. "-" and "" are every syntax's "not logged".
-func (v *Values) set(m *Meaning, value string) {
+func (v *Values) set(m *meaning, value string) {
 	if value == "" || value == "-" {
 		return
 	}
 	switch m.Field {
-	case None:
+	case none:
 		return
-	case Secret:
+	case secret:
 		v.Secrets = append(v.Secrets, m.Name)
 		return
 	}
@@ -334,5 +334,5 @@ func (v *Values) detail(name, value string) {
 	if value == "" || value == "-" {
 		return
 	}
-	v.Details = append(v.Details, Detail{Name: name, Value: value})
+	v.Details = append(v.Details, detail{Name: name, Value: value})
 }

@@ -71,14 +71,14 @@ func TestRead(t *testing.T) {
 		want:   want{fields: map[Field]string{Start: "1796688950", StartFrac: "042", Status: "201"}},
 	}, {
 		name:   "lighttpd: %t is the end of the request",
-		syntax: Lighttpd,
+		syntax: lighttpd,
 		format: `%h %V %u %t "%r" %>s %b %D "%{X-Request-Id}i"`,
 		line:   `127.0.0.1 localhost - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5 1500 "rid-9"`,
 		want: want{fields: map[Field]string{RequestID: "rid-9", RequestLine: "GET / HTTP/1.1", Status: "200", Client: "127.0.0.1",
 			End: "10/Oct/2000:13:55:36 -0700", Duration: "1500"}},
 	}, {
 		name:   "varnishncsa: extended variables are details",
-		syntax: Varnish,
+		syntax: varnish,
 		format: `%h %t "%r" %s %D %{Varnish:hitmiss}x %{Idempotency-Key}i`,
 		line:   `127.0.0.1 [10/Oct/2000:13:55:36 -0700] "POST /v1/orders HTTP/1.1" 201 2001 miss k-7`,
 		want: want{fields: map[Field]string{Key: "k-7", RequestLine: "POST /v1/orders HTTP/1.1", Status: "201", Client: "127.0.0.1",
@@ -136,7 +136,7 @@ func TestRead(t *testing.T) {
 		want:   want{fields: map[Field]string{Key: `"k-2"`, Status: "201"}},
 	}, {
 		name:   "haproxy: option httplog, captures named",
-		syntax: HAProxy,
+		syntax: haproxy,
 		format: `%ci:%cp [%tr] %ft %b/%s %TR/%Tw/%Tc/%Tr/%Ta %ST %B %CC %CS %tsc %ac/%fc/%bc/%sc/%rc %sq/%bq %hr %hs %{+Q}r`,
 		opt:    Options{Captures: []string{"Host", "X-Request-Id", "Idempotency-Key"}},
 		line: `10.0.1.2:33317 [06/Feb/2009:12:14:14.655] http-in static/srv1 10/0/30/69/109 200 2750 - - CH-- 1/1/1/1/2 0/0 ` +
@@ -145,14 +145,14 @@ func TestRead(t *testing.T) {
 			Client: "10.0.1.2", Start: "06/Feb/2009:12:14:14.655", Duration: "109", Termination: "CH--", Retries: "2"}},
 	}, {
 		name:   "haproxy: %hr without the captures' names is a detail, never guessed",
-		syntax: HAProxy,
+		syntax: haproxy,
 		format: `%ci [%tr] %ST %hr %{+Q}r`,
 		line:   `10.0.1.2 [06/Feb/2009:12:14:14.655] 201 {abc-123|k-5} "POST /o HTTP/1.1"`,
 		want: want{fields: map[Field]string{RequestLine: "POST /o HTTP/1.1", Status: "201", Client: "10.0.1.2", Start: "06/Feb/2009:12:14:14.655"},
 			details: map[string]string{"%hr": "{abc-123|k-5}"}},
 	}, {
 		name:   "haproxy: sample fetches, %o's quoting of strings but not numbers, escaped spaces",
-		syntax: HAProxy,
+		syntax: haproxy,
 		format: `log-format %{+Q}o%ST\ %[req.hdr(x-request-id)]\ %[capture.req.hdr(0)]\ %ID\ %Ta\ %[req.hdr(x-request-id),lower]`,
 		opt:    Options{Captures: []string{"Idempotency-Key"}},
 		line:   `201 "R-1" "k-9" "hap-1" 12 "r-1"`,
@@ -267,21 +267,21 @@ func TestMeaningsUnitsAndTimes(t *testing.T) {
 		{Apache, "%t", Start, 0, ""},
 		{Apache, "%{end:%d/%b/%Y:%H:%M:%S %z}t", End, 0, "02/Jan/2006:15:04:05 -0700"},
 		{Apache, "%{msec}t", Start, time.Millisecond, ""},
-		{Lighttpd, "%t", End, 0, ""},
-		{Lighttpd, "%{begin:%Y-%m-%dT%H:%M:%S}t", Start, 0, "2006-01-02T15:04:05"},
+		{lighttpd, "%t", End, 0, ""},
+		{lighttpd, "%{begin:%Y-%m-%dT%H:%M:%S}t", Start, 0, "2006-01-02T15:04:05"},
 		{Tomcat, "%D", Duration, time.Microsecond, ""},
-		{Tomcat9, "%D", Duration, time.Millisecond, ""},
+		{tomcat9, "%D", Duration, time.Millisecond, ""},
 		{Tomcat, "%{yyyy-MM-dd HH:mm:ss.SSS}t", Start, 0, "2006-01-02 15:04:05.000"},
 		{Nginx, "$msec", End, time.Second, ""},
 		{Nginx, "$request_time", Duration, time.Second, ""},
-		{HAProxy, "%Ta", Duration, time.Millisecond, ""},
-		{HAProxy, "%tr", Start, 0, "02/Jan/2006:15:04:05.000"},
+		{haproxy, "%Ta", Duration, time.Millisecond, ""},
+		{haproxy, "%tr", Start, 0, "02/Jan/2006:15:04:05.000"},
 		{Envoy, "%DURATION%", Duration, time.Millisecond, ""},
 		{Envoy, "%START_TIME(%Y-%m-%dT%H:%M:%S.%3fZ)%", Start, 0, "2006-01-02T15:04:05.000Z"},
 		// A time made of parts is one time, in one layout.
 		{Apache, "%{%Y-%m-%dT%H:%M:%S}t.%{msec_frac}t%{%z}t", Start, 0, "2006-01-02T15:04:05.000-0700"},
-		{Varnish, "%{%Y-%m-%dT%H:%M:%S}t.%{usec_frac}t %{%z}t", Start, 0, "2006-01-02T15:04:05.000000 -0700"},
-		{Lighttpd, "%{%d/%b/%Y}t:%{%H:%M:%S}t", End, 0, "02/Jan/2006:15:04:05"},
+		{varnish, "%{%Y-%m-%dT%H:%M:%S}t.%{usec_frac}t %{%z}t", Start, 0, "2006-01-02T15:04:05.000000 -0700"},
+		{lighttpd, "%{%d/%b/%Y}t:%{%H:%M:%S}t", End, 0, "02/Jan/2006:15:04:05"},
 		{Tomcat, "%{end:yyyy-MM-dd HH:mm:ss}t.%{end:msec_frac}t", End, 0, "2006-01-02 15:04:05.000"},
 		{Squid, "%{%Y-%m-%dT%H:%M:%S}tg.%03tu", End, 0, "2006-01-02T15:04:05.000"},
 		{Squid, "%ts.%03tu", End, time.Second, ""}, // an epoch and its milliseconds: kept apart, added when read
@@ -291,7 +291,7 @@ func TestMeaningsUnitsAndTimes(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s %s: %v", tc.syntax, tc.format, err)
 		}
-		m := p.Meanings()[0]
+		m := p.meanings()[0]
 		if m.Field != tc.field || m.Unit != tc.unit || m.Layout != tc.layout {
 			t.Errorf("%s %s: %s %v %q, want %s %v %q", tc.syntax, tc.format, m.Field, m.Unit, m.Layout, tc.field, tc.unit, tc.layout)
 		}
@@ -312,9 +312,9 @@ func TestCompileErrorsNameTheColumn(t *testing.T) {
 		{Apache, `%h %{Referer i`, 5, "'}' closing %{"},
 		{Apache, `%h %`, 5, "a directive letter"},
 		{Tomcat, `%h %{X`, 5, "'}' closing %{"},
-		{HAProxy, `log-format "%ci %{+Z}r"`, 19, "flags"},
-		{HAProxy, `%ci %[req.hdr(x)`, 6, "']' closing %["},
-		{HAProxy, `%ci %`, 6, "a variable name"},
+		{haproxy, `log-format "%ci %{+Z}r"`, 19, "flags"},
+		{haproxy, `%ci %[req.hdr(x)`, 6, "']' closing %["},
+		{haproxy, `%ci %`, 6, "a variable name"},
 		{Envoy, `%START_TIME %x`, 12, "'%' closing %START_TIME"},
 		{Envoy, `%REQ(X-REQUEST-ID %`, 5, "')' closing REQ("},
 		{Envoy, `{"a": "%START_TIME%",}`, 22, "a JSON object"},
@@ -322,7 +322,7 @@ func TestCompileErrorsNameTheColumn(t *testing.T) {
 		{Apache, `just text`, 10, "a variable"},
 	} {
 		_, err := Compile(tc.syntax, tc.format, Options{})
-		var se *SyntaxError
+		var se *syntaxError
 		if !errors.As(err, &se) {
 			t.Errorf("%s %q: %v, want a SyntaxError", tc.syntax, tc.format, err)
 			continue
@@ -350,7 +350,7 @@ func TestMismatchSaysWhere(t *testing.T) {
 		{`{"msg":"a JSON line"}`, 1, `%h followed by " ["`},
 	} {
 		err := p.Read(tc.line, &v)
-		var me *MismatchError
+		var me *mismatchError
 		if !errors.As(err, &me) || me.Column != tc.column || !strings.Contains(me.Error(), tc.want) {
 			t.Errorf("%q: %v, want column %d and %q", tc.line, err, tc.column, tc.want)
 		}
@@ -365,8 +365,8 @@ func TestDetect(t *testing.T) {
 		{`$remote_addr [$time_local] "$request" $status`, Nginx},
 		{`log_format main '$remote_addr';`, Nginx},
 		{`{"rid":"$http_x_request_id","pct":"100%"}`, Nginx},
-		{`%ci:%cp [%tr] %ft %b/%s %ST %{+Q}r`, HAProxy},
-		{`log-format "%[req.hdr(x-request-id)] %ST"`, HAProxy},
+		{`%ci:%cp [%tr] %ft %b/%s %ST %{+Q}r`, haproxy},
+		{`log-format "%[req.hdr(x-request-id)] %ST"`, haproxy},
 		{`[%START_TIME%] "%REQ(:METHOD)%" %RESPONSE_CODE%`, Envoy},
 		{`{"start":"%START_TIME%","code":"%RESPONSE_CODE%"}`, Envoy},
 		{`LogFormat "%h %t" x`, Apache},

@@ -170,7 +170,7 @@ func haproxyLooking(s string) bool {
 func compileHAProxy(format string, opt Options) (*Program, error) {
 	src := haproxySource(format)
 	s := src.text
-	b := &builder{syntax: HAProxy}
+	b := &builder{syntax: haproxy}
 	var global haproxyFlags
 	escaped := false
 	for i := 0; i < len(s); {
@@ -183,10 +183,10 @@ func compileHAProxy(format string, opt Options) (*Program, error) {
 		if i < len(s) && s[i] == '{' {
 			end := strings.IndexByte(s[i:], '}')
 			if end < 0 {
-				return nil, syntaxError(HAProxy, format, src.at(i), "'}' closing %{")
+				return nil, syntaxErrorAt(haproxy, format, src.at(i), "'}' closing %{")
 			}
 			if flags.apply(s[i+1:i+end]) != nil {
-				return nil, syntaxError(HAProxy, format, src.at(i+1), "flags +Q, -Q, +E, -E or +X")
+				return nil, syntaxErrorAt(haproxy, format, src.at(i+1), "flags +Q, -Q, +E, -E or +X")
 			}
 			i += end + 1
 		}
@@ -196,7 +196,7 @@ func compileHAProxy(format string, opt Options) (*Program, error) {
 		case i < len(s) && s[i] == '[':
 			end := strings.IndexByte(s[i:], ']')
 			if end < 0 {
-				return nil, syntaxError(HAProxy, format, src.at(i), "']' closing %[")
+				return nil, syntaxErrorAt(haproxy, format, src.at(i), "']' closing %[")
 			}
 			v = haproxySample(s[start:i+end+1], s[i+1:i+end], opt)
 			i += end + 1
@@ -206,7 +206,7 @@ func compileHAProxy(format string, opt Options) (*Program, error) {
 				k++
 			}
 			if k == i {
-				return nil, syntaxError(HAProxy, format, src.at(i), "a variable name or [sample] after '%'")
+				return nil, syntaxErrorAt(haproxy, format, src.at(i), "a variable name or [sample] after '%'")
 			}
 			name := s[i:k]
 			i = k
@@ -217,7 +217,7 @@ func compileHAProxy(format string, opt Options) (*Program, error) {
 			if hv, ok := haproxyVars[name]; ok {
 				v, typ = hv.make("%"+name), hv.typ
 			} else if t, ok := haproxyNone[name]; ok {
-				v, typ = known("%"+name, None, 0), t
+				v, typ = known("%"+name, none, 0), t
 			} else if name == "hr" && len(opt.Captures) > 0 {
 				v = haproxyCaptures("%hr", opt.Captures)
 				b.literal("{")
@@ -294,7 +294,7 @@ func haproxyCaptures(written string, names []string) *variable {
 	for i, n := range names {
 		vars[i] = requestHeader(written+"["+n+"]", n)
 	}
-	return &variable{m: Meaning{Name: written}, split: func(value string, v *Values) {
+	return &variable{m: meaning{Name: written}, split: func(value string, v *Values) {
 		for i, part := range strings.Split(value, "|") {
 			if i >= len(vars) {
 				break

@@ -110,13 +110,13 @@ func nginxVariable(name string) *variable {
 	}
 	switch {
 	case nginxInts[lower]:
-		return typed(known(written, None, 0), kindInt)
+		return typed(known(written, none, 0), kindInt)
 	case strings.HasPrefix(lower, "cookie_"):
-		return known(written, Secret, 0)
+		return known(written, secret, 0)
 	case nginxLists[lower]:
-		return listOf(known(written, None, 0))
+		return listOf(known(written, none, 0))
 	case nginxIgnored[lower]:
-		return known(written, None, 0)
+		return known(written, none, 0)
 	case strings.HasPrefix(lower, "http_"):
 		return requestHeader(written, lower[len("http_"):])
 	case strings.HasPrefix(lower, "sent_http_"):
@@ -145,11 +145,11 @@ func compileNginx(format string) (*Program, error) {
 		if i < len(s) && s[i] == '{' {
 			end := strings.IndexByte(s[i:], '}')
 			if end < 0 {
-				return nil, syntaxError(Nginx, format, src.at(i-1), "'}' closing ${")
+				return nil, syntaxErrorAt(Nginx, format, src.at(i-1), "'}' closing ${")
 			}
 			name = s[i+1 : i+end]
 			if !nginxName(name) {
-				return nil, syntaxError(Nginx, format, src.at(i+1), "a variable name inside ${}")
+				return nil, syntaxErrorAt(Nginx, format, src.at(i+1), "a variable name inside ${}")
 			}
 			i += end + 1
 		} else {
@@ -158,7 +158,7 @@ func compileNginx(format string) (*Program, error) {
 				k++
 			}
 			if k == i {
-				return nil, syntaxError(Nginx, format, src.at(i), "a variable name after '$'")
+				return nil, syntaxErrorAt(Nginx, format, src.at(i), "a variable name after '$'")
 			}
 			name = s[i:k]
 			i = k
@@ -217,7 +217,7 @@ func nginxSource(format string) (source, escaping, error) {
 			word, _, _ := strings.Cut(rest, " ")
 			e, ok := nginxEscape(word)
 			if !ok {
-				return source{}, 0, syntaxError(Nginx, format, off+len("escape="), "default, json or none after escape=")
+				return source{}, 0, syntaxErrorAt(Nginx, format, off+len("escape="), "default, json or none after escape=")
 			}
 			esc = e
 			s = strings.TrimLeft(rest[len(word):], " \t\n")
@@ -280,7 +280,7 @@ func nginxSource(format string) (source, escaping, error) {
 				i++
 			}
 			if !closed {
-				return source{}, 0, syntaxError(Nginx, format, i, "the quote closing the string")
+				return source{}, 0, syntaxErrorAt(Nginx, format, i, "the quote closing the string")
 			}
 			if words == 1 {
 				// A quoted name: what follows is the format.
@@ -300,7 +300,7 @@ func nginxSource(format string) (source, escaping, error) {
 		case words == 2 && strings.HasPrefix(word, "escape="):
 			e, ok := nginxEscape(word[len("escape="):])
 			if !ok {
-				return source{}, 0, syntaxError(Nginx, format, start+len("escape="), "default, json or none after escape=")
+				return source{}, 0, syntaxErrorAt(Nginx, format, start+len("escape="), "default, json or none after escape=")
 			}
 			esc = e
 		default:
@@ -311,10 +311,10 @@ func nginxSource(format string) (source, escaping, error) {
 		}
 	}
 	if words < 2 {
-		return source{}, 0, syntaxError(Nginx, format, i, "log_format NAME followed by the format")
+		return source{}, 0, syntaxErrorAt(Nginx, format, i, "log_format NAME followed by the format")
 	}
 	if i < len(format) && strings.TrimSpace(format[i+1:]) != "" {
-		return source{}, 0, syntaxError(Nginx, format, i+1, "nothing after the directive's ';'")
+		return source{}, 0, syntaxErrorAt(Nginx, format, i+1, "nothing after the directive's ';'")
 	}
 	return source{text: text.String(), orig: orig}, esc, nil
 }

@@ -23,22 +23,22 @@ type Program struct {
 // Syntax is the language the program was compiled from.
 func (p *Program) Syntax() Syntax { return p.syntax }
 
-// Meanings lists what the format's variables mean, in order: for
+// meanings lists what the format's variables mean, in order: for
 // documentation and for checking a format logs what idem joins on.
-func (p *Program) Meanings() []Meaning {
+func (p *Program) meanings() []meaning {
 	if p.json != nil {
 		return p.json.meanings()
 	}
-	out := make([]Meaning, 0, len(p.ops))
+	out := make([]meaning, 0, len(p.ops))
 	for _, o := range p.ops {
 		out = append(out, o.v.m)
 	}
 	return out
 }
 
-// Has reports whether some variable of the format gives f.
-func (p *Program) Has(f Field) bool {
-	for _, m := range p.Meanings() {
+// has reports whether some variable of the format gives f.
+func (p *Program) has(f Field) bool {
+	for _, m := range p.meanings() {
 		if m.Field == f {
 			return true
 		}
@@ -57,7 +57,7 @@ type op struct {
 
 // variable is one variable of a compiled format.
 type variable struct {
-	m Meaning
+	m meaning
 	// unknown says the syntax does not know it: its value is a Detail.
 	unknown bool
 	kind    valueKind
@@ -99,7 +99,7 @@ const (
 // Read reads line into v (which it resets); a line the format did not
 // write is a *MismatchError.
 func (p *Program) Read(line string, v *Values) error {
-	v.Reset()
+	v.reset()
 	if p.json != nil {
 		return p.json.read(line, v)
 	}
@@ -398,17 +398,17 @@ func (b *builder) variable(v *variable) {
 	b.lit.Reset()
 	if lit == "" && len(b.ops) > 0 {
 		prev := b.ops[len(b.ops)-1].v
-		b.ops[len(b.ops)-1].v = &variable{m: Meaning{Name: prev.m.Name + v.m.Name}, unknown: true, spaces: prev.spaces + v.spaces}
+		b.ops[len(b.ops)-1].v = &variable{m: meaning{Name: prev.m.Name + v.m.Name}, unknown: true, spaces: prev.spaces + v.spaces}
 		return
 	}
 	b.ops = append(b.ops, op{lit: lit, v: v})
 }
 
-// program is the Program built, or a SyntaxError when it has no
+// program is the Program built, or a syntaxError when it has no
 // variable at all (a format string that logs nothing of the request).
 func (b *builder) program(format string) (*Program, error) {
 	if len(b.ops) == 0 {
-		return nil, &SyntaxError{Syntax: b.syntax, Column: len(format) + 1, Want: "a variable somewhere in the format"}
+		return nil, &syntaxError{Syntax: b.syntax, Column: len(format) + 1, Want: "a variable somewhere in the format"}
 	}
 	tail := b.lit.String()
 	for k := range b.ops {
@@ -435,7 +435,7 @@ func enclosing(lit string, before bool) bool {
 
 // known is a variable of the syntax with its meaning.
 func known(name string, f Field, rank int8) *variable {
-	return &variable{m: Meaning{Field: f, Rank: rank, Name: name}}
+	return &variable{m: meaning{Field: f, Rank: rank, Name: name}}
 }
 
 // typed is v whose values are of kind k, as its grammar says.
@@ -446,5 +446,5 @@ func typed(v *variable, k valueKind) *variable {
 
 // unknownVar is a variable the syntax does not know: a Detail.
 func unknownVar(name string) *variable {
-	return &variable{m: Meaning{Name: name}, unknown: true}
+	return &variable{m: meaning{Name: name}, unknown: true}
 }

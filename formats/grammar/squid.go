@@ -128,7 +128,7 @@ func compileSquidCodes(format, s string, off int) (*Program, error) {
 			if i < len(s) && s[i] == '{' {
 				end := strings.IndexByte(s[i:], '}')
 				if end < 0 {
-					return syntaxError(Squid, format, at(i), "'}' closing %{")
+					return syntaxErrorAt(Squid, format, at(i), "'}' closing %{")
 				}
 				arg, hasArg = s[i+1:i+end], true
 				i += end + 1
@@ -156,7 +156,7 @@ func compileSquidCodes(format, s string, off int) (*Program, error) {
 				k++
 			}
 			if k == j {
-				return nil, syntaxError(Squid, format, at(i), "a logformat code after '%'")
+				return nil, syntaxErrorAt(Squid, format, at(i), "a logformat code after '%'")
 			}
 			code = s[i:k]
 		}
@@ -236,10 +236,10 @@ func squidVariable(written, code, arg string, hasArg bool) *variable {
 		}
 	case "st", ">st", "<st", ">sh", "<sh", "<bs", "<pt", "<tt", "dt", "sn", ">p", "<p", "lp", "<lp", ">lp", "busy_time":
 		// Sizes, ports, the next hop's times, a sequence number.
-		return typed(known(written, None, 0), kindInt)
+		return typed(known(written, none, 0), kindInt)
 	case ">A", "<a", "<A", "la", "<la", ">la", "un", "ul", "ui", "ub", "ue", "us", "mt", "rv", ">rv", "<rv",
 		"<rm", "<ru", ">rs", "<rs", ">rd", "<rd", ">rP", "<rP", "<rp":
-		return typed(known(written, None, 0), kindToken)
+		return typed(known(written, none, 0), kindToken)
 	}
 	return unknownVar(written)
 }

@@ -69,14 +69,14 @@ func tomcatVariable(syn Syntax, d directive) *variable {
 	case "t":
 		return percentTime(syn, d, simpleDateLayout)
 	case "D":
-		if syn == Tomcat9 {
+		if syn == tomcat9 {
 			return percentDuration(d.text, time.Millisecond)
 		}
 		return percentDuration(d.text, time.Microsecond)
 	case "T":
 		return percentElapsed(d)
 	case "S", "I":
-		return typed(known(d.text, None, 0), kindToken) // the session id, the thread's name
+		return typed(known(d.text, none, 0), kindToken) // the session id, the thread's name
 	case "s":
 		if d.hasArg {
 			return unknownVar(d.text) // a session attribute

@@ -52,7 +52,7 @@ func RequestHeader(name string) (Field, int8) {
 	if m, ok := requestHeaders[headerName(name)]; ok {
 		return m.f, m.rank
 	}
-	return None, 0
+	return none, 0
 }
 
 // ignoredHeaders are headers whose meaning is known and of no use to
@@ -72,10 +72,10 @@ func requestHeader(written, name string) *variable {
 		return v
 	}
 	if redact.IsSecretHeader(h) {
-		return known(written, Secret, 0)
+		return known(written, secret, 0)
 	}
 	if ignoredHeaders[h] {
-		return known(written, None, 0)
+		return known(written, none, 0)
 	}
 	return unknownVar(written)
 }
@@ -98,10 +98,10 @@ func responseHeader(written, name string) *variable {
 		return v
 	}
 	if redact.IsSecretHeader(h) {
-		return known(written, Secret, 0)
+		return known(written, secret, 0)
 	}
 	if ignoredHeaders[h] {
-		return known(written, None, 0)
+		return known(written, none, 0)
 	}
 	return unknownVar(written)
 }
