@@ -54,7 +54,11 @@ type Observation struct {
 	// "amz-sdk-request: attempt=2; max=3"): the library's own retry.
 	// Empty on a first send, or where no such header was logged.
 	RetryMark string
-	Client    string // who sent it, where known (remote address)
+	// PreviousKey is another key the line names as the one this send
+	// retries (previous_key, retry_of, original_idempotency_key): the
+	// caller's own word that a new key carries an old action.
+	PreviousKey string
+	Client      string // who sent it, where known (remote address)
 
 	// Workflow is the workflow engine's activity attempt the line is
 	// about (a Temporal worker's lines), nil on every other line: behind a
@@ -137,7 +141,7 @@ func (o *Observation) Clone() *Observation {
 	cp := *o
 	for _, f := range []*string{&cp.Format, &cp.Method, &cp.Route, &cp.Detail, &cp.RequestID, &cp.AltRequestID, &cp.Key, &cp.KeyHash, &cp.Scope,
 		&cp.Decision, &cp.State, &cp.Fingerprint, &cp.ResultID, &cp.Client,
-		&cp.Message, &cp.Labels, &cp.Process, &cp.RetryMark, &cp.Source.File} {
+		&cp.Message, &cp.Labels, &cp.Process, &cp.RetryMark, &cp.PreviousKey, &cp.Source.File} {
 		*f = strings.Clone(*f)
 	}
 	if w := cp.Workflow; w != nil {

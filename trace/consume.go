@@ -159,6 +159,12 @@ func (c *Correlator) add(o *model.Observation, p *prepared) {
 	if o.Scope != "" {
 		c.anyScope = true
 	}
+	if o.PreviousKey != "" && o.PreviousKey != o.Key {
+		if c.prevKeys == nil {
+			c.prevKeys = map[string]bool{}
+		}
+		c.prevKeys[strings.Clone(o.PreviousKey)] = true
+	}
 	if o.Key != "" {
 		// Compared as stored: unpacking the first key would allocate.
 		first := c.deliveryKeyRef(d)

@@ -112,6 +112,10 @@ type Correlator struct {
 	// spans are the observations of traces, held until reading is over
 	// (spans.go).
 	spans spanHeld
+	// prevKeys are the keys a line named as the one its send retries
+	// (Observation.PreviousKey): their intents are built, so that the
+	// rules read both ends of the link.
+	prevKeys map[string]bool
 	// idless counts the client, proxy and server lines with no id at all.
 	idless [model.TierWorker]int
 	// unkeyedCount counts the deliveries without a key (see unkeyed).

@@ -80,7 +80,7 @@ type intentExtra struct {
 // Correlator.texts).
 func simple(o *model.Observation) bool {
 	return o.Scope == "" && o.Decision == "" && o.State == "" && o.Fingerprint == "" &&
-		o.ResultID == "" && !o.Effect && o.Attempt == 0 && o.RetryMark == "" && o.UpstreamTries == 0 && o.Workflow == nil &&
+		o.ResultID == "" && !o.Effect && o.Attempt == 0 && o.RetryMark == "" && o.PreviousKey == "" && o.UpstreamTries == 0 && o.Workflow == nil &&
 		o.KeyHash == "" && o.Labels == "" && o.Source.Entry == 0
 }
 
