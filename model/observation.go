@@ -15,6 +15,12 @@ type Observation struct {
 	Replayed   bool // the response carried a replay marker (Idempotent-Replayed: true)
 	RetryAfter bool // the response asked the client to come back later
 	Effect     bool // this line records a business effect
+	// EndOrStart says Time was read as the line's time less Duration (its
+	// end, as nginx's $time_local and h2o write it) by a layout that does
+	// not say whether it writes the end or the start (Apache's %t): the
+	// correlator learns which from the other tiers' lines of the same
+	// trips, and moves Time to the line's own time where it was the start.
+	EndOrStart bool
 
 	Format   string    // the recognised format, e.g. "nginx", "har", "slog"
 	Time     time.Time // when this tier saw the request start

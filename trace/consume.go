@@ -138,6 +138,10 @@ func (c *Correlator) add(o *model.Observation, p *prepared) {
 	if o.RetryAfter {
 		co.flags |= flagRetryAfter
 	}
+	if o.EndOrStart {
+		co.flags |= flagEndOrStart
+		c.endOrStart = true
+	}
 	full := int32(-1)
 	extra := false
 	if t, ok := c.texts.id(o.Detail, o.Message); ok && p.plain && methodOK && sourceOK {

@@ -116,6 +116,9 @@ type Correlator struct {
 	// (Observation.PreviousKey): their intents are built, so that the
 	// rules read both ends of the link.
 	prevKeys map[string]bool
+	// endOrStart says some line's time may be its start or its end
+	// (model.Observation.EndOrStart); startOrEnd learns which.
+	endOrStart bool
 	// idless counts the client, proxy and server lines with no id at all.
 	idless [model.TierWorker]int
 	// unkeyedCount counts the deliveries without a key (see unkeyed).

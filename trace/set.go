@@ -9,6 +9,7 @@ import "github.com/idem-cli/idem/model"
 func (c *Correlator) Set(inputs []*model.Input) *model.Set {
 	c.resolveSpans()
 	c.rejoinProcesses()
+	c.startOrEnd(inputs)
 	c.markSharedPayloads()
 	s, st := &model.Set{Inputs: inputs, Orphans: c.orphans, Tiers: map[model.Tier]bool{}, Idless: map[model.Tier]int{},
 		Supplies: c.supplies}, &store{c: c}
