@@ -25,7 +25,7 @@ import (
 const decideFrom = 2500 * time.Millisecond
 
 // startVotes counts one file's trips for each reading.
-type startVotes struct{ end, start int }
+type startVotes struct{ end, start, lines int }
 
 // startOrEnd learns, for each file with marked lines, whether their time
 // was the start, and moves them where it was; inputs whose fields are
@@ -74,7 +74,11 @@ func (c *Correlator) startOrEnd(inputs []*model.Input) {
 			continue
 		}
 		v := votes[c.fileOfObs(j)]
-		if v == nil || v.start <= v.end {
+		if v == nil {
+			continue
+		}
+		v.lines++
+		if v.start <= v.end {
 			continue
 		}
 		dur := unpackDuration(co.dur)
@@ -92,10 +96,17 @@ func (c *Correlator) startOrEnd(inputs []*model.Input) {
 		if v == nil || len(in.Fields) == 0 {
 			continue
 		}
+		said := false
 		for i := range in.Fields {
 			if in.Fields[i].Field == "time" {
 				in.Fields[i].By += "; " + v.said()
+				said = true
 			}
+		}
+		if !said {
+			// The layout's time is read by position, which the reader
+			// does not list.
+			in.Fields = append(in.Fields, model.FieldUse{Field: "time", By: "the combined layout's time: " + v.said(), Lines: v.lines})
 		}
 	}
 }

@@ -45,7 +45,19 @@ func TestStartOrEndLearnedFromTheJoins(t *testing.T) {
 			// Marked, but no server line joins its trips.
 			proxy("alone.log", "combined", "s"+n, ms, false, true))
 	}
+	// Where the reader listed no time (it reads it by position), the
+	// reading is said in an entry of its own.
 	c := NewCorrelator(nil)
+	for i := range obs {
+		c.Add(&obs[i])
+	}
+	byPosition := []*model.Input{{Path: "apache.log", Fields: []model.FieldUse{{Field: "route", By: "format combined (by position)"}}}}
+	c.Set(byPosition)
+	if f := byPosition[0].Fields; len(f) != 2 || f[1].Field != "time" || f[1].Lines != 3 || !strings.Contains(f[1].By, "the request's start (as Apache's %t)") {
+		t.Errorf("the position-read time is explained as %+v", f)
+	}
+
+	c = NewCorrelator(nil)
 	c.Build = Build{All: true}
 	for i := range obs {
 		c.Add(&obs[i])
@@ -86,6 +98,11 @@ func TestStartOrEndLearnedFromTheJoins(t *testing.T) {
 		{"declared.log", ""},
 		{"alone.log", ""},
 	} {
+		for _, in := range inputs {
+			if in.Path == tc.path && len(in.Fields) != 1 {
+				t.Errorf("%s: %d fields explained, want the time's alone", tc.path, len(in.Fields))
+			}
+		}
 		by := inputs[0].Fields[0].By
 		for _, in := range inputs {
 			if in.Path == tc.path {
