@@ -80,7 +80,9 @@ func (c *Correlator) add(o *model.Observation, p *prepared) {
 		return // named once the whole trace is read (spans.go)
 	}
 	c.tiers[o.Tier>>6] |= 1 << (o.Tier & 63)
-	c.supplied(o, p.fields)
+	if !c.joiningIdless {
+		c.supplied(o, p.fields) // a joined id-less line was counted as read
+	}
 	synthetic := false
 	if id == "" {
 		switch {
@@ -106,6 +108,9 @@ func (c *Correlator) add(o *model.Observation, p *prepared) {
 				c.orphans = append(c.orphans, o.Clone())
 			} else if o.Tier < model.TierWorker {
 				c.idless[o.Tier]++
+				if idlessWrite(o) {
+					c.idlessWrites = append(c.idlessWrites, o.Clone())
+				}
 			}
 			return
 		}

@@ -119,6 +119,10 @@ type Correlator struct {
 	// endOrStart says some line's time may be its start or its end
 	// (model.Observation.EndOrStart); startOrEnd learns which.
 	endOrStart bool
+	// idlessWrites are the proxy's and the server's writes among them,
+	// which joinIdless pairs where the pair is one each way.
+	idlessWrites  []*model.Observation
+	joiningIdless bool
 	// idless counts the client, proxy and server lines with no id at all.
 	idless [model.TierWorker]int
 	// unkeyedCount counts the deliveries without a key (see unkeyed).

@@ -10,6 +10,7 @@ func (c *Correlator) Set(inputs []*model.Input) *model.Set {
 	c.resolveSpans()
 	c.rejoinProcesses()
 	c.startOrEnd(inputs)
+	c.joinIdless()
 	c.markSharedPayloads()
 	s, st := &model.Set{Inputs: inputs, Orphans: c.orphans, Tiers: map[model.Tier]bool{}, Idless: map[model.Tier]int{},
 		Supplies: c.supplies}, &store{c: c}
