@@ -292,8 +292,9 @@ type Summary struct {
 	Tiers        []string       `json:"tiers"`
 	MissingTiers []string       `json:"missing_tiers"`
 	// Idless counts, by tier, the request lines that carried neither a
-	// request id nor a key: they join nothing, and the report says how to
-	// make that tier log them.
+	// request id nor a key and could not be joined (a proxy's and a
+	// server's write that match one each way are one unkeyed delivery):
+	// the report says how to make that tier log them.
 	Idless map[string]int `json:"lines_without_ids,omitempty"`
 	// OwnTraffic counts the deliveries idem replay and its probes sent,
 	// which the rules do not diagnose.

@@ -19,12 +19,12 @@ var retryNewKey = &Rule{
 	Hypothesis: "The retry did not carry the first attempt's Idempotency-Key, so the server saw a new intent.",
 	Check:      "Compare the keys, fingerprints and effect records of the intents; find where the client makes its key.",
 	Action:     "Stop blind retries; create the key once per user action, before the first attempt, and reuse it on every retry.",
-	Evidence:   "Two or more intents under different keys whose deliveries share a payload fingerprint (compared within one tier), method and route, from the same client where known, starting within `--retry-window`, each with an effect. Where no tier logged payloads: a failure the caller saw (a proxy's 502/504/499, a client timeout or reset, the server's write error) on a delivery that made its effect or got a 2xx, then the same client's write (an address, user or customer id, as any tier logs it) to the same method and route under a new key: critical when the two made two result ids, each first seen under its key, within `--retry-window` (two effects are a fact, said first; only the payloads' being one is likely), a warning when the new key was only answered, within a minute. A same-key retry's recovery of the first key is then not told as the contract holding.",
-	Proof:      "One payload's fingerprint under two or more keys, each with an effect, after a failure some tier outside the server logged.",
+	Evidence:   "Two or more intents under different keys whose deliveries share a payload fingerprint (compared within one tier), method and route, from the same client where known, starting within `--retry-window`, each with an effect. Where no tier logged payloads: a failure the caller saw (a proxy's 502/504/499, a client timeout or reset, the server's write error) on a delivery that made its effect or got a 2xx, then the same client's write (an address, user or customer id, as any tier logs it) to the same method and route under a new key: critical when the two made two result ids, each first seen under its key, within `--retry-window` (two effects are a fact, said first; only the payloads' being one is likely), a warning when the new key was only answered, within a minute. A same-key retry's recovery of the first key is then not told as the contract holding. Where a line under the new key names the old one as the key it retries (`previous_key`, `previousKey`, `retry_of`, `original_idempotency_key`, at any depth), that is the link itself, whatever the payloads, caller or failure: critical where the two keys made two result ids, a warning where the logs show fewer.",
+	Proof:      "One payload's fingerprint under two or more keys, each with an effect, after a failure some tier outside the server logged; or a line under the new key naming the old key as the one it retries (the link is proven; the effects count as the logs show them).",
 	Inference:  "Where no tier logged the payloads: a failure the caller saw, then the same caller's write to the same method and route under a new key (two result ids first seen within `--retry-window`, or an answer within a minute); it lacks the payloads. Also where no tier outside the server shows the first answer failing.",
 	Example:    "retry-new-key",
 	Needs:      []model.Tier{model.TierServer},
-	reads:      []requirement{needKeys, needEffects, either(needPayloads, needLikelyRetry)},
+	reads:      []requirement{needKeys, needEffects, either(needPayloads, either(needLikelyRetry, needRetryLink))},
 	run:        runRetryNewKey,
 }
 
@@ -50,8 +50,14 @@ func runRetryNewKey(c *context) []*Finding { return c.newKeyFindings() }
 // several keys, then the likely ones where no payload was logged.
 func findNewKey(c *context) (out []*Finding) {
 	reported := map[string]bool{}
+	// A line naming the key it retries proves the link: said first, and
+	// the same pair is not told again as a payload's or a caller's match.
+	out = linkedNewKey(c, reported)
 	defer func() { out = append(out, likelyNewKey(c, reported)...) }()
 	for _, cl := range newKeyClusters(c) {
+		if reported[cl.id] {
+			continue
+		}
 		reported[cl.id] = true
 		if cl.failed != nil {
 			out = append(out, newKeyFinding(c, cl.intents, cl.failed))
@@ -414,4 +420,92 @@ func newClientRoute(client, method, route string) clientRoute {
 	client, s, _ = strings.Cut(s, " ")
 	method, route, _ = strings.Cut(s, " ")
 	return clientRoute{client, method, route}
+}
+
+// needRetryLink is a line naming the key its send retries: the link
+// retry-new-key otherwise infers, proven by the caller's own word.
+var needRetryLink = requirement{
+	what: "a line naming the key its send retries (previous_key, retry_of, original_idempotency_key)",
+	met:  func(s *model.Set) bool { return s.Supplied(model.TierUnknown, model.FieldPreviousKey) },
+}
+
+// linkedNewKey finds the retries a line says are retries: a delivery under
+// one key whose line names another key as the one it retries
+// (Observation.PreviousKey), both keys' intents in the logs. The link is
+// proven; the effects are counted as they are, each result id once: a
+// critical finding where the two keys made two, a warning where the logs
+// show fewer (the retry under a new key was made, its duplicate not seen).
+func linkedNewKey(c *context, reported map[string]bool) []*Finding {
+	byKey := map[string][]*model.Intent{}
+	for _, in := range c.set.Built {
+		byKey[in.Key] = append(byKey[in.Key], in)
+	}
+	var out []*Finding
+	for _, in := range c.set.Built {
+		for _, d := range in.Deliveries {
+			for _, o := range d.Observations {
+				if o.PreviousKey == "" || o.PreviousKey == in.Key {
+					continue
+				}
+				prev := earlierIntent(byKey[o.PreviousKey], in)
+				if prev == nil {
+					continue // the named key is not in the logs: nothing to count
+				}
+				id := prev.Key + "\x00" + in.Key
+				if reported[id] {
+					continue
+				}
+				reported[id] = true
+				out = append(out, linkFinding(c, prev, in, o))
+			}
+		}
+	}
+	return out
+}
+
+// earlierIntent is the intent of list that started last before in did
+// (the first of list where none did).
+func earlierIntent(list []*model.Intent, in *model.Intent) *model.Intent {
+	var found *model.Intent
+	for _, p := range list {
+		if p == in {
+			continue
+		}
+		if found == nil || !p.Start().After(in.Start()) && p.Start().After(found.Start()) {
+			found = p
+		}
+	}
+	return found
+}
+
+func linkFinding(c *context, prev, next *model.Intent, link *model.Observation) *Finding {
+	var ev evidence
+	ev.add(link)
+	for _, in := range []*model.Intent{prev, next} {
+		for _, d := range in.Deliveries {
+			ev.add(d.Edge(), d.Lost())
+			ev.add(c.effects(d)...)
+		}
+	}
+	effects := append(intentEffects(c, prev), intentEffects(c, next)...)
+	results := uniqueResults(effects)
+	n := effectCount(effects)
+	var b strings.Builder
+	fmt.Fprintf(&b, "At %s a %s %s under key %s named key %s as the one it retries (%s): a retry under a new key, as the caller's own line says",
+		hhmmss(link.Time), link.Method, link.Route, next.Key, prev.Key, link.Source)
+	sev := Warning
+	rests := []string{"the line naming " + prev.Key + " as the key it retries, " + link.Source.String()}
+	switch {
+	case len(intentEffects(c, prev)) > 0 && len(intentEffects(c, next)) > 0 && n >= 2:
+		sev = Critical
+		fmt.Fprintf(&b, "; the two keys made %s (%s)", plural(n, "effect", "effects"), resultList(results))
+		rests = append(rests, plural(n, "effect", "effects"))
+	case n > 0:
+		fmt.Fprintf(&b, "; the logs show %s (%s), so no duplicate is seen", plural(n, "effect", "effects"), resultList(results))
+	default:
+		b.WriteString("; the logs show no effect of either")
+	}
+	b.WriteString(".")
+	return &Finding{Severity: sev, Intents: []*model.Intent{prev, next}, Narrative: b.String(), Evidence: ev.sorted(),
+		Confidence: Confidence{Level: Proven, RestsOn: rests}}
 }

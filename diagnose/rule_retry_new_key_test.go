@@ -75,8 +75,37 @@ var retryNewKeyCases = ruleCases{
 			obs: chargeAfter504(300, "10.0.0.7", 504, server("r2").key("k-2").at(300.2).effect("ch_2")),
 			want: []want{{severity: diagnose.Critical, keys: []string{"k-1", "k-2"}, says: "2 effects: ch_1, ch_2. At 13:30:00.000Z delivery r1 (key k-1) made its effect, but the proxy timed out waiting for the server",
 				conf: diagnose.Inferred, lacks: "the payloads"}}},
+		// A line naming the key it retries proves the link: no payload,
+		// no caller and no failure needed; the effects count as they are.
+		{name: "the new key's line names the old key, each made a charge", obs: []ob{
+			server("r1").key("k-1").req("POST", "/pay").at(0).status(201).result("ch_1"),
+			server("r2").key("k-2").prev("k-1").req("POST", "/pay").at(3).status(201).result("ch_2"),
+		}, want: []want{{severity: diagnose.Critical, keys: []string{"k-1", "k-2"}, says: "named key k-1 as the one it retries (case.jsonl:2): a retry under a new key, as the caller's own line says; the two keys made 2 effects (ch_1, ch_2)", conf: diagnose.Proven}}},
+		{name: "the named retry replayed the first charge: no duplicate seen", obs: []ob{
+			server("r1").key("k-1").req("POST", "/pay").at(0).status(201).result("ch_1"),
+			server("r2").key("k-2").prev("k-1").req("POST", "/pay").at(3).status(201).result("ch_1"),
+		}, want: []want{{severity: diagnose.Warning, keys: []string{"k-1", "k-2"}, says: "the logs show 1 effect (ch_1), so no duplicate is seen", conf: diagnose.Proven}}},
+		// The inferred case made proven: one finding, by the link.
+		{name: "a 504, then a new key whose line names the old one", obs: chargeAfter504(300, "10.0.0.7", 504, server("r2").key("k-2").prev("k-1").at(300.2).effect("ch_2")),
+			want: []want{{severity: diagnose.Critical, keys: []string{"k-1", "k-2"}, says: "as the caller's own line says", conf: diagnose.Proven}}},
+		// The old key's intent is one plain answered line, which the
+		// correlator would only count: naming it builds it.
+		{name: "the named key's intent is a plain answer", obs: []ob{
+			proxy("r1").key("k-1").req("POST", "/pay").at(0).took(0.1).status(201),
+			server("r2").key("k-2").prev("k-1").req("POST", "/pay").at(9).status(201).result("ch_2"),
+		}, want: []want{{severity: diagnose.Warning, keys: []string{"k-1", "k-2"}, says: "named key k-1", conf: diagnose.Proven}}},
 	},
 	quiet: []ruleCase{
+		// A line naming its own key is a same-key retry; one naming a
+		// key no log holds links to nothing that can be counted.
+		{name: "the previous key is the key itself", obs: []ob{
+			server("r1").key("k-1").req("POST", "/pay").at(0).status(201).result("ch_1"),
+			server("r2").key("k-1").prev("k-1").req("POST", "/pay").at(3).status(201).result("ch_2"),
+		}},
+		{name: "the previous key is in no log", obs: []ob{
+			server("r1").key("k-1").req("POST", "/pay").at(0).status(201).result("ch_1"),
+			server("r2").key("k-2").prev("k-0").req("POST", "/pay").at(3).status(201).result("ch_2"),
+		}},
 		// One field away from a double charge without a fingerprint.
 		{name: "no failure before the new key: the 504 was a 201", obs: chargeAfter504(300, "10.0.0.7", 201, server("r2").key("k-2").at(300.2).effect("ch_2"))},
 		{name: "the new key came from another caller", obs: chargeAfter504(300, "10.0.0.8", 504, server("r2").key("k-2").at(300.2).effect("ch_2"))},

@@ -51,6 +51,7 @@ func TestScenarios(t *testing.T) {
 		{"response-lost", "response-lost", "3b7d1f0e-6a2c-4f9e-b1d3-5e7f9a0b1c2d", "warning", []string{"response-lost"}},
 		{"retry-new-key", "retry-new-key", "c0ffee00-7777-4888-9999-aaaabbbbcccc", "critical", []string{"response-lost", "retry-new-key"}},
 		{"retry-new-key-unlogged-payload", "retry-new-key", "pay-2f9c41d0-7b1e-4c3a-8d55-1a2b3c4d5e02", "critical", []string{"response-lost", "retry-new-key"}},
+		{"retry-new-key-named", "retry-new-key", "pay-81d2a7c4-5e02", "critical", []string{"response-lost", "retry-new-key"}},
 		{"non-atomic-reservation", "non-atomic-reservation", "d0ub1e00-c1ic-4k00-8000-000000000001", "critical", []string{"non-atomic-reservation"}},
 		{"payload-mismatch", "payload-mismatch", "e1e2e3e4-f5f6-4a7b-8c9d-0e1f2a3b4c5d", "critical", []string{"payload-mismatch"}},
 		{"in-progress-stuck", "in-progress-retry", "0f1e2d3c-4b5a-4968-8776-655443322110", "critical", []string{"in-progress-retry"}},

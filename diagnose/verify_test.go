@@ -112,6 +112,7 @@ func (b ob) effect(id string) ob         { b.o.Effect, b.o.ResultID = true, id; 
 func (b ob) replayed() ob                { b.o.Replayed = true; return b }
 func (b ob) retryAfter() ob              { b.o.RetryAfter = true; return b }
 func (b ob) from(addr string) ob         { b.o.Client = addr; return b }
+func (b ob) prev(k string) ob            { b.o.PreviousKey = k; return b }
 func (b ob) msg(m string) ob             { b.o.Message = m; return b }
 func (b ob) detail(d string) ob          { b.o.Detail = d; return b }
 func (b ob) activity(wf, id string, n int) ob {

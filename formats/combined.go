@@ -343,6 +343,7 @@ func (p *Parser) combined(m []string, src model.Source) {
 		// $time_local is when the log was written; in UTC, as every
 		// report writes it, so that the correlator keeps it compact.
 		o.Time = t.Add(-o.Duration).UTC()
+		o.EndOrStart = o.Duration > 0 // Apache's %t is the start: the correlator learns which
 	}
 	o.UpstreamStatus, _ = intValue(ex.upstream)
 	o.RequestID, o.Key = ex.requestID, model.NormalizeKey(ex.key)

@@ -152,6 +152,7 @@ var mappable = map[string]func(o *model.Observation, v string){
 	"alt_request_id":  func(o *model.Observation, v string) { o.AltRequestID = v },
 	"key":             func(o *model.Observation, v string) { o.Key = model.NormalizeKey(v) },
 	"key_hash":        func(o *model.Observation, v string) { o.KeyHash = v },
+	"previous_key":    func(o *model.Observation, v string) { o.PreviousKey = model.NormalizeKey(v) },
 	"method":          func(o *model.Observation, v string) { o.Method = httpMethod(v) },
 	"route":           func(o *model.Observation, v string) { o.Route = routePath(v) },
 	"status":          func(o *model.Observation, v string) { o.Status, _ = intValue(v) },

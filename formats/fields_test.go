@@ -63,6 +63,7 @@ var notMappable = map[string]string{
 	"RetryAfter": "a flag read by each format from its Retry-After header",
 	"Effect":     "the config's \"effects\" matchers set it",
 	"Labels":     "an export's labels",
+	"EndOrStart": "the combined reader's: its layout does not say whether its time is the start or the end",
 	"RetryMark":  "read from the headers a client library numbers its sends by (grammar.RetryHeaders), wherever they are logged",
 	"Source":     "where the line is",
 	"Workflow":   "its fields are mapped one by one: workflow_id, run_id, activity_id, activity_type",

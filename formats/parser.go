@@ -438,7 +438,7 @@ func (p *Parser) finish(o *model.Observation) {
 	// stored back costs a write barrier while the collector runs.
 	if max(len(o.Route), len(o.Decision), len(o.State), len(o.Detail), len(o.Client),
 		len(o.RequestID), len(o.Key), len(o.KeyHash), len(o.Scope), len(o.Fingerprint), len(o.ResultID),
-		len(o.Message), len(o.Method), len(o.Labels), len(o.Process), len(o.AltRequestID), len(o.RetryMark)) > MaxField || o.Workflow != nil {
+		len(o.Message), len(o.Method), len(o.Labels), len(o.Process), len(o.AltRequestID), len(o.RetryMark), len(o.PreviousKey)) > MaxField || o.Workflow != nil {
 		capFields(o)
 	}
 	if p.KeepRaw {
@@ -473,6 +473,7 @@ func capFields(o *model.Observation) {
 	o.Method = capLen(o.Method)
 	o.Labels = capLen(o.Labels)
 	o.RetryMark = capLen(o.RetryMark)
+	o.PreviousKey = capLen(o.PreviousKey)
 }
 
 func capLen(s string) string {

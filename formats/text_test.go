@@ -26,7 +26,7 @@ func TestTextFormats(t *testing.T) {
 			name: "combined with 499 and named extras",
 			line: `195.2.252.67 - - [06/Jun/2016:03:40:53 -0400] "POST /xmlrpc.php HTTP/1.0" 499 0 "-" "Mozilla/4.0" rt=1.001 us="201" rid="r-1" key="k-1"`,
 			want: model.Observation{Format: "combined", Tier: model.TierProxy, Method: "POST", Route: "/xmlrpc.php", UpstreamStatus: 201, Outcome: model.OutcomeClientClosed,
-				Detail: "499 client closed request", Client: "195.2.252.67", RequestID: "r-1", Key: "k-1", Duration: 1001 * time.Millisecond,
+				Detail: "499 client closed request", Client: "195.2.252.67", RequestID: "r-1", Key: "k-1", Duration: 1001 * time.Millisecond, EndOrStart: true,
 				Time: time.Date(2016, 6, 6, 7, 40, 51, 999000000, time.UTC)},
 		},
 		{
@@ -78,7 +78,7 @@ func TestTextFormats(t *testing.T) {
 			line: `127.0.0.1 - - [01/Dec/2026:10:15:49 +0000] "POST /v1/orders HTTP/1.1" 499 0 "-" "idem-harness/1" 0.452 "-" "8c3463b0-2bed-4921-9ca1-93847ba2c635" "02150d0d-e15a-44c5-a835-e5e49425234d"`,
 			want: model.Observation{Format: "combined", Tier: model.TierProxy, Method: "POST", Route: "/v1/orders", Outcome: model.OutcomeClientClosed,
 				Detail: "499 client closed request", Client: "127.0.0.1", RequestID: "8c3463b0-2bed-4921-9ca1-93847ba2c635", Key: "02150d0d-e15a-44c5-a835-e5e49425234d",
-				Duration: 452 * time.Millisecond, Time: time.Date(2026, 12, 1, 10, 15, 48, 548000000, time.UTC)},
+				Duration: 452 * time.Millisecond, EndOrStart: true, Time: time.Date(2026, 12, 1, 10, 15, 48, 548000000, time.UTC)},
 		},
 		{
 			name: "apache vhost_combined",

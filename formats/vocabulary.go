@@ -51,6 +51,7 @@ const (
 	mRetryAfter // the Retry-After response header
 	mError      // an error the server logged (how a response was lost)
 	mRetryMark  // a client library's number of its send (retrymark.go)
+	mPrevKey    // another key, named as the one this send retries
 	numMeanings
 )
 
@@ -58,7 +59,7 @@ const (
 // mappable fields, where there is one).
 var meaningNames = [numMeanings]string{"", "time", "request_id", "trace_id", "key", "key_hash", "method", "route", "status",
 	"duration", "body", "response_body", "result_id", "message", "fingerprint", "decision", "state", "attempt", "client",
-	"outcome", "replayed", "retry_after", "detail", "retry_mark"}
+	"outcome", "replayed", "retry_after", "detail", "retry_mark", "previous_key"}
 
 func (m meaning) String() string { return meaningNames[m] }
 
@@ -211,6 +212,9 @@ var vocabulary = append([]term{
 	{"error.type", mError, 0, false, vOTel}, {"exception.type", mError, 0, false, vOTel}, {"exception.message", mError, 0, false, vOTel},
 	{"@x", mError, 0, false, vCLEF}, {"exc_info", mError, 0, false, "python-json-logger"}, {"error", mError, 0, false, vLoggers},
 	{"err", mError, 0, false, vLoggers}, {"exception", mError, 0, false, vLoggers},
+
+	{"previous_key", mPrevKey, 0, false, vLoggers}, {"previous_idempotency_key", mPrevKey, 0, false, vLoggers},
+	{"original_idempotency_key", mPrevKey, 0, false, vLoggers}, {"retry_of", mPrevKey, 0, false, vLoggers},
 }, retryTerms()...)
 
 // wrappers are the names under which loggers nest what a line says:

@@ -338,6 +338,9 @@ func (vr *vocabReader) apply(r *record, o *model.Observation) {
 	if f := &vr.found[mRetryMark]; f.term >= 0 && o.RetryMark == "" {
 		markRetry(o, retryHeaderOfTerm(vocabulary[f.term].path), present(f.v))
 	}
+	if o.PreviousKey == "" {
+		o.PreviousKey = model.NormalizeKey(vr.str(mPrevKey))
+	}
 	if o.RequestID == "" && (o.Key != "" || o.Method != "") {
 		o.RequestID = traceDelivery(vr.str(mTraceID))
 	}

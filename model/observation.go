@@ -15,6 +15,12 @@ type Observation struct {
 	Replayed   bool // the response carried a replay marker (Idempotent-Replayed: true)
 	RetryAfter bool // the response asked the client to come back later
 	Effect     bool // this line records a business effect
+	// EndOrStart says Time was read as the line's time less Duration (its
+	// end, as nginx's $time_local and h2o write it) by a layout that does
+	// not say whether it writes the end or the start (Apache's %t): the
+	// correlator learns which from the other tiers' lines of the same
+	// trips, and moves Time to the line's own time where it was the start.
+	EndOrStart bool
 
 	Format   string    // the recognised format, e.g. "nginx", "har", "slog"
 	Time     time.Time // when this tier saw the request start
@@ -54,7 +60,11 @@ type Observation struct {
 	// "amz-sdk-request: attempt=2; max=3"): the library's own retry.
 	// Empty on a first send, or where no such header was logged.
 	RetryMark string
-	Client    string // who sent it, where known (remote address)
+	// PreviousKey is another key the line names as the one this send
+	// retries (previous_key, retry_of, original_idempotency_key): the
+	// caller's own word that a new key carries an old action.
+	PreviousKey string
+	Client      string // who sent it, where known (remote address)
 
 	// Workflow is the workflow engine's activity attempt the line is
 	// about (a Temporal worker's lines), nil on every other line: behind a
@@ -137,7 +147,7 @@ func (o *Observation) Clone() *Observation {
 	cp := *o
 	for _, f := range []*string{&cp.Format, &cp.Method, &cp.Route, &cp.Detail, &cp.RequestID, &cp.AltRequestID, &cp.Key, &cp.KeyHash, &cp.Scope,
 		&cp.Decision, &cp.State, &cp.Fingerprint, &cp.ResultID, &cp.Client,
-		&cp.Message, &cp.Labels, &cp.Process, &cp.RetryMark, &cp.Source.File} {
+		&cp.Message, &cp.Labels, &cp.Process, &cp.RetryMark, &cp.PreviousKey, &cp.Source.File} {
 		*f = strings.Clone(*f)
 	}
 	if w := cp.Workflow; w != nil {

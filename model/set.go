@@ -27,7 +27,9 @@ type Set struct {
 	// Orphans are effect lines that name neither a request id nor a key.
 	Orphans []*Observation
 	// Idless counts, by tier, the request lines that carried neither a
-	// request id nor a key (nor a trace id): they join nothing.
+	// request id nor a key (nor a trace id) and could not be joined: a
+	// proxy's and a server's write that match one each way are one
+	// unkeyed delivery instead, and counted here no more.
 	Idless map[Tier]int
 	// Tiers records which tiers appear anywhere in the inputs.
 	Tiers map[Tier]bool

@@ -19,6 +19,7 @@ const (
 	FieldClient                        // who sent the request
 	FieldPrecise                       // a time finer than the second
 	FieldUpstream                      // what the upstream answered a proxy ($upstream_status), or its count of attempts
+	FieldPreviousKey                   // another key the line names as the one it retries
 )
 
 // FieldsOf says which fields o carries.
@@ -53,6 +54,9 @@ func FieldsOf(o *Observation) Field {
 	}
 	if o.UpstreamStatus > 0 || o.UpstreamTries > 0 {
 		f |= FieldUpstream
+	}
+	if o.PreviousKey != "" {
+		f |= FieldPreviousKey
 	}
 	return f
 }

@@ -39,7 +39,7 @@ type fpSeen struct {
 // fields cobs and cextra hold.
 func browserLine(o *model.Observation) bool {
 	return o.Tier == model.TierClient && o.Scope == "" && o.Decision == "" && o.State == "" && !o.Effect && o.Attempt == 0 &&
-		o.RetryMark == "" && o.UpstreamTries == 0 && o.Workflow == nil && o.KeyHash == "" && o.Labels == "" && int(int32(o.Source.Entry)) == o.Source.Entry
+		o.RetryMark == "" && o.PreviousKey == "" && o.UpstreamTries == 0 && o.Workflow == nil && o.KeyHash == "" && o.Labels == "" && int(int32(o.Source.Entry)) == o.Source.Entry
 }
 
 // fpHash is what markSharedPayloads compares fingerprints by; never 0.

@@ -80,7 +80,9 @@ func (c *Correlator) add(o *model.Observation, p *prepared) {
 		return // named once the whole trace is read (spans.go)
 	}
 	c.tiers[o.Tier>>6] |= 1 << (o.Tier & 63)
-	c.supplied(o, p.fields)
+	if !c.joiningIdless {
+		c.supplied(o, p.fields) // a joined id-less line was counted as read
+	}
 	synthetic := false
 	if id == "" {
 		switch {
@@ -106,6 +108,9 @@ func (c *Correlator) add(o *model.Observation, p *prepared) {
 				c.orphans = append(c.orphans, o.Clone())
 			} else if o.Tier < model.TierWorker {
 				c.idless[o.Tier]++
+				if idlessWrite(o) {
+					c.idlessWrites = append(c.idlessWrites, o.Clone())
+				}
 			}
 			return
 		}
@@ -138,6 +143,10 @@ func (c *Correlator) add(o *model.Observation, p *prepared) {
 	if o.RetryAfter {
 		co.flags |= flagRetryAfter
 	}
+	if o.EndOrStart {
+		co.flags |= flagEndOrStart
+		c.endOrStart = true
+	}
 	full := int32(-1)
 	extra := false
 	if t, ok := c.texts.id(o.Detail, o.Message); ok && p.plain && methodOK && sourceOK {
@@ -158,6 +167,12 @@ func (c *Correlator) add(o *model.Observation, p *prepared) {
 	}
 	if o.Scope != "" {
 		c.anyScope = true
+	}
+	if o.PreviousKey != "" && o.PreviousKey != o.Key {
+		if c.prevKeys == nil {
+			c.prevKeys = map[string]bool{}
+		}
+		c.prevKeys[strings.Clone(o.PreviousKey)] = true
 	}
 	if o.Key != "" {
 		// Compared as stored: unpacking the first key would allocate.

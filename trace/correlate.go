@@ -112,6 +112,17 @@ type Correlator struct {
 	// spans are the observations of traces, held until reading is over
 	// (spans.go).
 	spans spanHeld
+	// prevKeys are the keys a line named as the one its send retries
+	// (Observation.PreviousKey): their intents are built, so that the
+	// rules read both ends of the link.
+	prevKeys map[string]bool
+	// endOrStart says some line's time may be its start or its end
+	// (model.Observation.EndOrStart); startOrEnd learns which.
+	endOrStart bool
+	// idlessWrites are the proxy's and the server's writes among them,
+	// which joinIdless pairs where the pair is one each way.
+	idlessWrites  []*model.Observation
+	joiningIdless bool
 	// idless counts the client, proxy and server lines with no id at all.
 	idless [model.TierWorker]int
 	// unkeyedCount counts the deliveries without a key (see unkeyed).

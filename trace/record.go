@@ -42,6 +42,8 @@ const (
 	// flagDigest says the line's fingerprint is stored as its sha256
 	// digest's 32 bytes (see digest).
 	flagDigest
+	// flagEndOrStart is model.Observation.EndOrStart (see startOrEnd.go).
+	flagEndOrStart
 )
 
 // cdelivery is a compact delivery: a chain of observations.
@@ -80,7 +82,7 @@ type intentExtra struct {
 // Correlator.texts).
 func simple(o *model.Observation) bool {
 	return o.Scope == "" && o.Decision == "" && o.State == "" && o.Fingerprint == "" &&
-		o.ResultID == "" && !o.Effect && o.Attempt == 0 && o.RetryMark == "" && o.UpstreamTries == 0 && o.Workflow == nil &&
+		o.ResultID == "" && !o.Effect && o.Attempt == 0 && o.RetryMark == "" && o.PreviousKey == "" && o.UpstreamTries == 0 && o.Workflow == nil &&
 		o.KeyHash == "" && o.Labels == "" && o.Source.Entry == 0
 }
 
@@ -166,7 +168,8 @@ func (c *Correlator) materialize(i int32, rid string, s *slab) *model.Observatio
 		Method: c.methods.list[co.method][0], Route: s.own(&c.arena, co.route), Status: int(co.status), UpstreamStatus: int(co.upstream),
 		Outcome: co.outcome, RequestID: rid, Key: s.own(&c.arena, co.key), Client: s.own(&c.arena, co.client),
 		Detail: text[0], Message: text[1], Replayed: co.flags&flagReplayed != 0, RetryAfter: co.flags&flagRetryAfter != 0,
-		Source: model.Source{Line: int(co.line)}}
+		EndOrStart: co.flags&flagEndOrStart != 0,
+		Source:     model.Source{Line: int(co.line)}}
 	o.Source.File, o.Process = fileOf(src[1])
 	if co.time != 0 {
 		o.Time = time.Unix(0, co.time).UTC()

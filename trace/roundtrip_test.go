@@ -148,7 +148,7 @@ func TestPackDuration(t *testing.T) {
 // observation notable.
 var quietFields = map[string]bool{"Tier": true, "Format": true, "Time": true, "Duration": true, "Method": true,
 	"Route": true, "Status": true, "UpstreamStatus": true, "Outcome": true, "RequestID": true, "AltRequestID": true, "Key": true,
-	"Client": true, "Process": true, "Source.File": true, "Source.Line": true}
+	"Client": true, "Process": true, "Source.File": true, "Source.Line": true, "EndOrStart": true}
 
 // compactFields are those cobs holds: the quiet ones, and a few that are
 // notable but common (a proxy's "499 client closed request").

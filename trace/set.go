@@ -9,6 +9,8 @@ import "github.com/idem-cli/idem/model"
 func (c *Correlator) Set(inputs []*model.Input) *model.Set {
 	c.resolveSpans()
 	c.rejoinProcesses()
+	c.startOrEnd(inputs)
+	c.joinIdless()
 	c.markSharedPayloads()
 	s, st := &model.Set{Inputs: inputs, Orphans: c.orphans, Tiers: map[model.Tier]bool{}, Idless: map[model.Tier]int{},
 		Supplies: c.supplies}, &store{c: c}
@@ -69,6 +71,7 @@ func (c *Correlator) Set(inputs []*model.Input) *model.Set {
 		}
 	}
 	s.Built = c.buildIntents(intents, built)
+	c.wantPrevKeys()
 	intents, built = c.markWanted(intents, s.Built)
 	s.Built = append(s.Built, c.buildIntents(intents, built)...)
 	st.cintents = intents
@@ -161,4 +164,15 @@ func (c *Correlator) release() {
 	if c.mem != nil {
 		c.mem.release() // the lists above were the only way into it
 	}
+}
+
+// wantPrevKeys adds to what Build asks for the intents of the keys a line
+// named as the one its send retries: the link's other end, however plain.
+func (c *Correlator) wantPrevKeys() {
+	if len(c.prevKeys) == 0 || c.Build.All {
+		return
+	}
+	prev, key := c.prevKeys, c.Build.Key
+	c.Build.Key = func(k string) bool { return prev[k] || key != nil && key(k) }
+	c.Build.KeyBytes = "" // a named key may be stored packed
 }
