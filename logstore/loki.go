@@ -770,9 +770,9 @@ func (k *lokiStore) do(ctx context.Context, method, p string, body io.Reader, co
 func statusCause(status int) error {
 	switch status {
 	case http.StatusTooManyRequests:
-		return errors.New("Loki is limiting this tenant's queries (429): try again later, or narrow --since or --selector")
+		return errors.New("the Loki store is limiting this tenant's queries (429): try again later, or narrow --since or --selector")
 	case http.StatusBadRequest:
-		return errors.New("Loki refused the query (a limit of its limits_config, or LogQL it does not take)")
+		return errors.New("the Loki store refused the query (a limit of its limits_config, or LogQL it does not take)")
 	}
 	return nil
 }

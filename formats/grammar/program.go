@@ -36,16 +36,6 @@ func (p *Program) meanings() []meaning {
 	return out
 }
 
-// has reports whether some variable of the format gives f.
-func (p *Program) has(f Field) bool {
-	for _, m := range p.meanings() {
-		if m.Field == f {
-			return true
-		}
-	}
-	return false
-}
-
 // op is a literal and the variable that follows it.
 type op struct {
 	lit string
