@@ -3,16 +3,19 @@ package logstore
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net/http"
 	"net/url"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -254,7 +257,7 @@ func (k *lokiStore) resolve(ctx context.Context, f Filter, w Window) (Filter, er
 		by := m.By
 		if len(by) == 0 {
 			by = []string{m.Field}
-		} else if !contains(by, m.Field) {
+		} else if !slices.Contains(by, m.Field) {
 			err = fmt.Errorf("logstore: a Member by %v of %s", by, m.Field)
 			return never2
 		}
@@ -434,7 +437,7 @@ func (k *lokiStore) Fields(ctx context.Context, w Window) (map[string]bool, erro
 		all.Client, all.Fingerprint, all.Method, all.Route, all.Body,
 		{FieldFile, FieldLine, FieldFormat, FieldRun, FieldActivity, FieldSecret, FieldRetried, fieldTier}} {
 		for _, f := range list {
-			if !contains(names, f) {
+			if !slices.Contains(names, f) {
 				names = append(names, f)
 				l.name(f)
 			}
@@ -624,7 +627,7 @@ func (k *lokiStore) linesQuery(l *logql, q Lines, f Filter) (string, bool) {
 	c := l.cond(f, false)
 	if k.parser != "json" {
 		k.mu.Lock()
-		known := sortedKeys(k.known)
+		known := slices.Sorted(maps.Keys(k.known))
 		k.mu.Unlock()
 		for _, fld := range append(known, q.Fields...) {
 			l.name(fld)
@@ -847,7 +850,7 @@ func (k *lokiStore) Insert(ctx context.Context, body io.Reader) error {
 		if err != nil {
 			t = k.now()
 		}
-		labels := map[string]string{"format": or(text(FieldFormat), "unknown"), "tier": or(text(fieldTier), "unknown"), "service": or(service(text(FieldFile)), "unknown")}
+		labels := map[string]string{"format": cmp.Or(text(FieldFormat), "unknown"), "tier": cmp.Or(text(fieldTier), "unknown"), "service": cmp.Or(service(text(FieldFile)), "unknown")}
 		id := labels["format"] + "\x00" + labels["tier"] + "\x00" + labels["service"]
 		st := streams[id]
 		if st == nil {

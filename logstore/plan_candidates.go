@@ -2,6 +2,8 @@ package logstore
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -119,7 +121,7 @@ func (p *planner) Candidates(ctx context.Context, w Window) (*Candidates, error)
 	}
 	for _, l := range [][]string{sf.keys, sf.rids} {
 		for _, f := range l {
-			if !contains(sf.rawKeys, f) {
+			if !slices.Contains(sf.rawKeys, f) {
 				p.fields[f] = true
 			}
 		}
@@ -128,7 +130,7 @@ func (p *planner) Candidates(ctx context.Context, w Window) (*Candidates, error)
 		// Following request ids to lines without a key (a server's
 		// effect line, a worker's completion) is needed only where the
 		// store has such lines; reads (GET) are never a key's.
-		q := append(And{anySet(sortedKeys(p.fields)), Not{anySet(sf.rawKeys)}}, notReads(sf.methods)...)
+		q := append(And{anySet(slices.Sorted(maps.Keys(p.fields))), Not{anySet(sf.rawKeys)}}, notReads(sf.methods)...)
 		n, err := p.r.Count(ctx, q, w)
 		if err != nil {
 			return nil, err
@@ -180,7 +182,7 @@ func (sf *storeFields) near(r Record) (Near, bool) {
 
 // JoinFields are the store's fields that tie records together (keys, key
 // hashes, request ids), known once Candidates has run.
-func (p *planner) JoinFields() []string { return sortedKeys(p.fields) }
+func (p *planner) JoinFields() []string { return slices.Sorted(maps.Keys(p.fields)) }
 
 // RawKeyFields are the store's fields that hold a raw key (not a hash).
 func (p *planner) RawKeyFields() []string { return p.rawKeys }

@@ -2,6 +2,8 @@ package logstore
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sort"
 	"time"
 )
@@ -51,7 +53,7 @@ func (p *planner) Fetch(ctx context.Context, sel Selection, w Window, each func(
 func (p *planner) fetches(sel Selection, w Window) []fetch {
 	p.lim = p.r.Limits()
 	var out []fetch
-	if contains(sel.Values[FieldSecret], "1") && !p.secretsFetched {
+	if slices.Contains(sel.Values[FieldSecret], "1") && !p.secretsFetched {
 		// Every line with a credential or a body first, and then no
 		// other query brings one of them again.
 		out = append(out, fetch{q: secretLines, w: w})
@@ -156,7 +158,7 @@ func (p *planner) fetches(sel Selection, w Window) []fetch {
 	var byKey []keySpan
 	always := map[string][]string{}
 	for _, f := range sortedFields(sel.Values) {
-		if f == FieldSecret || len(sel.Unkeyed) > 0 && !contains(sel.Unkeyed, f) {
+		if f == FieldSecret || len(sel.Unkeyed) > 0 && !slices.Contains(sel.Unkeyed, f) {
 			continue
 		}
 		for _, val := range sel.Values[f] {
@@ -194,7 +196,7 @@ type keySpan struct {
 // lines than are kept is not fetched.
 func (p *planner) held(out []fetch, f string, vals []string, sel Selection, w Window) []fetch {
 	have := sel.Have
-	restricted := len(sel.Unkeyed) > 0 && !contains(sel.Unkeyed, f)
+	restricted := len(sel.Unkeyed) > 0 && !slices.Contains(sel.Unkeyed, f)
 	var exact, plain []string
 	counted := map[int][]string{}
 	for _, val := range vals {
@@ -300,7 +302,7 @@ func (p *planner) size(filter Filter) int { return len(p.r.Show(Lines{Filter: fi
 // clause asks for the lines with one of the values of f, only those
 // without a raw key where the selection says so.
 func (p *planner) clause(sel Selection, f string, vals []string) Filter {
-	if len(sel.Unkeyed) > 0 && !contains(sel.Unkeyed, f) {
+	if len(sel.Unkeyed) > 0 && !slices.Contains(sel.Unkeyed, f) {
 		return append(And{In{f, vals}, Not{anySet(sel.Unkeyed)}}, notReads(p.methods)...)
 	}
 	return In{f, vals}
@@ -311,5 +313,5 @@ func sortedFields(m map[string][]string) []string {
 	for k := range m {
 		set[k] = true
 	}
-	return sortedKeys(set)
+	return slices.Sorted(maps.Keys(set))
 }

@@ -2,6 +2,7 @@ package logstore
 
 import (
 	"context"
+	"slices"
 
 	"github.com/idem-cli/idem/formats"
 )
@@ -39,7 +40,7 @@ func readStoreFields(ctx context.Context, r Reader, w Window) (*storeFields, err
 		var out []string
 		for _, l := range lists {
 			for _, f := range l {
-				if have[f] && !contains(out, f) {
+				if have[f] && !slices.Contains(out, f) {
 					out = append(out, f)
 				}
 			}
@@ -168,13 +169,4 @@ func notReads(methods []string) []Filter {
 		out = append(out, Not{In{f, readMethods}})
 	}
 	return out
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

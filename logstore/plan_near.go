@@ -1,6 +1,8 @@
 package logstore
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"time"
 )
@@ -98,8 +100,8 @@ func (p *planner) nearFilter(field string, byClient map[string][]Near, not map[s
 	for _, f := range p.methods {
 		q = append(q, In{f, writeMethods})
 	}
-	for _, f := range sortedKeys(keysOf(not)) {
-		q = append(q, Not{In{f, sortedKeys(not[f])}})
+	for _, f := range slices.Sorted(maps.Keys(keysOf(not))) {
+		q = append(q, Not{In{f, slices.Sorted(maps.Keys(not[f]))}})
 	}
 	return q
 }
@@ -156,15 +158,5 @@ func keysOf(m map[string]map[string]bool) map[string]bool {
 	for k := range m {
 		out[k] = true
 	}
-	return out
-}
-
-// sortedKeys lists a set's members in order, for stable queries.
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -135,7 +136,7 @@ func TestPlanFetchesEveryCandidateLine(t *testing.T) {
 			}
 			for _, r := range m.recs {
 				for f, vals := range d.cand.Values {
-					if contains(vals, r[f]) && !strings.Contains(d.lines[r[FieldFile]], strings.ReplaceAll(r["_msg"], "\n", " ")) {
+					if slices.Contains(vals, r[f]) && !strings.Contains(d.lines[r[FieldFile]], strings.ReplaceAll(r["_msg"], "\n", " ")) {
 						t.Errorf("%s:%s has %s %q, a candidate, and was not fetched", r[FieldFile], r[FieldLine], f, r[f])
 					}
 				}

@@ -1,6 +1,7 @@
 package logstore
 
 import (
+	"cmp"
 	"encoding/json"
 	"sort"
 	"strings"
@@ -40,7 +41,7 @@ func (v *victoriaLogs) Rebuild(r Record) (source, line string) {
 		case "_stream", "_stream_id":
 		case "_msg":
 			if msg != "" {
-				setPath(obj, or(v.msgField, "_msg"), val)
+				setPath(obj, cmp.Or(v.msgField, "_msg"), val)
 			}
 		case "_time":
 			if v.timeField != "" {
@@ -56,10 +57,3 @@ func (v *victoriaLogs) Rebuild(r Record) (source, line string) {
 
 // missingMsg is what VictoriaLogs stores as _msg for a line without one.
 const missingMsg = "missing _msg field"
-
-func or(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}

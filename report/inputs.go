@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -13,9 +14,9 @@ import (
 // where it is their format's default and no line said whose they were.
 func tierWord(in *model.Input) string {
 	if in.TierAssumed {
-		return cmpOr(in.Tier, "unknown") + " (assumed)"
+		return cmp.Or(in.Tier, "unknown") + " (assumed)"
 	}
-	return cmpOr(in.Tier, "unknown")
+	return cmp.Or(in.Tier, "unknown")
 }
 
 // inputsText lists each input as it was read: its format, the tier its
@@ -29,7 +30,7 @@ func inputsText(w io.Writer, st styles, inputs []*model.Input, width int) {
 	rows := make([][4]string, len(inputs))
 	var wide [4]int
 	for i, in := range inputs {
-		rows[i] = [4]string{Safe(in.Path), Safe(cmpOr(in.Format, "-")), tierWord(in),
+		rows[i] = [4]string{Safe(in.Path), Safe(cmp.Or(in.Format, "-")), tierWord(in),
 			fmt.Sprintf("%s, %d skipped", Count(in.Lines, "line", "lines"), in.Skipped)}
 		for c, s := range rows[i] {
 			wide[c] = max(wide[c], utf8.RuneCountInString(s))
@@ -51,13 +52,6 @@ func inputsText(w io.Writer, st styles, inputs []*model.Input, width int) {
 // pad fills s with spaces to n runes.
 func pad(s string, n int) string {
 	return s + strings.Repeat(" ", max(0, n-utf8.RuneCountInString(s)))
-}
-
-func cmpOr(s, or string) string {
-	if s == "" {
-		return or
-	}
-	return s
 }
 
 // tripKey names a delivery for idem trace: its request id and where its
